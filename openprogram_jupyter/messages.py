@@ -1,0 +1,200 @@
+"""Content blocks, messages, usage and stop reasons.
+
+These are the values that cross every boundary in the package: providers build
+:class:`AssistantMessage` objects, the loop appends :class:`ToolResultMessage` objects, and
+the notebook layer renders all three. They are pydantic models so a transcript can be saved
+with ``model_dump()`` and loaded again with :func:`parse_message`.
+
+Roles follow the seed: ``"user"``, ``"assistant"`` and ``"toolResult"``.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+__all__ = [
+    "AssistantMessage",
+    "AssistantStopReason",
+    "ImageContent",
+    "Message",
+    "RunStopReason",
+    "TextContent",
+    "ThinkingContent",
+    "ToolCall",
+    "ToolResultMessage",
+    "ToolResultStatus",
+    "Usage",
+    "UserMessage",
+    "new_id",
+    "parse_message",
+]
+
+AssistantStopReason = Literal["stop", "length", "toolUse", "error", "aborted"]
+"""Why one assistant message ended. ``"toolUse"``: it holds tool calls."""
+
+RunStopReason = Literal["stop", "max_iterations", "error", "aborted"]
+"""Why a whole run ended (``Run.stop_reason``)."""
+
+ToolResultStatus = Literal["done", "error", "skipped", "cancelled", "interrupted", "denied"]
+"""How a tool call ended. Everything but ``"done"`` is sent to the model with ``is_error``."""
+
+
+def new_id(prefix: str) -> str:
+    """A fresh random id such as ``call_3f2a9c1d0b7e``."""
+    return f"{prefix}_{uuid.uuid4().hex[:12]}"
+
+
+def _now() -> float:
+    return time.time()
+
+
+class _Block(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class TextContent(_Block):
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ThinkingContent(_Block):
+    """Reasoning the provider chose to show. ``signature`` is provider data sent back as is."""
+
+    type: Literal["thinking"] = "thinking"
+    thinking: str
+    signature: str | None = None
+
+
+class ImageContent(_Block):
+    """An image, base64-encoded, with its MIME type (``image/png``, ``image/jpeg``, ...)."""
+
+    type: Literal["image"] = "image"
+    data: str
+    mime_type: str
+
+
+class ToolCall(_Block):
+    """The model picked a function: its ``name`` and the ``arguments`` it chose.
+
+    ``id`` pairs the call with its result. Models always assign one; a ``ToolCall`` written
+    by hand (for :class:`~openprogram_jupyter.ScriptedModel`) may leave it ``None`` and gets
+    a deterministic id when the script is played. ``provider_data`` holds opaque values a
+    provider needs back unchanged (Gemini's ``thoughtSignature``).
+    """
+
+    type: Literal["toolCall"] = "toolCall"
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    id: str | None = None
+    provider_data: dict[str, Any] | None = None
+
+
+UserContent = Annotated[Union[TextContent, ImageContent], Field(discriminator="type")]
+AssistantContent = Annotated[
+    Union[TextContent, ThinkingContent, ToolCall], Field(discriminator="type")
+]
+
+
+class Usage(BaseModel):
+    """Tokens used, and the cost in US dollars where the price is known.
+
+    ``cost`` is ``None`` when any part of the total had no known price: a sum that silently
+    left out a round would be a guess.
+    """
+
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    total_tokens: int = 0
+    cost: float | None = None
+
+    def __add__(self, other: Usage) -> Usage:
+        cost = None if self.cost is None or other.cost is None else self.cost + other.cost
+        return Usage(
+            input=self.input + other.input,
+            output=self.output + other.output,
+            cache_read=self.cache_read + other.cache_read,
+            cache_write=self.cache_write + other.cache_write,
+            total_tokens=self.total_tokens + other.total_tokens,
+            cost=cost,
+        )
+
+    @classmethod
+    def total(cls, usages: list[Usage]) -> Usage:
+        """The sum of ``usages``; an empty list costs nothing (``cost == 0.0``)."""
+        result = cls(cost=0.0)
+        for usage in usages:
+            result = result + usage
+        return result
+
+
+class UserMessage(BaseModel):
+    role: Literal["user"] = "user"
+    content: str | list[UserContent]
+    timestamp: float = Field(default_factory=_now)
+
+    @property
+    def text(self) -> str:
+        if isinstance(self.content, str):
+            return self.content
+        return "".join(b.text for b in self.content if isinstance(b, TextContent))
+
+
+class AssistantMessage(BaseModel):
+    """One reply of the model: text, thinking and tool-call blocks, in the order streamed."""
+
+    role: Literal["assistant"] = "assistant"
+    content: list[AssistantContent] = Field(default_factory=list)
+    stop_reason: AssistantStopReason = "stop"
+    error_message: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+    model: str | None = None
+    timestamp: float = Field(default_factory=_now)
+
+    @property
+    def text(self) -> str:
+        """The concatenated text blocks (thinking excluded)."""
+        return "".join(b.text for b in self.content if isinstance(b, TextContent))
+
+    @property
+    def tool_calls(self) -> list[ToolCall]:
+        return [b for b in self.content if isinstance(b, ToolCall)]
+
+
+class ToolResultMessage(BaseModel):
+    """The one result of one :class:`ToolCall`.
+
+    ``content`` is what the model sees. ``status`` says how the call ended (the model only
+    sees ``is_error``); ``details`` keeps what is for people only, such as a traceback, the
+    duration in seconds, or how much of a long result was cut.
+    """
+
+    role: Literal["toolResult"] = "toolResult"
+    tool_call_id: str
+    tool_name: str
+    content: list[UserContent] = Field(default_factory=list)
+    is_error: bool = False
+    status: ToolResultStatus = "done"
+    details: dict[str, Any] = Field(default_factory=dict)
+    timestamp: float = Field(default_factory=_now)
+
+    @property
+    def text(self) -> str:
+        return "".join(b.text for b in self.content if isinstance(b, TextContent))
+
+
+Message = Annotated[
+    Union[UserMessage, AssistantMessage, ToolResultMessage], Field(discriminator="role")
+]
+
+_message_adapter: TypeAdapter[Message] = TypeAdapter(Message)
+
+
+def parse_message(data: dict[str, Any]) -> UserMessage | AssistantMessage | ToolResultMessage:
+    """Load a message saved with ``model_dump()``; the ``role`` key picks the class."""
+    return _message_adapter.validate_python(data)

@@ -1,0 +1,226 @@
+"""What a model is to the loop: one async method that streams one assistant message.
+
+A provider implements :meth:`Model.stream`. The loop hands it a :class:`ModelRequest` and a
+:class:`MessageBuilder`; the provider translates the wire stream into builder calls and
+yields each :class:`~openprogram_jupyter.events.AssistantUpdate` the builder returns. When
+the stream ends the builder's message is the reply. Providers never raise for a provider
+failure: they call :meth:`MessageBuilder.fail` with a readable message, so the run ends
+with ``stop_reason == "error"`` and its transcript intact.
+
+Cancellation is asyncio's: when the run is stopped the task running ``stream`` is
+cancelled, and the provider must let ``CancelledError`` propagate (closing its connection
+on the way out). The loop then marks the partial message as aborted.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, Literal, Union
+
+from ..events import AssistantUpdate
+from ..messages import (
+    AssistantMessage,
+    AssistantStopReason,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+    new_id,
+)
+
+__all__ = ["MessageBuilder", "Model", "ModelRequest", "ToolChoice", "normalize_tool_choice"]
+
+ToolChoice = Union[Literal["auto", "required", "none"], dict[str, str]]
+"""``"auto"``, ``"required"``, ``"none"`` or ``{"type": "function", "name": X}``."""
+
+
+def normalize_tool_choice(choice: Any) -> ToolChoice:
+    """Return ``choice`` in its canonical form.
+
+    ``None`` means ``"auto"``. A bare string other than the three keywords names a tool to
+    force. ``{"type": "function", "name": X}`` and OpenAI's
+    ``{"type": "function", "function": {"name": X}}`` both become the former. Anything
+    else raises ``ValueError`` naming the value.
+    """
+    if choice is None:
+        return "auto"
+    if isinstance(choice, str):
+        if choice in ("auto", "required", "none"):
+            return choice  # type: ignore[return-value]
+        if choice:
+            return {"type": "function", "name": choice}
+    if isinstance(choice, dict) and choice.get("type") == "function":
+        name = choice.get("name") or (choice.get("function") or {}).get("name")
+        if isinstance(name, str) and name:
+            return {"type": "function", "name": name}
+    raise ValueError(
+        f"tool_choice={choice!r} is not valid: use 'auto', 'required', 'none', a tool name, "
+        "or {'type': 'function', 'name': NAME}"
+    )
+
+
+@dataclass
+class ModelRequest:
+    """Everything one round sends to the model.
+
+    ``tools`` are spec dicts (``{"name", "description", "parameters"}``) in menu order.
+    ``tool_choice`` is already the one for this round (the loop forces only the first).
+    ``parallel_tool_calls`` is ``None`` when the caller did not say. ``menu_explicit`` is
+    true when the caller named the tools (``tools=[...]`` or ``toolset=``) rather than
+    taking the full default menu; only the offline model looks at it.
+    """
+
+    messages: list[UserMessage | AssistantMessage | ToolResultMessage]
+    system: str | None = None
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    tool_choice: ToolChoice = "auto"
+    parallel_tool_calls: bool | None = None
+    menu_explicit: bool = False
+
+
+class MessageBuilder:
+    """Builds one :class:`AssistantMessage` from stream pieces and says what changed.
+
+    Every method mutates :attr:`message` and returns the matching
+    :class:`AssistantUpdate`. Tool-call arguments arrive as JSON fragments; ``end_tool_call``
+    parses them. Arguments that are not a JSON object leave ``arguments == {}`` and record
+    the problem in ``provider_data["arguments_error"]`` (the loop turns that into an error
+    result the model sees). ``message`` is the same object throughout, so a consumer holding
+    it sees the message grow.
+    """
+
+    def __init__(self, model: str | None = None) -> None:
+        self.message = AssistantMessage(model=model)
+        self._raw_arguments: dict[int, list[str]] = {}
+        self._open_block: int | None = None
+
+    # -- text and thinking -------------------------------------------------------------
+
+    def text_delta(self, delta: str) -> AssistantUpdate:
+        """Append ``delta`` to the current text block, opening one if needed."""
+        index = self._block_for(TextContent)
+        block = self.message.content[index]
+        block.text += delta  # type: ignore[union-attr]
+        return AssistantUpdate(kind="text_delta", content_index=index, delta=delta)
+
+    def thinking_delta(self, delta: str, signature: str | None = None) -> AssistantUpdate:
+        """Append ``delta`` to the current thinking block, opening one if needed."""
+        index = self._block_for(ThinkingContent)
+        block = self.message.content[index]
+        block.thinking += delta  # type: ignore[union-attr]
+        if signature is not None:
+            block.signature = signature  # type: ignore[union-attr]
+        return AssistantUpdate(kind="thinking_delta", content_index=index, delta=delta)
+
+    def _block_for(self, kind: type) -> int:
+        content = self.message.content
+        if self._open_block is not None and isinstance(content[self._open_block], kind):
+            return self._open_block
+        content.append(TextContent(text="") if kind is TextContent else ThinkingContent(thinking=""))
+        self._open_block = len(content) - 1
+        return self._open_block
+
+    # -- tool calls --------------------------------------------------------------------
+
+    def start_tool_call(
+        self, name: str, id: str | None = None, provider_data: dict[str, Any] | None = None
+    ) -> AssistantUpdate:
+        """Open a tool call; returns an update whose ``content_index`` addresses it."""
+        call = ToolCall(name=name, id=id or new_id("call"), provider_data=provider_data)
+        self.message.content.append(call)
+        index = len(self.message.content) - 1
+        self._raw_arguments[index] = []
+        self._open_block = None
+        return AssistantUpdate(kind="toolcall_start", content_index=index, tool_call=call)
+
+    def tool_call_delta(self, index: int, delta: str) -> AssistantUpdate:
+        """Append a fragment of the call's argument JSON."""
+        self._raw_arguments[index].append(delta)
+        return AssistantUpdate(kind="toolcall_delta", content_index=index, delta=delta)
+
+    def end_tool_call(self, index: int, arguments: dict[str, Any] | None = None) -> AssistantUpdate:
+        """Close a call. ``arguments`` given (whole-call providers) wins over fragments."""
+        call = self.message.content[index]
+        assert isinstance(call, ToolCall)
+        raw = "".join(self._raw_arguments.pop(index, []))
+        if arguments is None:
+            arguments = self._parse_arguments(call, raw)
+        call.arguments = arguments
+        return AssistantUpdate(kind="toolcall_end", content_index=index, tool_call=call)
+
+    def tool_call(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        id: str | None = None,
+        provider_data: dict[str, Any] | None = None,
+    ) -> list[AssistantUpdate]:
+        """A whole call at once (Gemini): the start and end updates."""
+        start = self.start_tool_call(name, id, provider_data)
+        return [start, self.end_tool_call(start.content_index, dict(arguments))]
+
+    @staticmethod
+    def _parse_arguments(call: ToolCall, raw: str) -> dict[str, Any]:
+        if not raw.strip():
+            return {}
+        try:
+            parsed = json.loads(raw)
+        except json.JSONDecodeError as error:
+            problem = f"the arguments are not valid JSON ({error.msg} at character {error.pos})"
+        else:
+            if isinstance(parsed, dict):
+                return parsed
+            problem = f"the arguments must be a JSON object, not {type(parsed).__name__}"
+        call.provider_data = {**(call.provider_data or {}), "arguments_error": problem,
+                              "raw_arguments": raw[:2000]}
+        return {}
+
+    def open_tool_call_indices(self) -> list[int]:
+        """Calls started but not ended (a stream cut short leaves some)."""
+        return sorted(self._raw_arguments)
+
+    # -- the end -----------------------------------------------------------------------
+
+    def notice(self, text: str) -> AssistantUpdate:
+        """Something the user should know about this round (not part of the message)."""
+        return AssistantUpdate(kind="notice", delta=text)
+
+    def finish(self, stop_reason: AssistantStopReason | None = None, usage: Usage | None = None) -> None:
+        """End the message. Without ``stop_reason`` it is ``toolUse`` if it holds calls."""
+        for index in self.open_tool_call_indices():
+            self.end_tool_call(index)
+        if usage is not None:
+            self.message.usage = usage
+        if stop_reason is None:
+            stop_reason = "toolUse" if self.message.tool_calls else "stop"
+        self.message.stop_reason = stop_reason
+
+    def fail(self, error_message: str, usage: Usage | None = None) -> None:
+        """End the message as failed; whatever streamed so far stays in it."""
+        self.finish("error", usage)
+        self.message.error_message = error_message
+
+
+class Model(ABC):
+    """A language model the loop can ask for one reply at a time.
+
+    ``name`` is shown in views and stored on each reply (``"openai:gpt-4.1-mini"``).
+    """
+
+    name: str = "model"
+
+    @abstractmethod
+    def stream(self, request: ModelRequest, out: MessageBuilder) -> AsyncIterator[AssistantUpdate]:
+        """Stream one reply into ``out``, yielding each update as it happens.
+
+        Must be an async generator. On a provider error call ``out.fail(...)`` and return;
+        let ``asyncio.CancelledError`` propagate.
+        """
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"

@@ -1,0 +1,118 @@
+"""``ScriptedModel``: an offline, deterministic model that plays a script, one item a round."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import replace
+from typing import Union
+
+from ..events import AssistantUpdate
+from ..messages import AssistantMessage, TextContent, ThinkingContent, ToolCall, Usage
+from .base import MessageBuilder, Model, ModelRequest
+
+__all__ = ["ScriptItem", "ScriptedModel"]
+
+ScriptItem = Union[str, ToolCall, Sequence[ToolCall], AssistantMessage,
+                   Callable[[ModelRequest], "ScriptItem"]]
+
+_WORDS = re.compile(r"\S+\s*|\s+")
+
+
+class ScriptedModel(Model):
+    """Plays ``script`` one item per round, streaming it like a real provider would.
+
+    Each item is what the model "says" in that round:
+
+    - a ``str`` — final text (streamed word by word);
+    - a :class:`ToolCall` — one pick; a list of them — several picks in one round;
+    - an :class:`AssistantMessage` — played as is (use it for thinking blocks, a
+      ``stop_reason="error"``, or usage numbers);
+    - a callable taking the :class:`ModelRequest` and returning one of the above, for
+      replies that depend on what was sent.
+
+    Calls without an ``id`` get ``call_<round>_<index>``, so transcripts are the same on
+    every run. ``requests`` records what each round was sent. Asking for a round past the
+    end of the script ends that round with ``stop_reason="error"`` and a message saying
+    how long the script is — never a made-up reply. ``delay`` seconds are slept before
+    each streamed piece (for demos that should visibly stream).
+    """
+
+    def __init__(self, script: Sequence[ScriptItem], *, name: str = "scripted", delay: float = 0.0) -> None:
+        if isinstance(script, (str, ToolCall, AssistantMessage)):
+            raise TypeError("ScriptedModel takes a list of items, one per round")
+        self.script = list(script)
+        self.name = name
+        self.delay = delay
+        self.requests: list[ModelRequest] = []
+
+    @property
+    def rounds_played(self) -> int:
+        return len(self.requests)
+
+    async def stream(self, request: ModelRequest, out: MessageBuilder) -> AsyncIterator[AssistantUpdate]:
+        round_index = len(self.requests)
+        self.requests.append(replace(request, messages=list(request.messages), tools=list(request.tools)))
+        if round_index >= len(self.script):
+            out.fail(
+                f"ScriptedModel: the script has {len(self.script)} round(s) and round "
+                f"{round_index + 1} was requested; add more items to the script"
+            )
+            return
+        item = self.script[round_index]
+        if callable(item) and not isinstance(item, (ToolCall, AssistantMessage)):
+            item = item(request)
+        message = _as_message(item, round_index)
+        for block in message.content:
+            if isinstance(block, TextContent):
+                for word in _WORDS.findall(block.text):
+                    await self._pause()
+                    yield out.text_delta(word)
+            elif isinstance(block, ThinkingContent):
+                await self._pause()
+                yield out.thinking_delta(block.thinking, block.signature)
+            else:
+                await self._pause()
+                start = out.start_tool_call(block.name, block.id, block.provider_data)
+                yield start
+                yield out.tool_call_delta(start.content_index, json.dumps(block.arguments))
+                yield out.end_tool_call(start.content_index, dict(block.arguments))
+        usage = message.usage if message.usage != Usage() else None
+        if message.stop_reason == "error":
+            out.fail(message.error_message or "scripted error", usage)
+        else:
+            default = "toolUse" if message.tool_calls else "stop"
+            out.finish(message.stop_reason if message.stop_reason != "stop" else default, usage)
+
+    async def _pause(self) -> None:
+        if self.delay:
+            await asyncio.sleep(self.delay)
+
+    def __repr__(self) -> str:
+        return f"<ScriptedModel {self.name}: {len(self.script)} rounds, {self.rounds_played} played>"
+
+
+def _as_message(item: object, round_index: int) -> AssistantMessage:
+    if isinstance(item, AssistantMessage):
+        pass
+    elif isinstance(item, str):
+        return AssistantMessage(content=[TextContent(text=item)])
+    elif isinstance(item, ToolCall):
+        item = AssistantMessage(content=[item])
+    elif isinstance(item, (list, tuple)) and item and all(isinstance(c, ToolCall) for c in item):
+        item = AssistantMessage(content=list(item))
+    else:
+        raise TypeError(
+            f"ScriptedModel round {round_index + 1}: expected a str, a ToolCall, a list of "
+            f"ToolCalls or an AssistantMessage, got {type(item).__name__}"
+        )
+    blocks, calls_seen = [], 0
+    for block in item.content:
+        if isinstance(block, ToolCall):
+            calls_seen += 1
+            if block.id is None:
+                block = block.model_copy(update={"id": f"call_{round_index + 1}_{calls_seen}"})
+        blocks.append(block)
+    return item.model_copy(update={"content": blocks})

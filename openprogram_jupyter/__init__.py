@@ -1,0 +1,79 @@
+"""openprogram-jupyter: run and watch an LLM tool-calling agent inside a Jupyter notebook.
+
+``%load_ext openprogram_jupyter`` registers the ``%%agent`` cell magic and puts a ready
+``runtime`` in the namespace. From Python::
+
+    import openprogram_jupyter as op
+
+    @op.function
+    def add(a: float, b: float) -> float:
+        "Add two numbers."
+        return a + b
+
+    op.Runtime(model="offline").exec("What is 1 + 2?", tools=[add])
+
+Importing this package imports no provider SDK; each loads when a run first needs it.
+"""
+
+from . import decision
+from .decision import DecisionError
+from .events import AgentEvent
+from .messages import (
+    AssistantMessage,
+    ImageContent,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+)
+from .models import Model, ScriptedModel
+from .run import Run, RunError
+from .runtime import RunHandle, Runtime, default_runtime
+from .tool_execution import ApprovalRequest
+from .tools import SchemaError, Tool, ToolContext, agentic_function, default_registry, function
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AgentEvent",
+    "ApprovalRequest",
+    "AssistantMessage",
+    "DecisionError",
+    "ImageContent",
+    "Model",
+    "Run",
+    "RunError",
+    "RunHandle",
+    "Runtime",
+    "SchemaError",
+    "ScriptedModel",
+    "TextContent",
+    "ThinkingContent",
+    "Tool",
+    "ToolCall",
+    "ToolContext",
+    "ToolResultMessage",
+    "Usage",
+    "UserMessage",
+    "agentic_function",
+    "decision",
+    "default_registry",
+    "default_runtime",
+    "function",
+    "load_ipython_extension",
+]
+
+
+def load_ipython_extension(ipython):  # type: ignore[no-untyped-def]
+    """``%load_ext openprogram_jupyter``: the magics, the cell rewrite, and ``runtime``."""
+    from .jupyter import load_ipython_extension as load
+
+    load(ipython)
+
+
+def unload_ipython_extension(ipython):  # type: ignore[no-untyped-def]
+    from .jupyter import unload_ipython_extension as unload
+
+    unload(ipython)

@@ -1,0 +1,34 @@
+"""What a tool body can see of the run that called it, through a contextvar.
+
+The loop sets :data:`current_call` around each tool call; worker threads receive a copy of
+the context, so a nested ``runtime.exec`` inside a tool knows its parent: the depth, the
+call that opened it (its events become that call's children), the ``tools=`` list to
+inherit, and the cancel flag that should stop it too.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .runtime import Runtime
+
+__all__ = ["CallFrame", "current_call"]
+
+
+@dataclass(frozen=True)
+class CallFrame:
+    runtime: Runtime
+    run_id: str
+    depth: int
+    tool_call_id: str
+    tools: Sequence[object] | None
+    emit: Callable[[Any], None]
+    cancelled: threading.Event
+
+
+current_call: ContextVar[CallFrame | None] = ContextVar("openprogram_current_call", default=None)

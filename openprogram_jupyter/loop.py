@@ -1,0 +1,244 @@
+"""The tool-calling loop: one implementation behind every entry point.
+
+Each round the model returns one assistant message. If it holds tool calls, the model
+picked functions: run them in order, append the results, ask again. If it holds only text,
+the model picked "finish" and the text is the result. The loop never decides for the
+model; it parses the reply and branches on it (DESIGN 2.1, 2.4).
+
+The loop is an ``async`` function that reports everything through one event sink. Sync
+and async APIs, the notebook view and nested runs all drive this same function.
+Stopping is asyncio cancellation: :func:`run_loop` catches it, closes every open call with
+a result, and returns with ``stop_reason == "aborted"`` and the transcript intact.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .events import (
+    AgentEndEvent,
+    AgentStartEvent,
+    MessageEndEvent,
+    MessageStartEvent,
+    MessageUpdateEvent,
+    TurnEndEvent,
+    TurnStartEvent,
+)
+from .messages import (
+    AssistantMessage,
+    RunStopReason,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+from .models.base import MessageBuilder, Model, ModelRequest, ToolChoice
+from .tool_execution import CallAborted, CallEnvironment, execute_tool_call, result_for_unrun_call
+
+__all__ = ["LoopConfig", "LoopState", "run_loop"]
+
+AnyMessage = UserMessage | AssistantMessage | ToolResultMessage
+MessageSource = Callable[[], Sequence[Any]]
+
+SKIPPED_FOR_STEERING = "skipped: a new user message arrived before this call ran"
+
+
+@dataclass
+class LoopConfig:
+    """What one run is asked to do (fixed for the run)."""
+
+    model: Model
+    calls: CallEnvironment
+    system: str | None = None
+    tool_choice: ToolChoice = "auto"
+    parallel_tool_calls: bool | None = None
+    max_iterations: int | None = 20
+    get_steering_messages: MessageSource | None = None
+    get_follow_up_messages: MessageSource | None = None
+
+
+@dataclass
+class LoopState:
+    """Everything needed to finish the run cleanly at any moment, including mid-stream.
+
+    ``context`` is the whole conversation sent to the model; ``new_messages`` the part
+    this run added. ``streaming`` is the reply being streamed, ``open_calls`` the calls of
+    the current reply that have no result yet. ``undelivered`` holds steering or
+    follow-up messages taken but never sent (the round cap was reached first).
+    """
+
+    context: list[AnyMessage]
+    new_messages: list[AnyMessage] = field(default_factory=list)
+    rounds: int = 0
+    streaming: MessageBuilder | None = None
+    open_calls: list[ToolCall] = field(default_factory=list)
+    turn_results: list[ToolResultMessage] = field(default_factory=list)
+    turn_open: bool = False
+    undelivered: list[Any] = field(default_factory=list)
+    stop_reason: RunStopReason = "stop"
+    error_message: str | None = None
+
+    def append(self, message: AnyMessage) -> None:
+        self.context.append(message)
+        self.new_messages.append(message)
+
+
+async def run_loop(config: LoopConfig, state: LoopState, prompts: Sequence[UserMessage]) -> None:
+    """Run until the model finishes, fails, hits the round cap, or the task is cancelled.
+
+    ``prompts`` are appended (and announced) first. On return ``state.stop_reason`` says
+    why it ended; ``agent_end`` has been emitted. Cancellation is absorbed: the run ends
+    as ``"aborted"`` and this coroutine returns normally.
+    """
+    emit = config.calls.emit
+    emit(AgentStartEvent, model=config.model.name, tools=config.calls.menu.names)
+    try:
+        await _run_rounds(config, state, list(prompts))
+    except (asyncio.CancelledError, CallAborted) as stop:
+        _close_after_abort(config, state, stop)
+    except Exception as error:  # a bug below us must not lose the transcript
+        _close_after_abort(config, state, None)
+        state.stop_reason = "error"
+        state.error_message = f"internal error: {type(error).__name__}: {error}"
+    emit(AgentEndEvent, messages=list(state.new_messages), stop_reason=state.stop_reason,
+         error_message=state.error_message)
+
+
+async def _run_rounds(config: LoopConfig, state: LoopState, pending: list[Any]) -> None:
+    while True:
+        has_more_tool_calls = True
+        while has_more_tool_calls or pending:
+            cap = config.max_iterations
+            if cap is not None and state.rounds >= max(1, cap):
+                state.undelivered = list(pending)
+                state.stop_reason = "max_iterations"
+                return
+            _deliver(config, state, pending)
+            pending = []
+            state.rounds += 1
+            state.turn_open, state.turn_results = True, []
+            config.calls.emit(TurnStartEvent, turn=state.rounds)
+
+            message = await _stream_assistant_response(config, state)
+            if message.stop_reason in ("error", "aborted"):
+                _end_turn(config, state, message)
+                state.stop_reason = message.stop_reason
+                state.error_message = message.error_message
+                return
+
+            tool_calls = message.tool_calls
+            has_more_tool_calls = bool(tool_calls)
+            if tool_calls:
+                pending = await _execute_tool_calls(config, state, tool_calls)
+            _end_turn(config, state, message)
+            if not pending:
+                pending = _take(config.get_steering_messages)
+        pending = _take(config.get_follow_up_messages)
+        if not pending:
+            state.stop_reason = "stop"
+            return
+
+
+async def _stream_assistant_response(config: LoopConfig, state: LoopState) -> AssistantMessage:
+    """Stream one reply, emitting message_start / message_update* / message_end."""
+    emit = config.calls.emit
+    menu = config.calls.menu
+    first_round = state.rounds == 1
+    choice = config.tool_choice if first_round or config.tool_choice == "none" else "auto"
+    request = ModelRequest(
+        messages=state.context,
+        system=config.system,
+        tools=menu.specs(),
+        tool_choice=choice,
+        parallel_tool_calls=config.parallel_tool_calls,
+        menu_explicit=menu.explicit,
+    )
+    builder = MessageBuilder(model=config.model.name)
+    state.streaming = builder
+    partial = builder.message
+    emit(MessageStartEvent, message=partial)
+    try:
+        async for update in config.model.stream(request, builder):
+            emit(MessageUpdateEvent, message=partial, update=update)
+    except asyncio.CancelledError:
+        raise
+    except Exception as error:
+        builder.fail(f"{config.model.name}: {type(error).__name__}: {error}")
+    if partial.stop_reason not in ("error", "aborted"):
+        builder.finish(partial.stop_reason if partial.stop_reason != "stop" else None)
+    state.streaming = None
+    state.append(partial)
+    emit(MessageEndEvent, message=partial)
+    return partial
+
+
+async def _execute_tool_calls(config: LoopConfig, state: LoopState, calls: list[ToolCall]) -> list[Any]:
+    """Run the calls one after another, in the model's order; returns steering messages.
+
+    After each call the steering source is asked; if it has messages while calls remain,
+    the remaining calls are answered with a "skipped" result and the messages are
+    returned to be delivered before the next round.
+    """
+    state.open_calls = list(calls)
+    steering: list[Any] = []
+    for index, call in enumerate(calls):
+        if steering:
+            _record_result(config, state, result_for_unrun_call(call, "skipped", SKIPPED_FOR_STEERING, config.calls))
+            continue
+        _record_result(config, state, await execute_tool_call(call, config.calls))
+        if index < len(calls) - 1:
+            steering = _take(config.get_steering_messages)
+    return steering
+
+
+def _record_result(config: LoopConfig, state: LoopState, result: ToolResultMessage) -> None:
+    state.open_calls = [c for c in state.open_calls if c.id != result.tool_call_id]
+    state.turn_results.append(result)
+    state.append(result)
+    config.calls.emit(MessageStartEvent, message=result)
+    config.calls.emit(MessageEndEvent, message=result)
+
+
+def _end_turn(config: LoopConfig, state: LoopState, message: AssistantMessage) -> None:
+    state.turn_open = False
+    config.calls.emit(TurnEndEvent, turn=state.rounds, message=message, tool_results=list(state.turn_results))
+
+
+def _deliver(config: LoopConfig, state: LoopState, messages: Sequence[Any]) -> None:
+    for message in messages:
+        user = message if isinstance(message, UserMessage) else UserMessage(content=str(message))
+        state.append(user)
+        config.calls.emit(MessageStartEvent, message=user)
+        config.calls.emit(MessageEndEvent, message=user)
+
+
+def _take(source: MessageSource | None) -> list[Any]:
+    return list(source() or []) if source is not None else []
+
+
+def _close_after_abort(config: LoopConfig, state: LoopState, stop: BaseException | None) -> None:
+    """Finish the transcript after a stop: every open call gets exactly one result."""
+    emit = config.calls.emit
+    builder, state.streaming = state.streaming, None
+    message: AssistantMessage | None = None
+    if builder is not None:
+        builder.finish("aborted")
+        message = builder.message
+        state.append(message)
+        emit(MessageEndEvent, message=message)
+        state.open_calls = list(message.tool_calls)
+    if isinstance(stop, CallAborted):
+        _record_result(config, state, stop.result)
+    for call in list(state.open_calls):
+        _record_result(
+            config, state,
+            result_for_unrun_call(call, "cancelled", "cancelled: the run was stopped before this call ran", config.calls),
+        )
+    if state.turn_open:
+        last = message or next(
+            (m for m in reversed(state.new_messages) if isinstance(m, AssistantMessage)), AssistantMessage()
+        )
+        _end_turn(config, state, last)
+    state.stop_reason = "aborted"

@@ -1,0 +1,180 @@
+"""Small pieces every view formats the same way: numbers, statuses, arguments, results."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+from typing import Any
+
+from ..messages import ImageContent, TextContent, ToolResultMessage, Usage
+from .transcript import CallNode, RunNode, elapsed
+
+STATUS_LABEL = {
+    "streaming": "streaming",
+    "queued": "queued",
+    "awaiting_approval": "awaiting approval",
+    "running": "running",
+    "done": "done",
+    "error": "error",
+    "skipped": "skipped",
+    "cancelled": "cancelled",
+    "interrupted": "interrupted",
+    "denied": "denied",
+}
+
+STATUS_MARK = {
+    "streaming": "…",
+    "queued": "·",
+    "awaiting_approval": "?",
+    "running": "▶",
+    "done": "✓",
+    "error": "✗",
+    "skipped": "↷",
+    "cancelled": "■",
+    "interrupted": "■",
+    "denied": "⊘",
+}
+
+STATUS_COLOR = {
+    "done": "#1a7f37",
+    "error": "#cf222e",
+    "skipped": "#9a6700",
+    "cancelled": "#9a6700",
+    "interrupted": "#9a6700",
+    "denied": "#cf222e",
+    "running": "#0969da",
+    "awaiting_approval": "#8250df",
+}
+
+RUN_END_LABEL = {
+    "stop": "finished",
+    "max_iterations": "stopped at the round cap (max_iterations)",
+    "error": "ended with an error",
+    "aborted": "stopped (aborted); the transcript up to that point is kept",
+}
+
+SAFE_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+_BASE64 = re.compile(r"^[A-Za-z0-9+/\s]*={0,2}\s*$")
+
+DEFAULT_MAX_RESULT_CHARS = 4000
+
+
+def seconds(value: float | None) -> str:
+    """``0.42 s``, ``12.3 s``, ``2 min 05 s`` — the one way durations are written."""
+    if value is None:
+        return ""
+    if value < 60:
+        return f"{value:.2f} s" if value < 10 else f"{value:.1f} s"
+    minutes, rest = divmod(int(round(value)), 60)
+    return f"{minutes} min {rest:02d} s"
+
+
+def usage_summary(usage: Usage) -> str:
+    """``1,234 tokens (1,000 in, 234 out) · $0.0012`` — cost only where it is known."""
+    total = usage.total_tokens or (usage.input + usage.output)
+    text = f"{total:,} tokens"
+    if usage.input or usage.output:
+        text += f" ({usage.input:,} in, {usage.output:,} out)"
+    if usage.cost:
+        text += f" · ${usage.cost:.4f}"
+    return text
+
+
+def all_usage(run: RunNode) -> Usage:
+    """The run's usage plus that of every nested run (a live view's running total)."""
+    total = run.usage
+    for call in run.calls():
+        for child in call.children:
+            total = total + all_usage(child)
+    return total
+
+
+def header_parts(run: RunNode, *, now: float | None = None) -> list[str]:
+    """Model, rounds, tokens, cost and time: the facts a header line shows."""
+    parts = [f"model {run.model or '?'}"]
+    rounds = len(run.rounds)
+    parts.append(f"{rounds} round{'s' if rounds != 1 else ''}")
+    parts.append(usage_summary(run.usage))
+    took = elapsed(run, now)
+    if took is not None:
+        parts.append(seconds(took))
+    return parts
+
+
+def end_line(run: RunNode) -> str:
+    """A sentence saying how the run ended, with the error when there was one."""
+    if run.stop_reason is None:
+        return "running"
+    line = RUN_END_LABEL.get(run.stop_reason, run.stop_reason)
+    if run.error:
+        line += f": {run.error}"
+    return line
+
+
+def arguments_text(call: CallNode) -> str:
+    """Pretty JSON once the arguments are complete; the raw fragments while streaming."""
+    if call.arguments is not None and (call.arguments or not call.raw_arguments):
+        return pretty_json(call.arguments)
+    return call.raw_arguments_text
+
+
+def pretty_json(value: Any) -> str:
+    try:
+        return json.dumps(value, indent=2, ensure_ascii=False, default=repr)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def arguments_preview(call: CallNode, limit: int = 80) -> str:
+    """One line: ``a=1, b="x"`` cut to ``limit`` characters."""
+    if call.arguments is None:
+        return ""
+    pieces = [f"{key}={json.dumps(value, ensure_ascii=False, default=repr)}" for key, value in call.arguments.items()]
+    return shorten(", ".join(pieces), limit)
+
+
+def shorten(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def result_text(result: ToolResultMessage) -> str:
+    return "".join(block.text for block in result.content if isinstance(block, TextContent))
+
+
+def truncate(text: str, limit: int) -> tuple[str, str | None]:
+    """``text`` cut to ``limit`` characters, and a note saying how much was left out."""
+    if limit <= 0 or len(text) <= limit:
+        return text, None
+    left_out = len(text) - limit
+    return text[:limit], f"… {left_out:,} more characters not shown (the full result is in run.messages)"
+
+
+def result_images(result: ToolResultMessage) -> list[ImageContent]:
+    """The result's images that are safe to embed: a known image type and real base64."""
+    images = []
+    for block in result.content:
+        if isinstance(block, ImageContent) and block.mime_type in SAFE_IMAGE_TYPES and _BASE64.match(block.data):
+            images.append(block)
+    return images
+
+
+def image_bytes(image: ImageContent) -> bytes:
+    try:
+        return base64.b64decode(image.data, validate=False)
+    except (binascii.Error, ValueError):
+        return b""
+
+
+def image_label(image: ImageContent) -> str:
+    size = len(image.data) * 3 // 4
+    return f"[image {image.mime_type}, {size / 1024:.1f} KB]"
+
+
+def traceback_of(result: ToolResultMessage | None) -> str | None:
+    if result is None:
+        return None
+    value = result.details.get("traceback")
+    return str(value) if value else None

@@ -1,0 +1,125 @@
+"""The static ``text/html`` transcript of a run.
+
+What is saved in a notebook and shown on GitHub or nbviewer. Every string that came from
+a model, a tool or a user is escaped with :func:`html.escape`; the markup has no script,
+no event attributes and no external resources; images are embedded only as ``data:`` URIs
+of a known image type whose payload is checked to be base64. Each call is a ``<details>``
+element whose summary line says what was picked and how it ended.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from . import _format as fmt
+from .transcript import Block, CallNode, NoticeNode, RoundNode, RunNode, UserNode, transcript_of
+
+__all__ = ["render_html", "run_html"]
+
+_BOX = "font-family:var(--jp-ui-font-family,system-ui,sans-serif);font-size:13px;line-height:1.4;"
+_PRE = (
+    "white-space:pre-wrap;word-break:break-word;margin:2px 0;padding:4px 6px;"
+    "background:rgba(127,127,127,0.08);border-radius:3px;font-size:12px;"
+)
+_MUTED = "color:#57606a;font-size:12px;"
+
+
+def render_html(run: Any, *, max_result_chars: int = fmt.DEFAULT_MAX_RESULT_CHARS) -> str:
+    """The whole run as one self-contained, script-free HTML fragment."""
+    return run_html(transcript_of(run), max_result_chars=max_result_chars)
+
+
+def run_html(run: RunNode, *, max_result_chars: int = fmt.DEFAULT_MAX_RESULT_CHARS, nested: bool = False) -> str:
+    """One :class:`RunNode` (and its nested runs) as HTML."""
+    out: list[str] = []
+    style = _BOX if not nested else "margin:4px 0 4px 8px;padding-left:8px;border-left:2px solid rgba(127,127,127,0.3);"
+    out.append(f'<div class="openprogram-run" style="{style}">')
+    title = "agent run" if not nested else "nested run"
+    out.append(
+        f'<div style="{_MUTED}"><b>{title}</b> · '
+        + " · ".join(escape(part) for part in fmt.header_parts(run))
+        + "</div>"
+    )
+    for item in run.timeline:
+        if isinstance(item, UserNode):
+            out.append(_user_html(item))
+        else:
+            out.append(_round_html(item, max_result_chars))
+    out.append(_end_html(run))
+    out.append("</div>")
+    return "".join(out)
+
+
+def _user_html(user: UserNode) -> str:
+    label = "prompt" if user.kind == "prompt" else "user message"
+    images = f" (+{user.images} image{'s' if user.images != 1 else ''})" if user.images else ""
+    return (
+        f'<div style="margin:4px 0"><span style="{_MUTED}">{label}{images}</span>'
+        f'<pre style="{_PRE}">{escape(user.text)}</pre></div>'
+    )
+
+
+def _round_html(round_: RoundNode, max_result_chars: int) -> str:
+    out = [f'<div style="margin:6px 0"><div style="{_MUTED}">round {round_.number}</div>']
+    for item in round_.items:
+        if isinstance(item, Block):
+            if item.kind == "thinking":
+                out.append(
+                    f'<details><summary style="{_MUTED}">thinking</summary>'
+                    f'<pre style="{_PRE}font-style:italic">{escape(item.text)}</pre></details>'
+                )
+            elif item.text:
+                out.append(f'<pre style="{_PRE}">{escape(item.text)}</pre>')
+        elif isinstance(item, CallNode):
+            out.append(_call_html(item, max_result_chars))
+        elif isinstance(item, NoticeNode):
+            out.append(f'<div style="{_MUTED}">note: {escape(item.text)}</div>')
+    if round_.stop_reason == "error" and round_.error_message:
+        out.append(f'<div style="color:#cf222e">model error: {escape(round_.error_message)}</div>')
+    out.append("</div>")
+    return "".join(out)
+
+
+def _call_html(call: CallNode, max_result_chars: int) -> str:
+    color = fmt.STATUS_COLOR.get(call.status, "#57606a")
+    summary = (
+        f'<summary><code>{escape(call.name)}</code>'
+        f'<span style="{_MUTED}"> ({escape(fmt.arguments_preview(call))})</span> '
+        f'<span style="color:{color}">{fmt.STATUS_MARK.get(call.status, "")} '
+        f"{escape(fmt.STATUS_LABEL.get(call.status, call.status))}</span>"
+    )
+    if call.duration is not None:
+        summary += f'<span style="{_MUTED}"> · {fmt.seconds(call.duration)}</span>'
+    summary += "</summary>"
+    out = [f'<details style="margin:2px 0 2px 4px">{summary}<div style="margin-left:12px">']
+    out.append(f'<div style="{_MUTED}">arguments</div><pre style="{_PRE}">{escape(fmt.arguments_text(call))}</pre>')
+    if call.arguments_error:
+        out.append(f'<div style="color:#cf222e">{escape(call.arguments_error)}</div>')
+    for child in call.children:
+        out.append(run_html(child, max_result_chars=max_result_chars, nested=True))
+    if call.result is not None:
+        text, note = fmt.truncate(fmt.result_text(call.result), max_result_chars)
+        out.append(f'<div style="{_MUTED}">result</div><pre style="{_PRE}">{escape(text)}</pre>')
+        if note:
+            out.append(f'<div style="{_MUTED}">{escape(note)}</div>')
+        for image in fmt.result_images(call.result):
+            out.append(
+                f'<img alt="tool result image" style="max-width:100%" '
+                f'src="data:{image.mime_type};base64,{"".join(image.data.split())}">'
+            )
+        traceback = fmt.traceback_of(call.result)
+        if traceback:
+            out.append(
+                f'<details><summary style="{_MUTED}">traceback</summary>'
+                f'<pre style="{_PRE}">{escape(traceback)}</pre></details>'
+            )
+    out.append("</div></details>")
+    return "".join(out)
+
+
+def _end_html(run: RunNode) -> str:
+    if run.stop_reason is None:
+        return f'<div style="{_MUTED}">running…</div>'
+    color = "#1a7f37" if run.stop_reason == "stop" else "#cf222e" if run.stop_reason == "error" else "#9a6700"
+    return f'<div style="color:{color};font-size:12px;margin-top:4px">{escape(fmt.end_line(run))}</div>'

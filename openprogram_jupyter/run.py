@@ -1,0 +1,129 @@
+"""``Run``: the record of one run — its messages, events, usage and how it ended.
+
+A Run exists from the moment the run starts and fills in as events arrive, so a stopped
+or failed run is still a complete, readable record (``runtime.last_run``).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from .events import AgentEndEvent, MessageEndEvent, TurnStartEvent
+from .messages import AssistantMessage, RunStopReason, ToolResultMessage, Usage, UserMessage
+
+__all__ = ["Run", "RunError"]
+
+
+class Run:
+    """One run of the loop.
+
+    ``messages`` are the messages this run added (the prompt, each reply, each tool
+    result); ``events`` every event in order, including those of nested runs (``depth >
+    0``). ``text`` is the final answer: the text of the last reply that had any.
+    ``stop_reason`` is ``"stop"``, ``"max_iterations"``, ``"error"`` or ``"aborted"``;
+    ``error`` says what went wrong for the latter two kinds of end where known.
+    ``result`` holds the resolved decision when the run was asked for ``choices=``.
+    """
+
+    def __init__(self, run_id: str, model: str, tools: list[str], depth: int = 0,
+                 parent_tool_call_id: str | None = None) -> None:
+        self.run_id = run_id
+        self.model = model
+        self.tools = tools
+        self.depth = depth
+        self.parent_tool_call_id = parent_tool_call_id
+        self.messages: list[UserMessage | AssistantMessage | ToolResultMessage] = []
+        self.events: list[Any] = []
+        self.stop_reason: RunStopReason | None = None
+        self.error: str | None = None
+        self.rounds = 0
+        self.result: Any = None
+        self.pending_messages: list[Any] = []
+        self.started_at = time.time()
+        self.ended_at: float | None = None
+
+    # -- filled in by the runtime -------------------------------------------------------
+
+    def record(self, event: Any) -> None:
+        """Append an event (called for every event, nested ones included)."""
+        self.events.append(event)
+        if type(event) is TurnStartEvent and event.run_id == self.run_id:
+            self.rounds = event.turn
+        elif type(event) is AgentEndEvent and event.run_id == self.run_id:
+            self.messages = list(event.messages)
+            self.stop_reason = event.stop_reason
+            self.error = event.error_message
+            self.ended_at = event.timestamp
+
+    # -- reading ------------------------------------------------------------------------
+
+    @property
+    def done(self) -> bool:
+        return self.stop_reason is not None
+
+    @property
+    def text(self) -> str:
+        for message in reversed(self.messages):
+            if isinstance(message, AssistantMessage) and message.text:
+                return message.text
+        return ""
+
+    @property
+    def usage(self) -> Usage:
+        """Tokens and cost summed over every reply, nested runs' included."""
+        return Usage.total([
+            e.message.usage for e in self.events
+            if type(e) is MessageEndEvent and isinstance(e.message, AssistantMessage)
+        ])
+
+    @property
+    def duration(self) -> float:
+        return (self.ended_at or time.time()) - self.started_at
+
+    @property
+    def tool_results(self) -> list[ToolResultMessage]:
+        return [m for m in self.messages if isinstance(m, ToolResultMessage)]
+
+    # -- showing ------------------------------------------------------------------------
+
+    def show(self) -> None:
+        """Display a live view of this run again (in a notebook)."""
+        from .jupyter import show_run
+
+        show_run(self)
+
+    def _repr_html_(self) -> str:
+        from .render import render_html
+
+        return render_html(self)
+
+    def _repr_markdown_(self) -> str:
+        from .render import render_markdown
+
+        return render_markdown(self)
+
+    def __repr__(self) -> str:
+        try:
+            from .render import render_plain
+        except ImportError:
+            return self._summary()
+        return render_plain(self)
+
+    def _summary(self) -> str:
+        state = self.stop_reason or "running"
+        return f"<Run {self.run_id} {self.model}: {state}, {self.rounds} round(s), {len(self.messages)} messages>"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(self._summary() if cycle else repr(self))
+
+
+class RunError(RuntimeError):
+    """``exec`` could not produce an answer: the run ended with ``stop_reason == "error"``.
+
+    ``run`` is the full record (also at ``runtime.last_run``): nothing is lost.
+    """
+
+    def __init__(self, run: Run) -> None:
+        super().__init__(f"the run failed after {run.rounds} round(s): {run.error or 'unknown error'}")
+        self.run = run

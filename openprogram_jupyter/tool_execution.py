@@ -1,0 +1,277 @@
+"""Running one tool call: prepare (find, validate, gate), execute, finalize.
+
+Whatever happens, the call ends in exactly one :class:`ToolResultMessage`: an unknown
+name, bad arguments, a repeated failure, a denial, an exception, a timeout, and a stop in
+the middle all become results the model can read (``is_error=True``); none stops the loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import threading
+import time
+import traceback
+from collections import Counter
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ._context import CallFrame, current_call
+from .events import ToolExecutionEndEvent, ToolExecutionStartEvent, ToolExecutionUpdateEvent
+from .messages import TextContent, ToolCall, ToolResultMessage, ToolResultStatus
+from .tools._schema import ArgumentError
+from .tools.base import Tool, ToolContext
+from .tools.registry import Menu
+from .tools.results import render_result
+
+if TYPE_CHECKING:
+    from .runtime import Runtime
+
+__all__ = ["ApprovalRequest", "CallEnvironment", "execute_tool_call", "result_for_unrun_call"]
+
+MAX_IDENTICAL_FAILURES = 2
+"""An identical call (same tool, same arguments) that failed this often is refused."""
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    """What an approver is asked about: the call, and the tool that would run it."""
+
+    tool_call: ToolCall
+    tool: Tool
+
+    @property
+    def tool_name(self) -> str:
+        return self.tool_call.name
+
+    @property
+    def arguments(self) -> dict[str, Any]:
+        return self.tool_call.arguments
+
+
+Approver = Callable[[ApprovalRequest], "bool | Awaitable[bool]"]
+
+
+@dataclass
+class CallEnvironment:
+    """What executing calls needs from the run (one per run).
+
+    ``emit(EventClass, **fields)`` builds and publishes an event of this run;
+    ``forward(event)`` publishes an event built elsewhere (a nested run's).
+    """
+
+    menu: Menu
+    runtime: Runtime | None
+    run_id: str
+    depth: int
+    emit: Callable[..., Any]
+    forward: Callable[[Any], None]
+    approve: Approver | None = None
+    inherited_tools: Sequence[object] | None = None
+    cancel_grace: float = 0.5
+    failures: Counter[str] = field(default_factory=Counter)
+    cancelled: threading.Event = field(default_factory=threading.Event)
+
+
+@dataclass
+class _Outcome:
+    status: ToolResultStatus
+    text: str = ""
+    value: Any = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+class CallAborted(BaseException):
+    """Internal: carries the finished result of a call that was running when the run stopped."""
+
+    def __init__(self, result: ToolResultMessage) -> None:
+        super().__init__(result.tool_call_id)
+        self.result = result
+
+
+async def execute_tool_call(call: ToolCall, env: CallEnvironment) -> ToolResultMessage:
+    """Run one call and return its result, emitting start / update* / end events.
+
+    If the run is cancelled while the call runs, the tool is asked to stop (its
+    ``ToolContext.cancelled`` is set, an async body is cancelled) and given
+    ``env.cancel_grace`` seconds; then :class:`CallAborted` is raised carrying the call's
+    result (``"cancelled"``, or ``"interrupted"`` when the tool had to be abandoned).
+    """
+    assert call.id is not None
+    started = time.perf_counter()
+    env.emit(ToolExecutionStartEvent, tool_call_id=call.id, tool_name=call.name, arguments=call.arguments)
+    try:
+        outcome = await _prepare_and_execute(call, env)
+    except asyncio.CancelledError as cancel:
+        outcome = getattr(cancel, "outcome", None) or _Outcome(
+            "cancelled", "cancelled: the run was stopped before this call finished"
+        )
+        raise CallAborted(_finalize(call, outcome, started, env)) from None
+    return _finalize(call, outcome, started, env)
+
+
+def result_for_unrun_call(call: ToolCall, status: ToolResultStatus, text: str, env: CallEnvironment) -> ToolResultMessage:
+    """The result of a call that never started (skipped, or cancelled before its turn)."""
+    return _finalize(call, _Outcome(status, text), time.perf_counter(), env, started_event=False)
+
+
+def _finalize(
+    call: ToolCall, outcome: _Outcome, started: float, env: CallEnvironment, *, started_event: bool = True
+) -> ToolResultMessage:
+    duration = time.perf_counter() - started
+    if outcome.status == "done":
+        tool = env.menu.get(call.name)
+        limit = tool.options.max_result_chars if tool is not None else None
+        content, render_details = render_result(outcome.value, limit)
+        outcome.details.update(render_details)
+    else:
+        content = [TextContent(text=outcome.text)]
+        if outcome.status == "error":
+            env.failures[_failure_key(call)] += 1
+    result = ToolResultMessage(
+        tool_call_id=call.id or "",
+        tool_name=call.name,
+        content=content,
+        is_error=outcome.status != "done",
+        status=outcome.status,
+        details={**outcome.details, "duration": round(duration, 6)},
+    )
+    env.emit(
+        ToolExecutionEndEvent,
+        tool_call_id=result.tool_call_id,
+        tool_name=call.name,
+        result=result,
+        status=outcome.status,
+        duration=duration,
+    )
+    return result
+
+
+async def _prepare_and_execute(call: ToolCall, env: CallEnvironment) -> _Outcome:
+    tool = env.menu.get(call.name)
+    if tool is None:
+        valid = ", ".join(env.menu.names) or "(none: this run has no tools)"
+        return _Outcome("error", f"Error: unknown tool {call.name!r}. Valid tools: {valid}.")
+    arguments_error = (call.provider_data or {}).get("arguments_error")
+    if arguments_error:
+        return _Outcome("error", f"Error: {call.name}: {arguments_error}. Send the arguments as one JSON object.")
+    key = _failure_key(call)
+    if env.failures[key] >= MAX_IDENTICAL_FAILURES:
+        return _Outcome(
+            "error",
+            f"Error: refused: this exact call ({call.name} with the same arguments) already failed "
+            f"{env.failures[key]} times. Change the arguments or try something else.",
+        )
+    try:
+        kwargs = tool.validate(dict(call.arguments))
+    except ArgumentError as error:
+        return _Outcome("error", f"Error: {call.name}: {error}")
+    if tool.options.requires_approval:
+        denial = await _ask_approval(call, tool, env)
+        if denial is not None:
+            return denial
+    cache = getattr(tool, "cache", None) if tool.options.cache else None
+    if cache is not None and key in cache:
+        return _Outcome("done", value=cache[key], details={"cached": True})
+    outcome = await _execute(call, tool, kwargs, env)
+    if cache is not None and outcome.status == "done":
+        cache[key] = outcome.value
+    return outcome
+
+
+async def _ask_approval(call: ToolCall, tool: Tool, env: CallEnvironment) -> _Outcome | None:
+    if env.approve is None:
+        return _Outcome(
+            "denied",
+            f"denied: {call.name} requires approval and no approver is configured "
+            "(the user did not see this call; give the Runtime approve=...)",
+        )
+    env.emit(ToolExecutionUpdateEvent, tool_call_id=call.id, tool_name=call.name, status="awaiting_approval")
+    try:
+        answer = env.approve(ApprovalRequest(call, tool))
+        if inspect.isawaitable(answer):
+            answer = await answer
+    except asyncio.CancelledError:
+        raise
+    except Exception as error:
+        return _Outcome("denied", f"denied: the approval check failed ({type(error).__name__}: {error})")
+    if not answer:
+        return _Outcome("denied", f"denied: the user did not approve this call to {call.name}")
+    env.emit(ToolExecutionUpdateEvent, tool_call_id=call.id, tool_name=call.name, status="approved")
+    return None
+
+
+async def _execute(call: ToolCall, tool: Tool, kwargs: dict[str, Any], env: CallEnvironment) -> _Outcome:
+    context = ToolContext(
+        tool_call_id=call.id or "",
+        tool_name=call.name,
+        run_id=env.run_id,
+        depth=env.depth,
+        runtime=env.runtime,
+        _report=lambda data: env.emit(
+            ToolExecutionUpdateEvent, tool_call_id=call.id, tool_name=call.name, status="progress", data=data
+        ),
+    )
+    frame = CallFrame(
+        runtime=env.runtime,  # type: ignore[arg-type]
+        run_id=env.run_id,
+        depth=env.depth,
+        tool_call_id=context.tool_call_id,
+        tools=env.inherited_tools,
+        emit=env.forward,
+        cancelled=context.cancelled,
+    )
+    token = current_call.set(frame)
+    try:
+        running = asyncio.ensure_future(tool.call(kwargs, context))
+    except Exception as error:
+        return _error_outcome(call, error)
+    finally:
+        current_call.reset(token)
+    timeout = tool.options.timeout
+    try:
+        value = await asyncio.wait_for(asyncio.shield(running), timeout)
+    except asyncio.TimeoutError:
+        context.cancelled.set()
+        running.cancel()
+        return _Outcome("error", f"Error: {call.name} timed out after {timeout:g} s and was stopped "
+                                 "(a sync tool may still be finishing in the background)",
+                        details={"timeout": timeout})
+    except asyncio.CancelledError as cancel:
+        context.cancelled.set()
+        running.cancel()
+        cancel.outcome = await _wait_after_cancel(running, env.cancel_grace)  # type: ignore[attr-defined]
+        raise
+    except Exception as error:
+        return _error_outcome(call, error)
+    return _Outcome("done", value=value)
+
+
+async def _wait_after_cancel(running: asyncio.Future[Any], grace: float) -> _Outcome:
+    """Give a stopped tool ``grace`` seconds to notice; then abandon it."""
+    try:
+        await asyncio.wait({running}, timeout=grace)
+    except asyncio.CancelledError:
+        pass  # stopped twice: do not wait again
+    if running.done():
+        return _Outcome("cancelled", "cancelled: the run was stopped while this call was running")
+    return _Outcome(
+        "interrupted",
+        f"interrupted: the run was stopped and the tool did not stop within {grace:g} s; "
+        "it was abandoned and may still be running",
+    )
+
+
+def _error_outcome(call: ToolCall, error: BaseException) -> _Outcome:
+    message = str(error) or "(no message)"
+    return _Outcome(
+        "error",
+        f"Error: {call.name} raised {type(error).__name__}: {message}",
+        details={"traceback": "".join(traceback.format_exception(error)), "exception": type(error).__name__},
+    )
+
+
+def _failure_key(call: ToolCall) -> str:
+    return call.name + "\x00" + json.dumps(call.arguments, sort_keys=True, default=str)

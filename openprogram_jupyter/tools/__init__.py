@@ -1,0 +1,24 @@
+"""Tools: ``@function``, ``@agentic_function``, the registry and its gating layers."""
+
+from ._schema import ArgumentError, SchemaError
+from .base import Tool, ToolContext, ToolOptions, as_tool
+from .function import FunctionTool, agentic_function, function
+from .registry import Menu, Registry, default_registry, resolve_menu
+from .results import render_result
+
+__all__ = [
+    "ArgumentError",
+    "FunctionTool",
+    "Menu",
+    "Registry",
+    "SchemaError",
+    "Tool",
+    "ToolContext",
+    "ToolOptions",
+    "agentic_function",
+    "as_tool",
+    "default_registry",
+    "function",
+    "render_result",
+    "resolve_menu",
+]

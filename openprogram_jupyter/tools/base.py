@@ -1,0 +1,201 @@
+"""What the loop knows about a tool: :class:`Tool`, its :class:`ToolOptions`, and the
+:class:`ToolContext` a running call may ask for.
+
+Every menu entry — a ``@function``, an ``@agentic_function``, a ``{"spec", "execute"}``
+dict, any object with ``.spec`` and ``.execute`` — becomes a :class:`Tool` (see
+:func:`as_tool`), so the loop handles one shape only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import inspect
+import threading
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ._jsonschema import validate_json_schema
+from ._schema import ArgumentError
+from .results import DEFAULT_MAX_RESULT_CHARS
+
+if TYPE_CHECKING:
+    from ..runtime import Runtime
+
+__all__ = ["Tool", "ToolContext", "ToolOptions", "as_tool", "run_in_daemon_thread"]
+
+
+@dataclass
+class ToolOptions:
+    """How a tool is gated and run. Every field narrows or guards; none is needed.
+
+    See ``docs/tools.md`` for each layer. ``available_if`` is not here: it is decided once
+    at decoration and an unavailable tool is simply not registered.
+    """
+
+    expose: bool = True
+    toolset: tuple[str, ...] = ()
+    unsafe_in: tuple[str, ...] = ()
+    check_fn: Callable[[], bool] | None = None
+    requires_env: tuple[str, ...] = ()
+    can_use: Callable[..., bool] | None = None
+    requires_approval: bool = False
+    defer: bool = False
+    timeout: float | None = None
+    max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS
+    cache: bool = False
+
+
+@dataclass
+class ToolContext:
+    """Handed to a tool that declares a parameter annotated ``ToolContext``.
+
+    ``cancelled`` is set when the run is stopped or the call timed out: a long-running
+    sync tool should check it and return early, since Python cannot stop a thread.
+    ``report(data)`` sends a ``tool_execution_update`` event (progress) to every watcher.
+    """
+
+    tool_call_id: str
+    tool_name: str
+    run_id: str
+    depth: int
+    runtime: Runtime | None
+    cancelled: threading.Event = field(default_factory=threading.Event)
+    _report: Callable[[Any], None] | None = None
+
+    def report(self, data: Any) -> None:
+        """Publish progress; safe to call from any thread."""
+        if self._report is not None:
+            self._report(data)
+
+
+class Tool:
+    """A named, described, validated callable the model can pick.
+
+    Subclasses provide :meth:`validate` and :meth:`call`. ``call`` returns the raw value
+    (or an awaitable of it); rendering, timeouts, caching and error handling belong to the
+    loop, so every kind of tool gets the same treatment.
+    """
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    options: ToolOptions
+
+    @property
+    def spec(self) -> dict[str, Any]:
+        """``{"name", "description", "parameters"}`` — what providers send to the model."""
+        return {"name": self.name, "description": self.description, "parameters": self.parameters}
+
+    @property
+    def summary(self) -> str:
+        """The first line of the description (used in the deferred-tool catalog)."""
+        return (self.description.strip().splitlines() or [""])[0]
+
+    def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Return the keyword arguments to call with; raise ``ArgumentError`` naming the problem."""
+        raise NotImplementedError
+
+    def call(self, kwargs: dict[str, Any], context: ToolContext) -> Awaitable[Any]:
+        """Start the call; the awaitable resolves to the tool's return value."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"
+
+
+class ExternalTool(Tool):
+    """A ``{"spec": ..., "execute": ...}`` dict or an object with ``.spec`` and ``.execute``.
+
+    Arguments are checked against ``spec["parameters"]`` (types, required and unexpected
+    fields, enums) and passed to ``execute`` as keyword arguments, sync or async.
+    """
+
+    def __init__(self, spec: dict[str, Any], execute: Callable[..., Any], source: object) -> None:
+        if not isinstance(spec, dict) or not isinstance(spec.get("name"), str) or not spec["name"]:
+            raise TypeError(f"tool spec must be a dict with a non-empty 'name': {spec!r}")
+        if not callable(execute):
+            raise TypeError(f"tool {spec['name']!r}: 'execute' is not callable")
+        self.name = spec["name"]
+        self.description = spec.get("description") or ""
+        self.parameters = spec.get("parameters") or {"type": "object", "properties": {}}
+        self.options = ToolOptions(
+            requires_approval=bool(getattr(source, "requires_approval", False)),
+            timeout=getattr(source, "timeout", None),
+        )
+        self._execute = execute
+
+    def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        problems = validate_json_schema(arguments, self.parameters)
+        if problems:
+            raise ArgumentError("invalid arguments:\n" + "\n".join(f"- {p}" for p in problems))
+        return dict(arguments)
+
+    def call(self, kwargs: dict[str, Any], context: ToolContext) -> Awaitable[Any]:
+        if inspect.iscoroutinefunction(self._execute):
+            return self._execute(**kwargs)
+        return run_in_daemon_thread(self._execute, kwargs, name=self.name)
+
+
+def as_tool(entry: object) -> Tool:
+    """Normalize one menu entry to a :class:`Tool`; raise ``TypeError`` saying what is wrong."""
+    if isinstance(entry, Tool):
+        return entry
+    if isinstance(entry, dict):
+        if "spec" not in entry or "execute" not in entry:
+            raise TypeError(f"a tool dict needs 'spec' and 'execute' keys; got keys {sorted(entry)}")
+        return ExternalTool(entry["spec"], entry["execute"], entry)
+    if hasattr(entry, "spec") and hasattr(entry, "execute"):
+        return ExternalTool(entry.spec, entry.execute, entry)  # type: ignore[attr-defined]
+    if callable(entry):
+        from .function import function
+
+        return function(entry, register_globally=False)
+    raise TypeError(
+        f"{entry!r} is not a tool: use @function, a {{'spec', 'execute'}} dict, or an object "
+        "with .spec and .execute"
+    )
+
+
+def as_tools(entries: Sequence[object]) -> list[Tool]:
+    """Normalize a ``tools=[...]`` list; a name given twice raises ``ValueError``."""
+    tools = [as_tool(entry) for entry in entries]
+    seen: set[str] = set()
+    for tool in tools:
+        if tool.name in seen:
+            raise ValueError(f"two tools are named {tool.name!r}; tool names must be unique")
+        seen.add(tool.name)
+    return tools
+
+
+def run_in_daemon_thread(fn: Callable[..., Any], kwargs: dict[str, Any], *, name: str) -> asyncio.Future[Any]:
+    """Run ``fn(**kwargs)`` on a new daemon thread, in a copy of the current context.
+
+    A daemon thread rather than an executor: Python cannot kill a thread, and a tool that
+    ignores cancellation must not hold a pool slot or block interpreter exit. The copied
+    context carries the contextvars (nesting, and ipykernel's output routing, so the
+    tool's ``print()`` lands in its cell).
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+    context = contextvars.copy_context()
+
+    def settle(method: str, value: Any) -> None:
+        if not future.done():
+            getattr(future, method)(value)
+
+    def target() -> None:
+        try:
+            result = context.run(fn, **kwargs)
+        except BaseException as error:  # noqa: BLE001 - handed to the awaiting task
+            outcome = ("set_exception", error)
+        else:
+            outcome = ("set_result", result)
+        try:
+            loop.call_soon_threadsafe(settle, *outcome)
+        except RuntimeError:
+            pass  # the loop is gone: the run ended and abandoned this call
+
+    threading.Thread(target=target, name=f"tool:{name}", daemon=True).start()
+    return future

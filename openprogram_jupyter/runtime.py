@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import os
 import threading
 import time
 import warnings
@@ -43,7 +44,9 @@ class Runtime:
     variables. ``approve`` answers ``requires_approval`` tools (see
     :class:`~openprogram_jupyter.tool_execution.ApprovalRequest`). ``tools_deny`` is a
     session-level deny list. ``max_depth`` caps nested runs. ``cancel_grace`` is how long
-    a stopped tool may take to notice before it is abandoned.
+    a stopped tool may take to notice before it is abandoned. ``record`` names a JSON
+    cassette file that every reply of the model is saved to (``"replay:FILE"`` plays it
+    back).
     """
 
     def __init__(
@@ -58,9 +61,11 @@ class Runtime:
         max_depth: int = 8,
         cancel_grace: float = 0.5,
         registry: Registry | None = None,
+        record: str | os.PathLike[str] | None = None,
     ) -> None:
         self._model_spec = model
-        self._model: Model | None = model if isinstance(model, Model) else None
+        self.record = record
+        self._model: Model | None = None
         self.system = system
         self._api_key = api_key
         self._base_url = base_url
@@ -75,7 +80,12 @@ class Runtime:
     def model(self) -> Model:
         """The resolved model (resolving it on first access)."""
         if self._model is None:
-            self._model = resolve_model(self._model_spec, api_key=self._api_key, base_url=self._base_url)
+            model = resolve_model(self._model_spec, api_key=self._api_key, base_url=self._base_url)
+            if self.record is not None:
+                from .models.replay import RecordingModel
+
+                model = RecordingModel(model, self.record, secrets=[self._api_key] if self._api_key else [])
+            self._model = model
         return self._model
 
     @model.setter

@@ -1,0 +1,248 @@
+"""DESIGN 2.1 and 2.4: one round = stream the reply, run the picks in order, feed back results."""
+
+from __future__ import annotations
+
+import time
+
+import openprogram_jupyter as op
+
+from .conftest import call, results
+
+
+def make_add():
+    @op.function
+    def add(a: float, b: float) -> float:
+        """Add two numbers."""
+        return a + b
+
+    return add
+
+
+def test_reply_with_tool_calls_runs_them_and_asks_again():
+    add = make_add()
+    model = op.ScriptedModel([call("add", a=1, b=2), "The sum is 3."])
+    run = op.Runtime(model=model).run("1+2?", tools=[add])
+    assert [r.text for r in results(run)] == ["3.0"]
+    assert len(model.requests) == 2
+    second_request = model.requests[1].messages
+    assert isinstance(second_request[-1], op.ToolResultMessage)
+    assert second_request[-1].tool_call_id == "call_1_1"
+
+
+def test_text_only_reply_finishes_and_is_the_result():
+    model = op.ScriptedModel(["Just text."])
+    assert op.Runtime(model=model).exec("hi", tools=[make_add()]) == "Just text."
+    assert op.Runtime(model=model).last_run is None  # a fresh runtime has no run
+    assert model.rounds_played == 1
+
+
+def test_error_reply_ends_the_run_and_exec_raises_run_error():
+    model = op.ScriptedModel([op.AssistantMessage(content=[], stop_reason="error", error_message="boom")])
+    rt = op.Runtime(model=model)
+    try:
+        rt.exec("hi")
+    except op.RunError as error:
+        assert error.run.stop_reason == "error"
+        assert "boom" in str(error)
+        assert rt.last_run is error.run
+    else:
+        raise AssertionError("exec should raise RunError")
+
+
+def test_running_past_the_script_fails_loudly():
+    model = op.ScriptedModel([call("add", a=1, b=2)])
+    run = op.Runtime(model=model).run("hi", tools=[make_add()])
+    assert run.stop_reason == "error"
+    assert "script has 1 round" in run.error
+
+
+def test_calls_run_one_after_another_in_the_models_order():
+    order = []
+
+    @op.function
+    def record(label: str) -> str:
+        """Record a label."""
+        time.sleep(0.01 if label == "first" else 0)
+        order.append(label)
+        return label
+
+    model = op.ScriptedModel([[call("record", label="first"), call("record", label="second"),
+                               call("record", label="third")], "done"])
+    op.Runtime(model=model).run("go", tools=[record])
+    assert order == ["first", "second", "third"]
+
+
+def test_unknown_tool_becomes_error_result_listing_valid_names():
+    model = op.ScriptedModel([call("mul", a=1), "ok"])
+    run = op.Runtime(model=model).run("go", tools=[make_add()])
+    [result] = results(run)
+    assert result.is_error and result.status == "error"
+    assert "unknown tool 'mul'" in result.text and "Valid tools: add" in result.text
+    assert run.stop_reason == "stop"  # the loop went on
+
+
+def test_invalid_arguments_become_error_result_naming_field_and_reason():
+    model = op.ScriptedModel([call("add", a="one", b=2, c=3), "ok"])
+    run = op.Runtime(model=model).run("go", tools=[make_add()])
+    [result] = results(run)
+    assert result.is_error
+    assert "a: Input should be a valid number" in result.text
+    assert "c: unexpected argument" in result.text
+
+
+def test_missing_argument_is_named():
+    model = op.ScriptedModel([call("add", a=1), "ok"])
+    [result] = results(op.Runtime(model=model).run("go", tools=[make_add()]))
+    assert "b: missing required argument" in result.text
+
+
+def test_arguments_that_are_not_json_become_an_error_result():
+    class BrokenJsonModel(op.ScriptedModel):
+        async def stream(self, request, out):
+            self.requests.append(request)
+            if len(self.requests) == 1:
+                start = out.start_tool_call("add", "call_x")
+                yield start
+                yield out.tool_call_delta(start.content_index, '{"a": 1, "b":')
+                yield out.end_tool_call(start.content_index)
+                out.finish()
+            else:
+                yield out.text_delta("ok")
+                out.finish()
+
+    run = op.Runtime(model=BrokenJsonModel([])).run("go", tools=[make_add()])
+    [result] = results(run)
+    assert result.is_error and "not valid JSON" in result.text
+
+
+def test_tool_exception_becomes_error_result_with_type_and_message_traceback_kept_for_view():
+    @op.function
+    def divide(a: float, b: float) -> float:
+        """Divide."""
+        return a / b
+
+    model = op.ScriptedModel([call("divide", a=1, b=0), "ok"])
+    [result] = results(op.Runtime(model=model).run("go", tools=[divide]))
+    assert result.is_error
+    assert "ZeroDivisionError: float division by zero" in result.text
+    assert "Traceback" not in result.text
+    assert "Traceback" in result.details["traceback"]
+
+
+def test_tool_past_its_timeout_becomes_error_result_and_loop_goes_on():
+    @op.function(timeout=0.2)
+    def slow() -> str:
+        """Hang."""
+        time.sleep(3)
+        return "late"
+
+    model = op.ScriptedModel([call("slow"), "moved on"])
+    started = time.monotonic()
+    run = op.Runtime(model=model).run("go", tools=[slow])
+    assert time.monotonic() - started < 2.5
+    [result] = results(run)
+    assert result.is_error and "timed out after 0.2 s" in result.text
+    assert run.text == "moved on"
+
+
+def test_async_tool_past_its_timeout_is_cancelled():
+    import asyncio
+
+    cancelled = []
+
+    @op.function(timeout=0.1)
+    async def slow_async() -> str:
+        """Hang."""
+        try:
+            await asyncio.sleep(5)
+        except asyncio.CancelledError:
+            cancelled.append(True)
+            raise
+        return "late"
+
+    model = op.ScriptedModel([call("slow_async"), "ok"])
+    [result] = results(op.Runtime(model=model).run("go", tools=[slow_async]))
+    assert "timed out" in result.text
+    assert cancelled == [True]
+
+
+def test_success_result_is_rendered_to_text():
+    @op.function
+    def info() -> dict:
+        """Info."""
+        return {"x": 1}
+
+    model = op.ScriptedModel([call("info"), "ok"])
+    [result] = results(op.Runtime(model=model).run("go", tools=[info]))
+    assert not result.is_error and result.status == "done"
+    assert '"x": 1' in result.text
+
+
+def test_every_tool_call_gets_exactly_one_result():
+    add = make_add()
+    model = op.ScriptedModel([
+        [call("add", a=1, b=2), call("nope"), call("add", a="x", b=1)],
+        [call("add", a=2, b=2)],
+        "done",
+    ])
+    run = op.Runtime(model=model).run("go", tools=[add])
+    call_ids = [c.id for m in run.messages if isinstance(m, op.AssistantMessage) for c in m.tool_calls]
+    result_ids = [r.tool_call_id for r in results(run)]
+    assert sorted(call_ids) == sorted(result_ids)
+    assert len(set(result_ids)) == len(result_ids) == 4
+
+
+def test_same_failing_call_a_third_time_is_refused():
+    attempts = []
+
+    @op.function
+    def flaky(x: int) -> int:
+        """Always fails."""
+        attempts.append(x)
+        raise RuntimeError("nope")
+
+    model = op.ScriptedModel([call("flaky", x=1), call("flaky", x=1), call("flaky", x=1), call("flaky", x=2), "ok"])
+    run = op.Runtime(model=model).run("go", tools=[flaky])
+    texts = [r.text for r in results(run)]
+    assert attempts == [1, 1, 2]
+    assert "refused" in texts[2] and "failed 2 times" in texts[2]
+    assert "RuntimeError" in texts[3]
+
+
+def test_tool_print_output_does_not_break_the_run(capsys):
+    @op.function
+    def chatty() -> str:
+        """Prints a lot."""
+        for i in range(1000):
+            print("line", i)
+        return "done"
+
+    model = op.ScriptedModel([call("chatty"), "ok"])
+    [result] = results(op.Runtime(model=model).run("go", tools=[chatty]))
+    assert result.text == "done"
+    assert "line 999" in capsys.readouterr().out
+
+
+def test_huge_result_is_truncated_with_a_marker():
+    @op.function(max_result_chars=1000)
+    def huge() -> str:
+        """10 MB."""
+        return "a" * 5_000_000 + "b" * 5_000_000
+
+    model = op.ScriptedModel([call("huge"), "ok"])
+    [result] = results(op.Runtime(model=model).run("go", tools=[huge]))
+    assert len(result.text) < 1200
+    assert result.text.startswith("a") and result.text.endswith("b")
+    assert "characters cut of 10,000,000" in result.text
+    assert result.details["truncated_chars"] == 10_000_000 - 1000
+
+
+def test_default_result_limit_protects_the_context():
+    @op.function
+    def huge() -> str:
+        """10 MB."""
+        return "x" * 10_000_000
+
+    model = op.ScriptedModel([call("huge"), "ok"])
+    [result] = results(op.Runtime(model=model).run("go", tools=[huge]))
+    assert len(result.text) < 60_000 and "characters cut" in result.text

@@ -57,6 +57,7 @@ class LoopConfig:
     max_iterations: int | None = 20
     get_steering_messages: MessageSource | None = None
     get_follow_up_messages: MessageSource | None = None
+    stop_requested: Callable[[], bool] | None = None
 
 
 @dataclass
@@ -117,6 +118,7 @@ async def _run_rounds(config: LoopConfig, state: LoopState, pending: list[Any]) 
                 return
             _deliver(config, state, pending)
             pending = []
+            _checkpoint(config)
             state.rounds += 1
             state.turn_open, state.turn_results = True, []
             config.calls.emit(TurnStartEvent, turn=state.rounds)
@@ -187,6 +189,7 @@ async def _execute_tool_calls(config: LoopConfig, state: LoopState, calls: list[
         if steering:
             _record_result(config, state, result_for_unrun_call(call, "skipped", SKIPPED_FOR_STEERING, config.calls))
             continue
+        _checkpoint(config)
         _record_result(config, state, await execute_tool_call(call, config.calls))
         if index < len(calls) - 1:
             steering = _take(config.get_steering_messages)
@@ -212,6 +215,12 @@ def _deliver(config: LoopConfig, state: LoopState, messages: Sequence[Any]) -> N
         state.append(user)
         config.calls.emit(MessageStartEvent, message=user)
         config.calls.emit(MessageEndEvent, message=user)
+
+
+def _checkpoint(config: LoopConfig) -> None:
+    """Stop here if a stop was requested (a task that never awaits cannot be cancelled)."""
+    if config.stop_requested is not None and config.stop_requested():
+        raise asyncio.CancelledError
 
 
 def _take(source: MessageSource | None) -> list[Any]:

@@ -172,7 +172,9 @@ class Runtime:
             menu=menu, runtime=self, run_id=run.run_id, depth=depth, emit=sink.emit, forward=sink.forward,
             approve=approve or self.approve, inherited_tools=tools, cancel_grace=self.cancel_grace,
         )
+        stop_signals = [s for s in (abort, parent.cancelled if parent else None) if s is not None]
         config = LoopConfig(
+            stop_requested=(lambda: any(s.is_set() for s in stop_signals)) if stop_signals else None,
             model=model, calls=calls, system=self.system if system is _DEFAULT else system,  # type: ignore[arg-type]
             tool_choice=choice, parallel_tool_calls=parallel_tool_calls, max_iterations=max_iterations,
             get_steering_messages=get_steering_messages, get_follow_up_messages=get_follow_up_messages,
@@ -182,7 +184,6 @@ class Runtime:
         if _run_created is not None:
             _run_created(run)
 
-        stop_signals = [s for s in (abort, parent.cancelled if parent else None) if s is not None]
         task = asyncio.ensure_future(run_loop(config, state, prompts))
         watcher = asyncio.ensure_future(_cancel_when_set(task, stop_signals)) if stop_signals else None
         try:

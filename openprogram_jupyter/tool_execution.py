@@ -241,7 +241,8 @@ async def _execute(call: ToolCall, tool: Tool, kwargs: dict[str, Any], env: Call
                         details={"timeout": timeout})
     except asyncio.CancelledError as cancel:
         context.cancelled.set()
-        running.cancel()
+        if isinstance(running, asyncio.Task):
+            running.cancel()  # a thread's future must stay pending: it tells us when the thread ends
         cancel.outcome = await _wait_after_cancel(running, env.cancel_grace)  # type: ignore[attr-defined]
         raise
     except Exception as error:

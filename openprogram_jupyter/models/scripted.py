@@ -37,7 +37,8 @@ class ScriptedModel(Model):
     every run. ``requests`` records what each round was sent. Asking for a round past the
     end of the script ends that round with ``stop_reason="error"`` and a message saying
     how long the script is — never a made-up reply. ``delay`` seconds are slept before
-    each streamed piece (for demos that should visibly stream).
+    each streamed piece (for demos that should visibly stream); with no delay the model
+    still yields to the event loop between pieces.
     """
 
     def __init__(self, script: Sequence[ScriptItem], *, name: str = "scripted", delay: float = 0.0) -> None:
@@ -87,8 +88,8 @@ class ScriptedModel(Model):
             out.finish(message.stop_reason if message.stop_reason != "stop" else default, usage)
 
     async def _pause(self) -> None:
-        if self.delay:
-            await asyncio.sleep(self.delay)
+        # Even with no delay, yield to the event loop so a view can redraw and Stop can land.
+        await asyncio.sleep(self.delay)
 
     def __repr__(self) -> str:
         return f"<ScriptedModel {self.name}: {len(self.script)} rounds, {self.rounds_played} played>"

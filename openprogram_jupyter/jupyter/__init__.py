@@ -1,0 +1,143 @@
+"""The notebook layer: ``%%agent``, its live view, Stop, sessions, and what is saved.
+
+Modules, in the order a cell meets them:
+
+- :mod:`._transformer` — rewrites an ``%%agent`` cell into an awaited call;
+- :mod:`._options` — reads the option line and fills ``{name}`` in the prompt;
+- :mod:`._magics` — ``AgentMagics``: the cell becomes a plan; ``%agent`` tools/sessions/show;
+- :mod:`._cell` — runs the plan awaited, blocking or in the background, and records it;
+- :mod:`._live` — the run's controls (Stop, steering, approval) and its finish;
+- :mod:`._view` — the widgets, redrawn from events by one writer at a bounded rate;
+- :mod:`._sessions` — conversations continued with ``-s NAME``.
+
+The static transcript that replaces the view lives in :mod:`openprogram_jupyter.render`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["AgentMagics", "load_ipython_extension", "show_run", "unload_ipython_extension"]
+
+_LOADED: dict[int, Any] = {}
+
+
+def load_ipython_extension(shell: Any) -> None:
+    """Register ``%%agent`` / ``%agent``, the cell rewrite, and a ready ``runtime``.
+
+    Loading twice is harmless: the second load replaces nothing the first one set up.
+    ``runtime`` is put in the namespace unless a variable of that name exists already and
+    is not a Runtime (a user's own variable is never overwritten).
+    """
+    from ..runtime import Runtime, default_runtime
+    from ._cell import run_awaited
+    from ._magics import AgentMagics
+    from ._transformer import CELL_FUNCTION, make_transformer
+
+    if id(shell) in _LOADED:
+        return
+    runtime = default_runtime()
+    magics = AgentMagics(shell, namespace_runtime=runtime)
+    shell.register_magics(magics)
+    if magics not in shell.configurables:
+        shell.configurables.append(magics)
+    # A config file's AgentMagics.model applies to the notebook's runtime from the start.
+    if magics.model:
+        runtime.model = magics.model
+
+    async def agent_cell(line: str, cell: str) -> None:
+        await run_awaited(magics, line, cell)
+
+    existing = shell.user_ns.get("runtime")
+    if existing is None or isinstance(existing, Runtime):
+        shell.push({"runtime": runtime})
+    shell.push({CELL_FUNCTION: agent_cell}, interactive=False)
+    shell.input_transformers_cleanup.append(make_transformer(shell))
+    _LOADED[id(shell)] = magics
+
+
+def unload_ipython_extension(shell: Any) -> None:
+    """Remove the cell rewrite (``%unload_ext``); the magics stay registered, as IPython does."""
+    shell.input_transformers_cleanup[:] = [
+        t for t in shell.input_transformers_cleanup if not getattr(t, "openprogram", False)
+    ]
+    _LOADED.pop(id(shell), None)
+
+
+def show_run(run: Any) -> None:
+    """Display a live view of ``run`` (a ``Run`` or a ``RunHandle``).
+
+    A finished run is drawn from its events, with Stop disabled. A run still going on (a
+    background handle) is followed until it ends, its new events polled ten times a
+    second. Outside a widget frontend the static transcript is displayed instead.
+    """
+    from IPython import get_ipython
+    from IPython.display import display
+
+    from ..render import render_bundle
+    from ._view import Controls, RunView
+
+    handle = None
+    if hasattr(run, "wait") and hasattr(run, "abort"):  # a RunHandle
+        handle, run = run, run.run
+        if run is None:
+            raise ValueError("this run has not started yet; show it again in a moment")
+    if not hasattr(run, "events"):
+        raise TypeError(f"show_run needs a Run or a RunHandle, not {type(run).__name__}")
+    shell = get_ipython()
+    if shell is None or getattr(shell, "kernel", None) is None:
+        display(render_bundle(run), raw=True)
+        return
+    running = run.stop_reason is None
+    controls = Controls(stop=handle.abort if handle is not None else None,
+                        steer=handle.steer if handle is not None else None)
+    view = RunView(controls)
+    for event in list(run.events):
+        view.feed(event)
+    if not running:
+        view.finished = True
+        view.tick(force=True)
+        bundle = dict(render_bundle(run), **{k: v for k, v in view.mimebundle().items() if k.startswith("application/")})
+        display(bundle, raw=True)
+        return
+    display(view.mimebundle(), raw=True)
+    _follow(run, view)
+
+
+def _follow(run: Any, view: Any) -> None:
+    """Feed a running Run's new events to ``view`` until it ends, from a ticker task."""
+    import asyncio
+
+    seen = len(run.events)
+
+    async def ticker() -> None:
+        nonlocal seen
+        while True:
+            events = run.events
+            for event in events[seen:]:
+                view.feed(event)
+            seen = len(events)
+            view.tick()
+            if run.stop_reason is not None:
+                view.finish()
+                return
+            await asyncio.sleep(0.1)
+
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        loop = None
+    if loop is not None:
+        view._ticker = loop.create_task(ticker())
+    else:
+        import threading
+
+        threading.Thread(target=lambda: asyncio.run(ticker()), daemon=True, name="openprogram-view").start()
+
+
+def __getattr__(name: str) -> Any:
+    if name == "AgentMagics":
+        from ._magics import AgentMagics
+
+        return AgentMagics
+    raise AttributeError(name)

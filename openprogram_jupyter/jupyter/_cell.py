@@ -1,0 +1,292 @@
+"""Running a planned ``%%agent`` cell: awaited, blocking, or in the background.
+
+The three ways differ only in who waits and whether clicks can arrive:
+
+- **awaited** (:func:`run_awaited`): the cell rewrite made the cell ``await`` this, so it
+  runs on the kernel's event loop. The run is a task; this coroutine is the ticker
+  (every 0.1 s it redraws the view and keeps the loop awake). On ipykernel ≥ 7.4 the
+  kernel handles widget messages while the cell awaits, so Stop works; on ipykernel < 7
+  jupyter-ui-poll (the ``legacy-kernel`` extra) pumps them from the ticker.
+  Kernel ▸ Interrupt arrives as ``CancelledError``: the run is finished as aborted,
+  stored, and the error re-raised so Run All stops.
+- **blocking** (:func:`run_blocking`): the plain magic. The run goes on a worker thread
+  (``Runtime.start``) and the cell's thread ticks and waits in 0.1 s slices; it cannot
+  receive clicks, so the view says to use Kernel ▸ Interrupt (``KeyboardInterrupt``).
+- **background** (:func:`start_background`): ``Runtime.start``, a ticker on the kernel's
+  loop (or a thread), and the cell returns at once with the handle stored in a variable.
+
+Every way ends in :func:`_record`: store the Run (``-o``, ``runtime.last_run``, the
+session), then replace the live view with the static transcript.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable
+
+from IPython.core.error import UsageError
+
+from ._live import LiveRun
+
+if TYPE_CHECKING:
+    from ._magics import AgentMagics, CellPlan
+
+__all__ = ["ClickPath", "click_path", "run_awaited", "run_blocking", "start_background"]
+
+TICK_SECONDS = 0.1
+INTERRUPT_HINT = "use Kernel ▸ Interrupt to stop it; the transcript is kept"
+
+
+@dataclass
+class ClickPath:
+    """Whether a Stop click can reach this cell while it runs, and what to say if not."""
+
+    clicks: bool
+    tooltip: str
+    note: str | None = None
+    pump: Callable[[], Any] | None = None  # an async context manager factory (jupyter-ui-poll)
+
+
+def _ipykernel_version() -> tuple[int, ...] | None:
+    try:
+        import ipykernel
+    except ImportError:
+        return None
+    parts = []
+    for piece in str(getattr(ipykernel, "__version__", "0")).split(".")[:3]:
+        digits = "".join(ch for ch in piece if ch.isdigit())
+        parts.append(int(digits or 0))
+    return tuple(parts)
+
+
+def click_path(shell: Any, mode: str) -> ClickPath:
+    """How clicks reach a cell running in ``mode`` ("awaited", "blocking", "background")."""
+    stop_tip = "Stop the run: the transcript so far is kept"
+    if mode == "background":
+        return ClickPath(True, stop_tip)
+    if mode == "blocking":
+        why = ("this cell runs blocking (autoawait is off, or not an asyncio kernel), so its Stop "
+               "button could not receive clicks: " + INTERRUPT_HINT + ".")
+        return ClickPath(False, "Kernel ▸ Interrupt stops this cell", note=why[0].upper() + why[1:])
+    version = _ipykernel_version() or (0,)
+    if version >= (7, 4):
+        return ClickPath(True, stop_tip)
+    if version < (7,):
+        try:
+            from jupyter_ui_poll import ui_events
+        except ImportError:
+            return ClickPath(
+                True,
+                "On ipykernel < 7 a click may only arrive once the cell ends: use Kernel ▸ Interrupt "
+                "(or pip install 'openprogram-jupyter[legacy-kernel]')",
+                note=f"ipykernel {'.'.join(map(str, version))} handles clicks only after a cell ends: "
+                     f"{INTERRUPT_HINT}, or install the legacy-kernel extra (jupyter-ui-poll).",
+            )
+        return ClickPath(True, stop_tip, pump=ui_events)
+    return ClickPath(
+        True,
+        "On ipykernel 7.0–7.3 clicks may not reach a busy cell: use Kernel ▸ Interrupt",
+        note=f"ipykernel {'.'.join(map(str, version))} may hold clicks until the cell ends: {INTERRUPT_HINT}.",
+    )
+
+
+def _has_widget_frontend(shell: Any) -> bool:
+    return getattr(shell, "kernel", None) is not None
+
+
+def _live_for(magics: AgentMagics, plan: CellPlan, path: ClickPath) -> LiveRun:
+    notes = list(plan.notes)
+    if path.note and path.clicks:
+        notes.append(path.note)  # blocking cells show theirs in place of the Stop button
+    if plan.session is not None:
+        notes.append(f"session {plan.session.name}: {len(plan.session.runs)} earlier run(s), "
+                     f"{len(plan.session.messages)} message(s) of history")
+    live = LiveRun(
+        widgets=_has_widget_frontend(magics.shell),
+        clicks=path.clicks,
+        stop_tooltip=path.tooltip,
+        stop_note=None if path.clicks else path.note,
+        notes=notes,
+        max_hz=magics.updates_per_second,
+        max_result_chars=magics.max_result_chars,
+        approve_without_clicks=None if _has_widget_frontend(magics.shell) else _ask_in_terminal,
+    )
+    return live
+
+
+def _ask_in_terminal(request: Any) -> bool:
+    answer = input(f"Allow {request.tool_name}({request.arguments})? [y/N] ")
+    return answer.strip().lower() in ("y", "yes")
+
+
+def _run_kwargs(plan: CellPlan, live: LiveRun) -> dict[str, Any]:
+    return dict(plan.arguments, on_event=live.on_event, approve=live.approve,
+                get_steering_messages=live.take_steering)
+
+
+# -- awaited ------------------------------------------------------------------------------
+
+
+async def run_awaited(magics: AgentMagics, line: str, cell: str) -> None:
+    """The body of a rewritten ``%%agent`` cell (see :mod:`._transformer`)."""
+    plan = magics.plan(line, cell)
+    if plan.options.background:
+        start_background(magics, plan)
+        return
+    path = click_path(magics.shell, "awaited")
+    live = _live_for(magics, plan, path)
+    live.show()
+    task = asyncio.ensure_future(plan.runtime.arun(plan.prompt, abort=live.abort, **_run_kwargs(plan, live)))
+    try:
+        if path.pump is not None:
+            async with path.pump() as poll:
+                await _tick_until_done(task, live, poll)
+        else:
+            await _tick_until_done(task, live, None)
+    except asyncio.CancelledError:
+        run = await _finish_after_interrupt(task, live, plan)
+        _record(magics, plan, live, run, interrupted=True)
+        raise
+    try:
+        run = task.result()
+    except (ValueError, TypeError, RecursionError) as error:
+        live.finish(None, notes=[f"The run could not start: {error}"])
+        raise UsageError(f"%%agent: {error}") from None
+    except Exception as error:
+        _record(magics, plan, live, plan.runtime.last_run, failure=error)
+        raise
+    _record(magics, plan, live, run)
+
+
+async def _tick_until_done(task: asyncio.Future[Any], live: LiveRun, poll: Any) -> None:
+    while not task.done():
+        await asyncio.wait({task}, timeout=TICK_SECONDS)
+        if poll is not None:
+            await poll(20)
+        live.tick()
+
+
+async def _finish_after_interrupt(task: asyncio.Future[Any], live: LiveRun, plan: CellPlan) -> Any:
+    """Kernel ▸ Interrupt: stop the run gracefully and return it (or what there is)."""
+    live.abort.set()
+    grace = float(getattr(plan.runtime, "cancel_grace", 0.5)) + 3.0
+    try:
+        await asyncio.wait({task}, timeout=grace)
+    except asyncio.CancelledError:
+        pass  # interrupted again: take what there is
+    if task.done() and not task.cancelled() and task.exception() is None:
+        return task.result()
+    task.cancel()
+    return plan.runtime.last_run
+
+
+# -- blocking -----------------------------------------------------------------------------
+
+
+def run_blocking(magics: AgentMagics, plan: CellPlan) -> None:
+    """The plain magic: a worker thread runs it, this thread ticks; Ctrl-C stops it."""
+    path = click_path(magics.shell, "blocking")
+    live = _live_for(magics, plan, path)
+    live.show()
+    handle = plan.runtime.start(plan.prompt, **_run_kwargs(plan, live))
+    live.on_stop = handle.abort
+    try:
+        while True:
+            try:
+                run = handle.wait(timeout=TICK_SECONDS)
+                break
+            except TimeoutError:
+                live.tick()
+    except KeyboardInterrupt:
+        handle.abort()
+        try:
+            run = handle.wait(timeout=float(getattr(plan.runtime, "cancel_grace", 0.5)) + 3.0)
+        except (TimeoutError, KeyboardInterrupt):
+            run = handle.run
+        _record(magics, plan, live, run, interrupted=True)
+        raise
+    except (ValueError, TypeError, RecursionError) as error:
+        live.finish(None, notes=[f"The run could not start: {error}"])
+        raise UsageError(f"%%agent: {error}") from None
+    _record(magics, plan, live, run)
+
+
+# -- background ---------------------------------------------------------------------------
+
+
+def start_background(magics: AgentMagics, plan: CellPlan) -> Any:
+    """Start the run and return at once; the handle goes into ``-o VAR`` (or ``agent_handle``)."""
+    variable = plan.options.output or "agent_handle"
+    plan.notes.append(f"Running in the background: {variable} holds the handle "
+                      f"({variable}.wait() returns the Run, {variable}.abort() stops it).")
+    live = _live_for(magics, plan, click_path(magics.shell, "background"))
+    handle = plan.runtime.start(plan.prompt, **_run_kwargs(plan, live))
+    live.on_stop = handle.abort
+    magics.shell.user_ns[variable] = handle
+    live.show()
+
+    def finish() -> None:
+        if handle._error is not None and handle.run is None:
+            live.finish(None, notes=[f"The run could not start: {handle._error}"])
+            return
+        _record(magics, plan, live, handle.run, store=False)
+
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        loop = None
+    if loop is not None:
+        async def ticker() -> None:
+            while not handle.done:
+                await asyncio.sleep(TICK_SECONDS)
+                live.tick()
+            finish()
+
+        live.ticker = loop.create_task(ticker())  # type: ignore[attr-defined]
+    else:
+        def thread_ticker() -> None:
+            while not handle._finished.wait(TICK_SECONDS):
+                live.tick()
+            finish()
+
+        context = contextvars.copy_context()
+        threading.Thread(target=context.run, args=(thread_ticker,), name="openprogram-view", daemon=True).start()
+    return handle
+
+
+# -- the end ------------------------------------------------------------------------------
+
+
+def _record(
+    magics: AgentMagics,
+    plan: CellPlan,
+    live: LiveRun,
+    run: Any,
+    *,
+    interrupted: bool = False,
+    failure: BaseException | None = None,
+    store: bool = True,
+) -> None:
+    """Store the Run everywhere it belongs, then show its static transcript."""
+    notes: list[str] = []
+    if run is not None:
+        if store and plan.options.output:
+            magics.shell.user_ns[plan.options.output] = run
+        namespace_runtime = magics.namespace_runtime
+        if namespace_runtime is not None and namespace_runtime is not plan.runtime:
+            namespace_runtime.last_run = run
+        if plan.session is not None and run not in plan.session.runs:
+            plan.session.add(run)
+    if interrupted:
+        notes.append("Interrupted (Kernel ▸ Interrupt): the run was stopped; the transcript up to that point is kept"
+                     + (f" in {plan.options.output}." if plan.options.output else "."))
+    elif live.stopped_by_button and run is not None and run.stop_reason == "aborted":
+        notes.append("Stopped with the Stop button; the transcript up to that point is kept.")
+    if failure is not None:
+        notes.append(f"The run failed: {type(failure).__name__}: {failure}")
+    if run is None and not notes:
+        notes.append("The run left no record.")
+    live.finish(run, notes=notes)

@@ -1,0 +1,207 @@
+"""One ``%%agent`` run on screen: its view, its buttons, and how it ends.
+
+:class:`LiveRun` sits between the runtime and the widgets. The runtime calls
+:meth:`LiveRun.on_event`, :meth:`~LiveRun.take_steering` and :meth:`~LiveRun.approve`
+(possibly from worker threads); the buttons call :meth:`~LiveRun.request_stop`,
+:meth:`~LiveRun.decide` and the steering queue (from whatever thread the kernel handles
+comm messages on). None of these touch a widget. Only :meth:`~LiveRun.tick`, called by
+the one ticker of the run, redraws.
+
+When the run ends — finished, stopped, failed or interrupted — :meth:`~LiveRun.finish`
+replaces the display with the static transcript (``text/html``, ``text/markdown``,
+``text/plain``) first, then closes the widgets, so what is saved never needs a widget.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import threading
+from collections.abc import Callable
+from html import escape
+from typing import Any
+
+from ..render import render_bundle
+from ._view import Controls, RunView
+
+__all__ = ["LiveRun", "static_bundle"]
+
+
+class LiveRun:
+    """The controls and the view of one run.
+
+    ``view`` is ``None`` where there is no widget frontend (terminal IPython): then the
+    transcript is displayed once, at the end. ``clicks`` says whether button clicks can
+    reach the kernel while this run goes on; without them approval requests are answered
+    by ``approve_without_clicks`` (default: deny, saying why).
+    """
+
+    def __init__(
+        self,
+        *,
+        widgets: bool,
+        clicks: bool,
+        stop_tooltip: str = "Stop the run: the transcript so far is kept",
+        stop_note: str | None = None,
+        notes: list[str] | None = None,
+        max_hz: float = 10.0,
+        max_result_chars: int = 4000,
+        steerable: bool = True,
+        approve_without_clicks: Callable[[Any], bool] | None = None,
+    ) -> None:
+        self.abort = threading.Event()
+        self.notes = list(notes or [])
+        self.clicks = clicks
+        self.on_stop: Callable[[], None] | None = None
+        self._steering: collections.deque[str] = collections.deque()
+        self._approvals: dict[str, tuple[asyncio.AbstractEventLoop, asyncio.Future[bool]]] = {}
+        self._lock = threading.Lock()
+        self._approve_without_clicks = approve_without_clicks
+        self.stopped_by_button = False
+        self.display_handle: Any = None
+        self.finished = False
+        self.ticker: Any = None  # the background ticker task, kept so it is not collected
+        self.view: RunView | None = None
+        if widgets:
+            self.view = RunView(
+                Controls(
+                    stop=self.request_stop,
+                    steer=self._steering.append if steerable else None,
+                    decide=self.decide,
+                    awaiting=self.awaiting,
+                ),
+                can_stop=clicks or stop_note is None,
+                stop_tooltip=stop_tooltip,
+                stop_note=stop_note,
+                notes=self.notes,
+                max_hz=max_hz,
+                max_result_chars=max_result_chars,
+            )
+
+    # -- called by the runtime (any thread) --------------------------------------------
+
+    def on_event(self, event: Any) -> None:
+        if self.view is not None:
+            self.view.feed(event)
+
+    def take_steering(self) -> list[str]:
+        """Steering messages typed since the last call (the runtime asks between steps)."""
+        taken = []
+        while self._steering:
+            taken.append(self._steering.popleft())
+        return taken
+
+    async def approve(self, request: Any) -> bool:
+        """Ask with Approve / Deny buttons on the call's card; wait for a click or a stop.
+
+        Awaited on the run's event loop. A Stop (or interrupt) while waiting denies. Where
+        clicks cannot arrive, ``approve_without_clicks`` answers instead.
+        """
+        if self.view is None or not self.clicks:
+            if self._approve_without_clicks is not None:
+                return bool(self._approve_without_clicks(request))
+            if self.view is not None:
+                self.view.note(
+                    f"{request.tool_name} needs approval, but this cell cannot receive button clicks "
+                    "while it runs: the call was denied. Run the cell with autoawait on (the default) "
+                    "on ipykernel ≥ 7.4, or with --background."
+                )
+            return False
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[bool] = loop.create_future()
+        call_id = request.tool_call.id
+        with self._lock:
+            self._approvals[call_id] = (loop, future)
+        try:
+            while not future.done():
+                if self.abort.is_set():
+                    return False
+                await asyncio.wait({future}, timeout=0.05)
+            return bool(future.result())
+        finally:
+            with self._lock:
+                self._approvals.pop(call_id, None)
+
+    # -- called by the buttons (the kernel's comm thread) ------------------------------
+
+    def request_stop(self) -> None:
+        self.stopped_by_button = True
+        self.abort.set()
+        if self.on_stop is not None:
+            self.on_stop()
+
+    def decide(self, call_id: str, approved: bool) -> None:
+        with self._lock:
+            entry = self._approvals.get(call_id)
+        if entry is None:
+            if self.view is not None:
+                self.view.note("That call is no longer waiting for approval.")
+            return
+        loop, future = entry
+        loop.call_soon_threadsafe(_settle, future, approved)
+
+    def awaiting(self) -> set[str]:
+        with self._lock:
+            return set(self._approvals)
+
+    # -- display ------------------------------------------------------------------------
+
+    def show(self) -> None:
+        """Display the live view (nothing where there are no widgets)."""
+        if self.view is None:
+            return
+        from IPython.display import display
+
+        self.view.tick(force=True)
+        self.display_handle = display(self.view.mimebundle(), raw=True, display_id=True)
+
+    def tick(self, *, force: bool = False) -> None:
+        if self.view is not None and not self.finished:
+            self.view.tick(force=force)
+
+    def finish(self, run: Any | None, *, notes: list[str] | None = None) -> None:
+        """Replace the live view with the static transcript, then close the widgets.
+
+        ``run`` may be ``None`` when the run never started (bad arguments): then only the
+        notes are shown. Safe to call twice (the second call does nothing).
+        """
+        if self.finished:
+            return
+        self.finished = True
+        from IPython.display import display
+
+        bundle = static_bundle(run, self.notes + list(notes or []))
+        if self.display_handle is not None:
+            self.display_handle.update(bundle, raw=True)
+        else:
+            display(bundle, raw=True)
+        if self.view is not None:
+            self.view.finished = True
+            self.view.close()
+
+
+def _settle(future: asyncio.Future[bool], value: bool) -> None:
+    if not future.done():
+        future.set_result(value)
+
+
+_MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]<>#!|{}()~"})
+
+
+def static_bundle(run: Any | None, notes: list[str]) -> dict[str, str]:
+    """The saved form of a run: its transcript in three MIME types, notes first.
+
+    Notes are our own sentences but may quote names the user typed, so they are escaped
+    for HTML and markdown like everything else.
+    """
+    bundle = render_bundle(run) if run is not None else {"text/plain": "", "text/html": "", "text/markdown": ""}
+    if not notes:
+        return bundle
+    plain_notes = "\n".join(f"note: {n}" for n in notes)
+    html_notes = "".join(f'<div style="color:#57606a;font-size:12px">note: {escape(n)}</div>' for n in notes)
+    md_notes = "\n".join(f"> note: {n.translate(_MD_SPECIAL)}" for n in notes)
+    return {
+        "text/plain": (plain_notes + "\n" + bundle["text/plain"]).rstrip("\n"),
+        "text/html": html_notes + bundle["text/html"],
+        "text/markdown": (md_notes + "\n\n" + bundle["text/markdown"]).rstrip("\n") + "\n",
+    }

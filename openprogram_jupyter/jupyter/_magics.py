@@ -1,0 +1,258 @@
+"""``%%agent`` and ``%agent``: reading a cell into a plan, and the configuration.
+
+:class:`AgentMagics` turns an ``%%agent`` cell into a :class:`CellPlan` (which runtime,
+which prompt, which keyword arguments for ``Runtime.arun``) and hands it to
+:mod:`._cell`, which runs it one of three ways: awaited on the kernel's loop (the cell
+rewrite), blocking (the plain magic), or in the background. Its traits are the
+``%config AgentMagics.*`` settings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from html import escape
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+from traitlets import Float, Int, Unicode
+
+from ._options import USAGE, CellOptions, fill_prompt, parse_options
+from ._sessions import Session, Sessions
+
+__all__ = ["AgentMagics", "CellPlan", "OFFLINE_NOTE"]
+
+OFFLINE_NOTE = (
+    "Using the built-in offline model: no model was chosen and no provider key is set. "
+    "Set OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY (or OPENPROGRAM_MODEL), "
+    "%config AgentMagics.model = 'provider:model', or pass -m."
+)
+
+
+@dataclass
+class CellPlan:
+    """Everything needed to run one ``%%agent`` cell; built before anything runs."""
+
+    options: CellOptions
+    prompt: str
+    runtime: Any
+    arguments: dict[str, Any]
+    session: Session | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+@magics_class
+class AgentMagics(Magics):
+    """The ``%%agent`` cell magic and the ``%agent`` line magic.
+
+    Settings (``%config AgentMagics.<name> = value``): ``model`` (default model string),
+    ``system`` (default system prompt), ``max_iterations`` (round cap; ``-1`` for none),
+    ``max_result_chars`` (how much of a result the view shows before cutting it),
+    ``updates_per_second`` (the live view's redraw rate per widget).
+    """
+
+    model = Unicode(None, allow_none=True, config=True,
+                    help="Model for %%agent cells without -m, e.g. 'openai:gpt-4.1-mini' or 'offline'.")
+    system = Unicode(None, allow_none=True, config=True, help="Default system prompt for %%agent cells.")
+    max_iterations = Int(20, config=True, help="Round cap for %%agent cells (-1 for no cap).")
+    max_result_chars = Int(4000, config=True, help="Characters of a tool result shown before it is cut.")
+    updates_per_second = Float(10.0, config=True, help="Most redraws per second of each live-view widget.")
+
+    def __init__(self, shell: Any, namespace_runtime: Any = None) -> None:
+        super().__init__(shell)
+        self.sessions = Sessions()
+        self.namespace_runtime = namespace_runtime
+        self._runtimes: dict[str, Any] = {}
+        self.observe(self._model_changed, names=["model"])
+
+    def _model_changed(self, change: dict[str, Any]) -> None:
+        # The notebook's `runtime` follows %config AgentMagics.model, as long as it is ours.
+        runtime = self.namespace_runtime
+        if runtime is not None and self.shell is not None and self.shell.user_ns.get("runtime") is runtime:
+            runtime.model = change["new"]
+
+    # -- %%agent ------------------------------------------------------------------------
+
+    @cell_magic("agent")
+    def agent_cell(self, line: str, cell: str) -> Any:
+        """Run the cell's text as a task for the agent. See ``%%agent -h``.
+
+        This is the blocking form (terminal IPython, ``%autoawait off``): it stops only on
+        Kernel ▸ Interrupt. In Jupyter with autoawait on, the cell is rewritten into an
+        awaited call instead, so its Stop button works while it runs.
+        """
+        from . import _cell
+
+        plan = self.plan(line, cell)
+        if plan.options.background:
+            _cell.start_background(self, plan)
+            return None
+        _cell.run_blocking(self, plan)
+        return None
+
+    def plan(self, line: str, cell: str) -> CellPlan:
+        """Read an ``%%agent`` cell into a :class:`CellPlan`, or raise ``UsageError``."""
+        options = parse_options(line)
+        template = cell.strip()
+        if not template:
+            raise UsageError("%%agent: the cell is empty; write the task for the agent below the %%agent line\n\n" + USAGE)
+        namespace = self.shell.user_ns
+        prompt = fill_prompt(template, namespace)
+        runtime, notes = self._runtime_for(options.model)
+        session = None
+        if options.session is not None:
+            session = self.sessions.get(options.session, new=options.new)
+        arguments: dict[str, Any] = {
+            "tool_choice": options.tool_choice or "auto",
+            "parallel_tool_calls": options.parallel,
+            "max_iterations": self._max_iterations(options),
+        }
+        if options.tools is not None:
+            arguments["tools"] = self._tools_named(options.tools)
+        if options.toolset is not None:
+            arguments["toolset"] = options.toolset
+        if options.allow is not None:
+            arguments["tools_allow"] = options.allow
+        if options.deny is not None:
+            arguments["tools_deny"] = options.deny
+        system = options.system if options.system is not None else self.system
+        if system is not None:
+            arguments["system"] = system
+        if session is not None:
+            arguments["messages"] = list(session.messages)
+        return CellPlan(options, prompt, runtime, arguments, session, notes)
+
+    def _max_iterations(self, options: CellOptions) -> int | None:
+        if options.no_cap:
+            return None
+        if options.max_iterations is not None:
+            return options.max_iterations
+        return None if self.max_iterations < 0 else self.max_iterations
+
+    def _runtime_for(self, name: str | None) -> tuple[Any, list[str]]:
+        """The Runtime for ``-m name`` (or the configured / default model) and any notes."""
+        from ..models import Model, default_model_name
+        from ..runtime import Runtime, default_runtime
+
+        notes: list[str] = []
+        namespace = self.shell.user_ns
+        if name is not None:
+            value = namespace.get(name)
+            if isinstance(value, Model):
+                return Runtime(model=value), notes
+            if name in namespace and ":" not in name:
+                raise UsageError(
+                    f"%%agent: -m {name}: the notebook variable {name!r} holds a "
+                    f"{type(value).__name__}, not a model (e.g. op.ScriptedModel([...]))"
+                )
+            if ":" not in name and name != "offline":
+                raise UsageError(
+                    f"%%agent: -m {name!r} names neither a notebook variable holding a model nor a "
+                    "model string such as 'openai:gpt-4.1-mini', 'anthropic:claude-sonnet-4-5' or 'offline'"
+                )
+            if name == "offline":
+                notes.append("Using the built-in offline model (-m offline).")
+            return self._runtime_for_string(name, f"-m {name}"), notes
+        runtime = self.namespace_runtime or default_runtime()
+        spec = getattr(runtime, "_model_spec", None)
+        if self.model and spec != self.model:
+            return self._runtime_for_string(self.model, "%config AgentMagics.model"), notes
+        if not self.model and spec is None and default_model_name() == "offline":
+            notes.append(OFFLINE_NOTE)
+        self._resolve(runtime, "the default model")
+        return runtime, notes
+
+    def _runtime_for_string(self, name: str, what: str) -> Any:
+        from ..runtime import Runtime
+
+        runtime = self._runtimes.get(name)
+        if runtime is None:
+            runtime = Runtime(model=name)
+            self._resolve(runtime, what)
+            self._runtimes[name] = runtime
+        return runtime
+
+    @staticmethod
+    def _resolve(runtime: Any, what: str) -> None:
+        try:
+            runtime.model  # noqa: B018 - resolving raises a readable error for a bad model string
+        except (ValueError, TypeError) as error:
+            raise UsageError(f"%%agent: {what}: {error}") from None
+
+    def _tools_named(self, names: list[str]) -> list[Any]:
+        from ..tools.registry import default_registry
+
+        tools = []
+        for name in names:
+            value = self.shell.user_ns.get(name)
+            if value is not None and hasattr(value, "spec") and hasattr(value, "name"):
+                tools.append(value)
+                continue
+            tool = default_registry.get(name)
+            if tool is None:
+                known = ", ".join(sorted(t.name for t in default_registry)) or "none registered yet"
+                raise UsageError(f"%%agent: --tools names {name!r}, which is no tool (registered tools: {known})")
+            tools.append(tool)
+        return tools
+
+    # -- %agent -------------------------------------------------------------------------
+
+    @line_magic("agent")
+    def agent_line(self, line: str) -> None:
+        """``%agent tools [SOURCE]`` · ``%agent sessions`` · ``%agent show VAR``."""
+        from IPython.display import display
+
+        command, _, rest = line.strip().partition(" ")
+        rest = rest.strip()
+        if command == "tools":
+            display(_tools_bundle(rest or None), raw=True)
+        elif command == "sessions":
+            text, html = self.sessions.table()
+            display({"text/plain": text, "text/html": html}, raw=True)
+        elif command == "show":
+            if not rest:
+                raise UsageError("%agent show VAR: name the variable holding a Run (e.g. the one given to -o)")
+            if rest not in self.shell.user_ns:
+                raise UsageError(f"%agent show: no variable {rest!r} in the notebook")
+            from . import show_run
+
+            show_run(self.shell.user_ns[rest])
+        else:
+            raise UsageError(
+                "%agent: expected one of: tools [SOURCE], sessions, show VAR"
+                + (f" (got {command!r})" if command else "")
+                + "\nThe cell magic is %%agent (two percent signs)."
+            )
+
+
+def _tools_bundle(tools_source: str | None) -> dict[str, str]:
+    """``%agent tools``: every registered tool, its schema, and what hides it."""
+    import json
+
+    from ..tools.registry import default_registry
+
+    reports = default_registry.explain(tools_source=tools_source)
+    if not reports:
+        text = "No tools registered yet. Define one with @op.function in a cell."
+        return {"text/plain": text, "text/html": f"<p>{escape(text)}</p>"}
+    lines, rows = [], []
+    for report in reports:
+        where = "on the menu" if report.hidden_by is None else f"hidden by {report.hidden_by}"
+        description = str(report.spec.get("description", "")).strip().split("\n")[0]
+        schema = json.dumps(report.spec.get("parameters", {}), indent=2)
+        lines.append(f"{report.name}: {where}\n    {description}\n" + "\n".join("    " + s for s in schema.split("\n")))
+        rows.append(
+            f"<tr><td><code>{escape(report.name)}</code></td><td>{escape(where)}</td>"
+            f"<td>{escape(description)}<details><summary>schema</summary>"
+            f"<pre>{escape(schema)}</pre></details></td></tr>"
+        )
+    source = f" (tools_source={tools_source!r})" if tools_source else ""
+    header = f"{len(reports)} tool(s){source}"
+    return {
+        "text/plain": header + "\n" + "\n".join(lines),
+        "text/html": (
+            f"<div><b>{escape(header)}</b><table><thead><tr><th>tool</th><th>menu</th>"
+            f"<th>description</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+        ),
+    }
+

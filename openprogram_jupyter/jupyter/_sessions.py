@@ -1,0 +1,75 @@
+"""Named conversations that continue across ``%%agent -s NAME`` cells."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Session", "Sessions"]
+
+
+@dataclass
+class Session:
+    """One conversation: every message so far, and the runs that added them.
+
+    Each run of the session is sent ``messages`` as its history and appends its own new
+    messages when it ends — also when it was stopped or failed, since the core leaves every
+    transcript valid to send again (each call has its result).
+    """
+
+    name: str
+    messages: list[Any] = field(default_factory=list)
+    runs: list[Any] = field(default_factory=list)
+    created_at: float = field(default_factory=time.time)
+
+    def add(self, run: Any) -> None:
+        self.messages.extend(run.messages)
+        self.runs.append(run)
+
+    @property
+    def last_stop_reason(self) -> str | None:
+        return getattr(self.runs[-1], "stop_reason", None) if self.runs else None
+
+
+class Sessions:
+    """The kernel's sessions by name. ``get(name, new=True)`` starts the name afresh."""
+
+    def __init__(self) -> None:
+        self._by_name: dict[str, Session] = {}
+
+    def get(self, name: str, *, new: bool = False) -> Session:
+        if new or name not in self._by_name:
+            self._by_name[name] = Session(name)
+        return self._by_name[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._by_name
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self._by_name.values())
+
+    def __len__(self) -> int:
+        return len(self._by_name)
+
+    def table(self) -> tuple[str, str]:
+        """``%agent sessions`` as (plain text, HTML)."""
+        if not self._by_name:
+            text = "No sessions yet. Start one with %%agent -s NAME."
+            return text, f"<p>{text}</p>"
+        from html import escape
+
+        rows = []
+        lines = ["session   runs   messages   last ended"]
+        for session in self._by_name.values():
+            last = session.last_stop_reason or "—"
+            lines.append(f"{session.name:<9} {len(session.runs):>4}   {len(session.messages):>8}   {last}")
+            rows.append(
+                f"<tr><td><code>{escape(session.name)}</code></td><td>{len(session.runs)}</td>"
+                f"<td>{len(session.messages)}</td><td>{escape(last)}</td></tr>"
+            )
+        html = (
+            "<table><thead><tr><th>session</th><th>runs</th><th>messages</th><th>last ended</th></tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table>"
+        )
+        return "\n".join(lines), html

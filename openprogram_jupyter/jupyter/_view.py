@@ -1,0 +1,451 @@
+"""The live widget view of one run.
+
+The view is fed events from any thread (:meth:`RunView.feed` only appends to a deque)
+and redrawn by one writer calling :meth:`RunView.tick`: it folds the queued events into a
+:class:`~openprogram_jupyter.render.transcript.TranscriptBuilder` tree, works out which
+traits of which widgets changed, and sends each changed widget one update under
+``hold_sync()``. ``tick`` does nothing if called again within ``1 / max_hz`` seconds, so
+however fast tokens stream, each widget sends at most ``max_hz`` updates a second.
+
+Button clicks never touch widgets: they call the controller's callbacks (which set
+thread-safe flags) and leave a note for the next tick to show. Core ipywidgets only
+(``HTML``, ``Button``, ``Text``, ``VBox``, ``HBox``, ``Accordion``, ``Image``); works on
+ipywidgets 7.7 and 8.
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+import time
+from collections.abc import Callable
+from html import escape
+from typing import Any
+
+from ..render import _format as fmt
+from ..render.transcript import (
+    Block,
+    CallNode,
+    NoticeNode,
+    RoundNode,
+    RunNode,
+    TranscriptBuilder,
+    UserNode,
+    elapsed,
+)
+
+__all__ = ["Controls", "RunView", "WIDGET_MIME"]
+
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+
+_PRE = (
+    "white-space:pre-wrap;word-break:break-word;margin:0;padding:2px 6px;"
+    "font-family:var(--jp-code-font-family,monospace);font-size:12px;"
+)
+_MUTED = "color:#57606a;font-size:12px;"
+
+
+class Controls:
+    """What the view's buttons do. Every callback must be thread-safe and quick.
+
+    ``stop()`` asks the run to end; ``steer(text)`` queues a user message;
+    ``decide(call_id, approved)`` answers an approval request. ``awaiting`` returns the
+    ids of calls currently waiting for Approve / Deny.
+    """
+
+    def __init__(
+        self,
+        stop: Callable[[], None] | None = None,
+        steer: Callable[[str], None] | None = None,
+        decide: Callable[[str, bool], None] | None = None,
+        awaiting: Callable[[], set[str]] | None = None,
+    ) -> None:
+        self.stop = stop
+        self.steer = steer
+        self.decide = decide
+        self.awaiting = awaiting or (lambda: set())
+
+
+class RunView:
+    """Widgets showing one run, rebuilt from its events.
+
+    ``can_stop`` False hides the Stop button and shows ``stop_note`` instead (a blocking
+    cell cannot receive clicks, so a button there would be dead). ``stop_tooltip`` is the
+    button's tooltip (where clicks may not arrive it points to Kernel ▸ Interrupt).
+    ``notes`` are lines shown under the header (such as "offline model").
+    """
+
+    def __init__(
+        self,
+        controls: Controls | None = None,
+        *,
+        can_stop: bool = True,
+        stop_tooltip: str = "Stop the run: the transcript so far is kept",
+        stop_note: str | None = None,
+        notes: list[str] | None = None,
+        max_hz: float = 10.0,
+        max_result_chars: int = fmt.DEFAULT_MAX_RESULT_CHARS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        import ipywidgets as widgets
+
+        self._w = widgets
+        self.controls = controls or Controls()
+        self.builder = TranscriptBuilder()
+        self.max_hz = max_hz
+        self.max_result_chars = max_result_chars
+        self._clock = clock
+        self._inbox: collections.deque[Any] = collections.deque()
+        self._notes = list(notes or [])
+        self._click_notes: collections.deque[str] = collections.deque()
+        self._created: list[Any] = []
+        self._pending: dict[Any, dict[str, Any]] = {}
+        self._node_widgets: dict[int, Any] = {}
+        self._last_tick: float | None = None
+        self._stop_requested = False
+        self._steer_sent: collections.deque[str] = collections.deque()
+        self._clear_steer_box = False
+        self.finished = False
+        self.closed = False
+        self.ticks = 0
+        self._lock = threading.Lock()
+
+        w = widgets
+        self.header = self._make(w.HTML, value="")
+        self.stop_button = self._make(
+            w.Button, description="Stop", button_style="danger", tooltip=stop_tooltip, icon="stop"
+        )
+        self.stop_button.on_click(self._on_stop_click)
+        if not can_stop:
+            self.stop_button.layout.display = "none"
+            self._notes.append(stop_note or "This cell blocks: use Kernel ▸ Interrupt to stop it.")
+        self.notes = self._make(w.HTML, value="")
+        self.body = self._make(w.VBox)
+        self.steer_box = self._make(
+            w.Text, placeholder="Message the agent while it works (sent after the current step)…",
+            layout=w.Layout(width="60%"),
+        )
+        self.steer_button = self._make(w.Button, description="Send", tooltip="Queue this message for the agent")
+        self.steer_button.on_click(self._on_steer_click)
+        self.steer_row = self._make(w.HBox, children=(self.steer_box, self.steer_button))
+        if self.controls.steer is None:
+            self.steer_row.layout.display = "none"
+        self.top = self._make(w.HBox, children=(self.header, self.stop_button),
+                              layout=w.Layout(justify_content="space-between", align_items="center"))
+        self.root = self._make(
+            w.VBox, children=(self.top, self.notes, self.body, self.steer_row),
+            layout=w.Layout(border="1px solid rgba(127,127,127,0.35)", padding="4px 8px"),
+        )
+        self._redraw(self._clock())
+
+    # -- construction -----------------------------------------------------------------
+
+    def _make(self, cls: Any, **kwargs: Any) -> Any:
+        widget = cls(**kwargs)
+        self._created.append(widget)
+        return widget
+
+    def mimebundle(self) -> dict[str, Any]:
+        """The bundle to display: the widget plus static text for frontends without it."""
+        text = "agent run in progress (the live view needs a Jupyter frontend with ipywidgets)"
+        return {
+            "text/plain": text,
+            "text/html": f"<p><i>{escape(text)}</i></p>",
+            WIDGET_MIME: {"version_major": 2, "version_minor": 0, "model_id": self.root.model_id},
+        }
+
+    # -- input from any thread ----------------------------------------------------------
+
+    def feed(self, event: Any) -> None:
+        """Queue an event. Safe from any thread; never touches a widget."""
+        self._inbox.append(event)
+
+    def note(self, text: str) -> None:
+        """Queue a line for the notes area (shown at the next tick)."""
+        self._click_notes.append(text)
+
+    def _on_stop_click(self, _button: Any = None) -> None:
+        if self.finished:
+            self.note("This run has already ended; there is nothing to stop.")
+            self._tick_if_idle()
+            return
+        if self._stop_requested:
+            self.note("Stop was already requested; the run is finishing its current step.")
+            return
+        self._stop_requested = True
+        self.note("Stop requested: finishing the current step and keeping the transcript.")
+        if self.controls.stop is not None:
+            self.controls.stop()
+
+    def _on_steer_click(self, _button: Any = None) -> None:
+        text = (self.steer_box.value or "").strip()
+        if not text:
+            return
+        if self.finished or self.controls.steer is None:
+            self.note("This run has already ended; the message was not sent.")
+            self._tick_if_idle()
+            return
+        self.controls.steer(text)
+        self._steer_sent.append(text)
+        self._clear_steer_box = True
+
+    def _on_decide_click(self, call_id: str, approved: bool) -> None:
+        if self.finished or self.controls.decide is None:
+            self.note("This run has already ended; the answer was not used.")
+            self._tick_if_idle()
+            return
+        self.controls.decide(call_id, approved)
+
+    def _tick_if_idle(self) -> None:
+        # A view at rest has no writer; the click handler may redraw it itself.
+        if self.finished and not self.closed:
+            self.tick(force=True)
+
+    # -- the one writer -----------------------------------------------------------------
+
+    def tick(self, *, force: bool = False, now: float | None = None) -> bool:
+        """Apply queued events and redraw what changed. Returns whether it redrew.
+
+        Call from one thread only (the ticker). Within ``1 / max_hz`` seconds of the last
+        redraw it returns ``False`` without doing anything, unless ``force``.
+        """
+        if self.closed:
+            return False
+        now = self._clock() if now is None else now
+        if not force and self._last_tick is not None and now - self._last_tick < 1.0 / self.max_hz:
+            return False
+        with self._lock:
+            while self._inbox:
+                self.builder.apply(self._inbox.popleft())
+            self._last_tick = now
+            self.ticks += 1
+            self._redraw(now)
+        return True
+
+    def finish(self) -> None:
+        """Mark the run over: buttons are disabled, a final redraw happens."""
+        self.finished = True
+        self.tick(force=True)
+
+    def close(self) -> None:
+        """Close every widget this view created (their comms close too)."""
+        self.closed = True
+        for widget in self._created:
+            try:
+                widget.close()
+            except Exception:  # noqa: BLE001 - a widget whose comm is gone is closed enough
+                pass
+        self._created.clear()
+        self._node_widgets.clear()
+
+    # -- redraw: compute wanted traits, then send each widget's changes once ---------
+
+    def _want(self, widget: Any, **traits: Any) -> None:
+        wanted = self._pending.setdefault(widget, {})
+        wanted.update(traits)
+
+    def _flush(self) -> None:
+        pending, self._pending = self._pending, {}
+        for widget, traits in pending.items():
+            changed = {k: v for k, v in traits.items() if getattr(widget, k) != v}
+            if not changed:
+                continue
+            if len(changed) == 1:
+                key, value = next(iter(changed.items()))
+                setattr(widget, key, value)
+                continue
+            with widget.hold_sync():
+                for key, value in changed.items():
+                    setattr(widget, key, value)
+
+    def _redraw(self, now: float) -> None:
+        root = self.builder.root
+        self._want(self.header, value=self._header_html(root, now))
+        notes = self._notes + list(self._click_notes)
+        self._want(self.notes, value="".join(f'<div style="{_MUTED}">{escape(n)}</div>' for n in notes[-6:]))
+        stop_disabled = self.finished or self._stop_requested
+        self._want(self.stop_button, disabled=stop_disabled,
+                   description="Stopping…" if self._stop_requested and not self.finished else "Stop")
+        if self.finished:
+            self._want(self.stop_button, tooltip="This run has ended")
+            self._want(self.steer_button, disabled=True)
+            self._want(self.steer_box, disabled=True)
+        if self._clear_steer_box:
+            self._clear_steer_box = False
+            self._want(self.steer_box, value="")
+        if root is not None:
+            self._want(self.body, children=(self._run_widget(root, nested=False),))
+        self._flush()
+
+    def _header_html(self, root: RunNode | None, now: float) -> str:
+        if root is None:
+            return f'<span style="{_MUTED}">starting…</span>'
+        parts = [f"<b>{escape(root.model or 'agent')}</b>"]
+        rounds = len(root.rounds)
+        parts.append(f"round {rounds}" if not root.finished else f"{rounds} round{'s' if rounds != 1 else ''}")
+        parts.append(escape(fmt.usage_summary(fmt.all_usage(root))))
+        took = elapsed(root, time.time()) if root.ended_at is None else elapsed(root)
+        if took is not None:
+            # Whole seconds while running: the header then changes about once a second.
+            parts.append(f"{int(took)} s" if not root.finished else fmt.seconds(took))
+        state = "running" if not root.finished else escape(fmt.end_line(root))
+        parts.append(state)
+        if self._steer_sent and not root.finished:
+            parts.append(f"{len(self._steer_sent)} message(s) sent")
+        return f'<span style="font-size:12px">{" · ".join(parts)}</span>'
+
+    # -- node widgets -----------------------------------------------------------------
+
+    def _widget_for(self, key: Any, build: Callable[[], Any]) -> Any:
+        """The widget kept for ``key`` (a node, or a tuple naming a part of one)."""
+        key = id(key) if not isinstance(key, tuple) else key
+        widget = self._node_widgets.get(key)
+        if widget is None:
+            widget = build()
+            self._node_widgets[key] = widget
+        return widget
+
+    def _run_widget(self, run: RunNode, *, nested: bool) -> Any:
+        w = self._w
+        box = self._widget_for(run, lambda: self._make(
+            w.VBox, layout=w.Layout(border_left="2px solid rgba(127,127,127,0.3)", padding="0 0 0 6px") if nested else w.Layout()))
+        children = []
+        if nested:
+            label = self._widget_for(("nested-label", run.run_id), lambda: self._make(w.HTML))
+            self._want(label, value=f'<span style="{_MUTED}">nested run · '
+                       + escape(" · ".join(fmt.header_parts(run)[:2]))
+                       + (f" · {escape(fmt.end_line(run))}" if run.finished else " · running") + "</span>")
+            children.append(label)
+        for item in run.timeline:
+            children.append(self._user_widget(item) if isinstance(item, UserNode) else self._round_widget(item))
+        self._want(box, children=tuple(children))
+        return box
+
+    def _user_widget(self, user: UserNode) -> Any:
+        widget = self._widget_for(user, lambda: self._make(self._w.HTML))
+        label = "prompt" if user.kind == "prompt" else "you"
+        self._want(widget, value=f'<div style="{_MUTED}">{label}</div><pre style="{_PRE}">{escape(user.text)}</pre>')
+        return widget
+
+    def _round_widget(self, round_: RoundNode) -> Any:
+        w = self._w
+        box = self._widget_for(round_, lambda: self._make(w.VBox))
+        label = self._widget_for(("round-label", id(round_)), lambda: self._make(w.HTML))
+        text = f"round {round_.number}"
+        if round_.stop_reason == "error" and round_.error_message:
+            text += f" · model error: {round_.error_message}"
+        self._want(label, value=f'<span style="{_MUTED}">{escape(text)}</span>')
+        children = [label]
+        for item in round_.items:
+            if isinstance(item, Block):
+                children.append(self._block_widget(item, streaming=not round_.finished and round_.stop_reason is None))
+            elif isinstance(item, CallNode):
+                children.append(self._call_widget(item))
+            elif isinstance(item, NoticeNode):
+                notice = self._widget_for(item, lambda: self._make(w.HTML))
+                self._want(notice, value=f'<span style="{_MUTED}">note: {escape(item.text)}</span>')
+                children.append(notice)
+        self._want(box, children=tuple(children))
+        return box
+
+    def _block_widget(self, block: Block, *, streaming: bool) -> Any:
+        w = self._w
+        cursor = "▍" if streaming else ""
+        if block.kind == "text":
+            widget = self._widget_for(block, lambda: self._make(w.HTML))
+            self._want(widget, value=f'<pre style="{_PRE}">{escape(block.text)}{cursor}</pre>')
+            return widget
+        inner = self._widget_for(("thinking", id(block)), lambda: self._make(w.HTML))
+        self._want(inner, value=f'<pre style="{_PRE}font-style:italic">{escape(block.text)}{cursor}</pre>')
+        accordion = self._widget_for(block, lambda: self._make_accordion(inner, "thinking", open_=False))
+        return accordion
+
+    def _make_accordion(self, child: Any, title: str, *, open_: bool) -> Any:
+        accordion = self._make(self._w.Accordion, children=(child,))
+        accordion.set_title(0, title)
+        accordion.selected_index = 0 if open_ else None
+        return accordion
+
+    def _call_widget(self, call: CallNode) -> Any:
+        w = self._w
+        parts = self._widget_for(call, lambda: self._build_card(call))
+        summary, arguments, approval, progress, children_box, result_box, card = (
+            parts["summary"], parts["arguments"], parts["approval"], parts["progress"],
+            parts["children"], parts["result"], parts["card"])
+        color = fmt.STATUS_COLOR.get(call.status, "#57606a")
+        line = (f'<b><code>{escape(call.name)}</code></b> '
+                f'<span style="color:{color}">{fmt.STATUS_MARK.get(call.status, "")} '
+                f'{escape(fmt.STATUS_LABEL.get(call.status, call.status))}</span>')
+        if call.duration is not None:
+            line += f'<span style="{_MUTED}"> · {fmt.seconds(call.duration)}</span>'
+        self._want(summary, value=line)
+        args = fmt.arguments_text(call)
+        error = f'<div style="color:#cf222e">{escape(call.arguments_error)}</div>' if call.arguments_error else ""
+        self._want(arguments, value=f'<pre style="{_PRE}">{escape(args)}</pre>{error}')
+        waiting = call.id in self.controls.awaiting() and not self.finished
+        if call.progress:
+            self._want(progress, value=f'<span style="{_MUTED}">progress: {escape(fmt.shorten(str(call.progress[-1]), 200))}</span>')
+        self._want(children_box, children=tuple(self._run_widget(child, nested=True) for child in call.children))
+        shown = [summary, arguments]
+        if waiting:
+            shown.append(approval)
+        if call.progress:
+            shown.append(progress)
+        if call.children:
+            shown.append(children_box)
+        if call.result is not None:
+            shown.append(self._result_widget(call, result_box))
+        self._want(card, children=tuple(shown))
+        return card
+
+    def _build_card(self, call: CallNode) -> dict[str, Any]:
+        w = self._w
+        approve = self._make(w.Button, description="Approve", button_style="success",
+                             tooltip=f"Let {call.name} run")
+        deny = self._make(w.Button, description="Deny", button_style="warning",
+                          tooltip=f"Do not run {call.name}; the model is told it was denied")
+        approve.on_click(lambda _b, cid=call.id: self._on_decide_click(cid, True))
+        deny.on_click(lambda _b, cid=call.id: self._on_decide_click(cid, False))
+        parts = {
+            "summary": self._make(w.HTML),
+            "arguments": self._make(w.HTML),
+            "approval": self._make(w.HBox, children=(approve, deny)),
+            "progress": self._make(w.HTML),
+            "children": self._make(w.VBox),
+            "result": {},
+            "card": self._make(w.VBox, layout=w.Layout(border="1px solid rgba(127,127,127,0.3)",
+                                                       margin="2px 0", padding="2px 6px")),
+        }
+        return parts
+
+    def _result_widget(self, call: CallNode, holder: dict[str, Any]) -> Any:
+        w = self._w
+        assert call.result is not None
+        if "accordion" not in holder:
+            body = self._make(w.HTML)
+            images = [self._make(w.Image, value=fmt.image_bytes(img), format=img.mime_type.split("/")[-1])
+                      for img in fmt.result_images(call.result)]
+            inner = self._make(w.VBox, children=(body, *images))
+            holder["body"] = body
+            holder["accordion"] = self._make_accordion(inner, "result", open_=True)
+        text, note = fmt.truncate(fmt.result_text(call.result), self.max_result_chars)
+        html = f'<pre style="{_PRE}">{escape(text)}</pre>'
+        if note:
+            html += f'<div style="{_MUTED}">{escape(note)}</div>'
+        traceback = fmt.traceback_of(call.result)
+        if traceback:
+            html += f'<details><summary style="{_MUTED}">traceback</summary><pre style="{_PRE}">{escape(traceback)}</pre></details>'
+        self._want(holder["body"], value=html)
+        full = len(fmt.result_text(call.result))
+        title = f"{'error' if call.result.is_error else 'result'} ({full:,} chars)"
+        accordion = holder["accordion"]
+        if _accordion_title(accordion) != title:
+            accordion.set_title(0, title)
+        return accordion
+
+
+def _accordion_title(accordion: Any) -> str | None:
+    titles = getattr(accordion, "titles", None)  # ipywidgets 8
+    if titles is not None:
+        return titles[0] if titles else None
+    return accordion.get_title(0)  # ipywidgets 7

@@ -1,0 +1,241 @@
+"""Cassettes: record a model's replies to a JSON file, and play them back with no network.
+
+``Runtime(record="run.json")`` wraps its model in :class:`RecordingModel`: every round's
+reply is saved, with the tool names and the last user text of the request that produced
+it. ``Runtime(model="replay:run.json")`` is :class:`ReplayModel`: it streams the recorded
+replies back in order while the loop runs the real tools again, so a notebook replays a
+real model's run deterministically (teaching notebooks, CI).
+
+A cassette is readable JSON::
+
+    {"cassette": "openprogram-jupyter", "version": 1, "model": "openai:gpt-4.1-mini",
+     "rounds": [{"round": 1,
+                 "request": {"tools": ["add"], "last_user_text": "What is 1 + 2?"},
+                 "reply": {<the AssistantMessage, as model_dump(mode="json")>}}, ...]}
+
+Secrets are never written: the Runtime's ``api_key``, the values of the provider key
+variables (``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``, ``GEMINI_API_KEY``,
+``AWS_SECRET_ACCESS_KEY``, ``AWS_SESSION_TOKEN``) and anything shaped like a key or an
+auth header are masked as ``***`` in every string of the file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from collections.abc import AsyncIterator, Iterable
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from ..events import AssistantUpdate
+from ..messages import AssistantMessage, UserMessage
+from ._provider_common import scrub_secrets
+from .base import MessageBuilder, Model, ModelRequest
+from .scripted import ScriptedModel
+
+__all__ = ["CASSETTE_VERSION", "CassetteError", "RecordingModel", "ReplayModel", "load_cassette"]
+
+CASSETTE_MARK = "openprogram-jupyter"
+CASSETTE_VERSION = 1
+
+SECRET_ENV_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "AWS_SECRET_ACCESS_KEY",
+                   "AWS_SESSION_TOKEN")
+
+# Header-shaped secrets scrub_secrets does not know: "Authorization: Basic ...", "x-api-key: ...".
+_AUTH_HEADER = re.compile(r"(?i)\b((?:proxy-)?authorization|x-api-key|x-goog-api-key|x-amz-security-token)"
+                          r"([\"']?\s*[:=]\s*[\"']?)[^\"'\n,;]+")
+
+
+class CassetteError(ValueError):
+    """A cassette cannot be read: missing, not JSON, truncated, or not a cassette."""
+
+
+def scrub(value: Any, secrets: Iterable[str | None] = ()) -> Any:
+    """``value`` with every string in it scrubbed (keys included): the given secrets, the
+    provider key variables' values, and anything shaped like a key or an auth header."""
+    known = [s for s in (*secrets, *(os.environ.get(name) for name in SECRET_ENV_VARS)) if s]
+    return _scrub(value, known)
+
+
+def _scrub(value: Any, known: list[str]) -> Any:
+    if isinstance(value, str):
+        return _AUTH_HEADER.sub(r"\1\2***", scrub_secrets(value, known))
+    if isinstance(value, dict):
+        return {_scrub(k, known): _scrub(v, known) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrub(item, known) for item in value]
+    return value
+
+
+def _request_summary(request: ModelRequest) -> dict[str, Any]:
+    last_user = next((m for m in reversed(request.messages) if isinstance(m, UserMessage)), None)
+    return {"tools": [spec["name"] for spec in request.tools],
+            "last_user_text": last_user.text if last_user is not None else None}
+
+
+class RecordingModel(Model):
+    """Streams through ``inner`` unchanged and saves each finished reply to ``path``.
+
+    The file is rewritten after every round (atomically: a crash leaves the last good
+    cassette), starting fresh with the first round. A round that was stopped mid-stream
+    is not saved (it is not a reply). Rounds are saved in the order they finish, which is
+    the order a replay asks for them as long as runs on this Runtime do not overlap.
+    """
+
+    def __init__(self, inner: Model, path: str | os.PathLike[str], *, secrets: Iterable[str | None] = ()) -> None:
+        self.inner = inner
+        self.path = Path(path)
+        self.name = inner.name
+        self.__secrets = [s for s in secrets if s]
+        self.rounds: list[dict[str, Any]] = []
+
+    async def stream(self, request: ModelRequest, out: MessageBuilder) -> AsyncIterator[AssistantUpdate]:
+        summary = _request_summary(request)
+        async for update in self.inner.stream(request, out):
+            yield update
+        message = out.message
+        if message.stop_reason not in ("error", "aborted"):  # what the loop does next, done first
+            out.finish(message.stop_reason if message.stop_reason != "stop" else None)
+        self.rounds.append({"round": len(self.rounds) + 1, "request": summary,
+                            "reply": message.model_dump(mode="json")})
+        self._save()
+
+    def _save(self) -> None:
+        data = scrub({"cassette": CASSETTE_MARK, "version": CASSETTE_VERSION, "model": self.inner.name,
+                      "rounds": self.rounds}, self.__secrets)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as file:
+                json.dump(data, file, indent=2, ensure_ascii=False)
+                file.write("\n")
+            os.replace(temporary, self.path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+
+    def __repr__(self) -> str:
+        return f"<RecordingModel {self.name} → {self.path}: {len(self.rounds)} rounds>"
+
+
+class ReplayModel(Model):
+    """Plays a cassette back, one recorded reply per round, streamed like a live reply.
+
+    Built from ``"replay:FILE"`` (``model_id`` is the file path; ``api_key`` and
+    ``base_url`` are ignored). The file is read and checked here: a missing, corrupt,
+    truncated or foreign file raises :class:`CassetteError` naming the file and the
+    problem. Each round first compares the request with the recording: if the tool
+    names or the last user text differ, or the run asks for more rounds than were
+    recorded, that round fails (``stop_reason="error"``) with a message saying which
+    round and what differs — a replay never goes on against a different run.
+    """
+
+    def __init__(self, model_id: str, *, api_key: str | None = None, base_url: str | None = None,
+                 delay: float = 0.0) -> None:
+        self.path = Path(model_id)
+        self.rounds, self.recorded_model = load_cassette(self.path)
+        self.name = f"replay:{model_id}"
+        self.delay = delay
+        self.played = 0
+
+    async def stream(self, request: ModelRequest, out: MessageBuilder) -> AsyncIterator[AssistantUpdate]:
+        index = self.played
+        self.played += 1
+        if index >= len(self.rounds):
+            out.fail(f"replay {self.path}: the cassette has {len(self.rounds)} round(s) and round {index + 1} "
+                     "was requested — this run asks the model more often than the recorded one did")
+            return
+        recorded_request, reply = self.rounds[index]
+        problem = _drift(recorded_request, _request_summary(request))
+        if problem:
+            out.fail(f"replay {self.path}: round {index + 1} drifted from the recording: {problem}")
+            return
+        async for update in ScriptedModel([reply], name=self.name, delay=self.delay).stream(request, out):
+            yield update
+
+    @property
+    def remaining(self) -> int:
+        """Recorded rounds not played yet."""
+        return max(0, len(self.rounds) - self.played)
+
+    def __repr__(self) -> str:
+        return f"<ReplayModel {self.path}: {self.played}/{len(self.rounds)} rounds played>"
+
+
+def _drift(recorded: dict[str, Any], live: dict[str, Any]) -> str | None:
+    problems = []
+    if recorded.get("tools") is not None and sorted(recorded["tools"]) != sorted(live["tools"]):
+        was, now = set(recorded["tools"]), set(live["tools"])
+        detail = "; ".join(part for part in (
+            f"missing now: {', '.join(sorted(was - now))}" if was - now else "",
+            f"new now: {', '.join(sorted(now - was))}" if now - was else "") if part)
+        problems.append(f"the tools differ (recorded [{', '.join(recorded['tools'])}], "
+                        f"now [{', '.join(live['tools'])}]; {detail})")
+    if "last_user_text" in recorded:
+        now = live["last_user_text"]
+        if not _same_text(recorded["last_user_text"], now):
+            problems.append(f"the last user message differs ({_first_difference(recorded['last_user_text'], now)})")
+    return "; ".join(problems) or None
+
+
+def _same_text(recorded: str | None, now: str | None) -> bool:
+    """Equal, where ``***`` in the recording (a masked secret) stands for any text."""
+    if recorded is None or now is None:
+        return recorded == now
+    pattern = ".*?".join(re.escape(part) for part in recorded.split("***"))
+    return re.fullmatch(pattern, now, re.DOTALL) is not None
+
+
+def _first_difference(was: str | None, now: str | None) -> str:
+    if was is None or now is None:
+        return f"recorded {was!r}, now {now!r}"
+    at = next((i for i, (a, b) in enumerate(zip(was, now)) if a != b), min(len(was), len(now)))
+    start = max(0, at - 20)
+    return f"from character {at}: recorded {was[start:at + 40]!r}, now {now[start:at + 40]!r}"
+
+
+def load_cassette(path: str | os.PathLike[str]) -> tuple[list[tuple[dict[str, Any], AssistantMessage]], str | None]:
+    """Read a cassette: ``([(request summary, reply), ...], recorded model name)``.
+
+    Raises :class:`CassetteError` naming the file and what is wrong with it.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CassetteError(f"cassette {path} does not exist (record one with Runtime(record={str(path)!r}))") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise CassetteError(f"cassette {path} cannot be read: {error}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        truncated = error.pos >= len(text.rstrip())
+        raise CassetteError(
+            f"cassette {path} is not valid JSON: {error.msg} at line {error.lineno} column {error.colno}"
+            + (" — the file ends early (truncated?)" if truncated else " (corrupt?)")
+        ) from None
+    if not isinstance(data, dict) or data.get("cassette") != CASSETTE_MARK or not isinstance(data.get("rounds"), list):
+        raise CassetteError(f"cassette {path} is not an openprogram-jupyter cassette "
+                            "(expected an object with \"cassette\": \"openprogram-jupyter\" and a \"rounds\" list)")
+    if data.get("version") != CASSETTE_VERSION:
+        raise CassetteError(f"cassette {path} has version {data.get('version')!r}; this version reads {CASSETTE_VERSION}")
+    rounds = []
+    for number, entry in enumerate(data["rounds"], 1):
+        if not isinstance(entry, dict) or not isinstance(entry.get("reply"), dict):
+            raise CassetteError(f"cassette {path}, round {number}: expected an object with a \"reply\" object")
+        request = entry.get("request") if isinstance(entry.get("request"), dict) else {}
+        try:
+            reply = AssistantMessage.model_validate(entry["reply"])
+        except ValidationError as error:
+            first = error.errors(include_url=False)[0]
+            where = ".".join(str(part) for part in first["loc"]) or "(reply)"
+            raise CassetteError(
+                f"cassette {path}, round {number}: the reply is not a valid assistant message "
+                f"({where}: {first['msg']})"
+            ) from None
+        rounds.append((request, reply))
+    return rounds, data.get("model")

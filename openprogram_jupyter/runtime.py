@@ -138,7 +138,7 @@ class Runtime:
                      tool_choice=tool_choice, parallel_tool_calls=parallel_tool_calls,
                      max_iterations=max_iterations, abort=abort, on_event=on_event, approve=approve,
                      get_steering_messages=get_steering_messages,
-                     get_follow_up_messages=get_follow_up_messages),
+                     get_follow_up_messages=get_follow_up_messages, _run_created=_run_created),
             )
         parent = current_call.get()
         depth = parent.depth + 1 if parent is not None else 0
@@ -408,7 +408,7 @@ def _as_history(messages: Sequence[Any]) -> list[Any]:
 def _answer(run: Run) -> Any:
     if run.stop_reason == "error":
         raise RunError(run)
-    if run.result is not None:
+    if run.result is not None or getattr(run, "decision", None) is not None:  # a decision may be None
         return run.result
     return run.text
 

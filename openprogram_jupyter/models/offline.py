@@ -73,7 +73,22 @@ def _final_text(request: ModelRequest, results: list[ToolResultMessage]) -> str:
     else:
         lines.append("This run has no tools.")
     lines.append(_HOW_TO_GO_ONLINE)
+    pick = _decision_pick(request.messages)
+    if pick is not None:
+        lines.append(f"Asked to choose, I cannot weigh the options, so I take the first one:\n{pick}")
     return "\n".join(lines)
+
+
+def _decision_pick(messages: list[Any]) -> str | None:
+    """The first option of the latest decision menu in the prompts (``exec(choices=...)``)."""
+    from ..decision import example_pick
+
+    for message in reversed(messages):
+        if isinstance(message, UserMessage):
+            pick = example_pick(message.text)
+            if pick is not None:
+                return pick
+    return None
 
 
 def example_arguments(schema: dict[str, Any]) -> dict[str, Any]:

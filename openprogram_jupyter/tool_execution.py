@@ -157,13 +157,14 @@ async def _prepare_and_execute(call: ToolCall, env: CallEnvironment) -> _Outcome
     arguments_error = (call.provider_data or {}).get("arguments_error")
     if arguments_error:
         return _Outcome("error", f"Error: {call.name}: {arguments_error}. Send the arguments as one JSON object.")
-    key = _failure_key(call)
-    if env.failures[key] >= MAX_IDENTICAL_FAILURES:
-        return _Outcome(
-            "error",
-            f"Error: refused: this exact call ({call.name} with the same arguments) already failed "
-            f"{env.failures[key]} times. Change the arguments or try something else.",
-        )
+    if env.failures:
+        failed = env.failures[_failure_key(call)]
+        if failed >= MAX_IDENTICAL_FAILURES:
+            return _Outcome(
+                "error",
+                f"Error: refused: this exact call ({call.name} with the same arguments) already failed "
+                f"{failed} times. Change the arguments or try something else.",
+            )
     try:
         kwargs = tool.validate(dict(call.arguments))
     except ArgumentError as error:
@@ -173,10 +174,13 @@ async def _prepare_and_execute(call: ToolCall, env: CallEnvironment) -> _Outcome
         if denial is not None:
             return denial
     cache = getattr(tool, "cache", None) if tool.options.cache else None
-    if cache is not None and key in cache:
+    if cache is None:
+        return await _execute(call, tool, kwargs, env)
+    key = _failure_key(call)
+    if key in cache:
         return _Outcome("done", value=cache[key], details={"cached": True})
     outcome = await _execute(call, tool, kwargs, env)
-    if cache is not None and outcome.status == "done":
+    if outcome.status == "done":
         cache[key] = outcome.value
     return outcome
 
@@ -232,7 +236,8 @@ async def _execute(call: ToolCall, tool: Tool, kwargs: dict[str, Any], env: Call
         current_call.reset(token)
     timeout = tool.options.timeout
     try:
-        value = await asyncio.wait_for(asyncio.shield(running), timeout)
+        shielded = asyncio.shield(running)  # so a stop can give the tool its grace period
+        value = await (shielded if timeout is None else asyncio.wait_for(shielded, timeout))
     except asyncio.TimeoutError:
         context.cancelled.set()
         running.cancel()
@@ -275,4 +280,5 @@ def _error_outcome(call: ToolCall, error: BaseException) -> _Outcome:
 
 
 def _failure_key(call: ToolCall) -> str:
+    """Identifies a call by tool and arguments (for repeated failures and the cache)."""
     return call.name + "\x00" + json.dumps(call.arguments, sort_keys=True, default=str)

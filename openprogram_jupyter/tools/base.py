@@ -170,12 +170,14 @@ def as_tools(entries: Sequence[object]) -> list[Tool]:
 
 
 def run_in_daemon_thread(fn: Callable[..., Any], kwargs: dict[str, Any], *, name: str) -> asyncio.Future[Any]:
-    """Run ``fn(**kwargs)`` on a new daemon thread, in a copy of the current context.
+    """Run ``fn(**kwargs)`` on a daemon worker thread, in a copy of the current context.
 
-    A daemon thread rather than an executor: Python cannot kill a thread, and a tool that
-    ignores cancellation must not hold a pool slot or block interpreter exit. The copied
-    context carries the contextvars (nesting, and ipykernel's output routing, so the
-    tool's ``print()`` lands in its cell).
+    Daemon threads rather than an executor: Python cannot kill a thread, and a tool that
+    ignores cancellation must not hold a pool slot or block interpreter exit. Idle
+    workers are reused (starting a thread costs more than a whole round of the loop);
+    when none is idle a new one starts, so an abandoned call never starves the next. The
+    copied context carries the contextvars (nesting, and ipykernel's output routing, so
+    the tool's ``print()`` lands in its cell).
     """
     loop = asyncio.get_running_loop()
     future: asyncio.Future[Any] = loop.create_future()
@@ -185,7 +187,7 @@ def run_in_daemon_thread(fn: Callable[..., Any], kwargs: dict[str, Any], *, name
         if not future.done():
             getattr(future, method)(value)
 
-    def target() -> None:
+    def job() -> None:
         try:
             result = context.run(fn, **kwargs)
         except BaseException as error:  # noqa: BLE001 - handed to the awaiting task
@@ -197,5 +199,60 @@ def run_in_daemon_thread(fn: Callable[..., Any], kwargs: dict[str, Any], *, name
         except RuntimeError:
             pass  # the loop is gone: the run ended and abandoned this call
 
-    threading.Thread(target=target, name=f"tool:{name}", daemon=True).start()
+    _workers.submit(job)
     return future
+
+
+class _DaemonWorkers:
+    """Daemon threads that take one job at a time and wait a while for the next."""
+
+    IDLE_SECONDS = 30.0
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._idle: list[_Slot] = []
+
+    def submit(self, job: Callable[[], None]) -> None:
+        with self._lock:
+            slot = self._idle.pop() if self._idle else None
+        if slot is None:
+            slot = _Slot()
+            threading.Thread(target=self._work, args=(slot, job), name="openprogram-tool", daemon=True).start()
+        else:
+            slot.hand(job)
+
+    def _work(self, slot: _Slot, job: Callable[[], None]) -> None:
+        while True:
+            job()
+            with self._lock:
+                self._idle.append(slot)
+            next_job = slot.take(self.IDLE_SECONDS)
+            if next_job is None:
+                with self._lock:
+                    if slot in self._idle:
+                        self._idle.remove(slot)
+                        return
+                next_job = slot.take(None)  # handed a job just as we timed out
+            job = next_job
+
+
+class _Slot:
+    """One worker's mailbox."""
+
+    def __init__(self) -> None:
+        self._ready = threading.Event()
+        self._job: Callable[[], None] | None = None
+
+    def hand(self, job: Callable[[], None]) -> None:
+        self._job = job
+        self._ready.set()
+
+    def take(self, timeout: float | None) -> Callable[[], None] | None:
+        if not self._ready.wait(timeout):
+            return None
+        self._ready.clear()
+        job, self._job = self._job, None
+        return job
+
+
+_workers = _DaemonWorkers()

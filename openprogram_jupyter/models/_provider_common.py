@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import importlib.util
 import json
 import random
 import re
 import time
+import weakref
 from abc import abstractmethod
 from collections.abc import AsyncIterator, Iterable, Mapping
 from contextlib import aclosing
@@ -186,11 +188,24 @@ class ProviderModel(Model):
         self.base_url = base_url
         self.retry = retry or RetryPolicy()
         self.__api_key = api_key
-        self._client: Any = None
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
 
     @property
     def _api_key(self) -> str | None:
         return self.__api_key
+
+    def _client(self) -> Any:
+        """The SDK client for the running event loop, made on first use (connection pools
+        belong to one loop, and each synchronous run may bring its own)."""
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None:
+            client = self._clients[loop] = self._make_client()
+        return client
+
+    def _make_client(self) -> Any:
+        """Import the SDK and build a client (the SDK loads here, never at import)."""
+        raise NotImplementedError
 
     def _secrets(self) -> list[str | None]:
         return [self.__api_key]
@@ -251,6 +266,51 @@ class ProviderModel(Model):
     @abstractmethod
     def _classify(self, exc: Exception) -> ProviderError:
         """Turn an SDK or transport exception into a :class:`ProviderError`."""
+
+
+def error_details(body: Any) -> tuple[str | None, str | None]:
+    """``(message, code)`` from a provider's JSON error body, whichever shape it has:
+    ``{"error": {"message", "type"|"code"|"status"}}``, ``{"message", ...}`` or a string."""
+    if isinstance(body, str):
+        return body or None, None
+    if not isinstance(body, Mapping):
+        return None, None
+    inner = body.get("error")
+    if isinstance(inner, Mapping):
+        body = inner
+    elif isinstance(inner, str):
+        return inner, None
+    message = body.get("message") or body.get("Message")
+    code = body.get("type") if body.get("type") not in (None, "error") else None
+    code = code or body.get("status") or body.get("code") or body.get("__type")
+    return (str(message) if message else None), (str(code) if code else None)
+
+
+def retryable_code(code: str | None) -> bool:
+    """Whether an error type named inside a stream means "try again later"."""
+    text = (code or "").lower()
+    return any(word in text for word in ("overload", "rate", "server", "internal", "unavailable",
+                                         "throttl", "timeout", "exhausted", "api_error"))
+
+
+def transport_error(exc: BaseException) -> ProviderError | None:
+    """A connection-level failure (refused, reset, cut, timed out) from httpx, httpx2,
+    urllib3 or the OS, as a retryable :class:`ProviderError`; ``None`` for anything else."""
+    root = type(exc).__module__.split(".")[0]
+    if root in ("httpx", "httpx2", "httpcore", "h11", "urllib3") or isinstance(exc, (ConnectionError, TimeoutError)):
+        return ProviderError(f"connection failed ({type(exc).__name__}: {exc})", retryable=True)
+    return None
+
+
+def require_module(module: str, provider: str) -> None:
+    """Check (without importing it: the SDK loads on the first run) that ``module`` is
+    installed; if not, raise the ``ValueError`` :func:`resolve_model` gives for a missing
+    optional dependency (``pip install 'openprogram-jupyter[provider]'``)."""
+    if importlib.util.find_spec(module) is None:
+        raise ValueError(
+            f"the {provider!r} provider needs {module!r}, which is not installed "
+            f"(pip install 'openprogram-jupyter[{provider}]')"
+        )
 
 
 def make_usage(model_name: str, input: int = 0, output: int = 0, cache_read: int = 0, cache_write: int = 0) -> Usage:
@@ -399,6 +459,18 @@ def stub_specs_for_history(messages: Iterable[Any], tools: list[dict[str, Any]])
                         "parameters": {"type": "object", "properties": {}},
                     })
     return list(tools) + extra
+
+
+def append_merged(messages: list[dict[str, Any]], role: str, blocks: list[dict[str, Any]]) -> None:
+    """Add ``blocks`` as a ``{"role", "content": [...]}`` message, joining the previous
+    message when it has the same role (Anthropic and Bedrock want roles to alternate, so
+    a steering message after tool results joins the results' user message)."""
+    if not blocks:
+        return
+    if messages and messages[-1]["role"] == role:
+        messages[-1]["content"].extend(blocks)
+    else:
+        messages.append({"role": role, "content": blocks})
 
 
 def data_url(image: ImageContent) -> str:

@@ -1,0 +1,120 @@
+"""How ``tool_choice`` and ``parallel_tool_calls`` become a Converse ``toolConfig``.
+
+Converse can say less than the other APIs, and what it can say depends on the model
+family. This is WIRE.md's table, exactly:
+
+============  ===================================================================
+``auto``      ``toolChoice {auto: {}}``
+``required``  ``{any: {}}`` on Claude 3+, Nova and Mistral Large; elsewhere ``auto``
+              plus an instruction to call a tool, and a notice
+``none``      no tool config at all when the history has no tool blocks (exact);
+              otherwise the tools stay declared (Converse requires them), no
+              ``toolChoice``, an instruction not to call any, and a notice
+forced X      ``{tool: {name: X}}`` on Claude 3+ and Nova; on Mistral Large
+              ``{any: {}}`` with only X declared; elsewhere ``auto`` with only X
+              declared and an instruction; a notice for both
+parallel off  Claude only: the choice moves to
+              ``additionalModelRequestFields.tool_choice`` with
+              ``disable_parallel_tool_use: true`` and ``toolChoice`` is left out;
+              elsewhere a notice
+============  ===================================================================
+
+When the round has no tools but the history has tool blocks, the history's tools are
+declared as stubs (Converse rejects tool blocks without a ``toolConfig``) with an
+instruction not to call them. Model ids are matched after dropping a cross-region
+prefix (``us.``, ``eu.``, ...); an id we do not recognise (an ARN, a new family) gets
+the conservative column.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._provider_common import forced_tool_name, history_has_tool_blocks, stub_specs_for_history
+from .base import ModelRequest
+
+__all__ = ["BedrockControls", "model_family", "tool_config"]
+
+_REGION_PREFIX = re.compile(r"^(us|eu|apac|jp|au|ca|us-gov|global)\.")
+
+
+@dataclass
+class BedrockControls:
+    tool_config: dict[str, Any] | None = None
+    additional_fields: dict[str, Any] | None = None
+    instructions: list[str] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+
+
+def model_family(model_id: str) -> tuple[bool, bool, bool]:
+    """``(is_claude_3_plus, supports_any, supports_tool)`` for a Bedrock model id."""
+    base = _REGION_PREFIX.sub("", model_id)
+    claude = base.startswith("anthropic.claude-") and not base.startswith(
+        ("anthropic.claude-v", "anthropic.claude-instant"))
+    nova = base.startswith("amazon.nova")
+    mistral_large = base.startswith("mistral.mistral-large")
+    return claude, claude or nova or mistral_large, claude or nova
+
+
+def _specs(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{"toolSpec": {"name": t["name"], "description": t.get("description") or t["name"],
+                          "inputSchema": {"json": t.get("parameters") or {"type": "object"}}}} for t in tools]
+
+
+def tool_config(model_id: str, request: ModelRequest) -> BedrockControls:
+    """The ``toolConfig`` (and friends) for one round; see the module's table."""
+    controls = BedrockControls()
+    claude, supports_any, supports_tool = model_family(model_id)
+    tools, choice = list(request.tools), request.tool_choice
+    history_tools = history_has_tool_blocks(request.messages)
+    if choice == "none" or not tools:
+        if history_tools:
+            controls.tool_config = {"tools": _specs(stub_specs_for_history(request.messages, tools))}
+            controls.instructions.append("Do not call any tool in this reply; answer in text.")
+            if choice == "none":
+                controls.notices.append("Bedrock has no tool_choice 'none'; the tools stay declared (the history "
+                                        "uses them) and the model was told in the system prompt not to call any")
+        return controls
+
+    mapped: dict[str, Any]
+    forced = forced_tool_name(choice)
+    if choice == "auto":
+        mapped = {"auto": {}}
+    elif choice == "required":
+        if supports_any:
+            mapped = {"any": {}}
+        else:
+            mapped = {"auto": {}}
+            controls.instructions.append("You must call at least one of the tools in this reply.")
+            controls.notices.append(f"{model_id} cannot be forced to call a tool on Bedrock; tool_choice "
+                                    "'required' was sent as auto with an instruction in the system prompt")
+    else:
+        if supports_tool:
+            mapped = {"tool": {"name": forced}}
+        else:
+            tools = [t for t in tools if t["name"] == forced] or tools
+            if supports_any:
+                mapped = {"any": {}}
+                how = "as 'any' with only that tool declared"
+            else:
+                mapped = {"auto": {}}
+                controls.instructions.append(f"You must call the tool {forced} in this reply.")
+                how = "as auto with only that tool declared and an instruction in the system prompt"
+            controls.notices.append(f"{model_id} cannot be forced to a named tool on Bedrock; "
+                                    f"tool_choice {forced!r} was sent {how}")
+    controls.tool_config = {"tools": _specs(tools), "toolChoice": mapped}
+
+    if request.parallel_tool_calls is False:
+        if claude:
+            kind = next(iter(mapped))
+            anthropic_choice: dict[str, Any] = {"type": kind, "disable_parallel_tool_use": True}
+            if kind == "tool":
+                anthropic_choice["name"] = forced
+            controls.additional_fields = {"tool_choice": anthropic_choice}
+            del controls.tool_config["toolChoice"]
+        else:
+            controls.notices.append(f"{model_id} cannot be told to make one call at a time on Bedrock "
+                                    "(parallel_tool_calls=False was not sent); every call it returns is run in order")
+    return controls

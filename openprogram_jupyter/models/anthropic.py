@@ -1,0 +1,234 @@
+"""Anthropic Messages (``anthropic:<model>``).
+
+Wire facts: WIRE.md, "Anthropic Messages". What this module does exactly:
+
+- Key: ``api_key=``, else the SDK's own lookup (``ANTHROPIC_API_KEY``, then
+  ``ANTHROPIC_AUTH_TOKEN``, ...). Endpoint: ``base_url=``, else ``ANTHROPIC_BASE_URL``.
+- ``max_tokens`` (required by the API): the ``max_tokens=`` argument, else 4096 for the
+  Claude 3 Opus/Sonnet/Haiku models and 8192 for the rest.
+- ``tool_choice``: auto → ``{type: auto}``, required → ``{type: any}``, none →
+  ``{type: none}``, forced X → ``{type: tool, name: X}``; ``parallel_tool_calls=False``
+  adds ``disable_parallel_tool_use: true`` (except with none). With extended thinking
+  (``thinking_budget=``) the API accepts only auto and none: required and forced are
+  sent as auto, and a notice says so.
+- A history holding tool blocks must declare tools: when the round has none, the tools
+  named in the history are declared as stubs and ``tool_choice`` is ``none``.
+- Streaming: text, thinking (with its signature) and tool calls with argument
+  fragments. The end is ``message_stop``; a stream without it is an error. An ``error``
+  event (e.g. ``overloaded_error``) ends the round as an error.
+- Tool results: all of a turn's results in **one** user message, first in its content,
+  each ``tool_result`` with ``is_error`` and its text and images. A user message that
+  follows (a steering message) joins that same user message after the results.
+- Thinking blocks are sent back only when they carry a signature (Anthropic's own).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from ..events import AssistantUpdate
+from ..messages import ImageContent, TextContent, ThinkingContent, ToolCall, UserMessage
+from ._provider_common import (
+    AssistantTurn,
+    append_merged,
+    ProviderError,
+    ProviderModel,
+    RetryPolicy,
+    StreamCutError,
+    error_details,
+    history_has_tool_blocks,
+    paired_history,
+    parse_retry_after,
+    result_images,
+    result_text,
+    retryable_code,
+    safe_tool_id,
+    stub_specs_for_history,
+    transport_error,
+    user_blocks,
+)
+from .base import MessageBuilder, ModelRequest
+
+__all__ = ["AnthropicModel"]
+
+_SMALL_OUTPUT_MODELS = ("claude-3-opus", "claude-3-sonnet", "claude-3-haiku")
+
+
+class AnthropicModel(ProviderModel):
+    """``anthropic:<model>`` — streams Messages through the ``anthropic`` SDK."""
+
+    provider = "anthropic"
+
+    def __init__(
+        self,
+        model_id: str,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        retry: RetryPolicy | None = None,
+        max_tokens: int | None = None,
+        thinking_budget: int | None = None,
+    ) -> None:
+        super().__init__(model_id, api_key=api_key, base_url=base_url, retry=retry)
+        default = 4096 if model_id.startswith(_SMALL_OUTPUT_MODELS) else 8192
+        self.max_tokens = max_tokens or default
+        self.thinking_budget = thinking_budget
+
+    def _make_client(self) -> Any:
+        import anthropic
+
+        kwargs: dict[str, Any] = {"max_retries": 0}
+        if self._api_key is not None:
+            kwargs["api_key"] = self._api_key
+        if self.base_url:
+            kwargs["base_url"] = self.base_url
+        return anthropic.AsyncAnthropic(**kwargs)
+
+    # -- request -----------------------------------------------------------------------
+
+    def _prepare(self, request: ModelRequest) -> tuple[dict[str, Any], list[str]]:
+        messages: list[dict[str, Any]] = []
+        for entry in paired_history(request.messages):
+            if isinstance(entry, UserMessage):
+                append_merged(messages, "user", [_user_block(b) for b in user_blocks(entry) if _non_empty(b)])
+            else:
+                append_merged(messages, "assistant", _assistant_blocks(entry))
+                if entry.results:
+                    append_merged(messages, "user", [_result_block(r) for r in entry.results])
+        payload: dict[str, Any] = {"model": self.model_id, "max_tokens": self.max_tokens, "messages": messages,
+                                   "stream": True}
+        if request.system:
+            payload["system"] = request.system
+        notices: list[str] = []
+        choice = request.tool_choice
+        if self.thinking_budget:
+            payload["thinking"] = {"type": "enabled", "budget_tokens": self.thinking_budget}
+            payload["max_tokens"] = max(self.max_tokens, self.thinking_budget + 1024)
+            if choice not in ("auto", "none"):
+                notices.append(f"with extended thinking Anthropic accepts only tool_choice auto or none; "
+                               f"tool_choice={choice!r} was sent as auto")
+                choice = "auto"
+        tools = request.tools
+        if not tools and history_has_tool_blocks(request.messages):
+            tools, choice = stub_specs_for_history(request.messages, []), "none"
+        if tools:
+            payload["tools"] = [{"name": t["name"], "description": t.get("description", ""),
+                                 "input_schema": t.get("parameters") or {"type": "object"}} for t in tools]
+            payload["tool_choice"] = _tool_choice(choice, request.parallel_tool_calls)
+        return payload, notices
+
+    # -- response ----------------------------------------------------------------------
+
+    async def _attempt(self, payload: dict[str, Any], out: MessageBuilder) -> AsyncIterator[AssistantUpdate]:
+        stream = await self._client().messages.create(**payload)
+        async with stream:
+            calls: dict[int, int] = {}  # wire block index -> content index
+            counts = {"input": 0, "output": 0, "cache_read": 0, "cache_write": 0}
+            stop: str | None = None
+            ended = False
+            async for event in stream:
+                kind = event.type
+                if kind == "message_start":
+                    _count(counts, event.message.usage)
+                elif kind == "content_block_start" and event.content_block.type == "tool_use":
+                    start = out.start_tool_call(event.content_block.name, event.content_block.id)
+                    calls[event.index] = start.content_index
+                    yield start
+                elif kind == "content_block_delta":
+                    delta = event.delta
+                    if delta.type == "text_delta":
+                        yield out.text_delta(delta.text)
+                    elif delta.type == "thinking_delta":
+                        yield out.thinking_delta(delta.thinking)
+                    elif delta.type == "signature_delta":
+                        yield out.thinking_delta("", signature=delta.signature)
+                    elif delta.type == "input_json_delta" and event.index in calls:
+                        if delta.partial_json:
+                            yield out.tool_call_delta(calls[event.index], delta.partial_json)
+                elif kind == "content_block_stop" and event.index in calls:
+                    yield out.end_tool_call(calls.pop(event.index))
+                elif kind == "message_delta":
+                    stop = event.delta.stop_reason or stop
+                    _count(counts, event.usage)
+                elif kind == "message_stop":
+                    ended = True
+        for index in calls.values():
+            yield out.end_tool_call(index)
+        if not ended:
+            raise StreamCutError("message_stop")
+        usage = self._usage(**counts)
+        if stop == "refusal":
+            out.fail(f"{self.name}: the model refused to answer (stop_reason refusal)", usage)
+        else:
+            out.finish("length" if stop == "max_tokens" else None, usage)
+
+    def _classify(self, exc: Exception) -> ProviderError:
+        import anthropic
+
+        if isinstance(exc, anthropic.APIStatusError):
+            message, code = error_details(exc.body)
+            status = exc.status_code
+            if status == 200:  # an `error` event inside the stream
+                return ProviderError(message or str(exc), code=code, retryable=retryable_code(code))
+            return ProviderError(message or str(exc), status=status, code=code,
+                                 retryable=status in (408, 409, 429) or status >= 500,
+                                 retry_after=parse_retry_after(exc.response.headers))
+        if isinstance(exc, anthropic.APIConnectionError):
+            cause = exc.__cause__ or exc.__context__
+            return ProviderError(f"connection failed ({type(cause).__name__ if cause else 'error'}: "
+                                 f"{cause or exc})", retryable=True)
+        return transport_error(exc) or ProviderError(f"{type(exc).__name__}: {exc}")
+
+
+def _count(counts: dict[str, int], usage: Any) -> None:
+    """Take the cumulative counts a ``message_start`` or ``message_delta`` reports."""
+    if usage is None:
+        return
+    for key, attribute in (("input", "input_tokens"), ("output", "output_tokens"),
+                           ("cache_read", "cache_read_input_tokens"), ("cache_write", "cache_creation_input_tokens")):
+        value = getattr(usage, attribute, None)
+        if value is not None:
+            counts[key] = value
+
+
+def _non_empty(block: TextContent | ImageContent) -> bool:
+    return not isinstance(block, TextContent) or bool(block.text)
+
+
+def _user_block(block: TextContent | ImageContent) -> dict[str, Any]:
+    if isinstance(block, TextContent):
+        return {"type": "text", "text": block.text}
+    return {"type": "image", "source": {"type": "base64", "media_type": block.mime_type, "data": block.data}}
+
+
+def _assistant_blocks(turn: AssistantTurn) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = []
+    for block in turn.message.content:
+        if isinstance(block, ThinkingContent):
+            if block.signature:
+                blocks.append({"type": "thinking", "thinking": block.thinking, "signature": block.signature})
+        elif isinstance(block, TextContent):
+            if block.text:
+                blocks.append({"type": "text", "text": block.text})
+        elif isinstance(block, ToolCall):
+            blocks.append({"type": "tool_use", "id": safe_tool_id(block.id or ""), "name": block.name,
+                           "input": block.arguments})
+    return blocks
+
+
+def _result_block(result: Any) -> dict[str, Any]:
+    content: list[dict[str, Any]] = [{"type": "text", "text": result_text(result)}]
+    content += [_user_block(image) for image in result_images(result)]
+    return {"type": "tool_result", "tool_use_id": safe_tool_id(result.tool_call_id), "content": content,
+            "is_error": result.is_error}
+
+
+def _tool_choice(choice: Any, parallel: bool | None) -> dict[str, Any]:
+    if isinstance(choice, dict):
+        mapped: dict[str, Any] = {"type": "tool", "name": choice["name"]}
+    else:
+        mapped = {"type": {"auto": "auto", "required": "any", "none": "none"}[choice]}
+    if parallel is False and mapped["type"] != "none":
+        mapped["disable_parallel_tool_use"] = True
+    return mapped

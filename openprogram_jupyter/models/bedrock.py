@@ -1,0 +1,321 @@
+"""Amazon Bedrock's Converse API (``bedrock:<modelId>``) through boto3 (the ``[bedrock]`` extra).
+
+Wire facts: WIRE.md, "Bedrock Converse". What this module does exactly:
+
+- Credentials: the standard AWS chain (``AWS_ACCESS_KEY_ID`` / ``AWS_SECRET_ACCESS_KEY``
+  / ``AWS_SESSION_TOKEN``, ``AWS_PROFILE``, ``AWS_BEARER_TOKEN_BEDROCK``, instance
+  roles). ``api_key=`` is a Bedrock API key: requests are then sent unsigned with
+  ``Authorization: Bearer <key>``. Region: ``region=``, else ``AWS_REGION`` /
+  ``AWS_DEFAULT_REGION`` / the profile's. ``base_url=`` is the endpoint URL.
+- boto3 is synchronous: each round runs ``converse_stream`` in a worker thread that
+  feeds the event loop. On cancel the stream's socket is shut down at once.
+- Controls, per :mod:`._bedrock_controls`: Converse has no ``none`` tool choice, and
+  ``any`` / ``tool`` only on some model families; what cannot be said is degraded as
+  WIRE.md's table says, with an instruction in the system prompt and a notice.
+- Streaming: text, reasoning (with signature) as thinking, tool calls with argument
+  fragments, all keyed on ``contentBlockIndex``. The end is ``messageStop``; usage comes
+  from ``metadata``. A stream without ``messageStop`` is an error (what arrived is kept).
+- Tool results: one user message holding one ``toolResult`` per call (``status``
+  ``error`` or ``success``, text and png/jpeg/gif/webp images).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import os
+import socket
+import threading
+from collections.abc import AsyncIterator
+from typing import Any
+
+from ..events import AssistantUpdate
+from ..messages import TextContent, ThinkingContent, ToolCall, UserMessage
+from ._provider_common import (
+    AssistantTurn,
+    ProviderError,
+    ProviderModel,
+    RetryPolicy,
+    StreamCutError,
+    append_merged,
+    is_retryable_status,
+    paired_history,
+    parse_retry_after,
+    require_module,
+    result_images,
+    result_text,
+    retryable_code,
+    safe_tool_id,
+    transport_error,
+    user_blocks,
+)
+from .base import MessageBuilder, ModelRequest
+from ._bedrock_controls import tool_config
+
+__all__ = ["BedrockModel"]
+
+_IMAGE_FORMATS = {"image/png": "png", "image/jpeg": "jpeg", "image/jpg": "jpeg", "image/gif": "gif",
+                  "image/webp": "webp"}
+
+
+class BedrockModel(ProviderModel):
+    """``bedrock:<modelId>`` — streams ``converse_stream`` from a worker thread."""
+
+    provider = "bedrock"
+
+    def __init__(
+        self,
+        model_id: str,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        retry: RetryPolicy | None = None,
+        region: str | None = None,
+        max_tokens: int | None = None,
+    ) -> None:
+        require_module("boto3", "bedrock")
+        super().__init__(model_id, api_key=api_key, base_url=base_url, retry=retry)
+        self.region = region or os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION")
+        self.max_tokens = max_tokens
+        self._shared_client: Any = None
+        self._client_lock = threading.Lock()
+
+    def _client(self) -> Any:
+        # boto3 clients are thread-safe and not tied to an event loop: one is enough.
+        with self._client_lock:
+            if self._shared_client is None:
+                self._shared_client = self._make_client()
+            return self._shared_client
+
+    def _make_client(self) -> Any:
+        import boto3
+        import botocore
+        from botocore.config import Config
+
+        config = Config(retries={"total_max_attempts": 1, "mode": "standard"}, connect_timeout=15, read_timeout=600)
+        if self._api_key:
+            config = config.merge(Config(signature_version=botocore.UNSIGNED))
+        kwargs: dict[str, Any] = {"config": config}
+        if self.region:
+            kwargs["region_name"] = self.region
+        if self.base_url:
+            kwargs["endpoint_url"] = self.base_url
+        client = boto3.session.Session().client("bedrock-runtime", **kwargs)
+        if self._api_key:
+            key = self._api_key
+
+            def add_bearer(request: Any, **_: Any) -> None:
+                request.headers["Authorization"] = f"Bearer {key}"
+
+            client.meta.events.register("before-send.bedrock-runtime.*", add_bearer)
+        return client
+
+    # -- request -----------------------------------------------------------------------
+
+    def _prepare(self, request: ModelRequest) -> tuple[dict[str, Any], list[str]]:
+        messages: list[dict[str, Any]] = []
+        for entry in paired_history(request.messages):
+            if isinstance(entry, UserMessage):
+                append_merged(messages, "user", [b for b in map(_user_block, user_blocks(entry)) if b])
+            else:
+                append_merged(messages, "assistant", _assistant_blocks(entry))
+                if entry.results:
+                    append_merged(messages, "user", [_result_block(r) for r in entry.results])
+        payload: dict[str, Any] = {"modelId": self.model_id, "messages": messages}
+        if self.max_tokens:
+            payload["inferenceConfig"] = {"maxTokens": self.max_tokens}
+        controls = tool_config(self.model_id, request)
+        system = [{"text": request.system}] if request.system else []
+        system += [{"text": text} for text in controls.instructions]
+        if system:
+            payload["system"] = system
+        if controls.tool_config is not None:
+            payload["toolConfig"] = controls.tool_config
+        if controls.additional_fields:
+            payload["additionalModelRequestFields"] = controls.additional_fields
+        return payload, controls.notices
+
+    # -- response ----------------------------------------------------------------------
+
+    async def _attempt(self, payload: dict[str, Any], out: MessageBuilder) -> AsyncIterator[AssistantUpdate]:
+        pump = _StreamPump(self._client(), payload, asyncio.get_running_loop())
+        pump.start()
+        try:
+            calls: dict[int, int] = {}  # contentBlockIndex -> content index
+            stop: str | None = None
+            usage: dict[str, Any] | None = None
+            while True:
+                kind, item = await pump.queue.get()
+                if kind == "error":
+                    raise item
+                if kind == "end":
+                    break
+                if "contentBlockStart" in item:
+                    event = item["contentBlockStart"]
+                    tool = (event.get("start") or {}).get("toolUse")
+                    if tool:
+                        start = out.start_tool_call(tool["name"], tool["toolUseId"])
+                        calls[event["contentBlockIndex"]] = start.content_index
+                        yield start
+                elif "contentBlockDelta" in item:
+                    event = item["contentBlockDelta"]
+                    for update in _delta_updates(event["delta"], calls.get(event["contentBlockIndex"]), out):
+                        yield update
+                elif "contentBlockStop" in item:
+                    index = calls.pop(item["contentBlockStop"]["contentBlockIndex"], None)
+                    if index is not None:
+                        yield out.end_tool_call(index)
+                elif "messageStop" in item:
+                    stop = item["messageStop"]["stopReason"]
+                elif "metadata" in item:
+                    usage = item["metadata"].get("usage")
+        finally:
+            pump.stop()
+        for index in calls.values():
+            yield out.end_tool_call(index)
+        if stop is None:
+            raise StreamCutError("messageStop")
+        round_usage = None
+        if usage:
+            round_usage = self._usage(input=usage.get("inputTokens", 0), output=usage.get("outputTokens", 0),
+                                      cache_read=usage.get("cacheReadInputTokens", 0),
+                                      cache_write=usage.get("cacheWriteInputTokens", 0))
+        if stop in ("guardrail_intervened", "content_filtered"):
+            out.fail(f"{self.name}: the reply was stopped ({stop})", round_usage)
+        else:
+            out.finish("length" if stop == "max_tokens" else None, round_usage)
+
+    def _classify(self, exc: Exception) -> ProviderError:
+        from botocore import exceptions as boto_errors
+
+        if isinstance(exc, boto_errors.ClientError):
+            error = exc.response.get("Error", {})
+            meta = exc.response.get("ResponseMetadata", {})
+            code = error.get("Code")
+            status = meta.get("HTTPStatusCode")
+            message = error.get("Message") or str(exc)
+            if isinstance(exc, boto_errors.EventStreamError) or status is None:
+                retryable = retryable_code(code) or code == "modelStreamErrorException"
+                return ProviderError(message, code=code, retryable=retryable)
+            return ProviderError(message, status=status, code=code, retryable=is_retryable_status(status),
+                                 retry_after=parse_retry_after(meta.get("HTTPHeaders")))
+        if isinstance(exc, boto_errors.HTTPClientError):
+            return ProviderError(f"connection failed ({type(exc).__name__}: {exc})", retryable=True)
+        if isinstance(exc, boto_errors.NoRegionError):
+            return ProviderError("no AWS region: set AWS_REGION or pass region= to BedrockModel")
+        if isinstance(exc, boto_errors.NoCredentialsError):
+            return ProviderError("no AWS credentials: set AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, AWS_PROFILE "
+                                 "or AWS_BEARER_TOKEN_BEDROCK, or pass api_key= (a Bedrock API key)")
+        return transport_error(exc) or ProviderError(f"{type(exc).__name__}: {exc}")
+
+
+class _StreamPump:
+    """Runs ``converse_stream`` in a daemon thread and puts ``("event", dict)``,
+    ``("error", exc)`` or ``("end", None)`` on :attr:`queue`. :meth:`stop` shuts the
+    socket down, which wakes the thread from a blocked read at once."""
+
+    def __init__(self, client: Any, payload: dict[str, Any], loop: asyncio.AbstractEventLoop) -> None:
+        self.client, self.payload, self.loop = client, payload, loop
+        self.queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        self._stream: Any = None
+        self._stopped = False
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        threading.Thread(target=self._run, name="bedrock-converse-stream", daemon=True).start()
+
+    def _run(self) -> None:
+        stream = None
+        try:
+            stream = self.client.converse_stream(**self.payload)["stream"]
+            with self._lock:
+                self._stream = stream
+                if self._stopped:
+                    return
+            for event in stream:
+                if self._stopped:
+                    return
+                self._emit("event", event)
+            self._emit("end", None)
+        except Exception as exc:  # noqa: BLE001 - handed to the event loop, classified there
+            if not self._stopped:
+                self._emit("error", exc)
+        finally:
+            if stream is not None:
+                _close_stream(stream)
+
+    def _emit(self, kind: str, item: Any) -> None:
+        try:
+            self.loop.call_soon_threadsafe(self.queue.put_nowait, (kind, item))
+        except RuntimeError:  # the loop has closed: nobody is listening
+            self._stopped = True
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopped = True
+            stream = self._stream
+        if stream is not None:
+            _close_stream(stream)
+
+
+def _close_stream(stream: Any) -> None:
+    """Shut the event stream's socket down (a plain close would not wake a blocked read)."""
+    raw = getattr(stream, "_raw_stream", None)
+    connection = getattr(raw, "_connection", None)
+    sock = getattr(connection, "sock", None)
+    if sock is not None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+    try:
+        stream.close()
+    except Exception:  # noqa: BLE001 - closing an already broken stream
+        pass
+
+
+def _delta_updates(delta: dict[str, Any], call_index: int | None, out: MessageBuilder) -> list[AssistantUpdate]:
+    if "text" in delta:
+        return [out.text_delta(delta["text"])] if delta["text"] else []
+    if "toolUse" in delta and call_index is not None:
+        fragment = delta["toolUse"].get("input") or ""
+        return [out.tool_call_delta(call_index, fragment)] if fragment else []
+    reasoning = delta.get("reasoningContent") or {}
+    if reasoning.get("text"):
+        return [out.thinking_delta(reasoning["text"])]
+    if reasoning.get("signature"):
+        return [out.thinking_delta("", signature=reasoning["signature"])]
+    return []
+
+
+def _user_block(block: Any) -> dict[str, Any] | None:
+    if isinstance(block, TextContent):
+        return {"text": block.text} if block.text.strip() else None
+    image_format = _IMAGE_FORMATS.get(block.mime_type.lower())
+    if image_format is None:
+        return {"text": f"(an image of type {block.mime_type} was left out: Bedrock takes png, jpeg, gif, webp)"}
+    return {"image": {"format": image_format, "source": {"bytes": base64.b64decode(block.data)}}}
+
+
+def _assistant_blocks(turn: AssistantTurn) -> list[dict[str, Any]]:
+    own = turn.message.model is None or turn.message.model.startswith("bedrock:")
+    blocks: list[dict[str, Any]] = []
+    for block in turn.message.content:
+        if isinstance(block, ThinkingContent):
+            if own and block.signature and block.thinking:
+                blocks.append({"reasoningContent": {"reasoningText": {"text": block.thinking,
+                                                                      "signature": block.signature}}})
+        elif isinstance(block, TextContent):
+            if block.text.strip():
+                blocks.append({"text": block.text})
+        elif isinstance(block, ToolCall):
+            blocks.append({"toolUse": {"toolUseId": safe_tool_id(block.id or ""), "name": block.name,
+                                       "input": block.arguments}})
+    return blocks
+
+
+def _result_block(result: Any) -> dict[str, Any]:
+    content = [{"text": result_text(result)}]
+    content += [b for b in map(_user_block, result_images(result)) if b]
+    return {"toolResult": {"toolUseId": safe_tool_id(result.tool_call_id), "content": content,
+                           "status": "error" if result.is_error else "success"}}

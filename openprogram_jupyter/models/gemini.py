@@ -1,0 +1,259 @@
+"""Gemini over its REST API (``gemini:<model>``), with httpx and httpx-sse.
+
+Wire facts: WIRE.md, "Gemini". What this module does exactly:
+
+- Key: ``api_key=``, else ``GEMINI_API_KEY``, else ``GOOGLE_API_KEY``; sent in the
+  ``x-goog-api-key`` header, never in the URL. Endpoint root: ``base_url=``, else
+  ``GOOGLE_GEMINI_BASE_URL``, else Google's; the path is
+  ``/v1beta/models/{model}:streamGenerateContent?alt=sse``.
+- ``tool_choice``: auto/required/none → ``AUTO``/``ANY``/``NONE``; forced X → ``ANY``
+  with ``allowedFunctionNames: [X]``. ``parallel_tool_calls=False`` cannot be said:
+  nothing is sent, every returned call is answered in order, and a notice says so.
+- Streaming: text; thought parts (only with ``include_thoughts=True``) as thinking;
+  function calls arrive whole (a start and an end update each, no argument deltas).
+  Tool use is detected by the calls, not by ``finishReason``. The end is a chunk with
+  ``finishReason``; ``MAX_TOKENS`` → ``stop_reason="length"``; a safety or other block
+  ends the round as an error; a stream without it is an error (what arrived is kept).
+- ``thoughtSignature``: on a function call it is kept in the call's ``provider_data``;
+  on a text part it is kept as an empty thinking block carrying the signature. Either
+  way it goes back unchanged on the same kind of part: on the call, on the text part it
+  followed, or on an empty text part of its own (a signature that came on an empty
+  text part after the calls). A call's ``id`` is sent back only if Gemini gave one.
+  Signatures and thinking from another provider's messages are not sent.
+- Tool results: one ``user`` content holding one ``functionResponse`` per call
+  (``{"output": text}`` or ``{"error": text}``), then the results' images as
+  ``inlineData`` parts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import AsyncIterator
+from typing import Any
+from urllib.parse import quote
+
+from ..events import AssistantUpdate
+from ..messages import TextContent, ThinkingContent, ToolCall, UserMessage
+from ._provider_common import (
+    AssistantTurn,
+    ProviderError,
+    ProviderModel,
+    RetryPolicy,
+    StreamCutError,
+    error_details,
+    is_retryable_status,
+    paired_history,
+    parse_retry_after,
+    require_module,
+    result_images,
+    result_text,
+    retryable_code,
+    transport_error,
+    user_blocks,
+)
+from .base import MessageBuilder, ModelRequest
+
+__all__ = ["GeminiModel"]
+
+DEFAULT_GEMINI_URL = "https://generativelanguage.googleapis.com"
+_MODES = {"auto": "AUTO", "required": "ANY", "none": "NONE"}
+
+
+class GeminiModel(ProviderModel):
+    """``gemini:<model>`` — streams ``streamGenerateContent`` over httpx."""
+
+    provider = "gemini"
+
+    def __init__(
+        self,
+        model_id: str,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        retry: RetryPolicy | None = None,
+        include_thoughts: bool = False,
+        timeout: float = 600.0,
+    ) -> None:
+        require_module("httpx_sse", "gemini")
+        key = api_key or os.environ.get("GEMINI_API_KEY") or os.environ.get("GOOGLE_API_KEY")
+        root = base_url or os.environ.get("GOOGLE_GEMINI_BASE_URL") or DEFAULT_GEMINI_URL
+        super().__init__(model_id, api_key=key, base_url=root.rstrip("/"), retry=retry)
+        self.include_thoughts = include_thoughts
+        self.timeout = timeout
+
+    def _make_client(self) -> Any:
+        import httpx
+
+        return httpx.AsyncClient(timeout=httpx.Timeout(self.timeout, connect=15.0))
+
+    # -- request -----------------------------------------------------------------------
+
+    def _prepare(self, request: ModelRequest) -> tuple[dict[str, Any], list[str]]:
+        contents: list[dict[str, Any]] = []
+        for entry in paired_history(request.messages):
+            if isinstance(entry, UserMessage):
+                parts = [_user_part(b) for b in user_blocks(entry) if not isinstance(b, TextContent) or b.text]
+                if parts:
+                    contents.append({"role": "user", "parts": parts})
+                continue
+            parts = _model_parts(entry)
+            if parts:
+                contents.append({"role": "model", "parts": parts})
+            if entry.results:
+                contents.append({"role": "user", "parts": _result_parts(entry)})
+        payload: dict[str, Any] = {"contents": contents}
+        if request.system:
+            payload["systemInstruction"] = {"parts": [{"text": request.system}]}
+        if self.include_thoughts:
+            payload["generationConfig"] = {"thinkingConfig": {"includeThoughts": True}}
+        notices: list[str] = []
+        if request.tools:
+            payload["tools"] = [{"functionDeclarations": [
+                {"name": t["name"], "description": t.get("description", ""),
+                 "parametersJsonSchema": t.get("parameters") or {"type": "object"}}
+                for t in request.tools
+            ]}]
+            choice = request.tool_choice
+            if isinstance(choice, dict):
+                config: dict[str, Any] = {"mode": "ANY", "allowedFunctionNames": [choice["name"]]}
+            else:
+                config = {"mode": _MODES[choice]}
+            payload["toolConfig"] = {"functionCallingConfig": config}
+            if request.parallel_tool_calls is False:
+                notices.append("Gemini cannot be told to make one call at a time (parallel_tool_calls=False "
+                               "was not sent); every call it returns is run in order")
+        return payload, notices
+
+    # -- response ----------------------------------------------------------------------
+
+    async def _attempt(self, payload: dict[str, Any], out: MessageBuilder) -> AsyncIterator[AssistantUpdate]:
+        from httpx_sse import aconnect_sse
+
+        if not self._api_key:
+            raise ProviderError("no API key: set GEMINI_API_KEY (or GOOGLE_API_KEY) or pass api_key=")
+        url = f"{self.base_url}/v1beta/models/{quote(self.model_id, safe='')}:streamGenerateContent?alt=sse"
+        headers = {"x-goog-api-key": self._api_key, "content-type": "application/json"}
+        async with aconnect_sse(self._client(), "POST", url, json=payload, headers=headers) as source:
+            response = source.response
+            if response.status_code >= 400:
+                body = (await response.aread()).decode("utf-8", "replace")
+                try:
+                    message, code = error_details(json.loads(body))
+                except ValueError:
+                    message, code = body[:500] or None, None
+                raise ProviderError(message or response.reason_phrase, status=response.status_code, code=code,
+                                    retryable=is_retryable_status(response.status_code),
+                                    retry_after=parse_retry_after(response.headers))
+            finish: str | None = None
+            usage: dict[str, Any] = {}
+            async for event in source.aiter_sse():
+                if not event.data.strip():
+                    continue
+                chunk = json.loads(event.data)
+                if "error" in chunk:
+                    message, code = error_details(chunk)
+                    raise ProviderError(message or "stream error", code=code, retryable=retryable_code(code))
+                usage = chunk.get("usageMetadata") or usage
+                blocked = (chunk.get("promptFeedback") or {}).get("blockReason")
+                if blocked:
+                    finish = f"prompt blocked: {blocked}"
+                for candidate in chunk.get("candidates", [])[:1]:
+                    for part in (candidate.get("content") or {}).get("parts") or []:
+                        for update in _part_updates(part, out):
+                            yield update
+                    finish = candidate.get("finishReason") or finish
+        if finish is None:
+            raise StreamCutError("a chunk with finishReason")
+        round_usage = self._usage(
+            input=usage.get("promptTokenCount", 0) - usage.get("cachedContentTokenCount", 0),
+            output=usage.get("candidatesTokenCount", 0) + usage.get("thoughtsTokenCount", 0),
+            cache_read=usage.get("cachedContentTokenCount", 0),
+        ) if usage else None
+        if finish == "MAX_TOKENS" and not out.message.tool_calls:
+            out.finish("length", round_usage)
+        elif finish in ("STOP", "MAX_TOKENS"):
+            out.finish(None, round_usage)
+        else:  # SAFETY, RECITATION, MALFORMED_FUNCTION_CALL, a blocked prompt, ...
+            out.fail(f"{self.name}: the reply was stopped ({finish})", round_usage)
+
+    def _classify(self, exc: Exception) -> ProviderError:
+        return transport_error(exc) or ProviderError(f"{type(exc).__name__}: {exc}")
+
+
+def _part_updates(part: dict[str, Any], out: MessageBuilder) -> list[AssistantUpdate]:
+    signature = part.get("thoughtSignature")
+    if "functionCall" in part:
+        call = part["functionCall"]
+        data: dict[str, Any] = {}
+        if signature:
+            data["thoughtSignature"] = signature
+        if call.get("id"):
+            data["gemini_call_id"] = call["id"]
+        return out.tool_call(call.get("name", ""), call.get("args") or {}, call.get("id"), data or None)
+    text = part.get("text")
+    if text is None:
+        return []  # inline data and other parts the loop has no block for
+    if part.get("thought"):
+        return [out.thinking_delta(text, signature)]
+    updates = [out.text_delta(text)] if text else []
+    if signature:
+        updates.append(out.thinking_delta("", signature=signature))
+    return updates
+
+
+def _from_gemini(turn: AssistantTurn) -> bool:
+    return turn.message.model is None or turn.message.model.startswith("gemini:")
+
+
+def _model_parts(turn: AssistantTurn) -> list[dict[str, Any]]:
+    own = _from_gemini(turn)
+    parts: list[dict[str, Any]] = []
+    previous: object = None
+    for block in turn.message.content:
+        if isinstance(block, TextContent):
+            if block.text:
+                parts.append({"text": block.text})
+        elif isinstance(block, ThinkingContent):
+            if not own:
+                pass
+            elif block.thinking:
+                part = {"text": block.thinking, "thought": True}
+                if block.signature:
+                    part["thoughtSignature"] = block.signature
+                parts.append(part)
+            elif block.signature:  # a signature that came on a text part
+                if isinstance(previous, TextContent) and previous.text and "thoughtSignature" not in parts[-1]:
+                    parts[-1]["thoughtSignature"] = block.signature
+                else:
+                    parts.append({"text": "", "thoughtSignature": block.signature})
+        elif isinstance(block, ToolCall):
+            data = block.provider_data or {}
+            call: dict[str, Any] = {"name": block.name, "args": block.arguments}
+            if data.get("gemini_call_id"):
+                call["id"] = data["gemini_call_id"]
+            part = {"functionCall": call}
+            if data.get("thoughtSignature"):
+                part["thoughtSignature"] = data["thoughtSignature"]
+            parts.append(part)
+        previous = block
+    return parts
+
+
+def _result_parts(turn: AssistantTurn) -> list[dict[str, Any]]:
+    parts: list[dict[str, Any]] = []
+    images: list[dict[str, Any]] = []
+    for call, result in zip(turn.calls, turn.results):
+        response = {"error" if result.is_error else "output": result_text(result)}
+        function_response: dict[str, Any] = {"name": call.name, "response": response}
+        if (call.provider_data or {}).get("gemini_call_id"):
+            function_response["id"] = call.provider_data["gemini_call_id"]  # type: ignore[index]
+        parts.append({"functionResponse": function_response})
+        images += [{"inlineData": {"mimeType": i.mime_type, "data": i.data}} for i in result_images(result)]
+    return parts + images
+
+
+def _user_part(block: Any) -> dict[str, Any]:
+    if isinstance(block, TextContent):
+        return {"text": block.text}
+    return {"inlineData": {"mimeType": block.mime_type, "data": block.data}}

@@ -1,0 +1,201 @@
+"""OpenAI Chat Completions (``openai:<model>``), also for OpenAI-compatible local servers.
+
+Wire facts: WIRE.md, "OpenAI Chat Completions". What this module does exactly:
+
+- Key: ``api_key=``, else ``OPENAI_API_KEY``. Endpoint: ``base_url=``, else
+  ``OPENAI_BASE_URL``, else OpenAI's. With a ``base_url`` and no key anywhere, the
+  placeholder key ``"local"`` is sent (Ollama, vLLM and llama.cpp ignore it).
+- ``tool_choice`` and ``parallel_tool_calls`` map one-to-one; both are left out when
+  the round has no tools (the API rejects them then). ``parallel_tool_calls`` is sent
+  only when the caller set it.
+- Streaming: text deltas, ``reasoning_content`` / ``reasoning`` deltas (sent by some
+  local servers) as thinking, tool-call starts and argument fragments. The end of the
+  reply is the chunk with ``finish_reason``; a stream that ends without one is an error
+  (what arrived is kept). ``content_filter`` ends the round as an error.
+- Tool results: one ``role: "tool"`` message per call, in call order. Chat Completions
+  cannot carry images in a tool message, so images returned by tools follow in one
+  ``user`` message after the tool messages, each labelled with its call. The API has no
+  error flag; an error result is sent as its text.
+- Thinking blocks are not sent back (the API has no field for them).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import AsyncIterator
+from typing import Any
+
+from ..events import AssistantUpdate
+from ..messages import ImageContent, TextContent, UserMessage
+from ._provider_common import (
+    AssistantTurn,
+    ProviderError,
+    ProviderModel,
+    StreamCutError,
+    data_url,
+    error_details,
+    paired_history,
+    parse_retry_after,
+    result_images,
+    result_text,
+    retryable_code,
+    user_blocks,
+)
+from .base import MessageBuilder, ModelRequest
+
+__all__ = ["OpenAIChatModel", "classify_openai_error"]
+
+
+class OpenAIChatModel(ProviderModel):
+    """``openai:<model>`` — streams Chat Completions through the ``openai`` SDK."""
+
+    provider = "openai"
+
+    def _make_client(self) -> Any:
+        import openai
+
+        api_key = self._api_key
+        if api_key is None and self.base_url and not os.environ.get("OPENAI_API_KEY"):
+            api_key = "local"
+        kwargs: dict[str, Any] = {"max_retries": 0}
+        if api_key is not None:
+            kwargs["api_key"] = api_key
+        if self.base_url:
+            kwargs["base_url"] = self.base_url
+        return openai.AsyncOpenAI(**kwargs)
+
+    def _classify(self, exc: Exception) -> ProviderError:
+        return classify_openai_error(exc)
+
+    # -- request -----------------------------------------------------------------------
+
+    def _prepare(self, request: ModelRequest) -> tuple[dict[str, Any], list[str]]:
+        messages: list[dict[str, Any]] = []
+        if request.system:
+            messages.append({"role": "system", "content": request.system})
+        for entry in paired_history(request.messages):
+            if isinstance(entry, UserMessage):
+                messages.append({"role": "user", "content": _user_content(user_blocks(entry))})
+            else:
+                messages.extend(_assistant_turn(entry))
+        payload: dict[str, Any] = {
+            "model": self.model_id,
+            "messages": messages,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        if request.tools:
+            payload["tools"] = [
+                {"type": "function", "function": {"name": t["name"], "description": t.get("description", ""),
+                                                  "parameters": t.get("parameters") or {"type": "object"}}}
+                for t in request.tools
+            ]
+            choice = request.tool_choice
+            payload["tool_choice"] = (
+                {"type": "function", "function": {"name": choice["name"]}} if isinstance(choice, dict) else choice
+            )
+            if request.parallel_tool_calls is not None:
+                payload["parallel_tool_calls"] = request.parallel_tool_calls
+        return payload, []
+
+    # -- response ----------------------------------------------------------------------
+
+    async def _attempt(self, payload: dict[str, Any], out: MessageBuilder) -> AsyncIterator[AssistantUpdate]:
+        stream = await self._client().chat.completions.create(**payload)
+        async with stream:
+            calls: dict[int, int] = {}  # the wire's call index -> content index
+            finish: str | None = None
+            usage: Any = None
+            async for chunk in stream:
+                if chunk.usage is not None:
+                    usage = chunk.usage
+                if not chunk.choices:
+                    continue
+                choice = chunk.choices[0]
+                delta = choice.delta
+                if delta is not None:
+                    extra = delta.model_extra or {}
+                    reasoning = extra.get("reasoning_content") or extra.get("reasoning")
+                    if isinstance(reasoning, str) and reasoning:
+                        yield out.thinking_delta(reasoning)
+                    if delta.content:
+                        yield out.text_delta(delta.content)
+                    for fragment in delta.tool_calls or []:
+                        function = fragment.function
+                        if fragment.index not in calls:
+                            start = out.start_tool_call((function.name if function else None) or "", fragment.id)
+                            calls[fragment.index] = start.content_index
+                            yield start
+                        if function is not None and function.arguments:
+                            yield out.tool_call_delta(calls[fragment.index], function.arguments)
+                if choice.finish_reason:
+                    finish = choice.finish_reason
+        for index in calls.values():
+            yield out.end_tool_call(index)
+        if finish is None:
+            raise StreamCutError("a chunk with finish_reason")
+        round_usage = None
+        if usage is not None:
+            details = getattr(usage, "prompt_tokens_details", None)
+            cached = (getattr(details, "cached_tokens", None) or 0) if details else 0
+            round_usage = self._usage(input=(usage.prompt_tokens or 0) - cached, output=usage.completion_tokens or 0,
+                                      cache_read=cached)
+        if finish == "content_filter":
+            out.fail(f"{self.name}: the provider stopped the reply (finish_reason content_filter)", round_usage)
+        else:
+            out.finish("length" if finish == "length" else None, round_usage)
+
+
+def _user_content(blocks: list[TextContent | ImageContent]) -> str | list[dict[str, Any]]:
+    if all(isinstance(b, TextContent) for b in blocks):
+        return "".join(b.text for b in blocks)  # type: ignore[union-attr]
+    return [
+        {"type": "text", "text": b.text} if isinstance(b, TextContent)
+        else {"type": "image_url", "image_url": {"url": data_url(b)}}
+        for b in blocks
+    ]
+
+
+def _assistant_turn(turn: AssistantTurn) -> list[dict[str, Any]]:
+    text = turn.message.text
+    message: dict[str, Any] = {"role": "assistant", "content": text or None}
+    if turn.calls:
+        message["tool_calls"] = [
+            {"id": call.id, "type": "function",
+             "function": {"name": call.name, "arguments": json.dumps(call.arguments)}}
+            for call in turn.calls
+        ]
+    elif not text:
+        return []  # only thinking: nothing Chat Completions can carry
+    out = [message]
+    images: list[dict[str, Any]] = []
+    for result in turn.results:
+        out.append({"role": "tool", "tool_call_id": result.tool_call_id, "content": result_text(result)})
+        for image in result_images(result):
+            images.append({"type": "text", "text": f"Image returned by {result.tool_name} ({result.tool_call_id}):"})
+            images.append({"type": "image_url", "image_url": {"url": data_url(image)}})
+    if images:
+        out.append({"role": "user", "content": images})
+    return out
+
+
+def classify_openai_error(exc: Exception) -> ProviderError:
+    """An ``openai`` SDK exception as a :class:`ProviderError` (shared with Responses)."""
+    import openai
+
+    if isinstance(exc, openai.APIStatusError):
+        message, code = error_details(exc.body)
+        return ProviderError(
+            message or exc.message, status=exc.status_code, code=code,
+            retryable=exc.status_code in (408, 409, 429) or exc.status_code >= 500,
+            retry_after=parse_retry_after(exc.response.headers),
+        )
+    if isinstance(exc, openai.APIConnectionError):
+        cause = exc.__cause__ or exc.__context__
+        detail = f"{type(cause).__name__}: {cause}" if cause else exc.message
+        return ProviderError(f"connection failed ({detail})", retryable=True)
+    if isinstance(exc, openai.APIError):  # an error inside the stream
+        message, code = error_details(exc.body)
+        return ProviderError(message or exc.message, code=code, retryable=retryable_code(code))
+    return ProviderError(f"{type(exc).__name__}: {exc}")

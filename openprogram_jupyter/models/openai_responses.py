@@ -1,0 +1,141 @@
+"""The OpenAI Responses API (``openai-responses:<model>``).
+
+Wire facts: WIRE.md, "OpenAI Responses". Keys, endpoint and the client are those of
+:class:`~openprogram_jupyter.models.openai_chat.OpenAIChatModel`. What differs:
+
+- Requests are stateless: ``store: false``, the whole history goes in ``input`` each
+  round (earlier ``function_call`` items echoed, then one ``function_call_output`` per
+  call). Tools are sent with ``strict: false`` so ordinary JSON Schemas are accepted as
+  they are.
+- Tool results may carry images (``input_image`` parts inside the output).
+- Reasoning summaries stream as thinking. Reasoning items are not sent back, so hidden
+  reasoning is not carried from one round to the next.
+- The end of the reply is ``response.completed``; ``response.incomplete`` for
+  ``max_output_tokens`` ends it with ``stop_reason="length"``, any other reason, a
+  ``response.failed`` or an ``error`` event ends it as an error. A stream that ends
+  without any of these is an error too (what arrived is kept).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from ..events import AssistantUpdate
+from ..messages import TextContent, UserMessage
+from ._provider_common import (
+    ProviderError,
+    StreamCutError,
+    data_url,
+    json_arguments,
+    paired_history,
+    result_images,
+    result_text,
+    retryable_code,
+    user_blocks,
+)
+from .base import MessageBuilder, ModelRequest
+from .openai_chat import OpenAIChatModel
+
+__all__ = ["OpenAIResponsesModel"]
+
+
+class OpenAIResponsesModel(OpenAIChatModel):
+    """``openai-responses:<model>`` — streams the Responses API through the ``openai`` SDK."""
+
+    provider = "openai-responses"
+
+    def _prepare(self, request: ModelRequest) -> tuple[dict[str, Any], list[str]]:
+        items: list[dict[str, Any]] = []
+        for entry in paired_history(request.messages):
+            if isinstance(entry, UserMessage):
+                items.append({"role": "user", "content": [_input_part(b) for b in user_blocks(entry)]})
+                continue
+            if entry.message.text:
+                items.append({"role": "assistant", "content": entry.message.text})
+            for call in entry.calls:
+                items.append({"type": "function_call", "call_id": call.id, "name": call.name,
+                              "arguments": json.dumps(call.arguments)})
+            for result in entry.results:
+                images = result_images(result)
+                output: Any = result_text(result)
+                if images:
+                    output = [{"type": "input_text", "text": output}] + [
+                        {"type": "input_image", "image_url": data_url(image)} for image in images
+                    ]
+                items.append({"type": "function_call_output", "call_id": result.tool_call_id, "output": output})
+        payload: dict[str, Any] = {"model": self.model_id, "input": items, "stream": True, "store": False}
+        if request.system:
+            payload["instructions"] = request.system
+        if request.tools:
+            payload["tools"] = [
+                {"type": "function", "name": t["name"], "description": t.get("description", ""),
+                 "parameters": t.get("parameters") or {"type": "object"}, "strict": False}
+                for t in request.tools
+            ]
+            choice = request.tool_choice
+            payload["tool_choice"] = {"type": "function", "name": choice["name"]} if isinstance(choice, dict) else choice
+            if request.parallel_tool_calls is not None:
+                payload["parallel_tool_calls"] = request.parallel_tool_calls
+        return payload, []
+
+    async def _attempt(self, payload: dict[str, Any], out: MessageBuilder) -> AsyncIterator[AssistantUpdate]:
+        stream = await self._client().responses.create(**payload)
+        async with stream:
+            calls: dict[str, int] = {}  # item id -> content index
+            final: Any = None
+            async for event in stream:
+                kind = getattr(event, "type", "")
+                if kind in ("response.output_text.delta", "response.refusal.delta"):
+                    yield out.text_delta(event.delta)
+                elif kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
+                    yield out.thinking_delta(event.delta)
+                elif kind == "response.output_item.added" and event.item.type == "function_call":
+                    start = out.start_tool_call(event.item.name, event.item.call_id)
+                    calls[event.item.id] = start.content_index
+                    yield start
+                elif kind == "response.function_call_arguments.delta" and event.item_id in calls:
+                    yield out.tool_call_delta(calls[event.item_id], event.delta)
+                elif kind == "response.output_item.done" and event.item.type == "function_call":
+                    index = calls.pop(event.item.id, None)
+                    if index is not None:
+                        yield out.end_tool_call(index, json_arguments(event.item.arguments))
+                elif kind in ("response.completed", "response.incomplete"):
+                    final = event.response
+                elif kind == "response.failed":
+                    error = getattr(event.response, "error", None)
+                    code = getattr(error, "code", None)
+                    raise ProviderError(getattr(error, "message", None) or "the response failed", code=code,
+                                        retryable=retryable_code(code))
+                elif kind == "error":
+                    raise ProviderError(event.message or "stream error", code=event.code,
+                                        retryable=retryable_code(event.code))
+        for index in calls.values():
+            yield out.end_tool_call(index)
+        if final is None:
+            raise StreamCutError("response.completed")
+        self._finish(final, out)
+
+    def _finish(self, response: Any, out: MessageBuilder) -> None:
+        usage = getattr(response, "usage", None)
+        round_usage = None
+        if usage is not None:
+            details = getattr(usage, "input_tokens_details", None)
+            cached = (getattr(details, "cached_tokens", None) or 0) if details else 0
+            round_usage = self._usage(input=(usage.input_tokens or 0) - cached, output=usage.output_tokens or 0,
+                                      cache_read=cached)
+        if getattr(response, "status", None) == "incomplete":
+            reason = getattr(getattr(response, "incomplete_details", None), "reason", None)
+            if reason != "max_output_tokens":
+                out.fail(f"{self.name}: the response is incomplete ({reason})", round_usage)
+                return
+            out.finish("length", round_usage)
+            return
+        out.finish(None, round_usage)
+
+
+def _input_part(block: Any) -> dict[str, Any]:
+    if isinstance(block, TextContent):
+        return {"type": "input_text", "text": block.text}
+    return {"type": "input_image", "image_url": data_url(block)}

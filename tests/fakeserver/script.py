@@ -1,0 +1,58 @@
+"""Scripted turns: what the fake model "says" in one round, in a provider-neutral form.
+
+The same :class:`Turn` is rendered into each provider's wire format, so one script can
+drive every provider. Failure modes are fields of the turn:
+
+- ``status`` — answer with this HTTP error instead of a stream (``retry_after`` sets the
+  ``retry-after`` header, in seconds);
+- ``error_after`` — send this many stream frames, then the provider's error frame;
+- ``cut_after`` — send this many stream frames, then close without the end marker;
+- ``frame_delay`` — sleep this long before each frame (a slow stream).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Call:
+    """A tool call. ``id`` ``None`` → the server invents one (Gemini: sends none).
+    ``signature``: a Gemini ``thoughtSignature`` put on this call's part."""
+
+    name: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+    id: str | None = None
+    signature: str | None = None
+
+
+@dataclass
+class Turn:
+    text: str = ""
+    thinking: str = ""
+    calls: list[Call] = field(default_factory=list)
+    input_tokens: int = 11
+    output_tokens: int = 7
+    cached_tokens: int = 0
+    stop: str | None = None            # "length" → the provider's max-tokens stop reason
+    chunk_size: int = 6                # characters per text / argument fragment
+    trailing_signature: str | None = None  # Gemini: a signature on a final empty text part
+    # failure modes
+    status: int | None = None
+    retry_after: float | None = None
+    error_message: str | None = None
+    error_after: int | None = None
+    cut_after: int | None = None
+    frame_delay: float = 0.0
+
+    @classmethod
+    def http_error(cls, status: int, message: str = "", retry_after: float | None = None) -> Turn:
+        return cls(status=status, retry_after=retry_after, error_message=message or None)
+
+
+def pieces(text: str, size: int) -> list[str]:
+    """``text`` cut into fragments of ``size`` characters (at least one fragment)."""
+    if not text:
+        return []
+    return [text[i:i + size] for i in range(0, len(text), max(1, size))]

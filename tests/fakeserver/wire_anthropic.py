@@ -1,0 +1,122 @@
+"""Anthropic Messages, as the fake server speaks it (every frame has an ``event:`` line)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable
+
+from .script import Turn, pieces
+from .wire import Reject, Wire, sse
+
+_KINDS = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
+          404: "not_found_error", 429: "rate_limit_error", 500: "api_error", 529: "overloaded_error"}
+
+
+def _reject(status: int, message: str) -> Reject:
+    kind = _KINDS.get(status, "api_error")
+    return Reject(status, {"type": "error", "error": {"type": kind, "message": message}, "request_id": "req_fake"})
+
+
+class AnthropicWire(Wire):
+    name = "anthropic"
+
+    def key(self, headers: dict[str, str]) -> str | None:
+        return headers.get("x-api-key")
+
+    def http_error(self, status: int, message: str) -> Reject:
+        return _reject(status, message)
+
+    def validate(self, body: dict[str, Any]) -> Reject | None:
+        if "max_tokens" not in body:
+            return _reject(400, "max_tokens: Field required")
+        messages = body.get("messages") or []
+        if not messages or messages[0].get("role") != "user":
+            return _reject(400, "messages: first message must use the \"user\" role")
+        has_tool_blocks = False
+        for index, message in enumerate(messages):
+            content = message.get("content")
+            if message.get("role") not in ("user", "assistant"):
+                return _reject(400, f"messages.{index}.role: Input should be 'user' or 'assistant'")
+            if isinstance(content, str):
+                if not content:
+                    return _reject(400, f"messages.{index}: user messages must have non-empty content")
+                continue
+            for b, block in enumerate(content):
+                if block.get("type") == "text" and not block.get("text"):
+                    return _reject(400, f"messages.{index}.content.{b}.text: text content blocks must be non-empty")
+                if block.get("type") in ("tool_use", "tool_result"):
+                    has_tool_blocks = True
+            use_ids = [b["id"] for b in content if b.get("type") == "tool_use"]
+            next_content = messages[index + 1].get("content") if index + 1 < len(messages) else None
+            if use_ids:
+                leading: list[str] = []
+                for block in next_content if isinstance(next_content, list) else []:
+                    if block.get("type") != "tool_result":
+                        break
+                    leading.append(block.get("tool_use_id"))
+                missing = [i for i in use_ids if i not in leading]
+                if missing:
+                    return _reject(400, f"messages.{index}: `tool_use` ids were found without `tool_result` blocks "
+                                   f"immediately after: {', '.join(missing)}. Each `tool_use` block must have a "
+                                   "corresponding `tool_result` block in the next message.")
+            result_ids = [b.get("tool_use_id") for b in content if b.get("type") == "tool_result"]
+            previous = messages[index - 1].get("content") if index else None
+            previous_ids = [b.get("id") for b in previous if b.get("type") == "tool_use"] if isinstance(previous, list) else []
+            stray = [i for i in result_ids if i not in previous_ids]
+            if stray:
+                return _reject(400, f"messages.{index}.content.0: unexpected `tool_use_id` found in `tool_result` "
+                               f"blocks: {stray[0]}. Each `tool_result` block must have a corresponding `tool_use` "
+                               "block in the previous message.")
+        if has_tool_blocks and not body.get("tools"):
+            return _reject(400, "Requests which include `tool_use` or `tool_result` blocks must define tools.")
+        choice = body.get("tool_choice")
+        if choice is not None and choice.get("type") not in ("auto", "any", "tool", "none"):
+            return _reject(400, "tool_choice.type: Input tag does not match any of the expected tags")
+        if body.get("thinking", {}).get("type") == "enabled" and choice and choice.get("type") in ("any", "tool"):
+            return _reject(400, "Thinking may not be enabled when tool_choice forces tool use.")
+        return None
+
+    def result_count(self, body: dict[str, Any]) -> int:
+        return sum(1 for m in body.get("messages", []) if isinstance(m.get("content"), list)
+                   for b in m["content"] if b.get("type") == "tool_result")
+
+    def frames(self, turn: Turn, body: dict[str, Any], new_id: Callable[[str], str]) -> list[bytes]:
+        def event(kind: str, **fields: Any) -> bytes:
+            return sse({"type": kind, **fields}, event=kind)
+
+        usage = {"input_tokens": turn.input_tokens, "output_tokens": 1, "cache_read_input_tokens": turn.cached_tokens,
+                 "cache_creation_input_tokens": 0}
+        message = {"id": new_id("msg"), "type": "message", "role": "assistant", "content": [],
+                   "model": body.get("model", ""), "stop_reason": None, "stop_sequence": None, "usage": usage}
+        out = [event("message_start", message=message), event("ping")]
+        index = 0
+        if turn.thinking:
+            out.append(event("content_block_start", index=index,
+                             content_block={"type": "thinking", "thinking": "", "signature": ""}))
+            for p in pieces(turn.thinking, turn.chunk_size):
+                out.append(event("content_block_delta", index=index, delta={"type": "thinking_delta", "thinking": p}))
+            out.append(event("content_block_delta", index=index,
+                             delta={"type": "signature_delta", "signature": "sig-" + turn.thinking[:8]}))
+            out.append(event("content_block_stop", index=index))
+            index += 1
+        if turn.text:
+            out.append(event("content_block_start", index=index, content_block={"type": "text", "text": ""}))
+            for p in pieces(turn.text, turn.chunk_size):
+                out.append(event("content_block_delta", index=index, delta={"type": "text_delta", "text": p}))
+            out.append(event("content_block_stop", index=index))
+            index += 1
+        for call in turn.calls:
+            block = {"type": "tool_use", "id": call.id or new_id("toolu"), "name": call.name, "input": {}}
+            out.append(event("content_block_start", index=index, content_block=block))
+            for p in pieces(json.dumps(call.arguments), turn.chunk_size):
+                out.append(event("content_block_delta", index=index, delta={"type": "input_json_delta", "partial_json": p}))
+            out.append(event("content_block_stop", index=index))
+            index += 1
+        stop = "max_tokens" if turn.stop == "length" else ("tool_use" if turn.calls else "end_turn")
+        out.append(event("message_delta", delta={"stop_reason": stop, "stop_sequence": None},
+                         usage={"output_tokens": turn.output_tokens}))
+        out.append(event("message_stop"))
+        return out
+
+    def error_frame(self, message: str) -> bytes:
+        return sse({"type": "error", "error": {"type": "overloaded_error", "message": message}}, event="error")

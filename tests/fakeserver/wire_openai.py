@@ -1,0 +1,206 @@
+"""OpenAI Chat Completions and Responses, as the fake server speaks them."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, Callable
+
+from .script import Turn, pieces
+from .wire import Reject, Wire, sse
+
+
+def _openai_error(status: int, message: str, kind: str, code: str | None = None, param: str | None = None) -> Reject:
+    body = {"error": {"message": message, "type": kind, "param": param, "code": code}}
+    return Reject(status, body)
+
+
+_ERROR_KINDS = {400: "invalid_request_error", 401: "invalid_request_error", 404: "invalid_request_error",
+                429: "requests", 500: "server_error", 503: "server_error"}
+
+
+class OpenAIChatWire(Wire):
+    name = "openai"
+
+    def key(self, headers: dict[str, str]) -> str | None:
+        auth = headers.get("authorization", "")
+        return auth[7:] if auth.lower().startswith("bearer ") else None
+
+    def http_error(self, status: int, message: str) -> Reject:
+        code = "rate_limit_exceeded" if status == 429 else None
+        return _openai_error(status, message, _ERROR_KINDS.get(status, "server_error"), code)
+
+    def validate(self, body: dict[str, Any]) -> Reject | None:
+        messages = body.get("messages")
+        if not isinstance(messages, list) or not messages:
+            return self.http_error(400, "Missing required parameter: 'messages'.")
+        tools = body.get("tools") or []
+        for flag in ("parallel_tool_calls", "tool_choice"):
+            if flag in body and not tools:
+                return _openai_error(400, f"Invalid value for '{flag}': '{flag}' is only allowed when 'tools' are specified.",
+                                     "invalid_request_error", param=flag)
+        for spec in tools:
+            if spec.get("type") != "function" or not spec.get("function", {}).get("name"):
+                return self.http_error(400, "Missing required parameter: 'tools[0].function'.")
+        open_ids: list[str] = []
+        for index, message in enumerate(messages):
+            role = message.get("role")
+            if role == "tool":
+                if message.get("tool_call_id") not in open_ids:
+                    return _openai_error(400, "Invalid parameter: messages with role 'tool' must be a response to a "
+                                         "preceeding message with 'tool_calls'.", "invalid_request_error",
+                                         param=f"messages.[{index}].role")
+                open_ids.remove(message["tool_call_id"])
+                continue
+            if open_ids:
+                return _openai_error(400, "An assistant message with 'tool_calls' must be followed by tool messages "
+                                     "responding to each 'tool_call_id'. The following tool_call_ids did not have "
+                                     f"response messages: {', '.join(open_ids)}", "invalid_request_error",
+                                     param=f"messages.[{index}].role")
+            if role == "assistant":
+                open_ids = [call["id"] for call in message.get("tool_calls") or []]
+            elif role not in ("system", "developer", "user"):
+                return self.http_error(400, f"Invalid value: '{role}'. Supported values are: 'system', 'assistant', "
+                                       "'user', 'tool', 'function', and 'developer'.")
+        if open_ids:
+            return _openai_error(400, "An assistant message with 'tool_calls' must be followed by tool messages "
+                                 "responding to each 'tool_call_id'. The following tool_call_ids did not have "
+                                 f"response messages: {', '.join(open_ids)}", "invalid_request_error")
+        return None
+
+    def result_count(self, body: dict[str, Any]) -> int:
+        return sum(1 for m in body.get("messages", []) if m.get("role") == "tool")
+
+    def frames(self, turn: Turn, body: dict[str, Any], new_id: Callable[[str], str]) -> list[bytes]:
+        model = body.get("model", "")
+        created = int(time.time())
+
+        def chunk(delta: dict[str, Any] | None, finish: str | None = None, **extra: Any) -> bytes:
+            choices = [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}]
+            payload = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": created,
+                       "model": model, "choices": choices, **extra}
+            return sse(payload)
+
+        out = [chunk({"role": "assistant", "content": ""})]
+        out += [chunk({"reasoning_content": p}) for p in pieces(turn.thinking, turn.chunk_size)]
+        out += [chunk({"content": p}) for p in pieces(turn.text, turn.chunk_size)]
+        for index, call in enumerate(turn.calls):
+            call_id = call.id or new_id("call")
+            out.append(chunk({"tool_calls": [{"index": index, "id": call_id, "type": "function",
+                                              "function": {"name": call.name, "arguments": ""}}]}))
+            for p in pieces(json.dumps(call.arguments), turn.chunk_size):
+                out.append(chunk({"tool_calls": [{"index": index, "function": {"arguments": p}}]}))
+        finish = "length" if turn.stop == "length" else ("tool_calls" if turn.calls else "stop")
+        out.append(chunk({}, finish))
+        if (body.get("stream_options") or {}).get("include_usage"):
+            usage = {"prompt_tokens": turn.input_tokens, "completion_tokens": turn.output_tokens,
+                     "total_tokens": turn.input_tokens + turn.output_tokens,
+                     "prompt_tokens_details": {"cached_tokens": turn.cached_tokens}}
+            out.append(chunk(None, usage=usage))
+        out.append(b"data: [DONE]\n\n")
+        return out
+
+    def error_frame(self, message: str) -> bytes:
+        return sse({"error": {"message": message, "type": "server_error", "param": None, "code": None}})
+
+
+class OpenAIResponsesWire(Wire):
+    name = "openai-responses"
+
+    key = OpenAIChatWire.key
+    http_error = OpenAIChatWire.http_error
+
+    def validate(self, body: dict[str, Any]) -> Reject | None:
+        items = body.get("input")
+        if isinstance(items, str):
+            return None
+        if not isinstance(items, list) or not items:
+            return self.http_error(400, "Missing required parameter: 'input'.")
+        for spec in body.get("tools") or []:
+            if spec.get("type") != "function" or not spec.get("name"):
+                return self.http_error(400, "Missing required parameter: 'tools[0].name'.")
+        calls = [i.get("call_id") for i in items if i.get("type") == "function_call"]
+        outputs = [i.get("call_id") for i in items if i.get("type") == "function_call_output"]
+        for call_id in calls:
+            if call_id not in outputs:
+                return _openai_error(400, f"No tool output found for function call {call_id}.",
+                                     "invalid_request_error", param="input")
+        for call_id in outputs:
+            if call_id not in calls:
+                return _openai_error(400, f"No tool call found for function call output with call_id {call_id}.",
+                                     "invalid_request_error", param="input")
+        return None
+
+    def result_count(self, body: dict[str, Any]) -> int:
+        items = body.get("input")
+        return sum(1 for i in items if i.get("type") == "function_call_output") if isinstance(items, list) else 0
+
+    def frames(self, turn: Turn, body: dict[str, Any], new_id: Callable[[str], str]) -> list[bytes]:
+        seq = iter(range(1_000_000))
+        response_id = new_id("resp")
+        base = {"id": response_id, "object": "response", "created_at": int(time.time()), "model": body.get("model", ""),
+                "parallel_tool_calls": body.get("parallel_tool_calls", True), "tool_choice": body.get("tool_choice", "auto"),
+                "tools": body.get("tools", []), "status": "in_progress", "output": []}
+
+        def event(kind: str, **fields: Any) -> bytes:
+            return sse({"type": kind, "sequence_number": next(seq), **fields}, event=kind)
+
+        out = [event("response.created", response=base), event("response.in_progress", response=base)]
+        output: list[dict[str, Any]] = []
+        if turn.thinking:
+            item = {"type": "reasoning", "id": new_id("rs"), "summary": []}
+            n = len(output)
+            out.append(event("response.output_item.added", output_index=n, item=item))
+            out.append(event("response.reasoning_summary_part.added", item_id=item["id"], output_index=n,
+                             summary_index=0, part={"type": "summary_text", "text": ""}))
+            for p in pieces(turn.thinking, turn.chunk_size):
+                out.append(event("response.reasoning_summary_text.delta", item_id=item["id"], output_index=n,
+                                 summary_index=0, delta=p))
+            item = {**item, "summary": [{"type": "summary_text", "text": turn.thinking}]}
+            out.append(event("response.output_item.done", output_index=n, item=item))
+            output.append(item)
+        if turn.text:
+            n = len(output)
+            item = {"type": "message", "id": new_id("msg"), "role": "assistant", "status": "in_progress", "content": []}
+            out.append(event("response.output_item.added", output_index=n, item=item))
+            part = {"type": "output_text", "text": "", "annotations": []}
+            out.append(event("response.content_part.added", item_id=item["id"], output_index=n, content_index=0, part=part))
+            for p in pieces(turn.text, turn.chunk_size):
+                out.append(event("response.output_text.delta", item_id=item["id"], output_index=n, content_index=0,
+                                 delta=p, logprobs=[]))
+            part = {**part, "text": turn.text}
+            out.append(event("response.output_text.done", item_id=item["id"], output_index=n, content_index=0,
+                             text=turn.text, logprobs=[]))
+            out.append(event("response.content_part.done", item_id=item["id"], output_index=n, content_index=0, part=part))
+            item = {**item, "status": "completed", "content": [part]}
+            out.append(event("response.output_item.done", output_index=n, item=item))
+            output.append(item)
+        for call in turn.calls:
+            n = len(output)
+            arguments = json.dumps(call.arguments)
+            item = {"type": "function_call", "id": new_id("fc"), "call_id": call.id or new_id("call"),
+                    "name": call.name, "arguments": "", "status": "in_progress"}
+            out.append(event("response.output_item.added", output_index=n, item=item))
+            for p in pieces(arguments, turn.chunk_size):
+                out.append(event("response.function_call_arguments.delta", item_id=item["id"], output_index=n, delta=p))
+            out.append(event("response.function_call_arguments.done", item_id=item["id"], output_index=n,
+                             arguments=arguments))
+            item = {**item, "arguments": arguments, "status": "completed"}
+            out.append(event("response.output_item.done", output_index=n, item=item))
+            output.append(item)
+        usage = {"input_tokens": turn.input_tokens, "output_tokens": turn.output_tokens,
+                 "total_tokens": turn.input_tokens + turn.output_tokens,
+                 "input_tokens_details": {"cached_tokens": turn.cached_tokens},
+                 "output_tokens_details": {"reasoning_tokens": 0}}
+        if turn.stop == "length":
+            final = {**base, "status": "incomplete", "output": output, "usage": usage,
+                     "incomplete_details": {"reason": "max_output_tokens"}}
+            out.append(event("response.incomplete", response=final))
+        else:
+            out.append(event("response.completed", response={**base, "status": "completed", "output": output,
+                                                              "usage": usage}))
+        return out
+
+    def error_frame(self, message: str) -> bytes:
+        return sse({"type": "error", "code": "server_error", "message": message, "param": None,
+                    "sequence_number": 999}, event="error")

@@ -136,7 +136,8 @@ class RunView:
             w.VBox, children=(self.top, self.notes, self.body, self.steer_row),
             layout=w.Layout(border="1px solid rgba(127,127,127,0.35)", padding="4px 8px"),
         )
-        self._redraw(self._clock())
+        self._last_tick = self._clock()
+        self._redraw(self._last_tick)
 
     # -- construction -----------------------------------------------------------------
 
@@ -231,10 +232,14 @@ class RunView:
         """Close every widget this view created (their comms close too)."""
         self.closed = True
         for widget in self._created:
-            try:
-                widget.close()
-            except Exception:  # noqa: BLE001 - a widget whose comm is gone is closed enough
-                pass
+            # A widget's layout and style are widgets of their own, with their own comms.
+            for part in (getattr(widget, "layout", None), getattr(widget, "style", None), widget):
+                if part is None or not hasattr(part, "close"):
+                    continue
+                try:
+                    part.close()
+                except Exception:  # noqa: BLE001 - a widget whose comm is gone is closed enough
+                    pass
         self._created.clear()
         self._node_widgets.clear()
 

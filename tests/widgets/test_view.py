@@ -1,0 +1,305 @@
+"""The live view without a kernel: widgets send their messages to a recording comm."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+from collections import Counter, defaultdict
+
+import openprogram_jupyter as op
+from openprogram_jupyter.events import (
+    AgentEndEvent,
+    AgentStartEvent,
+    AssistantUpdate,
+    MessageEndEvent,
+    MessageStartEvent,
+    MessageUpdateEvent,
+    ToolExecutionEndEvent,
+    ToolExecutionStartEvent,
+    ToolExecutionUpdateEvent,
+    TurnStartEvent,
+)
+from openprogram_jupyter.jupyter._view import Controls, RunView
+from openprogram_jupyter.messages import AssistantMessage, TextContent, ToolCall, ToolResultMessage
+
+RUN = "run_test"
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def start_events(run_id: str = RUN, depth: int = 0, parent: str | None = None) -> list:
+    return [
+        AgentStartEvent(run_id=run_id, depth=depth, parent_tool_call_id=parent, model="scripted", tools=["add"]),
+        TurnStartEvent(run_id=run_id, depth=depth, parent_tool_call_id=parent, turn=1),
+        MessageStartEvent(run_id=run_id, depth=depth, parent_tool_call_id=parent, message=AssistantMessage()),
+    ]
+
+
+def delta(text: str, index: int = 0) -> MessageUpdateEvent:
+    return MessageUpdateEvent(run_id=RUN, message=AssistantMessage(),
+                              update=AssistantUpdate(kind="text_delta", content_index=index, delta=text))
+
+
+def html_values(recorder, widget) -> list[str]:
+    return [m.data["state"]["value"] for m in recorder.updates()
+            if m.comm_id == widget.comm_id and "value" in m.data["state"]]
+
+
+def all_html(view: RunView) -> str:
+    """Every HTML value in the view's widget tree, concatenated."""
+    out = []
+
+    def walk(widget):
+        value = getattr(widget, "value", None)
+        if isinstance(value, str):
+            out.append(value)
+        for child in getattr(widget, "children", ()):
+            walk(child)
+
+    walk(view.root)
+    return "\n".join(out)
+
+
+def test_update_rate_stays_bounded_under_a_5000_delta_stream(recorder):
+    clock = FakeClock()
+    recorder.clock = clock
+    view = RunView(Controls(stop=lambda: None), clock=clock, max_hz=10)
+    for event in start_events():
+        view.feed(event)
+    view.tick(force=True)
+    recorder.messages.clear()
+
+    # 5,000 deltas over two seconds, the ticker asked every 5 ms (far faster than 10 Hz).
+    words = [f"w{i} " for i in range(5000)]
+    for i, word in enumerate(words):
+        clock.now = 1.0 + i * (2.0 / 5000)
+        view.feed(delta(word))
+        if i % 12 == 0:
+            view.tick()
+    clock.now = 3.5
+    view.tick()
+
+    updates = recorder.updates()
+    per_widget_per_second: Counter = Counter((m.comm_id, int(m.at)) for m in updates)
+    assert max(per_widget_per_second.values()) <= 10
+    # ... and nothing was lost: the text widget ends with every delta, in order.
+    text_widgets = [w for w in recorder.opened() if any("w4999" in v for v in _values(recorder, w))]
+    assert len(text_widgets) == 1
+    assert "".join(words).strip() in _values(recorder, text_widgets[0])[-1]
+    assert len(updates) < 120  # about ten redraws a second of a handful of widgets
+
+
+def _values(recorder, comm_id: str) -> list[str]:
+    return [m.data["state"]["value"] for m in recorder.updates()
+            if m.comm_id == comm_id and "value" in m.data.get("state", {})]
+
+
+def test_rate_bound_holds_for_a_real_run_streaming_5000_words(recorder):
+    """The whole path: a model streaming 5,000 words, events from the loop, a real ticker."""
+    import time
+
+    recorder.clock = time.monotonic
+    model = op.ScriptedModel(["word " * 5000])
+    runtime = op.Runtime(model=model)
+    view = RunView(Controls(stop=lambda: None))
+
+    async def main():
+        task = asyncio.ensure_future(runtime.arun("talk", tools=[], on_event=view.feed))
+        while not task.done():
+            await asyncio.sleep(0.002)  # a ticker asking 500 times a second
+            view.tick()
+        view.finish()
+        return task.result()
+
+    start = time.monotonic()
+    run = asyncio.run(main())
+    took = time.monotonic() - start
+    assert run.stop_reason == "stop"
+    by_widget: dict[str, list[float]] = defaultdict(list)
+    for message in recorder.updates():
+        by_widget[message.comm_id].append(message.at)
+    for times in by_widget.values():
+        # at most one update per 0.1 s per widget (a little slack for the final forced redraw)
+        assert len(times) <= took * 10 + 2
+        gaps = [b - a for a, b in zip(times, times[1:])]
+        assert sum(1 for g in gaps if g < 0.09) <= 1
+    assert "word " * 10 in all_html(view)
+
+
+def test_model_and_tool_strings_are_escaped(recorder):
+    view = RunView()
+    for event in start_events():
+        view.feed(event)
+    view.feed(delta("<script>alert('model')</script>"))
+    call = ToolCall(id="c1", name="add", arguments={"a": "<img onerror=x>"})
+    view.feed(MessageUpdateEvent(run_id=RUN, message=AssistantMessage(),
+                                 update=AssistantUpdate(kind="toolcall_start", content_index=1, tool_call=call)))
+    result = ToolResultMessage(tool_call_id="c1", tool_name="add",
+                               content=[TextContent(text="<script>alert('tool')</script>")])
+    view.feed(ToolExecutionEndEvent(run_id=RUN, tool_call_id="c1", tool_name="add", result=result,
+                                    status="done", duration=0.1))
+    view.tick(force=True)
+    html = all_html(view)
+    assert "<script>" not in html and "<img" not in html
+    assert "&lt;script&gt;alert(&#x27;model&#x27;)" in html
+    assert "&lt;script&gt;alert(&#x27;tool&#x27;)" in html
+
+
+def test_a_card_shows_the_call_from_streaming_to_done(recorder):
+    view = RunView()
+    for event in start_events():
+        view.feed(event)
+    call = ToolCall(id="c1", name="add", arguments={})
+    view.feed(MessageUpdateEvent(run_id=RUN, message=AssistantMessage(),
+                                 update=AssistantUpdate(kind="toolcall_start", content_index=0, tool_call=call)))
+    view.feed(MessageUpdateEvent(run_id=RUN, message=AssistantMessage(),
+                                 update=AssistantUpdate(kind="toolcall_delta", content_index=0, delta='{"a": 1, ')))
+    view.tick(force=True)
+    assert "streaming" in all_html(view)
+    assert '{&quot;a&quot;: 1, ' in all_html(view)  # raw fragments while streaming
+
+    done = ToolCall(id="c1", name="add", arguments={"a": 1, "b": 2})
+    view.feed(MessageUpdateEvent(run_id=RUN, message=AssistantMessage(),
+                                 update=AssistantUpdate(kind="toolcall_end", content_index=0, tool_call=done)))
+    view.feed(ToolExecutionStartEvent(run_id=RUN, tool_call_id="c1", tool_name="add", arguments={"a": 1, "b": 2}))
+    view.tick(force=True)
+    html = all_html(view)
+    assert "running" in html
+    assert '&quot;b&quot;: 2' in html and "\n" in html  # pretty-printed once complete
+
+    result = ToolResultMessage(tool_call_id="c1", tool_name="add", content=[TextContent(text="3")])
+    view.feed(ToolExecutionEndEvent(run_id=RUN, tool_call_id="c1", tool_name="add", result=result,
+                                    status="done", duration=0.25))
+    view.tick(force=True)
+    html = all_html(view)
+    assert "✓ done" in html and "0.25 s" in html
+    assert ">3</pre>" in html
+
+
+def test_a_nested_run_is_drawn_inside_the_card_of_the_call_that_opened_it(recorder):
+    @op.agentic_function
+    def research(topic: str, runtime=None) -> str:
+        """Research a topic."""
+        return runtime.exec(f"inner {topic}", tools=[])
+
+    model = op.ScriptedModel([op.ToolCall(name="research", arguments={"topic": "owls"}),
+                              "inner answer", "outer answer"])
+    view = RunView()
+    run = op.Runtime(model=model).run("go", tools=[research], on_event=view.feed)
+    view.finish()
+    assert run.stop_reason == "stop"
+    outer_round = view.body.children[0].children[1]  # prompt, round 1
+    card = [c for c in outer_round.children if hasattr(c, "children") and c.children][0]
+    nested_html = "\n".join(_walk_values(card))
+    assert "nested run" in nested_html and "inner answer" in nested_html
+    assert "outer answer" not in nested_html
+
+
+def _walk_values(widget):
+    value = getattr(widget, "value", None)
+    if isinstance(value, str):
+        yield value
+    for child in getattr(widget, "children", ()):
+        yield from _walk_values(child)
+
+
+def test_stop_click_asks_once_and_a_second_click_only_says_so(recorder):
+    stops = []
+    view = RunView(Controls(stop=lambda: stops.append(1)))
+    for event in start_events():
+        view.feed(event)
+    view.stop_button.click()
+    view.stop_button.click()
+    view.tick(force=True)
+    assert stops == [1]
+    assert view.stop_button.description == "Stopping…" and view.stop_button.disabled
+    assert "already requested" in view.notes.value
+
+
+def test_stop_click_after_the_run_ended_is_a_clear_no_op(recorder):
+    stops = []
+    view = RunView(Controls(stop=lambda: stops.append(1)))
+    for event in start_events():
+        view.feed(event)
+    view.feed(AgentEndEvent(run_id=RUN, messages=[], stop_reason="stop"))
+    view.finish()
+    view._on_stop_click()
+    assert stops == []
+    assert "already ended" in view.notes.value
+    assert view.stop_button.disabled
+
+
+def test_approve_and_deny_buttons_appear_while_a_call_waits_and_answer_it(recorder):
+    decisions = []
+    waiting = {"c1"}
+    view = RunView(Controls(decide=lambda cid, ok: decisions.append((cid, ok)), awaiting=lambda: set(waiting)))
+    for event in start_events():
+        view.feed(event)
+    call = ToolCall(id="c1", name="delete_files", arguments={"path": "/tmp/x"})
+    view.feed(MessageUpdateEvent(run_id=RUN, message=AssistantMessage(),
+                                 update=AssistantUpdate(kind="toolcall_end", content_index=0, tool_call=call)))
+    view.feed(ToolExecutionUpdateEvent(run_id=RUN, tool_call_id="c1", tool_name="delete_files",
+                                       status="awaiting_approval"))
+    view.tick(force=True)
+    buttons = [w for w in _walk_widgets(view.root) if getattr(w, "description", None) in ("Approve", "Deny")]
+    assert {b.description for b in buttons} == {"Approve", "Deny"}
+    assert "awaiting approval" in all_html(view)
+    next(b for b in buttons if b.description == "Deny").click()
+    assert decisions == [("c1", False)]
+    waiting.clear()
+    view.tick(force=True)
+    assert not [w for w in _walk_widgets(view.root) if getattr(w, "description", None) == "Approve"]
+
+
+def _walk_widgets(widget):
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from _walk_widgets(child)
+
+
+def test_a_huge_result_is_cut_with_a_note_and_images_are_shown(recorder):
+    view = RunView(max_result_chars=100)
+    for event in start_events():
+        view.feed(event)
+    png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"0" * 20).decode()
+    result = ToolResultMessage(tool_call_id="c1", tool_name="plot", content=[
+        TextContent(text="x" * 5000), op.ImageContent(data=png, mime_type="image/png")])
+    view.feed(ToolExecutionEndEvent(run_id=RUN, tool_call_id="c1", tool_name="plot", result=result,
+                                    status="done", duration=0.1))
+    view.tick(force=True)
+    html = all_html(view)
+    assert "x" * 100 in html and "x" * 101 not in html
+    assert "4,900 more characters not shown" in html
+    images = [w for w in _walk_widgets(view.root) if type(w).__name__ == "Image"]
+    assert len(images) == 1 and bytes(images[0].value).startswith(b"\x89PNG")
+
+
+def test_finish_then_close_closes_every_widget_comm(recorder):
+    view = RunView()
+    for event in start_events():
+        view.feed(event)
+    view.feed(delta("hello"))
+    view.tick(force=True)
+    view.finish()
+    view.close()
+    assert recorder.opened() and recorder.opened() <= recorder.closed()
+
+
+def test_steering_text_is_queued_and_the_box_cleared_by_the_ticker(recorder):
+    sent = []
+    view = RunView(Controls(steer=sent.append))
+    for event in start_events():
+        view.feed(event)
+    view.steer_box.value = "also check the units"
+    view.steer_button.click()
+    assert sent == ["also check the units"]
+    assert view.steer_box.value == "also check the units"  # the click handler writes no widget
+    view.tick(force=True)
+    assert view.steer_box.value == ""
+    assert "1 message(s) sent" in view.header.value

@@ -21,7 +21,9 @@ class AnthropicWire(Wire):
     name = "anthropic"
 
     def key(self, headers: dict[str, str]) -> str | None:
-        return headers.get("x-api-key")
+        # anthropic 2.x sends ``Authorization: Bearer``; older clients ``x-api-key``.
+        auth = headers.get("authorization", "")
+        return headers.get("x-api-key") or (auth[7:] if auth.lower().startswith("bearer ") else None)
 
     def http_error(self, status: int, message: str) -> Reject:
         return _reject(status, message)

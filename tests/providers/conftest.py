@@ -1,25 +1,9 @@
-"""Fixtures for the provider tests: a fresh loopback server per test, dummy credentials,
-and a helper that streams one round straight through ``Model.stream``."""
+"""Fixtures for the provider tests: a fresh loopback server per test and dummy credentials."""
 
 from __future__ import annotations
 
-import sys
-from dataclasses import dataclass
-from pathlib import Path
-
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/ → `import fakeserver`
-
-from fakeserver import FakeServer  # noqa: E402
-
-from openprogram_jupyter.events import AssistantUpdate  # noqa: E402
-from openprogram_jupyter.messages import AssistantMessage  # noqa: E402
-from openprogram_jupyter.models._provider_common import RetryPolicy  # noqa: E402
-from openprogram_jupyter.models.base import MessageBuilder, Model, ModelRequest  # noqa: E402
-
-SECRET = "sk-test-SECRET-0123456789"
-FAST_RETRY = RetryPolicy(max_retries=2, base_delay=0.01, max_delay=0.05, jitter=0.0)
+from fakeserver import FakeServer
 
 
 @pytest.fixture
@@ -42,18 +26,3 @@ def _no_real_credentials(monkeypatch, tmp_path):
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "aws-credentials"))
     monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
     monkeypatch.setenv("ANTHROPIC_CONFIG_DIR", str(tmp_path / "anthropic"))
-
-
-@dataclass
-class Round:
-    updates: list[AssistantUpdate]
-    message: AssistantMessage
-
-    def kinds(self) -> list[str]:
-        return [u.kind for u in self.updates]
-
-
-async def stream_round(model: Model, request: ModelRequest) -> Round:
-    out = MessageBuilder(model.name)
-    updates = [u async for u in model.stream(request, out)]
-    return Round(updates, out.message)

@@ -174,10 +174,13 @@ def _option(name: str, option: Any) -> _Option:
         signature = _schema_signature(name, description, schema)
         return _Option(name, "schema", description, signature.parameters, signature.validate)
     if _is_function(option):
-        if _is_plain_callable(option):
-            tool = function(option, name=_tool_name(name), register_globally=False)
-        else:
-            tool = as_tool(option)
+        try:
+            if _is_plain_callable(option):
+                tool = function(option, name=_tool_name(name), register_globally=False)
+            else:
+                tool = as_tool(option)
+        except SchemaError as error:
+            raise TypeError(f"choices[{name!r}]: {error}") from None
         return _Option(name, "function", tool.description, tool.parameters, tool.validate, tool=tool)
     return _Option(name, "value", "", {"type": "object", "properties": {}}, lambda arguments: {}, value=option)
 
@@ -220,7 +223,7 @@ def _schema_signature(name: str, description: str, schema: dict[str, Any]) -> An
 
     stand_in.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     stand_in.__annotations__ = {p.name: p.annotation for p in parameters}
-    stand_in.__doc__ = "Args:\n" + "\n".join(docs) if docs else None
+    stand_in.__doc__ = "The option's fields.\n\nArgs:\n" + "\n".join(docs) if docs else None
     try:
         return build_signature_schema(stand_in, name=_tool_name(name), description=description,
                                       injectable=lambda parameter, annotation: None)

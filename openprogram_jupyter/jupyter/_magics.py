@@ -63,9 +63,9 @@ class AgentMagics(Magics):
         self.sessions = Sessions()
         self.namespace_runtime = namespace_runtime
         self._runtimes: dict[str, Any] = {}
-        self.observe(self._model_changed, names=["model"])
+        self.observe(self._follow_model, names=["model"])
 
-    def _model_changed(self, change: dict[str, Any]) -> None:
+    def _follow_model(self, change: dict[str, Any]) -> None:
         # The notebook's `runtime` follows %config AgentMagics.model, as long as it is ours.
         runtime = self.namespace_runtime
         if runtime is not None and self.shell is not None and self.shell.user_ns.get("runtime") is runtime:

@@ -1,0 +1,255 @@
+"""``%%agent`` read and run inside one process (no kernel): options, prompt, model choice."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+
+import openprogram_jupyter as op
+from openprogram_jupyter.jupyter._options import fill_prompt, parse_options
+from openprogram_jupyter.jupyter._transformer import CELL_FUNCTION, make_transformer
+from openprogram_jupyter.tools.registry import default_registry
+
+
+@pytest.fixture(autouse=True)
+def clean_registry():
+    default_registry.clear()
+    yield
+    default_registry.clear()
+
+
+@pytest.fixture
+def shell(monkeypatch):
+    for key in ("OPENPROGRAM_MODEL", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
+        monkeypatch.delenv(key, raising=False)
+    ip = InteractiveShell.instance()
+    ip.run_line_magic("load_ext", "openprogram_jupyter")
+    yield ip
+    for name in ("r", "m", "x", "point", "add"):
+        ip.user_ns.pop(name, None)
+
+
+def magics(shell):
+    from openprogram_jupyter.jupyter import _LOADED
+
+    return _LOADED[id(shell)]
+
+
+# -- the option line ------------------------------------------------------------------------
+
+
+def test_every_documented_option_is_read():
+    options = parse_options(
+        "-m openai:gpt-4.1-mini -o out -s chat --new --tools a,b --allow a --deny b "
+        "--tool-choice required --no-parallel --max-iterations 5 --system 'Be brief.' --background"
+    )
+    assert (options.model, options.output, options.session, options.new) == ("openai:gpt-4.1-mini", "out", "chat", True)
+    assert (options.tools, options.allow, options.deny) == (["a", "b"], ["a"], ["b"])
+    assert (options.tool_choice, options.parallel, options.max_iterations) == ("required", False, 5)
+    assert (options.system, options.background) == ("Be brief.", True)
+
+
+def test_max_iterations_none_means_no_cap():
+    options = parse_options("--max-iterations none")
+    assert options.no_cap and options.max_iterations is None
+
+
+@pytest.mark.parametrize("line, words", [
+    ("--frobnicate", "unrecognized arguments: --frobnicate"),
+    ("-m", "expected one argument"),
+    ("--max-iterations lots", "expected a whole number or 'none'"),
+    ("--tools a --toolset b", "--tools or --toolset, not both"),
+    ("-o 1abc", "-o needs a variable name"),
+    ("--system 'unclosed", "check its quotes"),
+])
+def test_bad_options_say_what_is_wrong(line, words):
+    with pytest.raises(UsageError, match=words.replace("(", r"\(").replace(")", r"\)")):
+        parse_options(line)
+
+
+# -- the prompt ------------------------------------------------------------------------------
+
+
+def test_names_and_attributes_are_filled_and_double_braces_escape():
+    class Point:
+        x = 3
+
+    filled = fill_prompt("Add {n} to {p.x}; keep {{literal}} and JSON {\"a\": 1}.", {"n": 4, "p": Point()})
+    assert filled == 'Add 4 to 3; keep {literal} and JSON {"a": 1}.'
+
+
+@pytest.mark.parametrize("template, words", [
+    ("use {missing}", "no variable 'missing'"),
+    ("use {p.nope}", "has no attribute 'nope'"),
+    ("use {p._secret}", "private attribute"),
+    ("use {p[0]}", "not a name or attribute"),
+    ("use {f()}", "not a name or attribute"),
+])
+def test_a_placeholder_that_names_nothing_is_a_clear_error(template, words):
+    class P:
+        _secret = 1
+
+    with pytest.raises(UsageError, match=words):
+        fill_prompt(template, {"p": P(), "f": print})
+
+
+def test_nothing_in_a_placeholder_is_evaluated():
+    called = []
+
+    class Trap:
+        def __getattr__(self, name):
+            called.append(name)
+            raise AttributeError(name)
+
+    with pytest.raises(UsageError):
+        fill_prompt("{t.__import__('os')}", {"t": Trap()})
+    assert called == []
+
+
+# -- the cell rewrite --------------------------------------------------------------------------
+
+
+class KernelLike:
+    kernel = object()
+    autoawait = True
+
+    def __init__(self):
+        from IPython.core.async_helpers import _asyncio_runner
+
+        self.loop_runner = _asyncio_runner
+
+
+def test_an_agent_cell_becomes_an_awaited_call():
+    transform = make_transformer(KernelLike())
+    lines = ["%%agent -m offline -o r\n", "Add {x} and 2.\n"]
+    assert transform(lines) == [f"await {CELL_FUNCTION}('-m offline -o r', 'Add {{x}} and 2.\\n')\n"]
+
+
+def test_other_cells_and_autoawait_off_are_left_alone():
+    shell = KernelLike()
+    transform = make_transformer(shell)
+    assert transform(["%%agentx\n", "y\n"]) == ["%%agentx\n", "y\n"]
+    assert transform(["x = 1\n"]) == ["x = 1\n"]
+    shell.autoawait = False
+    assert transform(["%%agent\n", "hi\n"]) == ["%%agent\n", "hi\n"]
+
+
+def test_terminal_ipython_keeps_the_plain_magic():
+    class Terminal(KernelLike):
+        kernel = None
+
+    assert make_transformer(Terminal())(["%%agent\n", "hi\n"]) == ["%%agent\n", "hi\n"]
+
+
+# -- the magic in a terminal shell ----------------------------------------------------------------
+
+
+def test_load_ext_puts_a_ready_runtime_in_the_namespace(shell):
+    assert isinstance(shell.user_ns["runtime"], op.Runtime)
+    assert "agent" in shell.magics_manager.magics["cell"]
+    assert "agent" in shell.magics_manager.magics["line"]
+
+
+def test_the_plain_magic_runs_and_stores_the_run(shell, capsys):
+    shell.user_ns["m"] = op.ScriptedModel(["The answer is 42."])
+    shell.user_ns["x"] = 40
+    result = shell.run_cell("%%agent -m m -o r\nAdd {x} and 2.")
+    assert result.success, result.error_in_exec
+    run = shell.user_ns["r"]
+    assert run.stop_reason == "stop" and run.text == "The answer is 42."
+    assert run.messages[0].text == "Add 40 and 2."
+    assert shell.user_ns["runtime"].last_run is run
+    assert "The answer is 42." in capsys.readouterr().out  # the transcript, printed once at the end
+
+
+def test_offline_default_says_so(shell, capsys):
+    result = shell.run_cell("%%agent -o r --toolset none\nHello?")
+    assert result.success, result.error_in_exec
+    out = capsys.readouterr().out
+    assert "built-in offline model" in out
+    assert shell.user_ns["r"].model == "offline"
+
+
+def test_config_model_is_used_when_no_m(shell):
+    agent = magics(shell)
+    shell.run_line_magic("config", "AgentMagics.model = 'offline'")
+    try:
+        assert agent.model == "offline"
+        plan = agent.plan("", "hi")
+        assert plan.runtime.model.name == "offline"
+        assert not any("no provider key" in note for note in plan.notes)
+    finally:
+        agent.model = None
+
+
+def test_dash_m_naming_nothing_is_a_clear_error(shell):
+    with pytest.raises(UsageError, match="names neither a notebook variable"):
+        magics(shell).plan("-m gpt4", "hi")
+    shell.user_ns["x"] = 3
+    with pytest.raises(UsageError, match="holds a int, not a model"):
+        magics(shell).plan("-m x", "hi")
+    with pytest.raises(UsageError, match="unknown provider 'nosuch'"):
+        magics(shell).plan("-m nosuch:model", "hi")
+
+
+def test_an_empty_cell_is_a_clear_error(shell):
+    with pytest.raises(UsageError, match="the cell is empty"):
+        magics(shell).plan("", "   \n  ")
+
+
+def test_tools_by_name_must_exist(shell):
+    with pytest.raises(UsageError, match="--tools names 'nope', which is no tool"):
+        magics(shell).plan("--tools nope", "hi")
+
+
+def test_sessions_continue_a_conversation_and_new_restarts_it(shell):
+    shell.user_ns["m"] = op.ScriptedModel(["first answer", "second answer", "fresh answer"])
+    assert shell.run_cell("%%agent -m m -s chat\nQuestion one").success
+    assert shell.run_cell("%%agent -m m -s chat -o r\nQuestion two").success
+    model = shell.user_ns["m"]
+    second_request = [message.text for message in model.requests[1].messages]
+    assert second_request == ["Question one", "first answer", "Question two"]
+    assert shell.run_cell("%%agent -m m -s chat --new\nQuestion three").success
+    assert [message.text for message in model.requests[2].messages] == ["Question three"]
+    session = magics(shell).sessions.get("chat")
+    assert len(session.runs) == 1 and len(session.messages) == 2
+
+
+def test_agent_tools_lists_schema_and_hiding_layer(shell, capsys):
+    @op.function
+    def visible(a: int) -> int:
+        """Visible tool."""
+        return a
+
+    @op.function(expose=False)
+    def hidden(a: int) -> int:
+        """Hidden tool."""
+        return a
+
+    shell.run_line_magic("agent", "tools")
+    out = capsys.readouterr().out
+    assert "visible: on the menu" in out
+    assert "hidden: hidden by expose=False" in out
+    assert '"type": "integer"' in out
+
+
+def test_agent_line_magic_rejects_unknown_commands(shell):
+    with pytest.raises(UsageError, match="expected one of"):
+        shell.run_line_magic("agent", "frobnicate")
+    with pytest.raises(UsageError, match="no variable 'zzz'"):
+        shell.run_line_magic("agent", "show zzz")
+
+
+def test_agent_show_prints_the_transcript_outside_a_kernel(shell, capsys):
+    shell.user_ns["m"] = op.ScriptedModel(["shown again"])
+    assert shell.run_cell("%%agent -m m -o r\nhi").success
+    capsys.readouterr()
+    shell.run_line_magic("agent", "show r")
+    assert "shown again" in capsys.readouterr().out
+
+
+def test_no_environment_key_is_needed(shell):
+    assert not any(os.environ.get(k) for k in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"))

@@ -12,7 +12,7 @@ The shapes (WIRE.md):
 - ``anthropic``: ``{name, description, input_schema}``
 - ``gemini``: ``{name, description, parametersJsonSchema}`` (inside ``tools[].functionDeclarations``)
 - ``bedrock`` (Converse): ``{"toolSpec": {name, description, "inputSchema": {"json": ...}}}``
-  (inside ``toolConfig.tools``; an empty description is left out, Bedrock refuses ``""``)
+  (inside ``toolConfig.tools``; an empty description becomes the name, Bedrock refuses ``""``)
 """
 
 from __future__ import annotations
@@ -37,11 +37,8 @@ __all__ = [
 
 Spec = dict[str, Any]
 
-_EMPTY_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
-
-
 def _parameters(spec: Spec) -> dict[str, Any]:
-    return spec.get("parameters") or dict(_EMPTY_PARAMETERS)
+    return spec.get("parameters") or {"type": "object"}
 
 
 def openai_chat_tool(spec: Spec) -> dict[str, Any]:
@@ -51,9 +48,9 @@ def openai_chat_tool(spec: Spec) -> dict[str, Any]:
 
 
 def openai_responses_tool(spec: Spec) -> dict[str, Any]:
-    """An element of the Responses API's ``tools`` (flat)."""
+    """An element of the Responses API's ``tools`` (flat; ``strict`` off, as in Chat Completions)."""
     return {"type": "function", "name": spec["name"], "description": spec.get("description") or "",
-            "parameters": _parameters(spec)}
+            "parameters": _parameters(spec), "strict": False}
 
 
 def anthropic_tool(spec: Spec) -> dict[str, Any]:
@@ -68,12 +65,10 @@ def gemini_function_declaration(spec: Spec) -> dict[str, Any]:
 
 
 def bedrock_tool(spec: Spec) -> dict[str, Any]:
-    """An element of Converse's ``toolConfig.tools``. No ``description`` key when it is empty."""
-    tool_spec: dict[str, Any] = {"name": spec["name"]}
-    if spec.get("description"):
-        tool_spec["description"] = spec["description"]
-    tool_spec["inputSchema"] = {"json": _parameters(spec)}
-    return {"toolSpec": tool_spec}
+    """An element of Converse's ``toolConfig.tools``. Bedrock refuses an empty description,
+    so a tool without one is described by its name."""
+    return {"toolSpec": {"name": spec["name"], "description": spec.get("description") or spec["name"],
+                         "inputSchema": {"json": _parameters(spec)}}}
 
 
 _SHAPES: dict[str, tuple[str, str, Callable[[Spec], dict[str, Any]]]] = {

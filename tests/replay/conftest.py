@@ -1,0 +1,35 @@
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import openprogram_jupyter as op
+from openprogram_jupyter.tools.registry import default_registry
+
+
+@pytest.fixture(autouse=True)
+def clean_registry():
+    """Every test starts and ends with an empty global registry."""
+    default_registry.clear()
+    yield
+    default_registry.clear()
+
+
+@pytest.fixture(autouse=True)
+def no_provider_keys(monkeypatch):
+    """Key variables of the machine running the tests must not leak into cassettes or runs."""
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "AWS_SECRET_ACCESS_KEY",
+                 "AWS_SESSION_TOKEN", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "OPENPROGRAM_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def transcript(run: op.Run) -> list[dict[str, Any]]:
+    """The run's messages as data, without what legitimately differs between two runs:
+    timestamps, the model's display name, and the duration of each tool call."""
+    out = []
+    for message in run.messages:
+        data = message.model_dump(mode="json", exclude={"timestamp", "model"})
+        data.get("details", {}).pop("duration", None)
+        out.append(data)
+    return out

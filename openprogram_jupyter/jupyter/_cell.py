@@ -223,7 +223,17 @@ def start_background(magics: AgentMagics, plan: CellPlan) -> Any:
     plan.notes.append(f"Running in the background: {variable} holds the handle "
                       f"({variable}.wait() returns the Run, {variable}.abort() stops it).")
     live = _live_for(magics, plan, click_path(magics.shell, "background"))
-    handle = plan.runtime.start(plan.prompt, **_run_kwargs(plan, live))
+    started: list[Any] = []
+
+    def on_event(event: Any) -> None:
+        live.on_event(event)
+        # Store the Run the moment it ends, from the run's thread: the ticker that shows
+        # the transcript may wait behind a blocking cell (e.g. one calling handle.wait()).
+        if getattr(event, "type", "") == "agent_end" and event.depth == 0 and started and started[0].run:
+            _store(magics, plan, started[0].run)
+
+    handle = plan.runtime.start(plan.prompt, **dict(_run_kwargs(plan, live), on_event=on_event))
+    started.append(handle)
     live.on_stop = handle.abort
     magics.shell.user_ns[variable] = handle
     live.show()
@@ -260,6 +270,15 @@ def start_background(magics: AgentMagics, plan: CellPlan) -> Any:
 # -- the end ------------------------------------------------------------------------------
 
 
+def _store(magics: AgentMagics, plan: CellPlan, run: Any) -> None:
+    """``runtime.last_run`` and the session get the Run (once, from whichever thread ends it)."""
+    namespace_runtime = magics.namespace_runtime
+    if namespace_runtime is not None and namespace_runtime is not plan.runtime:
+        namespace_runtime.last_run = run
+    if plan.session is not None and run not in plan.session.runs:
+        plan.session.add(run)
+
+
 def _record(
     magics: AgentMagics,
     plan: CellPlan,
@@ -275,11 +294,7 @@ def _record(
     if run is not None:
         if store and plan.options.output:
             magics.shell.user_ns[plan.options.output] = run
-        namespace_runtime = magics.namespace_runtime
-        if namespace_runtime is not None and namespace_runtime is not plan.runtime:
-            namespace_runtime.last_run = run
-        if plan.session is not None and run not in plan.session.runs:
-            plan.session.add(run)
+        _store(magics, plan, run)
     if interrupted:
         notes.append("Interrupted (Kernel ▸ Interrupt): the run was stopped; the transcript up to that point is kept"
                      + (f" in {plan.options.output}." if plan.options.output else "."))

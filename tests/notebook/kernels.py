@@ -1,0 +1,150 @@
+"""Real kernels for the notebook tests, and a client that can click like a browser.
+
+Two kernels are tested: this interpreter's ipykernel (7.4 or later) and ipykernel 6.29
+with ipywidgets 7.7 and jupyter-ui-poll (what Colab-era kernels look like). The 6.29 one
+lives in its own virtual environment, which :func:`ensure_legacy_venv` creates on first use
+(about a minute; it needs PyPI) and reuses afterwards; it installs this repository in
+editable mode, so it always runs the code under test.
+
+:class:`LiveKernel` drives a kernel through nbclient. ``click`` sends exactly what a
+browser sends when a Button is clicked — a ``comm_msg`` with ``{"method": "custom",
+"content": {"event": "click"}}`` on the shell channel — while a cell is still running.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import time
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, AsyncIterator, Callable
+
+import nbformat
+from nbclient import NotebookClient
+
+REPO = Path(__file__).resolve().parents[2]
+LEGACY_REQUIREMENTS = ["ipykernel==6.29.5", "ipywidgets==7.7.5", "jupyter-ui-poll>=1.0"]
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+STATIC_MIMES = {"text/plain", "text/html", "text/markdown"}
+
+
+def legacy_venv_dir() -> Path:
+    configured = os.environ.get("OPENPROGRAM_LEGACY_VENV")
+    if configured:
+        return Path(configured)
+    return Path.home() / ".cache" / "openprogram-jupyter" / "venv-ipykernel-6.29"
+
+
+def ensure_legacy_venv() -> Path:
+    """The Python of a venv with ipykernel 6.29 + ipywidgets 7.7 + this repo, made if needed."""
+    venv = legacy_venv_dir()
+    python = venv / "bin" / "python"
+    marker = venv / "openprogram-requirements.json"
+    wanted = {"requirements": LEGACY_REQUIREMENTS, "repo": str(REPO)}
+    if python.exists() and marker.exists() and json.loads(marker.read_text()) == wanted:
+        return python
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check",
+         *LEGACY_REQUIREMENTS, "-e", f"{REPO}[legacy-kernel]"],
+        check=True,
+    )
+    marker.write_text(json.dumps(wanted))
+    return python
+
+
+def write_kernelspec(root: Path, name: str, python: Path | str) -> None:
+    spec_dir = root / "kernels" / name
+    spec_dir.mkdir(parents=True, exist_ok=True)
+    (spec_dir / "kernel.json").write_text(json.dumps({
+        "argv": [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": name,
+        "language": "python",
+    }))
+
+
+class LiveKernel:
+    """One running kernel and the notebook its cells are recorded in."""
+
+    def __init__(self, client: NotebookClient, notebook: Any) -> None:
+        self.client = client
+        self.notebook = notebook
+
+    async def run(self, code: str) -> Any:
+        """Execute ``code`` as a new cell and return the cell (errors are in its outputs)."""
+        cell, task = self.start(code)
+        await task
+        return cell
+
+    def start(self, code: str) -> tuple[Any, asyncio.Task[Any]]:
+        cell = nbformat.v4.new_code_cell(code)
+        self.notebook.cells.append(cell)
+        index = len(self.notebook.cells) - 1
+        return cell, asyncio.ensure_future(self.client.async_execute_cell(cell, index))
+
+    async def text(self, code: str) -> str:
+        """Run ``code`` and return what it printed (stdout), failing on an error."""
+        cell = await self.run(code)
+        errors = [o for o in cell.outputs if o.output_type == "error"]
+        assert not errors, "\n".join(errors[0].traceback)
+        return "".join(o.text for o in cell.outputs if o.output_type == "stream" and o.name == "stdout")
+
+    def widgets(self, model: str, **state: Any) -> list[str]:
+        """Comm ids of the widgets of ``model`` (e.g. ``"ButtonModel"``) whose state matches."""
+        return [
+            comm_id for comm_id, values in self.client.widget_state.items()
+            if values.get("_model_name") == model and all(values.get(k) == v for k, v in state.items())
+        ]
+
+    def widget_values(self, model: str = "HTMLModel") -> list[str]:
+        return [v.get("value", "") for v in self.client.widget_state.values() if v.get("_model_name") == model]
+
+    async def wait_for(self, condition: Callable[[], Any], timeout: float = 30.0, what: str = "") -> Any:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            value = condition()
+            if value:
+                return value
+            await asyncio.sleep(0.02)
+        raise AssertionError(f"timed out after {timeout} s waiting for {what or condition}")
+
+    def send_comm(self, comm_id: str, data: dict[str, Any]) -> None:
+        kc = self.client.kc
+        kc.shell_channel.send(kc.session.msg("comm_msg", {"comm_id": comm_id, "data": data}))
+
+    def click(self, comm_id: str) -> None:
+        """What a browser sends when a Button is clicked."""
+        self.send_comm(comm_id, {"method": "custom", "content": {"event": "click"}})
+
+    def type_into(self, comm_id: str, value: str) -> None:
+        """What a browser sends when a Text box's value changes."""
+        self.send_comm(comm_id, {"method": "update", "state": {"value": value}, "buffer_paths": []})
+
+    async def interrupt(self) -> None:
+        await self.client.km.interrupt_kernel()
+
+
+@asynccontextmanager
+async def live_kernel(kernel_name: str, timeout: int = 120) -> AsyncIterator[LiveKernel]:
+    notebook = nbformat.v4.new_notebook()
+    client = NotebookClient(notebook, timeout=timeout, kernel_name=kernel_name, allow_errors=True,
+                            resources={"metadata": {"path": str(REPO)}})
+    async with client.async_setup_kernel():
+        yield LiveKernel(client, notebook)
+
+
+def outputs_mimes(cell: Any) -> list[set[str]]:
+    return [set(o.get("data", {})) for o in cell.outputs if o.output_type in ("display_data", "execute_result")]
+
+
+def error_of(cell: Any) -> Any | None:
+    return next((o for o in cell.outputs if o.output_type == "error"), None)
+
+
+def plain_output(cell: Any) -> str:
+    return "\n".join(o["data"].get("text/plain", "") for o in cell.outputs if "data" in o)

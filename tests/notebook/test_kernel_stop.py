@@ -1,0 +1,179 @@
+"""Real kernels: Stop clicked mid-cell, Kernel ▸ Interrupt, approval, steering, background.
+
+A "slow" model streams 1,000 words 20 ms apart: about 20 s if nothing stops it. Every
+bound here is generous — "stopped within a few seconds" against "ran to the end".
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from .kernels import STATIC_MIMES, WIDGET_VIEW, LiveKernel, error_of, live_kernel, outputs_mimes, plain_output
+
+pytestmark = pytest.mark.slow
+
+SETUP = """\
+%load_ext openprogram_jupyter
+import openprogram_jupyter as op, time, ipykernel, ipywidgets
+slow = op.ScriptedModel(['word ' * 1000], delay=0.02)
+print(ipykernel.__version__, ipywidgets.__version__)
+"""
+FULL_RUN_SECONDS = 20.0
+PROMPT_STOP_SECONDS = 3.0
+
+
+async def setup(kernel: LiveKernel, kernel_name: str) -> None:
+    versions = await kernel.text(SETUP)
+    ipykernel_version = tuple(int(p) for p in versions.split()[0].split(".")[:2])
+    if kernel_name.endswith("6.29"):
+        assert ipykernel_version == (6, 29) and versions.split()[1].startswith("7.7")
+    else:
+        assert ipykernel_version >= (7, 4) and versions.split()[1].startswith("8.")
+
+
+async def stop_button(kernel: LiveKernel) -> str:
+    """Wait until the view streams text (it updates live), then return its Stop button."""
+    await kernel.wait_for(lambda: any("word word word" in v for v in kernel.widget_values()),
+                          timeout=30, what="streamed text in the live view")
+    return (await kernel.wait_for(lambda: kernel.widgets("ButtonModel", description="Stop"),
+                                  what="the Stop button"))[0]
+
+
+def assert_only_static_outputs(cell) -> None:
+    for mimes in outputs_mimes(cell):
+        assert WIDGET_VIEW not in mimes
+        assert mimes == STATIC_MIMES
+
+
+async def test_stop_click_mid_cell_ends_the_run_promptly_as_aborted(kernel_name):
+    async with live_kernel(kernel_name) as kernel:
+        await setup(kernel, kernel_name)
+        started = time.monotonic()
+        cell, task = kernel.start("%%agent -m slow -o r\nTalk for a long time.")
+        stop = await stop_button(kernel)
+        clicked = time.monotonic()
+        kernel.click(stop)
+        kernel.click(stop)  # a second click is harmless
+        await task
+        latency = time.monotonic() - clicked
+        print(f"\n[{kernel_name}] Stop click → cell finished in {latency:.3f} s")
+        assert latency < PROMPT_STOP_SECONDS
+        assert time.monotonic() - started < FULL_RUN_SECONDS
+        assert error_of(cell) is None  # a widget Stop is a graceful end
+        assert (await kernel.text("print(r.stop_reason, len(r.text.split()) < 1000, r is runtime.last_run)")
+                ).split() == ["aborted", "True", "True"]
+        assert_only_static_outputs(cell)
+        assert "Stopped with the Stop button" in plain_output(cell)
+        assert "word word" in plain_output(cell)  # the transcript so far is kept
+
+        # A click on the Stop button after the run ended: its comm is closed; nothing breaks.
+        kernel.click(stop)
+        assert (await kernel.text("print(r.stop_reason)")).strip() == "aborted"
+        assert_only_static_outputs(cell)
+
+
+async def test_kernel_interrupt_ends_the_run_as_aborted_and_fails_the_cell(kernel_name):
+    async with live_kernel(kernel_name) as kernel:
+        await setup(kernel, kernel_name)
+        cell, task = kernel.start("%%agent -m slow -o r\nTalk for a long time.")
+        await stop_button(kernel)
+        interrupted = time.monotonic()
+        await kernel.interrupt()
+        await task
+        latency = time.monotonic() - interrupted
+        print(f"\n[{kernel_name}] Kernel interrupt → cell finished in {latency:.3f} s")
+        assert latency < PROMPT_STOP_SECONDS
+        error = error_of(cell)
+        assert error is not None and error.ename == "CancelledError"  # so Run All stops here
+        assert (await kernel.text("print(r.stop_reason, len(r.text.split()) < 1000, r is runtime.last_run)")
+                ).split() == ["aborted", "True", "True"]
+        assert_only_static_outputs(cell)
+        assert "Interrupted (Kernel ▸ Interrupt)" in plain_output(cell)
+
+
+async def test_approve_and_deny_clicks_answer_a_call_waiting_mid_cell(kernel_name):
+    async with live_kernel(kernel_name) as kernel:
+        await setup(kernel, kernel_name)
+        await kernel.text(
+            "@op.function(requires_approval=True)\n"
+            "def delete(path: str) -> str:\n"
+            "    '''Delete a file.'''\n"
+            "    return f'deleted {path}'\n"
+            "m = op.ScriptedModel([op.ToolCall(name='delete', arguments={'path': 'a.txt'}),\n"
+            "                      op.ToolCall(name='delete', arguments={'path': 'b.txt'}), 'done'])\n"
+        )
+        cell, task = kernel.start("%%agent -m m -o r --tools delete\nClean up.")
+        approve = await kernel.wait_for(lambda: kernel.widgets("ButtonModel", description="Approve"),
+                                        what="the Approve button")
+        kernel.click(approve[0])
+        # The second call gets a card (and buttons) of its own.
+        deny = await kernel.wait_for(lambda: kernel.widgets("ButtonModel", description="Deny")[1:],
+                                     what="the second call's Deny button")
+        kernel.click(deny[0])
+        await task
+        assert error_of(cell) is None
+        statuses = await kernel.text("print(*[m.status for m in r.tool_results])")
+        assert statuses.split() == ["done", "denied"]
+        assert_only_static_outputs(cell)
+
+
+async def test_a_kernel_interrupt_during_approval_keeps_the_transcript(kernel_name):
+    async with live_kernel(kernel_name) as kernel:
+        await setup(kernel, kernel_name)
+        await kernel.text(
+            "@op.function(requires_approval=True)\n"
+            "def launch() -> str:\n"
+            "    '''Launch.'''\n"
+            "    return 'launched'\n"
+            "m = op.ScriptedModel([op.AssistantMessage(content=[op.TextContent(text='Asking first.'),\n"
+            "                      op.ToolCall(name='launch')]), 'done'])\n"
+        )
+        cell, task = kernel.start("%%agent -m m -o r --tools launch\nGo.")
+        await kernel.wait_for(lambda: kernel.widgets("ButtonModel", description="Approve"), what="Approve")
+        await kernel.interrupt()
+        await task
+        assert error_of(cell).ename == "CancelledError"
+        result = await kernel.text("print(r.stop_reason, [m.status for m in r.tool_results], r.messages[1].text)")
+        assert result.startswith("aborted") and "launched" not in result and "Asking first." in result
+        assert_only_static_outputs(cell)
+
+
+async def test_a_steering_message_typed_mid_run_reaches_the_model(kernel_name):
+    async with live_kernel(kernel_name) as kernel:
+        await setup(kernel, kernel_name)
+        await kernel.text(
+            "@op.function\n"
+            "def work(context: op.ToolContext) -> str:\n"
+            "    '''Work a while.'''\n"
+            "    context.cancelled.wait(2.0)\n"
+            "    return 'worked'\n"
+            "m = op.ScriptedModel([op.ToolCall(name='work'),\n"
+            "                      lambda request: 'I read: ' + request.messages[-1].text])\n"
+        )
+        cell, task = kernel.start("%%agent -m m -o r --tools work\nStart working.")
+        box = (await kernel.wait_for(lambda: kernel.widgets("TextModel"), what="the steering box"))[0]
+        await kernel.wait_for(lambda: any("running" in v for v in kernel.widget_values()), what="the call running")
+        kernel.type_into(box, "use metric units")
+        kernel.click(kernel.widgets("ButtonModel", description="Send")[0])
+        await task
+        assert error_of(cell) is None
+        assert (await kernel.text("print(r.text)")).strip() == "I read: use metric units"
+
+
+async def test_background_returns_at_once_and_its_stop_works(kernel_name):
+    async with live_kernel(kernel_name) as kernel:
+        await setup(kernel, kernel_name)
+        started = time.monotonic()
+        cell = await kernel.run("%%agent -m slow -o h --background\nTalk for a long time.")
+        assert time.monotonic() - started < 5
+        assert error_of(cell) is None
+        # The cell has returned (nbclient no longer follows its view), the run goes on.
+        assert (await kernel.text("print(h.done)")).strip() == "False"
+        stop = kernel.widgets("ButtonModel", description="Stop")
+        assert len(stop) == 1
+        kernel.click(stop[0])
+        result = await kernel.text("r = h.wait(10)\nprint(r.stop_reason, len(r.text.split()) < 1000, r is runtime.last_run)")
+        assert result.split() == ["aborted", "True", "True"]
+        assert time.monotonic() - started < FULL_RUN_SECONDS

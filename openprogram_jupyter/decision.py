@@ -291,11 +291,21 @@ def _render_menu(options: list[_Option], *, work_first: bool) -> str:
         lines.append(f"{number}. {_signature(option)}")
         if option.description:
             lines += [f"   {line}" for line in option.description.strip().splitlines()]
+        elif option.kind == "value" and _shows_value(option):
+            lines.append(f"   Means: {json.dumps(option.value, ensure_ascii=False)}")
         for param, schema in option.parameters.get("properties", {}).items():
             if isinstance(schema, dict) and schema.get("description"):
                 lines.append(f"   - {param}: {schema['description']}")
         lines.append(f"   Call: {_example_call(option)}")
     return "\n".join(lines)
+
+
+def _shows_value(option: _Option) -> bool:
+    """A short text or number value tells the model what the option means; other values
+    (objects, ``None``, the name itself) would only be noise."""
+    value = option.value
+    return (isinstance(value, (str, int, float)) and not isinstance(value, bool) and str(value) != option.name
+            and len(str(value)) <= 120)
 
 
 def _signature(option: _Option) -> str:

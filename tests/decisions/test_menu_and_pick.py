@@ -39,11 +39,16 @@ def test_menu_has_one_entry_per_option_with_signature_description_and_call_examp
     assert "   Refund the customer." in menu
     assert "   - amount: Dollars to give back." in menu
     assert '   Call: {"call": "refund", "args": {"amount": 1.5}}' in menu
-    assert "2. close\n" in menu
+    assert '2. close\n   Means: "closed"\n' in menu
     assert '   Call: {"call": "close", "args": {}}' in menu
     assert "3. plan(steps: [string], why: string)" in menu
     assert '   Call: {"call": "plan", "args": {"steps": ["example"], "why": "example"}}' in menu
     assert menu.count("Call: ") == 3
+
+
+def test_value_option_shows_its_value_only_when_short_text_or_a_number():
+    menu = render_menu({"yes": "yes", "later": 3, "keep": {"a": 1}, "none": None, "long": "x" * 121})
+    assert menu.count("Means:") == 1 and "Means: 3" in menu
 
 
 def test_menu_names_the_answer_format_and_every_option():

@@ -199,7 +199,7 @@ class BedrockModel(ProviderModel):
                 return ProviderError(message, code=code, retryable=retryable)
             return ProviderError(message, status=status, code=code, retryable=is_retryable_status(status),
                                  retry_after=parse_retry_after(meta.get("HTTPHeaders")))
-        if isinstance(exc, boto_errors.HTTPClientError):
+        if isinstance(exc, (boto_errors.HTTPClientError, boto_errors.ConnectionError)):
             return ProviderError(f"connection failed ({type(exc).__name__}: {exc})", retryable=True)
         if isinstance(exc, boto_errors.NoRegionError):
             return ProviderError("no AWS region: set AWS_REGION or pass region= to BedrockModel")
@@ -259,15 +259,20 @@ class _StreamPump:
 
 
 def _close_stream(stream: Any) -> None:
-    """Shut the event stream's socket down (a plain close would not wake a blocked read)."""
-    raw = getattr(stream, "_raw_stream", None)
-    connection = getattr(raw, "_connection", None)
-    sock = getattr(connection, "sock", None)
-    if sock is not None:
-        try:
+    """Shut the event stream's socket down, then close it. A plain close would not wake
+    the worker blocked in a read, and the peer would see nothing until data arrived."""
+    raw = getattr(stream, "_raw_stream", None)  # urllib3's HTTPResponse
+    sock = getattr(getattr(raw, "_connection", None), "sock", None)
+    if sock is None:  # http.client hands the socket to the response on `Connection: close`
+        reader = getattr(getattr(raw, "_fp", None), "fp", None)
+        sock = getattr(getattr(reader, "raw", None), "_sock", None)
+    try:
+        if sock is not None:
             sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
+        elif raw is not None:
+            raw.shutdown()
+    except (OSError, ValueError, RuntimeError):
+        pass  # already closed or released
     try:
         stream.close()
     except Exception:  # noqa: BLE001 - closing an already broken stream

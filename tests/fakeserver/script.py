@@ -6,7 +6,9 @@ drive every provider. Failure modes are fields of the turn:
 - ``status`` — answer with this HTTP error instead of a stream (``retry_after`` sets the
   ``retry-after`` header, in seconds);
 - ``error_after`` — send this many stream frames, then the provider's error frame;
-- ``cut_after`` — send this many stream frames, then close without the end marker;
+- ``cut_after`` — send this many stream frames, then drop the connection in the middle
+  of the HTTP body (no end marker, no final chunk); with ``cut_cleanly`` the HTTP body
+  ends properly, only the provider's end marker is missing;
 - ``frame_delay`` — sleep this long before each frame (a slow stream).
 """
 
@@ -44,6 +46,7 @@ class Turn:
     error_message: str | None = None
     error_after: int | None = None
     cut_after: int | None = None
+    cut_cleanly: bool = False
     frame_delay: float = 0.0
 
     @classmethod

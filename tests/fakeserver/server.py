@@ -206,6 +206,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
     def _stream(self, wire: Wire, turn: Turn, body: dict[str, Any], request_index: int) -> None:
+        """Send the turn's frames with chunked transfer encoding, as the real APIs do (a
+        close-delimited body would make urllib3 — hence boto3 — wait for 64 KiB or the
+        end before handing over a single event)."""
         frames = wire.frames(turn, body, self.fake.new_id)
         if turn.error_after is not None:
             frames = frames[: turn.error_after] + [wire.error_frame(turn.error_message or "scripted stream error")]
@@ -214,6 +217,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(200)
         for name, value in wire.stream_headers().items():
             self.send_header(name, value)
+        self.send_header("Transfer-Encoding", "chunked")
         self.send_header("Connection", "close")
         self.end_headers()
         self.close_connection = True
@@ -224,12 +228,15 @@ class _Handler(BaseHTTPRequestHandler):
                 if turn.frame_delay and self._client_gone_within(turn.frame_delay):
                     self._record_close(request_index, sent)
                     return
-                self.wfile.write(frame)
+                self.wfile.write(b"%x\r\n%b\r\n" % (len(frame), frame))
                 self.wfile.flush()
                 sent += 1
                 with self.fake.stream_progress:
                     self.fake.frames_sent += 1
                     self.fake.stream_progress.notify_all()
+            if turn.cut_after is None or turn.cut_cleanly:
+                self.wfile.write(b"0\r\n\r\n")  # a cut that is not clean drops the connection mid-body
+                self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
             self._record_close(request_index, sent)
 

@@ -1,0 +1,134 @@
+"""Error modes, per provider: what is retried, what ends the run, what is kept, and that
+the key never shows."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from fakeserver import Turn
+
+from .cases import CASE_IDS, CASES, SECRET, make_tools
+
+pytestmark = pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+
+PARTIAL = "The partial answer that was cut short."
+
+
+def _replies(run):
+    return [m for m in run.messages if m.role == "assistant"]
+
+
+async def test_429_is_retried_after_the_retry_after_wait(case, server):
+    server.script(Turn.http_error(429, "Rate limit reached", retry_after=0.3), Turn(text="ok"))
+    run = await case.runtime(server).arun("Hi.", tools=make_tools())
+
+    assert run.stop_reason == "stop", run.error
+    assert run.text == "ok"
+    assert len(server.requests) == 2
+    waited = server.requests[1].received_at - server.requests[0].received_at
+    assert waited >= 0.28, f"retry-after 0.3 s was not honoured (waited {waited:.3f} s)"
+
+
+async def test_500_is_retried(case, server):
+    server.script(Turn.http_error(500, "internal"), Turn(text="ok"))
+    run = await case.runtime(server).arun("Hi.", tools=make_tools())
+
+    assert run.stop_reason == "stop", run.error
+    assert len(server.requests) == 2
+
+
+async def test_persistent_429_ends_the_run_with_the_providers_message(case, server):
+    server.script(*[Turn.http_error(429, "Rate limit reached for requests") for _ in range(3)])
+    run = await case.runtime(server).arun("Hi.", tools=make_tools())
+
+    assert run.stop_reason == "error"
+    assert len(server.requests) == 3, "the first try and two retries (FAST_RETRY.max_retries == 2)"
+    assert case.model in run.error and "HTTP 429" in run.error
+    assert "Rate limit reached for requests" in run.error and "after 2 retries" in run.error
+
+
+async def test_a_rejected_request_is_not_retried(case, server):
+    server.script(Turn.http_error(400, "Invalid request: something is off"))
+    run = await case.runtime(server).arun("Hi.", tools=make_tools())
+
+    assert run.stop_reason == "error"
+    assert len(server.requests) == 1
+    assert "HTTP 400" in run.error and "Invalid request: something is off" in run.error
+
+
+async def test_error_frame_mid_stream_keeps_what_arrived_and_is_not_retried(case, server):
+    server.script(Turn(text=PARTIAL, error_after=case.frames_before_text, error_message="Overloaded right now"))
+    run = await case.runtime(server).arun("Hi.", tools=make_tools())
+
+    assert run.stop_reason == "error"
+    assert len(server.requests) == 1, "something had streamed: no retry"
+    assert "Overloaded right now" in run.error
+    reply = _replies(run)[-1]
+    assert reply.stop_reason == "error"
+    assert reply.text and PARTIAL.startswith(reply.text) and reply.text != PARTIAL
+
+
+async def test_connection_dropped_mid_stream_keeps_what_arrived(case, server):
+    server.script(Turn(text=PARTIAL, cut_after=case.frames_before_text))
+    run = await case.runtime(server).arun("Hi.", tools=make_tools())
+
+    assert run.stop_reason == "error"
+    assert len(server.requests) == 1
+    assert "connection failed" in run.error
+    reply = _replies(run)[-1]
+    assert reply.text and PARTIAL.startswith(reply.text) and reply.text != PARTIAL
+
+
+async def test_stream_ending_without_its_end_marker_keeps_what_arrived(case, server):
+    server.script(Turn(text=PARTIAL, cut_after=case.frames_before_text, cut_cleanly=True))
+    run = await case.runtime(server).arun("Hi.", tools=make_tools())
+
+    assert run.stop_reason == "error"
+    assert len(server.requests) == 1
+    assert "the stream ended before" in run.error
+    reply = _replies(run)[-1]
+    assert reply.text and PARTIAL.startswith(reply.text) and reply.text != PARTIAL
+
+
+async def test_stream_cut_before_anything_arrived_is_retried(case, server):
+    server.script(Turn(text=PARTIAL, cut_after=1 if case.prefix != "gemini" else 0), Turn(text="ok"))
+    run = await case.runtime(server).arun("Hi.", tools=make_tools())
+
+    assert run.stop_reason == "stop", run.error
+    assert run.text == "ok"
+    assert len(server.requests) == 2
+
+
+async def test_error_frame_before_any_content_is_retried(case, server):
+    server.script(Turn(text=PARTIAL, error_after=1 if case.prefix != "gemini" else 0), Turn(text="ok"))
+    run = await case.runtime(server).arun("Hi.", tools=make_tools())
+
+    assert run.stop_reason == "stop", run.error
+    assert len(server.requests) == 2
+
+
+async def test_connection_refused_ends_with_a_readable_error(case, server):
+    runtime = case.runtime(server)
+    server.stop()
+    run = await runtime.arun("Hi.", tools=make_tools())
+
+    assert run.stop_reason == "error"
+    assert "connection failed" in run.error and "after 2 retries" in run.error
+
+
+async def test_the_key_never_appears_in_errors_events_reprs_or_html(case, server):
+    server.expected_key = "some-other-key"  # → 401 whose message echoes the key we sent
+    runtime = case.runtime(server)
+    run = await runtime.arun("Hi.", tools=make_tools())
+
+    assert run.stop_reason == "error"
+    assert "HTTP 401" in run.error and "Incorrect API key provided" in run.error
+    assert server.requests[0].headers  # the key did go out, to the server only
+    places = [run.error, repr(run), run._repr_html_(), run._repr_markdown_(), repr(runtime), repr(runtime.model),
+              str(vars(run))]
+    places += [e.model_dump_json() for e in run.events]
+    places += [json.dumps(m.model_dump()) for m in run.messages]
+    for place in places:
+        assert SECRET not in place
+        assert SECRET[8:24] not in place, "not even a fragment of it"

@@ -1,12 +1,19 @@
 """A small JSON Schema checker for tools that bring their own schema (dict / object tools).
 
 It covers what tool schemas use: ``type`` (one or a list), ``properties``, ``required``,
-``additionalProperties: false``, ``items``, ``enum``, ``const``, ``anyOf`` / ``oneOf``,
-and numeric / length bounds. Keywords it does not know are ignored, never failed on.
+``additionalProperties`` (``false`` or a schema), ``items``, ``prefixItems``, ``enum``,
+``const``, ``anyOf`` / ``oneOf`` / ``allOf``, local ``$ref`` (``#/$defs/...``,
+``#/definitions/...``), ``pattern``, ``uniqueItems`` and numeric / length bounds.
+Keywords it does not know are ignored, never failed on.
+
+It is as strict as ``@function`` validation: ``3.0`` is not an ``integer``, ``true`` is
+not a ``number`` and does not equal ``1`` in an ``enum``.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 __all__ = ["validate_json_schema"]
@@ -22,54 +29,141 @@ _TYPE_CHECKS = {
 }
 
 
-def validate_json_schema(value: Any, schema: dict[str, Any], path: str = "") -> list[str]:
-    """Return one ``"path: reason"`` line per problem; an empty list means valid."""
+def validate_json_schema(value: Any, schema: dict[str, Any], path: str = "") -> list[tuple[str, str]]:
+    """Return one ``(path, reason)`` per problem; an empty list means valid.
+
+    ``path`` is dotted (``"point.x"``, ``"items.2"``); the whole value is ``"(arguments)"``.
+    """
+    return _check(value, schema, path, schema)
+
+
+def _check(value: Any, schema: Any, path: str, root: dict[str, Any]) -> list[tuple[str, str]]:
     where = path or "(arguments)"
+    if schema is False:
+        return [(where, "no value is allowed here")]
     if not isinstance(schema, dict) or not schema:
         return []
-    for key in ("anyOf", "oneOf"):
-        if key in schema:
-            if not any(not validate_json_schema(value, option, path) for option in schema[key]):
-                return [f"{where}: matches none of the allowed shapes"]
-    if "const" in schema and value != schema["const"]:
-        return [f"{where}: must be {schema['const']!r}"]
-    if "enum" in schema and value not in schema["enum"]:
-        return [f"{where}: must be one of {schema['enum']!r} (got {value!r})"]
+    ref = schema.get("$ref")
+    if isinstance(ref, str):
+        target = _resolve(ref, root)
+        if target is None:
+            return []  # not a local reference we can follow: ignored, like unknown keywords
+        problems = _check(value, target, path, root)
+        if problems:
+            return problems
+    if "anyOf" in schema and not any(not _check(value, option, path, root) for option in schema["anyOf"]):
+        return [(where, f"matches none of the allowed shapes (got {_show(value)})")]
+    if "oneOf" in schema:
+        matches = sum(not _check(value, option, path, root) for option in schema["oneOf"])
+        if matches != 1:
+            shapes = "none" if matches == 0 else f"{matches}, not exactly one,"
+            return [(where, f"matches {shapes} of the allowed shapes (got {_show(value)})")]
+    for option in schema.get("allOf", ()):
+        problems = _check(value, option, path, root)
+        if problems:
+            return problems
+    if "const" in schema and not _json_equal(value, schema["const"]):
+        return [(where, f"must be {_show(schema['const'])} (got {_show(value)})")]
+    if "enum" in schema and not any(_json_equal(value, option) for option in schema["enum"]):
+        return [(where, f"must be one of {_show(schema['enum'])} (got {_show(value)})")]
     expected = schema.get("type")
     if expected is not None:
         types = expected if isinstance(expected, list) else [expected]
         if not any(_TYPE_CHECKS.get(t, lambda v: True)(value) for t in types):
-            return [f"{where}: expected {' or '.join(types)}, got {type(value).__name__} {value!r}"[:200]]
-    problems: list[str] = []
+            return [(where, f"expected {' or '.join(types)} (got {_show(value)})")]
+    problems: list[tuple[str, str]] = []
     if isinstance(value, dict):
-        properties = schema.get("properties", {})
-        for name in schema.get("required", []):
-            if name not in value:
-                problems.append(f"{_join(path, name)}: missing required argument")
-        for name, item in value.items():
-            if name in properties:
-                problems += validate_json_schema(item, properties[name], _join(path, name))
-            elif schema.get("additionalProperties") is False:
-                problems.append(f"{_join(path, name)}: unexpected argument (not in the schema)")
-            elif isinstance(schema.get("additionalProperties"), dict):
-                problems += validate_json_schema(item, schema["additionalProperties"], _join(path, name))
-    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
-        for index, item in enumerate(value):
-            problems += validate_json_schema(item, schema["items"], _join(path, str(index)))
+        problems += _check_object(value, schema, path, root)
+    elif isinstance(value, list):
+        problems += _check_array(value, schema, path, root)
+    elif isinstance(value, str) and isinstance(schema.get("pattern"), str):
+        if re.search(schema["pattern"], value) is None:
+            problems.append((where, f"must match the pattern {schema['pattern']!r} (got {_show(value)})"))
     problems += _bounds(value, schema, where)
     return problems
 
 
-def _bounds(value: Any, schema: dict[str, Any], where: str) -> list[str]:
+def _check_object(value: dict[str, Any], schema: dict[str, Any], path: str, root: dict[str, Any]) -> list[tuple[str, str]]:
+    problems = []
+    properties = schema.get("properties", {})
+    for name in schema.get("required", []):
+        if name not in value:
+            what = "argument" if not path else "field"
+            problems.append((_join(path, name), f"missing required {what}"))
+    extra = schema.get("additionalProperties")
+    for name, item in value.items():
+        if name in properties:
+            problems += _check(item, properties[name], _join(path, name), root)
+        elif extra is False:
+            problems.append((_join(path, name), "unexpected argument (not in the schema)"))
+        elif isinstance(extra, dict):
+            problems += _check(item, extra, _join(path, name), root)
+    return problems
+
+
+def _check_array(value: list[Any], schema: dict[str, Any], path: str, root: dict[str, Any]) -> list[tuple[str, str]]:
+    problems = []
+    prefix = schema.get("prefixItems")
+    items = schema.get("items")
+    if isinstance(items, list):  # the draft-07 spelling of prefixItems
+        prefix, items = items, schema.get("additionalItems")
+    prefix = prefix if isinstance(prefix, list) else []
+    for index, item in enumerate(value):
+        item_schema = prefix[index] if index < len(prefix) else items
+        if item_schema is not None:
+            problems += _check(item, item_schema, _join(path, str(index)), root)
+    if schema.get("uniqueItems") is True:
+        seen = [json.dumps(item, sort_keys=True, default=repr) for item in value]
+        if len(set(seen)) != len(seen):
+            problems.append((path or "(arguments)", "items must be unique"))
+    return problems
+
+
+def _bounds(value: Any, schema: dict[str, Any], where: str) -> list[tuple[str, str]]:
     checks = []
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         checks = [("minimum", lambda b: value >= b, ">="), ("maximum", lambda b: value <= b, "<="),
                   ("exclusiveMinimum", lambda b: value > b, ">"), ("exclusiveMaximum", lambda b: value < b, "<")]
     elif isinstance(value, (str, list)):
-        checks = [("minLength" if isinstance(value, str) else "minItems", lambda b: len(value) >= b, "length >="),
-                  ("maxLength" if isinstance(value, str) else "maxItems", lambda b: len(value) <= b, "length <=")]
-    return [f"{where}: must be {op} {schema[key]}" for key, ok, op in checks
-            if isinstance(schema.get(key), (int, float)) and not ok(schema[key])]
+        kind = "Length" if isinstance(value, str) else "Items"
+        checks = [(f"min{kind}", lambda b: len(value) >= b, "of length >="),
+                  (f"max{kind}", lambda b: len(value) <= b, "of length <=")]
+    elif isinstance(value, dict):
+        checks = [("minProperties", lambda b: len(value) >= b, "an object with fields >="),
+                  ("maxProperties", lambda b: len(value) <= b, "an object with fields <=")]
+    return [(where, f"must be {op} {schema[key]} (got {_show(value)})") for key, ok, op in checks
+            if isinstance(schema.get(key), (int, float)) and not isinstance(schema.get(key), bool)
+            and not ok(schema[key])]
+
+
+def _json_equal(a: Any, b: Any) -> bool:
+    """Equality as JSON sees it: ``true`` is not ``1``, ``1`` is ``1.0``."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_json_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
+
+
+def _resolve(ref: str, root: dict[str, Any]) -> Any:
+    if not ref.startswith("#/"):
+        return None
+    node: Any = root
+    for part in ref[2:].split("/"):
+        part = part.replace("~1", "/").replace("~0", "~")
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def _show(value: Any) -> str:
+    text = json.dumps(value, default=repr)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _join(path: str, name: str) -> str:

@@ -108,11 +108,13 @@ class Tool:
 class ExternalTool(Tool):
     """A ``{"spec": ..., "execute": ...}`` dict or an object with ``.spec`` and ``.execute``.
 
-    Arguments are checked against ``spec["parameters"]`` (types, required and unexpected
-    fields, enums) and passed to ``execute`` as keyword arguments, sync or async.
+    Arguments are checked against ``spec["parameters"]`` (see ``_jsonschema``: types,
+    required and unexpected fields, enums, bounds) and passed to ``execute`` as keyword
+    arguments, sync or async. ``requires_approval``, ``timeout`` and ``max_result_chars``
+    may be given as extra dict keys or attributes of the object.
     """
 
-    def __init__(self, spec: dict[str, Any], execute: Callable[..., Any], source: object) -> None:
+    def __init__(self, spec: Any, execute: Callable[..., Any], source: object) -> None:
         if not isinstance(spec, dict) or not isinstance(spec.get("name"), str) or not spec["name"]:
             raise TypeError(f"tool spec must be a dict with a non-empty 'name': {spec!r}")
         if not callable(execute):
@@ -121,15 +123,16 @@ class ExternalTool(Tool):
         self.description = spec.get("description") or ""
         self.parameters = spec.get("parameters") or {"type": "object", "properties": {}}
         self.options = ToolOptions(
-            requires_approval=bool(getattr(source, "requires_approval", False)),
-            timeout=getattr(source, "timeout", None),
+            requires_approval=bool(_option(source, "requires_approval", False)),
+            timeout=_option(source, "timeout", None),
+            max_result_chars=_option(source, "max_result_chars", DEFAULT_MAX_RESULT_CHARS),
         )
         self._execute = execute
 
     def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
         problems = validate_json_schema(arguments, self.parameters)
         if problems:
-            raise ArgumentError("invalid arguments:\n" + "\n".join(f"- {p}" for p in problems))
+            raise ArgumentError(problems)
         return dict(arguments)
 
     def call(self, kwargs: dict[str, Any], context: ToolContext) -> Awaitable[Any]:
@@ -138,13 +141,29 @@ class ExternalTool(Tool):
         return run_in_daemon_thread(self._execute, kwargs, name=self.name)
 
 
+_DICT_TOOL_KEYS = {"spec", "execute", "requires_approval", "timeout", "max_result_chars"}
+
+
+def _option(source: object, key: str, default: Any) -> Any:
+    if isinstance(source, dict):
+        return source.get(key, default)
+    return getattr(source, key, default)
+
+
 def as_tool(entry: object) -> Tool:
-    """Normalize one menu entry to a :class:`Tool`; raise ``TypeError`` saying what is wrong."""
+    """Normalize one menu entry to a :class:`Tool`; raise ``TypeError`` saying what is wrong.
+
+    A plain callable becomes an unregistered ``@function``; a dict needs ``spec`` and
+    ``execute`` (and may carry ``requires_approval``, ``timeout``, ``max_result_chars``).
+    """
     if isinstance(entry, Tool):
         return entry
     if isinstance(entry, dict):
         if "spec" not in entry or "execute" not in entry:
-            raise TypeError(f"a tool dict needs 'spec' and 'execute' keys; got keys {sorted(entry)}")
+            raise TypeError(f"a tool dict needs 'spec' and 'execute' keys; got keys {sorted(map(str, entry))}")
+        unknown = sorted(map(str, set(entry) - _DICT_TOOL_KEYS))
+        if unknown:
+            raise TypeError(f"a tool dict has unknown key(s) {unknown}; allowed: {sorted(_DICT_TOOL_KEYS)}")
         return ExternalTool(entry["spec"], entry["execute"], entry)
     if hasattr(entry, "spec") and hasattr(entry, "execute"):
         return ExternalTool(entry.spec, entry.execute, entry)  # type: ignore[attr-defined]

@@ -63,8 +63,23 @@ class FunctionTool(Tool):
         return None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if self.agentic and "runtime" in self._schema.injected.values():
-            kwargs.setdefault("runtime", _ambient_runtime())
+        """Call the function. Injected parameters the caller leaves out are filled in: an
+        agentic function's ``runtime`` with the ambient Runtime, a ``ToolContext`` (if it
+        has no default) with a detached one whose ``report`` does nothing."""
+        if not self._schema.injected:
+            return self.fn(*args, **kwargs)
+        signature = inspect.signature(self.fn)
+        try:
+            given = signature.bind_partial(*args, **kwargs).arguments
+        except TypeError:
+            return self.fn(*args, **kwargs)  # Python's own error for a bad call
+        for parameter, kind in self._schema.injected.items():
+            if parameter in given:
+                continue
+            if kind == "runtime":
+                kwargs[parameter] = _ambient_runtime()
+            elif signature.parameters[parameter].default is inspect.Parameter.empty:
+                kwargs[parameter] = ToolContext(tool_call_id="", tool_name=self.name, run_id="", depth=0, runtime=None)
         return self.fn(*args, **kwargs)
 
     def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -113,6 +128,8 @@ def _make_decorator(agentic: bool) -> Callable[..., Any]:
             raise ValueError(f"timeout must be positive seconds, got {timeout!r}")
         if max_result_chars is not None and max_result_chars < 100:
             raise ValueError(f"max_result_chars must be at least 100, got {max_result_chars!r}")
+        if "none" in _names(toolset):
+            raise ValueError("toolset 'none' is reserved: exec(toolset='none') means no tools")
         options = ToolOptions(
             expose=expose,
             toolset=_names(toolset),

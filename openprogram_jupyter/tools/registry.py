@@ -22,6 +22,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ._jsonschema import validate_json_schema
+from ._schema import ArgumentError
 from .base import Tool, ToolContext, ToolOptions, as_tools
 
 if TYPE_CHECKING:
@@ -75,17 +77,37 @@ class Registry:
     def toolsets(self) -> set[str]:
         return {name for tool in self for name in tool.options.toolset}
 
-    def explain(self, *, tools_source: str | None = None, runtime: Runtime | None = None) -> list[ToolReport]:
-        """Every known tool with the layer that hides it from the default menu (or ``None``)."""
-        reports = [ToolReport(t.name, t.spec, "available_if: false at decoration") for t in self._unavailable.values()]
-        session_deny = tuple(runtime.tools_deny) if runtime is not None else ()
+    def explain(
+        self,
+        *,
+        toolset: str | None = None,
+        tools_source: str | None = None,
+        tools_allow: Iterable[str] | None = None,
+        tools_deny: Iterable[str] | None = None,
+        runtime: Runtime | None = None,
+    ) -> list[ToolReport]:
+        """Every known tool, and the first layer that keeps it off a menu built from this
+        registry with these arguments (``hidden_by`` / ``layer`` are ``None`` when it is on).
+
+        Takes the arguments of :func:`resolve_menu` (without ``tools=``, which bypasses the
+        registry) and raises the same ``ValueError`` for an unknown toolset or tool name.
+        A deferred tool counts as hidden by layer 6: only its catalog line is sent.
+        """
+        _check_toolset(self, toolset)
+        allow = set(tools_allow) if tools_allow is not None else None
+        deny = set(tools_deny or ())
+        _check_names(self, allow, deny, set())
+        session_deny = set(runtime.tools_deny) if runtime is not None else set()
+        reports = [ToolReport(t.name, t.spec, "available_if: false at decoration", "1") for t in self._unavailable.values()]
         for tool in self:
-            hidden = _hidden_by(tool, tools_source=tools_source, runtime=runtime) or (
-                "session deny list" if tool.name in session_deny else None
-            )
-            if hidden is None and tool.options.defer:
-                hidden = "defer=True: listed in the tool_search catalog, schema loaded on demand"
-            reports.append(ToolReport(tool.name, tool.spec, hidden))
+            found = _hidden_by(tool, tools_source=tools_source, runtime=runtime)
+            if toolset is not None and toolset not in tool.options.toolset and (found is None or found[0] != "2"):
+                found = ("2b", "toolset 'none': no tools" if toolset == "none" else f"toolset: not in toolset {toolset!r}")
+            found = found or _denied(tool.name, allow, deny, session_deny)
+            if found is None and tool.options.defer:
+                found = ("6", "defer=True: listed in the tool_search catalog, schema loaded on demand")
+            layer, reason = found or (None, None)
+            reports.append(ToolReport(tool.name, tool.spec, reason, layer))
         return sorted(reports, key=lambda r: (r.hidden_by is not None, r.name))
 
 
@@ -95,28 +117,48 @@ default_registry = Registry()
 
 @dataclass
 class ToolReport:
+    """One line of :meth:`Registry.explain`: ``layer`` is ``"1"``..``"6"`` (or ``"2b"``)."""
+
     name: str
     spec: dict[str, Any]
     hidden_by: str | None
+    layer: str | None = None
 
 
-def _hidden_by(tool: Tool, *, tools_source: str | None, runtime: Runtime | None) -> str | None:
-    """Which of layers 2–4 hides ``tool`` now, as a readable reason; ``None`` if none."""
+def _hidden_by(tool: Tool, *, tools_source: str | None, runtime: Runtime | None) -> tuple[str, str] | None:
+    """Which of layers 2–4 hides ``tool`` now: ``(layer, readable reason)``, or ``None``."""
     options: ToolOptions = tool.options
     if not options.expose:
-        return "expose=False"
+        return "2", "expose=False"
     if tools_source is not None and tools_source in options.unsafe_in:
-        return f"unsafe_in: hidden when tools_source={tools_source!r}"
+        return "3", f"unsafe_in: hidden when tools_source={tools_source!r}"
     missing = [name for name in options.requires_env if not os.environ.get(name)]
     if missing:
-        return f"requires_env: {', '.join(missing)} not set"
+        return "4", f"requires_env: {', '.join(missing)} not set"
     if options.check_fn is not None and not _safe_bool(options.check_fn):
-        return "check_fn returned false"
-    if options.can_use is not None:
-        accepts_runtime = bool(inspect.signature(options.can_use).parameters)
-        usable = _safe_bool(options.can_use, runtime) if accepts_runtime else _safe_bool(options.can_use)
-        if not usable:
-            return "can_use returned false"
+        return "4", "check_fn returned false"
+    if options.can_use is not None and not _safe_bool(_call_can_use, options.can_use, runtime):
+        return "4", "can_use returned false"
+    return None
+
+
+def _call_can_use(can_use: Any, runtime: Runtime | None) -> Any:
+    """``can_use(runtime)`` if it takes an argument, else ``can_use()``."""
+    try:
+        takes_argument = bool(inspect.signature(can_use).parameters)
+    except (TypeError, ValueError):  # a builtin without a signature
+        takes_argument = False
+    return can_use(runtime) if takes_argument else can_use()
+
+
+def _denied(name: str, allow: set[str] | None, deny: set[str], session_deny: set[str]) -> tuple[str, str] | None:
+    """Layer 5 for one tool name: ``(layer, reason)`` or ``None``."""
+    if allow is not None and name not in allow:
+        return "5", "tools_allow: not in the allow list"
+    if name in deny:
+        return "5", "tools_deny: in this call's deny list"
+    if name in session_deny:
+        return "5", "session deny list (Runtime(tools_deny=...))"
     return None
 
 
@@ -128,12 +170,30 @@ def _safe_bool(check: Any, *args: Any) -> bool:
         return False
 
 
+def _check_toolset(registry: Registry, toolset: str | None) -> None:
+    if toolset is not None and toolset != "none" and toolset not in registry.toolsets():
+        known = ", ".join(sorted(registry.toolsets())) or "none defined"
+        raise ValueError(f"unknown toolset {toolset!r}; known toolsets: {known} (or 'none')")
+
+
+def _check_names(registry: Registry, allow: set[str] | None, deny: set[str], extra_known: set[str]) -> None:
+    """A name in tools_allow / tools_deny that no tool has is a typo, not a no-op."""
+    known = {t.name for t in registry} | set(registry._unavailable) | extra_known
+    for label, names in (("tools_allow", allow or set()), ("tools_deny", deny)):
+        unknown = sorted(names - known)
+        if unknown:
+            raise ValueError(
+                f"{label} names unknown tool(s): {', '.join(unknown)}; known tools: {', '.join(sorted(known)) or '(none)'}"
+            )
+
+
 class Menu:
     """One run's tools: what the model may pick, and which schemas it has been sent.
 
     ``specs()`` is what goes to the model this round: every non-deferred tool, every
-    deferred tool loaded by ``tool_search`` so far, and ``tool_search`` itself while any
-    deferred tool remains. ``get(name)`` finds any tool on the menu, deferred or not.
+    deferred tool loaded by ``tool_search`` so far, and ``tool_search`` itself whenever
+    the menu holds a deferred tool (loaded or not). ``get(name)`` finds any tool on the
+    menu, deferred or not, so a call to a deferred tool by name is still validated and run.
     """
 
     def __init__(self, tools: Sequence[Tool], *, explicit: bool) -> None:
@@ -143,7 +203,12 @@ class Menu:
         self._loaded: set[str] = set()
         self._search = _ToolSearch(self) if self._deferred else None
         if self._search is not None:
-            self._tools.setdefault(self._search.name, self._search)
+            if self._search.name in self._tools:
+                raise ValueError(
+                    "a tool is named 'tool_search', which is reserved while any tool on the menu "
+                    f"is deferred (deferred: {', '.join(self._deferred)}); rename it"
+                )
+            self._tools[self._search.name] = self._search
         self._specs_cache: list[dict[str, Any]] | None = None
 
     @property
@@ -173,7 +238,8 @@ class Menu:
         self._specs_cache = None
 
     def search(self, query: str) -> list[Tool]:
-        """Deferred tools matching ``query``: an exact name, else every word in name or summary."""
+        """Deferred tools matching ``query``: an exact name; else those whose name or description
+        holds every word (case-insensitive); else those holding any word."""
         deferred = [self._tools[name] for name in self._deferred]
         exact = [t for t in deferred if t.name == query.strip()]
         if exact:
@@ -208,12 +274,10 @@ class _ToolSearch(Tool):
         )
 
     def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        from ._schema import ArgumentError
-
-        query = arguments.get("query")
-        if not isinstance(query, str) or set(arguments) != {"query"}:
-            raise ArgumentError("invalid arguments:\n- query: expected one string argument 'query'")
-        return {"query": query}
+        problems = validate_json_schema(arguments, self.parameters)
+        if problems:
+            raise ArgumentError(problems)
+        return {"query": arguments["query"]}
 
     async def _run(self, query: str) -> str:
         found = self._menu.search(query)
@@ -240,34 +304,29 @@ def resolve_menu(
 ) -> Menu:
     """Build one run's menu by applying the gating layers.
 
-    ``tools=[...]`` (even empty) is the caller's explicit choice: layers 2–4 are skipped.
-    ``toolset="none"`` gives an empty menu; another toolset name takes the registered
-    tools tagged with it (an unknown name raises ``ValueError`` listing the known ones).
-    A name in ``tools_allow`` / ``tools_deny`` that no tool has raises ``ValueError``:
-    a typo there would otherwise silently change the menu.
+    ``tools=[...]`` (even empty) is the caller's explicit choice: layers 2–4 are skipped,
+    layer 5 still applies. ``toolset="none"`` gives an empty menu; another toolset name
+    takes the registered tools tagged with it (an unknown name raises ``ValueError``
+    listing the known ones). A name in ``tools_allow`` / ``tools_deny`` that no tool has
+    raises ``ValueError``: a typo there would otherwise silently change the menu.
+    Passing both ``tools`` and ``toolset`` raises ``ValueError``.
     """
     explicit = tools is not None or toolset is not None
     if tools is not None and toolset is not None:
         raise ValueError("pass tools=[...] or toolset=..., not both")
+    _check_toolset(registry, toolset)
     if tools is not None:
         candidates = as_tools(list(tools))
     elif toolset == "none":
         candidates = []
     else:
-        if toolset is not None and toolset not in registry.toolsets():
-            known = ", ".join(sorted(registry.toolsets())) or "none defined"
-            raise ValueError(f"unknown toolset {toolset!r}; known toolsets: {known} (or 'none')")
         candidates = [
             t for t in registry
             if (toolset is None or toolset in t.options.toolset)
             and _hidden_by(t, tools_source=tools_source, runtime=runtime) is None
         ]
-    known_names = {t.name for t in candidates} | {t.name for t in registry}
     allow = set(tools_allow) if tools_allow is not None else None
-    deny = set(tools_deny or ()) | set(session_deny)
-    for label, names in (("tools_allow", allow or set()), ("tools_deny", set(tools_deny or ()))):
-        unknown = sorted(names - known_names)
-        if unknown:
-            raise ValueError(f"{label} names unknown tool(s): {', '.join(unknown)}")
-    chosen = [t for t in candidates if (allow is None or t.name in allow) and t.name not in deny]
+    deny = set(tools_deny or ())
+    _check_names(registry, allow, deny, {t.name for t in candidates})
+    chosen = [t for t in candidates if _denied(t.name, allow, deny, set(session_deny)) is None]
     return Menu(chosen, explicit=explicit)

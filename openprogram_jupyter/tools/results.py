@@ -24,8 +24,8 @@ def render_result(value: Any, max_chars: int | None = DEFAULT_MAX_RESULT_CHARS) 
     """Render a tool's return value; returns ``(content, details)``.
 
     - ``str`` as is; ``None`` as an empty result;
-    - dicts, lists, tuples, pydantic models and dataclasses as JSON (values JSON cannot
-      hold fall back to their ``repr``);
+    - dicts, lists, tuples, numbers, booleans, pydantic models and dataclasses as
+      indented JSON (values and keys JSON cannot hold fall back to their ``repr``);
     - a PIL image, or ``(bytes, "image/...")``, as an image block;
     - anything else as its ``repr``.
 
@@ -61,26 +61,48 @@ def _as_text(value: Any) -> str:
         return value
     if isinstance(value, (bytes, bytearray)):
         return repr(bytes(value))
+    if isinstance(value, (dict, list, tuple, int, float, bool, BaseModel)) or _is_dataclass_instance(value):
+        return json.dumps(_jsonable(value, ()), indent=2, ensure_ascii=False)
+    return repr(value)
+
+
+def _is_dataclass_instance(value: Any) -> bool:
+    return dataclasses.is_dataclass(value) and not isinstance(value, type)
+
+
+def _jsonable(value: Any, parents: tuple[int, ...]) -> Any:
+    """``value`` as plain JSON data; what JSON cannot hold becomes its ``repr``.
+
+    Never raises: a model that refuses to serialize, a dataclass holding a lock, a dict
+    with tuple keys and a list that contains itself all still render.
+    """
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    if id(value) in parents:
+        return f"<cycle: {type(value).__name__}>"
+    inside = parents + (id(value),)
     if isinstance(value, BaseModel):
-        return value.model_dump_json(indent=2)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        value = dataclasses.asdict(value)
-    if isinstance(value, (dict, list, tuple, int, float, bool)):
         try:
-            return json.dumps(value, indent=2, ensure_ascii=False, default=_json_fallback)
-        except (TypeError, ValueError):
-            return repr(value)
-    return repr(value)
-
-
-def _json_fallback(value: Any) -> Any:
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json")
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return dataclasses.asdict(value)
+            return value.model_dump(mode="json")
+        except Exception:
+            value = {name: getattr(value, name, None) for name in type(value).model_fields}
+    elif _is_dataclass_instance(value):
+        value = {f.name: getattr(value, f.name, None) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {_json_key(key): _jsonable(item, inside) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(item, inside) for item in value]
     if isinstance(value, (set, frozenset)):
-        return sorted(value, key=repr)
+        return [_jsonable(item, inside) for item in sorted(value, key=repr)]
     return repr(value)
+
+
+def _json_key(key: Any) -> str:
+    if isinstance(key, str):
+        return key
+    if key is None or isinstance(key, (bool, int, float)):
+        return json.dumps(key)
+    return repr(key)
 
 
 def _as_image(value: Any) -> ImageContent | None:
@@ -94,6 +116,10 @@ def _as_image(value: Any) -> ImageContent | None:
         return ImageContent(data=base64.b64encode(bytes(value[0])).decode("ascii"), mime_type=value[1])
     if type(value).__module__.startswith("PIL.") and hasattr(value, "save"):
         buffer = io.BytesIO()
-        value.save(buffer, format="PNG")
+        try:
+            value.save(buffer, format="PNG")
+        except (OSError, ValueError):  # a mode PNG cannot hold (CMYK, ...): convert first
+            buffer = io.BytesIO()
+            value.convert("RGBA").save(buffer, format="PNG")
         return ImageContent(data=base64.b64encode(buffer.getvalue()).decode("ascii"), mime_type="image/png")
     return None

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import enum
+import json
 from typing import Literal
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis_jsonschema import from_schema
 
 import openprogram_jupyter as op
+from openprogram_jupyter._decision_options import normalize_options
+from openprogram_jupyter.decision import Pick, _check
 
 from .conftest import pick, scripted_runtime
 
@@ -266,3 +272,32 @@ def test_bad_choices_are_refused_before_the_model_is_asked(choices, error, words
         rt.exec("Pick", choices=choices, tools=[])
     assert words in str(raised.value)
     assert model.requests == []
+
+
+# -- schema options: what the model is shown is what is accepted --------------------------
+
+_field_names = st.from_regex(r"[a-z][a-z0-9_]{0,6}", fullmatch=True).filter(lambda n: n not in ("if", "in", "is", "or", "as"))
+_field_types = st.recursive(
+    st.sampled_from([str, int, float, bool]),
+    lambda inner: st.lists(inner, min_size=1, max_size=1) | st.dictionaries(_field_names, inner, min_size=1, max_size=3),
+    max_leaves=6,
+)
+_schemas = st.dictionaries(_field_names, _field_types, min_size=1, max_size=4)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(schema=_schemas, data=st.data())
+def test_any_arguments_fitting_a_schema_options_shown_schema_are_accepted_as_given(schema, data):
+    option = normalize_options({"choose": ("Choose.", schema)})[0]
+    arguments = data.draw(from_schema(option.parameters))
+    picked, validated = _check(Pick("choose", arguments), [option])
+    assert picked is option
+    assert validated == arguments
+
+
+@settings(max_examples=40, deadline=None)
+@given(schema=_schemas)
+def test_a_schema_options_call_example_is_always_accepted(schema):
+    menu = op.decision.render_menu({"choose": ("Choose.", schema)})
+    example = json.loads(op.decision.example_pick(menu))
+    _check(Pick(example["call"], example["args"]), normalize_options({"choose": ("Choose.", schema)}))

@@ -151,7 +151,7 @@ def _make_decorator(agentic: bool) -> Callable[..., Any]:
                 raise TypeError(f"@{'agentic_function' if agentic else 'function'} needs a callable, got {target!r}")
             tool = FunctionTool(target, name=name, description=description, options=options, agentic=agentic)
             available = available_if() if callable(available_if) else bool(available_if)
-            target_registry = registry or default_registry
+            target_registry = registry if registry is not None else default_registry
             if not available:
                 target_registry.mark_unavailable(tool)
             elif register_globally or registry is not None:

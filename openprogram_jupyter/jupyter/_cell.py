@@ -123,7 +123,9 @@ def _ask_in_terminal(request: Any) -> bool:
 
 
 def _run_kwargs(plan: CellPlan, live: LiveRun) -> dict[str, Any]:
-    return dict(plan.arguments, on_event=live.on_event, approve=live.approve,
+    # A Runtime given its own approve= policy keeps it; otherwise the buttons ask.
+    approve = plan.runtime.approve if getattr(plan.runtime, "approve", None) is not None else live.approve
+    return dict(plan.arguments, on_event=live.on_event, approve=approve,
                 get_steering_messages=live.take_steering)
 
 

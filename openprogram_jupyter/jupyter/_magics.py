@@ -9,6 +9,7 @@ rewrite), blocking (the plain magic), or in the background. Its traits are the
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from html import escape
 from typing import Any
@@ -158,7 +159,8 @@ class AgentMagics(Magics):
         if self.model and spec != self.model:
             return self._runtime_for_string(self.model, "%config AgentMagics.model"), notes
         if not self.model and spec is None and default_model_name() == "offline":
-            notes.append(OFFLINE_NOTE)
+            chosen = os.environ.get("OPENPROGRAM_MODEL", "").strip() == "offline"
+            notes.append("Using the built-in offline model (OPENPROGRAM_MODEL=offline)." if chosen else OFFLINE_NOTE)
         self._resolve(runtime, "the default model")
         return runtime, notes
 

@@ -105,3 +105,15 @@ def test_notebook_matches_its_saved_outputs(path):
     notebook.metadata.pop("widgets", None)
     nbformat.write(notebook, path)
     pytest.fail(f"regenerated {path.name}: review the diff, then run again without OPENPROGRAM_REGEN_NOTEBOOKS")
+
+
+def test_the_readme_quickstart_command_prints_the_transcript():
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, str(REPO / "scripts" / "run_quickstart.py")],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "%%agent --tools add,word_count -o run" in done.stdout
+    assert "This is the offline model" in done.stdout
+    assert "You told me your name is Ada." in done.stdout

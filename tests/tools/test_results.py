@@ -1,0 +1,163 @@
+"""render_result: what the model sees for whatever a tool returned."""
+
+import base64
+import dataclasses
+import io
+import json
+import threading
+
+from PIL import Image
+from pydantic import BaseModel, ConfigDict
+
+from openprogram_jupyter.messages import ImageContent, TextContent
+from openprogram_jupyter.tools import render_result
+
+
+def text_of(value, max_chars=50_000) -> str:
+    content, _ = render_result(value, max_chars)
+    assert all(isinstance(block, TextContent) for block in content)
+    return "".join(block.text for block in content)
+
+
+@dataclasses.dataclass
+class Point:
+    x: int
+    y: int
+
+
+class Reading(BaseModel):
+    sensor: str
+    value: float
+
+
+class Opaque:
+    def __repr__(self) -> str:
+        return "<Opaque>"
+
+
+def test_string_is_returned_as_is():
+    assert render_result("hello\nworld") == ([TextContent(text="hello\nworld")], {})
+
+
+def test_none_is_an_empty_result():
+    assert render_result(None) == ([], {})
+
+
+def test_dict_is_json():
+    assert json.loads(text_of({"a": 1, "b": [True, None]})) == {"a": 1, "b": [True, None]}
+
+
+def test_list_and_tuple_are_json_arrays():
+    assert json.loads(text_of([1, "x"])) == [1, "x"]
+    assert json.loads(text_of((1, "x"))) == [1, "x"]
+
+
+def test_numbers_and_booleans_are_json():
+    assert (text_of(3), text_of(2.5), text_of(True)) == ("3", "2.5", "true")
+
+
+def test_non_ascii_text_in_json_is_kept_readable():
+    assert text_of({"city": "Zürich"}) == '{\n  "city": "Zürich"\n}'
+
+
+def test_pydantic_model_is_json():
+    assert json.loads(text_of(Reading(sensor="t1", value=20.5))) == {"sensor": "t1", "value": 20.5}
+
+
+def test_dataclass_is_json():
+    assert json.loads(text_of(Point(1, 2))) == {"x": 1, "y": 2}
+
+
+def test_models_and_dataclasses_inside_containers_are_json():
+    value = {"points": [Point(1, 2)], "reading": Reading(sensor="a", value=1.0), "tags": {"b", "a"}}
+    assert json.loads(text_of(value)) == {"points": [{"x": 1, "y": 2}], "reading": {"sensor": "a", "value": 1.0}, "tags": ["a", "b"]}
+
+
+def test_value_json_cannot_hold_inside_a_dict_falls_back_to_its_repr():
+    assert json.loads(text_of({"thing": Opaque(), "n": 1})) == {"thing": "<Opaque>", "n": 1}
+
+
+def test_dict_with_keys_json_cannot_hold_still_renders():
+    assert json.loads(text_of({(1, 2): "pair", 3: "three"})) == {"(1, 2)": "pair", "3": "three"}
+
+
+def test_list_that_contains_itself_still_renders():
+    loop = [1]
+    loop.append(loop)
+    assert json.loads(text_of(loop)) == [1, "<cycle: list>"]
+
+
+def test_dataclass_holding_a_lock_still_renders():
+    @dataclasses.dataclass
+    class Job:
+        name: str
+        lock: object
+
+    rendered = json.loads(text_of(Job("j", threading.Lock())))
+    assert rendered["name"] == "j" and "lock" in rendered["lock"]
+
+
+def test_pydantic_model_that_refuses_to_serialize_still_renders():
+    class Holder(BaseModel):
+        model_config = ConfigDict(arbitrary_types_allowed=True)
+        name: str
+        thing: Opaque
+
+    assert json.loads(text_of(Holder(name="h", thing=Opaque()))) == {"name": "h", "thing": "<Opaque>"}
+
+
+def test_other_values_are_their_repr():
+    assert text_of(Opaque()) == "<Opaque>"
+    assert text_of(b"raw") == "b'raw'"
+
+
+def test_pil_image_becomes_a_png_image_block():
+    content, _ = render_result(Image.new("RGB", (3, 2), "red"))
+    assert len(content) == 1 and isinstance(content[0], ImageContent)
+    assert content[0].mime_type == "image/png"
+    decoded = Image.open(io.BytesIO(base64.b64decode(content[0].data)))
+    assert decoded.size == (3, 2) and decoded.getpixel((0, 0))[:3] == (255, 0, 0)
+
+
+def test_pil_image_in_a_mode_png_cannot_hold_is_converted():
+    content, _ = render_result(Image.new("CMYK", (2, 2)))
+    assert isinstance(content[0], ImageContent) and content[0].mime_type == "image/png"
+
+
+def test_bytes_with_an_image_mime_type_become_an_image_block():
+    content, _ = render_result((b"\x89PNG...", "image/png"))
+    assert content == [ImageContent(data=base64.b64encode(b"\x89PNG...").decode(), mime_type="image/png")]
+
+
+def test_bytes_with_a_non_image_mime_type_are_not_an_image():
+    content, _ = render_result((b"abc", "text/plain"))
+    assert isinstance(content[0], TextContent)
+
+
+def test_ten_megabyte_string_is_cut_keeping_head_and_tail_with_a_marker():
+    text = "H" * 1000 + "x" * (10_000_000 - 2000) + "T" * 1000
+    content, details = render_result(text, 1000)
+    out = content[0].text
+    assert out.startswith("H" * 500) and out.endswith("T" * 500)
+    assert "[... 9,999,000 characters cut of 10,000,000 ...]" in out
+    assert len(out) < 1100
+    assert details == {"truncated_chars": 9_999_000, "original_chars": 10_000_000}
+
+
+def test_long_json_is_cut_too():
+    content, details = render_result(list(range(100_000)), 200)
+    assert "characters cut of" in content[0].text and details["truncated_chars"] > 0
+
+
+def test_text_at_the_limit_is_not_cut():
+    assert render_result("x" * 100, 100) == ([TextContent(text="x" * 100)], {})
+
+
+def test_no_limit_means_no_cut():
+    content, details = render_result("x" * 200_000, None)
+    assert len(content[0].text) == 200_000 and details == {}
+
+
+def test_images_are_never_cut():
+    content, details = render_result((b"x" * 10_000, "image/png"), 100)
+    assert isinstance(content[0], ImageContent) and details == {}

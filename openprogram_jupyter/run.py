@@ -23,7 +23,9 @@ class Run:
     0``). ``text`` is the final answer: the text of the last reply that had any.
     ``stop_reason`` is ``"stop"``, ``"max_iterations"``, ``"error"`` or ``"aborted"``;
     ``error`` says what went wrong for the latter two kinds of end where known.
-    ``result`` holds the resolved decision when the run was asked for ``choices=``.
+    ``result`` holds the resolved decision's value when the run was asked for
+    ``choices=``, and ``decision`` the :class:`~openprogram_jupyter.decision.Decision`
+    itself (``None`` otherwise — a decision's value may be ``None`` too).
     """
 
     def __init__(self, run_id: str, model: str, tools: list[str], depth: int = 0,
@@ -39,6 +41,7 @@ class Run:
         self.error: str | None = None
         self.rounds = 0
         self.result: Any = None
+        self.decision: Any = None
         self.pending_messages: list[Any] = []
         self.started_at = time.time()
         self.ended_at: float | None = None

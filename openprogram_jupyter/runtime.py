@@ -408,7 +408,7 @@ def _as_history(messages: Sequence[Any]) -> list[Any]:
 def _answer(run: Run) -> Any:
     if run.stop_reason == "error":
         raise RunError(run)
-    if run.result is not None or getattr(run, "decision", None) is not None:  # a decision may be None
+    if run.decision is not None:  # its value may be None
         return run.result
     return run.text
 

@@ -1,0 +1,143 @@
+"""A real browser: JupyterLab on 127.0.0.1, Debian's chromium driven by Playwright.
+
+Runs an ``%%agent`` cell, watches its live view grow, clicks Stop, and checks that the
+cell ends promptly with the static transcript in place of the widgets. Screenshots of the
+live view and of the result go to ``tests/browser/output/``.
+
+Needs ``/usr/bin/chromium`` (``apt-get install -y chromium``; CI's script installs it) and
+the Python ``playwright`` package — never ``playwright install``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import nbformat
+import pytest
+
+pytestmark = pytest.mark.slow
+
+OUTPUT = Path(__file__).parent / "output"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+REPO = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def lab(tmp_path):
+    """A JupyterLab server on 127.0.0.1 with fresh settings and workspaces, no token."""
+    root = tmp_path / "root"
+    root.mkdir()
+    port = free_port()
+    env = {**os.environ,
+           "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "settings"),
+           "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "workspaces"),
+           "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
+           "OPENPROGRAM_MODEL": "offline"}
+    command = [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
+               f"--ServerApp.root_dir={root}", "--IdentityProvider.token=", "--ServerApp.password=",
+               "--LabApp.expose_app_in_browser=True", "--ServerApp.disable_check_xsrf=True"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        command.append("--allow-root")
+    log = open(tmp_path / "lab.log", "w")
+    server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=root)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                urllib.request.urlopen(f"{url}/api/status", timeout=2)
+                break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    raise AssertionError("JupyterLab did not start:\n" + (tmp_path / "lab.log").read_text()[-3000:])
+                time.sleep(0.3)
+        yield url, root
+    finally:
+        server.terminate()
+        try:
+            server.wait(15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        log.close()
+
+
+def write_notebook(root: Path) -> str:
+    cells = [
+        "%load_ext openprogram_jupyter\nimport openprogram_jupyter as op",
+        "slow = op.ScriptedModel(['word ' * 3000], delay=0.02)",
+        "%%agent -m slow -o r\nTalk for a long time.",
+        "print('stop_reason:', r.stop_reason)",
+    ]
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(notebook, root / "stop.ipynb")
+    return "stop.ipynb"
+
+
+def test_stop_button_in_jupyterlab_ends_a_running_agent_cell(lab):
+    from playwright.sync_api import sync_playwright
+
+    url, root = lab
+    name = write_notebook(root)
+    OUTPUT.mkdir(exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 1200, "height": 900})
+            page.goto(f"{url}/lab/tree/{name}")
+            page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+            page.wait_for_function(
+                "() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
+                " && window.jupyterapp.shell.currentWidget.sessionContext"
+                " && window.jupyterapp.shell.currentWidget.sessionContext.session"
+                " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel",
+                timeout=60_000)
+            # Not awaited: the command's promise resolves only when every cell has run.
+            page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+
+            view = page.locator(".widget-html", has_text="word word word")
+            view.first.wait_for(timeout=60_000)
+            stop = page.locator("button.widget-button", has_text="Stop")  # not the toolbar's ■
+            stop.wait_for(timeout=30_000)
+
+            # The view updates live: the streamed text grows while we watch.
+            first = len(view.first.inner_text())
+            page.wait_for_timeout(1500)
+            second = len(view.first.inner_text())
+            assert second > first, (first, second)
+            page.screenshot(path=str(OUTPUT / "live-view.png"), full_page=True)
+
+            clicked = time.monotonic()
+            stop.click()
+            page.get_by_text("Stopped with the Stop button").first.wait_for(timeout=15_000)
+            latency = time.monotonic() - clicked
+            page.get_by_text("stop_reason: aborted").wait_for(timeout=15_000)
+            page.screenshot(path=str(OUTPUT / "after-stop.png"), full_page=True)
+            (OUTPUT / "latency.json").write_text(json.dumps({"stop_click_to_static_transcript_s": latency}))
+            print(f"\n[browser] Stop click → static transcript shown in {latency:.3f} s")
+
+            # 3,000 words at 20 ms would take a minute; the click ended it within seconds.
+            assert latency < 5
+            assert page.locator("button.widget-button").count() == 0  # the widgets are gone
+            transcript = page.locator(".jp-OutputArea-output", has_text="agent run").first.inner_text()
+            assert "stopped (aborted)" in transcript and "word word" in transcript
+        except BaseException:
+            page.screenshot(path=str(OUTPUT / "failure.png"), full_page=True)
+            raise
+        finally:
+            browser.close()

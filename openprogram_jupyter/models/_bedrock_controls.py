@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._provider_common import forced_tool_name, history_has_tool_blocks, stub_specs_for_history
+from ._transcript import forced_tool_name, history_has_tool_blocks, stub_specs_for_history
 from .base import ModelRequest
 
 __all__ = ["BedrockControls", "model_family", "tool_config"]

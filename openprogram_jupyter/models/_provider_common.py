@@ -1,5 +1,6 @@
-"""What every remote provider shares: the retry policy, error messages without secrets,
-usage with cost, and the transcript helpers that keep exactly one result per call.
+"""What every remote provider shares: the model base with its retry loop, the retry
+policy, error messages without secrets, and usage with cost. (The transcript helpers
+that keep exactly one result per call are in :mod:`._transcript`.)
 
 Each provider subclasses :class:`ProviderModel` and supplies three things: ``_attempt``
 (one request: open the stream and translate it into builder calls, raising on any
@@ -13,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import importlib.util
-import json
 import random
 import re
 import time
@@ -21,41 +21,28 @@ import weakref
 from abc import abstractmethod
 from collections.abc import AsyncIterator, Iterable, Mapping
 from contextlib import aclosing
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ..events import AssistantUpdate
-from ..messages import (
-    AssistantMessage,
-    ImageContent,
-    TextContent,
-    ToolCall,
-    ToolResultMessage,
-    Usage,
-    UserMessage,
-)
+from ..messages import Usage
 from .base import MessageBuilder, Model, ModelRequest
 from .pricing import cost_of
 
 __all__ = [
-    "AssistantTurn",
     "ProviderError",
     "ProviderModel",
     "RetryPolicy",
-    "forced_tool_name",
-    "history_has_tool_blocks",
+    "StreamCutError",
+    "error_details",
+    "is_retryable_status",
     "make_usage",
     "parse_retry_after",
-    "paired_history",
-    "result_images",
-    "result_text",
-    "safe_tool_id",
+    "require_module",
+    "retryable_code",
     "scrub_secrets",
-    "stub_specs_for_history",
+    "transport_error",
 ]
-
-EMPTY_RESULT_TEXT = "(no output)"
-MISSING_RESULT_TEXT = "error: no result was recorded for this call"
 
 
 # -- retries -------------------------------------------------------------------------
@@ -188,7 +175,10 @@ class ProviderModel(Model):
         self.base_url = base_url
         self.retry = retry or RetryPolicy()
         self.__api_key = api_key
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
+        # loop -> (client, the async generator that closes it when the loop shuts down)
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[Any, Any]] = (
+            weakref.WeakKeyDictionary()
+        )
 
     @property
     def _api_key(self) -> str | None:
@@ -196,12 +186,20 @@ class ProviderModel(Model):
 
     def _client(self) -> Any:
         """The SDK client for the running event loop, made on first use (connection pools
-        belong to one loop, and each synchronous run may bring its own)."""
+        belong to one loop, and each synchronous run may bring its own).
+
+        The client is closed on its own loop when that loop shuts down (``asyncio.run``
+        closes open async generators first, and one of them is this client's closer), so
+        no SDK finalizer later tries to close it on a loop that is gone.
+        """
         loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None:
-            client = self._clients[loop] = self._make_client()
-        return client
+        entry = self._clients.get(loop)
+        if entry is None:
+            client = self._make_client()
+            closer = _close_at_loop_shutdown(client, lambda: self._clients.pop(loop, None))
+            loop.create_task(closer.__anext__())  # runs it to its `yield`; the loop now tracks it
+            entry = self._clients[loop] = (client, closer)
+        return entry[0]
 
     def _make_client(self) -> Any:
         """Import the SDK and build a client (the SDK loads here, never at import)."""
@@ -268,6 +266,20 @@ class ProviderModel(Model):
         """Turn an SDK or transport exception into a :class:`ProviderError`."""
 
 
+async def _close_at_loop_shutdown(client: Any, forget: Any) -> AsyncIterator[None]:
+    try:
+        yield
+    finally:
+        forget()
+        close = getattr(client, "aclose", None) or getattr(client, "close", None)
+        try:
+            result = close() if close is not None else None
+            if asyncio.iscoroutine(result):
+                await result
+        except Exception:  # noqa: BLE001 - best effort at shutdown
+            pass
+
+
 def error_details(body: Any) -> tuple[str | None, str | None]:
     """``(message, code)`` from a provider's JSON error body, whichever shape it has:
     ``{"error": {"message", "type"|"code"|"status"}}``, ``{"message", ...}`` or a string."""
@@ -324,154 +336,3 @@ def make_usage(model_name: str, input: int = 0, output: int = 0, cache_read: int
     usage.total_tokens = usage.input + usage.output + usage.cache_read + usage.cache_write
     usage.cost = cost_of(model_name, usage)
     return usage
-
-
-def json_arguments(text: str | None) -> dict[str, Any] | None:
-    """Parsed JSON object arguments, or ``None`` (the builder then records the problem)."""
-    if not text:
-        return None
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError:
-        return None
-    return value if isinstance(value, dict) else None
-
-
-# -- the transcript --------------------------------------------------------------------
-
-
-@dataclass
-class AssistantTurn:
-    """An assistant message and the results of its calls, aligned one-to-one with
-    ``message.tool_calls`` (a missing result is filled with an error result)."""
-
-    message: AssistantMessage
-    results: list[ToolResultMessage] = field(default_factory=list)
-
-    @property
-    def calls(self) -> list[ToolCall]:
-        return self.message.tool_calls
-
-
-def paired_history(
-    messages: Iterable[UserMessage | AssistantMessage | ToolResultMessage],
-) -> list[UserMessage | AssistantTurn]:
-    """Group the history into user messages and assistant turns with their results.
-
-    Results are matched to calls by ``tool_call_id`` and put in call order; a call with
-    no result gets ``MISSING_RESULT_TEXT`` as an error result, and a result with no call
-    in the preceding assistant message is dropped — so whatever the history holds, what
-    is sent pairs every call with exactly one result. Assistant messages with no content
-    at all (a round that failed before anything streamed) are left out.
-    """
-    entries: list[UserMessage | AssistantTurn] = []
-    pending: AssistantTurn | None = None
-    collected: dict[str, ToolResultMessage] = {}
-
-    def close_turn() -> None:
-        nonlocal pending
-        if pending is None:
-            return
-        pending.results = [
-            collected.get(call.id or "")
-            or ToolResultMessage(
-                tool_call_id=call.id or "", tool_name=call.name, is_error=True,
-                content=[TextContent(text=MISSING_RESULT_TEXT)], status="error",
-            )
-            for call in pending.calls
-        ]
-        collected.clear()
-        pending = None
-
-    for message in messages:
-        if isinstance(message, ToolResultMessage):
-            if pending is not None and message.tool_call_id not in collected:
-                collected[message.tool_call_id] = message
-            continue
-        close_turn()
-        if isinstance(message, AssistantMessage):
-            if not message.content:
-                continue
-            pending = AssistantTurn(message)
-            entries.append(pending)
-        else:
-            entries.append(message)
-    close_turn()
-    return entries
-
-
-def result_text(result: ToolResultMessage) -> str:
-    """The text the model sees for a result; ``EMPTY_RESULT_TEXT`` when it has none."""
-    text = "".join(block.text for block in result.content if isinstance(block, TextContent))
-    if text:
-        return text
-    return "(see the attached image)" if result_images(result) else EMPTY_RESULT_TEXT
-
-
-def result_images(result: ToolResultMessage) -> list[ImageContent]:
-    return [block for block in result.content if isinstance(block, ImageContent)]
-
-
-def user_blocks(message: UserMessage) -> list[TextContent | ImageContent]:
-    if isinstance(message.content, str):
-        return [TextContent(text=message.content)]
-    return list(message.content)
-
-
-_UNSAFE_ID_CHARS = re.compile(r"[^A-Za-z0-9_\-]")
-
-
-def safe_tool_id(call_id: str) -> str:
-    """``call_id`` limited to ``[A-Za-z0-9_-]`` and 64 characters (Anthropic, Bedrock).
-    The same id always maps to the same result, so a call and its result still pair."""
-    cleaned = _UNSAFE_ID_CHARS.sub("_", call_id or "call")
-    return cleaned[:64]
-
-
-def forced_tool_name(choice: Any) -> str | None:
-    """The tool a ``{"type": "function", "name": X}`` choice forces, else ``None``."""
-    if isinstance(choice, dict):
-        return choice.get("name")
-    return None
-
-
-def history_has_tool_blocks(messages: Iterable[Any]) -> bool:
-    return any(
-        isinstance(m, ToolResultMessage) or (isinstance(m, AssistantMessage) and m.tool_calls)
-        for m in messages
-    )
-
-
-def stub_specs_for_history(messages: Iterable[Any], tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """``tools``, plus a minimal spec for each tool named in the history but not on the
-    menu — for providers that reject tool blocks in a history without those tools
-    declared. The stubs accept any object."""
-    known = {spec["name"] for spec in tools}
-    extra: list[dict[str, Any]] = []
-    for message in messages:
-        if isinstance(message, AssistantMessage):
-            for call in message.tool_calls:
-                if call.name not in known:
-                    known.add(call.name)
-                    extra.append({
-                        "name": call.name,
-                        "description": "A tool used earlier in this conversation; not available now.",
-                        "parameters": {"type": "object", "properties": {}},
-                    })
-    return list(tools) + extra
-
-
-def append_merged(messages: list[dict[str, Any]], role: str, blocks: list[dict[str, Any]]) -> None:
-    """Add ``blocks`` as a ``{"role", "content": [...]}`` message, joining the previous
-    message when it has the same role (Anthropic and Bedrock want roles to alternate, so
-    a steering message after tool results joins the results' user message)."""
-    if not blocks:
-        return
-    if messages and messages[-1]["role"] == role:
-        messages[-1]["content"].extend(blocks)
-    else:
-        messages.append({"role": role, "content": blocks})
-
-
-def data_url(image: ImageContent) -> str:
-    return f"data:{image.mime_type};base64,{image.data}"

@@ -30,22 +30,24 @@ from typing import Any
 from ..events import AssistantUpdate
 from ..messages import ImageContent, TextContent, ThinkingContent, ToolCall, UserMessage
 from ._provider_common import (
-    AssistantTurn,
-    append_merged,
     ProviderError,
     ProviderModel,
     RetryPolicy,
     StreamCutError,
     error_details,
+    parse_retry_after,
+    retryable_code,
+    transport_error,
+)
+from ._transcript import (
+    AssistantTurn,
+    append_merged,
     history_has_tool_blocks,
     paired_history,
-    parse_retry_after,
     result_images,
     result_text,
-    retryable_code,
     safe_tool_id,
     stub_specs_for_history,
-    transport_error,
     user_blocks,
 )
 from .base import MessageBuilder, ModelRequest

@@ -32,21 +32,23 @@ from typing import Any
 from ..events import AssistantUpdate
 from ..messages import TextContent, ThinkingContent, ToolCall, UserMessage
 from ._provider_common import (
-    AssistantTurn,
     ProviderError,
     ProviderModel,
     RetryPolicy,
     StreamCutError,
-    append_merged,
     is_retryable_status,
-    paired_history,
     parse_retry_after,
     require_module,
+    retryable_code,
+    transport_error,
+)
+from ._transcript import (
+    AssistantTurn,
+    append_merged,
+    paired_history,
     result_images,
     result_text,
-    retryable_code,
     safe_tool_id,
-    transport_error,
     user_blocks,
 )
 from .base import MessageBuilder, ModelRequest

@@ -36,22 +36,18 @@ from urllib.parse import quote
 from ..events import AssistantUpdate
 from ..messages import TextContent, ThinkingContent, ToolCall, UserMessage
 from ._provider_common import (
-    AssistantTurn,
     ProviderError,
     ProviderModel,
     RetryPolicy,
     StreamCutError,
     error_details,
     is_retryable_status,
-    paired_history,
     parse_retry_after,
     require_module,
-    result_images,
-    result_text,
     retryable_code,
     transport_error,
-    user_blocks,
 )
+from ._transcript import AssistantTurn, paired_history, result_images, result_text, user_blocks
 from .base import MessageBuilder, ModelRequest
 
 __all__ = ["GeminiModel"]

@@ -29,19 +29,14 @@ from typing import Any
 from ..events import AssistantUpdate
 from ..messages import ImageContent, TextContent, UserMessage
 from ._provider_common import (
-    AssistantTurn,
     ProviderError,
     ProviderModel,
     StreamCutError,
-    data_url,
     error_details,
-    paired_history,
     parse_retry_after,
-    result_images,
-    result_text,
     retryable_code,
-    user_blocks,
 )
+from ._transcript import AssistantTurn, data_url, paired_history, result_images, result_text, user_blocks
 from .base import MessageBuilder, ModelRequest
 
 __all__ = ["OpenAIChatModel", "classify_openai_error"]

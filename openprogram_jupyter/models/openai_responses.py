@@ -24,17 +24,8 @@ from typing import Any
 
 from ..events import AssistantUpdate
 from ..messages import TextContent, UserMessage
-from ._provider_common import (
-    ProviderError,
-    StreamCutError,
-    data_url,
-    json_arguments,
-    paired_history,
-    result_images,
-    result_text,
-    retryable_code,
-    user_blocks,
-)
+from ._provider_common import ProviderError, StreamCutError, retryable_code
+from ._transcript import data_url, json_arguments, paired_history, result_images, result_text, user_blocks
 from .base import MessageBuilder, ModelRequest
 from .openai_chat import OpenAIChatModel
 

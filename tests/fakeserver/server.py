@@ -190,6 +190,9 @@ class _Handler(BaseHTTPRequestHandler):
                 reply.headers["retry-after"] = f"{turn.retry_after:g}"
             self._reply(reply)
             return
+        if body.get("stream") is not True and hasattr(wire, "complete"):  # Chat Completions without stream
+            self._reply(Reject(200, wire.complete(turn, body, self.fake.new_id)))
+            return
         self._stream(wire, turn, body, request_index)
 
     # -- replies -----------------------------------------------------------------------

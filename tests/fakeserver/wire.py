@@ -11,7 +11,8 @@ from .script import Turn
 
 @dataclass
 class Reject:
-    """An HTTP error reply: status, JSON body, extra headers."""
+    """A JSON reply (an HTTP error, or a whole non-streamed completion): status, body,
+    extra headers."""
 
     status: int
     body: Any

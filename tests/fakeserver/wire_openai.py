@@ -103,6 +103,20 @@ class OpenAIChatWire(Wire):
     def error_frame(self, message: str) -> bytes:
         return sse({"error": {"message": message, "type": "server_error", "param": None, "code": None}})
 
+    def complete(self, turn: Turn, body: dict[str, Any], new_id: Callable[[str], str]) -> dict[str, Any]:
+        """The whole reply as one ``chat.completion`` (a request with ``stream`` false)."""
+        message: dict[str, Any] = {"role": "assistant", "content": turn.text or None, "refusal": None}
+        if turn.calls:
+            message["tool_calls"] = [{"id": c.id or new_id("call"), "type": "function",
+                                      "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
+                                     for c in turn.calls]
+        finish = "length" if turn.stop == "length" else ("tool_calls" if turn.calls else "stop")
+        return {"id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
+                "model": body.get("model", ""), "choices": [{"index": 0, "message": message,
+                                                             "finish_reason": finish, "logprobs": None}],
+                "usage": {"prompt_tokens": turn.input_tokens, "completion_tokens": turn.output_tokens,
+                          "total_tokens": turn.input_tokens + turn.output_tokens}}
+
 
 class OpenAIResponsesWire(Wire):
     name = "openai-responses"

@@ -13,14 +13,13 @@ from openprogram_jupyter.messages import AssistantMessage, TextContent, ToolCall
 from openprogram_jupyter.models import pricing
 from openprogram_jupyter.models._bedrock_controls import model_family
 from openprogram_jupyter.models._provider_common import (
-    AssistantTurn,
     ProviderError,
     RetryPolicy,
     make_usage,
-    paired_history,
     parse_retry_after,
     scrub_secrets,
 )
+from openprogram_jupyter.models._transcript import AssistantTurn, paired_history
 
 # -- prices ----------------------------------------------------------------------------
 

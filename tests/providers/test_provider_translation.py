@@ -313,8 +313,27 @@ async def test_truncated_reply_ends_with_length(server):
 
 
 def test_unknown_tool_call_ids_are_made_safe_for_anthropic_and_bedrock():
-    from openprogram_jupyter.models._provider_common import safe_tool_id
+    from openprogram_jupyter.models._transcript import safe_tool_id
 
     assert safe_tool_id("call.with:odd/chars") == "call_with_odd_chars"
     assert len(safe_tool_id("x" * 100)) == 64
     assert ToolCall(name="a", id="call_1").id == safe_tool_id("call_1")
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.prefix for c in CASES])
+def test_clients_are_closed_with_their_event_loop_and_forgotten(case, server, caplog):
+    """Each synchronous run has its own event loop; its client must not outlive it (an
+    SDK finalizer closing it later on another loop logs "Event loop is closed")."""
+    import asyncio
+    import gc
+
+    model = _model(server, case.model)
+    for _ in range(3):
+        server.script(Turn(text="hi"))
+        _, reply = asyncio.run(stream_once(model, ModelRequest(messages=[UserMessage(content="go")])))
+        assert reply.text == "hi"
+    gc.collect()
+    asyncio.run(asyncio.sleep(0.05))  # a later loop, where a stray finalizer would run
+
+    assert len(getattr(model, "_clients", {})) == 0
+    assert "Event loop is closed" not in caplog.text and "never retrieved" not in caplog.text

@@ -1,0 +1,284 @@
+"""What our provider layer and loop cost on the wire, against the same loopback OpenAI server.
+
+One run = 60 rounds of one tool call each, then a final text, over Chat Completions. Each
+variant plays the same scripted turns from ``tests/fakeserver`` (the server answers a
+request holding N tool results with call N+1, so every variant sees identical replies):
+
+- ``floor``        a minimal hand-written streaming loop on the ``openai`` SDK;
+- ``ours``         ``op.Runtime(model="openai:…", base_url=…).arun(...)`` (streaming);
+- ``pydantic-ai``  ``Agent.run(..., event_stream_handler=…)`` (streaming) and ``Agent.run``;
+- ``openai-agents`` ``Runner.run_streamed`` and ``Runner.run`` with
+  ``OpenAIChatCompletionsModel`` (tracing disabled: nothing leaves 127.0.0.1).
+
+The first run of each variant (imports, client set-up) is timed separately as warm-up.
+Then the variants run in interleaved repetitions (a shuffled order each repetition, since
+the machine is shared and noisy) and the report gives medians and each variant's ratio to
+the floor. Goal: ours ≤ 1.10 × floor. ``--imports`` adds the import time of
+``openprogram_jupyter`` next to ``ipywidgets`` (fresh interpreters, interleaved, medians).
+``--abort`` measures, per provider, the time from cancelling a streaming round to the
+server seeing the connection close.
+
+    python bench/provider_overhead.py [--rounds 60] [--repeats 15] [--imports] [--abort]
+
+Needs the ``[bench]`` extra (pydantic-ai-slim[openai], openai-agents); a missing one is
+skipped with a note. Never part of the test suite's pass/fail.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+os.environ.setdefault("OPENAI_AGENTS_DISABLE_TRACING", "1")
+
+from fakeserver import Call, FakeServer, Turn  # noqa: E402
+
+import openprogram_jupyter as op  # noqa: E402
+
+KEY = "sk-bench-not-a-real-key"
+PROMPT = "Add the numbers one round at a time."
+
+
+def add(a: int, b: int) -> int:
+    """Add two integers.
+
+    Args:
+        a: First integer.
+        b: Second integer.
+    """
+    return a + b
+
+
+def responder(rounds: int) -> Callable[[Any, Any], Turn]:
+    def reply(recorded: Any, wire: Any) -> Turn:
+        done = wire.result_count(recorded.body)
+        if done < rounds:
+            return Turn(calls=[Call("add", {"a": done, "b": 1})])
+        return Turn(text=f"Done after {done} calls.")
+    return reply
+
+
+# -- the variants ------------------------------------------------------------------------
+
+
+def make_floor(base_url: str, rounds: int) -> Callable[[], Awaitable[int]]:
+    import openai
+
+    client = openai.AsyncOpenAI(api_key=KEY, base_url=base_url, max_retries=0)
+    tools = [{"type": "function", "function": {"name": "add", "description": "Add two integers.",
+                                               "parameters": op.function(add, register_globally=False).spec["parameters"]}}]
+
+    async def run() -> int:
+        messages: list[dict[str, Any]] = [{"role": "user", "content": PROMPT}]
+        calls_made = 0
+        while True:
+            stream = await client.chat.completions.create(model="gpt-bench", messages=messages, tools=tools,
+                                                          stream=True, stream_options={"include_usage": True})
+            text, calls = "", {}
+            async with stream:
+                async for chunk in stream:
+                    for choice in chunk.choices:
+                        if choice.delta.content:
+                            text += choice.delta.content
+                        for piece in choice.delta.tool_calls or []:
+                            call = calls.setdefault(piece.index, {"id": piece.id, "name": "", "arguments": ""})
+                            if piece.function and piece.function.name:
+                                call["name"] = piece.function.name
+                            if piece.function and piece.function.arguments:
+                                call["arguments"] += piece.function.arguments
+            if not calls:
+                return calls_made
+            messages.append({"role": "assistant", "content": text or None, "tool_calls": [
+                {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}}
+                for c in calls.values()]})
+            import json
+            for call in calls.values():
+                messages.append({"role": "tool", "tool_call_id": call["id"],
+                                 "content": str(add(**json.loads(call["arguments"])))})
+                calls_made += 1
+
+    return run
+
+
+def make_ours(base_url: str, rounds: int) -> Callable[[], Awaitable[int]]:
+    runtime = op.Runtime(model="openai:gpt-bench", api_key=KEY, base_url=base_url)
+    tool = op.function(add, register_globally=False)
+
+    async def run() -> int:
+        result = await runtime.arun(PROMPT, tools=[tool], max_iterations=None)
+        assert result.stop_reason == "stop", result.error
+        return len(result.tool_results)
+
+    return run
+
+
+def make_pydantic_ai(base_url: str, rounds: int, *, stream: bool) -> Callable[[], Awaitable[int]]:
+    import openai
+    from pydantic_ai import Agent
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+    from pydantic_ai.usage import UsageLimits
+
+    client = openai.AsyncOpenAI(api_key=KEY, base_url=base_url, max_retries=0)
+    agent = Agent(OpenAIChatModel("gpt-bench", provider=OpenAIProvider(openai_client=client)), tools=[add])
+    limits = UsageLimits(request_limit=None)
+
+    async def drain(_ctx: Any, events: Any) -> None:
+        async for _ in events:
+            pass
+
+    async def run() -> int:
+        result = await agent.run(PROMPT, usage_limits=limits, event_stream_handler=drain if stream else None)
+        return sum(1 for m in result.all_messages() for p in m.parts if p.part_kind == "tool-return")
+
+    return run
+
+
+def make_openai_agents(base_url: str, rounds: int, *, stream: bool) -> Callable[[], Awaitable[int]]:
+    import openai
+    from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool, set_tracing_disabled
+
+    set_tracing_disabled(True)
+    client = openai.AsyncOpenAI(api_key=KEY, base_url=base_url, max_retries=0)
+    agent = Agent(name="bench", instructions="Use the tool.", tools=[function_tool(add)],
+                  model=OpenAIChatCompletionsModel("gpt-bench", openai_client=client))
+
+    async def run() -> int:
+        if stream:
+            result = Runner.run_streamed(agent, PROMPT, max_turns=rounds + 5)
+            async for _ in result.stream_events():
+                pass
+        else:
+            result = await Runner.run(agent, PROMPT, max_turns=rounds + 5)
+        return sum(1 for item in result.new_items if item.type == "tool_call_output_item")
+
+    return run
+
+
+VARIANTS: dict[str, Callable[..., Callable[[], Awaitable[int]]]] = {
+    "floor (hand-written, openai SDK, streaming)": make_floor,
+    "ours (op.Runtime, streaming)": make_ours,
+    "pydantic-ai Agent.run (streaming handler)": lambda u, r: make_pydantic_ai(u, r, stream=True),
+    "pydantic-ai Agent.run (non-streaming)": lambda u, r: make_pydantic_ai(u, r, stream=False),
+    "openai-agents Runner.run_streamed": lambda u, r: make_openai_agents(u, r, stream=True),
+    "openai-agents Runner.run (non-streaming)": lambda u, r: make_openai_agents(u, r, stream=False),
+}
+
+
+async def bench_rounds(rounds: int, repeats: int) -> None:
+    with FakeServer() as server:
+        server.responder = responder(rounds)
+        base_url = server.openai_base_url
+        runners: dict[str, Callable[[], Awaitable[int]]] = {}
+        warmup: dict[str, float] = {}
+        for name, make in VARIANTS.items():
+            try:
+                runner = make(base_url, rounds)
+            except ImportError as error:
+                print(f"skipped {name}: {error}")
+                continue
+            started = time.perf_counter()
+            calls = await runner()
+            warmup[name] = time.perf_counter() - started
+            assert calls == rounds, f"{name} made {calls} calls, expected {rounds}"
+            runners[name] = runner
+        samples: dict[str, list[float]] = {name: [] for name in runners}
+        for _ in range(repeats):
+            order = list(runners)
+            random.shuffle(order)
+            for name in order:
+                started = time.perf_counter()
+                await runners[name]()
+                samples[name].append(time.perf_counter() - started)
+    floor = statistics.median(samples[next(iter(samples))])
+    print(f"\n{rounds} rounds of one tool call each + a final text; {repeats} interleaved repetitions; medians\n")
+    print(f"| variant | warm-up run (s) | median run (ms) | per round (ms) | × floor |")
+    print("|---|---:|---:|---:|---:|")
+    for name, values in samples.items():
+        median = statistics.median(values)
+        print(f"| {name} | {warmup[name]:.2f} | {median * 1000:.1f} | {median * 1000 / (rounds + 1):.2f} "
+              f"| {median / floor:.2f} |")
+
+
+def bench_imports(repeats: int) -> None:
+    code = "import time; t = time.perf_counter(); import {0}; print(time.perf_counter() - t)"
+    samples: dict[str, list[float]] = {"openprogram_jupyter": [], "ipywidgets": []}
+    for _ in range(repeats):
+        for module in random.sample(list(samples), len(samples)):
+            out = subprocess.run([sys.executable, "-c", code.format(module)], capture_output=True, text=True,
+                                 check=True)
+            samples[module].append(float(out.stdout))
+    print(f"\nimport time, fresh interpreter, median of {repeats}:\n")
+    print("| module | median (ms) | min (ms) |")
+    print("|---|---:|---:|")
+    for module, values in samples.items():
+        print(f"| `import {module}` | {statistics.median(values) * 1000:.0f} | {min(values) * 1000:.0f} |")
+
+
+async def bench_abort(trials: int) -> None:
+    from openprogram_jupyter.messages import UserMessage
+    from openprogram_jupyter.models import resolve_model
+    from openprogram_jupyter.models.base import MessageBuilder, ModelRequest
+
+    os.environ.update(AWS_ACCESS_KEY_ID="AKIABENCHBENCHBENC", AWS_SECRET_ACCESS_KEY="bench", AWS_REGION="us-east-1")
+    models = {"openai": "openai:gpt-bench", "openai-responses": "openai-responses:gpt-bench",
+              "anthropic": "anthropic:claude-bench", "gemini": "gemini:gemini-bench",
+              "bedrock": "bedrock:anthropic.claude-bench-v1:0"}
+    print(f"\nabort: cancel mid-stream → server sees the socket close; {trials} trials per provider\n")
+    print("| provider | median (ms) | max (ms) |")
+    print("|---|---:|---:|")
+    for prefix, name in models.items():
+        latencies = []
+        for _ in range(trials):
+            with FakeServer() as server:
+                server.script(Turn(text="word " * 200, chunk_size=5, frame_delay=0.02))
+                base = server.openai_base_url if prefix.startswith("openai") else server.url
+                model = resolve_model(name, api_key=KEY, base_url=base)
+                out = MessageBuilder(model.name)
+                first = asyncio.Event()
+
+                async def consume() -> None:
+                    async for update in model.stream(ModelRequest(messages=[UserMessage(content="go")]), out):
+                        if update.kind == "text_delta":
+                            first.set()
+
+                task = asyncio.create_task(consume())
+                await first.wait()
+                cancelled = time.monotonic()
+                task.cancel()
+                try:
+                    await task
+                except asyncio.CancelledError:
+                    pass
+                await asyncio.to_thread(server.closed.wait, 5)
+                latencies.append((server.closes[0].at - cancelled) * 1000)
+        print(f"| {prefix} | {statistics.median(latencies):.1f} | {max(latencies):.1f} |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=60)
+    parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--imports", action="store_true", help="also time the package import")
+    parser.add_argument("--abort", action="store_true", help="also time closing a stream on cancel")
+    parser.add_argument("--only-extras", action="store_true", help="skip the rounds benchmark")
+    args = parser.parse_args()
+    if not args.only_extras:
+        asyncio.run(bench_rounds(args.rounds, args.repeats))
+    if args.imports:
+        bench_imports(max(5, args.repeats))
+    if args.abort:
+        asyncio.run(bench_abort(10))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,179 @@
+"""The history as the provider APIs need it: every call paired with exactly one result,
+and the small conversions all providers share (result text and images, safe ids, stub
+tool specs, merging same-role messages)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..messages import AssistantMessage, ImageContent, TextContent, ToolCall, ToolResultMessage, UserMessage
+
+__all__ = [
+    "AssistantTurn",
+    "append_merged",
+    "data_url",
+    "forced_tool_name",
+    "history_has_tool_blocks",
+    "json_arguments",
+    "paired_history",
+    "result_images",
+    "result_text",
+    "safe_tool_id",
+    "stub_specs_for_history",
+    "user_blocks",
+]
+
+EMPTY_RESULT_TEXT = "(no output)"
+MISSING_RESULT_TEXT = "error: no result was recorded for this call"
+
+
+def json_arguments(text: str | None) -> dict[str, Any] | None:
+    """Parsed JSON object arguments, or ``None`` (the builder then records the problem)."""
+    if not text:
+        return None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+@dataclass
+class AssistantTurn:
+    """An assistant message and the results of its calls, aligned one-to-one with
+    ``message.tool_calls`` (a missing result is filled with an error result)."""
+
+    message: AssistantMessage
+    results: list[ToolResultMessage] = field(default_factory=list)
+
+    @property
+    def calls(self) -> list[ToolCall]:
+        return self.message.tool_calls
+
+
+def paired_history(
+    messages: Iterable[UserMessage | AssistantMessage | ToolResultMessage],
+) -> list[UserMessage | AssistantTurn]:
+    """Group the history into user messages and assistant turns with their results.
+
+    Results are matched to calls by ``tool_call_id`` and put in call order; a call with
+    no result gets ``MISSING_RESULT_TEXT`` as an error result, and a result with no call
+    in the preceding assistant message is dropped — so whatever the history holds, what
+    is sent pairs every call with exactly one result. Assistant messages with no content
+    at all (a round that failed before anything streamed) are left out.
+    """
+    entries: list[UserMessage | AssistantTurn] = []
+    pending: AssistantTurn | None = None
+    collected: dict[str, ToolResultMessage] = {}
+
+    def close_turn() -> None:
+        nonlocal pending
+        if pending is None:
+            return
+        pending.results = [
+            collected.get(call.id or "")
+            or ToolResultMessage(
+                tool_call_id=call.id or "", tool_name=call.name, is_error=True,
+                content=[TextContent(text=MISSING_RESULT_TEXT)], status="error",
+            )
+            for call in pending.calls
+        ]
+        collected.clear()
+        pending = None
+
+    for message in messages:
+        if isinstance(message, ToolResultMessage):
+            if pending is not None and message.tool_call_id not in collected:
+                collected[message.tool_call_id] = message
+            continue
+        close_turn()
+        if isinstance(message, AssistantMessage):
+            if not message.content:
+                continue
+            pending = AssistantTurn(message)
+            entries.append(pending)
+        else:
+            entries.append(message)
+    close_turn()
+    return entries
+
+
+def result_text(result: ToolResultMessage) -> str:
+    """The text the model sees for a result; ``EMPTY_RESULT_TEXT`` when it has none."""
+    text = "".join(block.text for block in result.content if isinstance(block, TextContent))
+    if text:
+        return text
+    return "(see the attached image)" if result_images(result) else EMPTY_RESULT_TEXT
+
+
+def result_images(result: ToolResultMessage) -> list[ImageContent]:
+    return [block for block in result.content if isinstance(block, ImageContent)]
+
+
+def user_blocks(message: UserMessage) -> list[TextContent | ImageContent]:
+    if isinstance(message.content, str):
+        return [TextContent(text=message.content)]
+    return list(message.content)
+
+
+_UNSAFE_ID_CHARS = re.compile(r"[^A-Za-z0-9_\-]")
+
+
+def safe_tool_id(call_id: str) -> str:
+    """``call_id`` limited to ``[A-Za-z0-9_-]`` and 64 characters (Anthropic, Bedrock).
+    The same id always maps to the same result, so a call and its result still pair."""
+    cleaned = _UNSAFE_ID_CHARS.sub("_", call_id or "call")
+    return cleaned[:64]
+
+
+def forced_tool_name(choice: Any) -> str | None:
+    """The tool a ``{"type": "function", "name": X}`` choice forces, else ``None``."""
+    if isinstance(choice, dict):
+        return choice.get("name")
+    return None
+
+
+def history_has_tool_blocks(messages: Iterable[Any]) -> bool:
+    return any(
+        isinstance(m, ToolResultMessage) or (isinstance(m, AssistantMessage) and m.tool_calls)
+        for m in messages
+    )
+
+
+def stub_specs_for_history(messages: Iterable[Any], tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``tools``, plus a minimal spec for each tool named in the history but not on the
+    menu — for providers that reject tool blocks in a history without those tools
+    declared. The stubs accept any object."""
+    known = {spec["name"] for spec in tools}
+    extra: list[dict[str, Any]] = []
+    for message in messages:
+        if isinstance(message, AssistantMessage):
+            for call in message.tool_calls:
+                if call.name not in known:
+                    known.add(call.name)
+                    extra.append({
+                        "name": call.name,
+                        "description": "A tool used earlier in this conversation; not available now.",
+                        "parameters": {"type": "object", "properties": {}},
+                    })
+    return list(tools) + extra
+
+
+def append_merged(messages: list[dict[str, Any]], role: str, blocks: list[dict[str, Any]]) -> None:
+    """Add ``blocks`` as a ``{"role", "content": [...]}`` message, joining the previous
+    message when it has the same role (Anthropic and Bedrock want roles to alternate, so
+    a steering message after tool results joins the results' user message)."""
+    if not blocks:
+        return
+    if messages and messages[-1]["role"] == role:
+        messages[-1]["content"].extend(blocks)
+    else:
+        messages.append({"role": role, "content": blocks})
+
+
+def data_url(image: ImageContent) -> str:
+    return f"data:{image.mime_type};base64,{image.data}"

@@ -6,6 +6,7 @@ import base64
 import binascii
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 from ..messages import ImageContent, TextContent, ToolResultMessage, Usage
@@ -173,8 +174,32 @@ def image_label(image: ImageContent) -> str:
     return f"[image {image.mime_type}, {size / 1024:.1f} KB]"
 
 
+_PACKAGE_DIR = str(Path(__file__).resolve().parents[1])
+
+
 def traceback_of(result: ToolResultMessage | None) -> str | None:
+    """The tool's traceback without this package's own frames (they say nothing about the
+    tool, and would change with every edit of the loop)."""
     if result is None:
         return None
     value = result.details.get("traceback")
-    return str(value) if value else None
+    if not value:
+        return None
+    return _without_package_frames(str(value))
+
+
+def _without_package_frames(traceback: str) -> str:
+    kept: list[str] = []
+    skipping = False
+    for line in traceback.split("\n"):
+        if line.startswith('  File "'):
+            path = line[len('  File "'):].split('"', 1)[0]
+            skipping = str(Path(path).resolve()).startswith(_PACKAGE_DIR)
+            if skipping:
+                continue
+        elif skipping and line.startswith("    "):
+            continue
+        else:
+            skipping = False
+        kept.append(line)
+    return "\n".join(kept)

@@ -201,3 +201,17 @@ def test_run_reprs_use_the_renderers():
     assert run._repr_markdown_() == render_markdown(run)
     assert repr(run) == render_plain(run)
     assert "hello &lt;b&gt;" in run._repr_html_()
+
+
+def test_a_tool_traceback_keeps_the_tools_frames_and_drops_the_loops():
+    @op.function
+    def crash(x: int) -> int:
+        """Crash."""
+        raise ValueError("bad <x>")
+
+    run = op.Runtime(model=op.ScriptedModel([op.ToolCall(name="crash", arguments={"x": 1}), "ok"])).run(
+        "go", tools=[crash])
+    html = render_html(run)
+    traceback = html[html.index("Traceback"):html.rindex("ValueError: bad &lt;x&gt;</pre>")]
+    assert "in crash" in traceback and 'raise ValueError(&quot;bad &lt;x&gt;&quot;)' in traceback
+    assert "openprogram_jupyter" not in traceback

@@ -212,6 +212,7 @@ def test_a_tool_traceback_keeps_the_tools_frames_and_drops_the_loops():
     run = op.Runtime(model=op.ScriptedModel([op.ToolCall(name="crash", arguments={"x": 1}), "ok"])).run(
         "go", tools=[crash])
     html = render_html(run)
-    traceback = html[html.index("Traceback"):html.rindex("ValueError: bad &lt;x&gt;</pre>")]
+    start = html.index("Traceback")
+    traceback = html[start:html.index("</pre>", start)]
     assert "in crash" in traceback and 'raise ValueError(&quot;bad &lt;x&gt;&quot;)' in traceback
     assert "openprogram_jupyter" not in traceback

@@ -121,7 +121,30 @@ class AgentMagics(Magics):
             arguments["system"] = system
         if session is not None:
             arguments["messages"] = list(session.messages)
+        self._check_menu(runtime, arguments)
         return CellPlan(options, prompt, runtime, arguments, session, notes)
+
+    @staticmethod
+    def _check_menu(runtime: Any, arguments: dict[str, Any]) -> None:
+        """Refuse a menu the run would refuse (unknown toolset or tool names, a forced tool
+        not on the menu) before anything is displayed."""
+        from ..models import normalize_tool_choice
+        from ..tools.registry import resolve_menu
+
+        try:
+            menu = resolve_menu(
+                runtime.registry, tools=arguments.get("tools"), toolset=arguments.get("toolset"),
+                tools_allow=arguments.get("tools_allow"), tools_deny=arguments.get("tools_deny"),
+                session_deny=runtime.tools_deny, runtime=runtime,
+            )
+            choice = normalize_tool_choice(arguments["tool_choice"])
+        except (ValueError, TypeError) as error:
+            raise UsageError(f"%%agent: {error}") from None
+        if isinstance(choice, dict) and menu.get(choice["name"]) is None:
+            raise UsageError(
+                f"%%agent: --tool-choice {choice['name']} is not on this run's menu "
+                f"({', '.join(menu.names) or 'no tools'})"
+            )
 
     def _max_iterations(self, options: CellOptions) -> int | None:
         if options.no_cap:

@@ -84,7 +84,10 @@ class SignatureSchema:
         try:
             validated = self.validator.model_validate_json(_to_json(arguments), strict=True)
         except ValidationError as error:
-            raise ArgumentError(problems + describe_validation_error(error)) from None
+            order = {name: index for index, name in enumerate(self.names.values())}
+            problems += describe_validation_error(error)
+            # parameters in signature order, then unexpected ones (sorted is stable)
+            raise ArgumentError(sorted(problems, key=lambda p: order.get(p[0].split(".")[0], len(order)))) from None
         if problems:
             raise ArgumentError(problems)
         return {
@@ -109,7 +112,7 @@ def describe_validation_error(error: ValidationError) -> list[tuple[str, str]]:
         if problem["type"] == "missing":
             what = "argument" if len(problem["loc"]) == 1 else "field"
             problems.append((location, f"missing required {what}"))
-        elif problem["type"] == "extra_forbidden":
+        elif problem["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
             problems.append((location, "unexpected argument (not in the schema)"))
         else:
             got = json.dumps(problem.get("input"), default=repr)
@@ -339,11 +342,22 @@ def _rebuild_typeddict(cls: Any, seen: dict[int, Any]) -> Any:
 
 
 class _ToolJsonSchema(GenerateJsonSchema):
-    """pydantic's JSON Schema, plus what JSON needs to say about integer dict keys.
+    """pydantic's JSON Schema, corrected where it says less than the validator enforces.
 
-    JSON object keys are strings; the validator turns ``"3"`` into the key ``3`` and refuses
-    ``"x"``. Without ``propertyNames`` the schema would allow ``"x"``.
+    - Integer dict keys: JSON keys are strings; the validator turns ``"3"`` into ``3`` and
+      refuses ``"x"``, so the schema says ``propertyNames`` must be digits.
+    - A stdlib dataclass validates with the config of the model it sits in (our arguments
+      model forbids extra fields), but pydantic describes it with the class's own config,
+      so ``additionalProperties: false`` is added where the validator forbids extras.
+      (pydantic keeps one definition per class: a dataclass used both directly and inside
+      a user model that ignores extras gets the description of the first use.)
     """
+
+    def dataclass_schema(self, schema: Any) -> dict[str, Any]:
+        result = super().dataclass_schema(schema)
+        if schema.get("config", {}).get("extra_fields_behavior") == "forbid":
+            result.setdefault("additionalProperties", False)
+        return result
 
     def dict_schema(self, schema: Any) -> dict[str, Any]:
         result = super().dict_schema(schema)

@@ -74,6 +74,11 @@ class Registry:
     def __len__(self) -> int:
         return len(self._tools)
 
+    def __bool__(self) -> bool:
+        # A registry is a place, not a collection: an empty one is still the one asked
+        # for, so `registry or default_registry` must not swap it for the default.
+        return True
+
     def toolsets(self) -> set[str]:
         return {name for tool in self for name in tool.options.toolset}
 

@@ -373,3 +373,11 @@ def test_explain_rejects_the_same_typos_as_resolve_menu():
         default_registry.explain(toolset="nope")
     with pytest.raises(ValueError, match="tools_deny names unknown tool"):
         default_registry.explain(tools_deny=["nope"])
+
+
+def test_an_empty_registry_given_to_a_runtime_is_used_not_swapped_for_the_default():
+    tool("a")
+    empty = op.tools.Registry()
+    runtime = op.Runtime(model=op.ScriptedModel(["done"]), registry=empty)
+    assert runtime.registry is empty
+    assert resolve_menu(runtime.registry).names == []

@@ -81,6 +81,7 @@ def test_string_annotations_give_the_same_schema_as_real_ones():
                 "type": "object",
                 "properties": {"x": {"type": "integer"}, "y": {"type": "integer", "default": 0}},
                 "required": ["x"],
+                "additionalProperties": False,
             },
         },
         "counts": {"type": "object", "additionalProperties": {"type": "integer"}},

@@ -203,6 +203,25 @@ def test_missing_nested_field_is_named_as_a_field():
     assert reject(f, {"point": {"y": 1}}).problems == [("point.x", "missing required field")]
 
 
+def test_dataclass_parameter_rejects_extra_fields_and_its_schema_says_so():
+    @op.function
+    def f(points: list[Point]) -> None:
+        """F."""
+
+    assert f.spec["parameters"]["properties"]["points"]["items"]["additionalProperties"] is False
+    assert reject(f, {"points": [{"x": 1, "z": 2}]}).problems == [("points.0.z", "unexpected argument (not in the schema)")]
+
+
+def test_dataclass_inside_a_model_follows_the_models_extra_setting_in_schema_and_validation():
+    @op.function
+    def f(shape: Shape) -> None:
+        """F."""
+
+    corner = f.spec["parameters"]["properties"]["shape"]["properties"]["corners"]["items"]
+    assert "additionalProperties" not in corner
+    assert f.validate({"shape": {"name": "s", "corners": [{"x": 1, "z": 2}]}})["shape"].corners == [Point(1, 0)]
+
+
 def test_nested_model_that_forbids_extras_rejects_them():
     @op.function
     def f(shape: StrictShape) -> None:
@@ -244,3 +263,8 @@ def test_lone_surrogate_in_a_string_is_not_reported_as_invalid_json():
         """F."""
 
     assert f.validate({"text": "a\ud800b"}) == {"text": "a\ufffdb"}
+
+
+def test_problems_are_listed_in_parameter_order_then_unexpected_ones():
+    error = reject(place, {"zz": 1, "flag": "no", "x": "1", "aa": 2})
+    assert error.fields == ["x", "flag", "zz", "aa"]

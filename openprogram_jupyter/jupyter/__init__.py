@@ -30,7 +30,6 @@ def load_ipython_extension(shell: Any) -> None:
     is not a Runtime (a user's own variable is never overwritten).
     """
     from ..runtime import Runtime, default_runtime
-    from ._cell import run_awaited
     from ._magics import AgentMagics
     from ._transformer import CELL_FUNCTION, make_transformer
 
@@ -46,6 +45,8 @@ def load_ipython_extension(shell: Any) -> None:
         runtime.model = magics.model
 
     async def agent_cell(line: str, cell: str) -> None:
+        from ._cell import run_awaited  # the view's modules load with the first cell
+
         await run_awaited(magics, line, cell)
 
     existing = shell.user_ns.get("runtime")

@@ -113,6 +113,7 @@ def _live_for(magics: AgentMagics, plan: CellPlan, path: ClickPath) -> LiveRun:
         max_hz=magics.updates_per_second,
         max_result_chars=magics.max_result_chars,
         approve_without_clicks=None if _has_widget_frontend(magics.shell) else _ask_in_terminal,
+        steerable=path.clicks,  # a box nobody's typing can reach would only mislead
     )
     return live
 
@@ -234,8 +235,12 @@ def start_background(magics: AgentMagics, plan: CellPlan) -> Any:
         if getattr(event, "type", "") == "agent_end" and event.depth == 0 and started and started[0].run:
             _store(magics, plan, started[0].run)
 
-    handle = plan.runtime.start(plan.prompt, **dict(_run_kwargs(plan, live), on_event=on_event))
+    arguments = dict(_run_kwargs(plan, live), on_event=on_event)
+    del arguments["get_steering_messages"]  # the handle's own queue: the box and h.steer() share it
+    handle = plan.runtime.start(plan.prompt, **arguments)
     started.append(handle)
+    if live.view is not None:
+        live.view.controls.steer = handle.steer
     live.on_stop = handle.abort
     magics.shell.user_ns[variable] = handle
     live.show()

@@ -95,7 +95,8 @@ def _check_object(value: dict[str, Any], schema: dict[str, Any], path: str, root
         if name in properties:
             problems += _check(item, properties[name], _join(path, name), root)
         elif extra is False:
-            problems.append((_join(path, name), "unexpected argument (not in the schema)"))
+            what = "argument" if not path else "field"
+            problems.append((_join(path, name), f"unexpected {what} (not in the schema)"))
         elif isinstance(extra, dict):
             problems += _check(item, extra, _join(path, name), root)
     return problems

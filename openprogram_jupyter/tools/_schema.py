@@ -76,25 +76,27 @@ class SignatureSchema:
         Python default is left out, so the function applies its own default. Raises
         :class:`ArgumentError` naming every bad field and why.
         """
-        problems = [
-            (key, "unexpected argument (not in the schema)")
-            for key in arguments
-            if key in self.names and self.names[key] != key and key not in self.names.values()
-        ] if isinstance(arguments, dict) else []
+        problems = self._internal_names_used(arguments)
         try:
             validated = self.validator.model_validate_json(_to_json(arguments), strict=True)
         except ValidationError as error:
-            order = {name: index for index, name in enumerate(self.names.values())}
             problems += describe_validation_error(error)
-            # parameters in signature order, then unexpected ones (sorted is stable)
-            raise ArgumentError(sorted(problems, key=lambda p: order.get(p[0].split(".")[0], len(order)))) from None
         if problems:
-            raise ArgumentError(problems)
+            order = {name: index for index, name in enumerate(self.names.values())}
+            # parameters in signature order, then unexpected ones (sorted is stable)
+            raise ArgumentError(sorted(problems, key=lambda p: order.get(p[0].split(".")[0], len(order))))
         return {
             self.names.get(key, key): getattr(validated, key)
             for key in type(validated).model_fields
             if key in validated.model_fields_set or self.names.get(key, key) not in self.python_defaults
         }
+
+    def _internal_names_used(self, arguments: Any) -> list[tuple[str, str]]:
+        # pydantic silently drops a key equal to an aliased field's own name; refuse it here.
+        if not isinstance(arguments, dict):
+            return []
+        hidden = {key for key, name in self.names.items() if key != name} - set(self.names.values())
+        return [(key, "unexpected argument (not in the schema)") for key in arguments if key in hidden]
 
 
 def _to_json(arguments: Any) -> str:
@@ -113,7 +115,8 @@ def describe_validation_error(error: ValidationError) -> list[tuple[str, str]]:
             what = "argument" if len(problem["loc"]) == 1 else "field"
             problems.append((location, f"missing required {what}"))
         elif problem["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
-            problems.append((location, "unexpected argument (not in the schema)"))
+            what = "argument" if len(problem["loc"]) == 1 else "field"
+            problems.append((location, f"unexpected {what} (not in the schema)"))
         else:
             got = json.dumps(problem.get("input"), default=repr)
             if len(got) > 80:

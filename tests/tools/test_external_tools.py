@@ -243,3 +243,8 @@ def test_unknown_keywords_and_types_are_ignored():
 
 def test_non_local_ref_is_ignored():
     assert check(1, {"$ref": "https://example.com/schema.json"}) == []
+
+
+def test_unexpected_nested_field_is_named_as_a_field():
+    schema = {"type": "object", "properties": {"p": {"type": "object", "properties": {}, "additionalProperties": False}}}
+    assert check({"p": {"q": 1}}, schema) == [("p.q", "unexpected field (not in the schema)")]

@@ -24,7 +24,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
-from pydantic import BaseModel, create_model
+from pydantic import create_model
 from typing_extensions import TypedDict
 
 import openprogram_jupyter as op

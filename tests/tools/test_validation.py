@@ -209,7 +209,7 @@ def test_dataclass_parameter_rejects_extra_fields_and_its_schema_says_so():
         """F."""
 
     assert f.spec["parameters"]["properties"]["points"]["items"]["additionalProperties"] is False
-    assert reject(f, {"points": [{"x": 1, "z": 2}]}).problems == [("points.0.z", "unexpected argument (not in the schema)")]
+    assert reject(f, {"points": [{"x": 1, "z": 2}]}).problems == [("points.0.z", "unexpected field (not in the schema)")]
 
 
 def test_dataclass_inside_a_model_follows_the_models_extra_setting_in_schema_and_validation():

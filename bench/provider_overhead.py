@@ -46,6 +46,15 @@ import openprogram_jupyter as op  # noqa: E402
 
 KEY = "sk-bench-not-a-real-key"
 PROMPT = "Add the numbers one round at a time."
+CLIENTS: list[Any] = []  # the comparison variants' clients, closed on their own loop at the end
+
+
+def openai_client(base_url: str) -> Any:
+    import openai
+
+    client = openai.AsyncOpenAI(api_key=KEY, base_url=base_url, max_retries=0)
+    CLIENTS.append(client)
+    return client
 
 
 def add(a: int, b: int) -> int:
@@ -71,9 +80,7 @@ def responder(rounds: int) -> Callable[[Any, Any], Turn]:
 
 
 def make_floor(base_url: str, rounds: int) -> Callable[[], Awaitable[int]]:
-    import openai
-
-    client = openai.AsyncOpenAI(api_key=KEY, base_url=base_url, max_retries=0)
+    client = openai_client(base_url)
     tools = [{"type": "function", "function": {"name": "add", "description": "Add two integers.",
                                                "parameters": op.function(add, register_globally=False).spec["parameters"]}}]
 
@@ -122,13 +129,12 @@ def make_ours(base_url: str, rounds: int) -> Callable[[], Awaitable[int]]:
 
 
 def make_pydantic_ai(base_url: str, rounds: int, *, stream: bool) -> Callable[[], Awaitable[int]]:
-    import openai
     from pydantic_ai import Agent
     from pydantic_ai.models.openai import OpenAIChatModel
     from pydantic_ai.providers.openai import OpenAIProvider
     from pydantic_ai.usage import UsageLimits
 
-    client = openai.AsyncOpenAI(api_key=KEY, base_url=base_url, max_retries=0)
+    client = openai_client(base_url)
     agent = Agent(OpenAIChatModel("gpt-bench", provider=OpenAIProvider(openai_client=client)), tools=[add])
     limits = UsageLimits(request_limit=None)
 
@@ -144,11 +150,10 @@ def make_pydantic_ai(base_url: str, rounds: int, *, stream: bool) -> Callable[[]
 
 
 def make_openai_agents(base_url: str, rounds: int, *, stream: bool) -> Callable[[], Awaitable[int]]:
-    import openai
     from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool, set_tracing_disabled
 
     set_tracing_disabled(True)
-    client = openai.AsyncOpenAI(api_key=KEY, base_url=base_url, max_retries=0)
+    client = openai_client(base_url)
     agent = Agent(name="bench", instructions="Use the tool.", tools=[function_tool(add)],
                   model=OpenAIChatCompletionsModel("gpt-bench", openai_client=client))
 
@@ -191,22 +196,27 @@ async def bench_rounds(rounds: int, repeats: int) -> None:
             warmup[name] = time.perf_counter() - started
             assert calls == rounds, f"{name} made {calls} calls, expected {rounds}"
             runners[name] = runner
-        samples: dict[str, list[float]] = {name: [] for name in runners}
+        wall: dict[str, list[float]] = {name: [] for name in runners}
+        cpu: dict[str, list[float]] = {name: [] for name in runners}
         for _ in range(repeats):
             order = list(runners)
             random.shuffle(order)
             for name in order:
-                started = time.perf_counter()
+                started, started_cpu = time.perf_counter(), time.process_time()
                 await runners[name]()
-                samples[name].append(time.perf_counter() - started)
-    floor = statistics.median(samples[next(iter(samples))])
-    print(f"\n{rounds} rounds of one tool call each + a final text; {repeats} interleaved repetitions; medians\n")
-    print(f"| variant | warm-up run (s) | median run (ms) | per round (ms) | × floor |")
-    print("|---|---:|---:|---:|---:|")
-    for name, values in samples.items():
-        median = statistics.median(values)
-        print(f"| {name} | {warmup[name]:.2f} | {median * 1000:.1f} | {median * 1000 / (rounds + 1):.2f} "
-              f"| {median / floor:.2f} |")
+                wall[name].append(time.perf_counter() - started)
+                cpu[name].append(time.process_time() - started_cpu)
+        for client in CLIENTS:
+            await client.close()
+    floor, floor_cpu = (statistics.median(v[next(iter(runners))]) for v in (wall, cpu))
+    print(f"\n{rounds} rounds of one tool call each + a final text; {repeats} interleaved repetitions; medians")
+    print("(CPU = the whole process, fake server threads included — the same work for every variant)\n")
+    print("| variant | warm-up run (s) | median run (ms) | per round (ms) | × floor | CPU × floor |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for name in runners:
+        median, median_cpu = statistics.median(wall[name]), statistics.median(cpu[name])
+        print(f"| {name} | {warmup[name]:.2f} | {median * 1000:.0f} | {median * 1000 / (rounds + 1):.1f} "
+              f"| {median / floor:.2f} | {median_cpu / floor_cpu:.2f} |")
 
 
 def bench_imports(repeats: int) -> None:

@@ -73,7 +73,7 @@ class Runtime:
         self.tools_deny = list(tools_deny)
         self.max_depth = max_depth
         self.cancel_grace = cancel_grace
-        self.registry = registry or default_registry
+        self.registry = registry if registry is not None else default_registry
         self.last_run: Run | None = None
 
     @property

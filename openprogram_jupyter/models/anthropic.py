@@ -20,6 +20,8 @@ Wire facts: WIRE.md, "Anthropic Messages". What this module does exactly:
   each ``tool_result`` with ``is_error`` and its text and images. A user message that
   follows (a steering message) joins that same user message after the results.
 - Thinking blocks are sent back only when they carry a signature (Anthropic's own).
+  ``redacted_thinking`` blocks are not kept (the builder has no block for them), so a
+  history that needs one sent back will be rejected by the API.
 """
 
 from __future__ import annotations
@@ -133,10 +135,16 @@ class AnthropicModel(ProviderModel):
                 kind = event.type
                 if kind == "message_start":
                     _count(counts, event.message.usage)
-                elif kind == "content_block_start" and event.content_block.type == "tool_use":
-                    start = out.start_tool_call(event.content_block.name, event.content_block.id)
-                    calls[event.index] = start.content_index
-                    yield start
+                elif kind == "content_block_start":
+                    block = event.content_block
+                    if block.type == "tool_use":
+                        start = out.start_tool_call(block.name, block.id)
+                        calls[event.index] = start.content_index
+                        yield start
+                    elif block.type == "text" and block.text:  # normally empty; deltas follow
+                        yield out.text_delta(block.text)
+                    elif block.type == "thinking" and block.thinking:
+                        yield out.thinking_delta(block.thinking)
                 elif kind == "content_block_delta":
                     delta = event.delta
                     if delta.type == "text_delta":
@@ -180,6 +188,9 @@ class AnthropicModel(ProviderModel):
             cause = exc.__cause__ or exc.__context__
             return ProviderError(f"connection failed ({type(cause).__name__ if cause else 'error'}: "
                                  f"{cause or exc})", retryable=True)
+        credentials_error = getattr(anthropic, "CredentialsError", None)
+        if credentials_error is not None and isinstance(exc, credentials_error):
+            return ProviderError(f"no API key: set ANTHROPIC_API_KEY or pass api_key= (the SDK said: {exc})")
         return transport_error(exc) or ProviderError(f"{type(exc).__name__}: {exc}")
 
 

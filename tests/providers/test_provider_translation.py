@@ -337,3 +337,18 @@ def test_clients_are_closed_with_their_event_loop_and_forgotten(case, server, ca
 
     assert len(getattr(model, "_clients", {})) == 0
     assert "Event loop is closed" not in caplog.text and "never retrieved" not in caplog.text
+
+
+async def test_a_missing_key_is_a_readable_error_without_retries(server):
+    server.expected_key = SECRET
+    openai_model = resolve_model("openai:gpt-4.1-mini")  # no key, no base_url: fails before any request
+    gemini_model = resolve_model("gemini:gemini-2.5-flash", base_url=server.url)
+    anthropic_model = resolve_model("anthropic:claude-sonnet-4-5", base_url=server.url)
+    for model, expected in ((openai_model, "api_key"), (gemini_model, "GEMINI_API_KEY"),
+                            (anthropic_model, "ANTHROPIC_API_KEY")):
+        model.retry = FAST_RETRY
+        _, reply = await stream_once(model, ModelRequest(messages=[UserMessage(content="go")]))
+        assert reply.stop_reason == "error"
+        assert reply.error_message.startswith(f"{model.name} failed") and expected in reply.error_message
+        assert "(after" not in reply.error_message, "a missing key is not retried"
+    assert server.requests == [], "nothing was sent without a key"

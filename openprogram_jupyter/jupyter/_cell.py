@@ -24,8 +24,10 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 
@@ -246,10 +248,12 @@ def start_background(magics: AgentMagics, plan: CellPlan) -> Any:
     live.show()
 
     def finish() -> None:
-        if handle._error is not None and handle.run is None:
-            live.finish(None, notes=[f"The run could not start: {handle._error}"])
+        try:
+            run = handle.wait(timeout=1.0)  # it has ended: returns at once, or raises why it never started
+        except Exception as error:  # noqa: BLE001 - shown to the user in place of a transcript
+            live.finish(handle.run, notes=[f"The run could not start: {error}"])
             return
-        _record(magics, plan, live, handle.run, store=False)
+        _record(magics, plan, live, run, store=False)
 
     try:
         loop = asyncio.get_running_loop()
@@ -265,7 +269,8 @@ def start_background(magics: AgentMagics, plan: CellPlan) -> Any:
         live.ticker = loop.create_task(ticker())  # type: ignore[attr-defined]
     else:
         def thread_ticker() -> None:
-            while not handle._finished.wait(TICK_SECONDS):
+            while not handle.done:
+                time.sleep(TICK_SECONDS)
                 live.tick()
             finish()
 

@@ -21,7 +21,7 @@ from traitlets import Float, Int, Unicode
 from ._options import USAGE, CellOptions, fill_prompt, parse_options
 from ._sessions import Session, Sessions
 
-__all__ = ["AgentMagics", "CellPlan", "OFFLINE_NOTE"]
+__all__ = ["OFFLINE_NOTE", "AgentMagics", "CellPlan"]
 
 OFFLINE_NOTE = (
     "Using the built-in offline model: no model was chosen and no provider key is set. "

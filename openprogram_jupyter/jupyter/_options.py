@@ -16,7 +16,7 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
-__all__ = ["CellOptions", "USAGE", "fill_prompt", "parse_options"]
+__all__ = ["USAGE", "CellOptions", "fill_prompt", "parse_options"]
 
 USAGE = """\
 %%agent [-m MODEL] [-o VAR] [-s SESSION | --new] [--tools a,b] [--toolset NAME|none]

@@ -16,6 +16,7 @@ ipywidgets 7.7 and 8.
 from __future__ import annotations
 
 import collections
+import contextlib
 import threading
 import time
 from collections.abc import Callable
@@ -34,7 +35,7 @@ from ..render.transcript import (
     elapsed,
 )
 
-__all__ = ["Controls", "RunView", "WIDGET_MIME"]
+__all__ = ["WIDGET_MIME", "Controls", "RunView"]
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
@@ -236,10 +237,8 @@ class RunView:
             for part in (getattr(widget, "layout", None), getattr(widget, "style", None), widget):
                 if part is None or not hasattr(part, "close"):
                     continue
-                try:
+                with contextlib.suppress(Exception):  # a widget whose comm is gone is closed enough
                     part.close()
-                except Exception:  # noqa: BLE001 - a widget whose comm is gone is closed enough
-                    pass
         self._created.clear()
         self._node_widgets.clear()
 
@@ -372,7 +371,6 @@ class RunView:
         return accordion
 
     def _call_widget(self, call: CallNode) -> Any:
-        w = self._w
         parts = self._widget_for(call, lambda: self._build_card(call))
         summary, arguments, approval, progress, children_box, result_box, card = (
             parts["summary"], parts["arguments"], parts["approval"], parts["progress"],

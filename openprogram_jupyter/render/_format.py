@@ -68,7 +68,7 @@ def seconds(value: float | None) -> str:
         return ""
     if value < 60:
         return f"{value:.2f} s" if value < 10 else f"{value:.1f} s"
-    minutes, rest = divmod(int(round(value)), 60)
+    minutes, rest = divmod(round(value), 60)
     return f"{minutes} min {rest:02d} s"
 
 

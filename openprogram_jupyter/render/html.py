@@ -13,7 +13,15 @@ from html import escape
 from typing import Any
 
 from . import _format as fmt
-from .transcript import Block, CallNode, NoticeNode, RoundNode, RunNode, UserNode, transcript_of
+from .transcript import (
+    Block,
+    CallNode,
+    NoticeNode,
+    RoundNode,
+    RunNode,
+    UserNode,
+    transcript_of,
+)
 
 __all__ = ["render_html", "run_html"]
 

@@ -13,7 +13,15 @@ import re
 from typing import Any
 
 from . import _format as fmt
-from .transcript import Block, CallNode, NoticeNode, RoundNode, RunNode, UserNode, transcript_of
+from .transcript import (
+    Block,
+    CallNode,
+    NoticeNode,
+    RoundNode,
+    RunNode,
+    UserNode,
+    transcript_of,
+)
 
 __all__ = ["code_span", "fence", "render_markdown", "run_markdown"]
 

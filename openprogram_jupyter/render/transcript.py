@@ -27,13 +27,12 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 from ..messages import (
     AssistantMessage,
     ImageContent,
     TextContent,
-    ThinkingContent,
     ToolCall,
     ToolResultMessage,
     Usage,
@@ -129,8 +128,8 @@ class CallNode(_Node):
 @dataclass(eq=False)
 class RoundNode(_Node):
     number: int
-    items: list[Union[Block, CallNode, NoticeNode]] = field(default_factory=list)
-    by_index: dict[int, Union[Block, CallNode]] = field(default_factory=dict)
+    items: list[Block | CallNode | NoticeNode] = field(default_factory=list)
+    by_index: dict[int, Block | CallNode] = field(default_factory=dict)
     stop_reason: str | None = None  # the assistant message's, once it ended
     error_message: str | None = None
     usage: Usage | None = None
@@ -146,7 +145,7 @@ class UserNode(_Node):
     version: int = 0
 
 
-TimelineItem = Union[UserNode, RoundNode]
+TimelineItem = UserNode | RoundNode
 
 
 @dataclass(eq=False)
@@ -355,7 +354,7 @@ class TranscriptBuilder:
         """Make the round's items match the final message (it is the authority)."""
         old_blocks = [item for item in round_.items if isinstance(item, Block)]
         notices = [item for item in round_.items if isinstance(item, NoticeNode)]
-        items: list[Union[Block, CallNode, NoticeNode]] = []
+        items: list[Block | CallNode | NoticeNode] = []
         for block in message.content:
             if isinstance(block, ToolCall):
                 call = self._call_for(block, round_)

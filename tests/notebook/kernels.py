@@ -19,9 +19,10 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable
+from typing import Any
 
 import nbformat
 from nbclient import NotebookClient

@@ -10,7 +10,15 @@ import time
 
 import pytest
 
-from .kernels import STATIC_MIMES, WIDGET_VIEW, LiveKernel, error_of, live_kernel, outputs_mimes, plain_output
+from .kernels import (
+    STATIC_MIMES,
+    WIDGET_VIEW,
+    LiveKernel,
+    error_of,
+    live_kernel,
+    outputs_mimes,
+    plain_output,
+)
 
 pytestmark = pytest.mark.slow
 

@@ -112,7 +112,7 @@ def test_the_readme_quickstart_command_prints_the_transcript():
     import sys
 
     done = subprocess.run([sys.executable, str(REPO / "scripts" / "run_quickstart.py")],
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "%%agent --tools add,word_count -o run" in done.stdout
     assert "This is the offline model" in done.stdout

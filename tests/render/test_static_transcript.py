@@ -9,7 +9,12 @@ from html.parser import HTMLParser
 import pytest
 
 import openprogram_jupyter as op
-from openprogram_jupyter.render import render_bundle, render_html, render_markdown, render_plain
+from openprogram_jupyter.render import (
+    render_bundle,
+    render_html,
+    render_markdown,
+    render_plain,
+)
 from openprogram_jupyter.render.markdown import code_span, fence
 from openprogram_jupyter.tools.registry import default_registry
 
@@ -183,13 +188,13 @@ def test_a_run_without_events_is_rendered_from_its_messages():
     class Bare:
         model = "scripted"
         stop_reason = "stop"
-        events: list = []
-        messages = [
+        events = ()
+        messages = (
             op.UserMessage(content="hi"),
             op.AssistantMessage(content=[op.ToolCall(id="c1", name="add", arguments={"a": 1})]),
             op.ToolResultMessage(tool_call_id="c1", tool_name="add", content=[op.TextContent(text="2")]),
             op.AssistantMessage(content=[op.TextContent(text="two")]),
-        ]
+        )
 
     text = render_plain(Bare())
     assert "hi" in text and "▸ add(a=1) → done" in text and "two" in text

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import itertools
 from collections import Counter, defaultdict
 
 import openprogram_jupyter as op
@@ -11,7 +12,6 @@ from openprogram_jupyter.events import (
     AgentEndEvent,
     AgentStartEvent,
     AssistantUpdate,
-    MessageEndEvent,
     MessageStartEvent,
     MessageUpdateEvent,
     ToolExecutionEndEvent,
@@ -20,7 +20,12 @@ from openprogram_jupyter.events import (
     TurnStartEvent,
 )
 from openprogram_jupyter.jupyter._view import Controls, RunView
-from openprogram_jupyter.messages import AssistantMessage, TextContent, ToolCall, ToolResultMessage
+from openprogram_jupyter.messages import (
+    AssistantMessage,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+)
 
 RUN = "run_test"
 
@@ -127,7 +132,7 @@ def test_rate_bound_holds_for_a_real_run_streaming_5000_words(recorder):
     for times in by_widget.values():
         # at most one update per 0.1 s per widget (a little slack for the final forced redraw)
         assert len(times) <= took * 10 + 2
-        gaps = [b - a for a, b in zip(times, times[1:])]
+        gaps = [b - a for a, b in itertools.pairwise(times)]
         assert sum(1 for g in gaps if g < 0.09) <= 1
     assert "word " * 10 in all_html(view)
 
@@ -195,7 +200,7 @@ def test_a_nested_run_is_drawn_inside_the_card_of_the_call_that_opened_it(record
     view.finish()
     assert run.stop_reason == "stop"
     outer_round = view.body.children[0].children[1]  # prompt, round 1
-    card = [c for c in outer_round.children if hasattr(c, "children") and c.children][0]
+    card = next(c for c in outer_round.children if hasattr(c, "children") and c.children)
     nested_html = "\n".join(_walk_values(card))
     assert "nested run" in nested_html and "inner answer" in nested_html
     assert "outer answer" not in nested_html

@@ -34,6 +34,7 @@ from typing import Any
 
 from ._transcript import forced_tool_name, history_has_tool_blocks, stub_specs_for_history
 from .base import ModelRequest
+from .tool_declarations import bedrock_tool
 
 __all__ = ["BedrockControls", "model_family", "tool_config"]
 
@@ -59,8 +60,7 @@ def model_family(model_id: str) -> tuple[bool, bool, bool]:
 
 
 def _specs(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{"toolSpec": {"name": t["name"], "description": t.get("description") or t["name"],
-                          "inputSchema": {"json": t.get("parameters") or {"type": "object"}}}} for t in tools]
+    return [bedrock_tool(t) for t in tools]
 
 
 def tool_config(model_id: str, request: ModelRequest) -> BedrockControls:

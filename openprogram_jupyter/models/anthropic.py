@@ -53,6 +53,7 @@ from ._transcript import (
     user_blocks,
 )
 from .base import MessageBuilder, ModelRequest
+from .tool_declarations import anthropic_tool
 
 __all__ = ["AnthropicModel"]
 
@@ -117,8 +118,7 @@ class AnthropicModel(ProviderModel):
         if not tools and history_has_tool_blocks(request.messages):
             tools, choice = stub_specs_for_history(request.messages, []), "none"
         if tools:
-            payload["tools"] = [{"name": t["name"], "description": t.get("description", ""),
-                                 "input_schema": t.get("parameters") or {"type": "object"}} for t in tools]
+            payload["tools"] = [anthropic_tool(t) for t in tools]
             payload["tool_choice"] = _tool_choice(choice, request.parallel_tool_calls)
         return payload, notices
 

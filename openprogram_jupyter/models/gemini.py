@@ -49,6 +49,7 @@ from ._provider_common import (
 )
 from ._transcript import AssistantTurn, paired_history, result_images, result_text, user_blocks
 from .base import MessageBuilder, ModelRequest
+from .tool_declarations import gemini_function_declaration
 
 __all__ = ["GeminiModel"]
 
@@ -105,11 +106,7 @@ class GeminiModel(ProviderModel):
             payload["generationConfig"] = {"thinkingConfig": {"includeThoughts": True}}
         notices: list[str] = []
         if request.tools:
-            payload["tools"] = [{"functionDeclarations": [
-                {"name": t["name"], "description": t.get("description", ""),
-                 "parametersJsonSchema": t.get("parameters") or {"type": "object"}}
-                for t in request.tools
-            ]}]
+            payload["tools"] = [{"functionDeclarations": [gemini_function_declaration(t) for t in request.tools]}]
             choice = request.tool_choice
             if isinstance(choice, dict):
                 config: dict[str, Any] = {"mode": "ANY", "allowedFunctionNames": [choice["name"]]}

@@ -38,6 +38,7 @@ from ._provider_common import (
 )
 from ._transcript import AssistantTurn, data_url, paired_history, result_images, result_text, user_blocks
 from .base import MessageBuilder, ModelRequest
+from .tool_declarations import openai_chat_tool
 
 __all__ = ["OpenAIChatModel", "classify_openai_error"]
 
@@ -81,11 +82,7 @@ class OpenAIChatModel(ProviderModel):
             "stream_options": {"include_usage": True},
         }
         if request.tools:
-            payload["tools"] = [
-                {"type": "function", "function": {"name": t["name"], "description": t.get("description", ""),
-                                                  "parameters": t.get("parameters") or {"type": "object"}}}
-                for t in request.tools
-            ]
+            payload["tools"] = [openai_chat_tool(t) for t in request.tools]
             choice = request.tool_choice
             payload["tool_choice"] = (
                 {"type": "function", "function": {"name": choice["name"]}} if isinstance(choice, dict) else choice

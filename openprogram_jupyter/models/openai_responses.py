@@ -28,6 +28,7 @@ from ._provider_common import ProviderError, StreamCutError, retryable_code
 from ._transcript import data_url, json_arguments, paired_history, result_images, result_text, user_blocks
 from .base import MessageBuilder, ModelRequest
 from .openai_chat import OpenAIChatModel
+from .tool_declarations import openai_responses_tool
 
 __all__ = ["OpenAIResponsesModel"]
 
@@ -60,11 +61,7 @@ class OpenAIResponsesModel(OpenAIChatModel):
         if request.system:
             payload["instructions"] = request.system
         if request.tools:
-            payload["tools"] = [
-                {"type": "function", "name": t["name"], "description": t.get("description", ""),
-                 "parameters": t.get("parameters") or {"type": "object"}, "strict": False}
-                for t in request.tools
-            ]
+            payload["tools"] = [openai_responses_tool(t) for t in request.tools]
             choice = request.tool_choice
             payload["tool_choice"] = {"type": "function", "name": choice["name"]} if isinstance(choice, dict) else choice
             if request.parallel_tool_calls is not None:

@@ -22,7 +22,16 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from ..models.tool_declarations import (
+    anthropic_tool,
+    bedrock_tool,
+    gemini_function_declaration,
+    openai_chat_tool,
+    openai_responses_tool,
+)
 from .base import as_tool
+
+Spec = dict[str, Any]
 
 __all__ = [
     "anthropic_tool",
@@ -34,42 +43,6 @@ __all__ = [
     "provider_schemas",
     "schema_problems",
 ]
-
-Spec = dict[str, Any]
-
-def _parameters(spec: Spec) -> dict[str, Any]:
-    return spec.get("parameters") or {"type": "object"}
-
-
-def openai_chat_tool(spec: Spec) -> dict[str, Any]:
-    """An element of Chat Completions' ``tools``."""
-    return {"type": "function", "function": {"name": spec["name"], "description": spec.get("description") or "",
-                                             "parameters": _parameters(spec)}}
-
-
-def openai_responses_tool(spec: Spec) -> dict[str, Any]:
-    """An element of the Responses API's ``tools`` (flat; ``strict`` off, as in Chat Completions)."""
-    return {"type": "function", "name": spec["name"], "description": spec.get("description") or "",
-            "parameters": _parameters(spec), "strict": False}
-
-
-def anthropic_tool(spec: Spec) -> dict[str, Any]:
-    """An element of Anthropic Messages' ``tools``."""
-    return {"name": spec["name"], "description": spec.get("description") or "", "input_schema": _parameters(spec)}
-
-
-def gemini_function_declaration(spec: Spec) -> dict[str, Any]:
-    """An element of ``tools[].functionDeclarations`` (plain JSON Schema in ``parametersJsonSchema``)."""
-    return {"name": spec["name"], "description": spec.get("description") or "",
-            "parametersJsonSchema": _parameters(spec)}
-
-
-def bedrock_tool(spec: Spec) -> dict[str, Any]:
-    """An element of Converse's ``toolConfig.tools``. Bedrock refuses an empty description,
-    so a tool without one is described by its name."""
-    return {"toolSpec": {"name": spec["name"], "description": spec.get("description") or spec["name"],
-                         "inputSchema": {"json": _parameters(spec)}}}
-
 
 _SHAPES: dict[str, tuple[str, str, Callable[[Spec], dict[str, Any]]]] = {
     "openai": ("OpenAI Chat Completions", 'an element of "tools"', openai_chat_tool),
@@ -139,7 +112,7 @@ def schema_problems(tool: Any) -> list[str]:
     """
     spec = tool_spec(tool)
     name = spec.get("name")
-    parameters = _parameters(spec)
+    parameters = spec.get("parameters") or {"type": "object"}
     problems = []
     for provider, (pattern, rule) in _NAME_RULES.items():
         if not isinstance(name, str) or not pattern.match(name):

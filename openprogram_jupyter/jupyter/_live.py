@@ -61,6 +61,7 @@ class LiveRun:
         self.display_handle: Any = None
         self.finished = False
         self.ticker: Any = None  # the background ticker task, kept so it is not collected
+        self.view_error: Exception | None = None
         self.view: RunView | None = None
         if widgets:
             self.view = RunView(
@@ -156,8 +157,16 @@ class LiveRun:
         self.display_handle = display(self.view.mimebundle(), raw=True, display_id=True)
 
     def tick(self, *, force: bool = False) -> None:
-        if self.view is not None and not self.finished:
+        """Redraw the view. A view that fails stops being redrawn, and says so; the run
+        goes on and its transcript is shown when it ends (a display bug must not lose a run)."""
+        if self.view is None or self.finished or self.view_error is not None:
+            return
+        try:
             self.view.tick(force=force)
+        except Exception as error:  # noqa: BLE001 - reported in the saved notes
+            self.view_error = error
+            self.notes.append(f"The live view stopped updating ({type(error).__name__}: {error}); "
+                              "the transcript appears when the run ends.")
 
     def finish(self, run: Any | None, *, notes: list[str] | None = None) -> None:
         """Replace the live view with the static transcript, then close the widgets.

@@ -312,7 +312,9 @@ class RunView:
     def _run_widget(self, run: RunNode, *, nested: bool) -> Any:
         w = self._w
         box = self._widget_for(run, lambda: self._make(
-            w.VBox, layout=w.Layout(border_left="2px solid rgba(127,127,127,0.3)", padding="0 0 0 6px") if nested else w.Layout()))
+            # `border` (not border_left): ipywidgets 7 Layouts have no per-side borders.
+            w.VBox, layout=w.Layout(border="1px dashed rgba(127,127,127,0.45)", margin="2px 0 2px 8px",
+                                    padding="0 0 0 6px") if nested else w.Layout()))
         children = []
         if nested:
             label = self._widget_for(("nested-label", run.run_id), lambda: self._make(w.HTML))

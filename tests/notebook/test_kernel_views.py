@@ -44,3 +44,57 @@ async def test_a_background_run_takes_steering_from_its_handle(kernelspecs):
         assert error_of(await kernel.run("%%agent -m m -o h --tools work --background\nWork.")) is None
         result = await kernel.text("h.steer('use metric units')\nr = h.wait(10)\nprint(r.text)")
         assert result.strip() == "I read: use metric units"
+
+
+KITCHEN_SINK = """\
+import warnings, base64
+# A Layout or widget keyword this ipywidgets version does not know is only a warning; fail on it.
+warnings.filterwarnings("error", message=".*unrecognized arguments.*")
+@op.function
+def work(n: int, context: op.ToolContext) -> str:
+    '''Work and report.'''
+    context.report(f"half of {n}")
+    return "worked"
+@op.function
+def picture() -> tuple:
+    '''An image.'''
+    return (base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="), "image/png")
+@op.function
+def broken() -> str:
+    '''Raise.'''
+    import time
+    time.sleep(0.5)  # so the live view draws the cards before it (a tick is 0.1 s)
+    raise RuntimeError("<b>broken</b>")
+@op.agentic_function
+def research(topic: str, runtime=None) -> str:
+    '''Research.'''
+    return runtime.exec(f"look up {topic}", tools=[work])
+m = op.ScriptedModel([
+    op.AssistantMessage(content=[op.ThinkingContent(thinking="plan"), op.TextContent(text="First."),
+                                 op.ToolCall(name="work", arguments={"n": 2})]),
+    [op.ToolCall(name="research", arguments={"topic": "owls"}), op.ToolCall(name="picture"),
+     op.ToolCall(name="broken"), op.ToolCall(name="nope")],
+    op.ToolCall(name="work", arguments={"n": 1}), "Owls hoot.",
+    "All done.",
+], delay=0.02)
+"""
+
+
+async def test_every_part_of_the_view_draws_on_both_ipywidgets_versions(kernel_name):
+    async with live_kernel(kernel_name) as kernel:
+        await kernel.text("%load_ext openprogram_jupyter\nimport openprogram_jupyter as op\n" + KITCHEN_SINK)
+        cell = await kernel.run("%%agent -m m -o r --tools work,research,picture,broken\nEverything.")
+        assert error_of(cell) is None, error_of(cell) and error_of(cell).traceback
+        stderr = "".join(o.text for o in cell.outputs if o.output_type == "stream" and o.name == "stderr")
+        assert "Warning" not in stderr, stderr
+        [output] = [o for o in cell.outputs if o.output_type == "display_data"]
+        assert set(output.data) == STATIC_MIMES
+        html = output.data["text/html"]
+        assert "nested run" in html and "data:image/png;base64," in html and "&lt;b&gt;broken" in html
+        statuses = await kernel.text("print(*[m.status for m in r.tool_results])")
+        assert statuses.split() == ["done", "done", "done", "error", "error"]
+        # The live view drew them too: cards, the nested run, the image, progress.
+        models = {s.get("_model_name") for s in kernel.client.widget_state.values()}
+        assert {"ImageModel", "AccordionModel", "ButtonModel", "TextModel"} <= models
+        values = "\n".join(kernel.widget_values())
+        assert "nested run" in values and "progress: half of 2" in values

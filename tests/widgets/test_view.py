@@ -308,3 +308,22 @@ def test_steering_text_is_queued_and_the_box_cleared_by_the_ticker(recorder):
     view.tick(force=True)
     assert view.steer_box.value == ""
     assert "1 message(s) sent" in view.header.value
+
+
+def test_a_failing_view_stops_redrawing_but_the_run_and_its_transcript_go_on(recorder, monkeypatch):
+    from openprogram_jupyter.jupyter._live import LiveRun
+
+    live = LiveRun(widgets=True, clicks=True)
+
+    def broken_redraw(now):
+        raise RuntimeError("draw bug")
+
+    monkeypatch.setattr(live.view, "_redraw", broken_redraw)
+    run = op.Runtime(model=op.ScriptedModel(["fine"])).run("hi", tools=[], on_event=live.on_event)
+    live.tick(force=True)
+    live.tick(force=True)  # not retried
+    assert isinstance(live.view_error, RuntimeError)
+    shown = []
+    monkeypatch.setattr("IPython.display.display", lambda bundle, raw: shown.append(bundle))
+    live.finish(run)
+    assert "fine" in shown[0]["text/plain"] and "live view stopped updating" in shown[0]["text/plain"]

@@ -185,3 +185,20 @@ async def test_background_returns_at_once_and_its_stop_works(kernel_name):
         result = await kernel.text("r = h.wait(10)\nprint(r.stop_reason, len(r.text.split()) < 1000, r is runtime.last_run)")
         assert result.split() == ["aborted", "True", "True"]
         assert time.monotonic() - started < FULL_RUN_SECONDS
+
+
+async def test_without_jupyter_ui_poll_an_old_kernel_points_to_kernel_interrupt(legacy_kernel):
+    """ipykernel 6.29 cannot deliver a click to a busy cell on its own: the view says so."""
+    async with live_kernel(legacy_kernel) as kernel:
+        await kernel.text("import sys\nsys.modules['jupyter_ui_poll'] = None  # as if the extra were missing\n"
+                          + SETUP)
+        cell, task = kernel.start("%%agent -m slow -o r\nTalk for a long time.")
+        await stop_button(kernel)
+        notes = "\n".join(kernel.widget_values())
+        assert "handles clicks only after a cell ends" in notes and "legacy-kernel" in notes
+        tooltips = [s.get("tooltip") or "" for s in kernel.client.widget_state.values()
+                    if s.get("_model_name") == "ButtonModel" and s.get("description") == "Stop"]
+        assert any("Kernel ▸ Interrupt" in t for t in tooltips)
+        await kernel.interrupt()  # the way that does work there
+        await task
+        assert (await kernel.text("print(r.stop_reason)")).strip() == "aborted"

@@ -98,3 +98,17 @@ async def test_every_part_of_the_view_draws_on_both_ipywidgets_versions(kernel_n
         assert {"ImageModel", "AccordionModel", "ButtonModel", "TextModel"} <= models
         values = "\n".join(kernel.widget_values())
         assert "nested run" in values and "progress: half of 2" in values
+
+
+async def test_agent_show_follows_a_background_run_still_going(kernelspecs):
+    async with live_kernel(CURRENT) as kernel:
+        await kernel.text("%load_ext openprogram_jupyter\nimport openprogram_jupyter as op\n"
+                          "slow = op.ScriptedModel(['word ' * 500], delay=0.02)")
+        assert error_of(await kernel.run("%%agent -m slow -o h --background\nTalk.")) is None
+        cell = await kernel.run("import asyncio\nawait asyncio.sleep(0.3)\n%agent show h")
+        assert error_of(cell) is None, error_of(cell) and error_of(cell).traceback
+        [output] = [o for o in cell.outputs if o.output_type == "display_data"]
+        assert WIDGET_VIEW in output.data
+        # Its ticker runs on the kernel's loop between cells; the run is still going.
+        assert (await kernel.text("await asyncio.sleep(0.5)\nprint(h.done)")).strip() == "False"
+        assert (await kernel.text("h.abort()\nprint(h.wait(5).stop_reason)")).strip() == "aborted"

@@ -201,4 +201,6 @@ async def test_without_jupyter_ui_poll_an_old_kernel_points_to_kernel_interrupt(
         assert any("Kernel ▸ Interrupt" in t for t in tooltips)
         await kernel.interrupt()  # the way that does work there
         await task
+        assert error_of(cell).ename == "CancelledError"
         assert (await kernel.text("print(r.stop_reason)")).strip() == "aborted"
+        assert_only_static_outputs(cell)

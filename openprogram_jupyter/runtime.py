@@ -77,6 +77,11 @@ class Runtime:
         self.last_run: Run | None = None
 
     @property
+    def model_spec(self) -> str | Model | None:
+        """The model as given (``None``: the default chain decides on first use)."""
+        return self._model_spec
+
+    @property
     def model(self) -> Model:
         """The resolved model (resolving it on first access)."""
         if self._model is None:
@@ -288,6 +293,11 @@ class RunHandle:
     @property
     def events(self) -> list[Any]:
         return self.run.events if self.run is not None else []
+
+    def __repr__(self) -> str:
+        state = "done" if self.done else "running"
+        run = f" {self.run.run_id}" if self.run is not None else ""
+        return f"<RunHandle{run}: {state}, {len(self.events)} events>"
 
     @property
     def done(self) -> bool:

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 
+from ..decision import DecisionError
 from ._live import LiveRun
 
 if TYPE_CHECKING:
@@ -157,6 +158,9 @@ async def run_awaited(magics: AgentMagics, line: str, cell: str) -> None:
         raise
     try:
         run = task.result()
+    except DecisionError as error:
+        _record(magics, plan, live, error.run, failure=error)
+        raise
     except (ValueError, TypeError, RecursionError) as error:
         live.finish(None, notes=[f"The run could not start: {error}"])
         raise UsageError(f"%%agent: {error}") from None
@@ -205,6 +209,9 @@ def run_blocking(magics: AgentMagics, plan: CellPlan) -> None:
                 break
             except TimeoutError:
                 live.tick()
+    except DecisionError as error:
+        _record(magics, plan, live, error.run, failure=error)
+        raise
     except KeyboardInterrupt:
         handle.abort()
         try:
@@ -305,7 +312,8 @@ def _record(
     notes: list[str] = []
     if run is not None:
         if store and plan.options.output:
-            magics.shell.user_ns[plan.options.output] = run
+            decided = plan.options.choices is not None and run.decision is not None
+            magics.shell.user_ns[plan.options.output] = run.result if decided else run
         _store(magics, plan, run)
     if interrupted:
         notes.append("Interrupted (Kernel ▸ Interrupt): the run was stopped; the transcript up to that point is kept"

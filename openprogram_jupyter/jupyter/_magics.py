@@ -100,6 +100,9 @@ class AgentMagics(Magics):
         namespace = self.shell.user_ns
         prompt = fill_prompt(template, namespace)
         runtime, notes = self._runtime_for(options.model)
+        if options.record is not None:
+            runtime = _recording(runtime, options.record)
+            notes.append(f"Recording each model reply to {options.record} (replay it with -m replay:{options.record}).")
         session = None
         if options.session is not None:
             session = self.sessions.get(options.session, new=options.new)
@@ -121,6 +124,11 @@ class AgentMagics(Magics):
             arguments["system"] = system
         if session is not None:
             arguments["messages"] = list(session.messages)
+        if options.choices is not None:
+            if options.choices not in namespace:
+                raise UsageError(f"%%agent: --choices {options.choices}: no variable {options.choices!r} "
+                                 "in the notebook (a dict or list of options)")
+            arguments["choices"] = namespace[options.choices]
         self._check_menu(runtime, arguments)
         return CellPlan(options, prompt, runtime, arguments, session, notes)
 
@@ -178,7 +186,7 @@ class AgentMagics(Magics):
                 notes.append("Using the built-in offline model (-m offline).")
             return self._runtime_for_string(name, f"-m {name}"), notes
         runtime = self.namespace_runtime or default_runtime()
-        spec = getattr(runtime, "_model_spec", None)
+        spec = runtime.model_spec
         if self.model and spec != self.model:
             return self._runtime_for_string(self.model, "%config AgentMagics.model"), notes
         if not self.model and spec is None and default_model_name() == "offline":
@@ -224,13 +232,15 @@ class AgentMagics(Magics):
 
     @line_magic("agent")
     def agent_line(self, line: str) -> None:
-        """``%agent tools [SOURCE]`` · ``%agent sessions`` · ``%agent show VAR``."""
+        """``%agent tools [SOURCE]`` · ``%agent schema NAME`` · ``%agent sessions`` · ``%agent show VAR``."""
         from IPython.display import display
 
         command, _, rest = line.strip().partition(" ")
         rest = rest.strip()
         if command == "tools":
             display(_tools_bundle(rest or None), raw=True)
+        elif command == "schema":
+            display(_schema_bundle(rest), raw=True)
         elif command == "sessions":
             text, html = self.sessions.table()
             display({"text/plain": text, "text/html": html}, raw=True)
@@ -244,10 +254,35 @@ class AgentMagics(Magics):
             show_run(self.shell.user_ns[rest])
         else:
             raise UsageError(
-                "%agent: expected one of: tools [SOURCE], sessions, show VAR"
+                "%agent: expected one of: tools [SOURCE], schema NAME, sessions, show VAR"
                 + (f" (got {command!r})" if command else "")
                 + "\nThe cell magic is %%agent (two percent signs)."
             )
+
+
+def _recording(runtime: Any, path: str) -> Any:
+    """A Runtime like ``runtime`` whose model's replies are saved to the cassette ``path``."""
+    from ..models.replay import RecordingModel
+    from ..runtime import Runtime
+
+    return Runtime(
+        model=RecordingModel(runtime.model, path), system=runtime.system, approve=runtime.approve,
+        tools_deny=runtime.tools_deny, max_depth=runtime.max_depth, cancel_grace=runtime.cancel_grace,
+        registry=runtime.registry,
+    )
+
+
+def _schema_bundle(name: str) -> dict[str, str]:
+    """``%agent schema NAME``: what each provider is sent for a tool, and what it would refuse."""
+    from ..tools.provider_schemas import format_provider_schemas
+
+    if not name:
+        raise UsageError("%agent schema NAME: name a registered tool")
+    try:
+        text = format_provider_schemas(name)
+    except (ValueError, TypeError) as error:
+        raise UsageError(f"%agent schema: {error}") from None
+    return {"text/plain": text, "text/html": f"<pre>{escape(text)}</pre>"}
 
 
 def _tools_bundle(tools_source: str | None) -> dict[str, str]:

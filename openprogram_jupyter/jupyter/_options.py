@@ -22,6 +22,7 @@ USAGE = """\
 %%agent [-m MODEL] [-o VAR] [-s SESSION | --new] [--tools a,b] [--toolset NAME|none]
         [--allow a,b] [--deny a,b] [--tool-choice auto|required|none|NAME]
         [--no-parallel] [--max-iterations N|none] [--system TEXT] [--background]
+        [--choices VAR] [--record FILE]
 The prompt. {name} and {obj.attr} are filled in from the notebook; {{ and }} are literal braces."""
 
 
@@ -43,6 +44,8 @@ class CellOptions:
     no_cap: bool = False
     system: str | None = None
     background: bool = False
+    choices: str | None = None
+    record: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -90,6 +93,9 @@ def _build_parser() -> _Parser:
                         help="cap on rounds (a number, or 'none')")
     parser.add_argument("--system", help="system prompt for this run")
     parser.add_argument("--background", action="store_true", help="return a handle at once; the run goes on")
+    parser.add_argument("--choices", metavar="VAR",
+                        help="end with a pick among the options in notebook variable VAR; -o stores the result")
+    parser.add_argument("--record", metavar="FILE", help="save each model reply to a JSON cassette (replay:FILE)")
     return parser
 
 
@@ -112,6 +118,8 @@ def parse_options(line: str) -> CellOptions:
         raise UsageError("%%agent: give --tools or --toolset, not both")
     if namespace.output is not None and not namespace.output.isidentifier():
         raise UsageError(f"%%agent: -o needs a variable name, got {namespace.output!r}")
+    if namespace.choices is not None and namespace.background:
+        raise UsageError("%%agent: --choices waits for the decision; it cannot run in the --background")
     given_cap = "max_iterations" in vars(namespace)
     return CellOptions(
         model=namespace.model,
@@ -128,6 +136,8 @@ def parse_options(line: str) -> CellOptions:
         no_cap=given_cap and namespace.max_iterations is None,
         system=namespace.system,
         background=namespace.background,
+        choices=namespace.choices,
+        record=namespace.record,
     )
 
 

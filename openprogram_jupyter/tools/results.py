@@ -27,11 +27,15 @@ def render_result(value: Any, max_chars: int | None = DEFAULT_MAX_RESULT_CHARS) 
     - dicts, lists, tuples, numbers, booleans, pydantic models and dataclasses as
       indented JSON (values and keys JSON cannot hold fall back to their ``repr``);
     - a PIL image, or ``(bytes, "image/...")``, as an image block;
+    - a ``TextContent`` / ``ImageContent`` block, or a list of them, as those blocks
+      (each text block cut like any text);
     - anything else as its ``repr``.
 
     Text past ``max_chars`` keeps its head and tail with a marker saying how many
     characters were cut; ``details["truncated_chars"]`` records the number.
     """
+    if _is_blocks(value):
+        return _render_blocks(value if isinstance(value, list) else [value], max_chars)
     image = _as_image(value)
     if image is not None:
         return [image], {}
@@ -42,6 +46,23 @@ def render_result(value: Any, max_chars: int | None = DEFAULT_MAX_RESULT_CHARS) 
         details["original_chars"] = len(text)
         text = truncate_text(text, max_chars)
     return ([TextContent(text=text)] if text else []), details
+
+
+def _is_blocks(value: Any) -> bool:
+    if isinstance(value, (TextContent, ImageContent)):
+        return True
+    return isinstance(value, list) and bool(value) and all(isinstance(b, (TextContent, ImageContent)) for b in value)
+
+
+def _render_blocks(blocks: list[TextContent | ImageContent], max_chars: int | None) -> tuple[list[TextContent | ImageContent], dict[str, Any]]:
+    content: list[TextContent | ImageContent] = []
+    cut = 0
+    for block in blocks:
+        if isinstance(block, TextContent) and max_chars is not None and len(block.text) > max_chars:
+            cut += len(block.text) - max_chars
+            block = TextContent(text=truncate_text(block.text, max_chars))
+        content.append(block)
+    return content, ({"truncated_chars": cut} if cut else {})
 
 
 def truncate_text(text: str, max_chars: int) -> str:

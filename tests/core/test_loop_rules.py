@@ -246,3 +246,15 @@ def test_default_result_limit_protects_the_context():
     model = op.ScriptedModel([call("huge"), "ok"])
     [result] = results(op.Runtime(model=model).run("go", tools=[huge]))
     assert len(result.text) < 60_000 and "characters cut" in result.text
+
+
+def test_a_tool_may_return_content_blocks_such_as_an_image():
+    @op.function
+    def snapshot() -> list:
+        """A picture and a caption."""
+        return [op.ImageContent(data="iVBORw0KGgo=", mime_type="image/png"), op.TextContent(text="a cat")]
+
+    model = op.ScriptedModel([call("snapshot"), "ok"])
+    [result] = results(op.Runtime(model=model).run("go", tools=[snapshot]))
+    assert [type(b).__name__ for b in result.content] == ["ImageContent", "TextContent"]
+    assert result.content[0].mime_type == "image/png" and result.text == "a cat"

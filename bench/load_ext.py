@@ -5,9 +5,8 @@ Each measurement is a fresh Python process that first sets up what a kernel alre
 
 - ``import ipywidgets`` — the baseline every widget-based extension pays;
 - ``%load_ext openprogram_jupyter`` — our magics, the cell rewrite and the ``runtime``
-  (ipywidgets itself is imported only when the first ``%%agent`` cell runs), split into
-  importing the package (the core: pydantic models, tools, loop) and the notebook layer's
-  own part (timed with the package already imported);
+  (ipywidgets and the core — pydantic models, tools, loop — load only when the first cell
+  needs them), split into importing the package and the notebook layer's own part;
 - the first ``%%agent`` view: ``%load_ext`` plus ``import ipywidgets`` plus the view's
   modules, for reference.
 

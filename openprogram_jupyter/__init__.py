@@ -15,24 +15,66 @@
 Importing this package imports no provider SDK; each loads when a run first needs it.
 """
 
-from . import decision
-from .decision import DecisionError
-from .events import AgentEvent
-from .messages import (
-    AssistantMessage,
-    ImageContent,
-    TextContent,
-    ThinkingContent,
-    ToolCall,
-    ToolResultMessage,
-    Usage,
-    UserMessage,
-)
-from .models import Model, ScriptedModel
-from .run import Run, RunError
-from .runtime import RunHandle, Runtime, default_runtime
-from .tool_execution import ApprovalRequest
-from .tools import SchemaError, Tool, ToolContext, agentic_function, default_registry, function
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from . import decision
+    from .decision import DecisionError
+    from .events import AgentEvent
+    from .messages import (
+        AssistantMessage,
+        ImageContent,
+        TextContent,
+        ThinkingContent,
+        ToolCall,
+        ToolResultMessage,
+        Usage,
+        UserMessage,
+    )
+    from .models import Model, ScriptedModel
+    from .run import Run, RunError
+    from .runtime import RunHandle, Runtime, default_runtime
+    from .tool_execution import ApprovalRequest
+    from .tools import SchemaError, Tool, ToolContext, agentic_function, default_registry, function
+
+# Public names load on first use (PEP 562): `%load_ext` and `import openprogram_jupyter`
+# stay fast, and pydantic, the tools layer and the loop load with the first cell that
+# needs them.
+_LAZY = {
+    "decision": ".decision",
+    "DecisionError": ".decision",
+    "AgentEvent": ".events",
+    **dict.fromkeys(
+        ["AssistantMessage", "ImageContent", "TextContent", "ThinkingContent", "ToolCall",
+         "ToolResultMessage", "Usage", "UserMessage"], ".messages"),
+    "Model": ".models",
+    "ScriptedModel": ".models",
+    "Run": ".run",
+    "RunError": ".run",
+    "RunHandle": ".runtime",
+    "Runtime": ".runtime",
+    "default_runtime": ".runtime",
+    "ApprovalRequest": ".tool_execution",
+    **dict.fromkeys(
+        ["SchemaError", "Tool", "ToolContext", "agentic_function", "default_registry", "function"], ".tools"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _LAZY.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'openprogram_jupyter' has no attribute {name!r}")
+    import importlib
+
+    module = importlib.import_module(module_name, __name__)
+    value = module if name == "decision" else getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __version__ = "0.1.0"
 

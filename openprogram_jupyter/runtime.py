@@ -17,15 +17,18 @@ import time
 import warnings
 from collections import deque
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._context import current_call
-from .loop import LoopConfig, LoopState, run_loop
-from .messages import ImageContent, TextContent, UserMessage, new_id
-from .models import Model, normalize_tool_choice, resolve_model
-from .run import Run, RunError
-from .tool_execution import Approver, CallEnvironment
-from .tools.registry import Registry, default_registry, resolve_menu
+
+# The loop, the tools layer and pydantic load with the first run, not with this module:
+# `%load_ext` creates the notebook's Runtime and must stay fast.
+if TYPE_CHECKING:
+    from .messages import UserMessage
+    from .models import Model
+    from .run import Run
+    from .tool_execution import Approver
+    from .tools.registry import Registry
 
 __all__ = ["RunHandle", "Runtime", "current_runtime", "default_runtime"]
 
@@ -73,8 +76,17 @@ class Runtime:
         self.tools_deny = list(tools_deny)
         self.max_depth = max_depth
         self.cancel_grace = cancel_grace
-        self.registry = registry if registry is not None else default_registry
+        self._registry = registry
         self.last_run: Run | None = None
+
+    @property
+    def registry(self) -> Registry:
+        """Where the default menu comes from (the global registry unless one was given)."""
+        if self._registry is None:
+            from .tools.registry import default_registry
+
+            return default_registry
+        return self._registry
 
     @property
     def model_spec(self) -> str | Model | None:
@@ -85,6 +97,8 @@ class Runtime:
     def model(self) -> Model:
         """The resolved model (resolving it on first access)."""
         if self._model is None:
+            from .models import resolve_model
+
             model = resolve_model(self._model_spec, api_key=self._api_key, base_url=self._base_url)
             if self.record is not None:
                 from .models.replay import RecordingModel
@@ -96,7 +110,7 @@ class Runtime:
     @model.setter
     def model(self, value: str | Model | None) -> None:
         self._model_spec = value
-        self._model = value if isinstance(value, Model) else None
+        self._model = None  # resolved on next use
 
     def __repr__(self) -> str:
         name = self._model.name if self._model is not None else (self._model_spec or "default")
@@ -145,6 +159,13 @@ class Runtime:
                      get_steering_messages=get_steering_messages,
                      get_follow_up_messages=get_follow_up_messages, _run_created=_run_created),
             )
+        from .loop import LoopConfig, LoopState, run_loop
+        from .messages import new_id
+        from .models import normalize_tool_choice
+        from .run import Run
+        from .tool_execution import CallEnvironment
+        from .tools.registry import resolve_menu
+
         parent = current_call.get()
         depth = parent.depth + 1 if parent is not None else 0
         if depth > self.max_depth:
@@ -394,6 +415,8 @@ def _drain(queue: deque[Any]) -> list[Any]:
 
 
 def _as_prompts(content: Any, *, allow_empty: bool) -> list[UserMessage]:
+    from .messages import ImageContent, TextContent, UserMessage
+
     if isinstance(content, UserMessage):
         return [content]
     if isinstance(content, str):
@@ -416,6 +439,8 @@ def _as_history(messages: Sequence[Any]) -> list[Any]:
 
 
 def _answer(run: Run) -> Any:
+    from .run import RunError
+
     if run.stop_reason == "error":
         raise RunError(run)
     if run.decision is not None:  # its value may be None

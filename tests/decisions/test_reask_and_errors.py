@@ -100,16 +100,22 @@ def test_failed_model_call_raises_run_error_not_decision_error():
 
 
 def test_queued_follow_up_is_delivered_before_the_pick_is_read():
-    handle_box = {}
+    import threading
+
+    queued = threading.Event()
+
+    def first_round(request):
+        queued.wait(5)  # the user queues the follow-up while the model is still thinking
+        return "Let me think."
 
     def second_round(request):
         assert request.messages[-1].text == "Also check the date."
         return pick("close")
 
-    rt, model = scripted_runtime("Let me think.", second_round)
+    rt, model = scripted_runtime(first_round, second_round)
     handle = rt.start("Handle it.", choices=OPTIONS, tools=[])
-    handle_box["h"] = handle
     handle.follow_up("Also check the date.")
+    queued.set()
     assert handle.wait(timeout=10).result == "closed"
     assert model.rounds_played == 2
 

@@ -10,6 +10,9 @@ import pytest
 
 from .kernels import ensure_legacy_venv, write_kernelspec
 
+# Variables the in-process magic tests create; removed after each so tests stay independent.
+_TEST_VARIABLES = ("r", "m", "x", "point", "add", "options", "run")
+
 CURRENT = "op-current"
 LEGACY = "op-ipykernel-6.29"
 
@@ -49,3 +52,29 @@ def kernel_name(request, kernelspecs) -> str:
     if request.param == LEGACY:
         return request.getfixturevalue("legacy_kernel")
     return CURRENT
+
+
+# -- in-process magic tests (no kernel) ------------------------------------------------------
+
+
+@pytest.fixture
+def clean_registry():
+    from openprogram_jupyter.tools.registry import default_registry
+
+    default_registry.clear()
+    yield
+    default_registry.clear()
+
+
+@pytest.fixture
+def shell(monkeypatch, clean_registry):
+    """IPython's shell in this process, with the extension loaded and no provider key set."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    for key in ("OPENPROGRAM_MODEL", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
+        monkeypatch.delenv(key, raising=False)
+    ip = InteractiveShell.instance()
+    ip.run_line_magic("load_ext", "openprogram_jupyter")
+    yield ip
+    for name in _TEST_VARIABLES:
+        ip.user_ns.pop(name, None)

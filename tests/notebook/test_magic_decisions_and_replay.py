@@ -6,28 +6,13 @@ import json
 
 import pytest
 from IPython.core.error import UsageError
-from IPython.core.interactiveshell import InteractiveShell
 
 import openprogram_jupyter as op
-from openprogram_jupyter.tools.registry import default_registry
 
 
 @pytest.fixture(autouse=True)
-def clean_registry():
-    default_registry.clear()
+def _fresh_registry(clean_registry):
     yield
-    default_registry.clear()
-
-
-@pytest.fixture
-def shell(monkeypatch):
-    for key in ("OPENPROGRAM_MODEL", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
-        monkeypatch.delenv(key, raising=False)
-    ip = InteractiveShell.instance()
-    ip.run_line_magic("load_ext", "openprogram_jupyter")
-    yield ip
-    for name in ("r", "m", "options", "run"):
-        ip.user_ns.pop(name, None)
 
 
 def pick(call: str, **args) -> str:

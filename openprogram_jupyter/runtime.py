@@ -188,12 +188,7 @@ class Runtime:
 
         model = self.model
         run = Run(new_id("run"), model.name, menu.names, depth, parent.tool_call_id if parent else None)
-        listeners: list[Callable[[Any], None]] = [run.record]
-        if on_event is not None:
-            listeners.append(_guarded(on_event))
-        if parent is not None:
-            listeners.append(parent.emit)
-        sink = _EventSink(run.run_id, depth, run.parent_tool_call_id, listeners)
+        sink = _EventSink.for_run(run, on_event, parent.emit if parent is not None else None)
         calls = CallEnvironment(
             menu=menu, runtime=self, run_id=run.run_id, depth=depth, emit=sink.emit, forward=sink.forward,
             approve=approve or self.approve, inherited_tools=tools, cancel_grace=self.cancel_grace,
@@ -210,20 +205,10 @@ class Runtime:
         if _run_created is not None:
             _run_created(run)
 
-        task = asyncio.ensure_future(run_loop(config, state, prompts))
-        watcher = asyncio.ensure_future(_cancel_when_set(task, stop_signals)) if stop_signals else None
         try:
-            await asyncio.shield(task)
-        except asyncio.CancelledError:
-            task.cancel()
-            try:
-                await asyncio.wait({task}, timeout=self.cancel_grace + 2.0)
-            except asyncio.CancelledError:
-                pass  # interrupted twice: keep what we have
-            raise
+            await _drive(asyncio.ensure_future(run_loop(config, state, prompts)), stop_signals,
+                         grace=self.cancel_grace + 2.0)
         finally:
-            if watcher is not None:
-                watcher.cancel()
             run.pending_messages = list(state.undelivered)
         return run
 
@@ -365,6 +350,17 @@ class _EventSink:
         self.parent_tool_call_id = parent_tool_call_id
         self.listeners = listeners
 
+    @classmethod
+    def for_run(cls, run: Run, on_event: Callable[[Any], None] | None,
+                parent: Callable[[Any], None] | None) -> _EventSink:
+        """The run's record first, then the user's watcher, then the parent run (if nested)."""
+        listeners: list[Callable[[Any], None]] = [run.record]
+        if on_event is not None:
+            listeners.append(_guarded(on_event))
+        if parent is not None:
+            listeners.append(parent)
+        return cls(run.run_id, run.depth, run.parent_tool_call_id, listeners)
+
     def emit(self, event_class: type, **fields: Any) -> Any:
         event = event_class(run_id=self.run_id, depth=self.depth,
                             parent_tool_call_id=self.parent_tool_call_id, **fields)
@@ -390,6 +386,27 @@ def _guarded(listener: Callable[[Any], None]) -> Callable[[Any], None]:
                 warnings.warn(f"on_event raised {type(error).__name__}: {error}; the run goes on", stacklevel=2)
 
     return call
+
+
+async def _drive(task: asyncio.Future[Any], stop_signals: list[threading.Event], *, grace: float) -> None:
+    """Await the loop's task; a stop signal cancels it (the loop then ends the run itself).
+
+    If the caller is cancelled instead (a kernel interrupt), the task is cancelled too and
+    given ``grace`` seconds to close every open call before ``CancelledError`` re-raises.
+    """
+    watcher = asyncio.ensure_future(_cancel_when_set(task, stop_signals)) if stop_signals else None
+    try:
+        await asyncio.shield(task)
+    except asyncio.CancelledError:
+        task.cancel()
+        try:
+            await asyncio.wait({task}, timeout=grace)
+        except asyncio.CancelledError:
+            pass  # interrupted twice: keep what we have
+        raise
+    finally:
+        if watcher is not None:
+            watcher.cancel()
 
 
 async def _cancel_when_set(task: asyncio.Future[Any], signals: list[threading.Event]) -> None:

@@ -8,27 +8,25 @@ inherit, and the cancel flag that should stop it too.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .runtime import Runtime
+    from .tools.base import ToolContext
 
 __all__ = ["CallFrame", "current_call"]
 
 
 @dataclass(frozen=True)
 class CallFrame:
-    runtime: Runtime
-    run_id: str
-    depth: int
-    tool_call_id: str
+    """The running call (its :class:`ToolContext`: runtime, depth, id, cancel flag), the
+    ``tools=`` list a nested run inherits, and where the nested run's events go."""
+
+    context: ToolContext
     tools: Sequence[object] | None
     emit: Callable[[Any], None]
-    cancelled: threading.Event
 
 
 current_call: ContextVar[CallFrame | None] = ContextVar("openprogram_current_call", default=None)

@@ -167,7 +167,7 @@ class Runtime:
         from .tools.registry import resolve_menu
 
         parent = current_call.get()
-        depth = parent.depth + 1 if parent is not None else 0
+        depth = parent.context.depth + 1 if parent is not None else 0
         if depth > self.max_depth:
             raise RecursionError(
                 f"nested runs are capped at depth {self.max_depth} (Runtime(max_depth=...)); "
@@ -187,13 +187,13 @@ class Runtime:
             raise TypeError(f"max_iterations must be an int or None, got {max_iterations!r}")
 
         model = self.model
-        run = Run(new_id("run"), model.name, menu.names, depth, parent.tool_call_id if parent else None)
+        run = Run(new_id("run"), model.name, menu.names, depth, parent.context.tool_call_id if parent else None)
         sink = _EventSink.for_run(run, on_event, parent.emit if parent is not None else None)
         calls = CallEnvironment(
             menu=menu, runtime=self, run_id=run.run_id, depth=depth, emit=sink.emit, forward=sink.forward,
             approve=approve or self.approve, inherited_tools=tools, cancel_grace=self.cancel_grace,
         )
-        stop_signals = [s for s in (abort, parent.cancelled if parent else None) if s is not None]
+        stop_signals = [s for s in (abort, parent.context.cancelled if parent else None) if s is not None]
         config = LoopConfig(
             stop_requested=(lambda: any(s.is_set() for s in stop_signals)) if stop_signals else None,
             model=model, calls=calls, system=self.system if system is _DEFAULT else system,  # type: ignore[arg-type]
@@ -271,10 +271,8 @@ class RunHandle:
         self._error: BaseException | None = None
 
     def _start(self, content: Any, options: dict[str, Any]) -> None:
-        user_abort: threading.Event | None = options.pop("abort", None)
-        if user_abort is not None:
-            threading.Thread(target=_forward_event, args=(user_abort, self._abort, self._finished),
-                             daemon=True).start()
+        # The caller's abort event, if any, is the handle's: setting either stops the run.
+        self._abort = options.pop("abort", None) or self._abort
         options.setdefault("get_steering_messages", lambda: _drain(self._steering))
         options.setdefault("get_follow_up_messages", lambda: _drain(self._follow_ups))
 
@@ -316,7 +314,10 @@ class RunHandle:
         self._follow_ups.append(text)
 
     def abort(self) -> None:
-        """Stop the run; safe to call from any thread, more than once, or after the end."""
+        """Stop the run; safe to call from any thread, more than once, or after the end.
+
+        A run started with ``abort=EVENT`` uses that event as its own, so this sets it.
+        """
         self._abort.set()
 
     def wait(self, timeout: float | None = None) -> Run:
@@ -417,13 +418,6 @@ async def _cancel_when_set(task: asyncio.Future[Any], signals: list[threading.Ev
         await asyncio.sleep(_ABORT_POLL_SECONDS)
 
 
-def _forward_event(source: threading.Event, target: threading.Event, finished: threading.Event) -> None:
-    while not finished.is_set():
-        if source.wait(0.05):
-            target.set()
-            return
-
-
 def _drain(queue: deque[Any]) -> list[Any]:
     items = []
     while queue:
@@ -479,4 +473,4 @@ def default_runtime() -> Runtime:
 def current_runtime() -> Runtime | None:
     """The Runtime of the run whose tool is executing now, if any."""
     frame = current_call.get()
-    return frame.runtime if frame is not None else None
+    return frame.context.runtime if frame is not None else None

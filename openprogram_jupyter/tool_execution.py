@@ -218,16 +218,7 @@ async def _execute(call: ToolCall, tool: Tool, kwargs: dict[str, Any], env: Call
             ToolExecutionUpdateEvent, tool_call_id=call.id, tool_name=call.name, status="progress", data=data
         ),
     )
-    frame = CallFrame(
-        runtime=env.runtime,  # type: ignore[arg-type]
-        run_id=env.run_id,
-        depth=env.depth,
-        tool_call_id=context.tool_call_id,
-        tools=env.inherited_tools,
-        emit=env.forward,
-        cancelled=context.cancelled,
-    )
-    token = current_call.set(frame)
+    token = current_call.set(CallFrame(context, env.inherited_tools, env.forward))
     try:
         running = asyncio.ensure_future(tool.call(kwargs, context))
     except Exception as error:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
-import threading
 import time
 import traceback
 from collections import Counter
@@ -72,7 +71,6 @@ class CallEnvironment:
     inherited_tools: Sequence[object] | None = None
     cancel_grace: float = 0.5
     failures: Counter[str] = field(default_factory=Counter)
-    cancelled: threading.Event = field(default_factory=threading.Event)
 
 
 @dataclass

@@ -2,9 +2,9 @@
 
     python scripts/run_quickstart.py [NOTEBOOK]
 
-Needs this package with nbclient and ipykernel (``pip install -e '.[test]'``). The notebook
-runs in a fresh kernel of this Python, with OPENPROGRAM_MODEL=offline and no provider keys,
-so nothing leaves the machine. Each code cell is printed with its plain-text outputs — for
+Needs this package with nbclient and ipykernel (``pip install -e '.[notebook]'``). The
+notebook runs in a fresh kernel of this Python, talking over local IPC sockets, with
+OPENPROGRAM_MODEL=offline and no provider keys, so nothing leaves the machine. Each code cell is printed with its plain-text outputs — for
 ``%%agent`` cells that is the saved transcript. Exits non-zero if a cell fails.
 """
 
@@ -22,6 +22,7 @@ OFFLINE_ENV = {"OPENPROGRAM_MODEL": "offline", "OPENAI_API_KEY": "", "ANTHROPIC_
 
 def main(argv: list[str]) -> int:
     import nbformat
+    from jupyter_client.manager import AsyncKernelManager
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
 
@@ -36,7 +37,10 @@ def main(argv: list[str]) -> int:
             "display_name": "openprogram quickstart", "language": "python",
         }))
         os.environ["JUPYTER_PATH"] = os.pathsep.join(filter(None, [jupyter_path, os.environ.get("JUPYTER_PATH")]))
-        client = NotebookClient(notebook, timeout=120, kernel_name="openprogram-quickstart",
+        # IPC sockets in the temporary folder: local only (and no warning about plain TCP).
+        kernel = AsyncKernelManager(kernel_name="openprogram-quickstart", transport="ipc",
+                                    ip=str(Path(jupyter_path) / "kernel"))
+        client = NotebookClient(notebook, km=kernel, timeout=120, kernel_name="openprogram-quickstart",
                                 resources={"metadata": {"path": str(path.parent)}})
         failed = None
         try:

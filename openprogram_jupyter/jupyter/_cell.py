@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 
+from .._install import install_hint
 from ..decision import DecisionError
 from ._live import LiveRun
 
@@ -84,7 +85,7 @@ def click_path(shell: Any, mode: str) -> ClickPath:
             return ClickPath(
                 True,
                 "On ipykernel < 7 a click may only arrive once the cell ends: use Kernel ▸ Interrupt "
-                "(or pip install 'openprogram-jupyter[legacy-kernel]')",
+                f"(or {install_hint('legacy-kernel')})",
                 note=f"ipykernel {'.'.join(map(str, version))} handles clicks only after a cell ends: "
                      f"{INTERRUPT_HINT}, or install the legacy-kernel extra (jupyter-ui-poll).",
             )

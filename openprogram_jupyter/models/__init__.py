@@ -10,6 +10,7 @@ import importlib
 import os
 from typing import Any
 
+from .._install import missing_dependency_message
 from .base import MessageBuilder, Model, ModelRequest, ToolChoice, normalize_tool_choice
 from .scripted import ScriptedModel
 
@@ -89,9 +90,6 @@ def resolve_model(
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as error:
         missing = error.name or "a dependency"
-        raise ValueError(
-            f"the {provider!r} provider needs {missing!r}, which is not installed "
-            f"(pip install 'openprogram-jupyter[{provider}]')"
-        ) from error
+        raise ValueError(missing_dependency_message(provider, missing)) from error
     cls: Any = getattr(module, class_name)
     return cls(model_id, api_key=api_key, base_url=base_url)

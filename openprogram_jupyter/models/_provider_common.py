@@ -24,6 +24,7 @@ from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any
 
+from .._install import missing_dependency_message
 from ..events import AssistantUpdate
 from ..messages import Usage
 from .base import MessageBuilder, Model, ModelRequest
@@ -309,7 +310,7 @@ def transport_error(exc: BaseException) -> ProviderError | None:
     """A connection-level failure (refused, reset, cut, timed out) from httpx, httpx2,
     urllib3 or the OS, as a retryable :class:`ProviderError`; ``None`` for anything else."""
     root = type(exc).__module__.split(".")[0]
-    if root in ("httpx", "httpx2", "httpcore", "h11", "urllib3") or isinstance(exc, (ConnectionError, TimeoutError)):
+    if root in ("httpx", "httpx2", "httpcore", "httpcore2", "h11", "urllib3") or isinstance(exc, (ConnectionError, TimeoutError)):
         return ProviderError(f"connection failed ({type(exc).__name__}: {exc})", retryable=True)
     return None
 
@@ -317,12 +318,9 @@ def transport_error(exc: BaseException) -> ProviderError | None:
 def require_module(module: str, provider: str) -> None:
     """Check (without importing it: the SDK loads on the first run) that ``module`` is
     installed; if not, raise the ``ValueError`` :func:`resolve_model` gives for a missing
-    optional dependency (``pip install 'openprogram-jupyter[provider]'``)."""
+    optional dependency, with the ``pip install`` line that fixes it."""
     if importlib.util.find_spec(module) is None:
-        raise ValueError(
-            f"the {provider!r} provider needs {module!r}, which is not installed "
-            f"(pip install 'openprogram-jupyter[{provider}]')"
-        )
+        raise ValueError(missing_dependency_message(provider, module))
 
 
 def make_usage(model_name: str, input: int = 0, output: int = 0, cache_read: int = 0, cache_write: int = 0) -> Usage:

@@ -81,6 +81,8 @@ class SignatureSchema:
             validated = self.validator.model_validate_json(_to_json(arguments), strict=True)
         except ValidationError as error:
             problems += describe_validation_error(error)
+        # pydantic >= 2.14 also reports an internal name as an extra field: say it once.
+        problems = list(dict.fromkeys(problems))
         if problems:
             order = {name: index for index, name in enumerate(self.names.values())}
             # parameters in signature order, then unexpected ones (sorted is stable)

@@ -9,7 +9,7 @@ from typing import Literal
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_jsonschema import from_schema
+from schema_strategies import from_schema
 
 import openprogram_jupyter as op
 from openprogram_jupyter._decision_options import normalize_options

@@ -2,9 +2,9 @@
 
 Two kernels are tested: this interpreter's ipykernel (7.4 or later) and ipykernel 6.29
 with ipywidgets 7.7 and jupyter-ui-poll (what Colab-era kernels look like). The 6.29 one
-lives in its own virtual environment, which :func:`ensure_legacy_venv` creates on first use
-(about a minute; it needs PyPI) and reuses afterwards; it installs this repository in
-editable mode, so it always runs the code under test.
+lives in its own virtual environment, locked by ``requirements/legacy-kernel.txt``
+(:func:`ensure_legacy_venv`); it installs this repository in editable mode, so it always
+runs the code under test.
 
 :class:`LiveKernel` drives a kernel through nbclient. ``click`` sends exactly what a
 browser sends when a Button is clicked — a ``comm_msg`` with ``{"method": "custom",
@@ -28,34 +28,35 @@ import nbformat
 from nbclient import NotebookClient
 
 REPO = Path(__file__).resolve().parents[2]
-LEGACY_REQUIREMENTS = ["ipykernel==6.29.5", "ipywidgets==7.7.5", "jupyter-ui-poll>=1.0"]
+LEGACY_LOCK = REPO / "requirements" / "legacy-kernel.txt"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 STATIC_MIMES = {"text/plain", "text/html", "text/markdown"}
 
 
 def legacy_venv_dir() -> Path:
+    """Where the ipykernel 6.29 venv lives: ``$OPENPROGRAM_LEGACY_VENV`` or ``.venvs/legacy-kernel``."""
     configured = os.environ.get("OPENPROGRAM_LEGACY_VENV")
-    if configured:
-        return Path(configured)
-    return Path.home() / ".cache" / "openprogram-jupyter" / "venv-ipykernel-6.29"
+    return Path(configured) if configured else REPO / ".venvs" / "legacy-kernel"
 
 
 def ensure_legacy_venv() -> Path:
-    """The Python of a venv with ipykernel 6.29 + ipywidgets 7.7 + this repo, made if needed."""
+    """The Python of the ipykernel 6.29 venv, built from ``requirements/legacy-kernel.txt`` if missing.
+
+    ``.ci/run`` builds it fresh and points ``OPENPROGRAM_LEGACY_VENV`` at it; a bare
+    ``pytest`` run builds it once under the repository's ignored ``.venvs/`` folder (about
+    150 MB) from the same lock, so both runs test the same kernel.
+    """
     venv = legacy_venv_dir()
     python = venv / "bin" / "python"
-    marker = venv / "openprogram-requirements.json"
-    wanted = {"requirements": LEGACY_REQUIREMENTS, "repo": str(REPO)}
-    if python.exists() and marker.exists() and json.loads(marker.read_text()) == wanted:
+    marker = venv / "openprogram-lock.txt"
+    lock = LEGACY_LOCK.read_text()
+    if python.exists() and (os.environ.get("OPENPROGRAM_LEGACY_VENV") or marker.exists() and marker.read_text() == lock):
         return python
-    if not python.exists():
-        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    subprocess.run(
-        [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check",
-         *LEGACY_REQUIREMENTS, "-e", f"{REPO}[legacy-kernel]"],
-        check=True,
-    )
-    marker.write_text(json.dumps(wanted))
+    subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
+    pip = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+    subprocess.run([*pip, "--require-hashes", "-r", str(LEGACY_LOCK)], check=True)
+    subprocess.run([*pip, "--no-deps", "--no-build-isolation", "-e", str(REPO)], check=True)
+    marker.write_text(lock)
     return python
 
 

@@ -17,9 +17,29 @@ from openprogram_jupyter.models._provider_common import (
     RetryPolicy,
     make_usage,
     parse_retry_after,
+    require_module,
     scrub_secrets,
 )
 from openprogram_jupyter.models._transcript import AssistantTurn, paired_history
+
+# -- missing optional dependencies ------------------------------------------------------
+
+
+def test_a_missing_provider_dependency_names_the_packages_of_its_extra():
+    # Read from the installed package's metadata: right from a clone and from an index alike.
+    with pytest.raises(ValueError) as raised:
+        require_module("no_such_module_for_this_test", "bedrock")
+    assert str(raised.value) == (
+        "the 'bedrock' provider needs 'no_such_module_for_this_test', which is not installed "
+        "(pip install 'boto3>=1.34')"
+    )
+
+
+def test_an_extra_the_metadata_does_not_know_is_named_as_an_extra():
+    from openprogram_jupyter._install import install_hint
+
+    assert install_hint("no-such-extra") == "install the [no-such-extra] extra of openprogram-jupyter"
+
 
 # -- prices ----------------------------------------------------------------------------
 

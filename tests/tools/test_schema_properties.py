@@ -4,7 +4,7 @@ arguments must pass agree.
 Functions are built dynamically with varied parameter types (int, float, str, bool,
 Literal, Enum, Optional, list, dict, tuple, nested dataclasses / pydantic models /
 TypedDicts, with or without defaults). Arguments are generated from the tool's own
-schema with hypothesis-jsonschema; valid ones must be accepted and come back as real
+schema (``tests/schema_strategies.py``); valid ones must be accepted and come back as real
 Python values of the annotated types, and ones made invalid on purpose must be rejected
 with an ArgumentError naming the field.
 """
@@ -23,8 +23,8 @@ import jsonschema
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from hypothesis_jsonschema import from_schema
 from pydantic import create_model
+from schema_strategies import from_schema
 from typing_extensions import TypedDict
 
 import openprogram_jupyter as op
@@ -193,30 +193,8 @@ def build_tool(params: list[Param]):
     return op.function(generated, register_globally=False)
 
 
-def draft7(schema: Any) -> Any:
-    """Our schema in the draft-07 spelling hypothesis-jsonschema reads (it ignores prefixItems).
-
-    Walks schema nodes only: a parameter may be called "default" or "enum".
-    """
-    if isinstance(schema, list):
-        return [draft7(item) for item in schema]
-    if not isinstance(schema, dict):
-        return schema
-    out = dict(schema)
-    for key in ("properties", "$defs"):
-        if key in out:
-            out[key] = {name: draft7(sub) for name, sub in out[key].items()}
-    for key in ("items", "additionalProperties", "anyOf", "prefixItems"):
-        if key in out:
-            out[key] = draft7(out[key])
-    if "prefixItems" in out:
-        out["items"] = out.pop("prefixItems")
-        out["additionalItems"] = False
-    return out
-
-
 def valid_arguments(data, tool) -> dict:
-    return data.draw(from_schema(draft7(tool.spec["parameters"])), label="arguments")
+    return data.draw(from_schema(tool.spec["parameters"]), label="arguments")
 
 
 WRONG_VALUES = [7, 2.5, "wrong", True, None, [1], {"zz": 1}]

@@ -1,0 +1,28 @@
+"""How to install an optional part of this package, as a line a user can paste."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import re
+
+DISTRIBUTION = "openprogram-jupyter"
+
+
+def install_hint(extra: str) -> str:
+    """``pip install '<requirement>' ...`` for the packages of ``extra``, read from this
+    package's own metadata, so it is right whether the package came from a clone
+    (``pip install -e '.[extra]'``) or an index. Falls back to naming the extra."""
+    try:
+        requirements = importlib.metadata.requires(DISTRIBUTION) or []
+    except importlib.metadata.PackageNotFoundError:
+        requirements = []
+    marker = re.compile(rf"""extra\s*==\s*["']{re.escape(extra)}["']""")
+    packages = [req.split(";")[0].strip() for req in requirements if marker.search(req)]
+    if not packages:
+        return f"install the [{extra}] extra of {DISTRIBUTION}"
+    return "pip install " + " ".join(f"'{package}'" for package in packages)
+
+
+def missing_dependency_message(provider: str, module: str) -> str:
+    """The error text for a provider whose optional dependency ``module`` is not installed."""
+    return f"the {provider!r} provider needs {module!r}, which is not installed ({install_hint(provider)})"

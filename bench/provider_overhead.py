@@ -34,15 +34,16 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 os.environ.setdefault("OPENAI_AGENTS_DISABLE_TRACING", "1")
 
-from fakeserver import Call, FakeServer, Turn  # noqa: E402
+from fakeserver import Call, FakeServer, Turn
 
-import openprogram_jupyter as op  # noqa: E402
+import openprogram_jupyter as op
 
 KEY = "sk-bench-not-a-real-key"
 PROMPT = "Add the numbers one round at a time."

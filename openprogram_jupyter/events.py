@@ -20,7 +20,7 @@ view, ``Run.events`` — consumes these and nothing else.
 from __future__ import annotations
 
 import time
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -34,11 +34,11 @@ from .messages import (
 )
 
 __all__ = [
+    "EVENT_TYPES",
     "AgentEndEvent",
     "AgentEvent",
     "AgentStartEvent",
     "AssistantUpdate",
-    "EVENT_TYPES",
     "MessageEndEvent",
     "MessageStartEvent",
     "MessageUpdateEvent",
@@ -49,7 +49,7 @@ __all__ = [
     "TurnStartEvent",
 ]
 
-AnyMessage = Union[UserMessage, AssistantMessage, ToolResultMessage]
+AnyMessage = UserMessage | AssistantMessage | ToolResultMessage
 
 UpdateKind = Literal[
     "text_start",
@@ -168,18 +168,18 @@ class AgentEndEvent(_Event):
     error_message: str | None = None
 
 
-AgentEvent = Union[
-    AgentStartEvent,
-    TurnStartEvent,
-    MessageStartEvent,
-    MessageUpdateEvent,
-    MessageEndEvent,
-    ToolExecutionStartEvent,
-    ToolExecutionUpdateEvent,
-    ToolExecutionEndEvent,
-    TurnEndEvent,
-    AgentEndEvent,
-]
+AgentEvent = (
+    AgentStartEvent
+    | TurnStartEvent
+    | MessageStartEvent
+    | MessageUpdateEvent
+    | MessageEndEvent
+    | ToolExecutionStartEvent
+    | ToolExecutionUpdateEvent
+    | ToolExecutionEndEvent
+    | TurnEndEvent
+    | AgentEndEvent
+)
 
 EVENT_TYPES = (
     "agent_start",

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -93,9 +93,9 @@ class ToolCall(_Block):
     provider_data: dict[str, Any] | None = None
 
 
-UserContent = Annotated[Union[TextContent, ImageContent], Field(discriminator="type")]
+UserContent = Annotated[TextContent | ImageContent, Field(discriminator="type")]
 AssistantContent = Annotated[
-    Union[TextContent, ThinkingContent, ToolCall], Field(discriminator="type")
+    TextContent | ThinkingContent | ToolCall, Field(discriminator="type")
 ]
 
 
@@ -189,7 +189,7 @@ class ToolResultMessage(BaseModel):
 
 
 Message = Annotated[
-    Union[UserMessage, AssistantMessage, ToolResultMessage], Field(discriminator="role")
+    UserMessage | AssistantMessage | ToolResultMessage, Field(discriminator="role")
 ]
 
 _message_adapter: TypeAdapter[Message] = TypeAdapter(Message)

@@ -284,7 +284,7 @@ class RunHandle:
         def target() -> None:
             try:
                 context.run(asyncio.run, main())
-            except BaseException as error:  # noqa: BLE001 - re-raised by wait()
+            except BaseException as error:  # re-raised by wait()
                 self._error = error
             finally:
                 self._finished.set()
@@ -342,7 +342,7 @@ class RunHandle:
 class _EventSink:
     """Builds this run's events and hands every event to the listeners, in order."""
 
-    __slots__ = ("run_id", "depth", "parent_tool_call_id", "listeners")
+    __slots__ = ("depth", "listeners", "parent_tool_call_id", "run_id")
 
     def __init__(self, run_id: str, depth: int, parent_tool_call_id: str | None,
                  listeners: list[Callable[[Any], None]]) -> None:

@@ -49,7 +49,7 @@ def main(argv: list[str]) -> int:
             failed = error
     number = 0
     for cell in notebook.cells:
-        if cell.cell_type != "code" or not cell.get("outputs") and not cell.source:
+        if cell.cell_type != "code" or (not cell.get("outputs") and not cell.source):
             continue
         number += 1
         print(f"In [{number}]: " + cell.source.replace("\n", "\n" + " " * (len(str(number)) + 7)))

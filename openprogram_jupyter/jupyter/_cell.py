@@ -258,7 +258,7 @@ def start_background(magics: AgentMagics, plan: CellPlan) -> Any:
     def finish() -> None:
         try:
             run = handle.wait(timeout=1.0)  # it has ended: returns at once, or raises why it never started
-        except Exception as error:  # noqa: BLE001 - shown to the user in place of a transcript
+        except Exception as error:  # shown to the user in place of a transcript
             live.finish(handle.run, notes=[f"The run could not start: {error}"])
             return
         _record(magics, plan, live, run, store=False)

@@ -163,7 +163,7 @@ class LiveRun:
             return
         try:
             self.view.tick(force=force)
-        except Exception as error:  # noqa: BLE001 - reported in the saved notes
+        except Exception as error:  # reported in the saved notes
             self.view_error = error
             self.notes.append(f"The live view stopped updating ({type(error).__name__}: {error}); "
                               "the transcript appears when the run ends.")

@@ -15,10 +15,10 @@ from .base import MessageBuilder, Model, ModelRequest, ToolChoice, normalize_too
 from .scripted import ScriptedModel
 
 __all__ = [
+    "PROVIDERS",
     "MessageBuilder",
     "Model",
     "ModelRequest",
-    "PROVIDERS",
     "ScriptedModel",
     "ToolChoice",
     "default_model_name",

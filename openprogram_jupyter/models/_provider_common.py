@@ -231,7 +231,7 @@ class ProviderModel(Model):
                 return
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:  # noqa: BLE001 - every provider failure ends as a message
+            except Exception as exc:  # every provider failure ends as a message
                 error = exc if isinstance(exc, ProviderError) else self._classify(exc)
                 wait = None if streamed else self.retry.wait_before(retry_number, error)
                 if wait is None:
@@ -277,7 +277,7 @@ async def _close_at_loop_shutdown(client: Any, forget: Any) -> AsyncIterator[Non
             result = close() if close is not None else None
             if asyncio.iscoroutine(result):
                 await result
-        except Exception:  # noqa: BLE001 - best effort at shutdown
+        except Exception:  # best effort at shutdown
             pass
 
 

@@ -18,7 +18,7 @@ import json
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 from ..events import AssistantUpdate
 from ..messages import (
@@ -35,7 +35,7 @@ from ..messages import (
 
 __all__ = ["MessageBuilder", "Model", "ModelRequest", "ToolChoice", "normalize_tool_choice"]
 
-ToolChoice = Union[Literal["auto", "required", "none"], dict[str, str]]
+ToolChoice = Literal["auto", "required", "none"] | dict[str, str]
 """``"auto"``, ``"required"``, ``"none"`` or ``{"type": "function", "name": X}``."""
 
 

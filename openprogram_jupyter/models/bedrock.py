@@ -31,6 +31,7 @@ from typing import Any
 
 from ..events import AssistantUpdate
 from ..messages import TextContent, ThinkingContent, ToolCall, UserMessage
+from ._bedrock_controls import tool_config
 from ._provider_common import (
     ProviderError,
     ProviderModel,
@@ -52,7 +53,6 @@ from ._transcript import (
     user_blocks,
 )
 from .base import MessageBuilder, ModelRequest
-from ._bedrock_controls import tool_config
 
 __all__ = ["BedrockModel"]
 
@@ -239,7 +239,7 @@ class _StreamPump:
                     return
                 self._emit("event", event)
             self._emit("end", None)
-        except Exception as exc:  # noqa: BLE001 - handed to the event loop, classified there
+        except Exception as exc:  # handed to the event loop, classified there
             if not self._stopped:
                 self._emit("error", exc)
         finally:
@@ -277,7 +277,7 @@ def _close_stream(stream: Any) -> None:
         pass  # already closed or released
     try:
         stream.close()
-    except Exception:  # noqa: BLE001 - closing an already broken stream
+    except Exception:  # closing an already broken stream
         pass
 
 

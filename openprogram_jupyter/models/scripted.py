@@ -7,7 +7,6 @@ import json
 import re
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import replace
-from typing import Union
 
 from ..events import AssistantUpdate
 from ..messages import AssistantMessage, TextContent, ThinkingContent, ToolCall, Usage
@@ -15,8 +14,7 @@ from .base import MessageBuilder, Model, ModelRequest
 
 __all__ = ["ScriptItem", "ScriptedModel"]
 
-ScriptItem = Union[str, ToolCall, Sequence[ToolCall], AssistantMessage,
-                   Callable[[ModelRequest], "ScriptItem"]]
+ScriptItem = str | ToolCall | Sequence[ToolCall] | AssistantMessage | Callable[[ModelRequest], "ScriptItem"]
 
 _WORDS = re.compile(r"\S+\s*|\s+")
 

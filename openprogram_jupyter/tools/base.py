@@ -209,7 +209,7 @@ def run_in_daemon_thread(fn: Callable[..., Any], kwargs: dict[str, Any], *, name
     def job() -> None:
         try:
             result = context.run(fn, **kwargs)
-        except BaseException as error:  # noqa: BLE001 - handed to the awaiting task
+        except BaseException as error:  # handed to the awaiting task
             outcome = ("set_exception", error)
         else:
             outcome = ("set_result", result)

@@ -53,7 +53,7 @@ def lab(tmp_path):
                "--LabApp.expose_app_in_browser=True", "--ServerApp.disable_check_xsrf=True"]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--allow-root")
-    log = open(tmp_path / "lab.log", "w")  # noqa: SIM115 - handed to the server process, closed below
+    log = open(tmp_path / "lab.log", "w")  # handed to the server process, closed below
     server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=root)
     url = f"http://127.0.0.1:{port}"
     try:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import binascii
 import json
 import struct
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .script import Turn, pieces
 from .wire import Reject, Wire

@@ -3,11 +3,13 @@ read its request bodies (tool choice, calls, results) in a provider-neutral way.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
+
+from fakeserver import FakeServer
 
 import openprogram_jupyter as op
-from fakeserver import FakeServer
 from openprogram_jupyter.models._provider_common import RetryPolicy
 from openprogram_jupyter.models.base import MessageBuilder, Model, ModelRequest
 

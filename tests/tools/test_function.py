@@ -161,7 +161,7 @@ def test_redecorating_a_function_of_the_same_name_replaces_the_registry_entry():
     first = greet
 
     @op.function
-    def greet(name: str, loud: bool = False) -> str:  # noqa: F811 - a re-run notebook cell
+    def greet(name: str, loud: bool = False) -> str:  # a re-run notebook cell
         """New."""
         return "new"
 

@@ -199,7 +199,7 @@ def test_description_option_replaces_the_docstring_summary_but_keeps_parameter_d
 
 def test_optional_parameter_allows_null():
     @op.function
-    def f(a: Optional[int], b: int | None = None) -> None:
+    def f(a: Optional[int], b: int | None = None) -> None:  # noqa: UP045 - both spellings under test
         """F."""
 
     assert props(f)["a"] == {"anyOf": [{"type": "integer"}, {"type": "null"}]}

@@ -30,7 +30,7 @@ class Point:
 
 class Box(BaseModel):
     corner: Point
-    label: Optional[str] = None
+    label: Optional[str] = None  # noqa: UP045 - the string names typing.Optional
 
 
 class Query(typing_extensions.TypedDict):
@@ -45,7 +45,7 @@ class Counter:
     def __init__(self) -> None:
         self.total = 0
 
-    def add(self, amount: int, note: Optional[str] = None) -> int:
+    def add(self, amount: int, note: Optional[str] = None) -> int:  # noqa: UP045 - the string names typing.Optional
         """Add to the total.
 
         Args:
@@ -66,7 +66,7 @@ def test_string_annotations_give_the_same_schema_as_real_ones():
         points: list[Point],
         counts: dict[str, int],
         pair: tuple[int, str],
-        maybe: Optional[int] = None,
+        maybe: Optional[int] = None,  # noqa: UP045 - the string names typing.Optional
     ) -> str:
         """F."""
 

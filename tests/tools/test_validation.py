@@ -151,7 +151,7 @@ def test_enum_value_becomes_the_enum_member():
 
 def test_optional_accepts_null():
     @op.function
-    def f(n: Optional[int]) -> None:
+    def f(n: Optional[int]) -> None:  # noqa: UP045 - the spelling under test
         """F."""
 
     assert f.validate({"n": None}) == {"n": None}

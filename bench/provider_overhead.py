@@ -82,8 +82,9 @@ def responder(rounds: int) -> Callable[[Any, Any], Turn]:
 
 def make_floor(base_url: str, rounds: int) -> Callable[[], Awaitable[int]]:
     client = openai_client(base_url)
+    parameters = op.function(add, register_globally=False).spec["parameters"]
     tools = [{"type": "function", "function": {"name": "add", "description": "Add two integers.",
-                                               "parameters": op.function(add, register_globally=False).spec["parameters"]}}]
+                                               "parameters": parameters}}]
 
     async def run() -> int:
         messages: list[dict[str, Any]] = [{"role": "user", "content": PROMPT}]
@@ -238,7 +239,13 @@ def bench_imports(repeats: int) -> None:
 async def bench_abort(trials: int) -> None:
     from openprogram_jupyter.messages import UserMessage
     from openprogram_jupyter.models import resolve_model
-    from openprogram_jupyter.models.base import MessageBuilder, ModelRequest
+    from openprogram_jupyter.models.base import MessageBuilder, Model, ModelRequest
+
+    async def consume(model: Model, out: MessageBuilder, first: asyncio.Event) -> None:
+        """Stream one reply, setting ``first`` at its first text delta."""
+        async for update in model.stream(ModelRequest(messages=[UserMessage(content="go")]), out):
+            if update.kind == "text_delta":
+                first.set()
 
     os.environ.update(AWS_ACCESS_KEY_ID="AKIABENCHBENCHBENC", AWS_SECRET_ACCESS_KEY="bench", AWS_REGION="us-east-1")
     models = {"openai": "openai:gpt-bench", "openai-responses": "openai-responses:gpt-bench",
@@ -256,13 +263,7 @@ async def bench_abort(trials: int) -> None:
                 model = resolve_model(name, api_key=KEY, base_url=base)
                 out = MessageBuilder(model.name)
                 first = asyncio.Event()
-
-                async def consume() -> None:
-                    async for update in model.stream(ModelRequest(messages=[UserMessage(content="go")]), out):
-                        if update.kind == "text_delta":
-                            first.set()
-
-                task = asyncio.create_task(consume())
+                task = asyncio.create_task(consume(model, out, first))
                 await first.wait()
                 cancelled = time.monotonic()
                 task.cancel()

@@ -22,6 +22,7 @@ from typing_extensions import TypedDict
 
 from .tools._schema import SchemaError, build_signature_schema
 from .tools.base import Tool, as_tool
+from .tools.examples import example_arguments
 from .tools.function import function
 
 __all__ = ["MENU_HEADER", "Option", "example_pick", "menu_text", "normalize_options", "render_menu"]
@@ -273,8 +274,6 @@ def _type_text(schema: Any) -> str:
 
 
 def _example_call(option: Option) -> str:
-    from .models.offline import example_arguments
-
     arguments = {} if option.kind == "value" else example_arguments(option.parameters)
     return json.dumps({"call": option.name, "args": arguments}, ensure_ascii=False)
 

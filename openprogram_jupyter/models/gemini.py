@@ -236,11 +236,11 @@ def _model_parts(turn: AssistantTurn) -> list[dict[str, Any]]:
 def _result_parts(turn: AssistantTurn) -> list[dict[str, Any]]:
     parts: list[dict[str, Any]] = []
     images: list[dict[str, Any]] = []
-    for call, result in zip(turn.calls, turn.results):
+    for call, result in zip(turn.calls, turn.results, strict=True):
         response = {"error" if result.is_error else "output": result_text(result)}
         function_response: dict[str, Any] = {"name": call.name, "response": response}
-        if (call.provider_data or {}).get("gemini_call_id"):
-            function_response["id"] = call.provider_data["gemini_call_id"]  # type: ignore[index]
+        if call_id := (call.provider_data or {}).get("gemini_call_id"):
+            function_response["id"] = call_id
         parts.append({"functionResponse": function_response})
         images += [{"inlineData": {"mimeType": i.mime_type, "data": i.data}} for i in result_images(result)]
     return parts + images

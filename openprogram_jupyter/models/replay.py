@@ -193,7 +193,7 @@ def _same_text(recorded: str | None, now: str | None) -> bool:
 def _first_difference(was: str | None, now: str | None) -> str:
     if was is None or now is None:
         return f"recorded {was!r}, now {now!r}"
-    at = next((i for i, (a, b) in enumerate(zip(was, now)) if a != b), min(len(was), len(now)))
+    at = next((i for i, (a, b) in enumerate(zip(was, now, strict=False)) if a != b), min(len(was), len(now)))
     start = max(0, at - 20)
     return f"from character {at}: recorded {was[start:at + 40]!r}, now {now[start:at + 40]!r}"
 

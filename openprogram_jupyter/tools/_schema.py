@@ -257,7 +257,7 @@ def _resolve_annotations(fn: Callable[..., Any], signature: inspect.Signature, n
     if isinstance(fn, functools.partial):
         target = fn.func
     elif not (inspect.isfunction(fn) or inspect.ismethod(fn) or inspect.isclass(fn)):
-        target = getattr(type(fn), "__call__", fn)
+        target = type(fn).__call__  # a callable instance: its class's __call__ holds the annotations
     try:
         return typing.get_type_hints(target, include_extras=True)
     except Exception:
@@ -314,11 +314,11 @@ def _pydantic_compatible(annotation: Any, seen: dict[int, Any]) -> Any:
         inner = _pydantic_compatible(args[0], seen)
         return annotation if inner is args[0] else typing.Annotated[(inner, *annotation.__metadata__)]
     new_args = tuple(_pydantic_compatible(arg, seen) for arg in args)
-    if all(new is old for new, old in zip(new_args, args)):
+    if all(new is old for new, old in zip(new_args, args, strict=True)):
         return annotation
     try:
         if origin is typing.Union or isinstance(annotation, types.UnionType):
-            return typing.Union[new_args]
+            return typing.Union[new_args]  # noqa: UP007 - the members are only known at run time
         if isinstance(annotation, types.GenericAlias):
             return types.GenericAlias(origin, new_args)
         return annotation.copy_with(new_args)
@@ -449,7 +449,7 @@ def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
                 recursive = True
                 return node
             merged = {**defs[key], **{k: v for k, v in node.items() if k != "$ref"}}
-            return resolve(merged, seen + (key,))
+            return resolve(merged, (*seen, key))
         return _map_subschemas({k: v for k, v in node.items() if k != "$defs"}, lambda sub: resolve(sub, seen))
 
     result = resolve(schema, ())

@@ -19,7 +19,7 @@ import re
 import time
 import weakref
 from abc import abstractmethod
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Mapping
 from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any
@@ -177,9 +177,9 @@ class ProviderModel(Model):
         self.retry = retry or RetryPolicy()
         self.__api_key = api_key
         # loop -> (client, the async generator that closes it when the loop shuts down)
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[Any, Any]] = (
-            weakref.WeakKeyDictionary()
-        )
+        self._clients: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, tuple[Any, AsyncGenerator[None, None]]
+        ] = weakref.WeakKeyDictionary()
 
     @property
     def _api_key(self) -> str | None:
@@ -198,7 +198,9 @@ class ProviderModel(Model):
         if entry is None:
             client = self._make_client()
             closer = _close_at_loop_shutdown(client, lambda: self._clients.pop(loop, None))
-            loop.create_task(closer.__anext__())  # runs it to its `yield`; the loop now tracks it
+            # Runs it to its `yield` in one step, after which the loop tracks the generator (kept
+            # alive here, in _clients); the finished task needs no reference.
+            loop.create_task(closer.__anext__())  # noqa: RUF006
             entry = self._clients[loop] = (client, closer)
         return entry[0]
 
@@ -232,10 +234,10 @@ class ProviderModel(Model):
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # every provider failure ends as a message
-                error = exc if isinstance(exc, ProviderError) else self._classify(exc)
-                wait = None if streamed else self.retry.wait_before(retry_number, error)
+                failure = exc if isinstance(exc, ProviderError) else self._classify(exc)
+                wait = None if streamed else self.retry.wait_before(retry_number, failure)
                 if wait is None:
-                    out.fail(self._format_error(error, retry_number))
+                    out.fail(self._format_error(failure, retry_number))
                     return
                 await asyncio.sleep(wait)
                 retry_number += 1
@@ -259,15 +261,16 @@ class ProviderModel(Model):
         """The request payload for this round, and notices about degraded controls."""
 
     @abstractmethod
-    def _attempt(self, payload: Any, out: MessageBuilder) -> AsyncIterator[AssistantUpdate]:
-        """One request: stream into ``out`` and ``finish`` it, or raise."""
+    def _attempt(self, payload: Any, out: MessageBuilder) -> AsyncGenerator[AssistantUpdate, None]:
+        """One request: stream into ``out`` and ``finish`` it, or raise. An async generator:
+        :meth:`stream` closes it, and with it the connection, when the round is cancelled."""
 
     @abstractmethod
     def _classify(self, exc: Exception) -> ProviderError:
         """Turn an SDK or transport exception into a :class:`ProviderError`."""
 
 
-async def _close_at_loop_shutdown(client: Any, forget: Any) -> AsyncIterator[None]:
+async def _close_at_loop_shutdown(client: Any, forget: Callable[[], object]) -> AsyncGenerator[None, None]:
     try:
         yield
     finally:

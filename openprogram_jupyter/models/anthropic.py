@@ -26,7 +26,7 @@ Wire facts: WIRE.md, "Anthropic Messages". What this module does exactly:
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any
 
 from ..events import AssistantUpdate
@@ -124,7 +124,7 @@ class AnthropicModel(ProviderModel):
 
     # -- response ----------------------------------------------------------------------
 
-    async def _attempt(self, payload: dict[str, Any], out: MessageBuilder) -> AsyncIterator[AssistantUpdate]:
+    async def _attempt(self, payload: dict[str, Any], out: MessageBuilder) -> AsyncGenerator[AssistantUpdate, None]:
         stream = await self._client().messages.create(**payload)
         async with stream:
             calls: dict[int, int] = {}  # wire block index -> content index

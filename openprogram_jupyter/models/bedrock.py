@@ -26,7 +26,7 @@ import base64
 import os
 import socket
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any
 
 from ..events import AssistantUpdate
@@ -139,7 +139,7 @@ class BedrockModel(ProviderModel):
 
     # -- response ----------------------------------------------------------------------
 
-    async def _attempt(self, payload: dict[str, Any], out: MessageBuilder) -> AsyncIterator[AssistantUpdate]:
+    async def _attempt(self, payload: dict[str, Any], out: MessageBuilder) -> AsyncGenerator[AssistantUpdate, None]:
         pump = _StreamPump(self._client(), payload, asyncio.get_running_loop())
         pump.start()
         try:

@@ -19,7 +19,7 @@ Wire facts: WIRE.md, "OpenAI Responses". Keys, endpoint and the client are those
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any
 
 from ..events import AssistantUpdate
@@ -68,7 +68,7 @@ class OpenAIResponsesModel(OpenAIChatModel):
                 payload["parallel_tool_calls"] = request.parallel_tool_calls
         return payload, []
 
-    async def _attempt(self, payload: dict[str, Any], out: MessageBuilder) -> AsyncIterator[AssistantUpdate]:
+    async def _attempt(self, payload: dict[str, Any], out: MessageBuilder) -> AsyncGenerator[AssistantUpdate, None]:
         stream = await self._client().responses.create(**payload)
         async with stream:
             calls: dict[str, int] = {}  # item id -> content index

@@ -201,7 +201,9 @@ def _first_difference(was: str | None, now: str | None) -> str:
 def load_cassette(path: str | os.PathLike[str]) -> tuple[list[tuple[dict[str, Any], AssistantMessage]], str | None]:
     """Read a cassette: ``([(request summary, reply), ...], recorded model name)``.
 
-    Raises :class:`CassetteError` naming the file and what is wrong with it.
+    A request summary that is not an object reads as ``{}``, a model name that is not a
+    string as ``None``: both are only compared and shown. Raises :class:`CassetteError`
+    naming the file and what is wrong with anything else.
     """
     path = Path(path)
     try:
@@ -223,11 +225,11 @@ def load_cassette(path: str | os.PathLike[str]) -> tuple[list[tuple[dict[str, An
                             "(expected an object with \"cassette\": \"openprogram-jupyter\" and a \"rounds\" list)")
     if data.get("version") != CASSETTE_VERSION:
         raise CassetteError(f"cassette {path} has version {data.get('version')!r}; this version reads {CASSETTE_VERSION}")
-    rounds = []
+    rounds: list[tuple[dict[str, Any], AssistantMessage]] = []
     for number, entry in enumerate(data["rounds"], 1):
         if not isinstance(entry, dict) or not isinstance(entry.get("reply"), dict):
             raise CassetteError(f"cassette {path}, round {number}: expected an object with a \"reply\" object")
-        request = entry.get("request") if isinstance(entry.get("request"), dict) else {}
+        request = entry["request"] if isinstance(entry.get("request"), dict) else {}
         try:
             reply = AssistantMessage.model_validate(entry["reply"])
         except ValidationError as error:
@@ -238,4 +240,5 @@ def load_cassette(path: str | os.PathLike[str]) -> tuple[list[tuple[dict[str, An
                 f"({where}: {first['msg']})"
             ) from None
         rounds.append((request, reply))
-    return rounds, data.get("model")
+    model = data.get("model")
+    return rounds, model if isinstance(model, str) else None

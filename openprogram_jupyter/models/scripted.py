@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import replace
 
 from ..events import AssistantUpdate
-from ..messages import AssistantMessage, TextContent, ThinkingContent, ToolCall, Usage
+from ..messages import AssistantMessage, AssistantStopReason, TextContent, ThinkingContent, ToolCall, Usage
 from .base import MessageBuilder, Model, ModelRequest
 
 __all__ = ["ScriptItem", "ScriptedModel"]
@@ -82,7 +82,7 @@ class ScriptedModel(Model):
         if message.stop_reason == "error":
             out.fail(message.error_message or "scripted error", usage)
         else:
-            default = "toolUse" if message.tool_calls else "stop"
+            default: AssistantStopReason = "toolUse" if message.tool_calls else "stop"
             out.finish(message.stop_reason if message.stop_reason != "stop" else default, usage)
 
     async def _pause(self) -> None:

@@ -72,7 +72,7 @@ def run_markdown(run: RunNode, *, max_result_chars: int = fmt.DEFAULT_MAX_RESULT
 def _safe_header(run: RunNode) -> list[str]:
     parts = fmt.header_parts(run)
     # The first part names the model: a string from outside, so it goes in a code span.
-    return [f"model {code_span(run.model or '?')}"] + parts[1:]
+    return [f"model {code_span(run.model or '?')}", *parts[1:]]
 
 
 def _end_words(run: RunNode) -> str:

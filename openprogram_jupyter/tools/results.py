@@ -101,7 +101,7 @@ def _jsonable(value: Any, parents: tuple[int, ...]) -> Any:
         return value
     if id(value) in parents:
         return f"<cycle: {type(value).__name__}>"
-    inside = parents + (id(value),)
+    inside = (*parents, id(value))
     if isinstance(value, BaseModel):
         try:
             return value.model_dump(mode="json")

@@ -53,7 +53,8 @@ def run_plain(run: RunNode, *, max_result_chars: int = DEFAULT_PLAIN_RESULT_CHAR
 
 
 def _call_plain(call: CallNode, max_result_chars: int, indent: str) -> list[str]:
-    line = f"{indent}▸ {call.name}({fmt.arguments_preview(call, 120)}) → {fmt.STATUS_LABEL.get(call.status, call.status)}"
+    status = fmt.STATUS_LABEL.get(call.status, call.status)
+    line = f"{indent}▸ {call.name}({fmt.arguments_preview(call, 120)}) → {status}"
     if call.duration is not None:
         line += f" · {fmt.seconds(call.duration)}"
     lines = [line]

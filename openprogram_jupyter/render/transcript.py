@@ -297,7 +297,8 @@ class TranscriptBuilder:
         message = event.message
         if isinstance(message, UserMessage):
             kind: Literal["prompt", "message"] = "prompt" if not run.timeline else "message"
-            images = sum(isinstance(b, ImageContent) for b in message.content) if isinstance(message.content, list) else 0
+            content = message.content
+            images = 0 if isinstance(content, str) else sum(isinstance(b, ImageContent) for b in content)
             run.timeline.append(UserNode(text=message.text, images=images, kind=kind))
             run.touch()
         elif isinstance(message, AssistantMessage):
@@ -309,7 +310,7 @@ class TranscriptBuilder:
         update = event.update
         kind = update.kind
         if kind in ("text_delta", "thinking_delta", "text_start", "thinking_start"):
-            block_kind = "text" if kind.startswith("text") else "thinking"
+            block_kind: Literal["text", "thinking"] = "text" if kind.startswith("text") else "thinking"
             block = round_.by_index.get(update.content_index)
             if not isinstance(block, Block):
                 block = Block(kind=block_kind)
@@ -323,10 +324,10 @@ class TranscriptBuilder:
             call = self._call_for(update.tool_call, round_)
             round_.by_index[update.content_index] = call
         elif kind == "toolcall_delta":
-            call = round_.by_index.get(update.content_index)
-            if isinstance(call, CallNode):
-                call.raw_arguments.append(update.delta)
-                call.touch()
+            streaming = round_.by_index.get(update.content_index)
+            if isinstance(streaming, CallNode):
+                streaming.raw_arguments.append(update.delta)
+                streaming.touch()
         elif kind == "toolcall_end" and update.tool_call is not None:
             call = self._call_for(update.tool_call, round_)
             round_.by_index[update.content_index] = call
@@ -361,8 +362,8 @@ class TranscriptBuilder:
                 self._complete_arguments(call, block)
                 items.append(call)
             else:
-                kind = "text" if isinstance(block, TextContent) else "thinking"
-                text = block.text if isinstance(block, TextContent) else block.thinking  # type: ignore[union-attr]
+                kind: Literal["text", "thinking"] = "text" if isinstance(block, TextContent) else "thinking"
+                text = block.text if isinstance(block, TextContent) else block.thinking
                 reuse = next((b for b in old_blocks if b.kind == kind), None)
                 if reuse is not None:
                     old_blocks.remove(reuse)
@@ -370,7 +371,8 @@ class TranscriptBuilder:
                     items.append(reuse)
                 else:
                     items.append(Block(kind=kind, parts=[text]))
-        round_.items = items + notices
+        items.extend(notices)
+        round_.items = items
         round_.touch()
 
     # -- calls ------------------------------------------------------------------------

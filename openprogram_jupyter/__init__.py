@@ -17,9 +17,21 @@ Importing this package imports no provider SDK; each loads when a run first need
 
 from typing import TYPE_CHECKING, Any
 
+# Light (the standard library only), and it must be imported before the tools layer can be
+# used: it gives the tools layer the default Runtime an agentic function falls back to.
+from . import runtime as _runtime  # noqa: F401
+
 if TYPE_CHECKING:
     from . import decision
-    from .decision import DecisionError
+    from .errors import (
+        ArgumentError,
+        CassetteError,
+        DecisionError,
+        OpenProgramError,
+        RunError,
+        SchemaError,
+        SetupError,
+    )
     from .events import AgentEvent
     from .messages import (
         AssistantMessage,
@@ -32,17 +44,19 @@ if TYPE_CHECKING:
         UserMessage,
     )
     from .models import Model, ScriptedModel
-    from .run import Run, RunError
+    from .run import Run
     from .runtime import RunHandle, Runtime, default_runtime
     from .tool_execution import ApprovalRequest
-    from .tools import SchemaError, Tool, ToolContext, agentic_function, default_registry, function
+    from .tools import Tool, ToolContext, agentic_function, default_registry, function
 
 # Public names load on first use (PEP 562): `%load_ext` and `import openprogram_jupyter`
 # stay fast, and pydantic, the tools layer and the loop load with the first cell that
 # needs them.
 _LAZY = {
     "decision": ".decision",
-    "DecisionError": ".decision",
+    **dict.fromkeys(
+        ["ArgumentError", "CassetteError", "DecisionError", "OpenProgramError", "RunError", "SchemaError",
+         "SetupError"], ".errors"),
     "AgentEvent": ".events",
     **dict.fromkeys(
         ["AssistantMessage", "ImageContent", "TextContent", "ThinkingContent", "ToolCall",
@@ -50,13 +64,12 @@ _LAZY = {
     "Model": ".models",
     "ScriptedModel": ".models",
     "Run": ".run",
-    "RunError": ".run",
     "RunHandle": ".runtime",
     "Runtime": ".runtime",
     "default_runtime": ".runtime",
     "ApprovalRequest": ".tool_execution",
     **dict.fromkeys(
-        ["SchemaError", "Tool", "ToolContext", "agentic_function", "default_registry", "function"], ".tools"),
+        ["Tool", "ToolContext", "agentic_function", "default_registry", "function"], ".tools"),
 }
 
 
@@ -81,16 +94,20 @@ __version__ = "0.1.0"
 __all__ = [
     "AgentEvent",
     "ApprovalRequest",
+    "ArgumentError",
     "AssistantMessage",
+    "CassetteError",
     "DecisionError",
     "ImageContent",
     "Model",
+    "OpenProgramError",
     "Run",
     "RunError",
     "RunHandle",
     "Runtime",
     "SchemaError",
     "ScriptedModel",
+    "SetupError",
     "TextContent",
     "ThinkingContent",
     "Tool",

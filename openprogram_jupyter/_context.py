@@ -3,7 +3,8 @@
 The loop sets :data:`current_call` around each tool call; worker threads receive a copy of
 the context, so a nested ``runtime.exec`` inside a tool knows its parent: the depth, the
 call that opened it (its events become that call's children), the ``tools=`` list to
-inherit, and the cancel flag that should stop it too.
+inherit, and the cancel flag that should stop it too. :func:`ambient_runtime` is the
+Runtime an agentic function uses when none is passed.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .runtime import Runtime
     from .tools.base import ToolContext
 
-__all__ = ["CallFrame", "current_call"]
+__all__ = ["CallFrame", "ambient_runtime", "current_call", "current_runtime", "provide_default_runtime"]
 
 
 @dataclass(frozen=True)
@@ -30,3 +32,28 @@ class CallFrame:
 
 
 current_call: ContextVar[CallFrame | None] = ContextVar("openprogram_current_call", default=None)
+
+
+def current_runtime() -> Runtime | None:
+    """The Runtime of the run whose tool is executing now, if any."""
+    frame = current_call.get()
+    return frame.context.runtime if frame is not None else None
+
+
+_default_runtime: Callable[[], Runtime] | None = None
+
+
+def provide_default_runtime(factory: Callable[[], Runtime]) -> None:
+    """Called once by :mod:`openprogram_jupyter.runtime` (which the package imports first)."""
+    global _default_runtime
+    _default_runtime = factory
+
+
+def ambient_runtime() -> Runtime:
+    """The Runtime of the run whose tool is executing, else the process-wide default one."""
+    runtime = current_runtime()
+    if runtime is not None:
+        return runtime
+    if _default_runtime is None:
+        raise RuntimeError("openprogram_jupyter.runtime was not imported; import openprogram_jupyter first")
+    return _default_runtime()

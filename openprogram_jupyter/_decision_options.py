@@ -12,20 +12,27 @@ import inspect
 import json
 import keyword
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, TypeAdapter, with_config
 from typing_extensions import TypedDict
 
+from .messages import TextContent, UserMessage
 from .tools._schema import SchemaError, build_signature_schema
 from .tools.base import Tool, as_tool
 from .tools.examples import example_arguments
 from .tools.function import function
 
-__all__ = ["MENU_HEADER", "Option", "example_pick", "menu_text", "normalize_options", "render_menu"]
+if TYPE_CHECKING:
+    from .tools.registry import Registry
+
+__all__ = [
+    "MENU_HEADER", "Option", "example_pick", "menu_text", "normalize_options", "prompt_with_menu", "render_menu",
+    "tools_to_hide",
+]
 
 MENU_HEADER = "Options:"
 
@@ -289,3 +296,28 @@ def example_pick(text: str) -> str | None:
         if line.strip().startswith("Call: {"):
             return line.strip()[len("Call: "):]
     return None
+
+
+def prompt_with_menu(content: Any, menu: str) -> Any:
+    """``content`` (a str, a ``UserMessage`` or a list of content blocks) with the decision
+    menu appended as its last text; anything else is returned as is for the caller to refuse."""
+    if isinstance(content, str):
+        return f"{content.rstrip()}\n\n{menu}" if content.strip() else menu
+    if isinstance(content, UserMessage):
+        if isinstance(content.content, str):
+            return content.model_copy(update={"content": f"{content.content.rstrip()}\n\n{menu}"})
+        return content.model_copy(update={"content": [*content.content, TextContent(text=menu)]})
+    if isinstance(content, (list, tuple)):
+        return [*content, TextContent(text=menu)]
+    return content
+
+
+def tools_to_hide(registry: Registry, options: list[Option], tools: Sequence[object] | None) -> list[str]:
+    """The names of function options to keep off the work menu: picking them is how they run.
+
+    Only registered tools can be on the default menu; an explicit ``tools=`` list is the
+    caller's choice and is left alone (nothing is hidden).
+    """
+    if tools is not None:
+        return []
+    return sorted({o.tool.name for o in options if o.tool is not None and registry.get(o.tool.name) is o.tool})

@@ -3,7 +3,7 @@
 Each round the model returns one assistant message. If it holds tool calls, the model
 picked functions: run them in order, append the results, ask again. If it holds only text,
 the model picked "finish" and the text is the result. The loop never decides for the
-model; it parses the reply and branches on it (DESIGN 2.1, 2.4).
+model; it parses the reply and branches on it (docs/semantics.md).
 
 The loop is an ``async`` function that reports everything through one event sink. Sync
 and async APIs, the notebook view and nested runs all drive this same function.
@@ -34,7 +34,8 @@ from .messages import (
     ToolResultMessage,
     UserMessage,
 )
-from .models.base import MessageBuilder, Model, ModelRequest, ToolChoice
+from .models.base import MessageBuilder, Model, ModelRequest
+from .spec import RunSpec
 from .tool_execution import CallAborted, CallEnvironment, execute_tool_call, result_for_unrun_call
 
 __all__ = ["LoopConfig", "LoopState", "run_loop"]
@@ -47,16 +48,11 @@ SKIPPED_FOR_STEERING = "skipped: a new user message arrived before this call ran
 
 @dataclass
 class LoopConfig:
-    """What one run is asked to do (fixed for the run)."""
+    """What one run is asked to do (its :class:`RunSpec`), with what it runs on."""
 
+    spec: RunSpec
     model: Model
     calls: CallEnvironment
-    system: str | None = None
-    tool_choice: ToolChoice = "auto"
-    parallel_tool_calls: bool | None = None
-    max_iterations: int | None = 20
-    get_steering_messages: MessageSource | None = None
-    get_follow_up_messages: MessageSource | None = None
     stop_requested: Callable[[], bool] | None = None
 
 
@@ -111,7 +107,7 @@ async def _run_rounds(config: LoopConfig, state: LoopState, pending: list[Any]) 
     while True:
         has_more_tool_calls = True
         while has_more_tool_calls or pending:
-            cap = config.max_iterations
+            cap = config.spec.max_iterations
             if cap is not None and state.rounds >= max(1, cap):
                 state.undelivered = list(pending)
                 state.stop_reason = "max_iterations"
@@ -136,8 +132,8 @@ async def _run_rounds(config: LoopConfig, state: LoopState, pending: list[Any]) 
                 pending = await _execute_tool_calls(config, state, tool_calls)
             _end_turn(config, state, message)
             if not pending:
-                pending = _take(config.get_steering_messages)
-        pending = _take(config.get_follow_up_messages)
+                pending = _take(config.spec.get_steering_messages)
+        pending = _take(config.spec.get_follow_up_messages)
         if not pending:
             state.stop_reason = "stop"
             return
@@ -148,13 +144,14 @@ async def _stream_assistant_response(config: LoopConfig, state: LoopState) -> As
     emit = config.calls.emit
     menu = config.calls.menu
     first_round = state.rounds == 1
-    choice = config.tool_choice if first_round or config.tool_choice == "none" else "auto"
+    forced = config.spec.tool_choice
+    choice = forced if first_round or forced == "none" else "auto"
     request = ModelRequest(
         messages=state.context,
-        system=config.system,
+        system=config.spec.system,
         tools=menu.specs(),
         tool_choice=choice,
-        parallel_tool_calls=config.parallel_tool_calls,
+        parallel_tool_calls=config.spec.parallel_tool_calls,
         menu_explicit=menu.explicit,
     )
     builder = MessageBuilder(model=config.model.name)
@@ -192,7 +189,7 @@ async def _execute_tool_calls(config: LoopConfig, state: LoopState, calls: list[
         _checkpoint(config)
         _record_result(config, state, await execute_tool_call(call, config.calls))
         if index < len(calls) - 1:
-            steering = _take(config.get_steering_messages)
+            steering = _take(config.spec.get_steering_messages)
     return steering
 
 

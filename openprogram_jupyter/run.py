@@ -9,6 +9,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from . import _viewer
+from .errors import RunError
 from .events import AgentEndEvent, MessageEndEvent, TurnStartEvent
 from .messages import AssistantMessage, RunStopReason, ToolResultMessage, Usage, UserMessage
 
@@ -91,10 +93,8 @@ class Run:
     # -- showing ------------------------------------------------------------------------
 
     def show(self) -> None:
-        """Display a live view of this run again (in a notebook)."""
-        from .jupyter import show_run
-
-        show_run(self)
+        """Display a live view of this run again (in a notebook with the extension loaded)."""
+        _viewer.show(self)
 
     def _repr_html_(self) -> str:
         from .render import render_html
@@ -119,14 +119,3 @@ class Run:
 
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         printer.text(self._summary() if cycle else repr(self))
-
-
-class RunError(RuntimeError):
-    """``exec`` could not produce an answer: the run ended with ``stop_reason == "error"``.
-
-    ``run`` is the full record (also at ``runtime.last_run``): nothing is lost.
-    """
-
-    def __init__(self, run: Run) -> None:
-        super().__init__(f"the run failed after {run.rounds} round(s): {run.error or 'unknown error'}")
-        self.run = run

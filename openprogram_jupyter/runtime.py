@@ -14,26 +14,26 @@ import contextvars
 import os
 import threading
 import time
-import warnings
 from collections import deque
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ._context import current_call
+from . import _context
 
-# The loop, the tools layer and pydantic load with the first run, not with this module:
-# `%load_ext` creates the notebook's Runtime and must stay fast.
+# The engine (and with it the loop, the tools layer and pydantic) loads with the first
+# run, not with this module: `%load_ext` creates the notebook's Runtime and must stay fast.
+# `engine` is the one module imported lazily here.
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from .messages import UserMessage
     from .models import Model
     from .run import Run
+    from .spec import RunOptions, RunSpec
     from .tool_execution import Approver
     from .tools.registry import Registry
 
 __all__ = ["RunHandle", "Runtime", "current_runtime", "default_runtime"]
-
-_ABORT_POLL_SECONDS = 0.02
-_DEFAULT = object()
 
 
 class Runtime:
@@ -118,113 +118,57 @@ class Runtime:
 
     # -- the async core -------------------------------------------------------------------
 
-    async def arun(
-        self,
-        content: Any,
-        *,
-        messages: Sequence[Any] | None = None,
-        system: str | None | object = _DEFAULT,
-        tools: Sequence[object] | None = None,
-        toolset: str | None = None,
-        tools_source: str | None = None,
-        tools_allow: Sequence[str] | None = None,
-        tools_deny: Sequence[str] | None = None,
-        tool_choice: Any = "auto",
-        parallel_tool_calls: bool | None = None,
-        max_iterations: int | None = 20,
-        choices: Any = None,
-        abort: threading.Event | None = None,
-        on_event: Callable[[Any], None] | None = None,
-        approve: Approver | None = None,
-        get_steering_messages: Callable[[], Sequence[Any]] | None = None,
-        get_follow_up_messages: Callable[[], Sequence[Any]] | None = None,
-        _run_created: Callable[[Run], None] | None = None,
-    ) -> Run:
+    def prepare(self, content: Any, **options: Unpack[RunOptions]) -> RunSpec:
+        """Check ``content`` and the run ``options`` and return the :class:`RunSpec` a run
+        would execute; raises :class:`~openprogram_jupyter.errors.SetupError` (naming the
+        problem) before anything is sent. ``arun``, ``run``, ``start`` and ``exec`` accept
+        the spec in place of ``content`` (then with no other options)."""
+        from .engine import build_spec
+
+        return build_spec(
+            content, registry=self.registry, runtime=self, default_system=self.system,
+            session_deny=self.tools_deny, max_depth=self.max_depth, **options,
+        )
+
+    async def arun(self, content: Any, **options: Unpack[RunOptions]) -> Run:
         """Run the loop on the current event loop and return the :class:`Run`.
 
-        ``messages`` is earlier conversation to continue (a session). Setting ``abort``
-        stops the run gracefully: it returns with ``stop_reason == "aborted"``. If the
-        task awaiting this is cancelled instead (a kernel interrupt), the run is finished
-        the same way, stored on :attr:`last_run`, and ``CancelledError`` is re-raised.
+        ``content`` is the prompt (a str, an ``op.UserMessage`` or content blocks) or a
+        :class:`RunSpec` from :meth:`prepare`. ``messages`` is earlier conversation to
+        continue (a session). Setting ``abort`` stops the run gracefully: it returns with
+        ``stop_reason == "aborted"``. If the task awaiting this is cancelled instead (a
+        kernel interrupt), the run is finished the same way, stored on :attr:`last_run`,
+        and ``CancelledError`` is re-raised.
         """
-        if choices is not None:
-            from .decision import arun_with_choices
+        return await self._execute(self._spec(content, options))
 
-            return await arun_with_choices(
-                self, content, choices,
-                dict(messages=messages, system=system, tools=tools, toolset=toolset,
-                     tools_source=tools_source, tools_allow=tools_allow, tools_deny=tools_deny,
-                     tool_choice=tool_choice, parallel_tool_calls=parallel_tool_calls,
-                     max_iterations=max_iterations, abort=abort, on_event=on_event, approve=approve,
-                     get_steering_messages=get_steering_messages,
-                     get_follow_up_messages=get_follow_up_messages, _run_created=_run_created),
-            )
-        from .loop import LoopConfig, LoopState, run_loop
-        from .messages import new_id
-        from .models import normalize_tool_choice
-        from .run import Run
-        from .tool_execution import CallEnvironment
-        from .tools.registry import resolve_menu
+    async def _execute(self, spec: RunSpec, on_created: Callable[[Run], None] | None = None) -> Run:
+        from .engine import execute
 
-        parent = current_call.get()
-        depth = parent.context.depth + 1 if parent is not None else 0
-        if depth > self.max_depth:
-            raise RecursionError(
-                f"nested runs are capped at depth {self.max_depth} (Runtime(max_depth=...)); "
-                "this call would open depth " + str(depth)
-            )
-        if tools is None and toolset is None and parent is not None:
-            tools = parent.tools
-        prompts = _as_prompts(content, allow_empty=bool(messages))
-        menu = resolve_menu(
-            self.registry, tools=tools, toolset=toolset, tools_source=tools_source,
-            tools_allow=tools_allow, tools_deny=tools_deny, session_deny=self.tools_deny, runtime=self,
-        )
-        choice = normalize_tool_choice(tool_choice)
-        if isinstance(choice, dict) and menu.get(choice["name"]) is None:
-            raise ValueError(f"tool_choice forces {choice['name']!r}, which is not on this run's menu: {menu.names}")
-        if max_iterations is not None and not isinstance(max_iterations, int):
-            raise TypeError(f"max_iterations must be an int or None, got {max_iterations!r}")
+        return await execute(self, spec, on_created=on_created)
 
-        model = self.model
-        run = Run(new_id("run"), model.name, menu.names, depth, parent.context.tool_call_id if parent else None)
-        sink = _EventSink.for_run(run, on_event, parent.emit if parent is not None else None)
-        calls = CallEnvironment(
-            menu=menu, runtime=self, run_id=run.run_id, depth=depth, emit=sink.emit, forward=sink.forward,
-            approve=approve or self.approve, inherited_tools=tools, cancel_grace=self.cancel_grace,
-        )
-        stop_signals = [s for s in (abort, parent.context.cancelled if parent else None) if s is not None]
-        config = LoopConfig(
-            stop_requested=(lambda: any(s.is_set() for s in stop_signals)) if stop_signals else None,
-            model=model, calls=calls, system=self.system if system is _DEFAULT else system,  # type: ignore[arg-type]
-            tool_choice=choice, parallel_tool_calls=parallel_tool_calls, max_iterations=max_iterations,
-            get_steering_messages=get_steering_messages, get_follow_up_messages=get_follow_up_messages,
-        )
-        state = LoopState(context=[*_as_history(messages or ())])
-        self.last_run = run if depth == 0 else self.last_run
-        if _run_created is not None:
-            _run_created(run)
+    def _spec(self, content: Any, options: dict[str, Any] | RunOptions) -> RunSpec:
+        from .engine import RunSpec
 
-        try:
-            await _drive(asyncio.ensure_future(run_loop(config, state, prompts)), stop_signals,
-                         grace=self.cancel_grace + 2.0)
-        finally:
-            run.pending_messages = list(state.undelivered)
-        return run
+        if isinstance(content, RunSpec):
+            if options:
+                raise TypeError(f"a RunSpec carries its options; got more: {', '.join(sorted(options))}")
+            return content
+        return self.prepare(content, **options)
 
-    async def aexec(self, content: Any, **options: Any) -> Any:
+    async def aexec(self, content: Any, **options: Unpack[RunOptions]) -> Any:
         """Like :meth:`arun`, returning the answer (see :meth:`exec`)."""
         return _answer(await self.arun(content, **options))
 
     # -- sync entry points ----------------------------------------------------------------
 
-    def start(self, content: Any, **options: Any) -> RunHandle:
+    def start(self, content: Any, **options: Unpack[RunOptions]) -> RunHandle:
         """Start a run on a worker thread and return its :class:`RunHandle` at once."""
         handle = RunHandle(self)
-        handle._start(content, options)
+        handle._start(content, dict(options))
         return handle
 
-    def run(self, content: Any, **options: Any) -> Run:
+    def run(self, content: Any, **options: Unpack[RunOptions]) -> Run:
         """Run to the end and return the :class:`Run` (works inside Jupyter too).
 
         A ``KeyboardInterrupt`` (Ctrl-C, Kernel ▸ Interrupt) while waiting aborts the run,
@@ -241,7 +185,7 @@ class Runtime:
                 self.last_run = handle.run
             raise
 
-    def exec(self, content: Any, **options: Any) -> Any:
+    def exec(self, content: Any, **options: Unpack[RunOptions]) -> Any:
         """Run to the end and return the answer.
 
         The answer is the final text; with ``choices=`` it is the resolved decision. At
@@ -271,13 +215,19 @@ class RunHandle:
         self._error: BaseException | None = None
 
     def _start(self, content: Any, options: dict[str, Any]) -> None:
+        # Checked here, in the caller's context: a bad option raises from start(), and a
+        # nested run started inside a tool body knows its parent.
+        spec = self.runtime._spec(content, options)
         # The caller's abort event, if any, is the handle's: setting either stops the run.
-        self._abort = options.pop("abort", None) or self._abort
-        options.setdefault("get_steering_messages", lambda: _drain(self._steering))
-        options.setdefault("get_follow_up_messages", lambda: _drain(self._follow_ups))
+        self._abort = spec.abort or self._abort
+        spec = spec.with_hooks(
+            abort=self._abort,
+            get_steering_messages=spec.get_steering_messages or (lambda: _drain(self._steering)),
+            get_follow_up_messages=spec.get_follow_up_messages or (lambda: _drain(self._follow_ups)),
+        )
 
         async def main() -> Run:
-            return await self.runtime.arun(content, abort=self._abort, _run_created=self._created, **options)
+            return await self.runtime._execute(spec, on_created=self._created)
 
         context = contextvars.copy_context()
 
@@ -339,85 +289,6 @@ class RunHandle:
 # -- helpers ------------------------------------------------------------------------------
 
 
-class _EventSink:
-    """Builds this run's events and hands every event to the listeners, in order."""
-
-    __slots__ = ("depth", "listeners", "parent_tool_call_id", "run_id")
-
-    def __init__(self, run_id: str, depth: int, parent_tool_call_id: str | None,
-                 listeners: list[Callable[[Any], None]]) -> None:
-        self.run_id = run_id
-        self.depth = depth
-        self.parent_tool_call_id = parent_tool_call_id
-        self.listeners = listeners
-
-    @classmethod
-    def for_run(cls, run: Run, on_event: Callable[[Any], None] | None,
-                parent: Callable[[Any], None] | None) -> _EventSink:
-        """The run's record first, then the user's watcher, then the parent run (if nested)."""
-        listeners: list[Callable[[Any], None]] = [run.record]
-        if on_event is not None:
-            listeners.append(_guarded(on_event))
-        if parent is not None:
-            listeners.append(parent)
-        return cls(run.run_id, run.depth, run.parent_tool_call_id, listeners)
-
-    def emit(self, event_class: type, **fields: Any) -> Any:
-        event = event_class(run_id=self.run_id, depth=self.depth,
-                            parent_tool_call_id=self.parent_tool_call_id, **fields)
-        self.forward(event)
-        return event
-
-    def forward(self, event: Any) -> None:
-        for listener in self.listeners:
-            listener(event)
-
-
-def _guarded(listener: Callable[[Any], None]) -> Callable[[Any], None]:
-    """A watcher that raises must not break the run: warn once and keep going."""
-    warned = False
-
-    def call(event: Any) -> None:
-        nonlocal warned
-        try:
-            listener(event)
-        except Exception as error:
-            if not warned:
-                warned = True
-                warnings.warn(f"on_event raised {type(error).__name__}: {error}; the run goes on", stacklevel=2)
-
-    return call
-
-
-async def _drive(task: asyncio.Future[Any], stop_signals: list[threading.Event], *, grace: float) -> None:
-    """Await the loop's task; a stop signal cancels it (the loop then ends the run itself).
-
-    If the caller is cancelled instead (a kernel interrupt), the task is cancelled too and
-    given ``grace`` seconds to close every open call before ``CancelledError`` re-raises.
-    """
-    watcher = asyncio.ensure_future(_cancel_when_set(task, stop_signals)) if stop_signals else None
-    try:
-        await asyncio.shield(task)
-    except asyncio.CancelledError:
-        task.cancel()
-        try:
-            await asyncio.wait({task}, timeout=grace)
-        except asyncio.CancelledError:
-            pass  # interrupted twice: keep what we have
-        raise
-    finally:
-        if watcher is not None:
-            watcher.cancel()
-
-
-async def _cancel_when_set(task: asyncio.Future[Any], signals: list[threading.Event]) -> None:
-    while not task.done():
-        if any(signal.is_set() for signal in signals):
-            task.cancel()
-            return
-        await asyncio.sleep(_ABORT_POLL_SECONDS)
-
-
 def _drain(queue: deque[Any]) -> list[Any]:
     items = []
     while queue:
@@ -425,32 +296,8 @@ def _drain(queue: deque[Any]) -> list[Any]:
     return items
 
 
-def _as_prompts(content: Any, *, allow_empty: bool) -> list[UserMessage]:
-    from .messages import ImageContent, TextContent, UserMessage
-
-    if isinstance(content, UserMessage):
-        return [content]
-    if isinstance(content, str):
-        if not content.strip():
-            if allow_empty:
-                return []
-            raise ValueError("the prompt is empty: pass the task for the model as content")
-        return [UserMessage(content=content)]
-    if isinstance(content, (list, tuple)) and all(isinstance(b, (TextContent, ImageContent)) for b in content):
-        return [UserMessage(content=list(content))]
-    raise TypeError(
-        f"content must be a str, an op.UserMessage or a list of TextContent/ImageContent, not {type(content).__name__}"
-    )
-
-
-def _as_history(messages: Sequence[Any]) -> list[Any]:
-    from .messages import parse_message
-
-    return [m if hasattr(m, "role") else parse_message(m) for m in messages]
-
-
 def _answer(run: Run) -> Any:
-    from .run import RunError
+    from .errors import RunError
 
     if run.stop_reason == "error":
         raise RunError(run)
@@ -472,5 +319,9 @@ def default_runtime() -> Runtime:
 
 def current_runtime() -> Runtime | None:
     """The Runtime of the run whose tool is executing now, if any."""
-    frame = current_call.get()
-    return frame.context.runtime if frame is not None else None
+    return _context.current_runtime()
+
+
+# The tools layer asks `_context.ambient_runtime()` for an agentic function called without
+# one; it cannot import this module (that would close an import cycle through the engine).
+_context.provide_default_runtime(default_runtime)

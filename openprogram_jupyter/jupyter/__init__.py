@@ -29,12 +29,14 @@ def load_ipython_extension(shell: Any) -> None:
     ``runtime`` is put in the namespace unless a variable of that name exists already and
     is not a Runtime (a user's own variable is never overwritten).
     """
+    from .._viewer import provide_viewer
     from ..runtime import Runtime, default_runtime
     from ._magics import AgentMagics
     from ._transformer import CELL_FUNCTION, make_transformer
 
     if id(shell) in _LOADED:
         return
+    provide_viewer(show_run)
     runtime = default_runtime()
     magics = AgentMagics(shell, namespace_runtime=runtime)
     shell.register_magics(magics)

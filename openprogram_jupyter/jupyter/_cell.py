@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from IPython.core.error import UsageError
 
 from .._install import install_hint
-from ..decision import DecisionError
+from ..errors import DecisionError, SetupError
 from ._live import LiveRun
 
 if TYPE_CHECKING:
@@ -127,11 +127,13 @@ def _ask_in_terminal(request: Any) -> bool:
     return answer.strip().lower() in ("y", "yes")
 
 
-def _run_kwargs(plan: CellPlan, live: LiveRun) -> dict[str, Any]:
+def _hooked_spec(plan: CellPlan, live: LiveRun, **hooks: Any) -> Any:
+    """The plan's run with the live view's hooks: events, approvals, steering (``hooks``
+    adds or overrides some)."""
     # A Runtime given its own approve= policy keeps it; otherwise the buttons ask.
     approve = plan.runtime.approve if getattr(plan.runtime, "approve", None) is not None else live.approve
-    return dict(plan.arguments, on_event=live.on_event, approve=approve,
-                get_steering_messages=live.take_steering)
+    return plan.spec.with_hooks(**{"on_event": live.on_event, "approve": approve,
+                                   "get_steering_messages": live.take_steering, **hooks})
 
 
 # -- awaited ------------------------------------------------------------------------------
@@ -146,7 +148,7 @@ async def run_awaited(magics: AgentMagics, line: str, cell: str) -> None:
     path = click_path(magics.shell, "awaited")
     live = _live_for(magics, plan, path)
     live.show()
-    task = asyncio.ensure_future(plan.runtime.arun(plan.prompt, abort=live.abort, **_run_kwargs(plan, live)))
+    task = asyncio.ensure_future(plan.runtime.arun(_hooked_spec(plan, live, abort=live.abort)))
     try:
         if path.pump is not None:
             async with path.pump() as poll:
@@ -162,10 +164,10 @@ async def run_awaited(magics: AgentMagics, line: str, cell: str) -> None:
     except DecisionError as error:
         _record(magics, plan, live, error.run, failure=error)
         raise
-    except (ValueError, TypeError, RecursionError) as error:
+    except SetupError as error:
         live.finish(None, notes=[f"The run could not start: {error}"])
         raise UsageError(f"%%agent: {error}") from None
-    except Exception as error:
+    except Exception as error:  # e.g. a picked function option that raised: the run is kept
         _record(magics, plan, live, plan.runtime.last_run, failure=error)
         raise
     _record(magics, plan, live, run)
@@ -201,7 +203,7 @@ def run_blocking(magics: AgentMagics, plan: CellPlan) -> None:
     path = click_path(magics.shell, "blocking")
     live = _live_for(magics, plan, path)
     live.show()
-    handle = plan.runtime.start(plan.prompt, **_run_kwargs(plan, live))
+    handle = plan.runtime.start(_hooked_spec(plan, live))
     live.on_stop = handle.abort
     try:
         while True:
@@ -221,9 +223,12 @@ def run_blocking(magics: AgentMagics, plan: CellPlan) -> None:
             run = handle.run
         _record(magics, plan, live, run, interrupted=True)
         raise
-    except (ValueError, TypeError, RecursionError) as error:
+    except SetupError as error:
         live.finish(None, notes=[f"The run could not start: {error}"])
         raise UsageError(f"%%agent: {error}") from None
+    except Exception as error:  # e.g. a picked function option that raised: the run is kept
+        _record(magics, plan, live, handle.run, failure=error)
+        raise
     _record(magics, plan, live, run)
 
 
@@ -245,9 +250,8 @@ def start_background(magics: AgentMagics, plan: CellPlan) -> Any:
         if getattr(event, "type", "") == "agent_end" and event.depth == 0 and started and started[0].run:
             _store(magics, plan, started[0].run)
 
-    arguments = dict(_run_kwargs(plan, live), on_event=on_event)
-    del arguments["get_steering_messages"]  # the handle's own queue: the box and h.steer() share it
-    handle = plan.runtime.start(plan.prompt, **arguments)
+    # No steering hook: the handle's own queue serves it, so the box and h.steer() share it.
+    handle = plan.runtime.start(_hooked_spec(plan, live, on_event=on_event, get_steering_messages=None))
     started.append(handle)
     if live.view is not None:
         live.view.controls.steer = handle.steer

@@ -18,7 +18,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from traitlets import Float, Int, Unicode
 
-from ._options import USAGE, CellOptions, fill_prompt, parse_options
+from ._options import FLAGS, USAGE, CellOptions, fill_prompt, parse_options
 from ._sessions import Session, Sessions
 
 __all__ = ["OFFLINE_NOTE", "AgentMagics", "CellPlan"]
@@ -32,12 +32,12 @@ OFFLINE_NOTE = (
 
 @dataclass
 class CellPlan:
-    """Everything needed to run one ``%%agent`` cell; built before anything runs."""
+    """Everything needed to run one ``%%agent`` cell; built (and checked) before anything
+    is shown. ``spec`` is the run, without the live view's hooks yet."""
 
     options: CellOptions
-    prompt: str
     runtime: Any
-    arguments: dict[str, Any]
+    spec: Any
     session: Session | None = None
     notes: list[str] = field(default_factory=list)
 
@@ -93,66 +93,49 @@ class AgentMagics(Magics):
 
     def plan(self, line: str, cell: str) -> CellPlan:
         """Read an ``%%agent`` cell into a :class:`CellPlan`, or raise ``UsageError``."""
+        from ..errors import SetupError
+
         options = parse_options(line)
         template = cell.strip()
         if not template:
             raise UsageError("%%agent: the cell is empty; write the task for the agent below the %%agent line\n\n" + USAGE)
-        namespace = self.shell.user_ns
-        prompt = fill_prompt(template, namespace)
+        prompt = fill_prompt(template, self._namespace)
         runtime, notes = self._runtime_for(options.model)
         if options.record is not None:
             runtime = _recording(runtime, options.record)
             notes.append(f"Recording each model reply to {options.record} (replay it with -m replay:{options.record}).")
-        session = None
-        if options.session is not None:
-            session = self.sessions.get(options.session, new=options.new)
-        arguments: dict[str, Any] = {
-            "tool_choice": options.tool_choice or "auto",
-            "parallel_tool_calls": options.parallel,
+        session = self.sessions.get(options.session, new=options.new) if options.session is not None else None
+        try:
+            spec = runtime.prepare(prompt, **self._run_options(options, session))
+        except SetupError as error:
+            raise UsageError(f"%%agent: {_in_flag_terms(error)}") from None
+        return CellPlan(options, runtime, spec, session, notes)
+
+    @property
+    def _namespace(self) -> dict[str, Any]:
+        assert self.shell is not None, "AgentMagics needs a shell"
+        return self.shell.user_ns  # type: ignore[no-any-return]
+
+    def _run_options(self, options: CellOptions, session: Session | None) -> dict[str, Any]:
+        """The ``Runtime.prepare`` keywords of a cell: the flags that set one directly, then
+        those the cell reads (the notebook's tools, the configured defaults, the session)."""
+        run_options: dict[str, Any] = {
+            **options.run_options,
             "max_iterations": self._max_iterations(options),
         }
         if options.tools is not None:
-            arguments["tools"] = self._tools_named(options.tools)
-        if options.toolset is not None:
-            arguments["toolset"] = options.toolset
-        if options.allow is not None:
-            arguments["tools_allow"] = options.allow
-        if options.deny is not None:
-            arguments["tools_deny"] = options.deny
+            run_options["tools"] = self._tools_named(options.tools)
         system = options.system if options.system is not None else self.system
         if system is not None:
-            arguments["system"] = system
+            run_options["system"] = system
         if session is not None:
-            arguments["messages"] = list(session.messages)
+            run_options["messages"] = list(session.messages)
         if options.choices is not None:
-            if options.choices not in namespace:
+            if options.choices not in self._namespace:
                 raise UsageError(f"%%agent: --choices {options.choices}: no variable {options.choices!r} "
                                  "in the notebook (a dict or list of options)")
-            arguments["choices"] = namespace[options.choices]
-        self._check_menu(runtime, arguments)
-        return CellPlan(options, prompt, runtime, arguments, session, notes)
-
-    @staticmethod
-    def _check_menu(runtime: Any, arguments: dict[str, Any]) -> None:
-        """Refuse a menu the run would refuse (unknown toolset or tool names, a forced tool
-        not on the menu) before anything is displayed."""
-        from ..models import normalize_tool_choice
-        from ..tools.registry import resolve_menu
-
-        try:
-            menu = resolve_menu(
-                runtime.registry, tools=arguments.get("tools"), toolset=arguments.get("toolset"),
-                tools_allow=arguments.get("tools_allow"), tools_deny=arguments.get("tools_deny"),
-                session_deny=runtime.tools_deny, runtime=runtime,
-            )
-            choice = normalize_tool_choice(arguments["tool_choice"])
-        except (ValueError, TypeError) as error:
-            raise UsageError(f"%%agent: {error}") from None
-        if isinstance(choice, dict) and menu.get(choice["name"]) is None:
-            raise UsageError(
-                f"%%agent: --tool-choice {choice['name']} is not on this run's menu "
-                f"({', '.join(menu.names) or 'no tools'})"
-            )
+            run_options["choices"] = self._namespace[options.choices]
+        return run_options
 
     def _max_iterations(self, options: CellOptions) -> int | None:
         if options.no_cap:
@@ -258,6 +241,15 @@ class AgentMagics(Magics):
                 + (f" (got {command!r})" if command else "")
                 + "\nThe cell magic is %%agent (two percent signs)."
             )
+
+
+def _in_flag_terms(error: Any) -> str:
+    """A setup error's message, its run option (``tool_choice``) named as its flag."""
+    message = str(error)
+    flag = next((f.names[-1] for f in FLAGS if f.run_option is not None and f.run_option == error.option), None)
+    if flag is not None and message.startswith(error.option):
+        return flag + message[len(error.option):]
+    return message
 
 
 def _recording(runtime: Any, path: str) -> Any:

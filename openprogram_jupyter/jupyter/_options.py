@@ -10,52 +10,13 @@ from __future__ import annotations
 import argparse
 import re
 import shlex
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from IPython.core.error import UsageError
 
-__all__ = ["USAGE", "CellOptions", "fill_prompt", "parse_options"]
-
-USAGE = """\
-%%agent [-m MODEL] [-o VAR] [-s SESSION | --new] [--tools a,b] [--toolset NAME|none]
-        [--allow a,b] [--deny a,b] [--tool-choice auto|required|none|NAME]
-        [--no-parallel] [--max-iterations N|none] [--system TEXT] [--background]
-        [--choices VAR] [--record FILE]
-The prompt. {name} and {obj.attr} are filled in from the notebook; {{ and }} are literal braces."""
-
-
-@dataclass
-class CellOptions:
-    """The parsed option line. ``None`` means "not given" (the configured default applies)."""
-
-    model: str | None = None
-    output: str | None = None
-    session: str | None = None
-    new: bool = False
-    tools: list[str] | None = None
-    toolset: str | None = None
-    allow: list[str] | None = None
-    deny: list[str] | None = None
-    tool_choice: str | None = None
-    parallel: bool | None = None
-    max_iterations: int | None = None
-    no_cap: bool = False
-    system: str | None = None
-    background: bool = False
-    choices: str | None = None
-    record: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(f"%%agent: {message}\n\n{USAGE}")
-
-    def exit(self, status: int = 0, message: str | None = None) -> None:  # type: ignore[override]
-        # Only -h/--help exits; show the usage as an error-free message.
-        raise UsageError(USAGE)
+__all__ = ["FLAGS", "USAGE", "CellOptions", "Flag", "fill_prompt", "parse_options"]
 
 
 def _names(value: str) -> list[str]:
@@ -77,25 +38,107 @@ def _iterations(value: str) -> int | None:
     return number
 
 
+@dataclass(frozen=True)
+class Flag:
+    """One ``%%agent`` option: how it is written, what it means, and where its value goes.
+
+    ``metavar`` is the value's name in the usage (``None``: a switch, which stores
+    ``switch_value`` when given). ``parse`` turns the text into the value. A flag with a
+    ``run_option`` sets that keyword of ``Runtime.prepare`` directly; the others are read
+    by the cell itself (``field`` names the :class:`CellOptions` attribute).
+    """
+
+    names: tuple[str, ...]
+    help: str
+    metavar: str | None = None
+    parse: Callable[[str], Any] | None = None
+    run_option: str | None = None
+    switch_value: Any = True
+
+    @property
+    def field(self) -> str:
+        return self.names[-1].lstrip("-").replace("-", "_")
+
+    @property
+    def usage(self) -> str:
+        return f"[{self.names[0]}{' ' + self.metavar if self.metavar else ''}]"
+
+
+FLAGS: tuple[Flag, ...] = (
+    Flag(("-m", "--model"), "model string or the name of a notebook variable holding a model", "MODEL"),
+    Flag(("-o", "--output"), "store the Run (or, with --background, the handle) in VAR", "VAR"),
+    Flag(("-s", "--session"), "continue the named conversation", "SESSION"),
+    Flag(("--new",), "start the session (or this cell) afresh"),
+    Flag(("--tools",), "only these tools (names, comma-separated)", "a,b", _names),
+    Flag(("--toolset",), "a named toolset, or 'none' for no tools", "NAME|none", run_option="toolset"),
+    Flag(("--allow",), "keep only these tools of the menu", "a,b", _names, run_option="tools_allow"),
+    Flag(("--deny",), "remove these tools from the menu", "a,b", _names, run_option="tools_deny"),
+    Flag(("--tool-choice",), "auto, required, none, or a tool name", "auto|required|none|NAME",
+         run_option="tool_choice"),
+    Flag(("--no-parallel",), "at most one pick per round", run_option="parallel_tool_calls", switch_value=False),
+    Flag(("--max-iterations",), "cap on rounds (a number, or 'none')", "N|none", _iterations),
+    Flag(("--system",), "system prompt for this run", "TEXT"),
+    Flag(("--background",), "return a handle at once; the run goes on"),
+    Flag(("--choices",), "end with a pick among the options in notebook variable VAR; -o stores the result", "VAR"),
+    Flag(("--record",), "save each model reply to a JSON cassette (replay:FILE)", "FILE"),
+)
+
+
+def _usage(flags: tuple[Flag, ...], width: int = 88) -> str:
+    lines, line = [], "%%agent"
+    for flag in flags:
+        if len(line) + 1 + len(flag.usage) > width:
+            lines.append(line)
+            line = " " * len("%%agent")
+        line += " " + flag.usage
+    lines.append(line)
+    return "\n".join([*lines, "The prompt. {name} and {obj.attr} are filled in from the notebook; "
+                       "{{ and }} are literal braces."])
+
+
+USAGE = _usage(FLAGS)
+
+
+@dataclass
+class CellOptions:
+    """The parsed option line. ``None`` means "not given" (the configured default applies).
+
+    ``run_options`` holds the values of the flags that set a ``Runtime.prepare`` keyword
+    directly; the other fields are read by the cell itself.
+    """
+
+    model: str | None = None
+    output: str | None = None
+    session: str | None = None
+    new: bool = False
+    tools: list[str] | None = None
+    max_iterations: int | None = None
+    no_cap: bool = False
+    system: str | None = None
+    background: bool = False
+    choices: str | None = None
+    record: str | None = None
+    run_options: dict[str, Any] = field(default_factory=dict)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(f"%%agent: {message}\n\n{USAGE}")
+
+    def exit(self, status: int = 0, message: str | None = None) -> None:  # type: ignore[override]
+        # Only -h/--help exits; show the usage as an error-free message.
+        raise UsageError(USAGE)
+
+
 def _build_parser() -> _Parser:
     parser = _Parser(prog="%%agent", add_help=True, allow_abbrev=False)
-    parser.add_argument("-m", "--model", help="model string or the name of a notebook variable holding a model")
-    parser.add_argument("-o", "--output", metavar="VAR", help="store the Run (or, with --background, the handle) in VAR")
-    parser.add_argument("-s", "--session", metavar="NAME", help="continue the named conversation")
-    parser.add_argument("--new", action="store_true", help="start the session (or this cell) afresh")
-    parser.add_argument("--tools", type=_names, help="only these tools (names, comma-separated)")
-    parser.add_argument("--toolset", help="a named toolset, or 'none' for no tools")
-    parser.add_argument("--allow", type=_names, help="keep only these tools of the menu")
-    parser.add_argument("--deny", type=_names, help="remove these tools from the menu")
-    parser.add_argument("--tool-choice", dest="tool_choice", help="auto, required, none, or a tool name")
-    parser.add_argument("--no-parallel", dest="no_parallel", action="store_true", help="at most one pick per round")
-    parser.add_argument("--max-iterations", dest="max_iterations", type=_iterations, default=argparse.SUPPRESS,
-                        help="cap on rounds (a number, or 'none')")
-    parser.add_argument("--system", help="system prompt for this run")
-    parser.add_argument("--background", action="store_true", help="return a handle at once; the run goes on")
-    parser.add_argument("--choices", metavar="VAR",
-                        help="end with a pick among the options in notebook variable VAR; -o stores the result")
-    parser.add_argument("--record", metavar="FILE", help="save each model reply to a JSON cassette (replay:FILE)")
+    for flag in FLAGS:
+        if flag.metavar is None:
+            parser.add_argument(*flag.names, dest=flag.field, action="store_const", const=flag.switch_value,
+                                default=argparse.SUPPRESS, help=flag.help)
+        else:
+            parser.add_argument(*flag.names, dest=flag.field, metavar=flag.metavar, type=flag.parse,
+                                default=argparse.SUPPRESS, help=flag.help)
     return parser
 
 
@@ -105,40 +148,26 @@ _PARSER = _build_parser()
 def parse_options(line: str) -> CellOptions:
     """Parse the text after ``%%agent``.
 
-    Unknown options, a missing value, ``--tools`` together with ``--toolset``, or
-    ``--session`` with a name that is not an identifier raise ``UsageError`` naming the
-    problem and showing the usage.
+    Unknown options, a missing value, ``--tools`` together with ``--toolset``, ``-o``
+    with a name that is not an identifier, or ``--choices`` with ``--background`` raise
+    ``UsageError`` naming the problem and showing the usage.
     """
     try:
         argv = shlex.split(line)
     except ValueError as error:
         raise UsageError(f"%%agent: cannot read the option line ({error}); check its quotes\n\n{USAGE}") from None
-    namespace = _PARSER.parse_args(argv)
-    if namespace.tools is not None and namespace.toolset is not None:
+    given = vars(_PARSER.parse_args(argv))
+    if "tools" in given and "toolset" in given:
         raise UsageError("%%agent: give --tools or --toolset, not both")
-    if namespace.output is not None and not namespace.output.isidentifier():
-        raise UsageError(f"%%agent: -o needs a variable name, got {namespace.output!r}")
-    if namespace.choices is not None and namespace.background:
+    if given.get("output") is not None and not given["output"].isidentifier():
+        raise UsageError(f"%%agent: -o needs a variable name, got {given['output']!r}")
+    if "choices" in given and given.get("background"):
         raise UsageError("%%agent: --choices waits for the decision; it cannot run in the --background")
-    given_cap = "max_iterations" in vars(namespace)
-    return CellOptions(
-        model=namespace.model,
-        output=namespace.output,
-        session=namespace.session,
-        new=namespace.new,
-        tools=namespace.tools,
-        toolset=namespace.toolset,
-        allow=namespace.allow,
-        deny=namespace.deny,
-        tool_choice=namespace.tool_choice,
-        parallel=False if namespace.no_parallel else None,
-        max_iterations=namespace.max_iterations if given_cap else None,
-        no_cap=given_cap and namespace.max_iterations is None,
-        system=namespace.system,
-        background=namespace.background,
-        choices=namespace.choices,
-        record=namespace.record,
-    )
+    run_options = {flag.run_option: given.pop(flag.field) for flag in FLAGS
+                   if flag.run_option is not None and flag.field in given}
+    options = CellOptions(run_options=run_options, **given)
+    options.no_cap = "max_iterations" in given and given["max_iterations"] is None
+    return options
 
 
 # -- the prompt template -----------------------------------------------------------------

@@ -14,39 +14,19 @@ import json
 import sys
 import types
 import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import docstring_parser
 import typing_extensions
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model, with_config
 from pydantic.fields import FieldInfo
 from pydantic.json_schema import GenerateJsonSchema
 
+from ..errors import ArgumentError, SchemaError
+
 __all__ = ["ArgumentError", "SchemaError", "SignatureSchema", "describe_validation_error", "inline_refs"]
-
-
-class SchemaError(TypeError):
-    """A function's signature cannot be described as a tool schema (raised at decoration)."""
-
-
-class ArgumentError(ValueError):
-    """Arguments failed validation.
-
-    ``problems`` holds one ``(field, reason)`` pair per problem; ``field`` is a dotted path
-    (``"point.x"``, ``"items.2"``) or ``"(arguments)"`` for the whole object. ``str(error)``
-    is what the model reads: ``invalid arguments:`` and one ``- field: reason`` line each.
-    """
-
-    def __init__(self, problems: Sequence[tuple[str, str]]) -> None:
-        self.problems = list(problems)
-        super().__init__("invalid arguments:\n" + "\n".join(f"- {where}: {why}" for where, why in self.problems))
-
-    @property
-    def fields(self) -> list[str]:
-        """The dotted path of every bad field, in order."""
-        return [where for where, _ in self.problems]
 
 
 @dataclass
@@ -175,9 +155,7 @@ def build_signature_schema(
         fields[key] = (_pydantic_compatible(annotation, {}), Field(**field_kwargs))
 
     try:
-        validator = create_model(  # type: ignore[call-overload]
-            f"{name}_arguments", __config__=ConfigDict(extra="forbid"), **fields
-        )
+        validator = create_model(f"{name}_arguments", __config__=ConfigDict(extra="forbid"), **fields)
         parameters = validator.model_json_schema(schema_generator=_ToolJsonSchema)
     except Exception as error:
         raise _explain_type_error(name, fields, names, error) from error
@@ -312,7 +290,10 @@ def _pydantic_compatible(annotation: Any, seen: dict[int, Any]) -> Any:
         return annotation
     if origin is typing.Annotated:
         inner = _pydantic_compatible(args[0], seen)
-        return annotation if inner is args[0] else typing.Annotated[(inner, *annotation.__metadata__)]
+        if inner is args[0]:
+            return annotation
+        params = (inner, *annotation.__metadata__)
+        return typing.Annotated[params]
     new_args = tuple(_pydantic_compatible(arg, seen) for arg in args)
     if all(new is old for new, old in zip(new_args, args, strict=True)):
         return annotation
@@ -338,10 +319,11 @@ def _rebuild_typeddict(cls: Any, seen: dict[int, Any]) -> Any:
         annotation = _pydantic_compatible(annotation, seen)
         wrap = typing_extensions.Required if key in cls.__required_keys__ else typing_extensions.NotRequired
         fields[key] = wrap[annotation]
-    rebuilt = typing_extensions.TypedDict(cls.__name__, fields)  # type: ignore[operator]
+    # mypy checks only TypedDicts whose name is a literal; this one copies a class at run time.
+    rebuilt = typing_extensions.TypedDict(cls.__name__, fields)  # type: ignore[misc]
     rebuilt.__doc__, rebuilt.__module__, rebuilt.__qualname__ = cls.__doc__, cls.__module__, cls.__qualname__
     if hasattr(cls, "__pydantic_config__"):
-        rebuilt.__pydantic_config__ = cls.__pydantic_config__
+        with_config(cls.__pydantic_config__)(rebuilt)  # sets rebuilt.__pydantic_config__
     seen[id(cls)] = rebuilt
     return rebuilt
 

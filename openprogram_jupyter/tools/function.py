@@ -8,6 +8,7 @@ import re
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeVar, overload
 
+from .._context import ambient_runtime
 from ._schema import SchemaError, build_signature_schema
 from .base import Tool, ToolContext, ToolOptions, run_in_daemon_thread
 from .registry import Registry, default_registry
@@ -40,7 +41,8 @@ class FunctionTool(Tool):
         functools.update_wrapper(self, fn)
         self.fn = fn
         self.agentic = agentic
-        self.name = name or getattr(fn, "__name__", "")
+        fn_name: str = getattr(fn, "__name__", "")  # a partial or a callable object has none
+        self.name = name or fn_name
         if not _VALID_NAME.match(self.name):
             raise SchemaError(
                 f"{self.name!r} is not a usable tool name: use letters, digits, '_' or '-', "
@@ -77,7 +79,7 @@ class FunctionTool(Tool):
             if parameter in given:
                 continue
             if kind == "runtime":
-                kwargs[parameter] = _ambient_runtime()
+                kwargs[parameter] = ambient_runtime()
             elif signature.parameters[parameter].default is inspect.Parameter.empty:
                 kwargs[parameter] = ToolContext(tool_call_id="", tool_name=self.name, run_id="", depth=0, runtime=None)
         return self.fn(*args, **kwargs)
@@ -95,12 +97,6 @@ class FunctionTool(Tool):
     def __repr__(self) -> str:
         kind = "agentic_function" if self.agentic else "function"
         return f"<{kind} {self.name}{inspect.signature(self.fn)}>"
-
-
-def _ambient_runtime() -> Any:
-    from ..runtime import current_runtime, default_runtime
-
-    return current_runtime() or default_runtime()
 
 
 def _make_decorator(agentic: bool) -> Callable[..., Any]:
@@ -168,7 +164,7 @@ def _names(value: str | Iterable[str]) -> tuple[str, ...]:
 
 
 @overload
-def function(fn: F) -> FunctionTool: ...
+def function(fn: F, **options: Any) -> FunctionTool: ...
 @overload
 def function(fn: None = None, **options: Any) -> Callable[[F], FunctionTool]: ...
 def function(fn: Any = None, **options: Any) -> Any:

@@ -13,7 +13,7 @@ from schema_strategies import from_schema
 
 import openprogram_jupyter as op
 from openprogram_jupyter._decision_options import normalize_options
-from openprogram_jupyter.decision import Pick, _check
+from openprogram_jupyter._decision_judge import Pick, check_pick
 
 from .conftest import pick, scripted_runtime
 
@@ -290,7 +290,7 @@ _schemas = st.dictionaries(_field_names, _field_types, min_size=1, max_size=4)
 def test_any_arguments_fitting_a_schema_options_shown_schema_are_accepted_as_given(schema, data):
     option = normalize_options({"choose": ("Choose.", schema)})[0]
     arguments = data.draw(from_schema(option.parameters))
-    picked, validated = _check(Pick("choose", arguments), [option])
+    picked, validated = check_pick(Pick("choose", arguments), [option])
     assert picked is option
     assert validated == arguments
 
@@ -300,4 +300,4 @@ def test_any_arguments_fitting_a_schema_options_shown_schema_are_accepted_as_giv
 def test_a_schema_options_call_example_is_always_accepted(schema):
     menu = op.decision.render_menu({"choose": ("Choose.", schema)})
     example = json.loads(op.decision.example_pick(menu))
-    _check(Pick(example["call"], example["args"]), normalize_options({"choose": ("Choose.", schema)}))
+    check_pick(Pick(example["call"], example["args"]), normalize_options({"choose": ("Choose.", schema)}))

@@ -43,6 +43,24 @@ def test_a_decision_that_never_parses_fails_the_cell_and_keeps_the_run(shell):
     assert [m.role for m in run.messages].count("assistant") == 2  # the re-ask is in the transcript
 
 
+def test_a_picked_function_option_that_raises_fails_the_cell_and_keeps_the_run(shell):
+    # The run ended well; the option's own failure comes after it. It must not read as
+    # "could not start", and the Run stays in -o, the session and runtime.last_run.
+    def book(city: str) -> str:
+        raise ValueError(f"no trains to {city}")
+
+    shell.user_ns["options"] = {"book": book, "stay": "stay home"}
+    shell.user_ns["m"] = op.ScriptedModel([pick("book", city="Oslo")])
+    result = shell.run_cell("%%agent -m m --choices options -s trip -o r\nBook or stay?")
+    assert type(result.error_in_exec) is ValueError
+    assert str(result.error_in_exec) == "no trains to Oslo"
+    run = shell.user_ns["r"]
+    assert isinstance(run, op.Run) and run.stop_reason == "stop" and run.decision is None
+    assert run is shell.user_ns["runtime"].last_run
+    magics = shell.magics_manager.registry["AgentMagics"]
+    assert magics.sessions.get("trip").runs == [run]
+
+
 def test_choices_cannot_run_in_the_background(shell):
     with pytest.raises(UsageError, match="cannot run in the --background"):
         shell.run_cell("%%agent --choices x --background\nDecide.").raise_error()

@@ -32,9 +32,25 @@ def test_every_documented_option_is_read():
         "--tool-choice required --no-parallel --max-iterations 5 --system 'Be brief.' --background"
     )
     assert (options.model, options.output, options.session, options.new) == ("openai:gpt-4.1-mini", "out", "chat", True)
-    assert (options.tools, options.allow, options.deny) == (["a", "b"], ["a"], ["b"])
-    assert (options.tool_choice, options.parallel, options.max_iterations) == ("required", False, 5)
+    assert (options.tools, options.max_iterations) == (["a", "b"], 5)
     assert (options.system, options.background) == ("Be brief.", True)
+    assert options.run_options == {
+        "tools_allow": ["a"], "tools_deny": ["b"], "tool_choice": "required", "parallel_tool_calls": False,
+    }
+
+
+def test_every_flag_is_in_the_usage_and_the_parser():
+    # The usage, the parser and the run options are generated from one table.
+    from openprogram_jupyter.jupyter._options import FLAGS, USAGE
+
+    for flag in FLAGS:
+        assert flag.usage in USAGE
+        line = flag.names[0] + ("" if flag.metavar is None else " x")
+        parsed = parse_options(line if flag.field != "max_iterations" else line.replace(" x", " 3"))
+        if flag.run_option is not None:
+            assert flag.run_option in parsed.run_options, flag
+        else:
+            assert getattr(parsed, flag.field) not in (None, False), flag
 
 
 def test_max_iterations_none_means_no_cap():

@@ -1,0 +1,163 @@
+"""The engine: runs one :class:`~openprogram_jupyter.spec.RunSpec` and returns its Run.
+
+It wires a run together — the :class:`Run` record, the event sink every event goes
+through (the record first, then the caller's watcher, then the parent run for a nested
+one), the tool-call environment, the stop signals — drives :func:`~.loop.run_loop` to
+the end, and, for a decision, lets the :class:`~._decision_judge.Judge` conclude. Every
+entry point of :class:`~openprogram_jupyter.runtime.Runtime` ends here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import warnings
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ._decision_judge import Judge
+from .loop import LoopConfig, LoopState, run_loop
+from .messages import new_id
+from .run import Run
+from .spec import RunSpec, build_spec
+from .tool_execution import CallEnvironment
+
+if TYPE_CHECKING:
+    from .runtime import Runtime
+
+__all__ = ["EventSink", "RunSpec", "build_spec", "execute"]
+
+_ABORT_POLL_SECONDS = 0.02
+_INTERRUPT_GRACE_SECONDS = 2.0
+
+
+async def execute(runtime: Runtime, spec: RunSpec, *, on_created: Callable[[Run], None] | None = None) -> Run:
+    """Run ``spec`` on the current event loop with ``runtime``'s model and return the Run.
+
+    ``on_created`` is called with the Run as soon as it exists (before the first event).
+    A set ``spec.abort`` stops the run gracefully (``stop_reason == "aborted"``). If the
+    task awaiting this is cancelled instead (a kernel interrupt), the run is finished the
+    same way, and ``CancelledError`` re-raises once the Run is complete. A top-level run is
+    stored on ``runtime.last_run`` the moment it starts.
+    """
+    judge = Judge(spec.decision.options, spec.get_follow_up_messages) if spec.decision is not None else None
+    if judge is not None:
+        spec = spec.with_hooks(on_event=_both(judge.watch, spec.on_event), get_follow_up_messages=judge.follow_ups)
+    model = runtime.model
+    parent = spec.parent
+    run = Run(new_id("run"), model.name, spec.menu.names, spec.depth,
+              parent.context.tool_call_id if parent is not None else None)
+    sink = EventSink.for_run(run, spec.on_event, parent.emit if parent is not None else None)
+    calls = CallEnvironment(
+        menu=spec.menu, runtime=runtime, run_id=run.run_id, depth=spec.depth, emit=sink.emit, forward=sink.forward,
+        approve=spec.approve or runtime.approve, inherited_tools=spec.inherited_tools,
+        cancel_grace=runtime.cancel_grace,
+    )
+    stop_signals = [s for s in (spec.abort, parent.context.cancelled if parent else None) if s is not None]
+    config = LoopConfig(
+        spec=spec, model=model, calls=calls,
+        stop_requested=(lambda: any(s.is_set() for s in stop_signals)) if stop_signals else None,
+    )
+    state = LoopState(context=list(spec.history))
+    if spec.depth == 0:
+        runtime.last_run = run
+    if on_created is not None:
+        on_created(run)
+    try:
+        await _drive(asyncio.ensure_future(run_loop(config, state, spec.prompts)), stop_signals,
+                     grace=runtime.cancel_grace + _INTERRUPT_GRACE_SECONDS)
+    finally:
+        run.pending_messages = list(state.undelivered)
+    if judge is not None:
+        await judge.conclude(run, runtime=runtime, max_iterations=spec.max_iterations)
+    return run
+
+
+class EventSink:
+    """Builds this run's events and hands every event to the listeners, in order."""
+
+    __slots__ = ("depth", "listeners", "parent_tool_call_id", "run_id")
+
+    def __init__(self, run_id: str, depth: int, parent_tool_call_id: str | None,
+                 listeners: list[Callable[[Any], None]]) -> None:
+        self.run_id = run_id
+        self.depth = depth
+        self.parent_tool_call_id = parent_tool_call_id
+        self.listeners = listeners
+
+    @classmethod
+    def for_run(cls, run: Run, on_event: Callable[[Any], None] | None,
+                parent: Callable[[Any], None] | None) -> EventSink:
+        """The run's record first, then the user's watcher, then the parent run (if nested)."""
+        listeners: list[Callable[[Any], None]] = [run.record]
+        if on_event is not None:
+            listeners.append(_guarded(on_event))
+        if parent is not None:
+            listeners.append(parent)
+        return cls(run.run_id, run.depth, run.parent_tool_call_id, listeners)
+
+    def emit(self, event_class: type, **fields: Any) -> Any:
+        event = event_class(run_id=self.run_id, depth=self.depth,
+                            parent_tool_call_id=self.parent_tool_call_id, **fields)
+        self.forward(event)
+        return event
+
+    def forward(self, event: Any) -> None:
+        for listener in self.listeners:
+            listener(event)
+
+
+def _both(first: Callable[[Any], None], second: Callable[[Any], None] | None) -> Callable[[Any], None]:
+    if second is None:
+        return first
+
+    def call(event: Any) -> None:
+        first(event)
+        second(event)
+
+    return call
+
+
+def _guarded(listener: Callable[[Any], None]) -> Callable[[Any], None]:
+    """A watcher that raises must not break the run: warn once and keep going."""
+    warned = False
+
+    def call(event: Any) -> None:
+        nonlocal warned
+        try:
+            listener(event)
+        except Exception as error:
+            if not warned:
+                warned = True
+                warnings.warn(f"on_event raised {type(error).__name__}: {error}; the run goes on", stacklevel=2)
+
+    return call
+
+
+async def _drive(task: asyncio.Future[Any], stop_signals: list[threading.Event], *, grace: float) -> None:
+    """Await the loop's task; a stop signal cancels it (the loop then ends the run itself).
+
+    If the caller is cancelled instead (a kernel interrupt), the task is cancelled too and
+    given ``grace`` seconds to close every open call before ``CancelledError`` re-raises.
+    """
+    watcher = asyncio.ensure_future(_cancel_when_set(task, stop_signals)) if stop_signals else None
+    try:
+        await asyncio.shield(task)
+    except asyncio.CancelledError:
+        task.cancel()
+        try:
+            await asyncio.wait({task}, timeout=grace)
+        except asyncio.CancelledError:
+            pass  # interrupted twice: keep what we have
+        raise
+    finally:
+        if watcher is not None:
+            watcher.cancel()
+
+
+async def _cancel_when_set(task: asyncio.Future[Any], signals: list[threading.Event]) -> None:
+    while not task.done():
+        if any(signal.is_set() for signal in signals):
+            task.cancel()
+            return
+        await asyncio.sleep(_ABORT_POLL_SECONDS)

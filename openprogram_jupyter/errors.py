@@ -1,0 +1,109 @@
+"""The package's errors: one base, and one class for each kind of failure.
+
+Every error this package raises on purpose is an :class:`OpenProgramError`, so
+``except op.OpenProgramError`` catches them all and nothing else. Each kind also keeps the
+built-in type it has always been (a bad setting is still a ``ValueError`` or a
+``TypeError``), so code written against the built-in types goes on working.
+
+=====================  ================================================================
+``SetupError``         a run could not start: a bad setting, prompt, menu or model
+                       string (nothing ran; also a ``ValueError`` and a ``TypeError``)
+``SchemaError``        a function cannot be a tool: its signature has no JSON Schema
+``ArgumentError``      a tool's arguments fail its schema (the model is told why)
+``RunError``           ``exec`` has no answer: the run ended with ``stop_reason "error"``
+``DecisionError``      no valid pick among ``choices=``, also after one re-ask
+``CassetteError``      a recorded cassette is missing, corrupt, or no longer matches
+=====================  ================================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .run import Run
+
+__all__ = [
+    "ArgumentError",
+    "CassetteError",
+    "DecisionError",
+    "OpenProgramError",
+    "RunError",
+    "SchemaError",
+    "SetupError",
+]
+
+
+class OpenProgramError(Exception):
+    """Base of every error this package raises on purpose."""
+
+
+class SetupError(OpenProgramError, ValueError, TypeError):
+    """A run could not start: nothing was sent to a model and no tool ran.
+
+    Raised for a bad setting (``max_iterations="x"``), an empty or ill-typed prompt, a
+    menu that names unknown tools or toolsets, a forced ``tool_choice`` that is not on the
+    menu, a nesting depth past the cap, bad ``choices=``, or a model string that cannot
+    be resolved. ``option`` names the run option at fault where there is one (so a face
+    can say it in its own terms, e.g. ``%%agent``'s ``--tool-choice``).
+    """
+
+    def __init__(self, message: str, *, option: str | None = None) -> None:
+        super().__init__(message)
+        self.option = option
+
+
+class SchemaError(OpenProgramError, TypeError):
+    """A function cannot be described to a model (``*args``, an unannotated parameter, a
+    type with no JSON Schema); the message names the function and the parameter."""
+
+
+class ArgumentError(OpenProgramError, ValueError):
+    """Arguments failed validation.
+
+    ``problems`` holds one ``(field, reason)`` pair per problem; ``field`` is a dotted path
+    (``"point.x"``, ``"items.2"``) or ``"(arguments)"`` for the whole object. ``str(error)``
+    is what the model reads: ``invalid arguments:`` and one ``- field: reason`` line each.
+    """
+
+    def __init__(self, problems: Sequence[tuple[str, str]]) -> None:
+        self.problems = list(problems)
+        super().__init__("invalid arguments:\n" + "\n".join(f"- {where}: {why}" for where, why in self.problems))
+
+    @property
+    def fields(self) -> list[str]:
+        """The dotted path of every bad field, in order."""
+        return [where for where, _ in self.problems]
+
+
+class RunError(OpenProgramError, RuntimeError):
+    """``exec`` could not produce an answer: the run ended with ``stop_reason == "error"``.
+
+    ``run`` is the full record (also at ``runtime.last_run``): nothing is lost.
+    """
+
+    def __init__(self, run: Run) -> None:
+        super().__init__(f"the run failed after {run.rounds} round(s): {run.error or 'unknown error'}")
+        self.run = run
+
+
+class DecisionError(OpenProgramError, ValueError):
+    """The model did not end with a valid pick, also after one re-ask.
+
+    ``attempts`` is how many picks were read, ``errors`` what was wrong with each,
+    ``reply`` the text of the last reply (``""`` if it had none) and ``run`` the whole
+    record (also at ``runtime.last_run``).
+    """
+
+    def __init__(self, message: str, *, attempts: int, errors: list[str], reply: str,
+                 run: Run | None = None) -> None:
+        super().__init__(message)
+        self.attempts = attempts
+        self.errors = errors
+        self.reply = reply
+        self.run = run
+
+
+class CassetteError(OpenProgramError, ValueError):
+    """A cassette is missing, corrupt, truncated, or does not match what is replayed."""

@@ -1,0 +1,244 @@
+"""``RunSpec``: everything one run needs, built and checked once.
+
+Every face builds one: the Python API (``Runtime.arun(content, **options)`` calls
+:func:`build_spec`) and the ``%%agent`` flags (the flag table in
+:mod:`openprogram_jupyter.jupyter._options` maps flags onto the same options). The
+engine runs a spec and nothing else; the loop reads its settings from it. A bad setting
+raises :class:`~openprogram_jupyter.errors.SetupError` here, before a model is asked.
+
+To add a run setting: a field on :class:`RunSpec` and :class:`RunOptions`, a parameter of
+:func:`build_spec` (with its check), a flag in the table, and the code that reads it in
+the loop — see docs/architecture.md.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypedDict
+
+from ._context import CallFrame, current_call
+from ._decision_options import Option, menu_text, normalize_options, prompt_with_menu, tools_to_hide
+from .errors import SetupError
+from .messages import AssistantMessage, ImageContent, TextContent, ToolResultMessage, UserMessage, parse_message
+from .models.base import ToolChoice, normalize_tool_choice
+from .tools.registry import Menu, resolve_menu
+
+if TYPE_CHECKING:
+    from .tool_execution import Approver
+    from .tools.registry import Registry
+
+__all__ = ["DEFAULT_MAX_ITERATIONS", "DecisionSetup", "RunOptions", "RunSpec", "build_spec"]
+
+DEFAULT_MAX_ITERATIONS = 20
+
+AnyMessage = UserMessage | AssistantMessage | ToolResultMessage
+MessageSource = Callable[[], Sequence[Any]]
+EventWatcher = Callable[[Any], None]
+
+_UNSET: Any = object()
+
+
+@dataclass(frozen=True)
+class DecisionSetup:
+    """``choices=`` as checked: the options, and whether the model may use tools first."""
+
+    options: tuple[Option, ...]
+    work_first: bool
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One run, fully described.
+
+    Settings: ``prompts`` (appended at the start), ``history`` (earlier conversation),
+    ``system``, ``menu`` (the tools after every gating layer), ``tool_choice`` (normalised),
+    ``parallel_tool_calls``, ``max_iterations`` (``None``: no cap), ``decision`` (from
+    ``choices=``). Context: ``depth`` and ``parent`` (the tool call a nested run runs
+    inside) and ``inherited_tools`` (the ``tools=`` list nested runs inherit). Hooks:
+    ``on_event``, ``approve``, ``get_steering_messages``, ``get_follow_up_messages``,
+    ``abort``. :meth:`with_hooks` returns a copy with hooks added.
+    """
+
+    prompts: tuple[UserMessage, ...]
+    menu: Menu
+    history: tuple[AnyMessage, ...] = ()
+    system: str | None = None
+    tool_choice: ToolChoice = "auto"
+    parallel_tool_calls: bool | None = None
+    max_iterations: int | None = DEFAULT_MAX_ITERATIONS
+    decision: DecisionSetup | None = None
+    depth: int = 0
+    parent: CallFrame | None = field(default=None, repr=False)
+    inherited_tools: Sequence[object] | None = field(default=None, repr=False)
+    on_event: EventWatcher | None = field(default=None, repr=False)
+    approve: Approver | None = field(default=None, repr=False)
+    get_steering_messages: MessageSource | None = field(default=None, repr=False)
+    get_follow_up_messages: MessageSource | None = field(default=None, repr=False)
+    abort: threading.Event | None = field(default=None, repr=False)
+
+    def with_hooks(self, **hooks: Any) -> RunSpec:
+        """A copy with the given hooks (``on_event``, ``approve``, ``abort``, ...) set."""
+        unknown = set(hooks) - _HOOKS
+        if unknown:
+            raise SetupError(f"not a run hook: {', '.join(sorted(unknown))} (hooks: {', '.join(sorted(_HOOKS))})")
+        return dataclasses.replace(self, **hooks)
+
+
+_HOOKS = frozenset({"on_event", "approve", "get_steering_messages", "get_follow_up_messages", "abort"})
+
+
+class RunOptions(TypedDict, total=False):
+    """The keyword arguments of ``Runtime.run`` / ``exec`` / ``arun`` / ``start``."""
+
+    messages: Sequence[Any] | None
+    system: str | None
+    tools: Sequence[object] | None
+    toolset: str | None
+    tools_source: str | None
+    tools_allow: Sequence[str] | None
+    tools_deny: Sequence[str] | None
+    tool_choice: Any
+    parallel_tool_calls: bool | None
+    max_iterations: int | None
+    choices: Any
+    abort: threading.Event | None
+    on_event: EventWatcher | None
+    approve: Approver | None
+    get_steering_messages: MessageSource | None
+    get_follow_up_messages: MessageSource | None
+
+
+def build_spec(
+    content: Any,
+    *,
+    registry: Registry,
+    runtime: Any = None,
+    default_system: str | None = None,
+    session_deny: Sequence[str] = (),
+    max_depth: int = 8,
+    messages: Sequence[Any] | None = None,
+    system: str | None = _UNSET,
+    tools: Sequence[object] | None = None,
+    toolset: str | None = None,
+    tools_source: str | None = None,
+    tools_allow: Sequence[str] | None = None,
+    tools_deny: Sequence[str] | None = None,
+    tool_choice: Any = "auto",
+    parallel_tool_calls: bool | None = None,
+    max_iterations: int | None = DEFAULT_MAX_ITERATIONS,
+    choices: Any = None,
+    abort: threading.Event | None = None,
+    on_event: EventWatcher | None = None,
+    approve: Approver | None = None,
+    get_steering_messages: MessageSource | None = None,
+    get_follow_up_messages: MessageSource | None = None,
+) -> RunSpec:
+    """Check one run's options and build its :class:`RunSpec`.
+
+    The first group of keywords comes from the Runtime (its registry, system prompt,
+    session deny list, depth cap); the rest are the run's options (:class:`RunOptions`).
+    A nested run (inside a tool body) inherits the outer call's ``tools=`` list unless it
+    passes ``tools`` or ``toolset``. A depth past ``max_depth`` raises ``RecursionError``.
+    Anything else wrong raises :class:`SetupError` naming the problem: a prompt that is
+    empty (without history) or of the wrong type, a menu naming unknown tools or toolsets, a forced ``tool_choice`` not on
+    the menu, a ``max_iterations`` that is not an int, bad ``choices``.
+    """
+    parent = current_call.get()
+    depth = parent.context.depth + 1 if parent is not None else 0
+    if depth > max_depth:
+        # A RecursionError, as before: the model reads its name in the calling tool's error result.
+        raise RecursionError(
+            f"nested runs are capped at depth {max_depth} (Runtime(max_depth=...)); this call would open depth {depth}"
+        )
+    if tools is None and toolset is None and parent is not None:
+        tools = parent.tools
+    if max_iterations is not None and (not isinstance(max_iterations, int) or isinstance(max_iterations, bool)):
+        raise SetupError(f"max_iterations must be an int or None, got {max_iterations!r}", option="max_iterations")
+    decision = _decision_setup(choices, tools, toolset)
+    if decision is not None:
+        content = prompt_with_menu(content, menu_text(list(decision.options), work_first=decision.work_first))
+        tools_deny = [*(tools_deny or ()), *tools_to_hide(registry, list(decision.options), tools)] or tools_deny
+    history = tuple(_as_history(messages or ()))
+    menu = _menu(registry, runtime, tools, toolset, tools_source, tools_allow, tools_deny, session_deny)
+    return RunSpec(
+        prompts=tuple(_as_prompts(content, allow_empty=bool(history))),
+        menu=menu,
+        history=history,
+        system=default_system if system is _UNSET else system,
+        tool_choice=_tool_choice(tool_choice, menu),
+        parallel_tool_calls=parallel_tool_calls,
+        max_iterations=max_iterations,
+        decision=decision,
+        depth=depth,
+        parent=parent,
+        inherited_tools=tools,
+        on_event=on_event,
+        approve=approve,
+        get_steering_messages=get_steering_messages,
+        get_follow_up_messages=get_follow_up_messages,
+        abort=abort,
+    )
+
+
+def _decision_setup(choices: Any, tools: Sequence[object] | None, toolset: str | None) -> DecisionSetup | None:
+    if choices is None:
+        return None
+    try:
+        options = normalize_options(choices)
+    except (TypeError, ValueError) as error:
+        raise SetupError(str(error), option="choices") from error
+    work_first = not ((tools is not None and len(tools) == 0) or toolset == "none")
+    return DecisionSetup(tuple(options), work_first)
+
+
+def _menu(registry: Registry, runtime: Any, tools: Sequence[object] | None, toolset: str | None,
+          tools_source: str | None, tools_allow: Sequence[str] | None, tools_deny: Sequence[str] | None,
+          session_deny: Sequence[str]) -> Menu:
+    try:
+        return resolve_menu(
+            registry, tools=tools, toolset=toolset, tools_source=tools_source, tools_allow=tools_allow,
+            tools_deny=tools_deny, session_deny=session_deny, runtime=runtime,
+        )
+    except (TypeError, ValueError) as error:
+        raise SetupError(str(error)) from error
+
+
+def _tool_choice(tool_choice: Any, menu: Menu) -> ToolChoice:
+    try:
+        choice = normalize_tool_choice(tool_choice)
+    except (TypeError, ValueError) as error:
+        raise SetupError(str(error), option="tool_choice") from error
+    if isinstance(choice, dict) and menu.get(choice["name"]) is None:
+        raise SetupError(
+            f"tool_choice forces {choice['name']!r}, which is not on this run's menu "
+            f"({', '.join(menu.names) or 'no tools'})",
+            option="tool_choice",
+        )
+    return choice
+
+
+def _as_prompts(content: Any, *, allow_empty: bool) -> list[UserMessage]:
+    if isinstance(content, UserMessage):
+        return [content]
+    if isinstance(content, str):
+        if not content.strip():
+            if allow_empty:
+                return []
+            raise SetupError("the prompt is empty: pass the task for the model as content")
+        return [UserMessage(content=content)]
+    if isinstance(content, (list, tuple)) and all(isinstance(b, (TextContent, ImageContent)) for b in content):
+        return [UserMessage(content=list(content))]
+    raise SetupError(
+        f"content must be a str, an op.UserMessage or a list of TextContent/ImageContent, not {type(content).__name__}"
+    )
+
+
+def _as_history(messages: Sequence[Any]) -> list[AnyMessage]:
+    try:
+        return [m if hasattr(m, "role") else parse_message(m) for m in messages]
+    except (TypeError, ValueError) as error:
+        raise SetupError(f"messages: {error}") from error
+

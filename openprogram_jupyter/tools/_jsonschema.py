@@ -48,9 +48,9 @@ def _check(value: Any, schema: Any, path: str, root: dict[str, Any]) -> list[tup
         target = _resolve(ref, root)
         if target is None:
             return []  # not a local reference we can follow: ignored, like unknown keywords
-        problems = _check(value, target, path, root)
-        if problems:
-            return problems
+        failed = _check(value, target, path, root)
+        if failed:
+            return failed
     if "anyOf" in schema and not any(not _check(value, option, path, root) for option in schema["anyOf"]):
         return [(where, f"matches none of the allowed shapes (got {_show(value)})")]
     if "oneOf" in schema:
@@ -59,9 +59,9 @@ def _check(value: Any, schema: Any, path: str, root: dict[str, Any]) -> list[tup
             shapes = "none" if matches == 0 else f"{matches}, not exactly one,"
             return [(where, f"matches {shapes} of the allowed shapes (got {_show(value)})")]
     for option in schema.get("allOf", ()):
-        problems = _check(value, option, path, root)
-        if problems:
-            return problems
+        failed = _check(value, option, path, root)
+        if failed:
+            return failed
     if "const" in schema and not _json_equal(value, schema["const"]):
         return [(where, f"must be {_show(schema['const'])} (got {_show(value)})")]
     if "enum" in schema and not any(_json_equal(value, option) for option in schema["enum"]):
@@ -83,7 +83,9 @@ def _check(value: Any, schema: Any, path: str, root: dict[str, Any]) -> list[tup
     return problems
 
 
-def _check_object(value: dict[str, Any], schema: dict[str, Any], path: str, root: dict[str, Any]) -> list[tuple[str, str]]:
+def _check_object(
+    value: dict[str, Any], schema: dict[str, Any], path: str, root: dict[str, Any]
+) -> list[tuple[str, str]]:
     problems = []
     properties = schema.get("properties", {})
     for name in schema.get("required", []):

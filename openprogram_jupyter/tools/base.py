@@ -14,7 +14,7 @@ import inspect
 import threading
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from ._jsonschema import validate_json_schema
 from ._schema import ArgumentError
@@ -166,7 +166,7 @@ def as_tool(entry: object) -> Tool:
             raise TypeError(f"a tool dict has unknown key(s) {unknown}; allowed: {sorted(_DICT_TOOL_KEYS)}")
         return ExternalTool(entry["spec"], entry["execute"], entry)
     if hasattr(entry, "spec") and hasattr(entry, "execute"):
-        return ExternalTool(entry.spec, entry.execute, entry)  # type: ignore[attr-defined]
+        return ExternalTool(entry.spec, entry.execute, entry)
     if callable(entry):
         from .function import function
 
@@ -266,7 +266,13 @@ class _Slot:
         self._job = job
         self._ready.set()
 
+    @overload
+    def take(self, timeout: None) -> Callable[[], None]: ...
+    @overload
+    def take(self, timeout: float) -> Callable[[], None] | None: ...
     def take(self, timeout: float | None) -> Callable[[], None] | None:
+        """The job handed to this slot, waiting up to ``timeout`` seconds for it (``None``:
+        until it comes); ``None`` if none came in time."""
         if not self._ready.wait(timeout):
             return None
         self._ready.clear()

@@ -103,11 +103,13 @@ class Registry:
         deny = set(tools_deny or ())
         _check_names(self, allow, deny, set())
         session_deny = set(runtime.tools_deny) if runtime is not None else set()
-        reports = [ToolReport(t.name, t.spec, "available_if: false at decoration", "1") for t in self._unavailable.values()]
+        reports = [ToolReport(t.name, t.spec, "available_if: false at decoration", "1")
+                   for t in self._unavailable.values()]
         for tool in self:
             found = _hidden_by(tool, tools_source=tools_source, runtime=runtime)
             if toolset is not None and toolset not in tool.options.toolset and (found is None or found[0] != "2"):
-                found = ("2b", "toolset 'none': no tools" if toolset == "none" else f"toolset: not in toolset {toolset!r}")
+                why = "toolset 'none': no tools" if toolset == "none" else f"toolset: not in toolset {toolset!r}"
+                found = ("2b", why)
             found = found or _denied(tool.name, allow, deny, session_deny)
             if found is None and tool.options.defer:
                 found = ("6", "defer=True: listed in the tool_search catalog, schema loaded on demand")
@@ -187,9 +189,8 @@ def _check_names(registry: Registry, allow: set[str] | None, deny: set[str], ext
     for label, names in (("tools_allow", allow or set()), ("tools_deny", deny)):
         unknown = sorted(names - known)
         if unknown:
-            raise ValueError(
-                f"{label} names unknown tool(s): {', '.join(unknown)}; known tools: {', '.join(sorted(known)) or '(none)'}"
-            )
+            listed = ", ".join(sorted(known)) or "(none)"
+            raise ValueError(f"{label} names unknown tool(s): {', '.join(unknown)}; known tools: {listed}")
 
 
 class Menu:
@@ -265,14 +266,17 @@ class _ToolSearch(Tool):
         self.options = ToolOptions()
         self.parameters = {
             "type": "object",
-            "properties": {"query": {"type": "string", "description": "A tool name, or a few words describing the task."}},
+            "properties": {
+                "query": {"type": "string", "description": "A tool name, or a few words describing the task."},
+            },
             "required": ["query"],
             "additionalProperties": False,
         }
 
     @property
-    def description(self) -> str:  # type: ignore[override]
-        catalog = "\n".join(f"- {self._menu._tools[n].name}: {self._menu._tools[n].summary}" for n in self._menu._deferred)
+    def description(self) -> str:  # type: ignore[override]  # read-only: it follows the menu's catalog
+        tools = self._menu._tools
+        catalog = "\n".join(f"- {tools[n].name}: {tools[n].summary}" for n in self._menu._deferred)
         return (
             "Load the full schema of one or more of the tools below so you can call them; "
             "their schemas are sent from your next turn on.\n" + catalog

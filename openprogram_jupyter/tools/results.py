@@ -20,7 +20,9 @@ DEFAULT_MAX_RESULT_CHARS = 50_000
 _IMAGE_MIME_PREFIX = "image/"
 
 
-def render_result(value: Any, max_chars: int | None = DEFAULT_MAX_RESULT_CHARS) -> tuple[list[TextContent | ImageContent], dict[str, Any]]:
+def render_result(
+    value: Any, max_chars: int | None = DEFAULT_MAX_RESULT_CHARS
+) -> tuple[list[TextContent | ImageContent], dict[str, Any]]:
     """Render a tool's return value; returns ``(content, details)``.
 
     - ``str`` as is; ``None`` as an empty result;
@@ -54,7 +56,9 @@ def _is_blocks(value: Any) -> bool:
     return isinstance(value, list) and bool(value) and all(isinstance(b, (TextContent, ImageContent)) for b in value)
 
 
-def _render_blocks(blocks: list[TextContent | ImageContent], max_chars: int | None) -> tuple[list[TextContent | ImageContent], dict[str, Any]]:
+def _render_blocks(
+    blocks: list[TextContent | ImageContent], max_chars: int | None
+) -> tuple[list[TextContent | ImageContent], dict[str, Any]]:
     content: list[TextContent | ImageContent] = []
     cut = 0
     for block in blocks:

@@ -1,6 +1,6 @@
-"""The events a run emits, in the order of DESIGN 2.6.
+"""The events a run emits, the registry of their types, and handler tables for them.
 
-A run emits::
+A run emits, in this order (``docs/semantics.md``, section 5)::
 
     agent_start
       turn_start
@@ -15,15 +15,22 @@ Every event carries ``run_id``, ``depth`` (0 for a top-level run) and
 ``parent_tool_call_id`` (the call whose tool opened a nested run), so one event stream can
 hold a whole tree of runs. Everything that watches a run — ``on_event=``, the notebook
 view, ``Run.events`` — consumes these and nothing else.
+
+Each event class declares its ``type`` literal; :data:`EVENT_TYPES` maps each type to its
+class. A consumer dispatches through an :class:`EventHandlers` table (handlers by event
+class), so an event type without a handler is an error, never a silent drop.
 """
 
 from __future__ import annotations
 
 import time
-from typing import Any, Literal
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
+from typing import Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ._dispatch import KindTable, UnhandledKindError
 from .messages import (
     AssistantMessage,
     RunStopReason,
@@ -35,10 +42,13 @@ from .messages import (
 
 __all__ = [
     "EVENT_TYPES",
+    "UPDATE_KINDS",
     "AgentEndEvent",
     "AgentEvent",
     "AgentStartEvent",
     "AssistantUpdate",
+    "Event",
+    "EventHandlers",
     "MessageEndEvent",
     "MessageStartEvent",
     "MessageUpdateEvent",
@@ -47,6 +57,7 @@ __all__ = [
     "ToolExecutionUpdateEvent",
     "TurnEndEvent",
     "TurnStartEvent",
+    "UnhandledKindError",
 ]
 
 AnyMessage = UserMessage | AssistantMessage | ToolResultMessage
@@ -63,6 +74,9 @@ UpdateKind = Literal[
     "toolcall_end",
     "notice",
 ]
+
+UPDATE_KINDS: tuple[UpdateKind, ...] = get_args(UpdateKind)
+"""Every :attr:`AssistantUpdate.kind`, in the order above."""
 
 
 class AssistantUpdate(BaseModel):
@@ -83,7 +97,9 @@ class AssistantUpdate(BaseModel):
     tool_call: ToolCall | None = None
 
 
-class _Event(BaseModel):
+class Event(BaseModel):
+    """What every event carries. Each subclass declares ``type: Literal["name"] = "name"``."""
+
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     run_id: str
@@ -92,23 +108,23 @@ class _Event(BaseModel):
     timestamp: float = Field(default_factory=time.time)
 
 
-class AgentStartEvent(_Event):
+class AgentStartEvent(Event):
     type: Literal["agent_start"] = "agent_start"
     model: str = ""
     tools: list[str] = Field(default_factory=list)
 
 
-class TurnStartEvent(_Event):
+class TurnStartEvent(Event):
     type: Literal["turn_start"] = "turn_start"
     turn: int
 
 
-class MessageStartEvent(_Event):
+class MessageStartEvent(Event):
     type: Literal["message_start"] = "message_start"
     message: AnyMessage
 
 
-class MessageUpdateEvent(_Event):
+class MessageUpdateEvent(Event):
     """``message`` is the partial assistant message so far (the same object each time)."""
 
     type: Literal["message_update"] = "message_update"
@@ -116,19 +132,19 @@ class MessageUpdateEvent(_Event):
     update: AssistantUpdate
 
 
-class MessageEndEvent(_Event):
+class MessageEndEvent(Event):
     type: Literal["message_end"] = "message_end"
     message: AnyMessage
 
 
-class ToolExecutionStartEvent(_Event):
+class ToolExecutionStartEvent(Event):
     type: Literal["tool_execution_start"] = "tool_execution_start"
     tool_call_id: str
     tool_name: str
     arguments: dict[str, Any]
 
 
-class ToolExecutionUpdateEvent(_Event):
+class ToolExecutionUpdateEvent(Event):
     """Progress of a running call.
 
     ``status`` is ``"awaiting_approval"``, ``"approved"``, ``"running"`` or
@@ -143,7 +159,7 @@ class ToolExecutionUpdateEvent(_Event):
     data: Any = None
 
 
-class ToolExecutionEndEvent(_Event):
+class ToolExecutionEndEvent(Event):
     type: Literal["tool_execution_end"] = "tool_execution_end"
     tool_call_id: str
     tool_name: str
@@ -152,14 +168,14 @@ class ToolExecutionEndEvent(_Event):
     duration: float
 
 
-class TurnEndEvent(_Event):
+class TurnEndEvent(Event):
     type: Literal["turn_end"] = "turn_end"
     turn: int
     message: AssistantMessage
     tool_results: list[ToolResultMessage] = Field(default_factory=list)
 
 
-class AgentEndEvent(_Event):
+class AgentEndEvent(Event):
     """The run ended. ``messages`` are the messages this run added, in order."""
 
     type: Literal["agent_end"] = "agent_end"
@@ -168,6 +184,7 @@ class AgentEndEvent(_Event):
     error_message: str | None = None
 
 
+# Every event class, in the order a run emits them: EVENT_TYPES is built from this union.
 AgentEvent = (
     AgentStartEvent
     | TurnStartEvent
@@ -181,15 +198,35 @@ AgentEvent = (
     | AgentEndEvent
 )
 
-EVENT_TYPES = (
-    "agent_start",
-    "turn_start",
-    "message_start",
-    "message_update",
-    "message_end",
-    "tool_execution_start",
-    "tool_execution_update",
-    "tool_execution_end",
-    "turn_end",
-    "agent_end",
-)
+
+def _by_type(classes: Iterable[type[Event]]) -> Mapping[str, type[Event]]:
+    """``{type: class}``; each class must declare one ``type`` literal, used by no other."""
+    registry: dict[str, type[Event]] = {}
+    for cls in classes:
+        field = cls.model_fields.get("type")
+        names = get_args(field.annotation) if field is not None else ()
+        if field is None or len(names) != 1 or field.default != names[0]:
+            raise TypeError(f"{cls.__name__} must declare type: Literal['name'] = 'name'")
+        if names[0] in registry:
+            raise TypeError(f"{cls.__name__} and {registry[names[0]].__name__} both declare type {names[0]!r}")
+        registry[names[0]] = cls
+    return MappingProxyType(registry)
+
+
+EVENT_TYPES: Mapping[str, type[Event]] = _by_type(get_args(AgentEvent))
+"""Every event type a run can emit, mapped to its class, in the order a run emits them."""
+
+H = TypeVar("H")
+
+
+class EventHandlers(KindTable[H]):
+    """A consumer's handlers by event class, covering :data:`EVENT_TYPES`.
+
+    ``EventHandlers("the tree", {AgentStartEvent: on_start, ...}, ignored=[...])``.
+    :meth:`~KindTable.handler_for` returns the handler of an event's class (``None`` for a
+    class listed as ignored) and raises :class:`UnhandledKindError` for any other class;
+    :meth:`~KindTable.missing` lists the event types the table does not cover.
+    """
+
+    registry = EVENT_TYPES
+    kind_word = "event type"

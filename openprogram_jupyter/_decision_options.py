@@ -22,9 +22,10 @@ from typing_extensions import TypedDict
 
 from .messages import TextContent, UserMessage
 from .tools._schema import SchemaError, build_signature_schema
-from .tools.base import Tool, as_tool
+from .tools.base import Tool
 from .tools.examples import example_arguments
 from .tools.function import function
+from .tools.menu import as_tool
 
 if TYPE_CHECKING:
     from .tools.registry import Registry

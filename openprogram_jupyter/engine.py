@@ -10,12 +10,12 @@ entry point of :class:`~openprogram_jupyter.runtime.Runtime` ends here.
 from __future__ import annotations
 
 import asyncio
-import threading
 import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ._decision_judge import Judge
+from ._stop import StopSignal
 from .loop import LoopConfig, LoopState, run_loop
 from .messages import new_id
 from .run import Run
@@ -27,7 +27,6 @@ if TYPE_CHECKING:
 
 __all__ = ["EventSink", "RunSpec", "build_spec", "execute"]
 
-_ABORT_POLL_SECONDS = 0.02
 _INTERRUPT_GRACE_SECONDS = 2.0
 
 
@@ -53,18 +52,15 @@ async def execute(runtime: Runtime, spec: RunSpec, *, on_created: Callable[[Run]
         approve=spec.approve or runtime.approve, inherited_tools=spec.inherited_tools,
         cancel_grace=runtime.cancel_grace,
     )
-    stop_signals = [s for s in (spec.abort, parent.context.cancelled if parent else None) if s is not None]
-    config = LoopConfig(
-        spec=spec, model=model, calls=calls,
-        stop_requested=(lambda: any(s.is_set() for s in stop_signals)) if stop_signals else None,
-    )
+    stop = StopSignal(spec.abort, parent.context.cancelled if parent is not None else None)
+    config = LoopConfig(spec=spec, model=model, calls=calls, stop=stop)
     state = LoopState(context=list(spec.history))
     if spec.depth == 0:
         runtime.last_run = run
     if on_created is not None:
         on_created(run)
     try:
-        await _drive(asyncio.ensure_future(run_loop(config, state, spec.prompts)), stop_signals,
+        await _drive(asyncio.ensure_future(run_loop(config, state, spec.prompts)), stop,
                      grace=runtime.cancel_grace + _INTERRUPT_GRACE_SECONDS)
     finally:
         run.pending_messages = list(state.undelivered)
@@ -134,13 +130,13 @@ def _guarded(listener: Callable[[Any], None]) -> Callable[[Any], None]:
     return call
 
 
-async def _drive(task: asyncio.Future[Any], stop_signals: list[threading.Event], *, grace: float) -> None:
-    """Await the loop's task; a stop signal cancels it (the loop then ends the run itself).
+async def _drive(task: asyncio.Future[Any], stop: StopSignal, *, grace: float) -> None:
+    """Await the loop's task; a set stop signal cancels it (the loop then ends the run itself).
 
     If the caller is cancelled instead (a kernel interrupt), the task is cancelled too and
     given ``grace`` seconds to close every open call before ``CancelledError`` re-raises.
     """
-    watcher = asyncio.ensure_future(_cancel_when_set(task, stop_signals)) if stop_signals else None
+    watcher = asyncio.ensure_future(stop.cancel_when_set(task))
     try:
         await asyncio.shield(task)
     except asyncio.CancelledError:
@@ -151,13 +147,4 @@ async def _drive(task: asyncio.Future[Any], stop_signals: list[threading.Event],
             pass  # interrupted twice: keep what we have
         raise
     finally:
-        if watcher is not None:
-            watcher.cancel()
-
-
-async def _cancel_when_set(task: asyncio.Future[Any], signals: list[threading.Event]) -> None:
-    while not task.done():
-        if any(signal.is_set() for signal in signals):
-            task.cancel()
-            return
-        await asyncio.sleep(_ABORT_POLL_SECONDS)
+        watcher.cancel()

@@ -35,8 +35,9 @@ from .messages import (
     UserMessage,
 )
 from .models.base import MessageBuilder, Model, ModelRequest
+from ._stop import StopSignal
 from .spec import RunSpec
-from .tool_execution import CallAborted, CallEnvironment, execute_tool_call, result_for_unrun_call
+from .tool_execution import CallEnvironment, execute_tool_call, result_for_unrun_call
 
 __all__ = ["LoopConfig", "LoopState", "run_loop"]
 
@@ -53,7 +54,7 @@ class LoopConfig:
     spec: RunSpec
     model: Model
     calls: CallEnvironment
-    stop_requested: Callable[[], bool] | None = None
+    stop: StopSignal = field(default_factory=StopSignal)
 
 
 @dataclass
@@ -93,10 +94,10 @@ async def run_loop(config: LoopConfig, state: LoopState, prompts: Sequence[UserM
     emit(AgentStartEvent, model=config.model.name, tools=config.calls.menu.names)
     try:
         await _run_rounds(config, state, list(prompts))
-    except (asyncio.CancelledError, CallAborted) as stop:
-        _close_after_abort(config, state, stop)
+    except asyncio.CancelledError:
+        _close_after_abort(config, state)
     except Exception as error:  # a bug below us must not lose the transcript
-        _close_after_abort(config, state, None)
+        _close_after_abort(config, state)
         state.stop_reason = "error"
         state.error_message = f"internal error: {type(error).__name__}: {error}"
     emit(AgentEndEvent, messages=list(state.new_messages), stop_reason=state.stop_reason,
@@ -187,7 +188,10 @@ async def _execute_tool_calls(config: LoopConfig, state: LoopState, calls: list[
             _record_result(config, state, result_for_unrun_call(call, "skipped", SKIPPED_FOR_STEERING, config.calls))
             continue
         _checkpoint(config)
-        _record_result(config, state, await execute_tool_call(call, config.calls))
+        outcome = await execute_tool_call(call, config.calls)
+        _record_result(config, state, outcome.result)
+        if outcome.stopped:
+            raise asyncio.CancelledError  # the run was stopped during this call: end it as aborted
         if index < len(calls) - 1:
             steering = _take(config.spec.get_steering_messages)
     return steering
@@ -216,15 +220,14 @@ def _deliver(config: LoopConfig, state: LoopState, messages: Sequence[Any]) -> N
 
 def _checkpoint(config: LoopConfig) -> None:
     """Stop here if a stop was requested (a task that never awaits cannot be cancelled)."""
-    if config.stop_requested is not None and config.stop_requested():
-        raise asyncio.CancelledError
+    config.stop.raise_if_set()
 
 
 def _take(source: MessageSource | None) -> list[Any]:
     return list(source() or []) if source is not None else []
 
 
-def _close_after_abort(config: LoopConfig, state: LoopState, stop: BaseException | None) -> None:
+def _close_after_abort(config: LoopConfig, state: LoopState) -> None:
     """Finish the transcript after a stop: every open call gets exactly one result."""
     emit = config.calls.emit
     builder, state.streaming = state.streaming, None
@@ -235,8 +238,6 @@ def _close_after_abort(config: LoopConfig, state: LoopState, stop: BaseException
         state.append(message)
         emit(MessageEndEvent, message=message)
         state.open_calls = list(message.tool_calls)
-    if isinstance(stop, CallAborted):
-        _record_result(config, state, stop.result)
     for call in list(state.open_calls):
         _record_result(
             config, state,

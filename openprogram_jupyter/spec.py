@@ -24,7 +24,7 @@ from ._decision_options import Option, menu_text, normalize_options, prompt_with
 from .errors import SetupError
 from .messages import AssistantMessage, ImageContent, TextContent, ToolResultMessage, UserMessage, parse_message
 from .models.base import ToolChoice, normalize_tool_choice
-from .tools.registry import Menu, resolve_menu
+from .tools.menu import Menu, resolve_menu
 
 if TYPE_CHECKING:
     from .tool_execution import Approver

@@ -22,13 +22,13 @@ from .events import ToolExecutionEndEvent, ToolExecutionStartEvent, ToolExecutio
 from .messages import TextContent, ToolCall, ToolResultMessage, ToolResultStatus
 from .tools._schema import ArgumentError
 from .tools.base import Tool, ToolContext
-from .tools.registry import Menu
+from .tools.menu import Menu
 from .tools.results import render_result
 
 if TYPE_CHECKING:
     from .runtime import Runtime
 
-__all__ = ["ApprovalRequest", "CallEnvironment", "execute_tool_call", "result_for_unrun_call"]
+__all__ = ["ApprovalRequest", "CallEnvironment", "CallOutcome", "execute_tool_call", "result_for_unrun_call"]
 
 MAX_IDENTICAL_FAILURES = 2
 """An identical call (same tool, same arguments) that failed this often is refused."""
@@ -79,35 +79,34 @@ class _Outcome:
     text: str = ""
     value: Any = None
     details: dict[str, Any] = field(default_factory=dict)
+    stopped: bool = False  # the run was stopped while this call ran
 
 
-class CallAborted(BaseException):
-    """Internal: carries the finished result of a call that was running when the run stopped."""
+@dataclass(frozen=True)
+class CallOutcome:
+    """A finished call: its ``result``, and whether the run was ``stopped`` during it (the
+    caller then ends the run; the result says ``"cancelled"`` or ``"interrupted"``)."""
 
-    def __init__(self, result: ToolResultMessage) -> None:
-        super().__init__(result.tool_call_id)
-        self.result = result
+    result: ToolResultMessage
+    stopped: bool = False
 
 
-async def execute_tool_call(call: ToolCall, env: CallEnvironment) -> ToolResultMessage:
-    """Run one call and return its result, emitting start / update* / end events.
+async def execute_tool_call(call: ToolCall, env: CallEnvironment) -> CallOutcome:
+    """Run one call and return its outcome, emitting start / update* / end events.
 
     If the run is cancelled while the call runs, the tool is asked to stop (its
     ``ToolContext.cancelled`` is set, an async body is cancelled) and given
-    ``env.cancel_grace`` seconds; then :class:`CallAborted` is raised carrying the call's
-    result (``"cancelled"``, or ``"interrupted"`` when the tool had to be abandoned).
+    ``env.cancel_grace`` seconds; the outcome then says ``stopped``, with a
+    ``"cancelled"`` result, or ``"interrupted"`` when the tool had to be abandoned.
     """
     assert call.id is not None
     started = time.perf_counter()
     env.emit(ToolExecutionStartEvent, tool_call_id=call.id, tool_name=call.name, arguments=call.arguments)
     try:
         outcome = await _prepare_and_execute(call, env)
-    except asyncio.CancelledError as cancel:
-        outcome = getattr(cancel, "outcome", None) or _Outcome(
-            "cancelled", "cancelled: the run was stopped before this call finished"
-        )
-        raise CallAborted(_finalize(call, outcome, started, env)) from None
-    return _finalize(call, outcome, started, env)
+    except asyncio.CancelledError:  # stopped before the tool itself started (e.g. awaiting approval)
+        outcome = _Outcome("cancelled", "cancelled: the run was stopped before this call finished", stopped=True)
+    return CallOutcome(_finalize(call, outcome, started, env), stopped=outcome.stopped)
 
 
 def result_for_unrun_call(call: ToolCall, status: ToolResultStatus, text: str, env: CallEnvironment) -> ToolResultMessage:
@@ -233,12 +232,11 @@ async def _execute(call: ToolCall, tool: Tool, kwargs: dict[str, Any], env: Call
         return _Outcome("error", f"Error: {call.name} timed out after {timeout:g} s and was stopped "
                                  "(a sync tool may still be finishing in the background)",
                         details={"timeout": timeout})
-    except asyncio.CancelledError as cancel:
+    except asyncio.CancelledError:
         context.cancelled.set()
         if isinstance(running, asyncio.Task):
             running.cancel()  # a thread's future must stay pending: it tells us when the thread ends
-        cancel.outcome = await _wait_after_cancel(running, env.cancel_grace)  # type: ignore[attr-defined]
-        raise
+        return await _wait_after_cancel(running, env.cancel_grace)
     except Exception as error:
         return _error_outcome(call, error)
     return _Outcome("done", value=value)
@@ -251,11 +249,12 @@ async def _wait_after_cancel(running: asyncio.Future[Any], grace: float) -> _Out
     except asyncio.CancelledError:
         pass  # stopped twice: do not wait again
     if running.done():
-        return _Outcome("cancelled", "cancelled: the run was stopped while this call was running")
+        return _Outcome("cancelled", "cancelled: the run was stopped while this call was running", stopped=True)
     return _Outcome(
         "interrupted",
         f"interrupted: the run was stopped and the tool did not stop within {grace:g} s; "
         "it was abandoned and may still be running",
+        stopped=True,
     )
 
 

@@ -8,7 +8,8 @@ Modules, in the order a cell meets them:
 - :mod:`._cell` — runs the plan awaited, blocking or in the background, and records it;
 - :mod:`._live` — the run's controls (Stop, steering, approval) and its finish;
 - :mod:`._view` — the widgets, redrawn from events by one writer at a bounded rate;
-- :mod:`._sessions` — conversations continued with ``-s NAME``.
+- :mod:`._sessions` — conversations continued with ``-s NAME``;
+- :mod:`._show` — ``run.show()`` / ``%agent show``: a live view of a Run again.
 
 The static transcript that replaces the view lives in :mod:`openprogram_jupyter.render`.
 """
@@ -68,74 +69,10 @@ def unload_ipython_extension(shell: Any) -> None:
 
 
 def show_run(run: Any) -> None:
-    """Display a live view of ``run`` (a ``Run`` or a ``RunHandle``).
+    """Display a live view of ``run`` (a ``Run`` or a ``RunHandle``); see :mod:`._show`."""
+    from ._show import show_run as show  # the view's modules load with the first use
 
-    A finished run is drawn from its events, with Stop disabled. A run still going on (a
-    background handle) is followed until it ends, its new events polled ten times a
-    second. Outside a widget frontend the static transcript is displayed instead.
-    """
-    from IPython import get_ipython
-    from IPython.display import display
-
-    from ..render import render_bundle
-    from ._view import Controls, RunView
-
-    handle = None
-    if hasattr(run, "wait") and hasattr(run, "abort"):  # a RunHandle
-        handle, run = run, run.run
-        if run is None:
-            raise ValueError("this run has not started yet; show it again in a moment")
-    if not hasattr(run, "events"):
-        raise TypeError(f"show_run needs a Run or a RunHandle, not {type(run).__name__}")
-    shell = get_ipython()
-    if shell is None or getattr(shell, "kernel", None) is None:
-        display(render_bundle(run), raw=True)
-        return
-    running = run.stop_reason is None
-    controls = Controls(stop=handle.abort if handle is not None else None,
-                        steer=handle.steer if handle is not None else None)
-    view = RunView(controls)
-    for event in list(run.events):
-        view.feed(event)
-    if not running:
-        view.finished = True
-        view.tick(force=True)
-        bundle = dict(render_bundle(run), **{k: v for k, v in view.mimebundle().items() if k.startswith("application/")})
-        display(bundle, raw=True)
-        return
-    display(view.mimebundle(), raw=True)
-    _follow(run, view)
-
-
-def _follow(run: Any, view: Any) -> None:
-    """Feed a running Run's new events to ``view`` until it ends, from a ticker task."""
-    import asyncio
-
-    seen = len(run.events)
-
-    async def ticker() -> None:
-        nonlocal seen
-        while True:
-            events = run.events
-            for event in events[seen:]:
-                view.feed(event)
-            seen = len(events)
-            view.tick()
-            if run.stop_reason is not None:
-                view.finish()
-                return
-            await asyncio.sleep(0.1)
-
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
-        loop = None
-    if loop is not None:
-        view._ticker = loop.create_task(ticker())
-    else:
-        import threading
-
-        threading.Thread(target=lambda: asyncio.run(ticker()), daemon=True, name="openprogram-view").start()
+    show(run)
 
 
 def __getattr__(name: str) -> Any:

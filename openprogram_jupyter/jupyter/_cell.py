@@ -128,11 +128,11 @@ def _ask_in_terminal(request: Any) -> bool:
 
 
 def _hooked_spec(plan: CellPlan, live: LiveRun, **hooks: Any) -> Any:
-    """The plan's run with the live view's hooks: events, approvals, steering (``hooks``
-    adds or overrides some)."""
+    """The plan's run with the live view's hooks: events, approvals, steering, and its
+    Stop button's event as the run's abort signal (``hooks`` adds or overrides some)."""
     # A Runtime given its own approve= policy keeps it; otherwise the buttons ask.
     approve = plan.runtime.approve if getattr(plan.runtime, "approve", None) is not None else live.approve
-    return plan.spec.with_hooks(**{"on_event": live.on_event, "approve": approve,
+    return plan.spec.with_hooks(**{"on_event": live.on_event, "approve": approve, "abort": live.abort,
                                    "get_steering_messages": live.take_steering, **hooks})
 
 
@@ -148,7 +148,7 @@ async def run_awaited(magics: AgentMagics, line: str, cell: str) -> None:
     path = click_path(magics.shell, "awaited")
     live = _live_for(magics, plan, path)
     live.show()
-    task = asyncio.ensure_future(plan.runtime.arun(_hooked_spec(plan, live, abort=live.abort)))
+    task = asyncio.ensure_future(plan.runtime.arun(_hooked_spec(plan, live)))
     try:
         if path.pump is not None:
             async with path.pump() as poll:
@@ -204,7 +204,6 @@ def run_blocking(magics: AgentMagics, plan: CellPlan) -> None:
     live = _live_for(magics, plan, path)
     live.show()
     handle = plan.runtime.start(_hooked_spec(plan, live))
-    live.on_stop = handle.abort
     try:
         while True:
             try:
@@ -255,7 +254,6 @@ def start_background(magics: AgentMagics, plan: CellPlan) -> Any:
     started.append(handle)
     if live.view is not None:
         live.view.controls.steer = handle.steer
-    live.on_stop = handle.abort
     magics.shell.user_ns[variable] = handle
     live.show()
 

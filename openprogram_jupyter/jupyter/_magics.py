@@ -232,7 +232,7 @@ class AgentMagics(Magics):
                 raise UsageError("%agent show VAR: name the variable holding a Run (e.g. the one given to -o)")
             if rest not in self.shell.user_ns:
                 raise UsageError(f"%agent show: no variable {rest!r} in the notebook")
-            from . import show_run
+            from ._show import show_run
 
             show_run(self.shell.user_ns[rest])
         else:

@@ -1,9 +1,10 @@
 """Tools: ``@function``, ``@agentic_function``, the registry and its gating layers."""
 
 from ._schema import ArgumentError, SchemaError
-from .base import Tool, ToolContext, ToolOptions, as_tool
+from .base import Tool, ToolContext, ToolOptions
 from .function import FunctionTool, agentic_function, function
-from .registry import Menu, Registry, default_registry, resolve_menu
+from .menu import Menu, as_tool, resolve_menu
+from .registry import Registry, default_registry
 from .results import render_result
 
 __all__ = [

@@ -3,7 +3,7 @@
 
 Every menu entry — a ``@function``, an ``@agentic_function``, a ``{"spec", "execute"}``
 dict, any object with ``.spec`` and ``.execute`` — becomes a :class:`Tool` (see
-:func:`as_tool`), so the loop handles one shape only.
+:func:`~.menu.as_tool`), so the loop handles one shape only.
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, overload
 
 from ._jsonschema import validate_json_schema
-from ._schema import ArgumentError
+from ..errors import ArgumentError
 from .results import DEFAULT_MAX_RESULT_CHARS
 
 if TYPE_CHECKING:
     from ..runtime import Runtime
 
-__all__ = ["Tool", "ToolContext", "ToolOptions", "as_tool", "run_in_daemon_thread"]
+__all__ = ["DICT_TOOL_KEYS", "ExternalTool", "Tool", "ToolContext", "ToolOptions", "run_in_daemon_thread"]
 
 
 @dataclass
@@ -141,51 +141,13 @@ class ExternalTool(Tool):
         return run_in_daemon_thread(self._execute, kwargs, name=self.name)
 
 
-_DICT_TOOL_KEYS = {"spec", "execute", "requires_approval", "timeout", "max_result_chars"}
+DICT_TOOL_KEYS = {"spec", "execute", "requires_approval", "timeout", "max_result_chars"}
 
 
 def _option(source: object, key: str, default: Any) -> Any:
     if isinstance(source, dict):
         return source.get(key, default)
     return getattr(source, key, default)
-
-
-def as_tool(entry: object) -> Tool:
-    """Normalize one menu entry to a :class:`Tool`; raise ``TypeError`` saying what is wrong.
-
-    A plain callable becomes an unregistered ``@function``; a dict needs ``spec`` and
-    ``execute`` (and may carry ``requires_approval``, ``timeout``, ``max_result_chars``).
-    """
-    if isinstance(entry, Tool):
-        return entry
-    if isinstance(entry, dict):
-        if "spec" not in entry or "execute" not in entry:
-            raise TypeError(f"a tool dict needs 'spec' and 'execute' keys; got keys {sorted(map(str, entry))}")
-        unknown = sorted(map(str, set(entry) - _DICT_TOOL_KEYS))
-        if unknown:
-            raise TypeError(f"a tool dict has unknown key(s) {unknown}; allowed: {sorted(_DICT_TOOL_KEYS)}")
-        return ExternalTool(entry["spec"], entry["execute"], entry)
-    if hasattr(entry, "spec") and hasattr(entry, "execute"):
-        return ExternalTool(entry.spec, entry.execute, entry)
-    if callable(entry):
-        from .function import function
-
-        return function(entry, register_globally=False)
-    raise TypeError(
-        f"{entry!r} is not a tool: use @function, a {{'spec', 'execute'}} dict, or an object "
-        "with .spec and .execute"
-    )
-
-
-def as_tools(entries: Sequence[object]) -> list[Tool]:
-    """Normalize a ``tools=[...]`` list; a name given twice raises ``ValueError``."""
-    tools = [as_tool(entry) for entry in entries]
-    seen: set[str] = set()
-    for tool in tools:
-        if tool.name in seen:
-            raise ValueError(f"two tools are named {tool.name!r}; tool names must be unique")
-        seen.add(tool.name)
-    return tools
 
 
 def run_in_daemon_thread(fn: Callable[..., Any], kwargs: dict[str, Any], *, name: str) -> asyncio.Future[Any]:

@@ -1,4 +1,5 @@
-"""The tool registry and the six gating layers that narrow it into one run's menu.
+"""The tool registry, and the six gating layers that narrow it (the menu itself is built in
+:mod:`.menu`).
 
 A registered tool is usable with zero configuration; every layer only narrows:
 
@@ -18,18 +19,16 @@ from __future__ import annotations
 import inspect
 import os
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ._jsonschema import validate_json_schema
-from ._schema import ArgumentError
-from .base import Tool, ToolContext, ToolOptions, as_tools
+from .base import Tool, ToolOptions
 
 if TYPE_CHECKING:
     from ..runtime import Runtime
 
-__all__ = ["Menu", "Registry", "ToolReport", "default_registry", "resolve_menu"]
+__all__ = ["Registry", "ToolReport", "default_registry"]
 
 
 class Registry:
@@ -191,151 +190,3 @@ def _check_names(registry: Registry, allow: set[str] | None, deny: set[str], ext
         if unknown:
             listed = ", ".join(sorted(known)) or "(none)"
             raise ValueError(f"{label} names unknown tool(s): {', '.join(unknown)}; known tools: {listed}")
-
-
-class Menu:
-    """One run's tools: what the model may pick, and which schemas it has been sent.
-
-    ``specs()`` is what goes to the model this round: every non-deferred tool, every
-    deferred tool loaded by ``tool_search`` so far, and ``tool_search`` itself whenever
-    the menu holds a deferred tool (loaded or not). ``get(name)`` finds any tool on the
-    menu, deferred or not, so a call to a deferred tool by name is still validated and run.
-    """
-
-    def __init__(self, tools: Sequence[Tool], *, explicit: bool) -> None:
-        self.explicit = explicit
-        self._tools: dict[str, Tool] = {tool.name: tool for tool in tools}
-        self._deferred = [t.name for t in tools if t.options.defer]
-        self._loaded: set[str] = set()
-        self._search = _ToolSearch(self) if self._deferred else None
-        if self._search is not None:
-            if self._search.name in self._tools:
-                raise ValueError(
-                    "a tool is named 'tool_search', which is reserved while any tool on the menu "
-                    f"is deferred (deferred: {', '.join(self._deferred)}); rename it"
-                )
-            self._tools[self._search.name] = self._search
-        self._specs_cache: list[dict[str, Any]] | None = None
-
-    @property
-    def names(self) -> list[str]:
-        return list(self._tools)
-
-    def get(self, name: str) -> Tool | None:
-        return self._tools.get(name)
-
-    def __len__(self) -> int:
-        return len(self._tools)
-
-    def specs(self) -> list[dict[str, Any]]:
-        if self._specs_cache is None:
-            self._specs_cache = [
-                tool.spec for tool in self._tools.values()
-                if tool.name not in self._deferred or tool.name in self._loaded
-            ]
-        return self._specs_cache
-
-    @property
-    def pending_deferred(self) -> list[str]:
-        return [name for name in self._deferred if name not in self._loaded]
-
-    def load(self, names: Iterable[str]) -> None:
-        self._loaded.update(names)
-        self._specs_cache = None
-
-    def search(self, query: str) -> list[Tool]:
-        """Deferred tools matching ``query``: an exact name; else those whose name or description
-        holds every word (case-insensitive); else those holding any word."""
-        deferred = [self._tools[name] for name in self._deferred]
-        exact = [t for t in deferred if t.name == query.strip()]
-        if exact:
-            return exact
-        words = [w for w in query.lower().split() if w]
-        return [t for t in deferred if words and all(w in f"{t.name} {t.description}".lower() for w in words)] or [
-            t for t in deferred if any(w in f"{t.name} {t.description}".lower() for w in words)
-        ]
-
-
-class _ToolSearch(Tool):
-    """``tool_search(query)``: loads deferred tools' schemas for the next round."""
-
-    name = "tool_search"
-
-    def __init__(self, menu: Menu) -> None:
-        self._menu = menu
-        self.options = ToolOptions()
-        self.parameters = {
-            "type": "object",
-            "properties": {
-                "query": {"type": "string", "description": "A tool name, or a few words describing the task."},
-            },
-            "required": ["query"],
-            "additionalProperties": False,
-        }
-
-    @property
-    def description(self) -> str:  # type: ignore[override]  # read-only: it follows the menu's catalog
-        tools = self._menu._tools
-        catalog = "\n".join(f"- {tools[n].name}: {tools[n].summary}" for n in self._menu._deferred)
-        return (
-            "Load the full schema of one or more of the tools below so you can call them; "
-            "their schemas are sent from your next turn on.\n" + catalog
-        )
-
-    def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        problems = validate_json_schema(arguments, self.parameters)
-        if problems:
-            raise ArgumentError(problems)
-        return {"query": arguments["query"]}
-
-    async def _run(self, query: str) -> str:
-        found = self._menu.search(query)
-        if not found:
-            names = ", ".join(self._menu._deferred)
-            return f"No deferred tool matches {query!r}. Deferred tools: {names}."
-        self._menu.load(t.name for t in found)
-        return "Loaded: " + ", ".join(t.name for t in found) + ". You can call them from your next turn."
-
-    def call(self, kwargs: dict[str, Any], context: ToolContext) -> Any:
-        return self._run(kwargs["query"])
-
-
-def resolve_menu(
-    registry: Registry,
-    *,
-    tools: Sequence[object] | None = None,
-    toolset: str | None = None,
-    tools_source: str | None = None,
-    tools_allow: Iterable[str] | None = None,
-    tools_deny: Iterable[str] | None = None,
-    session_deny: Iterable[str] = (),
-    runtime: Runtime | None = None,
-) -> Menu:
-    """Build one run's menu by applying the gating layers.
-
-    ``tools=[...]`` (even empty) is the caller's explicit choice: layers 2–4 are skipped,
-    layer 5 still applies. ``toolset="none"`` gives an empty menu; another toolset name
-    takes the registered tools tagged with it (an unknown name raises ``ValueError``
-    listing the known ones). A name in ``tools_allow`` / ``tools_deny`` that no tool has
-    raises ``ValueError``: a typo there would otherwise silently change the menu.
-    Passing both ``tools`` and ``toolset`` raises ``ValueError``.
-    """
-    explicit = tools is not None or toolset is not None
-    if tools is not None and toolset is not None:
-        raise ValueError("pass tools=[...] or toolset=..., not both")
-    _check_toolset(registry, toolset)
-    if tools is not None:
-        candidates = as_tools(list(tools))
-    elif toolset == "none":
-        candidates = []
-    else:
-        candidates = [
-            t for t in registry
-            if (toolset is None or toolset in t.options.toolset)
-            and _hidden_by(t, tools_source=tools_source, runtime=runtime) is None
-        ]
-    allow = set(tools_allow) if tools_allow is not None else None
-    deny = set(tools_deny or ())
-    _check_names(registry, allow, deny, {t.name for t in candidates})
-    chosen = [t for t in candidates if _denied(t.name, allow, deny, set(session_deny)) is None]
-    return Menu(chosen, explicit=explicit)

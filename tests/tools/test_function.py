@@ -8,7 +8,7 @@ import pytest
 
 import openprogram_jupyter as op
 from openprogram_jupyter.tools import FunctionTool, Registry, ToolContext, as_tool
-from openprogram_jupyter.tools.base import as_tools
+from openprogram_jupyter.tools.menu import as_tools
 from openprogram_jupyter.tools.registry import default_registry
 
 from .conftest import props

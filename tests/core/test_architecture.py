@@ -1,0 +1,162 @@
+"""The package's shape: imports go one way, no module imports itself in a circle, and
+modules and functions stay small. docs/architecture.md explains the layers."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "openprogram_jupyter"
+ROOT = "openprogram_jupyter"
+
+# Lowest first. A module may import from its own layer and the layers below it, never from
+# one above (the package root is the top: it only re-exports). Each entry is a module or a
+# package prefix.
+LAYERS: list[list[str]] = [
+    ["errors", "_viewer", "_install", "_context", "messages", "events", "_dispatch"],
+    ["tools"],
+    ["_decision_options"],
+    ["models"],
+    ["render"],
+    ["run", "tool_execution", "spec", "_decision_judge", "loop"],
+    ["engine"],
+    ["runtime"],
+    ["decision"],
+    ["jupyter"],
+    [""],  # the package root
+]
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def is_package(name: str) -> bool:
+    return (PACKAGE.parent / Path(*name.split(".")) / "__init__.py").exists()
+
+
+def exists(name: str) -> bool:
+    path = PACKAGE.parent / Path(*name.split("."))
+    return path.with_suffix(".py").exists() or (path / "__init__.py").exists()
+
+
+def _type_checking_only(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def imports_of(path: Path) -> set[str]:
+    """The package modules ``path`` imports anywhere (functions included), except under
+    ``if TYPE_CHECKING:``."""
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and _type_checking_only(node):
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name.startswith(ROOT))
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if target.startswith(ROOT):
+                for alias in node.names:
+                    submodule = f"{target}.{alias.name}"
+                    found.add(submodule if exists(submodule) else target)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(ast.parse(path.read_text()))
+    found.discard(name)
+    return found
+
+
+GRAPH = {module_name(path): imports_of(path) for path in sorted(PACKAGE.rglob("*.py"))}
+
+
+def layer_of(name: str) -> int:
+    relative = name[len(ROOT) + 1:] if name != ROOT else ""
+    for level, prefixes in enumerate(LAYERS):
+        for prefix in prefixes:
+            if relative == prefix or (prefix and relative.startswith(prefix + ".")):
+                return level
+    raise AssertionError(f"{name} is in no layer: add it to LAYERS (and to docs/architecture.md)")
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every strongly connected group of two or more modules (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+
+    def connect(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in graph.get(node, ()):
+            if target not in index:
+                connect(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for node in graph:
+        if node not in index:
+            connect(node)
+    return groups
+
+
+def test_the_import_graph_is_read_from_every_module():
+    # A check that reads nothing passes everything: make sure it sees real imports.
+    assert len(GRAPH) > 40
+    assert "openprogram_jupyter.engine" in GRAPH["openprogram_jupyter.runtime"]  # the one lazy import
+    assert "openprogram_jupyter.loop" in GRAPH["openprogram_jupyter.engine"]
+
+
+def test_no_module_imports_itself_in_a_circle():
+    assert cycles(GRAPH) == []
+
+
+def test_the_cycle_finder_finds_a_circle():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_imports_go_down_the_layers():
+    upward = [
+        f"{source} (layer {layer_of(source)}) imports {target} (layer {layer_of(target)})"
+        for source, targets in GRAPH.items() for target in targets
+        if layer_of(target) > layer_of(source)
+    ]
+    assert upward == []
+
+
+@pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_modules_and_functions_stay_small(path):
+    source = path.read_text()
+    assert len(source.splitlines()) <= 500, f"{path.name} has {len(source.splitlines())} lines (at most 500)"
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            length = (node.end_lineno or node.lineno) - node.lineno + 1
+            assert length <= 60, f"{path.name}: {node.name} has {length} lines (at most 60)"

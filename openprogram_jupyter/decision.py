@@ -1,4 +1,4 @@
-"""Decisions: ``exec(choices=...)`` and :func:`make` (DESIGN 2.8).
+"""Decisions: ``exec(choices=...)`` and :func:`make` (docs/decisions.md).
 
 ``runtime.exec(content, choices=options)`` lets the model work first — its tools stay on
 the menu as usual — and then end with a pick among ``options``. The options are rendered

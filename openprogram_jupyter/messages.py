@@ -5,7 +5,7 @@ These are the values that cross every boundary in the package: providers build
 the notebook layer renders all three. They are pydantic models so a transcript can be saved
 with ``model_dump()`` and loaded again with :func:`parse_message`.
 
-Roles follow the seed: ``"user"``, ``"assistant"`` and ``"toolResult"``.
+Roles are ``"user"``, ``"assistant"`` and ``"toolResult"``.
 """
 
 from __future__ import annotations

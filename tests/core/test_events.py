@@ -1,4 +1,4 @@
-"""DESIGN 2.6: every run emits its events in one documented order."""
+"""docs/semantics.md §5: every run emits its events in one documented order."""
 
 from __future__ import annotations
 

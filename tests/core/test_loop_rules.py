@@ -1,4 +1,4 @@
-"""DESIGN 2.1 and 2.4: one round = stream the reply, run the picks in order, feed back results."""
+"""docs/semantics.md §1 and §4: one round = stream the reply, run the picks in order, feed back results."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""DESIGN 2.2 (the menu) and 2.3 (controls), as the model sees them in each request."""
+"""docs/semantics.md §2 (the menu) and §3 (controls), as the model sees them in each request."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""DESIGN 2.9 and 2.2: agentic functions open nested runs of the same loop."""
+"""docs/semantics.md §7 and §2: agentic functions open nested runs of the same loop."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""DESIGN section 3: the pinned public API, and every entry point driving the one loop."""
+"""The pinned public API (README, docs/semantics.md), and every entry point driving the one loop."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""DESIGN 2.7: steering, follow-ups, and stopping a run without losing anything."""
+"""docs/semantics.md §6: steering, follow-ups, and stopping a run without losing anything."""
 
 from __future__ import annotations
 

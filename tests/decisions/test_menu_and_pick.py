@@ -1,4 +1,4 @@
-"""DESIGN 2.8: the menu rendered into the prompt, and reading the pick from the reply."""
+"""Decisions (docs/decisions.md): the menu rendered into the prompt, and reading the pick from the reply."""
 
 from __future__ import annotations
 

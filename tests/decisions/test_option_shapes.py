@@ -1,4 +1,4 @@
-"""DESIGN 2.8: every shape an option may take, in the dict and the list form."""
+"""Decisions (docs/decisions.md): every shape an option may take, in the dict and the list form."""
 
 from __future__ import annotations
 

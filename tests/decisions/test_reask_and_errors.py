@@ -1,4 +1,4 @@
-"""DESIGN 2.8: one re-ask carrying the problem, then DecisionError; the ambient runtime."""
+"""Decisions (docs/decisions.md): one re-ask carrying the problem, then DecisionError; the ambient runtime."""
 
 from __future__ import annotations
 

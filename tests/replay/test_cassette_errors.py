@@ -1,4 +1,4 @@
-"""Issue #5: a bad cassette, or a replay that drifts from its recording, says what and where."""
+"""A bad cassette, or a replay that drifts from its recording, says what and where."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue #5: notebooks/replay-lesson.ipynb replays its committed cassette in a real kernel and
+"""notebooks/replay-lesson.ipynb replays its committed cassette in a real kernel and
 gives the same transcript as the recorded run."""
 
 from __future__ import annotations

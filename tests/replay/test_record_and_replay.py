@@ -1,4 +1,4 @@
-"""Issue #5, part 2: recording a run to a cassette and replaying it with no network."""
+"""Recording a run to a cassette and replaying it with no network."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import json
 import pytest
 
 import openprogram_jupyter as op
+from openprogram_jupyter.models.providers import SECRET_ENV_VARS
 from openprogram_jupyter.models.replay import RecordingModel, ReplayModel
 
 from .conftest import transcript
@@ -110,8 +111,7 @@ def test_the_runtime_api_key_is_never_written(tmp_path):
     assert "The key is ***." in text and "Use *** please" in text and "401 for key ***" in text
 
 
-@pytest.mark.parametrize("variable", ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY",
-                                      "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"])
+@pytest.mark.parametrize("variable", SECRET_ENV_VARS)
 def test_provider_key_variables_are_never_written(variable, tmp_path, monkeypatch):
     value = f"value-of-{variable.lower()}-xyz"
     monkeypatch.setenv(variable, value)

@@ -1,4 +1,4 @@
-"""The six gating layers (DESIGN 2.5), resolve_menu / Menu, and Registry.explain."""
+"""The six gating layers (docs/tools.md, gating), resolve_menu / Menu, and Registry.explain."""
 
 from types import SimpleNamespace
 

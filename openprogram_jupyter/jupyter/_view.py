@@ -2,7 +2,7 @@
 
 The view is fed events from any thread (:meth:`RunView.feed` only appends to a deque)
 and redrawn by one writer calling :meth:`RunView.tick`: it folds the queued events into a
-:class:`~openprogram_jupyter.render.transcript.TranscriptBuilder` tree, works out which
+:class:`~openprogram_jupyter.render.tree.TreeBuilder` tree, works out which
 traits of which widgets changed, and sends each changed widget one update under
 ``hold_sync()``. ``tick`` does nothing if called again within ``1 / max_hz`` seconds, so
 however fast tokens stream, each widget sends at most ``max_hz`` updates a second.
@@ -24,13 +24,13 @@ from html import escape
 from typing import Any
 
 from ..render import _format as fmt
-from ..render.transcript import (
+from ..render.tree import (
     Block,
     CallNode,
     NoticeNode,
     RoundNode,
     RunNode,
-    TranscriptBuilder,
+    TreeBuilder,
     UserNode,
     elapsed,
 )
@@ -92,7 +92,7 @@ class RunView:
 
         self._w = widgets
         self.controls = controls or Controls()
-        self.builder = TranscriptBuilder()
+        self.builder = TreeBuilder()
         self.max_hz = max_hz
         self.max_result_chars = max_result_chars
         self._clock = clock

@@ -2,7 +2,7 @@
 
 ``Run._repr_html_``, ``_repr_markdown_`` and ``__repr__`` call these, and the notebook
 view saves their output when a run ends, so a saved notebook shows the run without
-widgets. All three read the same tree (:mod:`.transcript`), built from the run's events.
+widgets. All three read the same tree (:mod:`.tree`), built from the run's events.
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from typing import Any
 from .html import render_html, run_html
 from .markdown import render_markdown, run_markdown
 from .plain import render_plain, run_plain
-from .transcript import transcript_of
+from .tree import tree_of
 
 __all__ = ["render_bundle", "render_html", "render_markdown", "render_plain"]
 
 
 def render_bundle(run: Any) -> dict[str, str]:
     """The three static MIME types of ``run``, ready for ``display(..., raw=True)``."""
-    tree = transcript_of(run)
+    tree = tree_of(run)
     return {"text/plain": run_plain(tree), "text/html": run_html(tree), "text/markdown": run_markdown(tree)}

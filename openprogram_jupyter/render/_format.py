@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..messages import ImageContent, TextContent, ToolResultMessage, Usage
-from .transcript import CallNode, RunNode, elapsed
+from .tree import CallNode, RunNode, elapsed
 
 STATUS_LABEL = {
     "streaming": "streaming",

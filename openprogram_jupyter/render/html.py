@@ -4,26 +4,29 @@ What is saved in a notebook and shown on GitHub or nbviewer. Every string that c
 a model, a tool or a user is escaped with :func:`html.escape`; the markup has no script,
 no event attributes and no external resources; images are embedded only as ``data:`` URIs
 of a known image type whose payload is checked to be base64. Each call is a ``<details>``
-element whose summary line says what was picked and how it ended.
+element whose summary line says what was picked and how it ended. Each kind of tree node
+is drawn by its entry in :data:`HTML_OF`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from html import escape
 from typing import Any
 
 from . import _format as fmt
-from .transcript import (
+from .tree import (
     Block,
     CallNode,
+    NodeHandlers,
     NoticeNode,
     RoundNode,
     RunNode,
     UserNode,
-    transcript_of,
+    tree_of,
 )
 
-__all__ = ["render_html", "run_html"]
+__all__ = ["HTML_OF", "render_html", "run_html"]
 
 _BOX = "font-family:var(--jp-ui-font-family,system-ui,sans-serif);font-size:13px;line-height:1.4;"
 _PRE = (
@@ -35,7 +38,7 @@ _MUTED = "color:#57606a;font-size:12px;"
 
 def render_html(run: Any, *, max_result_chars: int = fmt.DEFAULT_MAX_RESULT_CHARS) -> str:
     """The whole run as one self-contained, script-free HTML fragment."""
-    return run_html(transcript_of(run), max_result_chars=max_result_chars)
+    return run_html(tree_of(run), max_result_chars=max_result_chars)
 
 
 def run_html(run: RunNode, *, max_result_chars: int = fmt.DEFAULT_MAX_RESULT_CHARS, nested: bool = False) -> str:
@@ -50,16 +53,19 @@ def run_html(run: RunNode, *, max_result_chars: int = fmt.DEFAULT_MAX_RESULT_CHA
         + "</div>"
     )
     for item in run.timeline:
-        if isinstance(item, UserNode):
-            out.append(_user_html(item))
-        else:
-            out.append(_round_html(item, max_result_chars))
+        out.append(_item_html(item, max_result_chars))
     out.append(_end_html(run))
     out.append("</div>")
     return "".join(out)
 
 
-def _user_html(user: UserNode) -> str:
+def _item_html(node: Any, max_result_chars: int) -> str:
+    """A timeline or round item, drawn by its kind's entry in :data:`HTML_OF`."""
+    draw = HTML_OF.handler_for(node)
+    return draw(node, max_result_chars) if draw is not None else ""
+
+
+def _user_html(user: UserNode, _max_result_chars: int) -> str:
     label = "prompt" if user.kind == "prompt" else "user message"
     images = f" (+{user.images} image{'s' if user.images != 1 else ''})" if user.images else ""
     return (
@@ -71,22 +77,24 @@ def _user_html(user: UserNode) -> str:
 def _round_html(round_: RoundNode, max_result_chars: int) -> str:
     out = [f'<div style="margin:6px 0"><div style="{_MUTED}">round {round_.number}</div>']
     for item in round_.items:
-        if isinstance(item, Block):
-            if item.kind == "thinking":
-                out.append(
-                    f'<details><summary style="{_MUTED}">thinking</summary>'
-                    f'<pre style="{_PRE}font-style:italic">{escape(item.text)}</pre></details>'
-                )
-            elif item.text:
-                out.append(f'<pre style="{_PRE}">{escape(item.text)}</pre>')
-        elif isinstance(item, CallNode):
-            out.append(_call_html(item, max_result_chars))
-        elif isinstance(item, NoticeNode):
-            out.append(f'<div style="{_MUTED}">note: {escape(item.text)}</div>')
+        out.append(_item_html(item, max_result_chars))
     if round_.stop_reason == "error" and round_.error_message:
         out.append(f'<div style="color:#cf222e">model error: {escape(round_.error_message)}</div>')
     out.append("</div>")
     return "".join(out)
+
+
+def _block_html(block: Block, _max_result_chars: int) -> str:
+    if block.kind == "thinking":
+        return (
+            f'<details><summary style="{_MUTED}">thinking</summary>'
+            f'<pre style="{_PRE}font-style:italic">{escape(block.text)}</pre></details>'
+        )
+    return f'<pre style="{_PRE}">{escape(block.text)}</pre>' if block.text else ""
+
+
+def _notice_html(notice: NoticeNode, _max_result_chars: int) -> str:
+    return f'<div style="{_MUTED}">note: {escape(notice.text)}</div>'
 
 
 def _call_html(call: CallNode, max_result_chars: int) -> str:
@@ -131,3 +139,13 @@ def _end_html(run: RunNode) -> str:
         return f'<div style="{_MUTED}">running…</div>'
     color = "#1a7f37" if run.stop_reason == "stop" else "#cf222e" if run.stop_reason == "error" else "#9a6700"
     return f'<div style="color:{color};font-size:12px;margin-top:4px">{escape(fmt.end_line(run))}</div>'
+
+
+HTML_OF: NodeHandlers[Callable[[Any, int], str]] = NodeHandlers("the HTML transcript", {
+    UserNode: _user_html,
+    RoundNode: _round_html,
+    Block: _block_html,
+    CallNode: _call_html,
+    NoticeNode: _notice_html,
+})
+"""How each kind of node is drawn: ``draw(node, max_result_chars) -> html``."""

@@ -4,26 +4,28 @@ Raw HTML inside markdown is rendered by most viewers, so every string that came 
 model, a tool or a user goes inside code: a fenced block whose fence is longer than any
 backtick run in the string, or, for short one-line values such as a tool name, a code
 span built the same way. Nothing outside code is taken from the run except numbers and
-our own fixed words.
+our own fixed words. Each kind of tree node is drawn by its entry in :data:`MARKDOWN_OF`.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from . import _format as fmt
-from .transcript import (
+from .tree import (
     Block,
     CallNode,
+    NodeHandlers,
     NoticeNode,
     RoundNode,
     RunNode,
     UserNode,
-    transcript_of,
+    tree_of,
 )
 
-__all__ = ["code_span", "fence", "render_markdown", "run_markdown"]
+__all__ = ["MARKDOWN_OF", "code_span", "fence", "render_markdown", "run_markdown"]
 
 _BACKTICKS = re.compile(r"`+")
 
@@ -49,7 +51,7 @@ def code_span(text: str) -> str:
 
 def render_markdown(run: Any, *, max_result_chars: int = fmt.DEFAULT_MAX_RESULT_CHARS) -> str:
     """The whole run as markdown; model and tool strings only ever inside code."""
-    return run_markdown(transcript_of(run), max_result_chars=max_result_chars)
+    return run_markdown(tree_of(run), max_result_chars=max_result_chars)
 
 
 def run_markdown(run: RunNode, *, max_result_chars: int = fmt.DEFAULT_MAX_RESULT_CHARS, indent: str = "") -> str:
@@ -58,15 +60,17 @@ def run_markdown(run: RunNode, *, max_result_chars: int = fmt.DEFAULT_MAX_RESULT
     lines.append(f"{indent}**{title}** · " + " · ".join(_safe_header(run)))
     lines.append("")
     for item in run.timeline:
-        if isinstance(item, UserNode):
-            label = "prompt" if item.kind == "prompt" else "user message"
-            lines += [f"{indent}*{label}*", "", fence(item.text, indent=indent), ""]
-        else:
-            lines += _round_markdown(item, max_result_chars, indent)
+        lines += _item_markdown(item, max_result_chars, indent)
     lines.append(f"{indent}*{_end_words(run)}*")
     if run.error:
         lines += ["", fence(run.error, indent=indent)]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _item_markdown(node: Any, max_result_chars: int, indent: str) -> list[str]:
+    """A timeline or round item's lines, drawn by its kind's entry in :data:`MARKDOWN_OF`."""
+    draw = MARKDOWN_OF.handler_for(node)
+    return draw(node, max_result_chars, indent) if draw is not None else []
 
 
 def _safe_header(run: RunNode) -> list[str]:
@@ -81,21 +85,28 @@ def _end_words(run: RunNode) -> str:
     return fmt.RUN_END_LABEL.get(run.stop_reason, "ended")
 
 
+def _user_markdown(user: UserNode, _max_result_chars: int, indent: str) -> list[str]:
+    label = "prompt" if user.kind == "prompt" else "user message"
+    return [f"{indent}*{label}*", "", fence(user.text, indent=indent), ""]
+
+
 def _round_markdown(round_: RoundNode, max_result_chars: int, indent: str) -> list[str]:
     lines = [f"{indent}*round {round_.number}*", ""]
     for item in round_.items:
-        if isinstance(item, Block):
-            if item.kind == "thinking":
-                lines += [f"{indent}*thinking*", "", fence(item.text, indent=indent), ""]
-            elif item.text:
-                lines += [fence(item.text, indent=indent), ""]
-        elif isinstance(item, CallNode):
-            lines += _call_markdown(item, max_result_chars, indent)
-        elif isinstance(item, NoticeNode):
-            lines += [f"{indent}note: {code_span(item.text)}", ""]
+        lines += _item_markdown(item, max_result_chars, indent)
     if round_.stop_reason == "error" and round_.error_message:
         lines += [f"{indent}*model error*", "", fence(round_.error_message, indent=indent), ""]
     return lines
+
+
+def _block_markdown(block: Block, _max_result_chars: int, indent: str) -> list[str]:
+    if block.kind == "thinking":
+        return [f"{indent}*thinking*", "", fence(block.text, indent=indent), ""]
+    return [fence(block.text, indent=indent), ""] if block.text else []
+
+
+def _notice_markdown(notice: NoticeNode, _max_result_chars: int, indent: str) -> list[str]:
+    return [f"{indent}note: {code_span(notice.text)}", ""]
 
 
 def _call_markdown(call: CallNode, max_result_chars: int, indent: str) -> list[str]:
@@ -117,3 +128,13 @@ def _call_markdown(call: CallNode, max_result_chars: int, indent: str) -> list[s
         for image in fmt.result_images(call.result):
             lines += [f"{inner}{fmt.image_label(image)}", ""]
     return lines
+
+
+MARKDOWN_OF: NodeHandlers[Callable[[Any, int, str], list[str]]] = NodeHandlers("the markdown transcript", {
+    UserNode: _user_markdown,
+    RoundNode: _round_markdown,
+    Block: _block_markdown,
+    CallNode: _call_markdown,
+    NoticeNode: _notice_markdown,
+})
+"""How each kind of node is drawn: ``draw(node, max_result_chars, indent) -> lines``."""

@@ -2,24 +2,25 @@
 
 Indentation shows nesting; each call is one line (``▸ name(args) → status · time``)
 followed by its result, indented. Results are cut shorter than in HTML, since plain text
-cannot be collapsed.
+cannot be collapsed. Each kind of tree node is drawn by its entry in :data:`PLAIN_OF`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from . import _format as fmt
-from .transcript import Block, CallNode, NoticeNode, RunNode, UserNode, transcript_of
+from .tree import Block, CallNode, NodeHandlers, NoticeNode, RoundNode, RunNode, UserNode, tree_of
 
-__all__ = ["render_plain", "run_plain"]
+__all__ = ["PLAIN_OF", "render_plain", "run_plain"]
 
 DEFAULT_PLAIN_RESULT_CHARS = 1000
 
 
 def render_plain(run: Any, *, max_result_chars: int = DEFAULT_PLAIN_RESULT_CHARS) -> str:
     """The whole run as indented plain text."""
-    return run_plain(transcript_of(run), max_result_chars=max_result_chars)
+    return run_plain(tree_of(run), max_result_chars=max_result_chars)
 
 
 def _indented(text: str, indent: str) -> list[str]:
@@ -30,26 +31,40 @@ def run_plain(run: RunNode, *, max_result_chars: int = DEFAULT_PLAIN_RESULT_CHAR
     title = "agent run" if not indent else "nested run"
     lines = [f"{indent}{title} · " + " · ".join(fmt.header_parts(run))]
     for item in run.timeline:
-        if isinstance(item, UserNode):
-            label = "prompt" if item.kind == "prompt" else "user"
-            lines.append(f"{indent}{label}:")
-            lines += _indented(item.text, indent + "  ")
-            continue
-        lines.append(f"{indent}[round {item.number}]")
-        for part in item.items:
-            if isinstance(part, Block):
-                if part.kind == "thinking":
-                    lines.append(f"{indent}  (thinking: {fmt.shorten(part.text, 100)})")
-                elif part.text:
-                    lines += _indented(part.text, indent + "  ")
-            elif isinstance(part, CallNode):
-                lines += _call_plain(part, max_result_chars, indent + "  ")
-            elif isinstance(part, NoticeNode):
-                lines.append(f"{indent}  note: {part.text}")
-        if item.stop_reason == "error" and item.error_message:
-            lines.append(f"{indent}  model error: {item.error_message}")
+        lines += _item_plain(item, max_result_chars, indent)
     lines.append(f"{indent}— {fmt.end_line(run)}")
     return "\n".join(lines)
+
+
+def _item_plain(node: Any, max_result_chars: int, indent: str) -> list[str]:
+    """A timeline or round item's lines, drawn by its kind's entry in :data:`PLAIN_OF`."""
+    draw = PLAIN_OF.handler_for(node)
+    return draw(node, max_result_chars, indent) if draw is not None else []
+
+
+def _user_plain(user: UserNode, _max_result_chars: int, indent: str) -> list[str]:
+    label = "prompt" if user.kind == "prompt" else "user"
+    return [f"{indent}{label}:", *_indented(user.text, indent + "  ")]
+
+
+def _round_plain(round_: RoundNode, max_result_chars: int, indent: str) -> list[str]:
+    """The round's items are indented one step deeper than its ``[round N]`` line."""
+    lines = [f"{indent}[round {round_.number}]"]
+    for item in round_.items:
+        lines += _item_plain(item, max_result_chars, indent + "  ")
+    if round_.stop_reason == "error" and round_.error_message:
+        lines.append(f"{indent}  model error: {round_.error_message}")
+    return lines
+
+
+def _block_plain(block: Block, _max_result_chars: int, indent: str) -> list[str]:
+    if block.kind == "thinking":
+        return [f"{indent}(thinking: {fmt.shorten(block.text, 100)})"]
+    return _indented(block.text, indent) if block.text else []
+
+
+def _notice_plain(notice: NoticeNode, _max_result_chars: int, indent: str) -> list[str]:
+    return [f"{indent}note: {notice.text}"]
 
 
 def _call_plain(call: CallNode, max_result_chars: int, indent: str) -> list[str]:
@@ -71,3 +86,13 @@ def _call_plain(call: CallNode, max_result_chars: int, indent: str) -> list[str]
         for image in fmt.result_images(call.result):
             lines.append(f"{indent}    {fmt.image_label(image)}")
     return lines
+
+
+PLAIN_OF: NodeHandlers[Callable[[Any, int, str], list[str]]] = NodeHandlers("the plain-text transcript", {
+    UserNode: _user_plain,
+    RoundNode: _round_plain,
+    Block: _block_plain,
+    CallNode: _call_plain,
+    NoticeNode: _notice_plain,
+})
+"""How each kind of node is drawn: ``draw(node, max_result_chars, indent) -> lines``."""

@@ -1,0 +1,379 @@
+"""Folding a run's events into its tree: :class:`TreeBuilder`.
+
+Folding never raises on events in an unexpected order (a view must survive a core that
+emits a little differently): a call seen first at ``tool_execution_start`` is created
+then, a round without ``turn_start`` is opened by its ``message_start``. What it folds is
+fixed by two explicit tables: :data:`EVENT_HANDLERS` (one handler per event class of
+:data:`~openprogram_jupyter.events.EVENT_TYPES`) and :data:`UPDATE_HANDLERS` (one per
+:attr:`AssistantUpdate.kind <openprogram_jupyter.events.AssistantUpdate.kind>`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from types import MappingProxyType
+from typing import Any, Literal
+
+from ...events import (
+    AgentEndEvent,
+    AgentStartEvent,
+    AssistantUpdate,
+    Event,
+    EventHandlers,
+    MessageEndEvent,
+    MessageStartEvent,
+    MessageUpdateEvent,
+    ToolExecutionEndEvent,
+    ToolExecutionStartEvent,
+    ToolExecutionUpdateEvent,
+    TurnEndEvent,
+    TurnStartEvent,
+    UpdateKind,
+)
+from ...messages import (
+    AssistantMessage,
+    ImageContent,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+from .nodes import Block, CallNode, NoticeNode, RoundItem, RoundNode, RunNode, UserNode
+
+__all__ = ["EVENT_HANDLERS", "UPDATE_HANDLERS", "TreeBuilder", "tree_from_messages"]
+
+_ToolEvent = ToolExecutionStartEvent | ToolExecutionUpdateEvent | ToolExecutionEndEvent
+
+
+class TreeBuilder:
+    """Folds events, in the order a run emits them, into a :class:`RunNode` tree.
+
+    ``root`` is the first top-level run seen (``depth == 0``); runs with ``depth > 0`` hang
+    under the call named by their ``parent_tool_call_id`` (or under the root's last call
+    when that call is unknown). ``changed`` is set by every event that altered the tree;
+    the live view clears it after each redraw.
+    """
+
+    def __init__(self) -> None:
+        self.root: RunNode | None = None
+        self.runs: dict[str, RunNode] = {}
+        self.calls: dict[str, CallNode] = {}
+        self._open_round: dict[str, RoundNode] = {}
+        self.changed = False
+        self.events_seen = 0
+
+    # -- entry point ------------------------------------------------------------------
+
+    def apply(self, event: Event) -> None:
+        """Fold one event, through :data:`EVENT_HANDLERS`.
+
+        Raises :class:`~openprogram_jupyter.events.UnhandledKindError` for an object
+        whose class is not a registered event type.
+        """
+        handler = EVENT_HANDLERS.handler_for(event)
+        self.events_seen += 1
+        if handler is not None:
+            handler(self, event)
+            self.changed = True
+
+    def apply_all(self, events: Iterable[Event]) -> TreeBuilder:
+        for event in events:
+            self.apply(event)
+        return self
+
+    # -- runs -------------------------------------------------------------------------
+
+    def _run(self, event: Event) -> RunNode:
+        run = self.runs.get(event.run_id)
+        if run is None:
+            run = RunNode(run_id=event.run_id, depth=event.depth,
+                          parent_tool_call_id=event.parent_tool_call_id,
+                          started_at=event.timestamp)
+            self.runs[event.run_id] = run
+            self._attach(run)
+        return run
+
+    def _attach(self, run: RunNode) -> None:
+        if self.root is None and run.depth == 0:
+            self.root = run
+            return
+        parent = self.calls.get(run.parent_tool_call_id or "")
+        if parent is None and self.root is not None:
+            calls = list(self.root.calls())
+            parent = calls[-1] if calls else None
+        if parent is not None:
+            parent.children.append(run)
+            parent.touch()
+        elif self.root is None:
+            self.root = run
+
+    def _on_agent_start(self, event: AgentStartEvent) -> None:
+        run = self._run(event)
+        run.model = event.model or run.model
+        run.tools = list(event.tools or [])
+        run.started_at = event.timestamp
+        run.touch()
+
+    def _on_agent_end(self, event: AgentEndEvent) -> None:
+        run = self._run(event)
+        run.stop_reason = event.stop_reason
+        run.error = event.error_message
+        run.ended_at = event.timestamp
+        round_ = self._open_round.pop(run.run_id, None)
+        if round_ is not None:
+            round_.finished = True
+            round_.touch()
+        run.touch()
+
+    # -- rounds and messages ----------------------------------------------------------
+
+    def _round(self, run: RunNode, number: int | None = None) -> RoundNode:
+        round_ = self._open_round.get(run.run_id)
+        if round_ is None:
+            number = number if number is not None else len(run.rounds) + 1
+            round_ = RoundNode(number=number)
+            run.timeline.append(round_)
+            self._open_round[run.run_id] = round_
+            run.touch()
+        return round_
+
+    def _on_turn_start(self, event: TurnStartEvent) -> None:
+        run = self._run(event)
+        previous = self._open_round.pop(run.run_id, None)
+        if previous is not None:
+            previous.finished = True
+        self._round(run, event.turn)
+
+    def _on_turn_end(self, event: TurnEndEvent) -> None:
+        run = self._run(event)
+        round_ = self._open_round.pop(run.run_id, None)
+        if round_ is None:
+            return
+        for result in event.tool_results or []:
+            self._set_result(result, run)
+        round_.finished = True
+        round_.touch()
+
+    def _on_message_start(self, event: MessageStartEvent) -> None:
+        run = self._run(event)
+        message = event.message
+        if isinstance(message, UserMessage):
+            kind: Literal["prompt", "message"] = "prompt" if not run.timeline else "message"
+            content = message.content
+            images = sum(isinstance(b, ImageContent) for b in content) if isinstance(content, list) else 0
+            run.timeline.append(UserNode(text=message.text, images=images, kind=kind))
+            run.touch()
+        elif isinstance(message, AssistantMessage):
+            self._round(run)
+
+    def _on_message_update(self, event: MessageUpdateEvent) -> None:
+        round_ = self._round(self._run(event))
+        fold = UPDATE_HANDLERS[event.update.kind]
+        if fold is not None:
+            fold(self, round_, event.update)
+
+    def _on_message_end(self, event: MessageEndEvent) -> None:
+        run = self._run(event)
+        message = event.message
+        if isinstance(message, AssistantMessage):
+            round_ = self._round(run)
+            self.reconcile(round_, message)
+            round_.stop_reason = message.stop_reason
+            round_.error_message = message.error_message
+            round_.usage = message.usage
+            run.usage = run.usage + message.usage
+            round_.touch()
+            run.touch()
+        elif isinstance(message, ToolResultMessage):
+            self._set_result(message, run)
+
+    def reconcile(self, round_: RoundNode, message: AssistantMessage) -> None:
+        """Make the round's items match the final message (it is the authority).
+
+        Blocks are reused by kind, in order, so a view keeps their widgets; calls are
+        found by id; notices (not part of the message) stay, after everything else.
+        """
+        old_blocks = [item for item in round_.items if isinstance(item, Block)]
+        notices = [item for item in round_.items if isinstance(item, NoticeNode)]
+        items: list[RoundItem] = []
+        for block in message.content:
+            if isinstance(block, ToolCall):
+                call = self._call_for(block, round_)
+                self._complete_arguments(call, block)
+                items.append(call)
+                continue
+            kind: Literal["text", "thinking"] = "text" if isinstance(block, TextContent) else "thinking"
+            text = block.text if isinstance(block, TextContent) else block.thinking
+            reuse = next((b for b in old_blocks if b.kind == kind), None)
+            if reuse is not None:
+                old_blocks.remove(reuse)
+                reuse.set_text(text)
+                items.append(reuse)
+            else:
+                items.append(Block(kind=kind, parts=[text]))
+        items.extend(notices)
+        round_.items = items
+        round_.touch()
+
+    # -- assistant updates (UPDATE_HANDLERS) ---------------------------------------------
+
+    def _fold_block_delta(self, round_: RoundNode, update: AssistantUpdate) -> None:
+        block = round_.by_index.get(update.content_index)
+        if not isinstance(block, Block):
+            block = Block(kind="text" if update.kind.startswith("text") else "thinking")
+            round_.by_index[update.content_index] = block
+            round_.items.append(block)
+            round_.touch()
+        if update.delta:
+            block.parts.append(update.delta)
+            block.touch()
+
+    def _fold_call_start(self, round_: RoundNode, update: AssistantUpdate) -> None:
+        if update.tool_call is not None:
+            round_.by_index[update.content_index] = self._call_for(update.tool_call, round_)
+
+    def _fold_call_delta(self, round_: RoundNode, update: AssistantUpdate) -> None:
+        call = round_.by_index.get(update.content_index)
+        if isinstance(call, CallNode):
+            call.raw_arguments.append(update.delta)
+            call.touch()
+
+    def _fold_call_end(self, round_: RoundNode, update: AssistantUpdate) -> None:
+        if update.tool_call is not None:
+            call = self._call_for(update.tool_call, round_)
+            round_.by_index[update.content_index] = call
+            self._complete_arguments(call, update.tool_call)
+
+    def _fold_notice(self, round_: RoundNode, update: AssistantUpdate) -> None:
+        if update.delta:
+            round_.items.append(NoticeNode(text=update.delta))
+            round_.touch()
+
+    # -- calls ------------------------------------------------------------------------
+
+    def _call_for(self, tool_call: ToolCall, round_: RoundNode | None) -> CallNode:
+        call_id = tool_call.id or f"call_{len(self.calls) + 1}"
+        call = self.calls.get(call_id)
+        if call is None:
+            call = CallNode(id=call_id, name=tool_call.name)
+            self.calls[call_id] = call
+            if round_ is not None:
+                round_.items.append(call)
+                round_.touch()
+        return call
+
+    @staticmethod
+    def _complete_arguments(call: CallNode, tool_call: ToolCall) -> None:
+        call.arguments = dict(tool_call.arguments)
+        problem = (tool_call.provider_data or {}).get("arguments_error")
+        if problem:
+            call.arguments_error = str(problem)
+        if call.status == "streaming":
+            call.status = "queued"
+        call.touch()
+
+    def _lookup_call(self, event: _ToolEvent) -> CallNode:
+        call = self.calls.get(event.tool_call_id)
+        if call is None:
+            run = self._run(event)
+            round_ = self._round(run)
+            call = self._call_for(ToolCall(id=event.tool_call_id, name=event.tool_name), round_)
+        return call
+
+    def _on_tool_execution_start(self, event: ToolExecutionStartEvent) -> None:
+        call = self._lookup_call(event)
+        if call.arguments is None:
+            call.arguments = dict(event.arguments or {})
+        call.status = "running"
+        call.started_at = event.timestamp
+        call.touch()
+
+    def _on_tool_execution_update(self, event: ToolExecutionUpdateEvent) -> None:
+        call = self._lookup_call(event)
+        if event.status == "awaiting_approval":
+            call.status = "awaiting_approval"
+        elif event.status in ("approved", "running"):
+            call.status = "running"
+        elif event.status == "progress":
+            call.progress.append(event.data)
+        call.touch()
+
+    def _on_tool_execution_end(self, event: ToolExecutionEndEvent) -> None:
+        call = self._lookup_call(event)
+        call.status = event.status
+        call.result = event.result
+        call.duration = event.duration
+        call.touch()
+
+    def _set_result(self, result: ToolResultMessage, run: RunNode) -> None:
+        call = self.calls.get(result.tool_call_id)
+        if call is None:
+            call = self._call_for(ToolCall(id=result.tool_call_id, name=result.tool_name), self._round(run))
+        if call.result is None:
+            call.result = result
+            call.status = result.status
+            if call.duration is None and "duration" in result.details:
+                try:
+                    call.duration = float(result.details["duration"])
+                except (TypeError, ValueError):
+                    pass
+            call.touch()
+
+
+EVENT_HANDLERS: EventHandlers[Callable[[TreeBuilder, Any], None]] = EventHandlers(
+    "the run tree (TreeBuilder)",
+    {
+        AgentStartEvent: TreeBuilder._on_agent_start,
+        TurnStartEvent: TreeBuilder._on_turn_start,
+        MessageStartEvent: TreeBuilder._on_message_start,
+        MessageUpdateEvent: TreeBuilder._on_message_update,
+        MessageEndEvent: TreeBuilder._on_message_end,
+        ToolExecutionStartEvent: TreeBuilder._on_tool_execution_start,
+        ToolExecutionUpdateEvent: TreeBuilder._on_tool_execution_update,
+        ToolExecutionEndEvent: TreeBuilder._on_tool_execution_end,
+        TurnEndEvent: TreeBuilder._on_turn_end,
+        AgentEndEvent: TreeBuilder._on_agent_end,
+    },
+)
+"""How the tree folds each event type."""
+
+UpdateHandler = Callable[[TreeBuilder, RoundNode, AssistantUpdate], None]
+
+UPDATE_HANDLERS: Mapping[UpdateKind, UpdateHandler | None] = MappingProxyType({
+    "text_start": TreeBuilder._fold_block_delta,
+    "text_delta": TreeBuilder._fold_block_delta,
+    "text_end": None,  # nothing to fold: the block holds its text already
+    "thinking_start": TreeBuilder._fold_block_delta,
+    "thinking_delta": TreeBuilder._fold_block_delta,
+    "thinking_end": None,
+    "toolcall_start": TreeBuilder._fold_call_start,
+    "toolcall_delta": TreeBuilder._fold_call_delta,
+    "toolcall_end": TreeBuilder._fold_call_end,
+    "notice": TreeBuilder._fold_notice,
+})
+"""How a ``message_update`` folds, by its update's kind (``None``: deliberately nothing)."""
+
+
+def tree_from_messages(run: Any) -> RunNode:
+    """The tree of a ``Run`` that has no events (built by hand, or loaded from messages).
+
+    Rounds are finished; ``stop_reason`` is the Run's, or ``"stop"``.
+    """
+    builder = TreeBuilder()
+    root = RunNode(run_id=str(getattr(run, "run_id", "run")), model=str(getattr(run, "model", "")))
+    builder.root = root
+    builder.runs[root.run_id] = root
+    for message in getattr(run, "messages", None) or []:
+        if isinstance(message, UserMessage):
+            root.timeline.append(UserNode(text=message.text, kind="prompt" if not root.timeline else "message"))
+        elif isinstance(message, AssistantMessage):
+            round_ = RoundNode(number=len(root.rounds) + 1, finished=True)
+            root.timeline.append(round_)
+            builder.reconcile(round_, message)
+            round_.stop_reason = message.stop_reason
+            round_.error_message = message.error_message
+            round_.usage = message.usage
+        elif isinstance(message, ToolResultMessage):
+            builder._set_result(message, root)
+    root.stop_reason = getattr(run, "stop_reason", None) or "stop"
+    return root

@@ -1,0 +1,209 @@
+"""The nodes of a run tree, and the registry of the kinds a view draws.
+
+Every node has a ``version`` that goes up when it changes (:meth:`touch`), so a view can
+redraw only the nodes whose version moved since it last looked.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Literal, TypeVar
+
+from ..._dispatch import KindTable
+from ...messages import ToolResultMessage, Usage
+
+__all__ = [
+    "FINAL_STATUSES",
+    "NODE_KINDS",
+    "Block",
+    "CallNode",
+    "CallStatus",
+    "NodeHandlers",
+    "NoticeNode",
+    "RoundItem",
+    "RoundNode",
+    "RunNode",
+    "TimelineItem",
+    "UserNode",
+    "elapsed",
+]
+
+CallStatus = Literal[
+    "streaming",  # the model is still writing the arguments
+    "queued",  # arguments complete, not started yet
+    "awaiting_approval",
+    "running",
+    "done",
+    "error",
+    "skipped",
+    "cancelled",
+    "interrupted",
+    "denied",
+]
+
+FINAL_STATUSES = frozenset({"done", "error", "skipped", "cancelled", "interrupted", "denied"})
+
+
+class _Node:
+    version: int
+
+    def touch(self) -> None:
+        self.version += 1
+
+
+@dataclass(eq=False)
+class Block(_Node):
+    """Streamed text or thinking. ``parts`` grows by deltas; ``text`` joins them."""
+
+    kind: Literal["text", "thinking"]
+    parts: list[str] = field(default_factory=list)
+    version: int = 0
+
+    @property
+    def text(self) -> str:
+        if len(self.parts) > 1:
+            self.parts[:] = ["".join(self.parts)]
+        return self.parts[0] if self.parts else ""
+
+    def set_text(self, text: str) -> None:
+        if text != self.text:
+            self.parts[:] = [text]
+            self.touch()
+
+
+@dataclass(eq=False)
+class NoticeNode(_Node):
+    """A message from the provider layer about this round, such as a control it cannot express."""
+
+    text: str
+    version: int = 0
+
+
+@dataclass(eq=False)
+class CallNode(_Node):
+    """One pick of the model and everything that happened to it."""
+
+    id: str
+    name: str
+    raw_arguments: list[str] = field(default_factory=list)
+    arguments: dict[str, Any] | None = None  # set once the call is complete
+    arguments_error: str | None = None
+    status: CallStatus = "streaming"
+    result: ToolResultMessage | None = None
+    duration: float | None = None
+    started_at: float | None = None
+    progress: list[Any] = field(default_factory=list)
+    children: list[RunNode] = field(default_factory=list)
+    version: int = 0
+
+    @property
+    def raw_arguments_text(self) -> str:
+        return "".join(self.raw_arguments)
+
+    @property
+    def finished(self) -> bool:
+        return self.status in FINAL_STATUSES
+
+
+RoundItem = Block | CallNode | NoticeNode
+
+
+@dataclass(eq=False)
+class RoundNode(_Node):
+    """One assistant reply: its streamed blocks, its calls and the provider's notices."""
+
+    number: int
+    items: list[RoundItem] = field(default_factory=list)
+    by_index: dict[int, Block | CallNode] = field(default_factory=dict)
+    stop_reason: str | None = None  # the assistant message's, once it ended
+    error_message: str | None = None
+    usage: Usage | None = None
+    finished: bool = False
+    version: int = 0
+
+
+@dataclass(eq=False)
+class UserNode(_Node):
+    """The prompt (the run's first message) or a later user message (steering, follow-up)."""
+
+    text: str
+    images: int = 0
+    kind: Literal["prompt", "message"] = "prompt"
+    version: int = 0
+
+
+TimelineItem = UserNode | RoundNode
+
+
+@dataclass(eq=False)
+class RunNode(_Node):
+    """One run: the top level, or a run opened by a call's tool (then a child of that call)."""
+
+    run_id: str
+    depth: int = 0
+    parent_tool_call_id: str | None = None
+    model: str = ""
+    tools: list[str] = field(default_factory=list)
+    timeline: list[TimelineItem] = field(default_factory=list)
+    stop_reason: str | None = None  # None while running
+    error: str | None = None
+    usage: Usage = field(default_factory=lambda: Usage(cost=0.0))
+    started_at: float | None = None
+    ended_at: float | None = None
+    version: int = 0
+
+    @property
+    def rounds(self) -> list[RoundNode]:
+        return [item for item in self.timeline if isinstance(item, RoundNode)]
+
+    @property
+    def finished(self) -> bool:
+        return self.stop_reason is not None
+
+    def calls(self) -> Iterable[CallNode]:
+        """Every call of this run, in order (not those of nested runs)."""
+        for round_ in self.rounds:
+            for item in round_.items:
+                if isinstance(item, CallNode):
+                    yield item
+
+    @property
+    def final_text(self) -> str:
+        for round_ in reversed(self.rounds):
+            texts = [item.text for item in round_.items if isinstance(item, Block) and item.kind == "text"]
+            if any(texts):
+                return "".join(texts)
+        return ""
+
+
+def elapsed(run: RunNode, now: float | None = None) -> float | None:
+    """Seconds the run took, or has taken so far."""
+    if run.started_at is None:
+        return None
+    end = run.ended_at if run.ended_at is not None else (now if now is not None else time.time())
+    return max(0.0, end - run.started_at)
+
+
+NODE_KINDS: Mapping[str, type[_Node]] = MappingProxyType(
+    {cls.__name__: cls for cls in (UserNode, RoundNode, Block, CallNode, NoticeNode)}
+)
+"""Every node a view draws as an item: a run's timeline holds :class:`UserNode` and
+:class:`RoundNode`, a round's items are :class:`Block`, :class:`CallNode` and
+:class:`NoticeNode`. (:class:`RunNode` is each view's entry point, and a call's children.)"""
+
+H = TypeVar("H")
+
+
+class NodeHandlers(KindTable[H]):
+    """A view's drawing functions by node class, covering :data:`NODE_KINDS`.
+
+    :meth:`~openprogram_jupyter._dispatch.KindTable.handler_for` returns the function for a
+    node's class and raises :class:`~openprogram_jupyter._dispatch.UnhandledKindError` for
+    a class the table does not cover.
+    """
+
+    registry = NODE_KINDS
+    kind_word = "node kind"

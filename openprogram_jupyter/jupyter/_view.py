@@ -2,10 +2,11 @@
 
 The view is fed events from any thread (:meth:`RunView.feed` only appends to a deque)
 and redrawn by one writer calling :meth:`RunView.tick`: it folds the queued events into a
-:class:`~openprogram_jupyter.render.tree.TreeBuilder` tree, works out which
-traits of which widgets changed, and sends each changed widget one update under
-``hold_sync()``. ``tick`` does nothing if called again within ``1 / max_hz`` seconds, so
-however fast tokens stream, each widget sends at most ``max_hz`` updates a second.
+:class:`~openprogram_jupyter.render.tree.TreeBuilder` tree, works out which traits of
+which widgets changed, and sends each changed widget one update under ``hold_sync()``.
+``tick`` does nothing if called again within ``1 / max_hz`` seconds, so however fast
+tokens stream, each widget sends at most ``max_hz`` updates a second. Each kind of tree
+node gets its widget from its entry in :data:`WIDGET_OF`.
 
 Button clicks never touch widgets: they call the controller's callbacks (which set
 thread-safe flags) and leave a note for the next tick to show. Core ipywidgets only
@@ -27,6 +28,7 @@ from ..render import _format as fmt
 from ..render.tree import (
     Block,
     CallNode,
+    NodeHandlers,
     NoticeNode,
     RoundNode,
     RunNode,
@@ -35,7 +37,7 @@ from ..render.tree import (
     elapsed,
 )
 
-__all__ = ["WIDGET_MIME", "Controls", "RunView"]
+__all__ = ["WIDGET_MIME", "WIDGET_OF", "Controls", "RunView"]
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
@@ -111,7 +113,15 @@ class RunView:
         self.ticks = 0
         self._lock = threading.Lock()
 
-        w = widgets
+        self._build_frame(can_stop=can_stop, stop_tooltip=stop_tooltip, stop_note=stop_note)
+        self._last_tick = self._clock()
+        self._redraw(self._last_tick)
+
+    # -- construction -----------------------------------------------------------------
+
+    def _build_frame(self, *, can_stop: bool, stop_tooltip: str, stop_note: str | None) -> None:
+        """The widgets around the run's body: header, Stop, notes, the steering row."""
+        w = self._w
         self.header = self._make(w.HTML, value="")
         self.stop_button = self._make(
             w.Button, description="Stop", button_style="danger", tooltip=stop_tooltip, icon="stop"
@@ -137,10 +147,6 @@ class RunView:
             w.VBox, children=(self.top, self.notes, self.body, self.steer_row),
             layout=w.Layout(border="1px solid rgba(127,127,127,0.35)", padding="4px 8px"),
         )
-        self._last_tick = self._clock()
-        self._redraw(self._last_tick)
-
-    # -- construction -----------------------------------------------------------------
 
     def _make(self, cls: Any, **kwargs: Any) -> Any:
         widget = cls(**kwargs)
@@ -322,18 +328,27 @@ class RunView:
                        + escape(" · ".join(fmt.header_parts(run)[:2]))
                        + (f" · {escape(fmt.end_line(run))}" if run.finished else " · running") + "</span>")
             children.append(label)
-        for item in run.timeline:
-            children.append(self._user_widget(item) if isinstance(item, UserNode) else self._round_widget(item))
+        children += self._item_widgets(run.timeline, run)
         self._want(box, children=tuple(children))
         return box
 
-    def _user_widget(self, user: UserNode) -> Any:
+    def _item_widgets(self, items: list[Any], parent: RunNode | RoundNode) -> list[Any]:
+        """The widgets of a timeline's or a round's items, each made by its kind's entry in
+        :data:`WIDGET_OF` (a kind listed there as ignored gets no widget)."""
+        widgets = []
+        for item in items:
+            make = WIDGET_OF.handler_for(item)
+            if make is not None:
+                widgets.append(make(self, item, parent))
+        return widgets
+
+    def _user_widget(self, user: UserNode, _run: RunNode) -> Any:
         widget = self._widget_for(user, lambda: self._make(self._w.HTML))
         label = "prompt" if user.kind == "prompt" else "you"
         self._want(widget, value=f'<div style="{_MUTED}">{label}</div><pre style="{_PRE}">{escape(user.text)}</pre>')
         return widget
 
-    def _round_widget(self, round_: RoundNode) -> Any:
+    def _round_widget(self, round_: RoundNode, _run: RunNode) -> Any:
         w = self._w
         box = self._widget_for(round_, lambda: self._make(w.VBox))
         label = self._widget_for(("round-label", id(round_)), lambda: self._make(w.HTML))
@@ -341,21 +356,19 @@ class RunView:
         if round_.stop_reason == "error" and round_.error_message:
             text += f" · model error: {round_.error_message}"
         self._want(label, value=f'<span style="{_MUTED}">{escape(text)}</span>')
-        children = [label]
-        for item in round_.items:
-            if isinstance(item, Block):
-                children.append(self._block_widget(item, streaming=not round_.finished and round_.stop_reason is None))
-            elif isinstance(item, CallNode):
-                children.append(self._call_widget(item))
-            elif isinstance(item, NoticeNode):
-                notice = self._widget_for(item, lambda: self._make(w.HTML))
-                self._want(notice, value=f'<span style="{_MUTED}">note: {escape(item.text)}</span>')
-                children.append(notice)
+        children = [label, *self._item_widgets(round_.items, round_)]
         self._want(box, children=tuple(children))
         return box
 
-    def _block_widget(self, block: Block, *, streaming: bool) -> Any:
+    def _notice_widget(self, notice: NoticeNode, _round: RoundNode) -> Any:
+        widget = self._widget_for(notice, lambda: self._make(self._w.HTML))
+        self._want(widget, value=f'<span style="{_MUTED}">note: {escape(notice.text)}</span>')
+        return widget
+
+    def _block_widget(self, block: Block, round_: RoundNode) -> Any:
+        """Text as HTML, thinking in a closed accordion; a cursor while the round streams."""
         w = self._w
+        streaming = not round_.finished and round_.stop_reason is None
         cursor = "▍" if streaming else ""
         if block.kind == "text":
             widget = self._widget_for(block, lambda: self._make(w.HTML))
@@ -372,7 +385,7 @@ class RunView:
         accordion.selected_index = 0 if open_ else None
         return accordion
 
-    def _call_widget(self, call: CallNode) -> Any:
+    def _call_widget(self, call: CallNode, _round: RoundNode) -> Any:
         parts = self._widget_for(call, lambda: self._build_card(call))
         summary, arguments, approval, progress, children_box, result_box, card = (
             parts["summary"], parts["arguments"], parts["approval"], parts["progress"],
@@ -389,7 +402,8 @@ class RunView:
         self._want(arguments, value=f'<pre style="{_PRE}">{escape(args)}</pre>{error}')
         waiting = call.id in self.controls.awaiting() and not self.finished
         if call.progress:
-            self._want(progress, value=f'<span style="{_MUTED}">progress: {escape(fmt.shorten(str(call.progress[-1]), 200))}</span>')
+            latest = escape(fmt.shorten(str(call.progress[-1]), 200))
+            self._want(progress, value=f'<span style="{_MUTED}">progress: {latest}</span>')
         self._want(children_box, children=tuple(self._run_widget(child, nested=True) for child in call.children))
         shown = [summary, arguments]
         if waiting:
@@ -439,7 +453,8 @@ class RunView:
             html += f'<div style="{_MUTED}">{escape(note)}</div>'
         traceback = fmt.traceback_of(call.result)
         if traceback:
-            html += f'<details><summary style="{_MUTED}">traceback</summary><pre style="{_PRE}">{escape(traceback)}</pre></details>'
+            html += (f'<details><summary style="{_MUTED}">traceback</summary>'
+                     f'<pre style="{_PRE}">{escape(traceback)}</pre></details>')
         self._want(holder["body"], value=html)
         full = len(fmt.result_text(call.result))
         title = f"{'error' if call.result.is_error else 'result'} ({full:,} chars)"
@@ -447,6 +462,17 @@ class RunView:
         if _accordion_title(accordion) != title:
             accordion.set_title(0, title)
         return accordion
+
+
+WIDGET_OF: NodeHandlers[Callable[[RunView, Any, Any], Any]] = NodeHandlers("the live view (RunView)", {
+    UserNode: RunView._user_widget,
+    RoundNode: RunView._round_widget,
+    Block: RunView._block_widget,
+    CallNode: RunView._call_widget,
+    NoticeNode: RunView._notice_widget,
+})
+"""How each kind of node gets its widget: ``make(view, node, parent)``, where ``parent``
+is the run (timeline items) or the round (round items) that holds the node."""
 
 
 def _accordion_title(accordion: Any) -> str | None:

@@ -19,13 +19,13 @@ from ._stop import StopSignal
 from .loop import LoopConfig, LoopState, run_loop
 from .messages import new_id
 from .run import Run
-from .spec import RunSpec, build_spec
+from .spec import RunSpec, RuntimeDefaults, build_spec
 from .tool_execution import CallEnvironment
 
 if TYPE_CHECKING:
     from .runtime import Runtime
 
-__all__ = ["EventSink", "RunSpec", "build_spec", "execute"]
+__all__ = ["EventSink", "RunSpec", "RuntimeDefaults", "build_spec", "execute"]
 
 _INTERRUPT_GRACE_SECONDS = 2.0
 

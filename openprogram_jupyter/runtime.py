@@ -123,12 +123,10 @@ class Runtime:
         would execute; raises :class:`~openprogram_jupyter.errors.SetupError` (naming the
         problem) before anything is sent. ``arun``, ``run``, ``start`` and ``exec`` accept
         the spec in place of ``content`` (then with no other options)."""
-        from .engine import build_spec
+        from .engine import RuntimeDefaults, build_spec
 
-        return build_spec(
-            content, registry=self.registry, runtime=self, default_system=self.system,
-            session_deny=self.tools_deny, max_depth=self.max_depth, **options,
-        )
+        defaults = RuntimeDefaults(self.registry, self, self.system, tuple(self.tools_deny), self.max_depth)
+        return build_spec(content, defaults, **options)
 
     async def arun(self, content: Any, **options: Unpack[RunOptions]) -> Run:
         """Run the loop on the current event loop and return the :class:`Run`.

@@ -19,6 +19,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypedDict
 
+from typing_extensions import Unpack
+
 from ._context import CallFrame, current_call
 from ._decision_options import Option, menu_text, normalize_options, prompt_with_menu, tools_to_hide
 from .errors import SetupError
@@ -30,7 +32,9 @@ if TYPE_CHECKING:
     from .tool_execution import Approver
     from .tools.registry import Registry
 
-__all__ = ["DEFAULT_MAX_ITERATIONS", "DecisionSetup", "RunOptions", "RunSpec", "build_spec"]
+__all__ = [
+    "DEFAULT_MAX_ITERATIONS", "DecisionSetup", "RunHooks", "RunOptions", "RunSpec", "RuntimeDefaults", "build_spec",
+]
 
 DEFAULT_MAX_ITERATIONS = 20
 
@@ -91,7 +95,7 @@ _HOOKS = frozenset({"on_event", "approve", "get_steering_messages", "get_follow_
 
 
 class RunOptions(TypedDict, total=False):
-    """The keyword arguments of ``Runtime.run`` / ``exec`` / ``arun`` / ``start``."""
+    """The keyword arguments of ``Runtime.run`` / ``exec`` / ``arun`` / ``start`` / ``prepare``."""
 
     messages: Sequence[Any] | None
     system: str | None
@@ -111,14 +115,32 @@ class RunOptions(TypedDict, total=False):
     get_follow_up_messages: MessageSource | None
 
 
+@dataclass(frozen=True)
+class RuntimeDefaults:
+    """What a Runtime brings to every spec it builds: where the default menu comes from,
+    the system prompt, the session deny list, the nesting cap, and itself (for ``can_use``)."""
+
+    registry: Registry
+    runtime: Any = None
+    system: str | None = None
+    session_deny: Sequence[str] = ()
+    max_depth: int = 8
+
+
+class RunHooks(TypedDict, total=False):
+    """The callbacks and the stop event of a run (passed through to the spec unchecked)."""
+
+    abort: threading.Event | None
+    on_event: EventWatcher | None
+    approve: Approver | None
+    get_steering_messages: MessageSource | None
+    get_follow_up_messages: MessageSource | None
+
+
 def build_spec(
     content: Any,
+    defaults: RuntimeDefaults,
     *,
-    registry: Registry,
-    runtime: Any = None,
-    default_system: str | None = None,
-    session_deny: Sequence[str] = (),
-    max_depth: int = 8,
     messages: Sequence[Any] | None = None,
     system: str | None = _UNSET,
     tools: Sequence[object] | None = None,
@@ -130,29 +152,18 @@ def build_spec(
     parallel_tool_calls: bool | None = None,
     max_iterations: int | None = DEFAULT_MAX_ITERATIONS,
     choices: Any = None,
-    abort: threading.Event | None = None,
-    on_event: EventWatcher | None = None,
-    approve: Approver | None = None,
-    get_steering_messages: MessageSource | None = None,
-    get_follow_up_messages: MessageSource | None = None,
+    **hooks: Unpack[RunHooks],
 ) -> RunSpec:
-    """Check one run's options and build its :class:`RunSpec`.
+    """Check one run's options (:class:`RunOptions`) and build its :class:`RunSpec`.
 
-    The first group of keywords comes from the Runtime (its registry, system prompt,
-    session deny list, depth cap); the rest are the run's options (:class:`RunOptions`).
     A nested run (inside a tool body) inherits the outer call's ``tools=`` list unless it
-    passes ``tools`` or ``toolset``. A depth past ``max_depth`` raises ``RecursionError``.
-    Anything else wrong raises :class:`SetupError` naming the problem: a prompt that is
-    empty (without history) or of the wrong type, a menu naming unknown tools or toolsets, a forced ``tool_choice`` not on
-    the menu, a ``max_iterations`` that is not an int, bad ``choices``.
+    passes ``tools`` or ``toolset``. A depth past ``defaults.max_depth`` raises
+    ``RecursionError``. Anything else wrong raises :class:`SetupError` naming the problem:
+    a prompt that is empty (without history) or of the wrong type, a menu naming unknown
+    tools or toolsets, a forced ``tool_choice`` not on the menu, a ``max_iterations``
+    that is not an int, bad ``choices``.
     """
-    parent = current_call.get()
-    depth = parent.context.depth + 1 if parent is not None else 0
-    if depth > max_depth:
-        # A RecursionError, as before: the model reads its name in the calling tool's error result.
-        raise RecursionError(
-            f"nested runs are capped at depth {max_depth} (Runtime(max_depth=...)); this call would open depth {depth}"
-        )
+    parent, depth = _nesting(defaults.max_depth)
     if tools is None and toolset is None and parent is not None:
         tools = parent.tools
     if max_iterations is not None and (not isinstance(max_iterations, int) or isinstance(max_iterations, bool)):
@@ -160,27 +171,28 @@ def build_spec(
     decision = _decision_setup(choices, tools, toolset)
     if decision is not None:
         content = prompt_with_menu(content, menu_text(list(decision.options), work_first=decision.work_first))
-        tools_deny = [*(tools_deny or ()), *tools_to_hide(registry, list(decision.options), tools)] or tools_deny
+        hidden = tools_to_hide(defaults.registry, list(decision.options), tools)
+        tools_deny = [*(tools_deny or ()), *hidden] or tools_deny
     history = tuple(_as_history(messages or ()))
-    menu = _menu(registry, runtime, tools, toolset, tools_source, tools_allow, tools_deny, session_deny)
+    menu = _menu(defaults, tools, toolset, tools_source, tools_allow, tools_deny)
     return RunSpec(
-        prompts=tuple(_as_prompts(content, allow_empty=bool(history))),
-        menu=menu,
-        history=history,
-        system=default_system if system is _UNSET else system,
-        tool_choice=_tool_choice(tool_choice, menu),
-        parallel_tool_calls=parallel_tool_calls,
-        max_iterations=max_iterations,
-        decision=decision,
-        depth=depth,
-        parent=parent,
-        inherited_tools=tools,
-        on_event=on_event,
-        approve=approve,
-        get_steering_messages=get_steering_messages,
-        get_follow_up_messages=get_follow_up_messages,
-        abort=abort,
+        prompts=tuple(_as_prompts(content, allow_empty=bool(history))), menu=menu, history=history,
+        system=defaults.system if system is _UNSET else system, tool_choice=_tool_choice(tool_choice, menu),
+        parallel_tool_calls=parallel_tool_calls, max_iterations=max_iterations, decision=decision,
+        depth=depth, parent=parent, inherited_tools=tools, **hooks,
     )
+
+
+def _nesting(max_depth: int) -> tuple[CallFrame | None, int]:
+    """The tool call a new run would run inside (if any) and its depth."""
+    parent = current_call.get()
+    depth = parent.context.depth + 1 if parent is not None else 0
+    if depth > max_depth:
+        # A RecursionError, as ever: the model reads its name in the calling tool's error result.
+        raise RecursionError(
+            f"nested runs are capped at depth {max_depth} (Runtime(max_depth=...)); this call would open depth {depth}"
+        )
+    return parent, depth
 
 
 def _decision_setup(choices: Any, tools: Sequence[object] | None, toolset: str | None) -> DecisionSetup | None:
@@ -194,13 +206,12 @@ def _decision_setup(choices: Any, tools: Sequence[object] | None, toolset: str |
     return DecisionSetup(tuple(options), work_first)
 
 
-def _menu(registry: Registry, runtime: Any, tools: Sequence[object] | None, toolset: str | None,
-          tools_source: str | None, tools_allow: Sequence[str] | None, tools_deny: Sequence[str] | None,
-          session_deny: Sequence[str]) -> Menu:
+def _menu(defaults: RuntimeDefaults, tools: Sequence[object] | None, toolset: str | None,
+          tools_source: str | None, tools_allow: Sequence[str] | None, tools_deny: Sequence[str] | None) -> Menu:
     try:
         return resolve_menu(
-            registry, tools=tools, toolset=toolset, tools_source=tools_source, tools_allow=tools_allow,
-            tools_deny=tools_deny, session_deny=session_deny, runtime=runtime,
+            defaults.registry, tools=tools, toolset=toolset, tools_source=tools_source, tools_allow=tools_allow,
+            tools_deny=tools_deny, session_deny=defaults.session_deny, runtime=defaults.runtime,
         )
     except (TypeError, ValueError) as error:
         raise SetupError(str(error)) from error

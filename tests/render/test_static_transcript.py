@@ -84,7 +84,8 @@ def test_html_embeds_only_checked_data_images():
 def test_html_has_one_details_per_call():
     html = render_html(hostile_run())
     summaries = re.findall(r"<details style=\"margin:2px 0 2px 4px\"><summary><code>(.*?)</code>", html)
-    assert summaries == ["echo", "crash", "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt; ``` ```` &lt;img src=x onerror=alert(1)&gt;"]
+    escaped = "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt; ``` ```` &lt;img src=x onerror=alert(1)&gt;"
+    assert summaries == ["echo", "crash", escaped]
 
 
 def test_markdown_keeps_model_and_tool_strings_inside_code():

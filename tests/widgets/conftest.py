@@ -43,7 +43,9 @@ class Recorder:
 class RecordingComm(BaseComm):
     recorder: Recorder
 
-    def publish_msg(self, msg_type: str, data: Any = None, metadata: Any = None, buffers: Any = None, **keys: Any) -> None:
+    def publish_msg(
+        self, msg_type: str, data: Any = None, metadata: Any = None, buffers: Any = None, **keys: Any
+    ) -> None:
         self.recorder.messages.append(CommMessage(self.recorder.clock(), self.comm_id, msg_type, data or {}))
 
 

@@ -23,6 +23,8 @@ def install_hint(extra: str) -> str:
     return "pip install " + " ".join(f"'{package}'" for package in packages)
 
 
-def missing_dependency_message(provider: str, module: str) -> str:
-    """The error text for a provider whose optional dependency ``module`` is not installed."""
-    return f"the {provider!r} provider needs {module!r}, which is not installed ({install_hint(provider)})"
+def missing_dependency_message(provider: str, module: str, extra: str | None = None) -> str:
+    """The error text for a provider whose optional dependency ``module`` is not installed,
+    with the install line of ``extra`` (default: the extra named like ``provider``)."""
+    hint = install_hint(extra or provider)
+    return f"the {provider!r} provider needs {module!r}, which is not installed ({hint})"

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._context import ambient_runtime
+from ._ambient import ambient_runtime
 from ._decision_judge import Decision, Pick, parse_pick
 from ._decision_options import example_pick, render_menu
 from .errors import DecisionError

@@ -54,7 +54,7 @@ async def execute(runtime: Runtime, spec: RunSpec, *, on_created: Callable[[Run]
     )
     stop = StopSignal(spec.abort, parent.context.cancelled if parent is not None else None)
     config = LoopConfig(spec=spec, model=model, calls=calls, stop=stop)
-    state = LoopState(context=list(spec.history))
+    state = LoopState(conversation=list(spec.history))
     if spec.depth == 0:
         runtime.last_run = run
     if on_created is not None:

@@ -61,13 +61,13 @@ class LoopConfig:
 class LoopState:
     """Everything needed to finish the run cleanly at any moment, including mid-stream.
 
-    ``context`` is the whole conversation sent to the model; ``new_messages`` the part
+    ``conversation`` is everything sent to the model; ``new_messages`` the part
     this run added. ``streaming`` is the reply being streamed, ``open_calls`` the calls of
     the current reply that have no result yet. ``undelivered`` holds steering or
     follow-up messages taken but never sent (the round cap was reached first).
     """
 
-    context: list[AnyMessage]
+    conversation: list[AnyMessage]
     new_messages: list[AnyMessage] = field(default_factory=list)
     rounds: int = 0
     streaming: MessageBuilder | None = None
@@ -79,7 +79,7 @@ class LoopState:
     error_message: str | None = None
 
     def append(self, message: AnyMessage) -> None:
-        self.context.append(message)
+        self.conversation.append(message)
         self.new_messages.append(message)
 
 
@@ -148,7 +148,7 @@ async def _stream_assistant_response(config: LoopConfig, state: LoopState) -> As
     forced = config.spec.tool_choice
     choice = forced if first_round or forced == "none" else "auto"
     request = ModelRequest(
-        messages=state.context,
+        messages=state.conversation,
         system=config.spec.system,
         tools=menu.specs(),
         tool_choice=choice,

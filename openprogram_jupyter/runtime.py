@@ -18,7 +18,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from . import _context
+from . import _ambient
 
 # The engine (and with it the loop, the tools layer and pydantic) loads with the first
 # run, not with this module: `%load_ext` creates the notebook's Runtime and must stay fast.
@@ -317,9 +317,9 @@ def default_runtime() -> Runtime:
 
 def current_runtime() -> Runtime | None:
     """The Runtime of the run whose tool is executing now, if any."""
-    return _context.current_runtime()
+    return _ambient.current_runtime()
 
 
-# The tools layer asks `_context.ambient_runtime()` for an agentic function called without
+# The tools layer asks `_ambient.ambient_runtime()` for an agentic function called without
 # one; it cannot import this module (that would close an import cycle through the engine).
-_context.provide_default_runtime(default_runtime)
+_ambient.provide_default_runtime(default_runtime)

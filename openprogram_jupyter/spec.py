@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 from typing_extensions import Unpack
 
-from ._context import CallFrame, current_call
+from ._ambient import CallFrame, current_call
 from ._decision_options import Option, menu_text, normalize_options, prompt_with_menu, tools_to_hide
 from .errors import SetupError
 from .messages import AssistantMessage, ImageContent, TextContent, ToolResultMessage, UserMessage, parse_message

@@ -1,7 +1,9 @@
 """Model resolution: ``"provider:model"`` strings to :class:`Model` objects.
 
-Provider modules are imported only when a model string names them, so importing the
-package (and ``%load_ext``) never loads an SDK.
+Which providers exist, and what each needs, is the registry's
+(:mod:`openprogram_jupyter.models.providers`). No provider module imports its SDK, so
+resolving a model never loads one (it loads with the model's first request), and
+importing the top-level package (and ``%load_ext``) does not import this one.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Any
 
 from .._install import missing_dependency_message
 from .base import MessageBuilder, Model, ModelRequest, ToolChoice, normalize_tool_choice
+from .providers import DEFAULT_MODELS, PROVIDERS, provider_info
 from .scripted import ScriptedModel
 
 __all__ = [
@@ -26,30 +29,14 @@ __all__ = [
     "resolve_model",
 ]
 
-PROVIDERS: dict[str, str] = {
-    "openai": "openprogram_jupyter.models.openai_chat:OpenAIChatModel",
-    "openai-responses": "openprogram_jupyter.models.openai_responses:OpenAIResponsesModel",
-    "anthropic": "openprogram_jupyter.models.anthropic:AnthropicModel",
-    "gemini": "openprogram_jupyter.models.gemini:GeminiModel",
-    "bedrock": "openprogram_jupyter.models.bedrock:BedrockModel",
-    "replay": "openprogram_jupyter.models.replay:ReplayModel",
-}
-"""Prefix → ``"module:Class"``. Each class is built as ``Class(model_id, api_key=, base_url=)``."""
-
-# Which environment variable makes a provider the default, in order of preference.
-_DEFAULT_BY_KEY = (
-    ("OPENAI_API_KEY", "openai:gpt-4.1-mini"),
-    ("ANTHROPIC_API_KEY", "anthropic:claude-sonnet-4-5"),
-    ("GEMINI_API_KEY", "gemini:gemini-2.5-flash"),
-)
-
 
 def default_model_name() -> str:
-    """``OPENPROGRAM_MODEL``, else the first provider whose key is set, else ``"offline"``."""
+    """``OPENPROGRAM_MODEL``, else the default model of the first provider (in registry
+    order) whose first key variable is set, else ``"offline"``."""
     named = os.environ.get("OPENPROGRAM_MODEL", "").strip()
     if named:
         return named
-    for variable, model in _DEFAULT_BY_KEY:
+    for variable, model in DEFAULT_MODELS:
         if os.environ.get(variable):
             return model
     return "offline"
@@ -61,10 +48,10 @@ def resolve_model(
     """Turn ``model`` into a :class:`Model`.
 
     A :class:`Model` is returned as is. ``None`` takes :func:`default_model_name`.
-    ``"offline"`` is the built-in offline model. ``"provider:model_id"`` loads the provider
-    module named in :data:`PROVIDERS`. An unknown provider, a missing model id or a
-    provider whose optional dependency is not installed raises ``ValueError`` saying which
-    and how to fix it.
+    ``"offline"`` is the built-in offline model. ``"provider:model_id"`` builds the model
+    class the provider's descriptor names (:data:`PROVIDERS`). An unknown provider, a
+    missing model id or a provider whose optional dependency is not installed raises
+    ``ValueError`` saying which and how to fix it.
     """
     if isinstance(model, Model):
         return model
@@ -81,15 +68,16 @@ def resolve_model(
         raise ValueError(
             f"model {model!r} is not 'provider:model' (e.g. 'openai:gpt-4.1-mini') or 'offline'"
         )
-    if provider not in PROVIDERS:
+    info = provider_info(provider)
+    if info is None:
         raise ValueError(
             f"unknown provider {provider!r} in model {model!r}; known: {', '.join(sorted(PROVIDERS))}"
         )
-    module_name, class_name = PROVIDERS[provider].split(":")
+    module_name, class_name = info.model_class.split(":")
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as error:
         missing = error.name or "a dependency"
-        raise ValueError(missing_dependency_message(provider, missing)) from error
+        raise ValueError(missing_dependency_message(provider, missing, info.extra)) from error
     cls: Any = getattr(module, class_name)
     return cls(model_id, api_key=api_key, base_url=base_url)

@@ -1,7 +1,8 @@
-"""How ``tool_choice`` and ``parallel_tool_calls`` become a Converse ``toolConfig``.
+"""How tools, ``tool_choice`` and ``parallel_tool_calls`` become a Converse ``toolConfig``.
 
 Converse can say less than the other APIs, and what it can say depends on the model
-family. This is WIRE.md's table, exactly:
+family. This table is exactly what :func:`tool_config` sends (docs/providers.md shows the
+same table beside the other providers'):
 
 ============  ===================================================================
 ``auto``      ``toolChoice {auto: {}}``
@@ -32,13 +33,20 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._provider_info import Spec, declared_parameters
 from ._transcript import forced_tool_name, history_has_tool_blocks, stub_specs_for_history
 from .base import ModelRequest
-from .tool_declarations import bedrock_tool
 
-__all__ = ["BedrockControls", "model_family", "tool_config"]
+__all__ = ["BedrockControls", "bedrock_tool", "model_family", "tool_config"]
 
 _REGION_PREFIX = re.compile(r"^(us|eu|apac|jp|au|ca|us-gov|global)\.")
+
+
+def bedrock_tool(spec: Spec) -> dict[str, Any]:
+    """An element of Converse's ``toolConfig.tools``. Bedrock refuses an empty description,
+    so a tool without one is described by its name."""
+    return {"toolSpec": {"name": spec["name"], "description": spec.get("description") or spec["name"],
+                         "inputSchema": {"json": declared_parameters(spec)}}}
 
 
 @dataclass

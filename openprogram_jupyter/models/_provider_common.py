@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import importlib.util
+import os
 import random
 import re
 import time
@@ -155,11 +156,15 @@ def scrub_secrets(text: str, secrets: Iterable[str | None] = ()) -> str:
 class ProviderModel(Model):
     """A remote model: ``stream`` = notices, then attempts with retries, then ``fail``.
 
-    Subclasses set ``provider`` and implement ``_attempt`` and ``_classify``. ``api_key``
-    is held privately (only to mask it in messages) and never shown by ``repr``.
+    Subclasses set ``provider`` and ``key_variables`` (from their
+    :class:`~openprogram_jupyter.models._provider_info.ProviderInfo`) and implement
+    ``_attempt`` and ``_classify``. ``api_key`` is held privately (only to mask it in
+    messages) and never shown by ``repr``; error messages also mask the values of the
+    ``key_variables`` set in the environment.
     """
 
     provider: str = "provider"
+    key_variables: tuple[str, ...] = ()
 
     def __init__(
         self,
@@ -209,7 +214,7 @@ class ProviderModel(Model):
         raise NotImplementedError
 
     def _secrets(self) -> list[str | None]:
-        return [self.__api_key]
+        return [self.__api_key, *(os.environ.get(name) for name in self.key_variables)]
 
     async def stream(self, request: ModelRequest, out: MessageBuilder) -> AsyncIterator[AssistantUpdate]:
         """Stream one reply. Retries only while nothing has streamed; never raises for a
@@ -313,17 +318,19 @@ def transport_error(exc: BaseException) -> ProviderError | None:
     """A connection-level failure (refused, reset, cut, timed out) from httpx, httpx2,
     urllib3 or the OS, as a retryable :class:`ProviderError`; ``None`` for anything else."""
     root = type(exc).__module__.split(".")[0]
-    if root in ("httpx", "httpx2", "httpcore", "httpcore2", "h11", "urllib3") or isinstance(exc, (ConnectionError, TimeoutError)):
+    transports = ("httpx", "httpx2", "httpcore", "httpcore2", "h11", "urllib3")
+    if root in transports or isinstance(exc, (ConnectionError, TimeoutError)):
         return ProviderError(f"connection failed ({type(exc).__name__}: {exc})", retryable=True)
     return None
 
 
-def require_module(module: str, provider: str) -> None:
+def require_module(module: str, provider: str, extra: str | None = None) -> None:
     """Check (without importing it: the SDK loads on the first run) that ``module`` is
     installed; if not, raise the ``ValueError`` :func:`resolve_model` gives for a missing
-    optional dependency, with the ``pip install`` line that fixes it."""
+    optional dependency, with the ``pip install`` line of ``extra`` (default: the extra
+    named like ``provider``) that fixes it."""
     if importlib.util.find_spec(module) is None:
-        raise ValueError(missing_dependency_message(provider, module))
+        raise ValueError(missing_dependency_message(provider, module, extra))
 
 
 def make_usage(model_name: str, input: int = 0, output: int = 0, cache_read: int = 0, cache_write: int = 0) -> Usage:

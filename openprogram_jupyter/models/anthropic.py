@@ -1,6 +1,7 @@
 """Anthropic Messages (``anthropic:<model>``).
 
-Wire facts: WIRE.md, "Anthropic Messages". What this module does exactly:
+The API's own rules this module relies on are in docs/providers.md, "Wire facts". What
+this module does exactly:
 
 - Key: ``api_key=``, else the SDK's own lookup (``ANTHROPIC_API_KEY``, then
   ``ANTHROPIC_AUTH_TOKEN``, ...). Endpoint: ``base_url=``, else ``ANTHROPIC_BASE_URL``.
@@ -41,6 +42,7 @@ from ._provider_common import (
     retryable_code,
     transport_error,
 )
+from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, Spec, ToolRules, ToolShape, declared_parameters
 from ._transcript import (
     AssistantTurn,
     append_merged,
@@ -53,9 +55,25 @@ from ._transcript import (
     user_blocks,
 )
 from .base import MessageBuilder, ModelRequest
-from .tool_declarations import anthropic_tool
 
-__all__ = ["AnthropicModel"]
+__all__ = ["INFO", "AnthropicModel", "anthropic_tool"]
+
+
+def anthropic_tool(spec: Spec) -> dict[str, Any]:
+    """An element of Anthropic Messages' ``tools``."""
+    return {"name": spec["name"], "description": spec.get("description") or "",
+            "input_schema": declared_parameters(spec)}
+
+
+INFO = ProviderInfo(
+    prefix="anthropic",
+    model_class="openprogram_jupyter.models.anthropic:AnthropicModel",
+    key_variables=("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),
+    default_model="claude-sonnet-4-5",
+    tool_shape=ToolShape("Anthropic Messages", 'an element of "tools"', anthropic_tool),
+    tool_rules=ToolRules(PLAIN_TOOL_NAME, "letters, digits, '_' and '-', 1 to 64 characters"),
+    key_hint="set ANTHROPIC_API_KEY or pass api_key=",
+)
 
 _SMALL_OUTPUT_MODELS = ("claude-3-opus", "claude-3-sonnet", "claude-3-haiku")
 
@@ -63,7 +81,8 @@ _SMALL_OUTPUT_MODELS = ("claude-3-opus", "claude-3-sonnet", "claude-3-haiku")
 class AnthropicModel(ProviderModel):
     """``anthropic:<model>`` — streams Messages through the ``anthropic`` SDK."""
 
-    provider = "anthropic"
+    provider = INFO.prefix
+    key_variables = INFO.key_variables
 
     def __init__(
         self,
@@ -190,7 +209,7 @@ class AnthropicModel(ProviderModel):
                                  f"{cause or exc})", retryable=True)
         credentials_error = getattr(anthropic, "CredentialsError", None)
         if credentials_error is not None and isinstance(exc, credentials_error):
-            return ProviderError(f"no API key: set ANTHROPIC_API_KEY or pass api_key= (the SDK said: {exc})")
+            return ProviderError(f"no API key: {INFO.key_hint} (the SDK said: {exc})")
         return transport_error(exc) or ProviderError(f"{type(exc).__name__}: {exc}")
 
 

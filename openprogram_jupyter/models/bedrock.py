@@ -1,6 +1,7 @@
 """Amazon Bedrock's Converse API (``bedrock:<modelId>``) through boto3 (the ``[bedrock]`` extra).
 
-Wire facts: WIRE.md, "Bedrock Converse". What this module does exactly:
+The API's own rules this module relies on are in docs/providers.md, "Wire facts". What
+this module does exactly:
 
 - Credentials: the standard AWS chain (``AWS_ACCESS_KEY_ID`` / ``AWS_SECRET_ACCESS_KEY``
   / ``AWS_SESSION_TOKEN``, ``AWS_PROFILE``, ``AWS_BEARER_TOKEN_BEDROCK``, instance
@@ -11,7 +12,7 @@ Wire facts: WIRE.md, "Bedrock Converse". What this module does exactly:
   feeds the event loop. On cancel the stream's socket is shut down at once.
 - Controls, per :mod:`._bedrock_controls`: Converse has no ``none`` tool choice, and
   ``any`` / ``tool`` only on some model families; what cannot be said is degraded as
-  WIRE.md's table says, with an instruction in the system prompt and a notice.
+  that module's table says, with an instruction in the system prompt and a notice.
 - Streaming: text, reasoning (with signature) as thinking, tool calls with argument
   fragments, all keyed on ``contentBlockIndex``. The end is ``messageStop``; usage comes
   from ``metadata``. A stream without ``messageStop`` is an error (what arrived is kept).
@@ -31,7 +32,7 @@ from typing import Any
 
 from ..events import AssistantUpdate
 from ..messages import TextContent, ThinkingContent, ToolCall, UserMessage
-from ._bedrock_controls import tool_config
+from ._bedrock_controls import bedrock_tool, tool_config
 from ._provider_common import (
     ProviderError,
     ProviderModel,
@@ -43,6 +44,7 @@ from ._provider_common import (
     retryable_code,
     transport_error,
 )
+from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, ToolRules, ToolShape
 from ._transcript import (
     AssistantTurn,
     append_merged,
@@ -54,7 +56,18 @@ from ._transcript import (
 )
 from .base import MessageBuilder, ModelRequest
 
-__all__ = ["BedrockModel"]
+__all__ = ["INFO", "BedrockModel"]
+
+INFO = ProviderInfo(
+    prefix="bedrock",
+    model_class="openprogram_jupyter.models.bedrock:BedrockModel",
+    key_variables=("AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_BEARER_TOKEN_BEDROCK"),
+    tool_shape=ToolShape("Bedrock Converse", 'an element of "toolConfig.tools"', bedrock_tool),
+    tool_rules=ToolRules(PLAIN_TOOL_NAME, "[a-zA-Z0-9_-]+, 1 to 64 characters"),
+    extra="bedrock",
+    key_hint="set AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, AWS_PROFILE or AWS_BEARER_TOKEN_BEDROCK, "
+             "or pass api_key= (a Bedrock API key)",
+)
 
 _IMAGE_FORMATS = {"image/png": "png", "image/jpeg": "jpeg", "image/jpg": "jpeg", "image/gif": "gif",
                   "image/webp": "webp"}
@@ -63,7 +76,8 @@ _IMAGE_FORMATS = {"image/png": "png", "image/jpeg": "jpeg", "image/jpg": "jpeg",
 class BedrockModel(ProviderModel):
     """``bedrock:<modelId>`` — streams ``converse_stream`` from a worker thread."""
 
-    provider = "bedrock"
+    provider = INFO.prefix
+    key_variables = INFO.key_variables
 
     def __init__(
         self,
@@ -75,7 +89,7 @@ class BedrockModel(ProviderModel):
         region: str | None = None,
         max_tokens: int | None = None,
     ) -> None:
-        require_module("boto3", "bedrock")
+        require_module("boto3", INFO.prefix, INFO.extra)
         super().__init__(model_id, api_key=api_key, base_url=base_url, retry=retry)
         self.region = region or os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION")
         self.max_tokens = max_tokens
@@ -206,8 +220,7 @@ class BedrockModel(ProviderModel):
         if isinstance(exc, boto_errors.NoRegionError):
             return ProviderError("no AWS region: set AWS_REGION or pass region= to BedrockModel")
         if isinstance(exc, boto_errors.NoCredentialsError):
-            return ProviderError("no AWS credentials: set AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, AWS_PROFILE "
-                                 "or AWS_BEARER_TOKEN_BEDROCK, or pass api_key= (a Bedrock API key)")
+            return ProviderError(f"no AWS credentials: {INFO.key_hint}")
         return transport_error(exc) or ProviderError(f"{type(exc).__name__}: {exc}")
 
 

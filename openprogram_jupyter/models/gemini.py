@@ -1,6 +1,7 @@
 """Gemini over its REST API (``gemini:<model>``), with httpx and httpx-sse.
 
-Wire facts: WIRE.md, "Gemini". What this module does exactly:
+The API's own rules this module relies on are in docs/providers.md, "Wire facts". What
+this module does exactly:
 
 - Key: ``api_key=``, else ``GEMINI_API_KEY``, else ``GOOGLE_API_KEY``; sent in the
   ``x-goog-api-key`` header, never in the URL. Endpoint root: ``base_url=``, else
@@ -29,12 +30,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import AsyncGenerator
 from typing import Any
 from urllib.parse import quote
 
 from ..events import AssistantUpdate
 from ..messages import TextContent, ThinkingContent, ToolCall, UserMessage
+from ._gemini_schema import gemini_function_declaration, gemini_schema_problems
 from ._provider_common import (
     ProviderError,
     ProviderModel,
@@ -47,11 +50,27 @@ from ._provider_common import (
     retryable_code,
     transport_error,
 )
+from ._provider_info import ProviderInfo, ToolRules, ToolShape
 from ._transcript import AssistantTurn, paired_history, result_images, result_text, user_blocks
 from .base import MessageBuilder, ModelRequest
-from .tool_declarations import gemini_function_declaration
 
-__all__ = ["GeminiModel"]
+__all__ = ["INFO", "GeminiModel"]
+
+INFO = ProviderInfo(
+    prefix="gemini",
+    model_class="openprogram_jupyter.models.gemini:GeminiModel",
+    key_variables=("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    default_model="gemini-2.5-flash",
+    tool_shape=ToolShape("Gemini", 'an element of "tools[0].functionDeclarations"', gemini_function_declaration),
+    tool_rules=ToolRules(
+        re.compile(r"^[A-Za-z_][A-Za-z0-9_.:-]{0,63}$"),
+        "a letter or '_' first, then letters, digits, '_', '.', ':' or '-', at most 64 characters",
+        plain_top_level=False,
+        parameter_problems=gemini_schema_problems,
+    ),
+    extra="gemini",
+    key_hint="set GEMINI_API_KEY (or GOOGLE_API_KEY) or pass api_key=",
+)
 
 DEFAULT_GEMINI_URL = "https://generativelanguage.googleapis.com"
 _MODES = {"auto": "AUTO", "required": "ANY", "none": "NONE"}
@@ -60,7 +79,8 @@ _MODES = {"auto": "AUTO", "required": "ANY", "none": "NONE"}
 class GeminiModel(ProviderModel):
     """``gemini:<model>`` — streams ``streamGenerateContent`` over httpx."""
 
-    provider = "gemini"
+    provider = INFO.prefix
+    key_variables = INFO.key_variables
 
     def __init__(
         self,
@@ -72,8 +92,8 @@ class GeminiModel(ProviderModel):
         include_thoughts: bool = False,
         timeout: float = 600.0,
     ) -> None:
-        require_module("httpx_sse", "gemini")
-        key = api_key or os.environ.get("GEMINI_API_KEY") or os.environ.get("GOOGLE_API_KEY")
+        require_module("httpx_sse", INFO.prefix, INFO.extra)
+        key = api_key or next(filter(None, map(os.environ.get, INFO.key_variables)), None)
         root = base_url or os.environ.get("GOOGLE_GEMINI_BASE_URL") or DEFAULT_GEMINI_URL
         super().__init__(model_id, api_key=key, base_url=root.rstrip("/"), retry=retry)
         self.include_thoughts = include_thoughts
@@ -124,7 +144,7 @@ class GeminiModel(ProviderModel):
         from httpx_sse import aconnect_sse
 
         if not self._api_key:
-            raise ProviderError("no API key: set GEMINI_API_KEY (or GOOGLE_API_KEY) or pass api_key=")
+            raise ProviderError(f"no API key: {INFO.key_hint}")
         url = f"{self.base_url}/v1beta/models/{quote(self.model_id, safe='')}:streamGenerateContent?alt=sse"
         headers = {"x-goog-api-key": self._api_key, "content-type": "application/json"}
         async with aconnect_sse(self._client(), "POST", url, json=payload, headers=headers) as source:

@@ -17,11 +17,12 @@ from ..events import AssistantUpdate
 from ..messages import ToolResultMessage, UserMessage
 from ..tools.examples import example_arguments
 from .base import MessageBuilder, Model, ModelRequest
+from .providers import key_variables_text
 
 __all__ = ["OfflineModel"]
 
 _HOW_TO_GO_ONLINE = (
-    "To use a real model, set OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY, or pick one "
+    f"To use a real model, set {key_variables_text()}, or pick one "
     "explicitly: Runtime(model=\"openai:gpt-4.1-mini\") or %%agent -m anthropic:claude-sonnet-4-5."
 )
 

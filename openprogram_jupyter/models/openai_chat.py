@@ -1,6 +1,7 @@
 """OpenAI Chat Completions (``openai:<model>``), also for OpenAI-compatible local servers.
 
-Wire facts: WIRE.md, "OpenAI Chat Completions". What this module does exactly:
+The API's own rules this module relies on are in docs/providers.md, "Wire facts". What
+this module does exactly:
 
 - Key: ``api_key=``, else ``OPENAI_API_KEY``. Endpoint: ``base_url=``, else
   ``OPENAI_BASE_URL``, else OpenAI's. With a ``base_url`` and no key anywhere, the
@@ -36,23 +37,40 @@ from ._provider_common import (
     parse_retry_after,
     retryable_code,
 )
+from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, Spec, ToolRules, ToolShape, declared_parameters
 from ._transcript import AssistantTurn, data_url, paired_history, result_images, result_text, user_blocks
 from .base import MessageBuilder, ModelRequest
-from .tool_declarations import openai_chat_tool
 
-__all__ = ["OpenAIChatModel", "classify_openai_error"]
+__all__ = ["INFO", "OpenAIChatModel", "classify_openai_error", "openai_chat_tool"]
+
+
+def openai_chat_tool(spec: Spec) -> dict[str, Any]:
+    """An element of Chat Completions' ``tools``."""
+    return {"type": "function", "function": {"name": spec["name"], "description": spec.get("description") or "",
+                                             "parameters": declared_parameters(spec)}}
+
+
+INFO = ProviderInfo(
+    prefix="openai",
+    model_class="openprogram_jupyter.models.openai_chat:OpenAIChatModel",
+    key_variables=("OPENAI_API_KEY",),
+    default_model="gpt-4.1-mini",
+    tool_shape=ToolShape("OpenAI Chat Completions", 'an element of "tools"', openai_chat_tool),
+    tool_rules=ToolRules(PLAIN_TOOL_NAME, "letters, digits, '_' and '-', 1 to 64 characters"),
+)
 
 
 class OpenAIChatModel(ProviderModel):
     """``openai:<model>`` — streams Chat Completions through the ``openai`` SDK."""
 
-    provider = "openai"
+    provider = INFO.prefix
+    key_variables = INFO.key_variables
 
     def _make_client(self) -> Any:
         import openai
 
         api_key = self._api_key
-        if api_key is None and self.base_url and not os.environ.get("OPENAI_API_KEY"):
+        if api_key is None and self.base_url and not any(os.environ.get(name) for name in INFO.key_variables):
             api_key = "local"
         kwargs: dict[str, Any] = {"max_retries": 0}
         if api_key is not None:

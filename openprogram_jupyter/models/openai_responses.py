@@ -1,6 +1,7 @@
 """The OpenAI Responses API (``openai-responses:<model>``).
 
-Wire facts: WIRE.md, "OpenAI Responses". Keys, endpoint and the client are those of
+The API's own rules this module relies on are in docs/providers.md, "Wire facts". Keys,
+endpoint and the client are those of
 :class:`~openprogram_jupyter.models.openai_chat.OpenAIChatModel`. What differs:
 
 - Requests are stateless: ``store: false``, the whole history goes in ``input`` each
@@ -25,18 +26,34 @@ from typing import Any
 from ..events import AssistantUpdate
 from ..messages import TextContent, UserMessage
 from ._provider_common import ProviderError, StreamCutError, retryable_code
+from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, Spec, ToolRules, ToolShape, declared_parameters
 from ._transcript import data_url, json_arguments, paired_history, result_images, result_text, user_blocks
 from .base import MessageBuilder, ModelRequest
+from .openai_chat import INFO as CHAT_INFO
 from .openai_chat import OpenAIChatModel
-from .tool_declarations import openai_responses_tool
 
-__all__ = ["OpenAIResponsesModel"]
+__all__ = ["INFO", "OpenAIResponsesModel", "openai_responses_tool"]
+
+
+def openai_responses_tool(spec: Spec) -> dict[str, Any]:
+    """An element of the Responses API's ``tools`` (flat; ``strict`` off, as in Chat Completions)."""
+    return {"type": "function", "name": spec["name"], "description": spec.get("description") or "",
+            "parameters": declared_parameters(spec), "strict": False}
+
+
+INFO = ProviderInfo(
+    prefix="openai-responses",
+    model_class="openprogram_jupyter.models.openai_responses:OpenAIResponsesModel",
+    key_variables=CHAT_INFO.key_variables,
+    tool_shape=ToolShape("OpenAI Responses", 'an element of "tools"', openai_responses_tool),
+    tool_rules=ToolRules(PLAIN_TOOL_NAME, "letters, digits, '_' and '-', 1 to 64 characters"),
+)
 
 
 class OpenAIResponsesModel(OpenAIChatModel):
     """``openai-responses:<model>`` — streams the Responses API through the ``openai`` SDK."""
 
-    provider = "openai-responses"
+    provider = INFO.prefix
 
     def _prepare(self, request: ModelRequest) -> tuple[dict[str, Any], list[str]]:
         items: list[dict[str, Any]] = []
@@ -63,7 +80,9 @@ class OpenAIResponsesModel(OpenAIChatModel):
         if request.tools:
             payload["tools"] = [openai_responses_tool(t) for t in request.tools]
             choice = request.tool_choice
-            payload["tool_choice"] = {"type": "function", "name": choice["name"]} if isinstance(choice, dict) else choice
+            payload["tool_choice"] = (
+                {"type": "function", "name": choice["name"]} if isinstance(choice, dict) else choice
+            )
             if request.parallel_tool_calls is not None:
                 payload["parallel_tool_calls"] = request.parallel_tool_calls
         return payload, []

@@ -13,10 +13,10 @@ A cassette is readable JSON::
                  "request": {"tools": ["add"], "last_user_text": "What is 1 + 2?"},
                  "reply": {<the AssistantMessage, as model_dump(mode="json")>}}, ...]}
 
-Secrets are never written: the Runtime's ``api_key``, the values of the provider key
-variables (``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``, ``GEMINI_API_KEY``,
-``AWS_SECRET_ACCESS_KEY``, ``AWS_SESSION_TOKEN``) and anything shaped like a key or an
-auth header are masked as ``***`` in every string of the file.
+Secrets are never written: the Runtime's ``api_key``, the values of every provider's key
+variables (:data:`openprogram_jupyter.models.providers.SECRET_ENV_VARS`: ``OPENAI_API_KEY``,
+``ANTHROPIC_API_KEY``, ``GEMINI_API_KEY``, ``AWS_SECRET_ACCESS_KEY``, ...) and anything
+shaped like a key or an auth header are masked as ``***`` in every string of the file.
 """
 
 from __future__ import annotations
@@ -34,16 +34,17 @@ from pydantic import ValidationError
 from ..events import AssistantUpdate
 from ..messages import AssistantMessage, UserMessage
 from ._provider_common import scrub_secrets
+from ._provider_info import ProviderInfo
 from .base import MessageBuilder, Model, ModelRequest
 from .scripted import ScriptedModel
 
-__all__ = ["CASSETTE_VERSION", "CassetteError", "RecordingModel", "ReplayModel", "load_cassette"]
+__all__ = ["CASSETTE_VERSION", "INFO", "CassetteError", "RecordingModel", "ReplayModel", "load_cassette"]
+
+INFO = ProviderInfo(prefix="replay", model_class="openprogram_jupyter.models.replay:ReplayModel")
+"""``replay:FILE`` plays a cassette back: no key, no network, no tools declared anywhere."""
 
 CASSETTE_MARK = "openprogram-jupyter"
 CASSETTE_VERSION = 1
-
-SECRET_ENV_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "AWS_SECRET_ACCESS_KEY",
-                   "AWS_SESSION_TOKEN")
 
 # Header-shaped secrets scrub_secrets does not know: "Authorization: Basic ...", "x-api-key: ...".
 _AUTH_HEADER = re.compile(r"(?i)\b((?:proxy-)?authorization|x-api-key|x-goog-api-key|x-amz-security-token)"
@@ -57,6 +58,8 @@ class CassetteError(ValueError):
 def scrub(value: Any, secrets: Iterable[str | None] = ()) -> Any:
     """``value`` with every string in it scrubbed (keys included): the given secrets, the
     provider key variables' values, and anything shaped like a key or an auth header."""
+    from .providers import SECRET_ENV_VARS  # the registry imports this module
+
     known = [s for s in (*secrets, *(os.environ.get(name) for name in SECRET_ENV_VARS)) if s]
     return _scrub(value, known)
 
@@ -224,7 +227,8 @@ def load_cassette(path: str | os.PathLike[str]) -> tuple[list[tuple[dict[str, An
         raise CassetteError(f"cassette {path} is not an openprogram-jupyter cassette "
                             "(expected an object with \"cassette\": \"openprogram-jupyter\" and a \"rounds\" list)")
     if data.get("version") != CASSETTE_VERSION:
-        raise CassetteError(f"cassette {path} has version {data.get('version')!r}; this version reads {CASSETTE_VERSION}")
+        raise CassetteError(f"cassette {path} has version {data.get('version')!r}; "
+                            f"this version reads {CASSETTE_VERSION}")
     rounds: list[tuple[dict[str, Any], AssistantMessage]] = []
     for number, entry in enumerate(data["rounds"], 1):
         if not isinstance(entry, dict) or not isinstance(entry.get("reply"), dict):

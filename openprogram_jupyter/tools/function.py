@@ -8,7 +8,7 @@ import re
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeVar, overload
 
-from .._context import ambient_runtime
+from .._ambient import ambient_runtime
 from ._schema import SchemaError, build_signature_schema
 from .base import Tool, ToolContext, ToolOptions, run_in_daemon_thread
 from .registry import Registry, default_registry

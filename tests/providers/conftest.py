@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 from fakeserver import FakeServer
 
+from openprogram_jupyter.models.providers import SECRET_ENV_VARS
+
 
 @pytest.fixture
 def server():
@@ -14,10 +16,10 @@ def server():
 
 @pytest.fixture(autouse=True)
 def _no_real_credentials(monkeypatch, tmp_path):
-    """Nothing in the environment may point a client anywhere but the fake server."""
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN",
-                 "ANTHROPIC_BASE_URL", "GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL",
-                 "AWS_PROFILE", "AWS_BEARER_TOKEN_BEDROCK", "AWS_SESSION_TOKEN"):
+    """Nothing in the environment may point a client anywhere but the fake server: every
+    provider's key variables are cleared, and the endpoint and profile variables."""
+    for name in (*SECRET_ENV_VARS, "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "GOOGLE_GEMINI_BASE_URL",
+                 "AWS_PROFILE", "OPENPROGRAM_MODEL"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIAFAKEFAKEFAKE")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "fake-secret")

@@ -22,6 +22,8 @@ from openprogram_jupyter.models._provider_common import (
 )
 from openprogram_jupyter.models._transcript import AssistantTurn, paired_history
 
+from .cases import CASES
+
 # -- missing optional dependencies ------------------------------------------------------
 
 
@@ -163,10 +165,10 @@ def test_bedrock_model_families(model_id, expected):
 
 
 def test_importing_the_package_and_resolving_models_imports_no_sdk():
+    models = [case.model for case in CASES]  # one per provider tools are declared to
     code = (
         "import sys, openprogram_jupyter as op\n"
-        "for m in ('openai:gpt-4.1-mini', 'openai-responses:gpt-4.1', 'anthropic:claude-sonnet-4-5',"
-        " 'gemini:gemini-2.5-flash', 'bedrock:amazon.nova-pro-v1:0'):\n"
+        f"for m in {models!r}:\n"
         "    op.Runtime(model=m, api_key='k', base_url='http://127.0.0.1:9').model\n"
         "heavy = ('openai', 'anthropic', 'boto3', 'botocore', 'httpx_sse', 'httpx2')\n"
         "print(sorted(n for n in sys.modules if n.split('.')[0] in heavy))\n"

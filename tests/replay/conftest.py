@@ -5,6 +5,7 @@ from typing import Any
 import pytest
 
 import openprogram_jupyter as op
+from openprogram_jupyter.models.providers import SECRET_ENV_VARS
 from openprogram_jupyter.tools.registry import default_registry
 
 
@@ -19,8 +20,7 @@ def clean_registry():
 @pytest.fixture(autouse=True)
 def no_provider_keys(monkeypatch):
     """Key variables of the machine running the tests must not leak into cassettes or runs."""
-    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "AWS_SECRET_ACCESS_KEY",
-                 "AWS_SESSION_TOKEN", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "OPENPROGRAM_MODEL"):
+    for name in (*SECRET_ENV_VARS, "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "OPENPROGRAM_MODEL"):
         monkeypatch.delenv(name, raising=False)
 
 

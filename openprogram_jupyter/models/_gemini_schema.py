@@ -1,0 +1,61 @@
+"""Gemini's tool declaration, and what in a parameters schema Gemini may not enforce.
+
+Gemini takes plain JSON Schema in ``parametersJsonSchema`` but documents only a subset of
+it; a keyword outside that subset may be ignored (so not enforced) or refused, and enum
+values must be strings or numbers. :func:`gemini_schema_problems` lists such places so
+``%agent schema NAME`` can show them before a run finds out.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ._provider_info import Spec, declared_parameters
+
+__all__ = ["gemini_function_declaration", "gemini_schema_problems"]
+
+# The JSON Schema keywords Gemini documents for parametersJsonSchema; others may be
+# ignored (not enforced) or refused. Annotations that change nothing are let through.
+_GEMINI_KEYWORDS = frozenset({
+    "$id", "$defs", "$ref", "$anchor", "type", "format", "title", "description", "enum", "items",
+    "prefixItems", "minItems", "maxItems", "minimum", "maximum", "anyOf", "oneOf", "properties",
+    "additionalProperties", "required", "propertyOrdering", "nullable",
+    "default", "examples",
+})
+
+
+def gemini_function_declaration(spec: Spec) -> dict[str, Any]:
+    """An element of ``tools[].functionDeclarations`` (plain JSON Schema in ``parametersJsonSchema``)."""
+    return {"name": spec["name"], "description": spec.get("description") or "",
+            "parametersJsonSchema": declared_parameters(spec)}
+
+
+def gemini_schema_problems(parameters: dict[str, Any]) -> list[str]:
+    """Each place in ``parameters`` that uses a keyword outside Gemini's documented subset,
+    or an enum with values other than strings and numbers, one line each, named by its
+    path from ``parameters`` (``parameters.items[].n``)."""
+    return _problems(parameters, "parameters")
+
+
+def _problems(schema: Any, path: str) -> list[str]:
+    if not isinstance(schema, dict):
+        return []
+    problems = []
+    unknown = sorted(set(schema) - _GEMINI_KEYWORDS)
+    if unknown:
+        problems.append(f"{path} uses {', '.join(unknown)}, outside the JSON Schema subset Gemini documents "
+                        "(it may be ignored, so not enforced, or refused)")
+    enum = schema.get("enum")
+    if isinstance(enum, list) and any(not isinstance(v, (str, int, float)) or isinstance(v, bool) for v in enum):
+        problems.append(f"{path}: enum values must be strings or numbers for Gemini, got {json.dumps(enum)}")
+    for key, value in (schema.get("properties") or {}).items():
+        problems += _problems(value, f"{path}.{key}")
+    for key in ("items", "additionalProperties", "not"):
+        problems += _problems(schema.get(key), f"{path}.{key}" if key != "items" else f"{path}[]")
+    for key in ("anyOf", "oneOf", "allOf", "prefixItems"):
+        for index, option in enumerate(schema.get(key) or []):
+            problems += _problems(option, f"{path}.{key}[{index}]")
+    for key, value in (schema.get("$defs") or {}).items():
+        problems += _problems(value, f"{path}.$defs.{key}")
+    return problems

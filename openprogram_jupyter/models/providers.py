@@ -1,0 +1,93 @@
+"""The provider registry: every provider's :class:`ProviderInfo`, and the tables built from them.
+
+:data:`PROVIDER_INFOS` lists the descriptors in order of preference (the first provider
+whose key is set is the default model). Everything else that depends on which providers
+exist is derived here, and nowhere else:
+
+- :data:`PROVIDERS` — prefix → ``"module:Class"``, for :func:`~openprogram_jupyter.models.resolve_model`;
+- :data:`DEFAULT_MODELS` — ``(key variable, "prefix:model")`` pairs, for
+  :func:`~openprogram_jupyter.models.default_model_name`;
+- :data:`SECRET_ENV_VARS` — every provider's key variables, masked in cassettes;
+- :data:`TOOL_SHAPES` and :data:`TOOL_RULES` — how each provider takes a tool and what it
+  refuses, for the adapters and ``%agent schema NAME``;
+- :func:`key_variables_text` — ``"OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY"``,
+  for the messages that tell a user how to leave the offline model.
+
+Importing this module imports each provider module, none of which imports its SDK (the
+SDK loads with a model's first request).
+"""
+
+from __future__ import annotations
+
+from . import anthropic, bedrock, gemini, openai_chat, openai_responses, replay
+from ._provider_info import ProviderInfo, ToolRules, ToolShape
+
+__all__ = [
+    "DEFAULT_MODELS",
+    "PROVIDERS",
+    "PROVIDER_INFOS",
+    "SECRET_ENV_VARS",
+    "TOOL_RULES",
+    "TOOL_SHAPES",
+    "ProviderInfo",
+    "key_variables_text",
+    "provider_info",
+]
+
+PROVIDER_INFOS: tuple[ProviderInfo, ...] = (
+    openai_chat.INFO,
+    openai_responses.INFO,
+    anthropic.INFO,
+    gemini.INFO,
+    bedrock.INFO,
+    replay.INFO,
+)
+
+
+
+def _index(infos: tuple[ProviderInfo, ...]) -> dict[str, ProviderInfo]:
+    index: dict[str, ProviderInfo] = {}
+    for info in infos:
+        if info.prefix in index:
+            raise ValueError(f"two providers declare the prefix {info.prefix!r}")
+        index[info.prefix] = info
+    return index
+
+
+_BY_PREFIX = _index(PROVIDER_INFOS)
+
+PROVIDERS: dict[str, str] = {info.prefix: info.model_class for info in PROVIDER_INFOS}
+"""Prefix → ``"module:Class"``. Each class is built as ``Class(model_id, api_key=, base_url=)``."""
+
+DEFAULT_MODELS: tuple[tuple[str, str], ...] = tuple(
+    (info.key_variables[0], info.default_model_name) for info in PROVIDER_INFOS if info.default_model_name
+)
+"""``(variable, "prefix:model")`` in order of preference: the first whose variable is set
+names the default model."""
+
+SECRET_ENV_VARS: tuple[str, ...] = tuple(
+    dict.fromkeys(name for info in PROVIDER_INFOS for name in info.key_variables)
+)
+"""Every provider's key variables, each once, in registry order."""
+
+TOOL_SHAPES: dict[str, ToolShape] = {
+    info.prefix: info.tool_shape for info in PROVIDER_INFOS if info.tool_shape is not None
+}
+"""Prefix → how a tool is declared to it, for each provider tools are declared to, in registry order."""
+
+TOOL_RULES: dict[str, ToolRules] = {
+    info.prefix: info.tool_rules for info in PROVIDER_INFOS if info.tool_rules is not None
+}
+"""Prefix → what it refuses in a tool declaration, in registry order."""
+
+
+def provider_info(prefix: str) -> ProviderInfo | None:
+    """The descriptor of the provider named ``prefix``, or ``None`` when none is."""
+    return _BY_PREFIX.get(prefix)
+
+
+def key_variables_text() -> str:
+    """The variables that select a default model, as a sentence fragment:
+    ``"OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY"``."""
+    names = [variable for variable, _ in DEFAULT_MODELS]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"

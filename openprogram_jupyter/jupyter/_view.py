@@ -165,7 +165,12 @@ class RunView:
     # -- input from any thread ----------------------------------------------------------
 
     def feed(self, event: Any) -> None:
-        """Queue an event. Safe from any thread; never touches a widget."""
+        """Queue an event. Safe from any thread; never touches a widget.
+
+        The next :meth:`tick` folds it; an object whose class is not one of
+        :data:`~openprogram_jupyter.events.EVENT_TYPES` makes that tick raise
+        :class:`~openprogram_jupyter.events.UnhandledKindError`.
+        """
         self._inbox.append(event)
 
     def note(self, text: str) -> None:

@@ -125,14 +125,14 @@ __all__ = [
 ]
 
 
-def load_ipython_extension(ipython):  # type: ignore[no-untyped-def]
+def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext openprogram_jupyter``: the magics, the cell rewrite, and ``runtime``."""
     from .jupyter import load_ipython_extension as load
 
     load(ipython)
 
 
-def unload_ipython_extension(ipython):  # type: ignore[no-untyped-def]
+def unload_ipython_extension(ipython: Any) -> None:
     from .jupyter import unload_ipython_extension as unload
 
     unload(ipython)

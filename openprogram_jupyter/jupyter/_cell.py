@@ -254,7 +254,7 @@ def start_background(magics: AgentMagics, plan: CellPlan) -> Any:
     started.append(handle)
     if live.view is not None:
         live.view.controls.steer = handle.steer
-    magics.shell.user_ns[variable] = handle
+    magics.namespace[variable] = handle
     live.show()
 
     def finish() -> None:
@@ -276,7 +276,7 @@ def start_background(magics: AgentMagics, plan: CellPlan) -> Any:
                 live.tick()
             finish()
 
-        live.ticker = loop.create_task(ticker())  # type: ignore[attr-defined]
+        live.ticker = loop.create_task(ticker())
     else:
         def thread_ticker() -> None:
             while not handle.done:
@@ -316,7 +316,7 @@ def _record(
     if run is not None:
         if store and plan.options.output:
             decided = plan.options.choices is not None and run.decision is not None
-            magics.shell.user_ns[plan.options.output] = run.result if decided else run
+            magics.namespace[plan.options.output] = run.result if decided else run
         _store(magics, plan, run)
     if interrupted:
         notes.append("Interrupted (Kernel ▸ Interrupt): the run was stopped; the transcript up to that point is kept"

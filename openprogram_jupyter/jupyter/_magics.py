@@ -74,7 +74,7 @@ class AgentMagics(Magics):
 
     # -- %%agent ------------------------------------------------------------------------
 
-    @cell_magic("agent")
+    @cell_magic("agent")  # type: ignore[arg-type]  # IPython types the named form as taking Never
     def agent_cell(self, line: str, cell: str) -> Any:
         """Run the cell's text as a task for the agent. See ``%%agent -h``.
 
@@ -98,8 +98,10 @@ class AgentMagics(Magics):
         options = parse_options(line)
         template = cell.strip()
         if not template:
-            raise UsageError("%%agent: the cell is empty; write the task for the agent below the %%agent line\n\n" + USAGE)
-        prompt = fill_prompt(template, self._namespace)
+            raise UsageError(
+                "%%agent: the cell is empty; write the task for the agent below the %%agent line\n\n" + USAGE
+            )
+        prompt = fill_prompt(template, self.namespace)
         runtime, notes = self._runtime_for(options.model)
         if options.record is not None:
             runtime = _recording(runtime, options.record)
@@ -112,9 +114,12 @@ class AgentMagics(Magics):
         return CellPlan(options, runtime, spec, session, notes)
 
     @property
-    def _namespace(self) -> dict[str, Any]:
+    def namespace(self) -> dict[str, Any]:
+        """The notebook's variables (the shell's ``user_ns``): what ``-m``, ``--tools``,
+        ``--choices`` and ``{name}`` in the prompt read, and where ``-o`` stores."""
         assert self.shell is not None, "AgentMagics needs a shell"
-        return self.shell.user_ns  # type: ignore[no-any-return]
+        namespace: dict[str, Any] = self.shell.user_ns
+        return namespace
 
     def _run_options(self, options: CellOptions, session: Session | None) -> dict[str, Any]:
         """The ``Runtime.prepare`` keywords of a cell: the flags that set one directly, then
@@ -131,10 +136,10 @@ class AgentMagics(Magics):
         if session is not None:
             run_options["messages"] = list(session.messages)
         if options.choices is not None:
-            if options.choices not in self._namespace:
+            if options.choices not in self.namespace:
                 raise UsageError(f"%%agent: --choices {options.choices}: no variable {options.choices!r} "
                                  "in the notebook (a dict or list of options)")
-            run_options["choices"] = self._namespace[options.choices]
+            run_options["choices"] = self.namespace[options.choices]
         return run_options
 
     def _max_iterations(self, options: CellOptions) -> int | None:
@@ -150,7 +155,7 @@ class AgentMagics(Magics):
         from ..runtime import Runtime, default_runtime
 
         notes: list[str] = []
-        namespace = self.shell.user_ns
+        namespace = self.namespace
         if name is not None:
             value = namespace.get(name)
             if isinstance(value, Model):
@@ -200,7 +205,7 @@ class AgentMagics(Magics):
 
         tools = []
         for name in names:
-            value = self.shell.user_ns.get(name)
+            value = self.namespace.get(name)
             if value is not None and hasattr(value, "spec") and hasattr(value, "name"):
                 tools.append(value)
                 continue
@@ -213,7 +218,7 @@ class AgentMagics(Magics):
 
     # -- %agent -------------------------------------------------------------------------
 
-    @line_magic("agent")
+    @line_magic("agent")  # type: ignore[arg-type]  # as for cell_magic above
     def agent_line(self, line: str) -> None:
         """``%agent tools [SOURCE]`` · ``%agent schema NAME`` · ``%agent sessions`` · ``%agent show VAR``."""
         from IPython.display import display
@@ -230,11 +235,11 @@ class AgentMagics(Magics):
         elif command == "show":
             if not rest:
                 raise UsageError("%agent show VAR: name the variable holding a Run (e.g. the one given to -o)")
-            if rest not in self.shell.user_ns:
+            if rest not in self.namespace:
                 raise UsageError(f"%agent show: no variable {rest!r} in the notebook")
             from ._show import show_run
 
-            show_run(self.shell.user_ns[rest])
+            show_run(self.namespace[rest])
         else:
             raise UsageError(
                 "%agent: expected one of: tools [SOURCE], schema NAME, sessions, show VAR"

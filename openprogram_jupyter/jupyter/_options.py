@@ -12,7 +12,7 @@ import re
 import shlex
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 from IPython.core.error import UsageError
 
@@ -43,15 +43,16 @@ class Flag:
     """One ``%%agent`` option: how it is written, what it means, and where its value goes.
 
     ``metavar`` is the value's name in the usage (``None``: a switch, which stores
-    ``switch_value`` when given). ``parse`` turns the text into the value. A flag with a
-    ``run_option`` sets that keyword of ``Runtime.prepare`` directly; the others are read
-    by the cell itself (``field`` names the :class:`CellOptions` attribute).
+    ``switch_value`` when given). ``parse`` turns the text into the value (by default the
+    value is the text). A flag with a ``run_option`` sets that keyword of
+    ``Runtime.prepare`` directly; the others are read by the cell itself (``field`` names
+    the :class:`CellOptions` attribute).
     """
 
     names: tuple[str, ...]
     help: str
     metavar: str | None = None
-    parse: Callable[[str], Any] | None = None
+    parse: Callable[[str], Any] = str
     run_option: str | None = None
     switch_value: Any = True
 
@@ -122,10 +123,10 @@ class CellOptions:
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         raise UsageError(f"%%agent: {message}\n\n{USAGE}")
 
-    def exit(self, status: int = 0, message: str | None = None) -> None:  # type: ignore[override]
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
         # Only -h/--help exits; show the usage as an error-free message.
         raise UsageError(USAGE)
 

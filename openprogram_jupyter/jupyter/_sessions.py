@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,7 +47,7 @@ class Sessions:
     def __contains__(self, name: object) -> bool:
         return name in self._by_name
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[Session]:
         return iter(self._by_name.values())
 
     def __len__(self) -> int:

@@ -42,7 +42,8 @@ def show_run(run: Any) -> None:
     if not running:
         view.finished = True
         view.tick(force=True)
-        bundle = dict(render_bundle(run), **{k: v for k, v in view.mimebundle().items() if k.startswith("application/")})
+        widget_data = {k: v for k, v in view.mimebundle().items() if k.startswith("application/")}
+        bundle = dict(render_bundle(run), **widget_data)
         display(bundle, raw=True)
         return
     display(view.mimebundle(), raw=True)

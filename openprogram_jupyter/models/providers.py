@@ -13,19 +13,20 @@ exist is derived here, and nowhere else:
 - :func:`key_variables_text` — ``"OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY"``,
   for the messages that tell a user how to leave the offline model.
 
-Importing this module imports each provider module, none of which imports its SDK (the
-SDK loads with a model's first request).
+Importing this module imports each remote provider's module, none of which imports its
+SDK (the SDK loads with a model's first request).
 """
 
 from __future__ import annotations
 
-from . import anthropic, bedrock, gemini, openai_chat, openai_responses, replay
+from . import anthropic, bedrock, gemini, openai_chat, openai_responses
 from ._provider_info import ProviderInfo, ToolRules, ToolShape
 
 __all__ = [
     "DEFAULT_MODELS",
     "PROVIDERS",
     "PROVIDER_INFOS",
+    "REPLAY_INFO",
     "SECRET_ENV_VARS",
     "TOOL_RULES",
     "TOOL_SHAPES",
@@ -34,13 +35,18 @@ __all__ = [
     "provider_info",
 ]
 
+REPLAY_INFO = ProviderInfo(prefix="replay", model_class="openprogram_jupyter.models.replay:ReplayModel")
+"""``replay:FILE`` plays a cassette back: no key, no network, no tools. Declared here rather
+than in :mod:`.replay` because that module's recorder reads :data:`SECRET_ENV_VARS` from
+this one (and imports may not go in a circle)."""
+
 PROVIDER_INFOS: tuple[ProviderInfo, ...] = (
     openai_chat.INFO,
     openai_responses.INFO,
     anthropic.INFO,
     gemini.INFO,
     bedrock.INFO,
-    replay.INFO,
+    REPLAY_INFO,
 )
 
 

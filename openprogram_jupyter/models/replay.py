@@ -34,14 +34,11 @@ from pydantic import ValidationError
 from ..events import AssistantUpdate
 from ..messages import AssistantMessage, UserMessage
 from ._provider_common import scrub_secrets
-from ._provider_info import ProviderInfo
 from .base import MessageBuilder, Model, ModelRequest
+from .providers import SECRET_ENV_VARS
 from .scripted import ScriptedModel
 
-__all__ = ["CASSETTE_VERSION", "INFO", "CassetteError", "RecordingModel", "ReplayModel", "load_cassette"]
-
-INFO = ProviderInfo(prefix="replay", model_class="openprogram_jupyter.models.replay:ReplayModel")
-"""``replay:FILE`` plays a cassette back: no key, no network, no tools declared anywhere."""
+__all__ = ["CASSETTE_VERSION", "CassetteError", "RecordingModel", "ReplayModel", "load_cassette"]
 
 CASSETTE_MARK = "openprogram-jupyter"
 CASSETTE_VERSION = 1
@@ -58,8 +55,6 @@ class CassetteError(ValueError):
 def scrub(value: Any, secrets: Iterable[str | None] = ()) -> Any:
     """``value`` with every string in it scrubbed (keys included): the given secrets, the
     provider key variables' values, and anything shaped like a key or an auth header."""
-    from .providers import SECRET_ENV_VARS  # the registry imports this module
-
     known = [s for s in (*secrets, *(os.environ.get(name) for name in SECRET_ENV_VARS)) if s]
     return _scrub(value, known)
 

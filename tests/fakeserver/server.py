@@ -1,10 +1,12 @@
 """The loopback server: routes each request to its wire format, rejects what the real
 API rejects, records every request, and replays scripted turns.
 
-Hygiene (WIRE.md): ``TCP_NODELAY`` on every connection; streams are sent with
-``Connection: close`` and flushed frame by frame; a client that goes away mid-stream is
-noticed (while waiting between slow frames the socket is polled) and its time recorded
-in :attr:`FakeServer.closes`.
+Hygiene, so that what a test times is the client and not the server's buffering:
+``TCP_NODELAY`` on every connection (else a small frame can wait ~40 ms for a delayed
+ACK); streams are sent with ``Connection: close`` (no keep-alive connection outlives a
+stream) and flushed frame by frame; a client that goes away mid-stream is noticed (while
+waiting between slow frames the socket is polled) and its time recorded in
+:attr:`FakeServer.closes`.
 """
 
 from __future__ import annotations
@@ -37,6 +39,15 @@ _ROUTES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"^/v1beta/models/(?P<model>[^/:]+):streamGenerateContent$"), "gemini"),
     (re.compile(r"^/model/(?P<model>.+)/converse-stream$"), "bedrock"),
 ]
+
+
+def _route(path: str) -> tuple[str, re.Match[str]] | None:
+    """The name of the wire that serves ``path`` and its route's match; ``None`` for no route."""
+    for pattern, wire_name in _ROUTES:
+        match = pattern.match(path)
+        if match:
+            return wire_name, match
+    return None
 
 
 @dataclass
@@ -151,13 +162,11 @@ class _Handler(BaseHTTPRequestHandler):
         split = urlsplit(self.path)
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length) if length else b""
-        for pattern, wire_name in _ROUTES:
-            match = pattern.match(split.path)
-            if match:
-                break
-        else:
+        routed = _route(split.path)
+        if routed is None:
             self._reply(Reject(404, {"error": f"fake server: no route for {split.path}"}))
             return
+        wire_name, match = routed
         wire = self.fake.wires[wire_name]
         try:
             body = json.loads(raw or b"{}")
@@ -215,7 +224,7 @@ class _Handler(BaseHTTPRequestHandler):
         end before handing over a single event)."""
         frames = wire.frames(turn, body, self.fake.new_id)
         if turn.error_after is not None:
-            frames = frames[: turn.error_after] + [wire.error_frame(turn.error_message or "scripted stream error")]
+            frames = [*frames[: turn.error_after], wire.error_frame(turn.error_message or "scripted stream error")]
         elif turn.cut_after is not None:
             frames = frames[: turn.cut_after]
         self.send_response(200)

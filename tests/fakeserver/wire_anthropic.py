@@ -64,7 +64,8 @@ class AnthropicWire(Wire):
                                    "corresponding `tool_result` block in the next message.")
             result_ids = [b.get("tool_use_id") for b in content if b.get("type") == "tool_result"]
             previous = messages[index - 1].get("content") if index else None
-            previous_ids = [b.get("id") for b in previous if b.get("type") == "tool_use"] if isinstance(previous, list) else []
+            previous_blocks = previous if isinstance(previous, list) else []
+            previous_ids = [b.get("id") for b in previous_blocks if b.get("type") == "tool_use"]
             stray = [i for i in result_ids if i not in previous_ids]
             if stray:
                 return _reject(400, f"messages.{index}.content.0: unexpected `tool_use_id` found in `tool_result` "
@@ -112,7 +113,8 @@ class AnthropicWire(Wire):
             block = {"type": "tool_use", "id": call.id or new_id("toolu"), "name": call.name, "input": {}}
             out.append(event("content_block_start", index=index, content_block=block))
             for p in pieces(json.dumps(call.arguments), turn.chunk_size):
-                out.append(event("content_block_delta", index=index, delta={"type": "input_json_delta", "partial_json": p}))
+                delta = {"type": "input_json_delta", "partial_json": p}
+                out.append(event("content_block_delta", index=index, delta=delta))
             out.append(event("content_block_stop", index=index))
             index += 1
         stop = "max_tokens" if turn.stop == "length" else ("tool_use" if turn.calls else "end_turn")

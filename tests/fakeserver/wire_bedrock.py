@@ -88,7 +88,8 @@ class BedrockWire(Wire):
                     return _reject(400, f"The number of toolResult blocks at messages.{index + 1}.content exceeds "
                                    "the number of toolUse blocks of previous turn.")
         if has_tool_blocks and not tool_config:
-            return _reject(400, "The toolConfig field must be defined when using toolUse and toolResult content blocks.")
+            return _reject(400, "The toolConfig field must be defined when using toolUse and toolResult "
+                                "content blocks.")
         if tool_config is not None:
             if not tool_config.get("tools"):
                 return _reject(400, "1 validation error detected: Value '[]' at 'toolConfig.tools' failed to satisfy "
@@ -125,7 +126,8 @@ class BedrockWire(Wire):
             start = {"toolUse": {"toolUseId": call.id or new_id("tooluse"), "name": call.name}}
             out.append(_event("contentBlockStart", {"contentBlockIndex": index, "start": start}))
             for p in pieces(json.dumps(call.arguments), turn.chunk_size):
-                out.append(_event("contentBlockDelta", {"contentBlockIndex": index, "delta": {"toolUse": {"input": p}}}))
+                delta = {"toolUse": {"input": p}}
+                out.append(_event("contentBlockDelta", {"contentBlockIndex": index, "delta": delta}))
             out.append(_event("contentBlockStop", {"contentBlockIndex": index}))
             index += 1
         stop = "max_tokens" if turn.stop == "length" else ("tool_use" if turn.calls else "end_turn")

@@ -49,7 +49,8 @@ class GeminiWire(Wire):
                 return _reject(400, "Please use a valid role: user, model.")
             parts = content.get("parts") or []
             if not parts:
-                return _reject(400, f"* GenerateContentRequest.contents[{index}].parts: contents.parts must not be empty.")
+                return _reject(400, f"* GenerateContentRequest.contents[{index}].parts: "
+                                    "contents.parts must not be empty.")
             calls = [p["functionCall"] for p in parts if "functionCall" in p]
             if calls:
                 rejected = self._check_signatures(index, parts, calls)

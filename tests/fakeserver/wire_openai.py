@@ -38,8 +38,8 @@ class OpenAIChatWire(Wire):
         tools = body.get("tools") or []
         for flag in ("parallel_tool_calls", "tool_choice"):
             if flag in body and not tools:
-                return _openai_error(400, f"Invalid value for '{flag}': '{flag}' is only allowed when 'tools' are specified.",
-                                     "invalid_request_error", param=flag)
+                return _openai_error(400, f"Invalid value for '{flag}': '{flag}' is only allowed when 'tools' "
+                                          "are specified.", "invalid_request_error", param=flag)
         for spec in tools:
             if spec.get("type") != "function" or not spec.get("function", {}).get("name"):
                 return self.http_error(400, "Missing required parameter: 'tools[0].function'.")
@@ -154,7 +154,8 @@ class OpenAIResponsesWire(Wire):
         seq = iter(range(1_000_000))
         response_id = new_id("resp")
         base = {"id": response_id, "object": "response", "created_at": int(time.time()), "model": body.get("model", ""),
-                "parallel_tool_calls": body.get("parallel_tool_calls", True), "tool_choice": body.get("tool_choice", "auto"),
+                "parallel_tool_calls": body.get("parallel_tool_calls", True),
+                "tool_choice": body.get("tool_choice", "auto"),
                 "tools": body.get("tools", []), "status": "in_progress", "output": []}
 
         def event(kind: str, **fields: Any) -> bytes:
@@ -179,14 +180,16 @@ class OpenAIResponsesWire(Wire):
             item = {"type": "message", "id": new_id("msg"), "role": "assistant", "status": "in_progress", "content": []}
             out.append(event("response.output_item.added", output_index=n, item=item))
             part = {"type": "output_text", "text": "", "annotations": []}
-            out.append(event("response.content_part.added", item_id=item["id"], output_index=n, content_index=0, part=part))
+            out.append(event("response.content_part.added", item_id=item["id"], output_index=n, content_index=0,
+                             part=part))
             for p in pieces(turn.text, turn.chunk_size):
                 out.append(event("response.output_text.delta", item_id=item["id"], output_index=n, content_index=0,
                                  delta=p, logprobs=[]))
             part = {**part, "text": turn.text}
             out.append(event("response.output_text.done", item_id=item["id"], output_index=n, content_index=0,
                              text=turn.text, logprobs=[]))
-            out.append(event("response.content_part.done", item_id=item["id"], output_index=n, content_index=0, part=part))
+            out.append(event("response.content_part.done", item_id=item["id"], output_index=n, content_index=0,
+                             part=part))
             item = {**item, "status": "completed", "content": [part]}
             out.append(event("response.output_item.done", output_index=n, item=item))
             output.append(item)

@@ -23,7 +23,8 @@ EXPECTED_FORCED_THEN_AUTO = {
                {"functionCallingConfig": {"mode": "AUTO"}}),
     "bedrock": ({"toolChoice": None,
                  "additional": {"tool_choice": {"type": "tool", "name": "add", "disable_parallel_tool_use": True}}},
-                {"toolChoice": None, "additional": {"tool_choice": {"type": "auto", "disable_parallel_tool_use": True}}}),
+                {"toolChoice": None,
+                 "additional": {"tool_choice": {"type": "auto", "disable_parallel_tool_use": True}}}),
 }
 
 EXPECTED_REQUIRED = {

@@ -162,7 +162,8 @@ async def test_anthropic_steering_message_joins_the_results_message_after_them(s
 
 async def test_anthropic_thinking_goes_back_with_its_signature_and_foreign_thinking_does_not(server):
     model = _model(server, "anthropic:claude-sonnet-4-5")
-    reply, body = await _two_rounds(server, model, Turn(thinking="Let me think.", calls=[Call("add", {"a": 1, "b": 2})]))
+    turn = Turn(thinking="Let me think.", calls=[Call("add", {"a": 1, "b": 2})])
+    _, body = await _two_rounds(server, model, turn)
     assert body["messages"][1]["content"][0] == {"type": "thinking", "thinking": "Let me think.",
                                                  "signature": "sig-Let me t"}
 

@@ -12,6 +12,7 @@ import inspect
 import json
 import keyword
 import re
+import types
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -184,7 +185,7 @@ def _field(spec: Any, path: str) -> tuple[Any, str]:
         if len(spec) != 1:
             raise TypeError(f"choices: field {path!r}: a list type is written [T], with one item type, not {spec!r}")
         item, _ = _field(spec[0], f"{path}[]")
-        return list[item], ""  # type: ignore[valid-type]
+        return types.GenericAlias(list, (item,)), ""  # list[item], with item known at run time
     if isinstance(spec, str):
         raise TypeError(f"choices: field {path!r} is the string {spec!r}; give a type (str, not 'str')")
     try:

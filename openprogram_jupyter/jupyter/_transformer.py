@@ -18,6 +18,7 @@ IPython), when ``%autoawait`` is off, or when the loop runner is not asyncio's.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["CELL_FUNCTION", "make_transformer", "rewrites"]
@@ -37,18 +38,26 @@ def rewrites(shell: Any) -> bool:
     return getattr(shell, "loop_runner", None) is _asyncio_runner
 
 
-def make_transformer(shell: Any) -> Any:
+def make_transformer(shell: Any) -> Callable[[list[str]], list[str]]:
     """A cleanup transformer bound to ``shell`` (IPython passes it the cell's lines)."""
+    return _AgentCellRewrite(shell)
 
-    def transform_agent_cell(lines: list[str]) -> list[str]:
+
+class _AgentCellRewrite:
+    """Rewrites an ``%%agent`` cell into the awaited call when ``shell`` can run it
+    (:func:`rewrites`); returns every other cell's lines unchanged."""
+
+    openprogram = True  # how unload_ipython_extension finds it again
+
+    def __init__(self, shell: Any) -> None:
+        self.shell = shell
+
+    def __call__(self, lines: list[str]) -> list[str]:
         if not lines:
             return lines
         match = _FIRST_LINE.match(lines[0])
-        if match is None or not rewrites(shell):
+        if match is None or not rewrites(self.shell):
             return lines
         options = match.group("options") or ""
         body = "".join(lines[1:])
         return [f"await {CELL_FUNCTION}({options!r}, {body!r})\n"]
-
-    transform_agent_cell.openprogram = True  # type: ignore[attr-defined]  # found again on unload
-    return transform_agent_cell

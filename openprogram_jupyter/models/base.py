@@ -18,7 +18,7 @@ import json
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from ..events import AssistantUpdate
 from ..messages import (
@@ -50,8 +50,9 @@ def normalize_tool_choice(choice: Any) -> ToolChoice:
     if choice is None:
         return "auto"
     if isinstance(choice, str):
-        if choice in ("auto", "required", "none"):
-            return choice  # type: ignore[return-value]
+        match choice:
+            case "auto" | "required" | "none":
+                return choice
         if choice:
             return {"type": "function", "name": choice}
     if isinstance(choice, dict) and choice.get("type") == "function":
@@ -83,6 +84,9 @@ class ModelRequest:
     menu_explicit: bool = False
 
 
+_StreamedBlock = TypeVar("_StreamedBlock", TextContent, ThinkingContent)
+
+
 class MessageBuilder:
     """Builds one :class:`AssistantMessage` from stream pieces and says what changed.
 
@@ -103,27 +107,30 @@ class MessageBuilder:
 
     def text_delta(self, delta: str) -> AssistantUpdate:
         """Append ``delta`` to the current text block, opening one if needed."""
-        index = self._block_for(TextContent)
-        block = self.message.content[index]
-        block.text += delta  # type: ignore[union-attr]
+        index, block = self._streaming(TextContent) or self._open(TextContent(text=""))
+        block.text += delta
         return AssistantUpdate(kind="text_delta", content_index=index, delta=delta)
 
     def thinking_delta(self, delta: str, signature: str | None = None) -> AssistantUpdate:
         """Append ``delta`` to the current thinking block, opening one if needed."""
-        index = self._block_for(ThinkingContent)
-        block = self.message.content[index]
-        block.thinking += delta  # type: ignore[union-attr]
+        index, block = self._streaming(ThinkingContent) or self._open(ThinkingContent(thinking=""))
+        block.thinking += delta
         if signature is not None:
-            block.signature = signature  # type: ignore[union-attr]
+            block.signature = signature
         return AssistantUpdate(kind="thinking_delta", content_index=index, delta=delta)
 
-    def _block_for(self, kind: type) -> int:
-        content = self.message.content
-        if self._open_block is not None and isinstance(content[self._open_block], kind):
-            return self._open_block
-        content.append(TextContent(text="") if kind is TextContent else ThinkingContent(thinking=""))
-        self._open_block = len(content) - 1
-        return self._open_block
+    def _streaming(self, kind: type[_StreamedBlock]) -> tuple[int, _StreamedBlock] | None:
+        """The block streaming now and its index, if it is a ``kind`` block."""
+        if self._open_block is None:
+            return None
+        block = self.message.content[self._open_block]
+        return (self._open_block, block) if isinstance(block, kind) else None
+
+    def _open(self, block: _StreamedBlock) -> tuple[int, _StreamedBlock]:
+        """Append ``block`` as the block streaming now; return its index and it."""
+        self.message.content.append(block)
+        self._open_block = len(self.message.content) - 1
+        return self._open_block, block
 
     # -- tool calls --------------------------------------------------------------------
 

@@ -158,8 +158,10 @@ class OpenAIChatModel(ProviderModel):
 
 
 def _user_content(blocks: list[TextContent | ImageContent]) -> str | list[dict[str, Any]]:
-    if all(isinstance(b, TextContent) for b in blocks):
-        return "".join(b.text for b in blocks)  # type: ignore[union-attr]
+    """Text only: one string. With an image: OpenAI's list of text and image_url parts."""
+    texts = [b.text for b in blocks if isinstance(b, TextContent)]
+    if len(texts) == len(blocks):
+        return "".join(texts)
     return [
         {"type": "text", "text": b.text} if isinstance(b, TextContent)
         else {"type": "image_url", "image_url": {"url": data_url(b)}}

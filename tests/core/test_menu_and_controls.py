@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 import pytest
 
 import openprogram_jupyter as op
@@ -65,8 +67,10 @@ def test_menu_entries_may_be_functions_dicts_and_spec_execute_objects():
         return text.upper()
 
     class Whisper:
-        spec = {"name": "whisper", "description": "Lower-case.",
-                "parameters": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}}
+        spec: ClassVar[dict[str, Any]] = {
+            "name": "whisper", "description": "Lower-case.",
+            "parameters": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+        }
 
         async def execute(self, text: str) -> str:
             seen["object"] = text

@@ -180,9 +180,9 @@ def test_bad_arguments_to_run_raise_before_anything_starts():
 
 def test_unknown_model_strings_are_clear_errors():
     with pytest.raises(ValueError, match="unknown provider 'nope'"):
-        op.Runtime(model="nope:x").model
+        _ = op.Runtime(model="nope:x").model
     with pytest.raises(ValueError, match="is not 'provider:model'"):
-        op.Runtime(model="gpt-4").model
+        _ = op.Runtime(model="gpt-4").model
 
 
 def test_default_model_is_offline_without_keys(monkeypatch):

@@ -39,7 +39,8 @@ def cassette(tmp_path):
 def test_truncated_cassette_says_it_ends_early(cassette):
     text = cassette.read_text()
     cassette.write_text(text[: len(text) // 2])
-    with pytest.raises(CassetteError, match=rf"cassette {cassette} is not valid JSON: .* the file ends early \(truncated\?\)"):
+    ends_early = rf"cassette {cassette} is not valid JSON: .* the file ends early \(truncated\?\)"
+    with pytest.raises(CassetteError, match=ends_early):
         ReplayModel(str(cassette))
 
 

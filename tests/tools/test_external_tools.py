@@ -1,6 +1,8 @@
 """Tools that bring their own schema: {"spec", "execute"} dicts and objects with .spec and
 .execute, validated by tools/_jsonschema.py."""
 
+from typing import Any, ClassVar
+
 import pytest
 
 from openprogram_jupyter.tools import ArgumentError, ToolContext, as_tool
@@ -48,7 +50,10 @@ async def test_dict_tool_execute_gets_the_validated_arguments_as_keywords():
 
 async def test_object_with_spec_and_async_execute_is_awaited():
     class Lookup:
-        spec = {"name": "lookup", "description": "Look up.", "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}}
+        spec: ClassVar[dict[str, Any]] = {
+            "name": "lookup", "description": "Look up.",
+            "parameters": {"type": "object", "properties": {"q": {"type": "string"}}},
+        }
 
         async def execute(self, q: str) -> str:
             return q * 2
@@ -66,7 +71,8 @@ def test_dict_tool_bad_arguments_raise_argument_error_naming_fields():
 
 
 def test_dict_tool_options_come_from_extra_keys():
-    tool = as_tool({"spec": WEATHER, "execute": print, "requires_approval": True, "timeout": 3, "max_result_chars": 200})
+    tool = as_tool({"spec": WEATHER, "execute": print, "requires_approval": True, "timeout": 3,
+                    "max_result_chars": 200})
     assert (tool.options.requires_approval, tool.options.timeout, tool.options.max_result_chars) == (True, 3, 200)
 
 
@@ -216,7 +222,8 @@ def test_local_ref_is_followed():
 def test_recursive_ref_checks_every_level():
     schema = {"$ref": "#/$defs/Node", "$defs": {"Node": {"type": "object", "properties": {
         "v": {"type": "integer"}, "next": {"$ref": "#/$defs/Node"}}}}}
-    assert check({"v": 1, "next": {"v": 2, "next": {"v": "3"}}}, schema) == [("next.next.v", 'expected integer (got "3")')]
+    deep = {"v": 1, "next": {"v": 2, "next": {"v": "3"}}}
+    assert check(deep, schema) == [("next.next.v", 'expected integer (got "3")')]
 
 
 def test_pattern_is_checked():
@@ -246,5 +253,6 @@ def test_non_local_ref_is_ignored():
 
 
 def test_unexpected_nested_field_is_named_as_a_field():
-    schema = {"type": "object", "properties": {"p": {"type": "object", "properties": {}, "additionalProperties": False}}}
+    closed = {"type": "object", "properties": {}, "additionalProperties": False}
+    schema = {"type": "object", "properties": {"p": closed}}
     assert check({"p": {"q": 1}}, schema) == [("p.q", "unexpected field (not in the schema)")]

@@ -85,7 +85,9 @@ def test_string_annotations_give_the_same_schema_as_real_ones():
             },
         },
         "counts": {"type": "object", "additionalProperties": {"type": "integer"}},
-        "pair": {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}], "minItems": 2, "maxItems": 2},
+        "pair": {
+            "type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}], "minItems": 2, "maxItems": 2,
+        },
         "maybe": {"anyOf": [{"type": "integer"}, {"type": "null"}], "default": None},
     }
     assert f.spec["parameters"]["required"] == ["n", "ratio", "mode", "kind", "points", "counts", "pair"]

@@ -179,7 +179,9 @@ def test_nested_model_dataclass_and_typed_dict_become_real_instances():
     def f(shape: Shape, point: Point, filters: Filters) -> None:
         """F."""
 
-    kwargs = f.validate({"shape": {"name": "sq", "corners": [{"x": 1}]}, "point": {"x": 2, "y": 3}, "filters": {"tag": "t"}})
+    kwargs = f.validate(
+        {"shape": {"name": "sq", "corners": [{"x": 1}]}, "point": {"x": 2, "y": 3}, "filters": {"tag": "t"}}
+    )
     assert kwargs["shape"] == Shape(name="sq", corners=[Point(1, 0)])
     assert type(kwargs["shape"].corners[0]) is Point
     assert type(kwargs["point"]) is Point and kwargs["point"] == Point(2, 3)
@@ -209,7 +211,8 @@ def test_dataclass_parameter_rejects_extra_fields_and_its_schema_says_so():
         """F."""
 
     assert f.spec["parameters"]["properties"]["points"]["items"]["additionalProperties"] is False
-    assert reject(f, {"points": [{"x": 1, "z": 2}]}).problems == [("points.0.z", "unexpected field (not in the schema)")]
+    problems = reject(f, {"points": [{"x": 1, "z": 2}]}).problems
+    assert problems == [("points.0.z", "unexpected field (not in the schema)")]
 
 
 def test_dataclass_inside_a_model_follows_the_models_extra_setting_in_schema_and_validation():
@@ -243,7 +246,8 @@ def test_reserved_names_validate_under_their_own_names():
     def f(model_config: int, json: str, _private: int = 0) -> None:
         """F."""
 
-    assert f.validate({"model_config": 1, "json": "a", "_private": 2}) == {"model_config": 1, "json": "a", "_private": 2}
+    arguments = {"model_config": 1, "json": "a", "_private": 2}
+    assert f.validate(arguments) == arguments
 
 
 def test_internal_name_of_a_reserved_parameter_is_not_a_backdoor():

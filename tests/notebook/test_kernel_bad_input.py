@@ -23,7 +23,8 @@ async def test_bad_cells_fail_with_a_usage_message_not_a_traceback(kernelspecs):
             "%%agent\n   \n": "the cell is empty",
             "%%agent --toolset nosuch\nhi": "unknown toolset 'nosuch'",
             "%%agent --deny nosuch\nhi": "tools_deny names unknown tool(s): nosuch",
-            "%%agent --toolset none --tool-choice add\nhi": "--tool-choice forces 'add', which is not on this run's menu (no tools)",
+            "%%agent --toolset none --tool-choice add\nhi":
+                "--tool-choice forces 'add', which is not on this run's menu (no tools)",
         }
         for source, words in cases.items():
             cell = await kernel.run(source)

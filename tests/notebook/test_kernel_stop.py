@@ -182,7 +182,9 @@ async def test_background_returns_at_once_and_its_stop_works(kernel_name):
         stop = kernel.widgets("ButtonModel", description="Stop")
         assert len(stop) == 1
         kernel.click(stop[0])
-        result = await kernel.text("r = h.wait(10)\nprint(r.stop_reason, len(r.text.split()) < 1000, r is runtime.last_run)")
+        result = await kernel.text(
+            "r = h.wait(10)\nprint(r.stop_reason, len(r.text.split()) < 1000, r is runtime.last_run)"
+        )
         assert result.split() == ["aborted", "True", "True"]
         assert time.monotonic() - started < FULL_RUN_SECONDS
 

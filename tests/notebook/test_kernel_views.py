@@ -58,7 +58,9 @@ def work(n: int, context: op.ToolContext) -> str:
 @op.function
 def picture() -> tuple:
     '''An image.'''
-    return (base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="), "image/png")
+    png = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJ"
+           "AAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
+    return (base64.b64decode(png), "image/png")
 @op.function
 def broken() -> str:
     '''Raise.'''

@@ -13,6 +13,7 @@ built-in type it has always been (a bad setting is still a ``ValueError`` or a
 ``RunError``           ``exec`` has no answer: the run ended with ``stop_reason "error"``
 ``DecisionError``      no valid pick among ``choices=``, also after one re-ask
 ``CassetteError``      a recorded cassette is missing, corrupt, or no longer matches
+``ToolExit``           a tool raised ``SystemExit`` / ``KeyboardInterrupt`` (its call fails)
 =====================  ================================================================
 """
 
@@ -32,6 +33,7 @@ __all__ = [
     "RunError",
     "SchemaError",
     "SetupError",
+    "ToolExit",
 ]
 
 
@@ -103,6 +105,16 @@ class DecisionError(OpenProgramError, ValueError):
         self.errors = errors
         self.reply = reply
         self.run = run
+
+
+class ToolExit(OpenProgramError):
+    """A tool raised ``SystemExit`` or ``KeyboardInterrupt`` (``sys.exit()``, argparse
+    refusing its arguments): held here so it fails the call, not the kernel. ``original``
+    is the exception the tool raised."""
+
+    def __init__(self, original: BaseException) -> None:
+        super().__init__(str(original))
+        self.original = original
 
 
 class CassetteError(OpenProgramError, ValueError):

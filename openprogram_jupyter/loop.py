@@ -45,6 +45,7 @@ AnyMessage = UserMessage | AssistantMessage | ToolResultMessage
 MessageSource = Callable[[], Sequence[Any]]
 
 SKIPPED_FOR_STEERING = "skipped: a new user message arrived before this call ran"
+UNRUN_AFTER_FAILED_REPLY = "not run: the model's reply failed before it was complete, so no call of it ran"
 
 
 @dataclass
@@ -62,16 +63,19 @@ class LoopState:
     """Everything needed to finish the run cleanly at any moment, including mid-stream.
 
     ``conversation`` is everything sent to the model; ``new_messages`` the part
-    this run added. ``streaming`` is the reply being streamed, ``open_calls`` the calls of
-    the current reply that have no result yet. ``undelivered`` holds steering or
-    follow-up messages taken but never sent (the round cap was reached first).
+    this run added. ``streaming`` is the reply being streamed; ``round_calls`` the calls of
+    the current reply, of which the first ``answered`` have their result (calls are
+    answered in order, so they are tracked by position: two calls may share an id).
+    ``undelivered`` holds steering or follow-up messages taken but never sent (the round
+    cap was reached first).
     """
 
     conversation: list[AnyMessage]
     new_messages: list[AnyMessage] = field(default_factory=list)
     rounds: int = 0
     streaming: MessageBuilder | None = None
-    open_calls: list[ToolCall] = field(default_factory=list)
+    round_calls: list[ToolCall] = field(default_factory=list)
+    answered: int = 0
     turn_results: list[ToolResultMessage] = field(default_factory=list)
     turn_open: bool = False
     undelivered: list[Any] = field(default_factory=list)
@@ -81,6 +85,14 @@ class LoopState:
     def append(self, message: AnyMessage) -> None:
         self.conversation.append(message)
         self.new_messages.append(message)
+
+    def open_round(self, calls: list[ToolCall]) -> None:
+        self.round_calls, self.answered = calls, 0
+
+    @property
+    def open_calls(self) -> list[ToolCall]:
+        """The calls of the current reply that have no result yet, in order."""
+        return self.round_calls[self.answered:]
 
 
 async def run_loop(config: LoopConfig, state: LoopState, prompts: Sequence[UserMessage]) -> None:
@@ -122,6 +134,7 @@ async def _run_rounds(config: LoopConfig, state: LoopState, pending: list[Any]) 
 
             message = await _stream_assistant_response(config, state)
             if message.stop_reason in ("error", "aborted"):
+                _answer_unrun_calls(config, state, message, UNRUN_AFTER_FAILED_REPLY)
                 _end_turn(config, state, message)
                 state.stop_reason = message.stop_reason
                 state.error_message = message.error_message
@@ -168,10 +181,33 @@ async def _stream_assistant_response(config: LoopConfig, state: LoopState) -> As
         builder.fail(f"{config.model.name}: {type(error).__name__}: {error}")
     if partial.stop_reason not in ("error", "aborted"):
         builder.finish(partial.stop_reason if partial.stop_reason != "stop" else None)
+    renamed = _make_call_ids_unique(partial)
+    if renamed:
+        emit(MessageUpdateEvent, message=partial, update=builder.notice(
+            "the model gave two or more calls the same id; renamed to keep them apart: " + ", ".join(renamed)))
     state.streaming = None
     state.append(partial)
     emit(MessageEndEvent, message=partial)
     return partial
+
+
+def _make_call_ids_unique(message: AssistantMessage) -> list[str]:
+    """Give each call of ``message`` its own id (some servers repeat them): a repeated id
+    becomes ``<id>_2``, ``<id>_3``, ...; returns ``"old -> new"`` for each renamed one."""
+    seen: set[str] = set()
+    renamed = []
+    for call in message.tool_calls:
+        if call.id is None or call.id not in seen:
+            seen.add(call.id or "")
+            continue
+        number = 2
+        while f"{call.id}_{number}" in seen:
+            number += 1
+        new = f"{call.id}_{number}"
+        renamed.append(f"{call.id} -> {new}")
+        call.id = new
+        seen.add(new)
+    return renamed
 
 
 async def _execute_tool_calls(config: LoopConfig, state: LoopState, calls: list[ToolCall]) -> list[Any]:
@@ -181,7 +217,7 @@ async def _execute_tool_calls(config: LoopConfig, state: LoopState, calls: list[
     the remaining calls are answered with a "skipped" result and the messages are
     returned to be delivered before the next round.
     """
-    state.open_calls = list(calls)
+    state.open_round(calls)
     steering: list[Any] = []
     for index, call in enumerate(calls):
         if steering:
@@ -198,11 +234,20 @@ async def _execute_tool_calls(config: LoopConfig, state: LoopState, calls: list[
 
 
 def _record_result(config: LoopConfig, state: LoopState, result: ToolResultMessage) -> None:
-    state.open_calls = [c for c in state.open_calls if c.id != result.tool_call_id]
+    """Record the result of the next open call (results come in the calls' order)."""
+    state.answered += 1
     state.turn_results.append(result)
     state.append(result)
     config.calls.emit(MessageStartEvent, message=result)
     config.calls.emit(MessageEndEvent, message=result)
+
+
+def _answer_unrun_calls(config: LoopConfig, state: LoopState, message: AssistantMessage, text: str) -> None:
+    """A reply that failed or was cut may hold calls (complete or not): none runs, each
+    gets a result, so the transcript stays valid to send again."""
+    state.open_round(message.tool_calls)
+    for call in state.open_calls:
+        _record_result(config, state, result_for_unrun_call(call, "cancelled", text, config.calls))
 
 
 def _end_turn(config: LoopConfig, state: LoopState, message: AssistantMessage) -> None:
@@ -237,8 +282,8 @@ def _close_after_abort(config: LoopConfig, state: LoopState) -> None:
         message = builder.message
         state.append(message)
         emit(MessageEndEvent, message=message)
-        state.open_calls = list(message.tool_calls)
-    for call in list(state.open_calls):
+        state.open_round(message.tool_calls)
+    for call in state.open_calls:
         _record_result(
             config, state,
             result_for_unrun_call(call, "cancelled", "cancelled: the run was stopped before this call ran", config.calls),

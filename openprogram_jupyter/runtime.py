@@ -230,12 +230,16 @@ class RunHandle:
         context = contextvars.copy_context()
 
         def target() -> None:
+            loop = asyncio.new_event_loop()
             try:
-                context.run(asyncio.run, main())
+                context.run(loop.run_until_complete, main())
             except BaseException as error:  # re-raised by wait()
                 self._error = error
             finally:
+                # The run is complete: say so before tidying up, so a tool that swallowed
+                # its cancellation (and was abandoned) cannot hold wait() hostage.
                 self._finished.set()
+                _close_abandoning(loop, grace=self.runtime.cancel_grace)
 
         threading.Thread(target=target, name="openprogram-run", daemon=True).start()
 
@@ -285,6 +289,23 @@ class RunHandle:
 
 
 # -- helpers ------------------------------------------------------------------------------
+
+
+def _close_abandoning(loop: asyncio.AbstractEventLoop, *, grace: float) -> None:
+    """Close a finished run's own event loop: cancel what is left (abandoned tool bodies),
+    give it ``grace`` seconds, then close; a task that still refuses to end is dropped."""
+    leftover = asyncio.all_tasks(loop)
+    for task in leftover:
+        task.cancel()
+    if leftover:
+        loop.run_until_complete(asyncio.wait(leftover, timeout=grace))
+    for task in leftover:
+        if not task.done():
+            task._log_destroy_pending = False  # type: ignore[attr-defined]  # abandoned on purpose
+    try:
+        loop.run_until_complete(loop.shutdown_asyncgens())
+    finally:
+        loop.close()
 
 
 def _drain(queue: deque[Any]) -> list[Any]:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._ambient import CallFrame, current_call
 from .events import ToolExecutionEndEvent, ToolExecutionStartEvent, ToolExecutionUpdateEvent
+from .errors import ToolExit
 from .messages import TextContent, ToolCall, ToolResultMessage, ToolResultStatus
 from .tools._schema import ArgumentError
 from .tools.base import Tool, ToolContext
@@ -119,11 +120,14 @@ def _finalize(
 ) -> ToolResultMessage:
     duration = time.perf_counter() - started
     if outcome.status == "done":
-        tool = env.menu.get(call.name)
-        limit = tool.options.max_result_chars if tool is not None else None
-        content, render_details = render_result(outcome.value, limit)
-        outcome.details.update(render_details)
-    else:
+        try:
+            content, render_details = _result_content(call, outcome.value, env)
+        except Exception as error:  # turning the value into a result is part of the call
+            outcome = _Outcome("error", f"Error: {call.name} returned a value that cannot be shown as a result "
+                                        f"({type(error).__name__}: {_short(error)})")
+        else:
+            outcome.details.update(render_details)
+    if outcome.status != "done":
         content = [TextContent(text=outcome.text)]
         if outcome.status == "error":
             env.failures[_failure_key(call)] += 1
@@ -217,8 +221,9 @@ async def _execute(call: ToolCall, tool: Tool, kwargs: dict[str, Any], env: Call
     )
     token = current_call.set(CallFrame(context, env.inherited_tools, env.forward))
     try:
-        running = asyncio.ensure_future(tool.call(kwargs, context))
-    except Exception as error:
+        body = tool.call(kwargs, context)
+        running = asyncio.ensure_future(_contained(body) if inspect.iscoroutine(body) else body)
+    except (Exception, SystemExit, KeyboardInterrupt) as error:
         return _error_outcome(call, error)
     finally:
         current_call.reset(token)
@@ -242,6 +247,16 @@ async def _execute(call: ToolCall, tool: Tool, kwargs: dict[str, Any], env: Call
     return _Outcome("done", value=value)
 
 
+async def _contained(body: Awaitable[Any]) -> Any:
+    """An async tool's body, with ``SystemExit`` / ``KeyboardInterrupt`` turned into a
+    :class:`ToolExit`: raised inside a task they would end the whole event loop (in a
+    notebook, the kernel). A sync tool's thread does the same (``run_in_daemon_thread``)."""
+    try:
+        return await body
+    except (SystemExit, KeyboardInterrupt) as error:
+        raise ToolExit(error) from error
+
+
 async def _wait_after_cancel(running: asyncio.Future[Any], grace: float) -> _Outcome:
     """Give a stopped tool ``grace`` seconds to notice; then abandon it."""
     try:
@@ -258,7 +273,24 @@ async def _wait_after_cancel(running: asyncio.Future[Any], grace: float) -> _Out
     )
 
 
+def _result_content(call: ToolCall, value: Any, env: CallEnvironment) -> tuple[list[Any], dict[str, Any]]:
+    tool = env.menu.get(call.name)
+    limit = tool.options.max_result_chars if tool is not None else None
+    return render_result(value, limit)
+
+
+def _short(error: BaseException, limit: int = 200) -> str:
+    """``str(error)`` cut to ``limit`` characters; a ``__str__`` that itself fails says so."""
+    try:
+        text = str(error)
+    except Exception:
+        return "(its message cannot be shown either)"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def _error_outcome(call: ToolCall, error: BaseException) -> _Outcome:
+    if isinstance(error, ToolExit):
+        error = error.original
     message = str(error) or "(no message)"
     return _Outcome(
         "error",

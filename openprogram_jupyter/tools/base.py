@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, overload
 
 from ._jsonschema import validate_json_schema
-from ..errors import ArgumentError
+from ..errors import ArgumentError, ToolExit
 from .results import DEFAULT_MAX_RESULT_CHARS
 
 if TYPE_CHECKING:
@@ -171,6 +171,8 @@ def run_in_daemon_thread(fn: Callable[..., Any], kwargs: dict[str, Any], *, name
     def job() -> None:
         try:
             result = context.run(fn, **kwargs)
+        except (SystemExit, KeyboardInterrupt) as error:  # would end the event loop it reaches
+            outcome = ("set_exception", ToolExit(error))
         except BaseException as error:  # handed to the awaiting task
             outcome = ("set_exception", error)
         else:

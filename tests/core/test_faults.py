@@ -1,0 +1,217 @@
+"""Faults a tool, a model or a reply can cause: each is a result the model sees, the run
+goes on (or ends readably), and every call keeps exactly one result. docs/faults.md."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import threading
+import time
+
+import pytest
+
+import openprogram_jupyter as op
+
+from .conftest import call, results
+
+
+def scripted(*rounds) -> tuple[op.Runtime, op.ScriptedModel]:
+    model = op.ScriptedModel(list(rounds))
+    return op.Runtime(model=model), model
+
+
+def assert_one_result_per_call(run: op.Run) -> None:
+    calls = [c for m in run.messages if isinstance(m, op.AssistantMessage) for c in m.tool_calls]
+    answered = [r.tool_call_id for r in results(run)]
+    assert [c.id for c in calls] == answered
+
+
+# -- a tool that exits or is "interrupted" by its own code --------------------------------
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+@pytest.mark.parametrize("raised", ["sys.exit", "argparse", "KeyboardInterrupt"])
+def test_a_tool_raising_systemexit_or_keyboardinterrupt_is_a_failing_tool(kind, raised):
+    def body(text: str) -> str:
+        if raised == "sys.exit":
+            sys.exit(3)
+        if raised == "argparse":
+            parser = argparse.ArgumentParser(prog="parse")
+            parser.add_argument("--count", type=int, required=True)
+            parser.parse_args(text.split())
+        raise KeyboardInterrupt("from inside the tool")
+
+    if kind == "sync":
+        @op.function
+        def parse(text: str) -> str:
+            """Parse."""
+            return body(text)
+    else:
+        @op.function
+        async def parse(text: str) -> str:
+            """Parse."""
+            return body(text)
+
+    rt, model = scripted(call("parse", text="--count many"), "It failed.")
+    run = rt.run("Parse it.", tools=[parse])
+    assert run.stop_reason == "stop" and run.text == "It failed."
+    (result,) = results(run)
+    expected = "KeyboardInterrupt" if raised == "KeyboardInterrupt" else "SystemExit"
+    assert result.is_error and f"raised {expected}" in result.text
+    assert len(model.requests) == 2  # the model saw the error and answered
+    assert rt.last_run is run
+
+
+def test_a_tool_that_exits_through_the_async_api_leaves_the_event_loop_running():
+    @op.function
+    async def quit_now() -> str:
+        """Quit."""
+        raise SystemExit("bye")
+
+    async def main() -> op.Run:
+        rt, _ = scripted(call("quit_now"), "Done.")
+        run = await rt.arun("Go.", tools=[quit_now])
+        await asyncio.sleep(0)  # the loop is still alive
+        return run
+
+    run = asyncio.run(main())
+    assert run.stop_reason == "stop" and "raised SystemExit: bye" in results(run)[0].text
+
+
+# -- a return value that cannot become a result -------------------------------------------
+
+
+class Unprintable:
+    def __repr__(self) -> str:
+        raise RuntimeError("repr is broken")
+
+    __str__ = __repr__
+
+
+def deep(levels: int) -> list:
+    value: list = []
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(("value", "words"), [
+    (Unprintable(), "RuntimeError: repr is broken"),
+    (deep(5000), "RecursionError"),
+])
+def test_a_result_that_cannot_be_shown_is_that_calls_error_and_the_loop_goes_on(value, words):
+    @op.function
+    def produce() -> object:
+        """Produce."""
+        return value
+
+    @op.function
+    def fine() -> str:
+        """Fine."""
+        return "ok"
+
+    rt, model = scripted([call("produce"), call("fine")], "Handled.")
+    run = rt.run("Go.", tools=[produce, fine])
+    assert run.stop_reason == "stop" and run.text == "Handled."
+    bad, good = results(run)
+    assert bad.is_error and "returned a value that cannot be shown as a result" in bad.text and words in bad.text
+    assert good.text == "ok" and not good.is_error
+    assert "cancelled" not in bad.text
+
+
+# -- a reply that breaks inside a tool call -----------------------------------------------
+
+
+@pytest.mark.parametrize("stop_reason", ["error", "aborted"])
+def test_calls_of_a_failed_reply_each_get_a_result(stop_reason):
+    @op.function
+    def add(a: int, b: int) -> int:
+        """Add."""
+        return a + b
+
+    broken = op.AssistantMessage(
+        content=[call("add", a=1, b=2), op.ToolCall(name="add", arguments={}, id="cut")],
+        stop_reason=stop_reason, error_message="stream cut" if stop_reason == "error" else None,
+    )
+    rt, _ = scripted(broken)
+    run = rt.run("Add.", tools=[add])
+    assert run.stop_reason == stop_reason
+    assert_one_result_per_call(run)
+    assert all(r.is_error and r.text.startswith("not run:") for r in results(run))
+
+
+# -- repeated call ids --------------------------------------------------------------------
+
+
+def test_two_calls_with_one_id_are_kept_apart_and_each_gets_its_own_result():
+    @op.function
+    def add(a: float, b: float) -> float:
+        """Add."""
+        return a + b
+
+    reply = op.AssistantMessage(content=[
+        op.ToolCall(name="add", arguments={"a": 1, "b": 2}, id="call_1"),
+        op.ToolCall(name="add", arguments={"a": 3, "b": 4}, id="call_1"),
+        op.ToolCall(name="add", arguments={"a": 5, "b": 6}, id="call_1"),
+    ], stop_reason="toolUse")
+    rt, model = scripted(reply, "3, 7 and 11.")
+    run = rt.run("Add them.", tools=[add])
+    assert_one_result_per_call(run)
+    assert [r.tool_call_id for r in results(run)] == ["call_1", "call_1_2", "call_1_3"]
+    assert [r.text for r in results(run)] == ["3.0", "7.0", "11.0"]
+    # The next request pairs each call with its own result.
+    sent = model.requests[1].messages
+    calls = [c for m in sent if isinstance(m, op.AssistantMessage) for c in m.tool_calls]
+    pairs = {r.tool_call_id: r.text for r in sent if isinstance(r, op.ToolResultMessage)}
+    assert [(c.arguments["a"], pairs[c.id]) for c in calls] == [(1, "3.0"), (3, "7.0"), (5, "11.0")]
+    notices = [e.update.delta for e in run.events if e.type == "message_update" and e.update.kind == "notice"]
+    assert notices and "call_1 -> call_1_2" in notices[0]
+
+
+# -- an async tool that swallows its cancellation ----------------------------------------
+
+
+def test_an_async_tool_that_swallows_cancellation_does_not_hold_wait():
+    release = threading.Event()
+
+    @op.function
+    async def stubborn() -> str:
+        """Never stops when asked."""
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not release.is_set():
+            try:
+                await asyncio.sleep(0.05)
+            except asyncio.CancelledError:
+                continue  # swallowed
+        return "finally"
+
+    rt, _ = scripted(call("stubborn"), "never reached")
+    rt.cancel_grace = 0.3
+    handle = rt.start("Go.", tools=[stubborn])
+    deadline = time.monotonic() + 5
+    while not any(e.type == "tool_execution_start" for e in handle.events) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    started = time.monotonic()
+    handle.abort()
+    run = handle.wait(timeout=5)
+    waited = time.monotonic() - started
+    release.set()
+    assert run.stop_reason == "aborted"
+    assert results(run)[0].status == "interrupted"
+    assert waited < 3.0, f"wait() took {waited:.1f} s after abort (grace 0.3 s)"
+
+
+# -- many calls in one reply ---------------------------------------------------------------
+
+
+def test_every_one_of_many_calls_in_one_reply_gets_its_result_in_order():
+    @op.function
+    def echo(n: int) -> int:
+        """Echo."""
+        return n
+
+    rt, _ = scripted([call("echo", n=i) for i in range(300)], "Done.")
+    run = rt.run("Echo.", tools=[echo])
+    assert [r.text for r in results(run)] == [str(i) for i in range(300)]
+    assert_one_result_per_call(run)

@@ -137,8 +137,8 @@ def check_pick(pick: Pick, options: Sequence[Option]) -> tuple[Option, dict[str,
         arguments = option.validate(pick.arguments)
     except ArgumentError as error:
         raise _PickError(f"the arguments for {option.name!r} do not fit its schema: {error}") from None
-    order = list(option.parameters.get("properties", {}))
-    return option, dict(sorted(arguments.items(), key=lambda item: order.index(item[0]) if item[0] in order else len(order)))
+    order = {name: index for index, name in enumerate(option.parameters.get("properties", {}))}
+    return option, dict(sorted(arguments.items(), key=lambda item: order.get(item[0], len(order))))
 
 
 # -- seeing a decision run through ------------------------------------------------------

@@ -4,8 +4,9 @@
 
 Needs this package with nbclient and ipykernel (``pip install -e '.[notebook]'``). The
 notebook runs in a fresh kernel of this Python, talking over local IPC sockets, with
-OPENPROGRAM_MODEL=offline and no provider keys, so nothing leaves the machine. Each code cell is printed with its plain-text outputs — for
-``%%agent`` cells that is the saved transcript. Exits non-zero if a cell fails.
+OPENPROGRAM_MODEL=offline and no provider keys, so nothing leaves the machine. Each code
+cell is printed with its plain-text outputs — for ``%%agent`` cells that is the saved
+transcript. Exits non-zero if a cell fails.
 """
 
 from __future__ import annotations

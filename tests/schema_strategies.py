@@ -136,7 +136,8 @@ class _Generator:
 
 
 def _any_json() -> st.SearchStrategy[Any]:
-    scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=10)
+    numbers = st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    scalars = st.none() | st.booleans() | numbers | st.text(max_size=10)
     return st.recursive(
         scalars,
         lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),

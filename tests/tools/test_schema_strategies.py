@@ -16,7 +16,8 @@ SCHEMAS = [
     {"type": "array", "items": {"enum": [1, "two", None]}, "minItems": 1, "maxItems": 2},
     {"type": "object", "additionalProperties": {"type": "number"}, "propertyNames": {"pattern": "^[0-9]+$"}},
     {"anyOf": [{"$ref": "#/$defs/Item"}, {"type": "null"}],
-     "$defs": {"Item": {"type": "object", "properties": {"next": {"anyOf": [{"$ref": "#/$defs/Item"}, {"type": "null"}]}},
+     "$defs": {"Item": {"type": "object",
+                        "properties": {"next": {"anyOf": [{"$ref": "#/$defs/Item"}, {"type": "null"}]}},
                         "required": ["next"], "additionalProperties": False}}},
 ]
 

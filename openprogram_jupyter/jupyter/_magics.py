@@ -271,7 +271,7 @@ def _recording(runtime: Any, path: str) -> Any:
 
 def _schema_bundle(name: str) -> dict[str, str]:
     """``%agent schema NAME``: what each provider is sent for a tool, and what it would refuse."""
-    from ..tools.provider_schemas import format_provider_schemas
+    from ..models.provider_schemas import format_provider_schemas
 
     if not name:
         raise UsageError("%agent schema NAME: name a registered tool")

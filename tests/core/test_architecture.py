@@ -15,7 +15,7 @@ ROOT = "openprogram_jupyter"
 # one above (the package root is the top: it only re-exports). Each entry is a module or a
 # package prefix.
 LAYERS: list[list[str]] = [
-    ["errors", "_viewer", "_install", "_ambient", "messages", "events", "_dispatch"],
+    ["errors", "_viewer", "_install", "_ambient", "_stop", "messages", "events", "_dispatch"],
     ["tools"],
     ["_decision_options"],
     ["models"],

@@ -1,4 +1,4 @@
-"""Issue #5, part 3: the exact declaration each provider receives for a tool, and what a
+"""The exact declaration each provider receives for a tool, and what a
 provider would reject. The shapes are checked against what the real clients send to the
 loopback server, so "what is shown is what is sent" is tested, not assumed."""
 
@@ -10,7 +10,7 @@ import pytest
 from fakeserver import FakeServer, Turn
 
 import openprogram_jupyter as op
-from openprogram_jupyter.tools.provider_schemas import (
+from openprogram_jupyter.models.provider_schemas import (
     format_provider_schemas,
     provider_schemas,
     schema_problems,

@@ -31,7 +31,7 @@ from openprogram_jupyter.models.providers import (
     provider_info,
 )
 from openprogram_jupyter.models.replay import scrub
-from openprogram_jupyter.tools.provider_schemas import provider_schemas, schema_problems
+from openprogram_jupyter.models.provider_schemas import provider_schemas, schema_problems
 
 from .cases import CASES
 from .test_fakeserver import ORPHAN_CALL

@@ -14,13 +14,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..models._bedrock_controls import bedrock_tool
-from ..models._gemini_schema import gemini_function_declaration
-from ..models.anthropic import anthropic_tool
-from ..models.openai_chat import openai_chat_tool
-from ..models.openai_responses import openai_responses_tool
-from ..models.providers import TOOL_RULES, TOOL_SHAPES
-from .menu import as_tool
+from ..tools.menu import as_tool
+from ._bedrock_controls import bedrock_tool
+from ._gemini_schema import gemini_function_declaration
+from .anthropic import anthropic_tool
+from .openai_chat import openai_chat_tool
+from .openai_responses import openai_responses_tool
+from .providers import TOOL_RULES, TOOL_SHAPES
 
 Spec = dict[str, Any]
 
@@ -43,7 +43,7 @@ def tool_spec(tool: Any) -> Spec:
     ``{"spec", "execute"}`` dict, a bare spec dict, a callable, or the name of a
     registered tool. Raises ``TypeError`` / ``ValueError`` saying what it got."""
     if isinstance(tool, str):
-        from .registry import default_registry
+        from ..tools.registry import default_registry
 
         found = default_registry.get(tool)
         if found is None:

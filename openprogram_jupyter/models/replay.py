@@ -31,6 +31,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ..errors import CassetteError
 from ..events import AssistantUpdate
 from ..messages import AssistantMessage, UserMessage
 from ._provider_common import scrub_secrets
@@ -46,10 +47,6 @@ CASSETTE_VERSION = 1
 # Header-shaped secrets scrub_secrets does not know: "Authorization: Basic ...", "x-api-key: ...".
 _AUTH_HEADER = re.compile(r"(?i)\b((?:proxy-)?authorization|x-api-key|x-goog-api-key|x-amz-security-token)"
                           r"([\"']?\s*[:=]\s*[\"']?)[^\"'\n,;]+")
-
-
-class CassetteError(ValueError):
-    """A cassette cannot be read: missing, not JSON, truncated, or not a cassette."""
 
 
 def scrub(value: Any, secrets: Iterable[str | None] = ()) -> Any:

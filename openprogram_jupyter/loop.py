@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._stop import StopSignal
 from .events import (
     AgentEndEvent,
     AgentStartEvent,
@@ -35,7 +36,6 @@ from .messages import (
     UserMessage,
 )
 from .models.base import MessageBuilder, Model, ModelRequest
-from ._stop import StopSignal
 from .spec import RunSpec
 from .tool_execution import CallEnvironment, execute_tool_call, result_for_unrun_call
 
@@ -45,6 +45,7 @@ AnyMessage = UserMessage | AssistantMessage | ToolResultMessage
 MessageSource = Callable[[], Sequence[Any]]
 
 SKIPPED_FOR_STEERING = "skipped: a new user message arrived before this call ran"
+CANCELLED_BEFORE_IT_RAN = "cancelled: the run was stopped before this call ran"
 UNRUN_AFTER_FAILED_REPLY = "not run: the model's reply failed before it was complete, so no call of it ran"
 
 
@@ -286,7 +287,7 @@ def _close_after_abort(config: LoopConfig, state: LoopState) -> None:
     for call in state.open_calls:
         _record_result(
             config, state,
-            result_for_unrun_call(call, "cancelled", "cancelled: the run was stopped before this call ran", config.calls),
+            result_for_unrun_call(call, "cancelled", CANCELLED_BEFORE_IT_RAN, config.calls),
         )
     if state.turn_open:
         last = message or next(

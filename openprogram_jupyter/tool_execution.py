@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ._ambient import CallFrame, current_call
-from .events import ToolExecutionEndEvent, ToolExecutionStartEvent, ToolExecutionUpdateEvent
 from .errors import ToolExit
+from .events import ToolExecutionEndEvent, ToolExecutionStartEvent, ToolExecutionUpdateEvent
 from .messages import TextContent, ToolCall, ToolResultMessage, ToolResultStatus
 from .tools._schema import ArgumentError
 from .tools.base import Tool, ToolContext
@@ -110,7 +110,9 @@ async def execute_tool_call(call: ToolCall, env: CallEnvironment) -> CallOutcome
     return CallOutcome(_finalize(call, outcome, started, env), stopped=outcome.stopped)
 
 
-def result_for_unrun_call(call: ToolCall, status: ToolResultStatus, text: str, env: CallEnvironment) -> ToolResultMessage:
+def result_for_unrun_call(
+    call: ToolCall, status: ToolResultStatus, text: str, env: CallEnvironment
+) -> ToolResultMessage:
     """The result of a call that never started (skipped, or cancelled before its turn)."""
     return _finalize(call, _Outcome(status, text), time.perf_counter(), env, started_event=False)
 

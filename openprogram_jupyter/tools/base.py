@@ -12,12 +12,12 @@ import asyncio
 import contextvars
 import inspect
 import threading
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, overload
 
-from ._jsonschema import validate_json_schema
 from ..errors import ArgumentError, ToolExit
+from ._jsonschema import validate_json_schema
 from .results import DEFAULT_MAX_RESULT_CHARS
 
 if TYPE_CHECKING:
@@ -172,7 +172,7 @@ def run_in_daemon_thread(fn: Callable[..., Any], kwargs: dict[str, Any], *, name
         try:
             result = context.run(fn, **kwargs)
         except (SystemExit, KeyboardInterrupt) as error:  # would end the event loop it reaches
-            outcome = ("set_exception", ToolExit(error))
+            outcome: tuple[str, BaseException] = ("set_exception", ToolExit(error))
         except BaseException as error:  # handed to the awaiting task
             outcome = ("set_exception", error)
         else:

@@ -111,7 +111,7 @@ def test_a_result_that_cannot_be_shown_is_that_calls_error_and_the_loop_goes_on(
         """Fine."""
         return "ok"
 
-    rt, model = scripted([call("produce"), call("fine")], "Handled.")
+    rt, _ = scripted([call("produce"), call("fine")], "Handled.")
     run = rt.run("Go.", tools=[produce, fine])
     assert run.stop_reason == "stop" and run.text == "Handled."
     bad, good = results(run)

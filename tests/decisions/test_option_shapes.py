@@ -12,11 +12,10 @@ from hypothesis import strategies as st
 from schema_strategies import from_schema
 
 import openprogram_jupyter as op
-from openprogram_jupyter._decision_options import normalize_options
 from openprogram_jupyter._decision_judge import Pick, check_pick
+from openprogram_jupyter._decision_options import normalize_options
 
 from .conftest import pick, scripted_runtime
-
 
 # -- values ------------------------------------------------------------------------------
 
@@ -276,10 +275,14 @@ def test_bad_choices_are_refused_before_the_model_is_asked(choices, error, words
 
 # -- schema options: what the model is shown is what is accepted --------------------------
 
-_field_names = st.from_regex(r"[a-z][a-z0-9_]{0,6}", fullmatch=True).filter(lambda n: n not in ("if", "in", "is", "or", "as"))
+_field_names = st.from_regex(r"[a-z][a-z0-9_]{0,6}", fullmatch=True).filter(
+    lambda n: n not in ("if", "in", "is", "or", "as")
+)
 _field_types = st.recursive(
     st.sampled_from([str, int, float, bool]),
-    lambda inner: st.lists(inner, min_size=1, max_size=1) | st.dictionaries(_field_names, inner, min_size=1, max_size=3),
+    lambda inner: (
+        st.lists(inner, min_size=1, max_size=1) | st.dictionaries(_field_names, inner, min_size=1, max_size=3)
+    ),
     max_leaves=6,
 )
 _schemas = st.dictionaries(_field_names, _field_types, min_size=1, max_size=4)

@@ -133,7 +133,8 @@ def test_top_level_any_of_is_refused_by_openai_anthropic_and_bedrock():
 
 def test_parameters_that_are_not_an_object_schema_are_refused():
     problems = schema_problems({"name": "pick", "description": "A bare spec.", "parameters": {"type": "string"}})
-    assert "all providers: the parameters must be a JSON Schema with \"type\": \"object\", got type 'string'" in problems
+    expected = "all providers: the parameters must be a JSON Schema with \"type\": \"object\", got type 'string'"
+    assert expected in problems
 
 
 def test_keywords_outside_geminis_subset_are_flagged_with_their_path():

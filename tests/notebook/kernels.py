@@ -50,7 +50,8 @@ def ensure_legacy_venv() -> Path:
     python = venv / "bin" / "python"
     marker = venv / "openprogram-lock.txt"
     lock = LEGACY_LOCK.read_text()
-    if python.exists() and (os.environ.get("OPENPROGRAM_LEGACY_VENV") or marker.exists() and marker.read_text() == lock):
+    built_by_ci = bool(os.environ.get("OPENPROGRAM_LEGACY_VENV"))
+    if python.exists() and (built_by_ci or (marker.exists() and marker.read_text() == lock)):
         return python
     subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
     pip = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]

@@ -20,6 +20,7 @@ from openprogram_jupyter.models import default_model_name, pricing, resolve_mode
 from openprogram_jupyter.models._provider_common import ProviderError, ProviderModel
 from openprogram_jupyter.models._provider_info import ProviderInfo, ToolRules, ToolShape
 from openprogram_jupyter.models.base import Model
+from openprogram_jupyter.models.provider_schemas import provider_schemas, schema_problems
 from openprogram_jupyter.models.providers import (
     DEFAULT_MODELS,
     PROVIDER_INFOS,
@@ -31,7 +32,6 @@ from openprogram_jupyter.models.providers import (
     provider_info,
 )
 from openprogram_jupyter.models.replay import scrub
-from openprogram_jupyter.models.provider_schemas import provider_schemas, schema_problems
 
 from .cases import CASES
 from .test_fakeserver import ORPHAN_CALL

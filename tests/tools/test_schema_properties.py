@@ -17,7 +17,8 @@ import enum
 import inspect
 import json
 import keyword
-from typing import Any, Callable, Literal, Optional
+from collections.abc import Callable
+from typing import Any, Literal, Optional
 
 import jsonschema
 import pytest
@@ -81,7 +82,7 @@ def literal_kinds() -> st.SearchStrategy[Kind]:
 def enum_kinds() -> st.SearchStrategy[Kind]:
     def build(values: list) -> Kind:
         choice = enum.Enum("Choice", {f"M{i}": value for i, value in enumerate(values)})
-        return Kind(choice, frozenset({"string"}), list(choice)[0],
+        return Kind(choice, frozenset({"string"}), next(iter(choice)),
                     lambda v, choice=choice: isinstance(v, choice), f"Enum{values}")
 
     return st.lists(st.from_regex(r"[a-z]{1,6}", fullmatch=True), min_size=1, max_size=3, unique=True).map(build)
@@ -94,7 +95,7 @@ FIELD_NAMES = st.from_regex(r"[a-z][a-z0-9]{0,5}", fullmatch=True).filter(
 
 def composite(children: st.SearchStrategy[Kind]) -> st.SearchStrategy[Kind]:
     def optional(k: Kind) -> Kind:
-        return Kind(Optional[k.annotation], k.json_types | {"null"}, None,
+        return Kind(Optional[k.annotation], k.json_types | {"null"}, None,  # noqa: UP045 - Optional[] accepts any annotation object
                     lambda v: v is None or k.is_instance(v), f"Optional[{k!r}]")
 
     def list_of(k: Kind) -> Kind:
@@ -273,7 +274,8 @@ def test_a_missing_required_field_is_rejected_naming_it(params, data):
 def test_an_extra_field_is_rejected_naming_it(params, data):
     tool = build_tool(params)
     arguments = valid_arguments(data, tool)
-    extra = data.draw(st.text(min_size=1, max_size=10).filter(lambda n: n not in arguments and n not in {p.name for p in params}))
+    taken = set(arguments) | {p.name for p in params}
+    extra = data.draw(st.text(min_size=1, max_size=10).filter(lambda n: n not in taken))
     arguments[extra] = data.draw(st.sampled_from(WRONG_VALUES))
     with pytest.raises(ArgumentError) as caught:
         tool.validate(arguments)
@@ -292,7 +294,8 @@ def test_the_dict_tool_checker_agrees_with_jsonschema_and_pydantic_on_our_schema
     assert validate_json_schema(arguments, schema) == [] and reference.is_valid(arguments)
 
     target = data.draw(st.sampled_from(params), label="target")
-    arguments[target.name] = data.draw(st.sampled_from([v for v in WRONG_VALUES if json_type(v) not in target.kind.json_types]))
+    wrong = [v for v in WRONG_VALUES if json_type(v) not in target.kind.json_types]
+    arguments[target.name] = data.draw(st.sampled_from(wrong))
     problems = validate_json_schema(arguments, schema)
     assert problems and not reference.is_valid(arguments)
     assert any(field == target.name or field.startswith(target.name + ".") for field, _ in problems)

@@ -9,6 +9,7 @@ Runtime an agentic function uses when none is passed.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -18,17 +19,37 @@ if TYPE_CHECKING:
     from .runtime import Runtime
     from .tools.base import ToolContext
 
-__all__ = ["CallFrame", "ambient_runtime", "current_call", "current_runtime", "provide_default_runtime"]
+__all__ = ["CallBudget", "CallFrame", "ambient_runtime", "current_call", "current_runtime", "provide_default_runtime"]
 
 
 @dataclass(frozen=True)
 class CallFrame:
     """The running call (its :class:`ToolContext`: runtime, depth, id, cancel flag), the
-    ``tools=`` list a nested run inherits, and where the nested run's events go."""
+    ``tools=`` list a nested run inherits, where the nested run's events go, and the
+    top-level run's tool-call budget, which nested runs share."""
 
     context: ToolContext
     tools: Sequence[object] | None
     emit: Callable[[Any], None]
+    budget: CallBudget | None = None
+
+
+class CallBudget:
+    """How many tool calls one top-level run may still make, nested runs' calls included
+    (``limit`` ``None``: no limit). Thread-safe: nested runs may run on other threads."""
+
+    def __init__(self, limit: int | None) -> None:
+        self.limit = limit
+        self.used = 0
+        self._lock = threading.Lock()
+
+    def take(self) -> bool:
+        """Count one call; ``False`` (and nothing counted) once the limit is reached."""
+        with self._lock:
+            if self.limit is not None and self.used >= self.limit:
+                return False
+            self.used += 1
+            return True
 
 
 current_call: ContextVar[CallFrame | None] = ContextVar("openprogram_current_call", default=None)

@@ -14,6 +14,7 @@ import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ._ambient import CallBudget
 from ._decision_judge import Judge
 from ._stop import StopSignal
 from .loop import LoopConfig, LoopState, run_loop
@@ -50,6 +51,7 @@ async def execute(runtime: Runtime, spec: RunSpec, *, on_created: Callable[[Run]
     calls = CallEnvironment(
         menu=spec.menu, runtime=runtime, run_id=run.run_id, depth=spec.depth, emit=sink.emit, forward=sink.forward,
         approve=spec.approve or runtime.approve, inherited_tools=spec.inherited_tools,
+        budget=parent.budget if parent is not None and parent.budget is not None else CallBudget(spec.max_tool_calls),
         cancel_grace=runtime.cancel_grace,
     )
     stop = StopSignal(spec.abort, parent.context.cancelled if parent is not None else None)

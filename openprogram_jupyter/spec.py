@@ -33,10 +33,18 @@ if TYPE_CHECKING:
     from .tools.registry import Registry
 
 __all__ = [
-    "DEFAULT_MAX_ITERATIONS", "DecisionSetup", "RunHooks", "RunOptions", "RunSpec", "RuntimeDefaults", "build_spec",
+    "DEFAULT_MAX_ITERATIONS",
+    "DEFAULT_MAX_TOOL_CALLS",
+    "DecisionSetup",
+    "RunHooks",
+    "RunOptions",
+    "RunSpec",
+    "RuntimeDefaults",
+    "build_spec",
 ]
 
 DEFAULT_MAX_ITERATIONS = 20
+DEFAULT_MAX_TOOL_CALLS = 500
 
 AnyMessage = UserMessage | AssistantMessage | ToolResultMessage
 MessageSource = Callable[[], Sequence[Any]]
@@ -59,8 +67,9 @@ class RunSpec:
 
     Settings: ``prompts`` (appended at the start), ``history`` (earlier conversation),
     ``system``, ``menu`` (the tools after every gating layer), ``tool_choice`` (normalised),
-    ``parallel_tool_calls``, ``max_iterations`` (``None``: no cap), ``decision`` (from
-    ``choices=``). Context: ``depth`` and ``parent`` (the tool call a nested run runs
+    ``parallel_tool_calls``, ``max_iterations`` (``None``: no cap), ``max_tool_calls``
+    (the top-level run's budget of tool calls, nested runs' included; ``None``: none),
+    ``decision`` (from ``choices=``). Context: ``depth`` and ``parent`` (the tool call a nested run runs
     inside) and ``inherited_tools`` (the ``tools=`` list nested runs inherit). Hooks:
     ``on_event``, ``approve``, ``get_steering_messages``, ``get_follow_up_messages``,
     ``abort``. :meth:`with_hooks` returns a copy with hooks added.
@@ -73,6 +82,7 @@ class RunSpec:
     tool_choice: ToolChoice = "auto"
     parallel_tool_calls: bool | None = None
     max_iterations: int | None = DEFAULT_MAX_ITERATIONS
+    max_tool_calls: int | None = DEFAULT_MAX_TOOL_CALLS
     decision: DecisionSetup | None = None
     depth: int = 0
     parent: CallFrame | None = field(default=None, repr=False)
@@ -107,6 +117,7 @@ class RunOptions(TypedDict, total=False):
     tool_choice: Any
     parallel_tool_calls: bool | None
     max_iterations: int | None
+    max_tool_calls: int | None
     choices: Any
     abort: threading.Event | None
     on_event: EventWatcher | None
@@ -151,6 +162,7 @@ def build_spec(
     tool_choice: Any = "auto",
     parallel_tool_calls: bool | None = None,
     max_iterations: int | None = DEFAULT_MAX_ITERATIONS,
+    max_tool_calls: int | None = DEFAULT_MAX_TOOL_CALLS,
     choices: Any = None,
     **hooks: Unpack[RunHooks],
 ) -> RunSpec:
@@ -161,13 +173,17 @@ def build_spec(
     ``RecursionError``. Anything else wrong raises :class:`SetupError` naming the problem:
     a prompt that is empty (without history) or of the wrong type, a menu naming unknown
     tools or toolsets, a forced ``tool_choice`` not on the menu, a ``max_iterations``
-    that is not an int, bad ``choices``.
+    that is not an int, a ``max_tool_calls`` that is not a positive int, bad ``choices``.
     """
     parent, depth = _nesting(defaults.max_depth)
     if tools is None and toolset is None and parent is not None:
         tools = parent.tools
     if max_iterations is not None and (not isinstance(max_iterations, int) or isinstance(max_iterations, bool)):
         raise SetupError(f"max_iterations must be an int or None, got {max_iterations!r}", option="max_iterations")
+    if max_tool_calls is not None and (not isinstance(max_tool_calls, int) or isinstance(max_tool_calls, bool)
+                                       or max_tool_calls < 1):
+        raise SetupError(f"max_tool_calls must be a positive int or None, got {max_tool_calls!r}",
+                         option="max_tool_calls")
     decision = _decision_setup(choices, tools, toolset)
     if decision is not None:
         content = prompt_with_menu(content, menu_text(list(decision.options), work_first=decision.work_first))
@@ -178,7 +194,8 @@ def build_spec(
     return RunSpec(
         prompts=tuple(_as_prompts(content, allow_empty=bool(history))), menu=menu, history=history,
         system=defaults.system if system is _UNSET else system, tool_choice=_tool_choice(tool_choice, menu),
-        parallel_tool_calls=parallel_tool_calls, max_iterations=max_iterations, decision=decision,
+        parallel_tool_calls=parallel_tool_calls, max_iterations=max_iterations, max_tool_calls=max_tool_calls,
+        decision=decision,
         depth=depth, parent=parent, inherited_tools=tools, **hooks,
     )
 

@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ._ambient import CallFrame, current_call
+from ._ambient import CallBudget, CallFrame, current_call
 from .errors import ToolExit
 from .events import ToolExecutionEndEvent, ToolExecutionStartEvent, ToolExecutionUpdateEvent
 from .messages import TextContent, ToolCall, ToolResultMessage, ToolResultStatus
@@ -70,6 +70,7 @@ class CallEnvironment:
     forward: Callable[[Any], None]
     approve: Approver | None = None
     inherited_tools: Sequence[object] | None = None
+    budget: CallBudget = field(default_factory=lambda: CallBudget(None))
     cancel_grace: float = 0.5
     failures: Counter[str] = field(default_factory=Counter)
 
@@ -157,6 +158,11 @@ async def _prepare_and_execute(call: ToolCall, env: CallEnvironment) -> _Outcome
     if tool is None:
         valid = ", ".join(env.menu.names) or "(none: this run has no tools)"
         return _Outcome("error", f"Error: unknown tool {call.name!r}. Valid tools: {valid}.")
+    if not env.budget.take():
+        limit = env.budget.limit
+        return _Outcome("error", f"Error: refused: this run has made {limit} tool calls, its budget "
+                                 f"(max_tool_calls={limit}, nested runs' calls included). "
+                                 "Answer with what you have so far.", details={"budget": limit})
     arguments_error = (call.provider_data or {}).get("arguments_error")
     if arguments_error:
         return _Outcome("error", f"Error: {call.name}: {arguments_error}. Send the arguments as one JSON object.")
@@ -221,7 +227,7 @@ async def _execute(call: ToolCall, tool: Tool, kwargs: dict[str, Any], env: Call
             ToolExecutionUpdateEvent, tool_call_id=call.id, tool_name=call.name, status="progress", data=data
         ),
     )
-    token = current_call.set(CallFrame(context, env.inherited_tools, env.forward))
+    token = current_call.set(CallFrame(context, env.inherited_tools, env.forward, env.budget))
     try:
         body = tool.call(kwargs, context)
         running = asyncio.ensure_future(_contained(body) if inspect.iscoroutine(body) else body)

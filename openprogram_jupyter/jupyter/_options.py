@@ -78,6 +78,8 @@ FLAGS: tuple[Flag, ...] = (
          run_option="tool_choice"),
     Flag(("--no-parallel",), "at most one pick per round", run_option="parallel_tool_calls", switch_value=False),
     Flag(("--max-iterations",), "cap on rounds (a number, or 'none')", "N|none", _iterations),
+    Flag(("--max-tool-calls",), "cap on tool calls, nested runs' included (a number, or 'none')", "N|none",
+         _iterations, run_option="max_tool_calls"),
     Flag(("--system",), "system prompt for this run", "TEXT"),
     Flag(("--background",), "return a handle at once; the run goes on"),
     Flag(("--choices",), "end with a pick among the options in notebook variable VAR; -o stores the result", "VAR"),

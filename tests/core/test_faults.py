@@ -215,3 +215,58 @@ def test_every_one_of_many_calls_in_one_reply_gets_its_result_in_order():
     run = rt.run("Echo.", tools=[echo])
     assert [r.text for r in results(run)] == [str(i) for i in range(300)]
     assert_one_result_per_call(run)
+
+
+# -- total work across nested runs --------------------------------------------------------
+
+
+class FanOut(op.Model):
+    """A model that always picks ``fan`` three times (while it is on the menu)."""
+
+    name = "fan-out"
+
+    async def stream(self, request, out):
+        if not any(spec["name"] == "fan" for spec in request.tools):
+            yield out.text_delta("done")
+            out.finish("stop")
+            return
+        for _ in range(3):
+            for update in out.tool_call("fan", {}):
+                yield update
+        out.finish("toolUse")
+
+
+@pytest.mark.parametrize("budget", [40, 7])
+def test_a_tool_call_budget_bounds_the_work_of_a_fanning_out_agentic_function(budget):
+    @op.agentic_function
+    def fan(runtime=None) -> str:
+        """Fan out."""
+        return runtime.exec("Go deeper.", max_iterations=2)
+
+    rt = op.Runtime(model=FanOut(), max_depth=8)
+    run = rt.run("Start.", tools=[fan], max_iterations=2, max_tool_calls=budget)
+    ran = [e for e in run.events if e.type == "tool_execution_end" and "budget" not in e.result.details]
+    refused = [e for e in run.events if e.type == "tool_execution_end" and "budget" in e.result.details]
+    assert len(ran) == budget  # nested runs' calls count against the top-level run's budget
+    assert refused and all(f"max_tool_calls={budget}" in e.result.text for e in refused)
+    assert run.stop_reason in ("stop", "max_iterations")
+
+
+def test_the_default_budget_is_sized_for_real_runs_and_can_be_lifted():
+    @op.function
+    def ping() -> str:
+        """Ping."""
+        return "pong"
+
+    rt, _ = scripted([call("ping") for _ in range(600)], "ok")
+    assert sum(r.text == "pong" for r in results(rt.run("Go.", tools=[ping]))) == 500
+    rt, _ = scripted([call("ping") for _ in range(600)], "ok")
+    assert sum(r.text == "pong" for r in results(rt.run("Go.", tools=[ping], max_tool_calls=None))) == 600
+
+
+@pytest.mark.parametrize("bad", [0, -1, 2.5, "10", True])
+def test_a_bad_budget_is_refused_before_anything_runs(bad):
+    rt, model = scripted("never")
+    with pytest.raises(op.SetupError, match="max_tool_calls must be a positive int or None"):
+        rt.run("Go.", tools=[], max_tool_calls=bad)
+    assert model.requests == []

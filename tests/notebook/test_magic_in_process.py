@@ -45,8 +45,8 @@ def test_every_flag_is_in_the_usage_and_the_parser():
 
     for flag in FLAGS:
         assert flag.usage in USAGE
-        line = flag.names[0] + ("" if flag.metavar is None else " x")
-        parsed = parse_options(line if flag.field != "max_iterations" else line.replace(" x", " 3"))
+        value = "" if flag.metavar is None else " 3" if flag.metavar.startswith("N") else " x"
+        parsed = parse_options(flag.names[0] + value)
         if flag.run_option is not None:
             assert flag.run_option in parsed.run_options, flag
         else:
@@ -254,3 +254,12 @@ def test_agent_show_prints_the_transcript_outside_a_kernel(shell, capsys):
 
 def test_no_environment_key_is_needed(shell):
     assert not any(os.environ.get(k) for k in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"))
+
+
+def test_the_documented_usage_is_the_generated_one():
+    from pathlib import Path
+
+    from openprogram_jupyter.jupyter._options import USAGE
+
+    notebook_doc = Path(__file__).resolve().parents[2] / "docs" / "notebook.md"
+    assert USAGE in notebook_doc.read_text(), "docs/notebook.md shows an old %%agent usage: paste the new one"

@@ -24,7 +24,7 @@ from .messages import TextContent, ToolCall, ToolResultMessage, ToolResultStatus
 from .tools._schema import ArgumentError
 from .tools.base import Tool, ToolContext
 from .tools.menu import Menu
-from .tools.results import render_result
+from .tools.results import result_content
 
 if TYPE_CHECKING:
     from .runtime import Runtime
@@ -284,7 +284,7 @@ async def _wait_after_cancel(running: asyncio.Future[Any], grace: float) -> _Out
 def _result_content(call: ToolCall, value: Any, env: CallEnvironment) -> tuple[list[Any], dict[str, Any]]:
     tool = env.menu.get(call.name)
     limit = tool.options.max_result_chars if tool is not None else None
-    return render_result(value, limit)
+    return result_content(value, limit)
 
 
 def _short(error: BaseException, limit: int = 200) -> str:

@@ -33,8 +33,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._history import forced_tool_name, history_has_tool_blocks, stub_specs_for_history
 from ._provider_info import Spec, declared_parameters
-from ._transcript import forced_tool_name, history_has_tool_blocks, stub_specs_for_history
 from .base import ModelRequest
 
 __all__ = ["BedrockControls", "bedrock_tool", "model_family", "tool_config"]

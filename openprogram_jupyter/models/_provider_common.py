@@ -1,6 +1,6 @@
 """What every remote provider shares: the model base with its retry loop, the retry
 policy, error messages without secrets, and usage with cost. (The transcript helpers
-that keep exactly one result per call are in :mod:`._transcript`.)
+that keep exactly one result per call are in :mod:`._history`.)
 
 Each provider subclasses :class:`ProviderModel` and supplies three things: ``_attempt``
 (one request: open the stream and translate it into builder calls, raising on any

@@ -32,6 +32,17 @@ from typing import Any
 
 from ..events import AssistantUpdate
 from ..messages import ImageContent, TextContent, ThinkingContent, ToolCall, UserMessage
+from ._history import (
+    AssistantTurn,
+    append_merged,
+    history_has_tool_blocks,
+    paired_history,
+    result_images,
+    result_text,
+    safe_tool_id,
+    stub_specs_for_history,
+    user_blocks,
+)
 from ._provider_common import (
     ProviderError,
     ProviderModel,
@@ -43,17 +54,6 @@ from ._provider_common import (
     transport_error,
 )
 from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, Spec, ToolRules, ToolShape, declared_parameters
-from ._transcript import (
-    AssistantTurn,
-    append_merged,
-    history_has_tool_blocks,
-    paired_history,
-    result_images,
-    result_text,
-    safe_tool_id,
-    stub_specs_for_history,
-    user_blocks,
-)
 from .base import MessageBuilder, ModelRequest
 
 __all__ = ["INFO", "AnthropicModel", "anthropic_tool"]

@@ -33,6 +33,15 @@ from typing import Any
 from ..events import AssistantUpdate
 from ..messages import TextContent, ThinkingContent, ToolCall, UserMessage
 from ._bedrock_controls import bedrock_tool, tool_config
+from ._history import (
+    AssistantTurn,
+    append_merged,
+    paired_history,
+    result_images,
+    result_text,
+    safe_tool_id,
+    user_blocks,
+)
 from ._provider_common import (
     ProviderError,
     ProviderModel,
@@ -45,15 +54,6 @@ from ._provider_common import (
     transport_error,
 )
 from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, ToolRules, ToolShape
-from ._transcript import (
-    AssistantTurn,
-    append_merged,
-    paired_history,
-    result_images,
-    result_text,
-    safe_tool_id,
-    user_blocks,
-)
 from .base import MessageBuilder, ModelRequest
 
 __all__ = ["INFO", "BedrockModel"]

@@ -38,6 +38,7 @@ from urllib.parse import quote
 from ..events import AssistantUpdate
 from ..messages import TextContent, ThinkingContent, ToolCall, UserMessage
 from ._gemini_schema import gemini_function_declaration, gemini_schema_problems
+from ._history import AssistantTurn, paired_history, result_images, result_text, user_blocks
 from ._provider_common import (
     ProviderError,
     ProviderModel,
@@ -51,7 +52,6 @@ from ._provider_common import (
     transport_error,
 )
 from ._provider_info import ProviderInfo, ToolRules, ToolShape
-from ._transcript import AssistantTurn, paired_history, result_images, result_text, user_blocks
 from .base import MessageBuilder, ModelRequest
 
 __all__ = ["INFO", "GeminiModel"]

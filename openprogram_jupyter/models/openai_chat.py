@@ -29,6 +29,7 @@ from typing import Any
 
 from ..events import AssistantUpdate
 from ..messages import ImageContent, TextContent, UserMessage
+from ._history import AssistantTurn, data_url, paired_history, result_images, result_text, user_blocks
 from ._provider_common import (
     ProviderError,
     ProviderModel,
@@ -38,7 +39,6 @@ from ._provider_common import (
     retryable_code,
 )
 from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, Spec, ToolRules, ToolShape, declared_parameters
-from ._transcript import AssistantTurn, data_url, paired_history, result_images, result_text, user_blocks
 from .base import MessageBuilder, ModelRequest
 
 __all__ = ["INFO", "OpenAIChatModel", "classify_openai_error", "openai_chat_tool"]

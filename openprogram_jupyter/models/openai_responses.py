@@ -25,9 +25,9 @@ from typing import Any
 
 from ..events import AssistantUpdate
 from ..messages import TextContent, UserMessage
+from ._history import data_url, json_arguments, paired_history, result_images, result_text, user_blocks
 from ._provider_common import ProviderError, StreamCutError, retryable_code
 from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, Spec, ToolRules, ToolShape, declared_parameters
-from ._transcript import data_url, json_arguments, paired_history, result_images, result_text, user_blocks
 from .base import MessageBuilder, ModelRequest
 from .openai_chat import INFO as CHAT_INFO
 from .openai_chat import OpenAIChatModel

@@ -5,7 +5,7 @@ from .base import Tool, ToolContext, ToolOptions
 from .function import FunctionTool, agentic_function, function
 from .menu import Menu, as_tool, resolve_menu
 from .registry import Registry, default_registry
-from .results import render_result
+from .results import result_content
 
 __all__ = [
     "ArgumentError",
@@ -20,6 +20,6 @@ __all__ = [
     "as_tool",
     "default_registry",
     "function",
-    "render_result",
     "resolve_menu",
+    "result_content",
 ]

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from ..messages import ImageContent, TextContent
 
-__all__ = ["DEFAULT_MAX_RESULT_CHARS", "render_result", "truncate_text"]
+__all__ = ["DEFAULT_MAX_RESULT_CHARS", "result_content", "truncate_text"]
 
 DEFAULT_MAX_RESULT_CHARS = 50_000
 """Results longer than this are cut (head and tail kept) unless a tool sets its own limit."""
@@ -20,7 +20,7 @@ DEFAULT_MAX_RESULT_CHARS = 50_000
 _IMAGE_MIME_PREFIX = "image/"
 
 
-def render_result(
+def result_content(
     value: Any, max_chars: int | None = DEFAULT_MAX_RESULT_CHARS
 ) -> tuple[list[TextContent | ImageContent], dict[str, Any]]:
     """Render a tool's return value; returns ``(content, details)``.

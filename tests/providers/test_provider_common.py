@@ -12,6 +12,7 @@ import pytest
 from openprogram_jupyter.messages import AssistantMessage, TextContent, ToolCall, ToolResultMessage, Usage, UserMessage
 from openprogram_jupyter.models import pricing
 from openprogram_jupyter.models._bedrock_controls import model_family
+from openprogram_jupyter.models._history import AssistantTurn, paired_history
 from openprogram_jupyter.models._provider_common import (
     ProviderError,
     RetryPolicy,
@@ -20,7 +21,6 @@ from openprogram_jupyter.models._provider_common import (
     require_module,
     scrub_secrets,
 )
-from openprogram_jupyter.models._transcript import AssistantTurn, paired_history
 
 from .cases import CASES
 

@@ -314,7 +314,7 @@ async def test_truncated_reply_ends_with_length(server):
 
 
 def test_unknown_tool_call_ids_are_made_safe_for_anthropic_and_bedrock():
-    from openprogram_jupyter.models._transcript import safe_tool_id
+    from openprogram_jupyter.models._history import safe_tool_id
 
     assert safe_tool_id("call.with:odd/chars") == "call_with_odd_chars"
     assert len(safe_tool_id("x" * 100)) == 64

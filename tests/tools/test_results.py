@@ -1,4 +1,4 @@
-"""render_result: what the model sees for whatever a tool returned."""
+"""result_content: what the model sees for whatever a tool returned."""
 
 import base64
 import dataclasses
@@ -10,11 +10,11 @@ from PIL import Image
 from pydantic import BaseModel, ConfigDict
 
 from openprogram_jupyter.messages import ImageContent, TextContent
-from openprogram_jupyter.tools import render_result
+from openprogram_jupyter.tools import result_content
 
 
 def text_of(value, max_chars=50_000) -> str:
-    content, _ = render_result(value, max_chars)
+    content, _ = result_content(value, max_chars)
     assert all(isinstance(block, TextContent) for block in content)
     return "".join(block.text for block in content)
 
@@ -36,11 +36,11 @@ class Opaque:
 
 
 def test_string_is_returned_as_is():
-    assert render_result("hello\nworld") == ([TextContent(text="hello\nworld")], {})
+    assert result_content("hello\nworld") == ([TextContent(text="hello\nworld")], {})
 
 
 def test_none_is_an_empty_result():
-    assert render_result(None) == ([], {})
+    assert result_content(None) == ([], {})
 
 
 def test_dict_is_json():
@@ -114,7 +114,7 @@ def test_other_values_are_their_repr():
 
 
 def test_pil_image_becomes_a_png_image_block():
-    content, _ = render_result(Image.new("RGB", (3, 2), "red"))
+    content, _ = result_content(Image.new("RGB", (3, 2), "red"))
     assert len(content) == 1 and isinstance(content[0], ImageContent)
     assert content[0].mime_type == "image/png"
     decoded = Image.open(io.BytesIO(base64.b64decode(content[0].data)))
@@ -122,23 +122,23 @@ def test_pil_image_becomes_a_png_image_block():
 
 
 def test_pil_image_in_a_mode_png_cannot_hold_is_converted():
-    content, _ = render_result(Image.new("CMYK", (2, 2)))
+    content, _ = result_content(Image.new("CMYK", (2, 2)))
     assert isinstance(content[0], ImageContent) and content[0].mime_type == "image/png"
 
 
 def test_bytes_with_an_image_mime_type_become_an_image_block():
-    content, _ = render_result((b"\x89PNG...", "image/png"))
+    content, _ = result_content((b"\x89PNG...", "image/png"))
     assert content == [ImageContent(data=base64.b64encode(b"\x89PNG...").decode(), mime_type="image/png")]
 
 
 def test_bytes_with_a_non_image_mime_type_are_not_an_image():
-    content, _ = render_result((b"abc", "text/plain"))
+    content, _ = result_content((b"abc", "text/plain"))
     assert isinstance(content[0], TextContent)
 
 
 def test_ten_megabyte_string_is_cut_keeping_head_and_tail_with_a_marker():
     text = "H" * 1000 + "x" * (10_000_000 - 2000) + "T" * 1000
-    content, details = render_result(text, 1000)
+    content, details = result_content(text, 1000)
     out = content[0].text
     assert out.startswith("H" * 500) and out.endswith("T" * 500)
     assert "[... 9,999,000 characters cut of 10,000,000 ...]" in out
@@ -147,19 +147,19 @@ def test_ten_megabyte_string_is_cut_keeping_head_and_tail_with_a_marker():
 
 
 def test_long_json_is_cut_too():
-    content, details = render_result(list(range(100_000)), 200)
+    content, details = result_content(list(range(100_000)), 200)
     assert "characters cut of" in content[0].text and details["truncated_chars"] > 0
 
 
 def test_text_at_the_limit_is_not_cut():
-    assert render_result("x" * 100, 100) == ([TextContent(text="x" * 100)], {})
+    assert result_content("x" * 100, 100) == ([TextContent(text="x" * 100)], {})
 
 
 def test_no_limit_means_no_cut():
-    content, details = render_result("x" * 200_000, None)
+    content, details = result_content("x" * 200_000, None)
     assert len(content[0].text) == 200_000 and details == {}
 
 
 def test_images_are_never_cut():
-    content, details = render_result((b"x" * 10_000, "image/png"), 100)
+    content, details = result_content((b"x" * 10_000, "image/png"), 100)
     assert isinstance(content[0], ImageContent) and details == {}

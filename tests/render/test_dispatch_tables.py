@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import get_args
 
 import pytest
+from sample_models import NoticingModel
 
 import openprogram_jupyter as op
 from openprogram_jupyter._dispatch import UnhandledKindError
@@ -131,26 +132,6 @@ def test_a_subclass_of_a_registered_event_is_handled_like_its_base():
 # -- a run with every event type and every node kind, through every static view -------
 
 
-class _NoticingModel(op.Model):
-    """Says a notice in its first reply, calls ``report`` once, then answers."""
-
-    name = "noticing"
-
-    def __init__(self) -> None:
-        self.replies = 0
-
-    async def stream(self, request, out):
-        self.replies += 1
-        if self.replies == 1:
-            yield out.notice("this provider cannot express parallel_tool_calls=False")
-            yield out.thinking_delta("let me report")
-            for update in out.tool_call("report", {}):
-                yield update
-        else:
-            yield out.text_delta("all reported")
-        out.finish()
-
-
 def _run_with_every_kind() -> op.Run:
     registry = Registry()
 
@@ -160,7 +141,7 @@ def _run_with_every_kind() -> op.Run:
         context.report("halfway")
         return "reported"
 
-    return op.Runtime(model=_NoticingModel(), registry=registry).run("go", tools=[report])
+    return op.Runtime(model=NoticingModel(), registry=registry).run("go", tools=[report])
 
 
 def test_a_run_with_every_event_type_and_node_kind_shows_each_in_every_format():

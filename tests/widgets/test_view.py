@@ -7,6 +7,8 @@ import base64
 import itertools
 from collections import Counter, defaultdict
 
+from sample_models import NoticingModel
+
 import openprogram_jupyter as op
 from openprogram_jupyter.events import (
     AgentEndEvent,
@@ -329,26 +331,6 @@ def test_a_failing_view_stops_redrawing_but_the_run_and_its_transcript_go_on(rec
     assert "fine" in shown[0]["text/plain"] and "live view stopped updating" in shown[0]["text/plain"]
 
 
-class _NoticingModel(op.Model):
-    """A provider notice and a thinking block in the first reply, then a call, then text."""
-
-    name = "noticing"
-
-    def __init__(self) -> None:
-        self.replies = 0
-
-    async def stream(self, request, out):
-        self.replies += 1
-        if self.replies == 1:
-            yield out.notice("this provider cannot express parallel_tool_calls=False")
-            yield out.thinking_delta("let me report")
-            for update in out.tool_call("report", {}):
-                yield update
-        else:
-            yield out.text_delta("all reported")
-        out.finish()
-
-
 def test_every_event_type_reaches_the_view_and_the_notice_reads_as_in_the_saved_transcript(recorder):
     from openprogram_jupyter.events import EVENT_TYPES
     from openprogram_jupyter.render import render_bundle
@@ -360,7 +342,7 @@ def test_every_event_type_reaches_the_view_and_the_notice_reads_as_in_the_saved_
         return "reported"
 
     view = RunView()
-    run = op.Runtime(model=_NoticingModel()).run("go", tools=[report], on_event=view.feed)
+    run = op.Runtime(model=NoticingModel()).run("go", tools=[report], on_event=view.feed)
     assert {event.type for event in run.events} == set(EVENT_TYPES)
     view.finish()
     html = all_html(view)

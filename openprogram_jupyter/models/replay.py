@@ -34,15 +34,19 @@ from pydantic import ValidationError
 from ..errors import CassetteError
 from ..events import AssistantUpdate
 from ..messages import AssistantMessage, UserMessage
+from ._json_depth import nesting_past
 from ._provider_common import scrub_secrets
 from .base import MessageBuilder, Model, ModelRequest
 from .providers import SECRET_ENV_VARS
 from .scripted import ScriptedModel
 
-__all__ = ["CASSETTE_VERSION", "CassetteError", "RecordingModel", "ReplayModel", "load_cassette"]
+__all__ = ["CASSETTE_VERSION", "MAX_NESTING", "CassetteError", "RecordingModel", "ReplayModel", "load_cassette"]
 
 CASSETTE_MARK = "openprogram-jupyter"
 CASSETTE_VERSION = 1
+MAX_NESTING = 100
+"""How deeply a cassette's JSON may nest (arrays and objects): the file's own structure
+takes 7 levels down to a call's arguments, which leaves them over 90."""
 
 # Header-shaped secrets scrub_secrets does not know: "Authorization: Basic ...", "x-api-key: ...".
 _AUTH_HEADER = re.compile(r"(?i)\b((?:proxy-)?authorization|x-api-key|x-goog-api-key|x-amz-security-token)"
@@ -126,7 +130,9 @@ class ReplayModel(Model):
     problem. Each round first compares the request with the recording: if the tool
     names or the last user text differ, or the run asks for more rounds than were
     recorded, that round fails (``stop_reason="error"``) with a message saying which
-    round and what differs — a replay never goes on against a different run.
+    round and what differs — a replay never goes on against a different run. A round
+    whose reply calls a tool the request does not offer fails the same way, naming the
+    tool, before anything of it streams: a cassette runs only the run's own tools.
     """
 
     def __init__(self, model_id: str, *, api_key: str | None = None, base_url: str | None = None,
@@ -148,6 +154,12 @@ class ReplayModel(Model):
         problem = _drift(recorded_request, _request_summary(request))
         if problem:
             out.fail(f"replay {self.path}: round {index + 1} drifted from the recording: {problem}")
+            return
+        refused = _calls_off_menu(reply, request)
+        if refused:
+            out.fail(f"replay {self.path}: round {index + 1} calls {refused}, not on this run's menu "
+                     f"[{', '.join(spec['name'] for spec in request.tools)}]; a cassette may call only "
+                     "the run's own tools, so nothing of this round was played")
             return
         async for update in ScriptedModel([reply], name=self.name, delay=self.delay).stream(request, out):
             yield update
@@ -177,12 +189,37 @@ def _drift(recorded: dict[str, Any], live: dict[str, Any]) -> str | None:
     return "; ".join(problems) or None
 
 
+def _calls_off_menu(reply: AssistantMessage, request: ModelRequest) -> str | None:
+    """``"the tool 'x'"`` / ``"the tools 'x', 'y'"`` for each tool the reply calls that the
+    request does not offer; ``None`` when every call is on the menu."""
+    menu = {spec["name"] for spec in request.tools}
+    names = list(dict.fromkeys(call.name for call in reply.tool_calls if call.name not in menu))
+    if not names:
+        return None
+    return ("the tool " if len(names) == 1 else "the tools ") + ", ".join(repr(name) for name in names)
+
+
 def _same_text(recorded: str | None, now: str | None) -> bool:
-    """Equal, where ``***`` in the recording (a masked secret) stands for any text."""
-    if recorded is None or now is None:
+    """Equal, where each ``***`` in the recording (a masked secret) stands for any text,
+    the empty text included.
+
+    Linear in the length of both texts, however many marks there are: the text before
+    the first mark must begin ``now`` and the text after the last must end it; each piece
+    between them is found at its leftmost place after the one before (the leftmost
+    place leaves the most room for the rest, so no other choice can match where it fails).
+    """
+    if recorded is None or now is None or "***" not in recorded:
         return recorded == now
-    pattern = ".*?".join(re.escape(part) for part in recorded.split("***"))
-    return re.fullmatch(pattern, now, re.DOTALL) is not None
+    first, *middle, last = recorded.split("***")
+    if not now.startswith(first):
+        return False
+    position = len(first)
+    for piece in middle:
+        found = now.find(piece, position)
+        if found < 0:
+            return False
+        position = found + len(piece)
+    return len(now) - len(last) >= position and now.endswith(last)
 
 
 def _first_difference(was: str | None, now: str | None) -> str:
@@ -198,43 +235,60 @@ def load_cassette(path: str | os.PathLike[str]) -> tuple[list[tuple[dict[str, An
 
     A request summary that is not an object reads as ``{}``, a model name that is not a
     string as ``None``: both are only compared and shown. Raises :class:`CassetteError`
-    naming the file and what is wrong with anything else.
+    naming the file and what is wrong with anything else, a file nested deeper than
+    :data:`MAX_NESTING` included (it is measured before it is parsed, so no reader recurses).
     """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CassetteError(f"cassette {path} does not exist (record one with Runtime(record={str(path)!r}))") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise CassetteError(f"cassette {path} cannot be read: {error}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        truncated = error.pos >= len(text.rstrip())
-        raise CassetteError(
-            f"cassette {path} is not valid JSON: {error.msg} at line {error.lineno} column {error.colno}"
-            + (" — the file ends early (truncated?)" if truncated else " (corrupt?)")
-        ) from None
+    data = _read_json(path)
     if not isinstance(data, dict) or data.get("cassette") != CASSETTE_MARK or not isinstance(data.get("rounds"), list):
         raise CassetteError(f"cassette {path} is not an openprogram-jupyter cassette "
                             "(expected an object with \"cassette\": \"openprogram-jupyter\" and a \"rounds\" list)")
     if data.get("version") != CASSETTE_VERSION:
         raise CassetteError(f"cassette {path} has version {data.get('version')!r}; "
                             f"this version reads {CASSETTE_VERSION}")
-    rounds: list[tuple[dict[str, Any], AssistantMessage]] = []
-    for number, entry in enumerate(data["rounds"], 1):
-        if not isinstance(entry, dict) or not isinstance(entry.get("reply"), dict):
-            raise CassetteError(f"cassette {path}, round {number}: expected an object with a \"reply\" object")
-        request = entry["request"] if isinstance(entry.get("request"), dict) else {}
-        try:
-            reply = AssistantMessage.model_validate(entry["reply"])
-        except ValidationError as error:
-            first = error.errors(include_url=False)[0]
-            where = ".".join(str(part) for part in first["loc"]) or "(reply)"
-            raise CassetteError(
-                f"cassette {path}, round {number}: the reply is not a valid assistant message "
-                f"({where}: {first['msg']})"
-            ) from None
-        rounds.append((request, reply))
+    rounds = [_read_round(path, number, entry) for number, entry in enumerate(data["rounds"], 1)]
     model = data.get("model")
     return rounds, model if isinstance(model, str) else None
+
+
+def _read_json(path: Path) -> Any:
+    """The file's JSON value, or :class:`CassetteError` saying why there is none."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CassetteError(f"cassette {path} does not exist (record one with Runtime(record={str(path)!r}))") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise CassetteError(f"cassette {path} cannot be read: {error}") from None
+    too_deep = nesting_past(text, MAX_NESTING)
+    if too_deep is not None:
+        raise CassetteError(
+            f"cassette {path} nests {too_deep.depth:,} levels deep (from line {too_deep.line} column "
+            f"{too_deep.column}); a cassette may nest at most {MAX_NESTING} (corrupt, or not a recording?)"
+        )
+    try:
+        return json.loads(text)
+    except RecursionError:  # the check above keeps this from happening; a reader's error if it does
+        raise CassetteError(f"cassette {path} nests too deeply to be read") from None
+    except json.JSONDecodeError as error:
+        truncated = error.pos >= len(text.rstrip())
+        raise CassetteError(
+            f"cassette {path} is not valid JSON: {error.msg} at line {error.lineno} column {error.colno}"
+            + (" — the file ends early (truncated?)" if truncated else " (corrupt?)")
+        ) from None
+
+
+def _read_round(path: Path, number: int, entry: Any) -> tuple[dict[str, Any], AssistantMessage]:
+    """Round ``number``'s request summary and reply, or :class:`CassetteError` naming the round."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("reply"), dict):
+        raise CassetteError(f"cassette {path}, round {number}: expected an object with a \"reply\" object")
+    request = entry["request"] if isinstance(entry.get("request"), dict) else {}
+    try:
+        reply = AssistantMessage.model_validate(entry["reply"])
+    except ValidationError as error:
+        first = error.errors(include_url=False)[0]
+        where = ".".join(str(part) for part in first["loc"]) or "(reply)"
+        raise CassetteError(
+            f"cassette {path}, round {number}: the reply is not a valid assistant message "
+            f"({where}: {first['msg']})"
+        ) from None
+    return request, reply

@@ -33,6 +33,7 @@ from IPython.core.error import UsageError
 
 from .._install import install_hint
 from ..errors import DecisionError, SetupError
+from ._cell_errors import RunFailed, RunInterrupted, where_the_run_is
 from ._live import LiveRun
 
 if TYPE_CHECKING:
@@ -158,7 +159,7 @@ async def run_awaited(magics: AgentMagics, line: str, cell: str) -> None:
     except asyncio.CancelledError:
         run = await _finish_after_interrupt(task, live, plan)
         _record(magics, plan, live, run, interrupted=True)
-        raise
+        raise _interrupted(plan) from None
     try:
         run = task.result()
     except DecisionError as error:
@@ -171,6 +172,21 @@ async def run_awaited(magics: AgentMagics, line: str, cell: str) -> None:
         _record(magics, plan, live, plan.runtime.last_run, failure=error)
         raise
     _record(magics, plan, live, run)
+    _fail_if_the_run_failed(plan, run)
+
+
+def _interrupted(plan: CellPlan) -> RunInterrupted:
+    where = where_the_run_is(plan.options.output)
+    return RunInterrupted(f"the run was stopped; its transcript up to then is above and the Run is in {where}")
+
+
+def _fail_if_the_run_failed(plan: CellPlan, run: Any) -> None:
+    """A run that ended in an error fails the cell (after its transcript), unless --keep-going."""
+    if run is None or run.stop_reason != "error" or plan.options.keep_going:
+        return
+    where = where_the_run_is(plan.options.output)
+    raise RunFailed(f"{run.error or 'the run ended with an error'} (the Run is in {where}; "
+                    "pass --keep-going to let the notebook carry on)")
 
 
 async def _tick_until_done(task: asyncio.Future[Any], live: LiveRun, poll: Any) -> None:
@@ -221,7 +237,7 @@ def run_blocking(magics: AgentMagics, plan: CellPlan) -> None:
         except (TimeoutError, KeyboardInterrupt):
             run = handle.run
         _record(magics, plan, live, run, interrupted=True)
-        raise
+        raise _interrupted(plan) from None
     except SetupError as error:
         live.finish(None, notes=[f"The run could not start: {error}"])
         raise UsageError(f"%%agent: {error}") from None
@@ -229,6 +245,7 @@ def run_blocking(magics: AgentMagics, plan: CellPlan) -> None:
         _record(magics, plan, live, handle.run, failure=error)
         raise
     _record(magics, plan, live, run)
+    _fail_if_the_run_failed(plan, run)
 
 
 # -- background ---------------------------------------------------------------------------

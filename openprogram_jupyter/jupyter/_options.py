@@ -82,6 +82,7 @@ FLAGS: tuple[Flag, ...] = (
          _iterations, run_option="max_tool_calls"),
     Flag(("--system",), "system prompt for this run", "TEXT"),
     Flag(("--background",), "return a handle at once; the run goes on"),
+    Flag(("--keep-going",), "a run that ends in an error does not fail the cell (Run All carries on)"),
     Flag(("--choices",), "end with a pick among the options in notebook variable VAR; -o stores the result", "VAR"),
     Flag(("--record",), "save each model reply to a JSON cassette (replay:FILE)", "FILE"),
 )
@@ -119,6 +120,7 @@ class CellOptions:
     no_cap: bool = False
     system: str | None = None
     background: bool = False
+    keep_going: bool = False
     choices: str | None = None
     record: str | None = None
     run_options: dict[str, Any] = field(default_factory=dict)

@@ -62,3 +62,23 @@ async def test_a_tool_that_exits_fails_its_call_and_the_kernel_lives(kernel_name
             assert all(mimes == STATIC_MIMES for mimes in outputs_mimes(cell))  # the transcript is at rest
             assert "agent run in progress" not in plain_output(cell)
         assert (await kernel.text("print(6 * 7)")).strip() == "42"  # the kernel is alive
+
+
+async def test_a_run_that_fails_fails_the_cell_after_its_transcript_unless_keep_going(kernelspecs):
+    # No key: the provider's client refuses at once, before any network.
+    from .conftest import CURRENT
+
+    async with live_kernel(CURRENT) as kernel:
+        await kernel.text("import os\nfor k in ('OPENAI_API_KEY', 'OPENAI_BASE_URL'): os.environ.pop(k, None)\n"
+                          "%load_ext openprogram_jupyter")
+        cell = await kernel.run("%%agent -m openai:gpt-4.1-mini -o r --toolset none\nHello?")
+        error = error_of(cell)
+        assert error is not None and error.ename == "RunFailed"  # Run All, papermill, nbclient stop here
+        assert len(error.traceback) <= 3 and "the Run is in r" in error.evalue
+        assert all(mimes == STATIC_MIMES for mimes in outputs_mimes(cell))  # the transcript is saved
+        assert "OPENAI_API_KEY" in plain_output(cell)
+        assert (await kernel.text("print(r.stop_reason, r is runtime.last_run)")).split() == ["error", "True"]
+
+        cell = await kernel.run("%%agent -m openai:gpt-4.1-mini -o r2 --toolset none --keep-going\nHello?")
+        assert error_of(cell) is None
+        assert (await kernel.text("print(r2.stop_reason)")).strip() == "error"

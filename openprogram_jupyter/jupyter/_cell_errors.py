@@ -1,0 +1,30 @@
+"""How an ``%%agent`` cell fails: one short line, not a traceback through the package.
+
+IPython shows an exception's ``_render_traceback_()`` lines in place of its traceback, so
+the cell is still marked failed — Run All, papermill and nbclient stop there — while the
+user reads one line that says what happened and where the Run is.
+"""
+
+from __future__ import annotations
+
+__all__ = ["CellError", "RunFailed", "RunInterrupted", "where_the_run_is"]
+
+
+class CellError(Exception):
+    """Fails the cell with ``<ClassName>: <message>`` and nothing else."""
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"{type(self).__name__}: {self}"]
+
+
+class RunFailed(CellError):
+    """The run ended with ``stop_reason == "error"`` (its transcript is shown above)."""
+
+
+class RunInterrupted(CellError):
+    """Kernel ▸ Interrupt (or Ctrl-C) stopped the run; its partial transcript is kept."""
+
+
+def where_the_run_is(output: str | None) -> str:
+    """``r`` for ``-o r``, else ``runtime.last_run``."""
+    return output if output else "runtime.last_run"

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["validate_json_schema"]
@@ -123,7 +124,8 @@ def _check_array(value: list[Any], schema: dict[str, Any], path: str, root: dict
 
 
 def _bounds(value: Any, schema: dict[str, Any], where: str) -> list[tuple[str, str]]:
-    checks = []
+    # (keyword, whether the bound holds, how the message words it)
+    checks: list[tuple[str, Callable[[float], bool], str]] = []
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         checks = [("minimum", lambda b: value >= b, ">="), ("maximum", lambda b: value <= b, "<="),
                   ("exclusiveMinimum", lambda b: value > b, ">"), ("exclusiveMaximum", lambda b: value < b, "<")]

@@ -88,6 +88,7 @@ class RunView:
         notes: list[str] | None = None,
         max_hz: float = 10.0,
         max_result_chars: int = fmt.DEFAULT_MAX_RESULT_CHARS,
+        max_text_chars: int = fmt.DEFAULT_MAX_TEXT_CHARS,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         import ipywidgets as widgets
@@ -97,6 +98,7 @@ class RunView:
         self.builder = TreeBuilder()
         self.max_hz = max_hz
         self.max_result_chars = max_result_chars
+        self.max_text_chars = max_text_chars
         self._clock = clock
         self._inbox: collections.deque[Any] = collections.deque()
         self._notes = list(notes or [])
@@ -371,16 +373,19 @@ class RunView:
         return widget
 
     def _block_widget(self, block: Block, round_: RoundNode) -> Any:
-        """Text as HTML, thinking in a closed accordion; a cursor while the round streams."""
+        """Text as HTML, thinking in a closed accordion; a cursor while the round streams.
+        Past ``max_text_chars`` the text is cut, with a note saying how much."""
         w = self._w
         streaming = not round_.finished and round_.stop_reason is None
         cursor = "▍" if streaming else ""
+        style = _PRE if block.kind == "text" else _PRE + "font-style:italic"
+        html = _cut_pre(block.text, self.max_text_chars, fmt.TEXT_KEPT, style, cursor)
         if block.kind == "text":
             widget = self._widget_for(block, lambda: self._make(w.HTML))
-            self._want(widget, value=f'<pre style="{_PRE}">{escape(block.text)}{cursor}</pre>')
+            self._want(widget, value=html)
             return widget
         inner = self._widget_for(("thinking", id(block)), lambda: self._make(w.HTML))
-        self._want(inner, value=f'<pre style="{_PRE}font-style:italic">{escape(block.text)}{cursor}</pre>')
+        self._want(inner, value=html)
         accordion = self._widget_for(block, lambda: self._make_accordion(inner, "thinking", open_=False))
         return accordion
 
@@ -402,9 +407,9 @@ class RunView:
         if call.duration is not None:
             line += f'<span style="{_MUTED}"> · {fmt.seconds(call.duration)}</span>'
         self._want(summary, value=line)
-        args = fmt.arguments_text(call)
+        args = _cut_pre(fmt.arguments_text(call), self.max_text_chars, fmt.ARGUMENTS_KEPT)
         error = f'<div style="color:#cf222e">{escape(call.arguments_error)}</div>' if call.arguments_error else ""
-        self._want(arguments, value=f'<pre style="{_PRE}">{escape(args)}</pre>{error}')
+        self._want(arguments, value=args + error)
         waiting = call.id in self.controls.awaiting() and not self.finished
         if call.progress:
             latest = escape(fmt.shorten(str(call.progress[-1]), 200))
@@ -452,10 +457,7 @@ class RunView:
             inner = self._make(w.VBox, children=(body, *images))
             holder["body"] = body
             holder["accordion"] = self._make_accordion(inner, "result", open_=True)
-        text, note = fmt.truncate(fmt.result_text(call.result), self.max_result_chars)
-        html = f'<pre style="{_PRE}">{escape(text)}</pre>'
-        if note:
-            html += f'<div style="{_MUTED}">{escape(note)}</div>'
+        html = _cut_pre(fmt.result_text(call.result), self.max_result_chars, fmt.RESULT_KEPT)
         traceback = fmt.traceback_of(call.result)
         if traceback:
             html += (f'<details><summary style="{_MUTED}">traceback</summary>'
@@ -478,6 +480,14 @@ WIDGET_OF: NodeHandlers[Callable[[RunView, Any, Any], Any]] = NodeHandlers("the 
 })
 """How each kind of node gets its widget: ``make(view, node, parent)``, where ``parent``
 is the run (timeline items) or the round (round items) that holds the node."""
+
+
+def _cut_pre(text: str, limit: int, kept: str, style: str = _PRE, cursor: str = "") -> str:
+    """``text`` in a ``<pre>`` (``cursor`` after it), cut to ``limit`` characters with a note
+    saying how much was left out."""
+    shown, note = fmt.truncate(text, limit, kept)
+    html = f'<pre style="{style}">{escape(shown)}{cursor}</pre>'
+    return html + (f'<div style="{_MUTED}">{escape(note)}</div>' if note else "")
 
 
 def _accordion_title(accordion: Any) -> str | None:

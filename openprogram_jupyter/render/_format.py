@@ -6,6 +6,7 @@ import base64
 import binascii
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,21 @@ SAFE_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/web
 _BASE64 = re.compile(r"^[A-Za-z0-9+/\s]*={0,2}\s*$")
 
 DEFAULT_MAX_RESULT_CHARS = 4000
+DEFAULT_MAX_TEXT_CHARS = 100_000
+
+RESULT_KEPT = "the full result is in run.messages"
+TEXT_KEPT = "the full text is in run.messages"
+ARGUMENTS_KEPT = "the full arguments are in run.messages"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How much of one long string a view shows before cutting it (the Run keeps it whole):
+    ``result_chars`` of a tool result, ``text_chars`` of what the model wrote (a text or
+    thinking block, a call's arguments)."""
+
+    result_chars: int = DEFAULT_MAX_RESULT_CHARS
+    text_chars: int = DEFAULT_MAX_TEXT_CHARS
 
 
 def seconds(value: float | None) -> str:
@@ -145,12 +161,14 @@ def result_text(result: ToolResultMessage) -> str:
     return "".join(block.text for block in result.content if isinstance(block, TextContent))
 
 
-def truncate(text: str, limit: int) -> tuple[str, str | None]:
-    """``text`` cut to ``limit`` characters, and a note saying how much was left out."""
+def truncate(text: str, limit: int, kept: str = RESULT_KEPT) -> tuple[str, str | None]:
+    """``text`` cut to ``limit`` characters, and a note saying how much was left out and
+    where the whole is (``kept``); ``None`` for the note when nothing was cut (or
+    ``limit <= 0``, no limit)."""
     if limit <= 0 or len(text) <= limit:
         return text, None
     left_out = len(text) - limit
-    return text[:limit], f"… {left_out:,} more characters not shown (the full result is in run.messages)"
+    return text[:limit], f"… {left_out:,} more characters not shown ({kept})"
 
 
 def result_images(result: ToolResultMessage) -> list[ImageContent]:

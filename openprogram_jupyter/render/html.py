@@ -36,13 +36,21 @@ _PRE = (
 _MUTED = "color:#57606a;font-size:12px;"
 
 
-def render_html(run: Any, *, max_result_chars: int = fmt.DEFAULT_MAX_RESULT_CHARS) -> str:
-    """The whole run as one self-contained, script-free HTML fragment."""
-    return run_html(tree_of(run), max_result_chars=max_result_chars)
+def render_html(run: Any, *, max_result_chars: int = fmt.DEFAULT_MAX_RESULT_CHARS,
+                max_text_chars: int = fmt.DEFAULT_MAX_TEXT_CHARS) -> str:
+    """The whole run as one self-contained, script-free HTML fragment. A tool result longer
+    than ``max_result_chars``, and a model's text, thinking or arguments longer than
+    ``max_text_chars``, are cut, with a note saying how much was left out."""
+    return run_html(tree_of(run), max_result_chars=max_result_chars, max_text_chars=max_text_chars)
 
 
-def run_html(run: RunNode, *, max_result_chars: int = fmt.DEFAULT_MAX_RESULT_CHARS, nested: bool = False) -> str:
+def run_html(run: RunNode, *, max_result_chars: int = fmt.DEFAULT_MAX_RESULT_CHARS,
+             max_text_chars: int = fmt.DEFAULT_MAX_TEXT_CHARS, nested: bool = False) -> str:
     """One :class:`RunNode` (and its nested runs) as HTML."""
+    return _run_html(run, fmt.Limits(max_result_chars, max_text_chars), nested=nested)
+
+
+def _run_html(run: RunNode, limits: fmt.Limits, *, nested: bool) -> str:
     out: list[str] = []
     style = _BOX if not nested else "margin:4px 0 4px 8px;padding-left:8px;border-left:2px solid rgba(127,127,127,0.3);"
     out.append(f'<div class="openprogram-run" style="{style}">')
@@ -53,19 +61,26 @@ def run_html(run: RunNode, *, max_result_chars: int = fmt.DEFAULT_MAX_RESULT_CHA
         + "</div>"
     )
     for item in run.timeline:
-        out.append(_item_html(item, max_result_chars))
+        out.append(_item_html(item, limits))
     out.append(_end_html(run))
     out.append("</div>")
     return "".join(out)
 
 
-def _item_html(node: Any, max_result_chars: int) -> str:
+def _item_html(node: Any, limits: fmt.Limits) -> str:
     """A timeline or round item, drawn by its kind's entry in :data:`HTML_OF`."""
     draw = HTML_OF.handler_for(node)
-    return draw(node, max_result_chars) if draw is not None else ""
+    return draw(node, limits) if draw is not None else ""
 
 
-def _user_html(user: UserNode, _max_result_chars: int) -> str:
+def _cut_html(text: str, limit: int, kept: str, style: str = _PRE) -> str:
+    """``text`` in a ``<pre>``, cut to ``limit`` characters with a note saying how much was left out."""
+    shown, note = fmt.truncate(text, limit, kept)
+    html = f'<pre style="{style}">{escape(shown)}</pre>'
+    return html + (f'<div style="{_MUTED}">{escape(note)}</div>' if note else "")
+
+
+def _user_html(user: UserNode, _limits: fmt.Limits) -> str:
     label = "prompt" if user.kind == "prompt" else "user message"
     images = f" (+{user.images} image{'s' if user.images != 1 else ''})" if user.images else ""
     return (
@@ -74,30 +89,30 @@ def _user_html(user: UserNode, _max_result_chars: int) -> str:
     )
 
 
-def _round_html(round_: RoundNode, max_result_chars: int) -> str:
+def _round_html(round_: RoundNode, limits: fmt.Limits) -> str:
     out = [f'<div style="margin:6px 0"><div style="{_MUTED}">round {round_.number}</div>']
     for item in round_.items:
-        out.append(_item_html(item, max_result_chars))
+        out.append(_item_html(item, limits))
     if round_.stop_reason == "error" and round_.error_message:
         out.append(f'<div style="color:#cf222e">model error: {escape(round_.error_message)}</div>')
     out.append("</div>")
     return "".join(out)
 
 
-def _block_html(block: Block, _max_result_chars: int) -> str:
+def _block_html(block: Block, limits: fmt.Limits) -> str:
     if block.kind == "thinking":
         return (
             f'<details><summary style="{_MUTED}">thinking</summary>'
-            f'<pre style="{_PRE}font-style:italic">{escape(block.text)}</pre></details>'
+            f'{_cut_html(block.text, limits.text_chars, fmt.TEXT_KEPT, _PRE + "font-style:italic")}</details>'
         )
-    return f'<pre style="{_PRE}">{escape(block.text)}</pre>' if block.text else ""
+    return _cut_html(block.text, limits.text_chars, fmt.TEXT_KEPT) if block.text else ""
 
 
-def _notice_html(notice: NoticeNode, _max_result_chars: int) -> str:
+def _notice_html(notice: NoticeNode, _limits: fmt.Limits) -> str:
     return f'<div style="{_MUTED}">note: {escape(notice.text)}</div>'
 
 
-def _call_html(call: CallNode, max_result_chars: int) -> str:
+def _call_html(call: CallNode, limits: fmt.Limits) -> str:
     color = fmt.STATUS_COLOR.get(call.status, "#57606a")
     summary = (
         f'<summary><code>{escape(call.name)}</code>'
@@ -109,16 +124,15 @@ def _call_html(call: CallNode, max_result_chars: int) -> str:
         summary += f'<span style="{_MUTED}"> · {fmt.seconds(call.duration)}</span>'
     summary += "</summary>"
     out = [f'<details style="margin:2px 0 2px 4px">{summary}<div style="margin-left:12px">']
-    out.append(f'<div style="{_MUTED}">arguments</div><pre style="{_PRE}">{escape(fmt.arguments_text(call))}</pre>')
+    out.append(f'<div style="{_MUTED}">arguments</div>'
+               + _cut_html(fmt.arguments_text(call), limits.text_chars, fmt.ARGUMENTS_KEPT))
     if call.arguments_error:
         out.append(f'<div style="color:#cf222e">{escape(call.arguments_error)}</div>')
     for child in call.children:
-        out.append(run_html(child, max_result_chars=max_result_chars, nested=True))
+        out.append(_run_html(child, limits, nested=True))
     if call.result is not None:
-        text, note = fmt.truncate(fmt.result_text(call.result), max_result_chars)
-        out.append(f'<div style="{_MUTED}">result</div><pre style="{_PRE}">{escape(text)}</pre>')
-        if note:
-            out.append(f'<div style="{_MUTED}">{escape(note)}</div>')
+        out.append(f'<div style="{_MUTED}">result</div>'
+                   + _cut_html(fmt.result_text(call.result), limits.result_chars, fmt.RESULT_KEPT))
         for image in fmt.result_images(call.result):
             out.append(
                 f'<img alt="tool result image" style="max-width:100%" '
@@ -141,11 +155,11 @@ def _end_html(run: RunNode) -> str:
     return f'<div style="color:{color};font-size:12px;margin-top:4px">{escape(fmt.end_line(run))}</div>'
 
 
-HTML_OF: NodeHandlers[Callable[[Any, int], str]] = NodeHandlers("the HTML transcript", {
+HTML_OF: NodeHandlers[Callable[[Any, fmt.Limits], str]] = NodeHandlers("the HTML transcript", {
     UserNode: _user_html,
     RoundNode: _round_html,
     Block: _block_html,
     CallNode: _call_html,
     NoticeNode: _notice_html,
 })
-"""How each kind of node is drawn: ``draw(node, max_result_chars) -> html``."""
+"""How each kind of node is drawn: ``draw(node, limits) -> html``."""

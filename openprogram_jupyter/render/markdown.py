@@ -49,28 +49,42 @@ def code_span(text: str) -> str:
     return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
-def render_markdown(run: Any, *, max_result_chars: int = fmt.DEFAULT_MAX_RESULT_CHARS) -> str:
-    """The whole run as markdown; model and tool strings only ever inside code."""
-    return run_markdown(tree_of(run), max_result_chars=max_result_chars)
+def render_markdown(run: Any, *, max_result_chars: int = fmt.DEFAULT_MAX_RESULT_CHARS,
+                    max_text_chars: int = fmt.DEFAULT_MAX_TEXT_CHARS) -> str:
+    """The whole run as markdown; model and tool strings only ever inside code. Long results
+    and model texts are cut as in :func:`~openprogram_jupyter.render.html.render_html`."""
+    return run_markdown(tree_of(run), max_result_chars=max_result_chars, max_text_chars=max_text_chars)
 
 
-def run_markdown(run: RunNode, *, max_result_chars: int = fmt.DEFAULT_MAX_RESULT_CHARS, indent: str = "") -> str:
+def run_markdown(run: RunNode, *, max_result_chars: int = fmt.DEFAULT_MAX_RESULT_CHARS,
+                 max_text_chars: int = fmt.DEFAULT_MAX_TEXT_CHARS, indent: str = "") -> str:
+    """One :class:`RunNode` (and its nested runs) as markdown."""
+    return _run_markdown(run, fmt.Limits(max_result_chars, max_text_chars), indent)
+
+
+def _run_markdown(run: RunNode, limits: fmt.Limits, indent: str) -> str:
     lines: list[str] = []
     title = "agent run" if not indent else "nested run"
     lines.append(f"{indent}**{title}** · " + " · ".join(_safe_header(run)))
     lines.append("")
     for item in run.timeline:
-        lines += _item_markdown(item, max_result_chars, indent)
+        lines += _item_markdown(item, limits, indent)
     lines.append(f"{indent}*{_end_words(run)}*")
     if run.error:
         lines += ["", fence(run.error, indent=indent)]
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _item_markdown(node: Any, max_result_chars: int, indent: str) -> list[str]:
+def _item_markdown(node: Any, limits: fmt.Limits, indent: str) -> list[str]:
     """A timeline or round item's lines, drawn by its kind's entry in :data:`MARKDOWN_OF`."""
     draw = MARKDOWN_OF.handler_for(node)
-    return draw(node, max_result_chars, indent) if draw is not None else []
+    return draw(node, limits, indent) if draw is not None else []
+
+
+def _cut_fence(text: str, limit: int, kept: str, indent: str, language: str = "text") -> list[str]:
+    """``text`` fenced, cut to ``limit`` characters with a note saying how much was left out."""
+    shown, note = fmt.truncate(text, limit, kept)
+    return [fence(shown, language, indent), "", *([f"{indent}*{note}*", ""] if note else [])]
 
 
 def _safe_header(run: RunNode) -> list[str]:
@@ -85,56 +99,55 @@ def _end_words(run: RunNode) -> str:
     return fmt.RUN_END_LABEL.get(run.stop_reason, "ended")
 
 
-def _user_markdown(user: UserNode, _max_result_chars: int, indent: str) -> list[str]:
+def _user_markdown(user: UserNode, _limits: fmt.Limits, indent: str) -> list[str]:
     label = "prompt" if user.kind == "prompt" else "user message"
     return [f"{indent}*{label}*", "", fence(user.text, indent=indent), ""]
 
 
-def _round_markdown(round_: RoundNode, max_result_chars: int, indent: str) -> list[str]:
+def _round_markdown(round_: RoundNode, limits: fmt.Limits, indent: str) -> list[str]:
     lines = [f"{indent}*round {round_.number}*", ""]
     for item in round_.items:
-        lines += _item_markdown(item, max_result_chars, indent)
+        lines += _item_markdown(item, limits, indent)
     if round_.stop_reason == "error" and round_.error_message:
         lines += [f"{indent}*model error*", "", fence(round_.error_message, indent=indent), ""]
     return lines
 
 
-def _block_markdown(block: Block, _max_result_chars: int, indent: str) -> list[str]:
+def _block_markdown(block: Block, limits: fmt.Limits, indent: str) -> list[str]:
     if block.kind == "thinking":
-        return [f"{indent}*thinking*", "", fence(block.text, indent=indent), ""]
-    return [fence(block.text, indent=indent), ""] if block.text else []
+        return [f"{indent}*thinking*", "", *_cut_fence(block.text, limits.text_chars, fmt.TEXT_KEPT, indent)]
+    return _cut_fence(block.text, limits.text_chars, fmt.TEXT_KEPT, indent) if block.text else []
 
 
-def _notice_markdown(notice: NoticeNode, _max_result_chars: int, indent: str) -> list[str]:
+def _notice_markdown(notice: NoticeNode, _limits: fmt.Limits, indent: str) -> list[str]:
     return [f"{indent}note: {code_span(notice.text)}", ""]
 
 
-def _call_markdown(call: CallNode, max_result_chars: int, indent: str) -> list[str]:
+def _call_markdown(call: CallNode, limits: fmt.Limits, indent: str) -> list[str]:
     status = fmt.STATUS_LABEL.get(call.status, "?")
     head = f"{indent}- {code_span(call.name)} — {fmt.STATUS_MARK.get(call.status, '')} {status}"
     if call.duration is not None:
         head += f" · {fmt.seconds(call.duration)}"
     inner = indent + "  "
-    lines = [head, "", f"{inner}arguments:", "", fence(fmt.arguments_text(call), "json", inner), ""]
+    lines = [head, "", f"{inner}arguments:", "",
+             *_cut_fence(fmt.arguments_text(call), limits.text_chars, fmt.ARGUMENTS_KEPT, inner, "json")]
     if call.arguments_error:
         lines += [fence(call.arguments_error, indent=inner), ""]
     for child in call.children:
-        lines += [run_markdown(child, max_result_chars=max_result_chars, indent=inner), ""]
+        lines += [_run_markdown(child, limits, inner), ""]
     if call.result is not None:
-        text, note = fmt.truncate(fmt.result_text(call.result), max_result_chars)
-        lines += [f"{inner}result:", "", fence(text, indent=inner), ""]
-        if note:
-            lines += [f"{inner}*{note}*", ""]
+        lines += [f"{inner}result:", "",
+                  *_cut_fence(fmt.result_text(call.result), limits.result_chars, fmt.RESULT_KEPT, inner)]
         for image in fmt.result_images(call.result):
             lines += [f"{inner}{fmt.image_label(image)}", ""]
     return lines
 
 
-MARKDOWN_OF: NodeHandlers[Callable[[Any, int, str], list[str]]] = NodeHandlers("the markdown transcript", {
+MARKDOWN_OF: NodeHandlers[Callable[[Any, fmt.Limits, str], list[str]]] = NodeHandlers("the markdown transcript", {
     UserNode: _user_markdown,
     RoundNode: _round_markdown,
     Block: _block_markdown,
     CallNode: _call_markdown,
     NoticeNode: _notice_markdown,
 })
-"""How each kind of node is drawn: ``draw(node, max_result_chars, indent) -> lines``."""
+"""How each kind of node is drawn: ``draw(node, limits, indent) -> lines``."""

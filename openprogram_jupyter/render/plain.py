@@ -18,56 +18,70 @@ __all__ = ["PLAIN_OF", "render_plain", "run_plain"]
 DEFAULT_PLAIN_RESULT_CHARS = 1000
 
 
-def render_plain(run: Any, *, max_result_chars: int = DEFAULT_PLAIN_RESULT_CHARS) -> str:
-    """The whole run as indented plain text."""
-    return run_plain(tree_of(run), max_result_chars=max_result_chars)
+def render_plain(run: Any, *, max_result_chars: int = DEFAULT_PLAIN_RESULT_CHARS,
+                 max_text_chars: int = fmt.DEFAULT_MAX_TEXT_CHARS) -> str:
+    """The whole run as indented plain text. Long results and model texts are cut as in
+    :func:`~openprogram_jupyter.render.html.render_html` (results shorter by default)."""
+    return run_plain(tree_of(run), max_result_chars=max_result_chars, max_text_chars=max_text_chars)
 
 
 def _indented(text: str, indent: str) -> list[str]:
     return [indent + line for line in text.split("\n")]
 
 
-def run_plain(run: RunNode, *, max_result_chars: int = DEFAULT_PLAIN_RESULT_CHARS, indent: str = "") -> str:
+def run_plain(run: RunNode, *, max_result_chars: int = DEFAULT_PLAIN_RESULT_CHARS,
+              max_text_chars: int = fmt.DEFAULT_MAX_TEXT_CHARS, indent: str = "") -> str:
+    """One :class:`RunNode` (and its nested runs) as plain text."""
+    return _run_plain(run, fmt.Limits(max_result_chars, max_text_chars), indent)
+
+
+def _run_plain(run: RunNode, limits: fmt.Limits, indent: str) -> str:
     title = "agent run" if not indent else "nested run"
     lines = [f"{indent}{title} · " + " · ".join(fmt.header_parts(run))]
     for item in run.timeline:
-        lines += _item_plain(item, max_result_chars, indent)
+        lines += _item_plain(item, limits, indent)
     lines.append(f"{indent}— {fmt.end_line(run)}")
     return "\n".join(lines)
 
 
-def _item_plain(node: Any, max_result_chars: int, indent: str) -> list[str]:
+def _item_plain(node: Any, limits: fmt.Limits, indent: str) -> list[str]:
     """A timeline or round item's lines, drawn by its kind's entry in :data:`PLAIN_OF`."""
     draw = PLAIN_OF.handler_for(node)
-    return draw(node, max_result_chars, indent) if draw is not None else []
+    return draw(node, limits, indent) if draw is not None else []
 
 
-def _user_plain(user: UserNode, _max_result_chars: int, indent: str) -> list[str]:
+def _cut_lines(text: str, limit: int, kept: str, indent: str) -> list[str]:
+    """``text``'s lines, indented, cut to ``limit`` characters with a note saying how much was left out."""
+    shown, note = fmt.truncate(text, limit, kept)
+    return [*(_indented(shown, indent) if shown else []), *([indent + note] if note else [])]
+
+
+def _user_plain(user: UserNode, _limits: fmt.Limits, indent: str) -> list[str]:
     label = "prompt" if user.kind == "prompt" else "user"
     return [f"{indent}{label}:", *_indented(user.text, indent + "  ")]
 
 
-def _round_plain(round_: RoundNode, max_result_chars: int, indent: str) -> list[str]:
+def _round_plain(round_: RoundNode, limits: fmt.Limits, indent: str) -> list[str]:
     """The round's items are indented one step deeper than its ``[round N]`` line."""
     lines = [f"{indent}[round {round_.number}]"]
     for item in round_.items:
-        lines += _item_plain(item, max_result_chars, indent + "  ")
+        lines += _item_plain(item, limits, indent + "  ")
     if round_.stop_reason == "error" and round_.error_message:
         lines.append(f"{indent}  model error: {round_.error_message}")
     return lines
 
 
-def _block_plain(block: Block, _max_result_chars: int, indent: str) -> list[str]:
+def _block_plain(block: Block, limits: fmt.Limits, indent: str) -> list[str]:
     if block.kind == "thinking":
         return [f"{indent}(thinking: {fmt.shorten(block.text, 100)})"]
-    return _indented(block.text, indent) if block.text else []
+    return _cut_lines(block.text, limits.text_chars, fmt.TEXT_KEPT, indent) if block.text else []
 
 
-def _notice_plain(notice: NoticeNode, _max_result_chars: int, indent: str) -> list[str]:
+def _notice_plain(notice: NoticeNode, _limits: fmt.Limits, indent: str) -> list[str]:
     return [f"{indent}note: {notice.text}"]
 
 
-def _call_plain(call: CallNode, max_result_chars: int, indent: str) -> list[str]:
+def _call_plain(call: CallNode, limits: fmt.Limits, indent: str) -> list[str]:
     status = fmt.STATUS_LABEL.get(call.status, call.status)
     line = f"{indent}▸ {call.name}({fmt.arguments_preview(call, 120)}) → {status}"
     if call.duration is not None:
@@ -76,23 +90,19 @@ def _call_plain(call: CallNode, max_result_chars: int, indent: str) -> list[str]
     if call.arguments_error:
         lines.append(f"{indent}    {call.arguments_error}")
     for child in call.children:
-        lines.append(run_plain(child, max_result_chars=max_result_chars, indent=indent + "    "))
+        lines.append(_run_plain(child, limits, indent + "    "))
     if call.result is not None:
-        text, note = fmt.truncate(fmt.result_text(call.result), max_result_chars)
-        if text:
-            lines += _indented(text, indent + "    ")
-        if note:
-            lines.append(f"{indent}    {note}")
+        lines += _cut_lines(fmt.result_text(call.result), limits.result_chars, fmt.RESULT_KEPT, indent + "    ")
         for image in fmt.result_images(call.result):
             lines.append(f"{indent}    {fmt.image_label(image)}")
     return lines
 
 
-PLAIN_OF: NodeHandlers[Callable[[Any, int, str], list[str]]] = NodeHandlers("the plain-text transcript", {
+PLAIN_OF: NodeHandlers[Callable[[Any, fmt.Limits, str], list[str]]] = NodeHandlers("the plain-text transcript", {
     UserNode: _user_plain,
     RoundNode: _round_plain,
     Block: _block_plain,
     CallNode: _call_plain,
     NoticeNode: _notice_plain,
 })
-"""How each kind of node is drawn: ``draw(node, max_result_chars, indent) -> lines``."""
+"""How each kind of node is drawn: ``draw(node, limits, indent) -> lines``."""

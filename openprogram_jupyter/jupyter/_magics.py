@@ -64,6 +64,7 @@ class AgentMagics(Magics):
         self.sessions = Sessions()
         self.namespace_runtime = namespace_runtime
         self._runtimes: dict[str, Any] = {}
+        self._offline_noted = False
         self.observe(self._follow_model, names=["model"])
 
     def _follow_model(self, change: dict[str, Any]) -> None:
@@ -179,9 +180,17 @@ class AgentMagics(Magics):
             return self._runtime_for_string(self.model, "%config AgentMagics.model"), notes
         if not self.model and spec is None and default_model_name() == "offline":
             chosen = os.environ.get("OPENPROGRAM_MODEL", "").strip() == "offline"
-            notes.append("Using the built-in offline model (OPENPROGRAM_MODEL=offline)." if chosen else OFFLINE_NOTE)
+            notes.append(self._offline_note(chosen))
         self._resolve(runtime, "the default model")
         return runtime, notes
+
+    def _offline_note(self, chosen: bool) -> str:
+        """The note for a cell that runs on the default offline model: in full in the first
+        such cell of the notebook, one short line after that."""
+        if self._offline_noted:
+            return "Offline model (no provider key set)." if not chosen else "Offline model (OPENPROGRAM_MODEL)."
+        self._offline_noted = True
+        return "Using the built-in offline model (OPENPROGRAM_MODEL=offline)." if chosen else OFFLINE_NOTE
 
     def _runtime_for_string(self, name: str, what: str) -> Any:
         from ..runtime import Runtime

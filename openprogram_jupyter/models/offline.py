@@ -1,8 +1,10 @@
 """The ``offline`` model: the whole loop working with no key and no network.
 
 It is not a language model and says so. With tools named for the run (``tools=[...]``, a
-``toolset``) it calls each of them once with example arguments that satisfy the tool's
-schema, then reports what came back. With the default full menu it calls nothing — calling
+``toolset``) it calls each of them once, with arguments read from the prompt where it can
+("What is 2 + 3?" gives ``add(a=2, b=3)``: numbers, quoted strings and enum words, in
+parameter order, typed by the schema; :mod:`~openprogram_jupyter.tools.prompt_arguments`)
+and example values otherwise, then reports what came back. With the default full menu it calls nothing — calling
 every registered tool unasked could have side effects — and lists what it could call.
 """
 
@@ -16,6 +18,7 @@ from .._decision_options import example_pick
 from ..events import AssistantUpdate
 from ..messages import ToolResultMessage, UserMessage
 from ..tools.examples import example_arguments
+from ..tools.prompt_arguments import PromptValues, arguments_from_prompt
 from .base import MessageBuilder, Model, ModelRequest
 from .providers import key_variables_text
 
@@ -39,13 +42,19 @@ class OfflineModel(Model):
         if to_call:
             if request.parallel_tool_calls is False:
                 to_call = to_call[:1]
+            values = PromptValues.read(_prompt_text(request.messages))
             for spec in to_call:
-                for update in out.tool_call(spec["name"], example_arguments(spec.get("parameters") or {})):
+                for update in out.tool_call(spec["name"], arguments_from_prompt(spec.get("parameters") or {}, values)):
                     yield update
             out.finish("toolUse")
             return
         yield out.text_delta(_final_text(request, results))
         out.finish("stop")
+
+
+def _prompt_text(messages: list[Any]) -> str:
+    """The text of the latest user message (the task this round answers)."""
+    return next((m.text for m in reversed(messages) if isinstance(m, UserMessage)), "")
 
 
 def _results_since_prompt(messages: list[Any]) -> list[ToolResultMessage]:
@@ -61,7 +70,8 @@ def _results_since_prompt(messages: list[Any]) -> list[ToolResultMessage]:
 def _final_text(request: ModelRequest, results: list[ToolResultMessage]) -> str:
     lines = ["This is the offline model: no language model ran, nothing left this machine."]
     if results:
-        lines.append("I called each tool named for this run once, with example arguments:")
+        lines.append("I called each tool named for this run once, with arguments taken from the prompt where "
+                     "I could find them and example values otherwise:")
         for message in results:
             outcome = "error" if message.is_error else "result"
             text = message.text.strip().replace("\n", " ")

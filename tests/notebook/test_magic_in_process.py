@@ -174,6 +174,18 @@ def test_offline_default_says_so(shell, capsys):
     assert shell.user_ns["r"].model == "offline"
 
 
+def test_the_offline_note_is_given_in_full_once_then_short(shell, capsys, monkeypatch):
+    for name in ("OPENPROGRAM_MODEL", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(shell.magics_manager.registry["AgentMagics"], "_offline_noted", False)  # a new notebook
+    shell.run_cell("%%agent --toolset none\nHello?")
+    first = capsys.readouterr().out
+    shell.run_cell("%%agent --toolset none\nHello again?")
+    second = capsys.readouterr().out
+    assert "Set OPENAI_API_KEY" in first and "Set OPENAI_API_KEY" not in second
+    assert "Offline model (no provider key set)." in second
+
+
 def test_config_model_is_used_when_no_m(shell):
     agent = magics(shell)
     shell.run_line_magic("config", "AgentMagics.model = 'offline'")

@@ -52,7 +52,10 @@ async def test_quickstart_notebook_executes(kernel_name):
     assert_static(notebook)
     first = agent_cells(notebook)[0]
     assert "This is the offline model" in plain(first)
-    assert "▸ add(" in plain(first) and "▸ word_count(" in plain(first)
+    # The offline model takes the prompt's values ("What is 2 + 3 ... in "{sentence}"?").
+    assert "▸ add(a=2, b=3) → done" in plain(first)
+    assert '▸ word_count(text="to be or not to be") → done' in plain(first)
+    assert "- add: result: 5.0" in plain(first) and "- word_count: result: 6" in plain(first)
     assert any("'19 + 23 = 42.'" in plain(cell) for cell in notebook.cells if cell.cell_type == "code")
     assert "You told me your name is Ada." in plain(agent_cells(notebook)[-1])
 

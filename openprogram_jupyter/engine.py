@@ -10,6 +10,7 @@ entry point of :class:`~openprogram_jupyter.runtime.Runtime` ends here.
 from __future__ import annotations
 
 import asyncio
+import os
 import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -19,14 +20,20 @@ from ._decision_judge import Judge
 from ._stop import StopSignal
 from .loop import LoopConfig, LoopState, run_loop
 from .messages import new_id
+from .models import Model
+from .models import resolve_model as resolve_model_string
+from .models.replay import RecordingModel
 from .run import Run
 from .spec import RunSpec, RuntimeDefaults, build_spec
 from .tool_execution import CallEnvironment
+from .tools.registry import default_registry
 
 if TYPE_CHECKING:
     from .runtime import Runtime
 
-__all__ = ["EventSink", "RunSpec", "RuntimeDefaults", "build_spec", "execute"]
+__all__ = [
+    "EventSink", "RunSpec", "RuntimeDefaults", "build_spec", "default_registry", "execute", "resolve_model",
+]
 
 _INTERRUPT_GRACE_SECONDS = 2.0
 
@@ -69,6 +76,17 @@ async def execute(runtime: Runtime, spec: RunSpec, *, on_created: Callable[[Run]
     if judge is not None:
         await judge.conclude(run, runtime=runtime, max_iterations=spec.max_iterations)
     return run
+
+
+def resolve_model(
+    spec: str | Model | None, *, api_key: str | None, base_url: str | None, record: str | os.PathLike[str] | None
+) -> Model:
+    """The model a Runtime runs: ``spec`` resolved (see :func:`.models.resolve_model`), and
+    wrapped to save every reply to the cassette ``record`` when one is named."""
+    model = resolve_model_string(spec, api_key=api_key, base_url=base_url)
+    if record is None:
+        return model
+    return RecordingModel(model, record, secrets=[api_key] if api_key else [])
 
 
 class EventSink:

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import _ambient
+from .errors import RunError
 
 # The engine (and with it the loop, the tools layer and pydantic) loads with the first
 # run, not with this module: `%load_ext` creates the notebook's Runtime and must stay fast.
@@ -83,7 +84,7 @@ class Runtime:
     def registry(self) -> Registry:
         """Where the default menu comes from (the global registry unless one was given)."""
         if self._registry is None:
-            from .tools.registry import default_registry
+            from .engine import default_registry
 
             return default_registry
         return self._registry
@@ -97,14 +98,10 @@ class Runtime:
     def model(self) -> Model:
         """The resolved model (resolving it on first access)."""
         if self._model is None:
-            from .models import resolve_model
+            from .engine import resolve_model
 
-            model = resolve_model(self._model_spec, api_key=self._api_key, base_url=self._base_url)
-            if self.record is not None:
-                from .models.replay import RecordingModel
-
-                model = RecordingModel(model, self.record, secrets=[self._api_key] if self._api_key else [])
-            self._model = model
+            self._model = resolve_model(self._model_spec, api_key=self._api_key, base_url=self._base_url,
+                                        record=self.record)
         return self._model
 
     @model.setter
@@ -316,7 +313,6 @@ def _drain(queue: deque[Any]) -> list[Any]:
 
 
 def _answer(run: Run) -> Any:
-    from .errors import RunError
 
     if run.stop_reason == "error":
         raise RunError(run)

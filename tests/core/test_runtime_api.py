@@ -217,6 +217,26 @@ def test_offline_model_calls_each_named_tool_once_with_schema_valid_arguments():
     assert "offline" in text and "greet: result: hi example" in text
 
 
+def test_offline_model_makes_one_call_per_round_when_parallel_calls_are_off():
+    @op.function
+    def first() -> str:
+        """First."""
+        return "1"
+
+    @op.function
+    def second() -> str:
+        """Second."""
+        return "2"
+
+    rt = op.Runtime(model="offline")
+    run = rt.run("go", tools=[first, second], parallel_tool_calls=False)
+    replies = [m for m in run.messages if isinstance(m, op.AssistantMessage)]
+    assert [[c.name for c in m.tool_calls] for m in replies] == [["first"], ["second"], []]
+    rt = op.Runtime(model="offline")
+    run = rt.run("go", tools=[first, second])
+    assert [len(m.tool_calls) for m in run.messages if isinstance(m, op.AssistantMessage)] == [2, 0]
+
+
 def test_offline_model_with_the_default_menu_calls_nothing_and_lists_tools():
     ran = []
 

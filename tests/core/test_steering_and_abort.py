@@ -137,7 +137,7 @@ def test_abort_before_the_first_round_still_gives_a_complete_run():
     assert run.messages[0].role == "user"
 
 
-def test_run_handle_steer_follow_up_and_abort():
+def test_run_handle_follow_up_starts_another_round():
     gate = threading.Event()
 
     @op.function
@@ -152,16 +152,59 @@ def test_run_handle_steer_follow_up_and_abort():
     gate.set()
     run = handle.wait(timeout=10)
     assert run.text == "after follow-up"
+    assert model.requests[2].messages[-1].text == "and then?"
     assert handle.done and handle.events[-1].type == "agent_end"
+
+
+def test_run_handle_steer_skips_the_calls_not_started_and_reaches_the_next_round():
+    started, gate = threading.Event(), threading.Event()
+
+    @op.function
+    def slow(n: int) -> str:
+        """Blocks until the test opens the gate."""
+        started.set()
+        gate.wait(5)
+        return f"done {n}"
+
+    model = op.ScriptedModel([[call("slow", n=1), call("slow", n=2)], "steered"])
+    handle = op.Runtime(model=model).start("go", tools=[slow])
+    assert started.wait(5)
+    handle.steer("stop after the first one")
+    gate.set()
+    run = handle.wait(timeout=10)
+    assert [r.text for r in results(run)] == ["done 1", "skipped: a new user message arrived before this call ran"]
+    assert model.requests[1].messages[-1].text == "stop after the first one"
+    assert run.text == "steered"
+
+
+def test_run_handle_abort_stops_a_running_tool_and_keeps_the_run():
+    started = threading.Event()
+
+    @op.function
+    def wait_to_be_cancelled(context: op.ToolContext) -> str:
+        """Waits until the run is stopped."""
+        started.set()
+        context.cancelled.wait(5)
+        return "noticed"
+
+    model = op.ScriptedModel([call("wait_to_be_cancelled"), "never reached"])
+    handle = op.Runtime(model=model).start("go", tools=[wait_to_be_cancelled])
+    assert started.wait(5)
+    handle.abort()
+    run = handle.wait(timeout=10)
+    assert run.stop_reason == "aborted" and results(run)[0].status == "cancelled"
+    assert len(model.requests) == 1  # the model was not asked again
 
 
 def test_run_handle_abort_twice_and_after_the_end_is_harmless():
     model = op.ScriptedModel([op.AssistantMessage(content=[op.TextContent(text="x")])])
     handle = op.Runtime(model=model).start("go")
     run = handle.wait(timeout=10)
+    events = len(run.events)
     handle.abort()
     handle.abort()
-    assert run.stop_reason == "stop"
+    assert handle.wait(timeout=1) is run
+    assert run.stop_reason == "stop" and len(run.events) == events  # nothing changed after the end
 
 
 def test_undelivered_steering_is_kept_when_the_round_cap_ends_the_run():

@@ -275,3 +275,26 @@ def test_the_documented_usage_is_the_generated_one():
 
     notebook_doc = Path(__file__).resolve().parents[2] / "docs" / "notebook.md"
     assert USAGE in notebook_doc.read_text(), "docs/notebook.md shows an old %%agent usage: paste the new one"
+
+
+def test_the_live_view_redraws_at_the_configured_rate(shell, monkeypatch):
+    # The rate a cell actually uses (not one a widget test picks for itself): 10/s unless
+    # %config AgentMagics.updates_per_second says otherwise.
+    from openprogram_jupyter.jupyter import _cell
+
+    made = []
+    real = _cell.LiveRun
+
+    def recording(*args, **kwargs):
+        made.append(kwargs["max_hz"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_cell, "LiveRun", recording)
+    shell.user_ns["m"] = op.ScriptedModel(["hi", "hi"])
+    shell.run_cell("%%agent -m m --toolset none\nHello?")
+    shell.run_line_magic("config", "AgentMagics.updates_per_second = 4.0")
+    try:
+        shell.run_cell("%%agent -m m --toolset none\nHello?")
+    finally:
+        shell.run_line_magic("config", "AgentMagics.updates_per_second = 10.0")
+    assert made == [10.0, 4.0]

@@ -31,9 +31,12 @@ def test_reply_with_tool_calls_runs_them_and_asks_again():
 
 def test_text_only_reply_finishes_and_is_the_result():
     model = op.ScriptedModel(["Just text."])
-    assert op.Runtime(model=model).exec("hi", tools=[make_add()]) == "Just text."
-    assert op.Runtime(model=model).last_run is None  # a fresh runtime has no run
+    rt = op.Runtime(model=model)
+    assert rt.exec("hi", tools=[make_add()]) == "Just text."
+    run = rt.last_run
+    assert (run.stop_reason, run.rounds, run.tool_results) == ("stop", 1, [])
     assert model.rounds_played == 1
+    assert op.Runtime(model=model).last_run is None  # a fresh runtime has no run
 
 
 def test_error_reply_ends_the_run_and_exec_raises_run_error():

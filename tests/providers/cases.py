@@ -44,7 +44,9 @@ class Case:
 def _openai_results(body: dict[str, Any]) -> list[tuple[str, str, bool]]:
     messages = body["messages"]
     last_assistant = max(i for i, m in enumerate(messages) if m["role"] == "assistant")
-    return [(m["tool_call_id"], m["content"], False) for m in messages[last_assistant:] if m["role"] == "tool"]
+    # Chat Completions has no error flag: an error result says so in its text ("Error: ...").
+    return [(m["tool_call_id"], m["content"], m["content"].startswith("Error"))
+            for m in messages[last_assistant:] if m["role"] == "tool"]
 
 
 def _openai_calls(body: dict[str, Any]) -> list[str]:
@@ -58,8 +60,10 @@ def _responses_results(body: dict[str, Any]) -> list[tuple[str, str, bool]]:
     first_of_turn = last_call
     while first_of_turn > 0 and items[first_of_turn - 1].get("type") == "function_call":
         first_of_turn -= 1
-    return [(i["call_id"], i["output"] if isinstance(i["output"], str) else i["output"][0]["text"], False)
-            for i in items[first_of_turn:] if i.get("type") == "function_call_output"]
+    outputs = [(i["call_id"], i["output"] if isinstance(i["output"], str) else i["output"][0]["text"])
+               for i in items[first_of_turn:] if i.get("type") == "function_call_output"]
+    # The Responses API has no error flag either: the text says so.
+    return [(call_id, text, text.startswith("Error")) for call_id, text in outputs]
 
 
 def _responses_calls(body: dict[str, Any]) -> list[str]:

@@ -52,6 +52,7 @@ __all__ = [
     "MessageEndEvent",
     "MessageStartEvent",
     "MessageUpdateEvent",
+    "RetryWait",
     "ToolExecutionEndEvent",
     "ToolExecutionStartEvent",
     "ToolExecutionUpdateEvent",
@@ -73,10 +74,32 @@ UpdateKind = Literal[
     "toolcall_delta",
     "toolcall_end",
     "notice",
+    "retry_wait",
 ]
 
 UPDATE_KINDS: tuple[UpdateKind, ...] = get_args(UpdateKind)
 """Every :attr:`AssistantUpdate.kind`, in the order above."""
+
+
+class RetryWait(BaseModel):
+    """A request that failed before anything of its reply streamed and is asked again after
+    a wait: what a ``retry_wait`` update carries.
+
+    ``seconds`` is the wait (the server's ``retry-after`` when it sent one, else the
+    backoff) and ``until`` the wall-clock time it ends (``time.time()`` seconds), so a view
+    can count down. ``retry`` is the retry that follows the wait (from 1), of at most
+    ``max_retries``. ``reason`` says what failed in a few words (``"rate limited (HTTP
+    429)"``); ``message`` is the provider's own message, with secrets masked.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    seconds: float
+    until: float
+    retry: int
+    max_retries: int
+    reason: str
+    message: str = ""
 
 
 class AssistantUpdate(BaseModel):
@@ -86,7 +109,9 @@ class AssistantUpdate(BaseModel):
     ``delta`` is new text, thinking or raw argument JSON. ``tool_call`` is set on
     ``toolcall_start`` (name and id known, arguments not yet) and ``toolcall_end`` (parsed
     arguments). ``notice`` carries a message from the provider layer, such as a control the
-    provider cannot express (``delta`` holds the text).
+    provider cannot express (``delta`` holds the text). ``retry_wait`` says the request
+    failed and will be sent again after a wait (``retry_wait`` holds the :class:`RetryWait`,
+    ``delta`` a sentence saying it); neither is part of the message.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -95,6 +120,7 @@ class AssistantUpdate(BaseModel):
     content_index: int = 0
     delta: str = ""
     tool_call: ToolCall | None = None
+    retry_wait: RetryWait | None = None
 
 
 class Event(BaseModel):

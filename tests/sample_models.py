@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import time
+
 import openprogram_jupyter as op
+from openprogram_jupyter.events import RetryWait
 
 
 class NoticingModel(op.Model):
-    """A provider notice and a thinking block in the first reply with a call of ``report``,
-    then the text ``all reported``: one run with every kind of thing a view draws."""
+    """A provider notice, a retry wait (of no time) and a thinking block in the first reply
+    with a call of ``report``, then the text ``all reported``: one run with every kind of
+    thing a view draws."""
 
     name = "noticing"
 
@@ -18,6 +22,8 @@ class NoticingModel(op.Model):
         self.replies += 1
         if self.replies == 1:
             yield out.notice("this provider cannot express parallel_tool_calls=False")
+            yield out.retry_wait(RetryWait(seconds=0.0, until=time.time(), retry=1, max_retries=3,
+                                           reason="rate limited (HTTP 429)"))
             yield out.thinking_delta("let me report")
             for update in out.tool_call("report", {}):
                 yield update

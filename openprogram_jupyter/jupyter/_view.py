@@ -30,12 +30,14 @@ from ..render.tree import (
     CallNode,
     NodeHandlers,
     NoticeNode,
+    RetryNode,
     RoundNode,
     RunNode,
     TreeBuilder,
     UserNode,
     elapsed,
 )
+from ._buttons import Controls
 
 __all__ = ["WIDGET_MIME", "WIDGET_OF", "Controls", "RunView"]
 
@@ -46,27 +48,6 @@ _PRE = (
     "font-family:var(--jp-code-font-family,monospace);font-size:12px;"
 )
 _MUTED = "color:#57606a;font-size:12px;"
-
-
-class Controls:
-    """What the view's buttons do. Every callback must be thread-safe and quick.
-
-    ``stop()`` asks the run to end; ``steer(text)`` queues a user message;
-    ``decide(call_id, approved)`` answers an approval request. ``awaiting`` returns the
-    ids of calls currently waiting for Approve / Deny.
-    """
-
-    def __init__(
-        self,
-        stop: Callable[[], None] | None = None,
-        steer: Callable[[str], None] | None = None,
-        decide: Callable[[str, bool], None] | None = None,
-        awaiting: Callable[[], set[str]] | None = None,
-    ) -> None:
-        self.stop = stop
-        self.steer = steer
-        self.decide = decide
-        self.awaiting = awaiting or (lambda: set())
 
 
 class RunView:
@@ -90,6 +71,7 @@ class RunView:
         max_result_chars: int = fmt.DEFAULT_MAX_RESULT_CHARS,
         max_text_chars: int = fmt.DEFAULT_MAX_TEXT_CHARS,
         clock: Callable[[], float] = time.monotonic,
+        wall_clock: Callable[[], float] = time.time,
     ) -> None:
         import ipywidgets as widgets
 
@@ -100,6 +82,7 @@ class RunView:
         self.max_result_chars = max_result_chars
         self.max_text_chars = max_text_chars
         self._clock = clock
+        self._wall_clock = wall_clock
         self._inbox: collections.deque[Any] = collections.deque()
         self._notes = list(notes or [])
         self._click_notes: collections.deque[str] = collections.deque()
@@ -372,6 +355,13 @@ class RunView:
         self._want(widget, value=f'<span style="{_MUTED}">note: {escape(notice.text)}</span>')
         return widget
 
+    def _retry_widget(self, wait: RetryNode, _round: RoundNode) -> Any:
+        """``rate limited (HTTP 429) — retrying in 58 s (retry 1 of 3)``, counting down."""
+        widget = self._widget_for(wait, lambda: self._make(self._w.HTML))
+        line = fmt.retry_line(wait, self._wall_clock())
+        self._want(widget, value=f'<span style="color:#9a6700;font-size:12px">{escape(line)}</span>')
+        return widget
+
     def _block_widget(self, block: Block, round_: RoundNode) -> Any:
         """Text as HTML, thinking in a closed accordion; a cursor while the round streams.
         Past ``max_text_chars`` the text is cut, with a note saying how much."""
@@ -477,6 +467,7 @@ WIDGET_OF: NodeHandlers[Callable[[RunView, Any, Any], Any]] = NodeHandlers("the 
     Block: RunView._block_widget,
     CallNode: RunView._call_widget,
     NoticeNode: RunView._notice_widget,
+    RetryNode: RunView._retry_widget,
 })
 """How each kind of node gets its widget: ``make(view, node, parent)``, where ``parent``
 is the run (timeline items) or the round (round items) that holds the node."""

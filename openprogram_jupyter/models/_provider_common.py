@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._install import missing_dependency_message
-from ..events import AssistantUpdate
+from ..events import AssistantUpdate, RetryWait
 from ..messages import Usage
 from .base import MessageBuilder, Model, ModelRequest
 from .pricing import cost_of
@@ -41,9 +41,11 @@ __all__ = [
     "make_usage",
     "parse_retry_after",
     "require_module",
+    "retry_reason",
     "retryable_code",
     "scrub_secrets",
     "transport_error",
+    "wait_text",
 ]
 
 
@@ -59,13 +61,15 @@ class RetryPolicy:
     of that round was streamed yet. The ``n``-th retry (from 0) waits the server's
     ``retry-after`` when it sent one, else ``base_delay * 2**n`` with ±``jitter``
     (a fraction), capped at ``max_delay``. A ``retry-after`` longer than
-    ``max_retry_after`` is not waited for: the run ends with the error instead.
+    ``max_retry_after`` seconds is not waited for: the round ends at once with the error,
+    which states the wait (:meth:`waits_too_long`). Each wait that is waited is announced
+    first, as a ``retry_wait`` update.
     """
 
     max_retries: int = 3
     base_delay: float = 0.5
     max_delay: float = 20.0
-    max_retry_after: float = 60.0
+    max_retry_after: float = 20.0
     jitter: float = 0.2
 
     def wait_before(self, retry_number: int, error: ProviderError) -> float | None:
@@ -76,6 +80,12 @@ class RetryPolicy:
             return error.retry_after if error.retry_after <= self.max_retry_after else None
         delay = min(self.max_delay, self.base_delay * 2**retry_number)
         return max(0.0, delay * (1 + random.uniform(-self.jitter, self.jitter)))
+
+    def waits_too_long(self, retry_number: int, error: ProviderError) -> bool:
+        """Whether retry ``retry_number`` is given up only because the server asked to wait
+        longer than ``max_retry_after``."""
+        return (error.retryable and retry_number < self.max_retries and error.retry_after is not None
+                and error.retry_after > self.max_retry_after)
 
 
 def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
@@ -101,6 +111,28 @@ def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
 
 def is_retryable_status(status: int | None) -> bool:
     return status is not None and (status in (408, 409, 429) or status >= 500)
+
+
+def retry_reason(error: ProviderError) -> str:
+    """What failed, in a few words a view can show: ``rate limited (HTTP 429)``, ``server
+    error (HTTP 503)``, ``overloaded (overloaded_error)``, ``connection failed``."""
+    code = (error.code or "").lower()
+    if error.status == 429 or any(word in code for word in ("rate", "throttl", "exhausted")):
+        words = "rate limited"
+    elif "overload" in code or error.status == 529:
+        words = "overloaded"
+    elif error.status == 408 or "timeout" in code:
+        words = "timed out"
+    elif error.status is not None or error.code:
+        words = "server error"
+    else:
+        return "connection failed"
+    return f"{words} (HTTP {error.status})" if error.status is not None else f"{words} ({error.code})"
+
+
+def wait_text(seconds: float) -> str:
+    """``0.3 s``, ``2.5 s``, ``60 s``: a wait as an error message states it."""
+    return f"{seconds:.1f} s" if seconds < 10 else f"{seconds:.0f} s"
 
 
 @dataclass
@@ -217,9 +249,10 @@ class ProviderModel(Model):
         return [self.__api_key, *(os.environ.get(name) for name in self.key_variables)]
 
     async def stream(self, request: ModelRequest, out: MessageBuilder) -> AsyncIterator[AssistantUpdate]:
-        """Stream one reply. Retries only while nothing has streamed; never raises for a
-        provider failure (``out.fail``); lets ``CancelledError`` through after closing the
-        connection."""
+        """Stream one reply. Retries only while nothing has streamed, announcing each wait
+        with a ``retry_wait`` update before it sleeps; never raises for a provider failure
+        (``out.fail``); lets ``CancelledError`` through after closing the connection (a
+        cancel during a wait ends the sleep at once)."""
         try:
             payload, notices = self._prepare(request)
         except ValueError as error:  # a request we cannot translate (bad image, ...)
@@ -240,14 +273,22 @@ class ProviderModel(Model):
                 raise
             except Exception as exc:  # every provider failure ends as a message
                 failure = exc if isinstance(exc, ProviderError) else self._classify(exc)
-                wait = None if streamed else self.retry.wait_before(retry_number, failure)
-                if wait is None:
-                    out.fail(self._format_error(failure, retry_number))
-                    return
-                await asyncio.sleep(wait)
-                retry_number += 1
+            wait = None if streamed else self.retry.wait_before(retry_number, failure)
+            if wait is None:
+                too_long = not streamed and self.retry.waits_too_long(retry_number, failure)
+                out.fail(self._format_error(failure, retry_number, refused_wait=too_long))
+                return
+            yield out.retry_wait(self._retry_wait(failure, wait, retry_number + 1))
+            await asyncio.sleep(wait)
+            retry_number += 1
 
-    def _format_error(self, error: ProviderError, retries: int) -> str:
+    def _retry_wait(self, failure: ProviderError, wait: float, retry: int) -> RetryWait:
+        return RetryWait(seconds=wait, until=time.time() + wait, retry=retry, max_retries=self.retry.max_retries,
+                         reason=retry_reason(failure), message=scrub_secrets(failure.message, self._secrets()))
+
+    def _format_error(self, error: ProviderError, retries: int, *, refused_wait: bool = False) -> str:
+        """``<model> failed, HTTP <status>, <code>: <message> (after N retries)``, and with
+        ``refused_wait`` the wait the server asked for that was longer than ``max_retry_after``."""
         parts = [f"{self.name} failed"]
         if error.status is not None:
             parts.append(f"HTTP {error.status}")
@@ -256,6 +297,10 @@ class ProviderModel(Model):
         text = ", ".join(parts) + f": {error.message or 'no message'}"
         if retries:
             text += f" (after {retries} {'retry' if retries == 1 else 'retries'})"
+        if refused_wait and error.retry_after is not None:
+            text += (f"; the server asked to wait {wait_text(error.retry_after)} before trying again, longer "
+                     f"than max_retry_after ({wait_text(self.retry.max_retry_after)}), so the round ended "
+                     "without waiting")
         return scrub_secrets(text, self._secrets())
 
     def _usage(self, input: int = 0, output: int = 0, cache_read: int = 0, cache_write: int = 0) -> Usage:

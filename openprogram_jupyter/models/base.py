@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
-from ..events import AssistantUpdate
+from ..events import AssistantUpdate, RetryWait
 from ..messages import (
     AssistantMessage,
     AssistantStopReason,
@@ -196,6 +196,14 @@ class MessageBuilder:
     def notice(self, text: str) -> AssistantUpdate:
         """Something the user should know about this round (not part of the message)."""
         return AssistantUpdate(kind="notice", delta=text)
+
+    def retry_wait(self, wait: RetryWait) -> AssistantUpdate:
+        """The request failed and is sent again after ``wait`` (not part of the message);
+        ``delta`` says so in a sentence: ``rate limited (HTTP 429): retrying in 60 s (retry
+        1 of 3)``."""
+        sentence = (f"{wait.reason}: retrying in {wait.seconds:.3g} s "
+                    f"(retry {wait.retry} of {wait.max_retries})")
+        return AssistantUpdate(kind="retry_wait", delta=sentence, retry_wait=wait)
 
     def finish(self, stop_reason: AssistantStopReason | None = None, usage: Usage | None = None) -> None:
         """End the message. Without ``stop_reason`` it is ``toolUse`` if it holds calls."""

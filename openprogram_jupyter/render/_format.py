@@ -5,13 +5,14 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..messages import ImageContent, TextContent, ToolResultMessage, Usage
-from .tree import CallNode, RunNode, elapsed
+from .tree import CallNode, RetryNode, RunNode, elapsed
 
 STATUS_LABEL = {
     "streaming": "streaming",
@@ -128,6 +129,22 @@ def end_line(run: RunNode) -> str:
     if run.error:
         line += f": {run.error}"
     return line
+
+
+def retry_line(wait: RetryNode, now: float | None = None) -> str:
+    """A retry wait in one line. While it lasts, with ``now`` (wall-clock seconds) given:
+    ``rate limited (HTTP 429) — retrying in 58 s (retry 1 of 3)``, counting down in whole
+    seconds; without ``now``: ``… — waiting 60 s before retry 1 of 3``. Once over: ``… —
+    waited 60 s, then retried (retry 1 of 3)``, or ``… — stopped during the 60 s wait
+    before retry 1 of 3``."""
+    of = f"retry {wait.retry} of {wait.max_retries}"
+    if wait.outcome == "retried":
+        return f"{wait.reason} — waited {seconds(wait.seconds)}, then retried ({of})"
+    if wait.outcome == "stopped":
+        return f"{wait.reason} — stopped during the {seconds(wait.seconds)} wait before {of}"
+    if now is None:
+        return f"{wait.reason} — waiting {seconds(wait.seconds)} before {of}"
+    return f"{wait.reason} — retrying in {max(0, math.ceil(wait.until - now))} s ({of})"
 
 
 def arguments_text(call: CallNode) -> str:

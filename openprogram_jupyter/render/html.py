@@ -20,6 +20,7 @@ from .tree import (
     CallNode,
     NodeHandlers,
     NoticeNode,
+    RetryNode,
     RoundNode,
     RunNode,
     UserNode,
@@ -112,6 +113,10 @@ def _notice_html(notice: NoticeNode, _limits: fmt.Limits) -> str:
     return f'<div style="{_MUTED}">note: {escape(notice.text)}</div>'
 
 
+def _retry_html(wait: RetryNode, _limits: fmt.Limits) -> str:
+    return f'<div style="{_MUTED}">{escape(fmt.retry_line(wait))}</div>'
+
+
 def _call_html(call: CallNode, limits: fmt.Limits) -> str:
     color = fmt.STATUS_COLOR.get(call.status, "#57606a")
     summary = (
@@ -161,5 +166,6 @@ HTML_OF: NodeHandlers[Callable[[Any, fmt.Limits], str]] = NodeHandlers("the HTML
     Block: _block_html,
     CallNode: _call_html,
     NoticeNode: _notice_html,
+    RetryNode: _retry_html,
 })
 """How each kind of node is drawn: ``draw(node, limits) -> html``."""

@@ -19,6 +19,7 @@ from .tree import (
     CallNode,
     NodeHandlers,
     NoticeNode,
+    RetryNode,
     RoundNode,
     RunNode,
     UserNode,
@@ -123,6 +124,10 @@ def _notice_markdown(notice: NoticeNode, _limits: fmt.Limits, indent: str) -> li
     return [f"{indent}note: {code_span(notice.text)}", ""]
 
 
+def _retry_markdown(wait: RetryNode, _limits: fmt.Limits, indent: str) -> list[str]:
+    return [f"{indent}{code_span(fmt.retry_line(wait))}", ""]
+
+
 def _call_markdown(call: CallNode, limits: fmt.Limits, indent: str) -> list[str]:
     status = fmt.STATUS_LABEL.get(call.status, "?")
     head = f"{indent}- {code_span(call.name)} — {fmt.STATUS_MARK.get(call.status, '')} {status}"
@@ -149,5 +154,6 @@ MARKDOWN_OF: NodeHandlers[Callable[[Any, fmt.Limits, str], list[str]]] = NodeHan
     Block: _block_markdown,
     CallNode: _call_markdown,
     NoticeNode: _notice_markdown,
+    RetryNode: _retry_markdown,
 })
 """How each kind of node is drawn: ``draw(node, limits, indent) -> lines``."""

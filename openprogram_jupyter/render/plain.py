@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import _format as fmt
-from .tree import Block, CallNode, NodeHandlers, NoticeNode, RoundNode, RunNode, UserNode, tree_of
+from .tree import Block, CallNode, NodeHandlers, NoticeNode, RetryNode, RoundNode, RunNode, UserNode, tree_of
 
 __all__ = ["PLAIN_OF", "render_plain", "run_plain"]
 
@@ -81,6 +81,10 @@ def _notice_plain(notice: NoticeNode, _limits: fmt.Limits, indent: str) -> list[
     return [f"{indent}note: {notice.text}"]
 
 
+def _retry_plain(wait: RetryNode, _limits: fmt.Limits, indent: str) -> list[str]:
+    return [f"{indent}{fmt.retry_line(wait)}"]
+
+
 def _call_plain(call: CallNode, limits: fmt.Limits, indent: str) -> list[str]:
     status = fmt.STATUS_LABEL.get(call.status, call.status)
     line = f"{indent}▸ {call.name}({fmt.arguments_preview(call, 120)}) → {status}"
@@ -104,5 +108,6 @@ PLAIN_OF: NodeHandlers[Callable[[Any, fmt.Limits, str], list[str]]] = NodeHandle
     Block: _block_plain,
     CallNode: _call_plain,
     NoticeNode: _notice_plain,
+    RetryNode: _retry_plain,
 })
 """How each kind of node is drawn: ``draw(node, limits, indent) -> lines``."""

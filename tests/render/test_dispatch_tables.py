@@ -154,6 +154,7 @@ def test_a_run_with_every_event_type_and_node_kind_shows_each_in_every_format():
     bundle = render_bundle(run)
     for mime, text in bundle.items():
         assert "parallel_tool_calls=False" in text, mime  # the notice
+        assert "rate limited (HTTP 429) — waited 0.00 s, then retried (retry 1 of 3)" in text, mime  # the wait
         assert "report" in text and "reported" in text, mime  # the call and its result
         assert "all reported" in text, mime  # the final text
         assert "go" in text, mime  # the prompt

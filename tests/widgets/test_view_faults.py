@@ -4,10 +4,12 @@ retry wait counts down."""
 from __future__ import annotations
 
 import openprogram_jupyter as op
+from openprogram_jupyter.events import AgentEndEvent, AssistantUpdate, MessageEndEvent, MessageUpdateEvent, RetryWait
 from openprogram_jupyter.jupyter._view import RunView
+from openprogram_jupyter.messages import AssistantMessage
 from openprogram_jupyter.render._format import DEFAULT_MAX_TEXT_CHARS
 
-from .test_view import all_html, delta, start_events
+from .test_view import RUN, FakeClock, all_html, delta, start_events
 
 
 def test_a_huge_streamed_text_is_cut_on_screen_while_it_streams_and_after(recorder):
@@ -33,3 +35,48 @@ def test_the_view_limit_is_a_constructor_option_and_a_run_keeps_its_text(recorde
     assert "word " * 10 in html and "word " * 11 not in html
     assert "… 4,950 more characters not shown" in html
     assert len(run.text) == 5000
+
+
+def _wait_event(seconds: float, until: float, at: float) -> MessageUpdateEvent:
+    wait = RetryWait(seconds=seconds, until=until, retry=1, max_retries=3, reason="rate limited (HTTP 429)")
+    return MessageUpdateEvent(run_id=RUN, message=AssistantMessage(), timestamp=at,
+                              update=AssistantUpdate(kind="retry_wait", delta="", retry_wait=wait))
+
+
+def test_a_retry_wait_counts_down_in_the_live_view_then_says_it_retried(recorder):
+    wall = FakeClock()
+    wall.now = 1000.0
+    view = RunView(wall_clock=wall)
+    for event in start_events():
+        view.feed(event)
+    view.feed(_wait_event(60, until=1060.0, at=1000.0))
+    view.tick(force=True)
+    assert "rate limited (HTTP 429) — retrying in 60 s (retry 1 of 3)" in all_html(view)
+    wall.now = 1002.0
+    view.tick(force=True)  # no new event: the countdown moves on its own
+    assert "rate limited (HTTP 429) — retrying in 58 s (retry 1 of 3)" in all_html(view)
+    wall.now = 1060.5
+    text = delta("Here is the answer.")
+    view.feed(text.model_copy(update={"timestamp": 1060.5}))
+    view.tick(force=True)
+    html = all_html(view)
+    assert "rate limited (HTTP 429) — waited 1 min 00 s, then retried (retry 1 of 3)" in html
+    assert "retrying in" not in html and "Here is the answer." in html
+
+
+def test_stop_during_a_wait_reads_as_stopped_in_the_live_view(recorder):
+    wall = FakeClock()
+    wall.now = 1000.0
+    view = RunView(wall_clock=wall)
+    for event in start_events():
+        view.feed(event)
+    view.feed(_wait_event(15, until=1015.0, at=1000.0))
+    wall.now = 1003.0
+    view.tick(force=True)
+    assert "retrying in 12 s" in all_html(view)
+    view.feed(MessageEndEvent(run_id=RUN, timestamp=1003.0, message=AssistantMessage(stop_reason="aborted")))
+    view.feed(AgentEndEvent(run_id=RUN, timestamp=1003.0, messages=[], stop_reason="aborted"))
+    view.finish()
+    html = all_html(view)
+    assert "rate limited (HTTP 429) — stopped during the 15.0 s wait before retry 1 of 3" in html
+    assert "retrying in" not in html

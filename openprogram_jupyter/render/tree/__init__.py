@@ -15,6 +15,7 @@ The tree::
                          CallNode   one pick: arguments, status, result, duration
                            children: RunNode ...   runs opened by that call's tool
                          NoticeNode a message from the provider layer
+                         RetryNode  a wait before the round's request is sent again
 
 :mod:`.nodes` holds the node classes and :data:`NODE_KINDS`, the kinds each view draws
 through a :class:`NodeHandlers` table; :mod:`.builder` folds events; :mod:`.finished`
@@ -33,6 +34,7 @@ from .nodes import (
     CallStatus,
     NodeHandlers,
     NoticeNode,
+    RetryNode,
     RoundItem,
     RoundNode,
     RunNode,
@@ -51,6 +53,7 @@ __all__ = [
     "CallStatus",
     "NodeHandlers",
     "NoticeNode",
+    "RetryNode",
     "RoundItem",
     "RoundNode",
     "RunNode",

@@ -38,7 +38,7 @@ from ...messages import (
     ToolResultMessage,
     UserMessage,
 )
-from .nodes import Block, CallNode, NoticeNode, RoundItem, RoundNode, RunNode, UserNode
+from .nodes import Block, CallNode, NoticeNode, RetryNode, RoundItem, RoundNode, RunNode, UserNode
 
 __all__ = ["EVENT_HANDLERS", "UPDATE_HANDLERS", "TreeBuilder", "tree_from_messages"]
 
@@ -59,6 +59,7 @@ class TreeBuilder:
         self.runs: dict[str, RunNode] = {}
         self.calls: dict[str, CallNode] = {}
         self._open_round: dict[str, RoundNode] = {}
+        self._waits: dict[RoundNode, RetryNode] = {}  # the wait each round is in, if any
         self.changed = False
         self.events_seen = 0
 
@@ -121,6 +122,7 @@ class TreeBuilder:
         run.ended_at = event.timestamp
         round_ = self._open_round.pop(run.run_id, None)
         if round_ is not None:
+            self._end_wait(round_, event.timestamp, stopped=event.stop_reason == "aborted")
             round_.finished = True
             round_.touch()
         run.touch()
@@ -168,6 +170,7 @@ class TreeBuilder:
 
     def _on_message_update(self, event: MessageUpdateEvent) -> None:
         round_ = self._round(self._run(event))
+        self._end_wait(round_, event.timestamp)
         fold = UPDATE_HANDLERS[event.update.kind]
         if fold is not None:
             fold(self, round_, event.update)
@@ -177,6 +180,7 @@ class TreeBuilder:
         message = event.message
         if isinstance(message, AssistantMessage):
             round_ = self._round(run)
+            self._end_wait(round_, event.timestamp, stopped=message.stop_reason == "aborted")
             self.reconcile(round_, message)
             round_.stop_reason = message.stop_reason
             round_.error_message = message.error_message
@@ -191,10 +195,11 @@ class TreeBuilder:
         """Make the round's items match the final message (it is the authority).
 
         Blocks are reused by kind, in order, so a view keeps their widgets; calls are
-        found by id; notices (not part of the message) stay, after everything else.
+        found by id; notices and retry waits (not part of the message) stay, after
+        everything else.
         """
         old_blocks = [item for item in round_.items if isinstance(item, Block)]
-        notices = [item for item in round_.items if isinstance(item, NoticeNode)]
+        notices = [item for item in round_.items if isinstance(item, (NoticeNode, RetryNode))]
         items: list[RoundItem] = []
         for block in message.content:
             if isinstance(block, ToolCall):
@@ -247,6 +252,22 @@ class TreeBuilder:
     def _fold_notice(self, round_: RoundNode, update: AssistantUpdate) -> None:
         if update.delta:
             round_.items.append(NoticeNode(text=update.delta))
+            round_.touch()
+
+    def _fold_retry_wait(self, round_: RoundNode, update: AssistantUpdate) -> None:
+        wait = update.retry_wait
+        if wait is not None:
+            node = RetryNode(reason=wait.reason, seconds=wait.seconds, until=wait.until, retry=wait.retry,
+                             max_retries=wait.max_retries)
+            round_.items.append(node)
+            self._waits[round_] = node
+            round_.touch()
+
+    def _end_wait(self, round_: RoundNode, at: float, *, stopped: bool = False) -> None:
+        """The round went on (or ended) at ``at``: its wait, if it is in one, is over."""
+        wait = self._waits.pop(round_, None)
+        if wait is not None:
+            wait.end(at, stopped=stopped)
             round_.touch()
 
     # -- calls ------------------------------------------------------------------------
@@ -350,6 +371,7 @@ UPDATE_HANDLERS: Mapping[UpdateKind, UpdateHandler | None] = MappingProxyType({
     "toolcall_delta": TreeBuilder._fold_call_delta,
     "toolcall_end": TreeBuilder._fold_call_end,
     "notice": TreeBuilder._fold_notice,
+    "retry_wait": TreeBuilder._fold_retry_wait,
 })
 """How a ``message_update`` folds, by its update's kind (``None``: deliberately nothing)."""
 

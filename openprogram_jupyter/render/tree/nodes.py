@@ -23,6 +23,7 @@ __all__ = [
     "CallStatus",
     "NodeHandlers",
     "NoticeNode",
+    "RetryNode",
     "RoundItem",
     "RoundNode",
     "RunNode",
@@ -83,6 +84,33 @@ class NoticeNode(_Node):
 
 
 @dataclass(eq=False)
+class RetryNode(_Node):
+    """A wait before the round's request is sent again (a ``retry_wait`` update).
+
+    ``reason`` says what failed (``"rate limited (HTTP 429)"``), ``seconds`` how long the
+    wait is and ``until`` when it ends (wall-clock seconds), ``retry`` which retry follows
+    it, of at most ``max_retries``. ``outcome`` is ``"waiting"`` until the round goes on:
+    ``"retried"`` once anything else of the round arrives (the retry was sent), or
+    ``"stopped"`` when the round ended before the wait was over (the run was stopped).
+    """
+
+    reason: str
+    seconds: float
+    until: float
+    retry: int
+    max_retries: int
+    outcome: Literal["waiting", "retried", "stopped"] = "waiting"
+    version: int = 0
+
+    def end(self, at: float, *, stopped: bool = False) -> None:
+        """The round went on at wall-clock time ``at``; ``stopped``: it ended there because
+        the run was stopped (``"stopped"`` if that was before the wait was over)."""
+        if self.outcome == "waiting":
+            self.outcome = "stopped" if stopped and at < self.until else "retried"
+            self.touch()
+
+
+@dataclass(eq=False)
 class CallNode(_Node):
     """One pick of the model and everything that happened to it."""
 
@@ -108,12 +136,13 @@ class CallNode(_Node):
         return self.status in FINAL_STATUSES
 
 
-RoundItem = Block | CallNode | NoticeNode
+RoundItem = Block | CallNode | NoticeNode | RetryNode
 
 
 @dataclass(eq=False)
 class RoundNode(_Node):
-    """One assistant reply: its streamed blocks, its calls and the provider's notices."""
+    """One assistant reply: its streamed blocks, its calls, the provider's notices and its
+    retry waits."""
 
     number: int
     items: list[RoundItem] = field(default_factory=list)
@@ -188,11 +217,12 @@ def elapsed(run: RunNode, now: float | None = None) -> float | None:
 
 
 NODE_KINDS: Mapping[str, type[_Node]] = MappingProxyType(
-    {cls.__name__: cls for cls in (UserNode, RoundNode, Block, CallNode, NoticeNode)}
+    {cls.__name__: cls for cls in (UserNode, RoundNode, Block, CallNode, NoticeNode, RetryNode)}
 )
 """Every node a view draws as an item: a run's timeline holds :class:`UserNode` and
-:class:`RoundNode`, a round's items are :class:`Block`, :class:`CallNode` and
-:class:`NoticeNode`. (:class:`RunNode` is each view's entry point, and a call's children.)"""
+:class:`RoundNode`, a round's items are :class:`Block`, :class:`CallNode`,
+:class:`NoticeNode` and :class:`RetryNode`. (:class:`RunNode` is each view's entry point,
+and a call's children.)"""
 
 H = TypeVar("H")
 

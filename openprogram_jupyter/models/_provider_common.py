@@ -16,7 +16,6 @@ import email.utils
 import importlib.util
 import os
 import random
-import re
 import time
 import weakref
 from abc import abstractmethod
@@ -26,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._install import missing_dependency_message
+from .._secrets import mask, remember
 from ..events import AssistantUpdate, RetryWait
 from ..messages import Usage
 from .base import MessageBuilder, Model, ModelRequest
@@ -163,23 +163,12 @@ class StreamCutError(ProviderError):
 
 # -- secrets ---------------------------------------------------------------------------
 
-_KEY_PATTERNS = (
-    (re.compile(r"\bsk-[A-Za-z0-9_\-*]{6,}"), "sk-***"),
-    (re.compile(r"\bAIza[0-9A-Za-z_\-]{12,}"), "AIza***"),
-    (re.compile(r"\b(AKIA|ASIA)[0-9A-Z]{12,}"), r"\1***"),
-    (re.compile(r"(?i)\b(bearer\s+)[^\s,;\"']+"), r"\1***"),
-    (re.compile(r"(?i)\b((?:x-)?(?:goog-)?api[_-]?key[\"']?\s*[=:]\s*[\"']?)[^\s,;\"'&]+"), r"\1***"),
-)
-
 
 def scrub_secrets(text: str, secrets: Iterable[str | None] = ()) -> str:
-    """``text`` with every given secret, and anything shaped like an API key, masked."""
-    for secret in secrets:
-        if secret and len(secret) >= 4:
-            text = text.replace(secret, "***")
-    for pattern, replacement in _KEY_PATTERNS:
-        text = pattern.sub(replacement, text)
-    return text
+    """``text`` with every given secret, every secret known now (:mod:`.._secrets`: each
+    ``api_key=`` given, the registry's key variables' values) and anything shaped like an
+    API key masked as ``***``."""
+    return mask(text, secrets)
 
 
 # -- the model base --------------------------------------------------------------------
@@ -190,9 +179,10 @@ class ProviderModel(Model):
 
     Subclasses set ``provider`` and ``key_variables`` (from their
     :class:`~openprogram_jupyter.models._provider_info.ProviderInfo`) and implement
-    ``_attempt`` and ``_classify``. ``api_key`` is held privately (only to mask it in
-    messages) and never shown by ``repr``; error messages also mask the values of the
-    ``key_variables`` set in the environment.
+    ``_attempt`` and ``_classify``. ``api_key`` is held privately, never shown by
+    ``repr``, and known as a secret from the start (:func:`.._secrets.remember`): every
+    message of every run masks it, as it masks the values of every provider's key
+    variables set in the environment.
     """
 
     provider: str = "provider"
@@ -213,6 +203,7 @@ class ProviderModel(Model):
         self.base_url = base_url
         self.retry = retry or RetryPolicy()
         self.__api_key = api_key
+        remember(api_key)
         # loop -> (client, the async generator that closes it when the loop shuts down)
         self._clients: weakref.WeakKeyDictionary[
             asyncio.AbstractEventLoop, tuple[Any, AsyncGenerator[None, None]]

@@ -5,9 +5,11 @@ this module does exactly:
 
 - Credentials: the standard AWS chain (``AWS_ACCESS_KEY_ID`` / ``AWS_SECRET_ACCESS_KEY``
   / ``AWS_SESSION_TOKEN``, ``AWS_PROFILE``, ``AWS_BEARER_TOKEN_BEDROCK``, instance
-  roles). ``api_key=`` is a Bedrock API key: requests are then sent unsigned with
-  ``Authorization: Bearer <key>``. Region: ``region=``, else ``AWS_REGION`` /
-  ``AWS_DEFAULT_REGION`` / the profile's. ``base_url=`` is the endpoint URL.
+  roles); the secret key and session token it found are known as secrets from then on
+  (masked in every run, whichever file or role they came from). ``api_key=`` is a
+  Bedrock API key: requests are then sent unsigned with ``Authorization: Bearer <key>``.
+  Region: ``region=``, else ``AWS_REGION`` / ``AWS_DEFAULT_REGION`` / the profile's.
+  ``base_url=`` is the endpoint URL.
 - boto3 is synchronous: each round runs ``converse_stream`` in a worker thread that
   feeds the event loop. On cancel the stream's socket is shut down at once.
 - Controls, per :mod:`._bedrock_controls`: Converse has no ``none`` tool choice, and
@@ -30,6 +32,7 @@ import threading
 from collections.abc import AsyncGenerator
 from typing import Any
 
+from .._secrets import remember
 from ..events import AssistantUpdate
 from ..messages import TextContent, ThinkingContent, ToolCall, UserMessage
 from ._bedrock_controls import bedrock_tool, tool_config
@@ -61,7 +64,7 @@ __all__ = ["INFO", "BedrockModel"]
 INFO = ProviderInfo(
     prefix="bedrock",
     model_class="openprogram_jupyter.models.bedrock:BedrockModel",
-    key_variables=("AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_BEARER_TOKEN_BEDROCK"),
+    key_variables=("AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN", "AWS_BEARER_TOKEN_BEDROCK"),
     tool_shape=ToolShape("Bedrock Converse", 'an element of "toolConfig.tools"', bedrock_tool),
     tool_rules=ToolRules(PLAIN_TOOL_NAME, "[a-zA-Z0-9_-]+, 1 to 64 characters"),
     extra="bedrock",
@@ -116,7 +119,9 @@ class BedrockModel(ProviderModel):
             kwargs["region_name"] = self.region
         if self.base_url:
             kwargs["endpoint_url"] = self.base_url
-        client = boto3.session.Session().client("bedrock-runtime", **kwargs)
+        session = boto3.session.Session()
+        client = session.client("bedrock-runtime", **kwargs)
+        _remember_credentials(session)
         if self._api_key:
             key = self._api_key
 
@@ -222,6 +227,18 @@ class BedrockModel(ProviderModel):
         if isinstance(exc, boto_errors.NoCredentialsError):
             return ProviderError(f"no AWS credentials: {INFO.key_hint}")
         return transport_error(exc) or ProviderError(f"{type(exc).__name__}: {exc}")
+
+
+def _remember_credentials(session: Any) -> None:
+    """Know the secret key and session token the AWS chain found (an environment variable,
+    a profile file, an instance role) as secrets, so no run shows them."""
+    try:
+        credentials = session.get_credentials()
+        frozen = credentials.get_frozen_credentials() if credentials is not None else None
+    except Exception:  # no credentials yet, or a chain that fails: the request will say so
+        return
+    if frozen is not None:
+        remember(frozen.secret_key, frozen.token)
 
 
 class _StreamPump:

@@ -7,7 +7,8 @@ exist is derived here, and nowhere else:
 - :data:`PROVIDERS` — prefix → ``"module:Class"``, for :func:`~openprogram_jupyter.models.resolve_model`;
 - :data:`DEFAULT_MODELS` — ``(key variable, "prefix:model")`` pairs, for
   :func:`~openprogram_jupyter.models.default_model_name`;
-- :data:`SECRET_ENV_VARS` — every provider's key variables, masked in cassettes;
+- :data:`SECRET_ENV_VARS` — every provider's key variables, whose values are masked in
+  every run's record, view and cassette (handed to :mod:`.._secrets` at import);
 - :data:`TOOL_SHAPES` and :data:`TOOL_RULES` — how each provider takes a tool and what it
   refuses, for the adapters and ``%agent schema NAME``;
 - :func:`key_variables_text` — ``"OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY"``,
@@ -19,6 +20,7 @@ SDK (the SDK loads with a model's first request).
 
 from __future__ import annotations
 
+from .._secrets import watch_variables
 from . import anthropic, bedrock, gemini, openai_chat, openai_responses
 from ._provider_info import ProviderInfo, ToolRules, ToolShape
 
@@ -75,6 +77,8 @@ SECRET_ENV_VARS: tuple[str, ...] = tuple(
     dict.fromkeys(name for info in PROVIDER_INFOS for name in info.key_variables)
 )
 """Every provider's key variables, each once, in registry order."""
+
+watch_variables(SECRET_ENV_VARS)  # their values are secrets to every run from now on
 
 TOOL_SHAPES: dict[str, ToolShape] = {
     info.prefix: info.tool_shape for info in PROVIDER_INFOS if info.tool_shape is not None

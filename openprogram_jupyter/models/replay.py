@@ -31,11 +31,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from .._secrets import Secrets, remember
 from ..errors import CassetteError
 from ..events import AssistantUpdate
 from ..messages import AssistantMessage, UserMessage
 from ._json_depth import nesting_past
-from ._provider_common import scrub_secrets
 from .base import MessageBuilder, Model, ModelRequest
 from .providers import SECRET_ENV_VARS
 from .scripted import ScriptedModel
@@ -54,19 +54,21 @@ _AUTH_HEADER = re.compile(r"(?i)\b((?:proxy-)?authorization|x-api-key|x-goog-api
 
 
 def scrub(value: Any, secrets: Iterable[str | None] = ()) -> Any:
-    """``value`` with every string in it scrubbed (keys included): the given secrets, the
-    provider key variables' values, and anything shaped like a key or an auth header."""
-    known = [s for s in (*secrets, *(os.environ.get(name) for name in SECRET_ENV_VARS)) if s]
-    return _scrub(value, known)
+    """``value`` with every string in it scrubbed (keys included): the given secrets, every
+    secret known now (:mod:`.._secrets`: each ``api_key=`` given, the values of the
+    provider key variables, :data:`SECRET_ENV_VARS`), and anything shaped like a key or an
+    auth header."""
+    variables = (os.environ.get(name) for name in SECRET_ENV_VARS)  # known already; named here to be sure
+    return _without_auth_headers(Secrets.now([*secrets, *variables]).mask_data(value))
 
 
-def _scrub(value: Any, known: list[str]) -> Any:
+def _without_auth_headers(value: Any) -> Any:
     if isinstance(value, str):
-        return _AUTH_HEADER.sub(r"\1\2***", scrub_secrets(value, known))
+        return _AUTH_HEADER.sub(r"\1\2***", value)
     if isinstance(value, dict):
-        return {_scrub(k, known): _scrub(v, known) for k, v in value.items()}
+        return {_without_auth_headers(k): _without_auth_headers(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_scrub(item, known) for item in value]
+        return [_without_auth_headers(item) for item in value]
     return value
 
 
@@ -90,6 +92,7 @@ class RecordingModel(Model):
         self.path = Path(path)
         self.name = inner.name
         self.__secrets = [s for s in secrets if s]
+        remember(*self.__secrets)
         self.rounds: list[dict[str, Any]] = []
 
     async def stream(self, request: ModelRequest, out: MessageBuilder) -> AsyncIterator[AssistantUpdate]:

@@ -18,6 +18,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._masking import ReplyMask
+from ._secrets import mask
 from ._stop import StopSignal
 from .events import (
     AgentEndEvent,
@@ -112,7 +114,7 @@ async def run_loop(config: LoopConfig, state: LoopState, prompts: Sequence[UserM
     except Exception as error:  # a bug below us must not lose the transcript
         _close_after_abort(config, state)
         state.stop_reason = "error"
-        state.error_message = f"internal error: {type(error).__name__}: {error}"
+        state.error_message = mask(f"internal error: {type(error).__name__}: {error}")
     emit(AgentEndEvent, messages=list(state.new_messages), stop_reason=state.stop_reason,
          error_message=state.error_message)
 
@@ -155,7 +157,8 @@ async def _run_rounds(config: LoopConfig, state: LoopState, pending: list[Any]) 
 
 
 async def _stream_assistant_response(config: LoopConfig, state: LoopState) -> AssistantMessage:
-    """Stream one reply, emitting message_start / message_update* / message_end."""
+    """Stream one reply, emitting message_start / message_update* / message_end; every
+    known secret is masked out of the updates and the reply (:class:`ReplyMask`)."""
     emit = config.calls.emit
     menu = config.calls.menu
     first_round = state.rounds == 1
@@ -172,16 +175,20 @@ async def _stream_assistant_response(config: LoopConfig, state: LoopState) -> As
     builder = MessageBuilder(model=config.model.name)
     state.streaming = builder
     partial = builder.message
+    masking = ReplyMask()
     emit(MessageStartEvent, message=partial)
     try:
         async for update in config.model.stream(request, builder):
-            emit(MessageUpdateEvent, message=partial, update=update)
+            emit(MessageUpdateEvent, message=partial, update=masking.update(update))
     except asyncio.CancelledError:
         raise
     except Exception as error:
         builder.fail(f"{config.model.name}: {type(error).__name__}: {error}")
     if partial.stop_reason not in ("error", "aborted"):
         builder.finish(partial.stop_reason if partial.stop_reason != "stop" else None)
+    for update in masking.held_back():
+        emit(MessageUpdateEvent, message=partial, update=update)
+    masking.finish(partial)
     renamed = _make_call_ids_unique(partial)
     if renamed:
         emit(MessageUpdateEvent, message=partial, update=builder.notice(
@@ -281,6 +288,7 @@ def _close_after_abort(config: LoopConfig, state: LoopState) -> None:
     if builder is not None:
         builder.finish("aborted")
         message = builder.message
+        ReplyMask().finish(message)
         state.append(message)
         emit(MessageEndEvent, message=message)
         state.open_round(message.tool_calls)

@@ -3,6 +3,8 @@
 Whatever happens, the call ends in exactly one :class:`ToolResultMessage`: an unknown
 name, bad arguments, a repeated failure, a denial, an exception, a timeout, and a stop in
 the middle all become results the model can read (``is_error=True``); none stops the loop.
+Every result, and every progress report, has each known secret masked
+(:mod:`._masking`) before it is recorded or sent.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ._ambient import CallBudget, CallFrame, current_call
+from ._masking import mask_progress, mask_result
 from .errors import ToolExit
 from .events import ToolExecutionEndEvent, ToolExecutionStartEvent, ToolExecutionUpdateEvent
 from .messages import TextContent, ToolCall, ToolResultMessage, ToolResultStatus
@@ -134,14 +137,14 @@ def _finalize(
         content = [TextContent(text=outcome.text)]
         if outcome.status == "error":
             env.failures[_failure_key(call)] += 1
-    result = ToolResultMessage(
+    result = mask_result(ToolResultMessage(
         tool_call_id=call.id or "",
         tool_name=call.name,
         content=content,
         is_error=outcome.status != "done",
         status=outcome.status,
         details={**outcome.details, "duration": round(duration, 6)},
-    )
+    ))
     env.emit(
         ToolExecutionEndEvent,
         tool_call_id=result.tool_call_id,
@@ -224,7 +227,8 @@ async def _execute(call: ToolCall, tool: Tool, kwargs: dict[str, Any], env: Call
         depth=env.depth,
         runtime=env.runtime,
         _report=lambda data: env.emit(
-            ToolExecutionUpdateEvent, tool_call_id=call.id, tool_name=call.name, status="progress", data=data
+            ToolExecutionUpdateEvent, tool_call_id=call.id, tool_name=call.name, status="progress",
+            data=mask_progress(data),
         ),
     )
     token = current_call.set(CallFrame(context, env.inherited_tools, env.forward, env.budget))

@@ -13,6 +13,7 @@ import os
 from typing import Any
 
 from .._install import missing_dependency_message
+from .._secrets import remember
 from ._provider_common import RetryPolicy
 from .base import MessageBuilder, Model, ModelRequest, ToolChoice, normalize_tool_choice
 from .providers import DEFAULT_MODELS, PROVIDERS, provider_info
@@ -53,8 +54,10 @@ def resolve_model(
     ``"offline"`` is the built-in offline model. ``"provider:model_id"`` builds the model
     class the provider's descriptor names (:data:`PROVIDERS`). An unknown provider, a
     missing model id or a provider whose optional dependency is not installed raises
-    ``ValueError`` saying which and how to fix it.
+    ``ValueError`` saying which and how to fix it. ``api_key`` is known as a secret from
+    here on (:func:`~openprogram_jupyter._secrets.remember`), whichever model it is for.
     """
+    remember(api_key)
     if isinstance(model, Model):
         return model
     if model is None:

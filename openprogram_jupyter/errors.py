@@ -22,6 +22,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from ._controls import visible_controls
+from ._secrets import mask
+
 if TYPE_CHECKING:
     from .run import Run
 
@@ -82,11 +85,14 @@ class ArgumentError(OpenProgramError, ValueError):
 class RunError(OpenProgramError, RuntimeError):
     """``exec`` could not produce an answer: the run ended with ``stop_reason == "error"``.
 
-    ``run`` is the full record (also at ``runtime.last_run``): nothing is lost.
+    ``run`` is the full record (also at ``runtime.last_run``): nothing is lost. The message
+    has every known secret masked and its control characters made visible (a terminal
+    prints it as it is).
     """
 
     def __init__(self, run: Run) -> None:
-        super().__init__(f"the run failed after {run.rounds} round(s): {run.error or 'unknown error'}")
+        message = f"the run failed after {run.rounds} round(s): {run.error or 'unknown error'}"
+        super().__init__(visible_controls(mask(message)))
         self.run = run
 
 
@@ -95,12 +101,13 @@ class DecisionError(OpenProgramError, ValueError):
 
     ``attempts`` is how many picks were read, ``errors`` what was wrong with each,
     ``reply`` the text of the last reply (``""`` if it had none) and ``run`` the whole
-    record (also at ``runtime.last_run``).
+    record (also at ``runtime.last_run``). The message, which may quote the reply, has
+    every known secret masked and its control characters made visible.
     """
 
     def __init__(self, message: str, *, attempts: int, errors: list[str], reply: str,
                  run: Run | None = None) -> None:
-        super().__init__(message)
+        super().__init__(visible_controls(mask(message)))
         self.attempts = attempts
         self.errors = errors
         self.reply = reply

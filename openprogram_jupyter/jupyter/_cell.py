@@ -31,7 +31,9 @@ from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 
+from .._controls import visible_controls
 from .._install import install_hint
+from .._secrets import mask
 from ..errors import DecisionError, SetupError
 from ._cell_errors import RunFailed, RunInterrupted, where_the_run_is
 from ._live import LiveRun
@@ -124,7 +126,10 @@ def _live_for(magics: AgentMagics, plan: CellPlan, path: ClickPath) -> LiveRun:
 
 
 def _ask_in_terminal(request: Any) -> bool:
-    answer = input(f"Allow {request.tool_name}({request.arguments})? [y/N] ")
+    """Ask on the terminal; the question shows the call's arguments with every secret
+    masked and every control character visible (the terminal would obey them)."""
+    question = visible_controls(mask(f"Allow {request.tool_name}({request.arguments})? [y/N] "))
+    answer = input(question)
     return answer.strip().lower() in ("y", "yes")
 
 

@@ -7,11 +7,19 @@ user reads one line that says what happened and where the Run is.
 
 from __future__ import annotations
 
+from .._controls import visible_controls
+from .._secrets import mask
+
 __all__ = ["CellError", "RunFailed", "RunInterrupted", "where_the_run_is"]
 
 
 class CellError(Exception):
-    """Fails the cell with ``<ClassName>: <message>`` and nothing else."""
+    """Fails the cell with ``<ClassName>: <message>`` and nothing else. The message (which
+    may quote a run's error) has every known secret masked and its control characters made
+    visible: a terminal, and a notebook's traceback view, would obey them."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(visible_controls(mask(message)))
 
     def _render_traceback_(self) -> list[str]:
         return [f"{type(self).__name__}: {self}"]

@@ -21,6 +21,8 @@ from collections.abc import Callable
 from html import escape
 from typing import Any
 
+from .._controls import visible_controls
+from .._secrets import Secrets
 from ..render import render_bundle
 from ._view import Controls, RunView
 
@@ -200,13 +202,17 @@ _MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]<>#!|{}()~"})
 def static_bundle(run: Any | None, notes: list[str]) -> dict[str, str]:
     """The saved form of a run: its transcript in three MIME types, notes first.
 
-    Notes are our own sentences but may quote names the user typed, so they are escaped
-    for HTML and markdown like everything else.
+    Notes are our own sentences but may quote names the user typed, or an error's message,
+    so they are treated like everything else: every known secret masked (before escaping,
+    so a secret is found as written), then escaped for HTML and markdown, their control
+    characters made visible in plain text.
     """
     bundle = render_bundle(run) if run is not None else {"text/plain": "", "text/html": "", "text/markdown": ""}
     if not notes:
         return bundle
-    plain_notes = "\n".join(f"note: {n}" for n in notes)
+    secrets = Secrets.now()
+    notes = [secrets.mask(n) for n in notes]
+    plain_notes = visible_controls("\n".join(f"note: {n}" for n in notes))
     html_notes = "".join(f'<div style="color:#57606a;font-size:12px">note: {escape(n)}</div>' for n in notes)
     md_notes = "\n".join(f"> note: {n.translate(_MD_SPECIAL)}" for n in notes)
     return {

@@ -2,16 +2,17 @@
 
 ``Run._repr_html_``, ``_repr_markdown_`` and ``__repr__`` call these, and the notebook
 view saves their output when a run ends, so a saved notebook shows the run without
-widgets. All three read the same tree (:mod:`.tree`), built from the run's events.
+widgets. All three read the same tree (:mod:`.tree`), built from the run's events. What
+they return holds no known secret, and the plain text no control character a terminal
+would obey (:mod:`._safe`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .html import render_html, run_html
-from .markdown import render_markdown, run_markdown
-from .plain import render_plain, run_plain
+from . import html, markdown, plain
+from ._safe import safe_bundle, safe_view
 from .tree import tree_of
 
 __all__ = ["render_bundle", "render_html", "render_markdown", "render_plain"]
@@ -20,4 +21,20 @@ __all__ = ["render_bundle", "render_html", "render_markdown", "render_plain"]
 def render_bundle(run: Any) -> dict[str, str]:
     """The three static MIME types of ``run``, ready for ``display(..., raw=True)``."""
     tree = tree_of(run)
-    return {"text/plain": run_plain(tree), "text/html": run_html(tree), "text/markdown": run_markdown(tree)}
+    return safe_bundle({"text/plain": plain.run_plain(tree), "text/html": html.run_html(tree),
+                        "text/markdown": markdown.run_markdown(tree)})
+
+
+def render_html(run: Any, **options: Any) -> str:
+    """The run as HTML (:func:`.html.render_html`; ``options`` are its keywords)."""
+    return safe_view("text/html", html.render_html(run, **options))
+
+
+def render_markdown(run: Any, **options: Any) -> str:
+    """The run as Markdown (:func:`.markdown.render_markdown`; ``options`` are its keywords)."""
+    return safe_view("text/markdown", markdown.render_markdown(run, **options))
+
+
+def render_plain(run: Any, **options: Any) -> str:
+    """The run as indented plain text (:func:`.plain.render_plain`; ``options`` are its keywords)."""
+    return safe_view("text/plain", plain.render_plain(run, **options))

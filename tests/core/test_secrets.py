@@ -1,0 +1,182 @@
+"""Secrets are masked by value wherever outside text enters a run's record, and in every
+view of it (docs/faults.md, "Secrets"). The provider side (a 401 that echoes the key) is in
+tests/providers/test_provider_secrets.py, the kernel side in tests/notebook/test_kernel_secrets.py."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import openprogram_jupyter as op
+from openprogram_jupyter._masking import ReplyMask
+from openprogram_jupyter._secrets import MASK, Secrets, StreamMask, mask, mask_shapes, remember, watched_variables
+from openprogram_jupyter.models.providers import SECRET_ENV_VARS
+from openprogram_jupyter.render import render_bundle
+
+from .conftest import call, results
+
+# Made up for these tests; shaped like no pattern the masker knows (only their values can mask them).
+GROQ_SHAPED = "gsk_live4Q9zXbT2mW7pLr8sVn3yHc6JdE"
+LOCAL_TOKEN = "local-server-token-7f3a9c21"
+
+
+def every_place(run: op.Run) -> list[str]:
+    """Everything a run keeps or shows, as text."""
+    places = [run.error or "", repr(run), run._repr_html_(), run._repr_markdown_(), str(vars(run))]
+    places += [e.model_dump_json() for e in run.events]
+    places += [json.dumps(m.model_dump(mode="json")) for m in run.messages]
+    places += list(render_bundle(run).values())
+    return places
+
+
+def assert_nowhere(secret: str, run: op.Run) -> None:
+    for place in every_place(run):
+        assert secret not in place
+        assert secret[4:20] not in place, "not even a fragment of it"
+
+
+def leaky_tool(secret: str) -> op.Tool:
+    @op.function(register_globally=False)
+    def connect(host: str) -> str:
+        """Connect to a host."""
+        raise PermissionError(f"{host} refused the token {secret}")
+
+    return connect
+
+
+# -- through the API ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("variable", ["OPENAI_API_KEY", "GOOGLE_API_KEY", "AWS_SESSION_TOKEN"])
+def test_a_tool_error_quoting_a_key_variable_is_masked_for_the_model_and_everywhere(variable, monkeypatch):
+    monkeypatch.setenv(variable, GROQ_SHAPED)
+    model = op.ScriptedModel([call("connect", host="db"), "It was refused."])
+    run = op.Runtime(model=model).run("Connect.", tools=[leaky_tool(GROQ_SHAPED)])
+
+    assert run.stop_reason == "stop"
+    (result,) = results(run)
+    assert result.content[0].text == f"Error: connect raised PermissionError: db refused the token {MASK}"
+    assert f"PermissionError: db refused the token {MASK}" in result.details["traceback"]
+    sent = model.requests[1].messages[-1]  # what the model read in the next round
+    assert GROQ_SHAPED not in json.dumps(sent.model_dump(mode="json")) and MASK in sent.content[0].text
+    assert_nowhere(GROQ_SHAPED, run)
+
+
+def test_the_runtimes_own_api_key_is_masked_in_a_tool_error():
+    runtime = op.Runtime(model=op.ScriptedModel([call("connect", host="db"), "done"]), api_key=LOCAL_TOKEN)
+    run = runtime.run("Connect.", tools=[leaky_tool(LOCAL_TOKEN)])
+    assert f"the token {MASK}" in results(run)[0].content[0].text
+    assert_nowhere(LOCAL_TOKEN, run)
+
+
+def test_a_reply_a_result_and_progress_quoting_a_key_are_masked(monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_AUTH_TOKEN", LOCAL_TOKEN)
+
+    @op.function(register_globally=False)
+    def settings(context: op.ToolContext) -> dict:
+        """Read the settings."""
+        context.report({"step": f"read token {LOCAL_TOKEN}"})
+        return {"token": LOCAL_TOKEN, "region": "eu"}
+
+    model = op.ScriptedModel([call("settings"), f"The token is {LOCAL_TOKEN}."])
+    run = op.Runtime(model=model).run("Show the settings.", tools=[settings])
+
+    assert run.text == f"The token is {MASK}."
+    assert json.loads(results(run)[0].content[0].text) == {"token": MASK, "region": "eu"}
+    progress = [e.data for e in run.events if e.type == "tool_execution_update" and e.status == "progress"]
+    assert progress == [{"step": f"read token {MASK}"}]
+    assert_nowhere(LOCAL_TOKEN, run)
+
+
+def test_a_key_set_after_the_runtime_was_made_is_known_at_run_time(monkeypatch):
+    runtime = op.Runtime(model=op.ScriptedModel([call("connect", host="db"), "done"]))
+    monkeypatch.setenv("GEMINI_API_KEY", GROQ_SHAPED)
+    assert_nowhere(GROQ_SHAPED, runtime.run("Connect.", tools=[leaky_tool(GROQ_SHAPED)]))
+
+
+def test_the_run_error_and_runerror_hold_no_key(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", GROQ_SHAPED)
+    failing = op.AssistantMessage(stop_reason="error", error_message=f"401: bad key {GROQ_SHAPED}")
+    runtime = op.Runtime(model=op.ScriptedModel([failing]))
+    with pytest.raises(op.RunError) as raised:
+        runtime.exec("Hi.")
+    assert GROQ_SHAPED not in str(raised.value) and f"bad key {MASK}" in str(raised.value)
+    assert_nowhere(GROQ_SHAPED, raised.value.run)
+
+
+def test_placeholder_values_are_not_secrets(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "EMPTY")  # what local servers are given
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "ollama")
+    run = op.Runtime(model=op.ScriptedModel(["EMPTY results from ollama."])).run("Hi.")
+    assert run.text == "EMPTY results from ollama."
+
+
+def test_a_hand_built_run_is_masked_in_its_views(monkeypatch):
+    # The record of a real run holds no secret; a Run built by hand gets the second line.
+    monkeypatch.setenv("OPENAI_API_KEY", GROQ_SHAPED)
+    run = op.Run("run_1", "scripted", [])
+    run.messages = [op.UserMessage(content=f"use {GROQ_SHAPED}"),
+                    op.AssistantMessage(content=[op.TextContent(text=f"ok {GROQ_SHAPED}")])]
+    run.stop_reason = "stop"
+    for view in [repr(run), run._repr_html_(), run._repr_markdown_(), *render_bundle(run).values()]:
+        assert GROQ_SHAPED not in view and MASK in view
+
+
+# -- the masker ---------------------------------------------------------------------------------
+
+
+def test_every_registry_variable_is_watched():
+    assert set(SECRET_ENV_VARS) <= set(watched_variables())
+    assert "AWS_SECURITY_TOKEN" in SECRET_ENV_VARS
+
+
+def test_a_value_is_masked_in_every_form_quoting_gives_it():
+    secret = 'tok&en"with<odd>chars\\1'
+    secrets = Secrets([secret])
+    quoted = [secret, json.dumps(secret)[1:-1], repr(secret)[1:-1], "tok&amp;en&quot;with&lt;odd&gt;chars\\1"]
+    for form in quoted:
+        assert secrets.mask(f"[{form}]") == f"[{MASK}]", form
+    assert "tok" not in repr(secrets) and "form(s) known" in repr(secrets)
+
+
+def test_a_longer_secret_is_masked_whole_when_a_shorter_one_is_inside_it():
+    assert Secrets(["abcdefgh", "abcdefgh-and-more"]).mask("x abcdefgh-and-more y") == f"x {MASK} y"
+
+
+def test_remembered_values_are_masked_and_short_ones_ignored():
+    remember("remembered-value-31337", "short", None)
+    assert mask("a remembered-value-31337 b short") == f"a {MASK} b short"
+
+
+def test_shapes_mask_the_value_after_api_key_not_the_words_after_it():
+    hint = "no API key: set ANTHROPIC_API_KEY or pass api_key= (the SDK said: no config)"
+    assert mask_shapes(hint) == hint
+    assert mask_shapes("api_key=deadbeefcafe&x=1") == "api_key=***&x=1"
+    assert mask_shapes("x-api-key: abc123def") == "x-api-key: ***"
+    assert mask_shapes("Authorization: Bearer abc.def.ghi") == "Authorization: Bearer ***"
+
+
+def test_a_stream_never_shows_part_of_a_secret_split_across_pieces():
+    secrets = Secrets([GROQ_SHAPED])
+    text = f"Your key is {GROQ_SHAPED}, keep it."
+    for size in (1, 3, 5, 7, 40):
+        stream = StreamMask(secrets)
+        shown = [stream.feed(0, text[i:i + size]) for i in range(0, len(text), size)]
+        shown += stream.flush().values()
+        assert "".join(shown) == f"Your key is {MASK}, keep it.", size
+        assert all("gsk" not in piece for piece in shown)
+
+
+def test_a_stream_that_only_looked_like_a_secret_is_shown_whole():
+    stream = StreamMask(Secrets([GROQ_SHAPED]))
+    shown = stream.feed(0, "a gsk_li") + stream.feed(0, "ne of text")
+    assert shown == "a gsk_line of text" and stream.flush() == {}
+
+
+def test_a_signed_thinking_block_that_held_a_secret_loses_its_signature():
+    reply = op.AssistantMessage(content=[op.ThinkingContent(thinking=f"the key is {LOCAL_TOKEN}", signature="sig"),
+                                         op.ThinkingContent(thinking="nothing here", signature="sig2")])
+    ReplyMask(Secrets([LOCAL_TOKEN])).finish(reply)
+    assert [(b.thinking, b.signature) for b in reply.content] == [(f"the key is {MASK}", None),
+                                                                  ("nothing here", "sig2")]

@@ -1,0 +1,57 @@
+"""Real kernel: a key of an unusual shape, read from the environment, is echoed by a tool's
+exception and by a provider's 401 — and is nowhere in the saved notebook (docs/faults.md,
+"Secrets"). The provider is the real OpenAI client against the loopback fake server."""
+
+from __future__ import annotations
+
+import nbformat
+import pytest
+from fakeserver import Call, FakeServer, Turn
+
+from .kernels import STATIC_MIMES, WIDGET_VIEW, live_kernel, outputs_mimes, plain_output
+
+pytestmark = pytest.mark.slow
+
+KEY = "gsk_live4Q9zXbT2mW7pLr8sVn3yHc6JdE"  # made up, shaped like no pattern the masker knows
+
+SETUP = """\
+import os
+os.environ['OPENAI_BASE_URL'] = {url!r}
+%load_ext openprogram_jupyter
+import openprogram_jupyter as op
+
+@op.function
+def connect(host: str) -> str:
+    '''Connect to a host.'''
+    raise PermissionError(f"{{host}} refused the token {{os.environ['OPENAI_API_KEY']}}")
+"""
+
+
+async def test_a_key_echoed_by_a_tool_and_a_401_is_nowhere_in_the_saved_notebook(kernel_name, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)  # the kernel inherits it: the key is never in a cell
+    with FakeServer() as server:
+        server.script(Turn(calls=[Call("connect", {"host": "db"})]),
+                      Turn.http_error(401, f"Incorrect API key provided: {KEY}."))
+        async with live_kernel(kernel_name) as kernel:
+            await kernel.text(SETUP.format(url=server.openai_base_url))
+            cell = await kernel.run("%%agent -m openai:gpt-4.1-mini -o r --tools connect\nConnect to db.")
+
+            # The cell ended with the transcript at rest: static views only, no widget left.
+            assert outputs_mimes(cell) and all(mimes == STATIC_MIMES for mimes in outputs_mimes(cell))
+            assert all(WIDGET_VIEW not in o.get("data", {}) for o in cell.outputs)
+            shown = plain_output(cell)
+            assert "connect raised PermissionError: db refused the token ***" in shown
+            assert "Incorrect API key provided: ***." in shown
+            # What the model was sent in round 2 had the key masked too.
+            assert server.bodies()[1]["messages"][-1]["content"].endswith("refused the token ***")
+
+            # The kernel is alive, and the Run it keeps holds no key either.
+            answer = await kernel.text(
+                "kept = [r.error, repr(r), r._repr_html_(), r.tool_results[0].details['traceback'],\n"
+                "        *(e.model_dump_json() for e in r.events)]\n"
+                "print(r.stop_reason, any(os.environ['OPENAI_API_KEY'] in text for text in kept))")
+            assert answer.split() == ["error", "False"]
+
+        saved = nbformat.writes(kernel.notebook)
+        assert KEY not in saved and KEY[4:20] not in saved
+        assert saved.count("***") >= 6  # the error and the tool's message, in each of the three views

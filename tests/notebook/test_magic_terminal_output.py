@@ -1,0 +1,49 @@
+"""Terminal IPython (no kernel): what ``%%agent`` prints shows a tool's or a model's
+terminal escapes and obeys none, and holds no secret (docs/faults.md)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import openprogram_jupyter as op
+
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+LOCAL_TOKEN = "local-server-token-5e1d77aa"  # made up
+
+
+@pytest.fixture(autouse=True)
+def _fresh_registry(clean_registry):
+    yield
+
+
+def test_the_printed_transcript_shows_escapes_and_no_secret(shell, capsys, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", LOCAL_TOKEN)
+
+    @op.function(register_globally=False)
+    def screen() -> str:
+        """Draw on the screen."""
+        raise RuntimeError(f"\x1b[2J\x1b]0;pwned\x07 token {LOCAL_TOKEN}")
+
+    shell.user_ns["screen"] = screen
+    shell.user_ns["m"] = op.ScriptedModel([op.ToolCall(name="screen"), "Cleared \x1b[2J the \x1b[1A screen."])
+    result = shell.run_cell("%%agent -m m -o r --tools screen\nClear it.")
+    assert result.success, result.error_in_exec
+    out = capsys.readouterr().out
+
+    assert "Cleared ␛[2J the ␛[1A screen." in out and "␛[2J␛]0;pwned␇ token ***" in out
+    assert not CONTROL.search(out) and LOCAL_TOKEN not in out
+    assert shell.user_ns["r"].text == "Cleared \x1b[2J the \x1b[1A screen."  # the record keeps what was said
+
+
+def test_a_failed_runs_one_line_shows_escapes_and_no_secret(shell, capsys, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", LOCAL_TOKEN)
+    failing = op.AssistantMessage(stop_reason="error", error_message=f"HTTP 500 \x1b[2J\x1b]0;t\x07 for {LOCAL_TOKEN}")
+    shell.user_ns["m"] = op.ScriptedModel([failing])
+    result = shell.run_cell("%%agent -m m -o r\nHi.")
+    assert not result.success  # the cell fails, with one line
+    printed = capsys.readouterr()
+    both = printed.out + printed.err
+    assert "RunFailed: HTTP 500 ␛[2J␛]0;t␇ for ***" in both
+    assert not CONTROL.search(both) and LOCAL_TOKEN not in both

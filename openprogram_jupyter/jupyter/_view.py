@@ -24,6 +24,7 @@ from collections.abc import Callable
 from html import escape
 from typing import Any
 
+from .._secrets import Secrets
 from ..render import _format as fmt
 from ..render.tree import (
     Block,
@@ -88,6 +89,7 @@ class RunView:
         self._click_notes: collections.deque[str] = collections.deque()
         self._created: list[Any] = []
         self._pending: dict[Any, dict[str, Any]] = {}
+        self._secrets = Secrets.now()  # taken again at each redraw
         self._node_widgets: dict[int, Any] = {}
         self._last_tick: float | None = None
         self._stop_requested = False
@@ -241,8 +243,10 @@ class RunView:
     # -- redraw: compute wanted traits, then send each widget's changes once ---------
 
     def _want(self, widget: Any, **traits: Any) -> None:
+        """Ask for ``traits`` on ``widget`` at the next flush; a string has every known
+        secret masked (the record's are already: this catches the prompt and arguments)."""
         wanted = self._pending.setdefault(widget, {})
-        wanted.update(traits)
+        wanted.update({k: self._secrets.mask_values(v) if isinstance(v, str) else v for k, v in traits.items()})
 
     def _flush(self) -> None:
         pending, self._pending = self._pending, {}
@@ -259,6 +263,7 @@ class RunView:
                     setattr(widget, key, value)
 
     def _redraw(self, now: float) -> None:
+        self._secrets = Secrets.now()
         root = self.builder.root
         self._want(self.header, value=self._header_html(root, now))
         notes = self._notes + list(self._click_notes)

@@ -24,6 +24,7 @@ from ._masking import mask_progress, mask_result
 from .errors import ToolExit
 from .events import ToolExecutionEndEvent, ToolExecutionStartEvent, ToolExecutionUpdateEvent
 from .messages import TextContent, ToolCall, ToolResultMessage, ToolResultStatus
+from .tools._display import result_display
 from .tools._schema import ArgumentError
 from .tools.base import Tool, ToolContext
 from .tools.menu import Menu
@@ -181,10 +182,18 @@ async def _prepare_and_execute(call: ToolCall, env: CallEnvironment) -> _Outcome
         kwargs = tool.validate(dict(call.arguments))
     except ArgumentError as error:
         return _Outcome("error", f"Error: {call.name}: {error}")
-    if tool.options.requires_approval:
-        denial = await _ask_approval(call, tool, env)
-        if denial is not None:
-            return denial
+    if not tool.options.requires_approval:
+        return await _cached_or_executed(call, tool, kwargs, env)
+    denial = await _ask_approval(call, tool, env)
+    if denial is not None:
+        return denial
+    outcome = await _cached_or_executed(call, tool, kwargs, env)
+    outcome.details["approval"] = "approved"
+    return outcome
+
+
+async def _cached_or_executed(call: ToolCall, tool: Tool, kwargs: dict[str, Any], env: CallEnvironment) -> _Outcome:
+    """The earlier value for the same arguments of a ``cache=True`` tool, else a run of it."""
     cache = getattr(tool, "cache", None) if tool.options.cache else None
     if cache is None:
         return await _execute(call, tool, kwargs, env)
@@ -214,7 +223,8 @@ async def _ask_approval(call: ToolCall, tool: Tool, env: CallEnvironment) -> _Ou
     except Exception as error:
         return _Outcome("denied", f"denied: the approval check failed ({type(error).__name__}: {error})")
     if not answer:
-        return _Outcome("denied", f"denied: the user did not approve this call to {call.name}")
+        return _Outcome("denied", f"denied: the user did not approve this call to {call.name}",
+                        details={"approval": "denied"})
     env.emit(ToolExecutionUpdateEvent, tool_call_id=call.id, tool_name=call.name, status="approved")
     return None
 
@@ -286,9 +296,15 @@ async def _wait_after_cancel(running: asyncio.Future[Any], grace: float) -> _Out
 
 
 def _result_content(call: ToolCall, value: Any, env: CallEnvironment) -> tuple[list[Any], dict[str, Any]]:
+    """What the model reads of ``value``, and its details: the rich form its card shows
+    (``details["display"]``, :func:`.tools._display.result_display`) among them."""
     tool = env.menu.get(call.name)
     limit = tool.options.max_result_chars if tool is not None else None
-    return result_content(value, limit)
+    content, details = result_content(value, limit)
+    display = result_display(value, tool.options.render if tool is not None else None)
+    if display is not None:
+        details["display"] = display
+    return content, details
 
 
 def _short(error: BaseException, limit: int = 200) -> str:

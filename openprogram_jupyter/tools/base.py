@@ -45,6 +45,9 @@ class ToolOptions:
     timeout: float | None = None
     max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS
     cache: bool = False
+    render: Callable[[Any], Any] | None = None
+    """Turns the return value into the rich form its card shows (``tools/_display.py``);
+    the model still reads the value as text."""
 
 
 @dataclass
@@ -110,8 +113,8 @@ class ExternalTool(Tool):
 
     Arguments are checked against ``spec["parameters"]`` (see ``_jsonschema``: types,
     required and unexpected fields, enums, bounds) and passed to ``execute`` as keyword
-    arguments, sync or async. ``requires_approval``, ``timeout`` and ``max_result_chars``
-    may be given as extra dict keys or attributes of the object.
+    arguments, sync or async. ``requires_approval``, ``timeout``, ``max_result_chars`` and
+    ``render`` may be given as extra dict keys or attributes of the object.
     """
 
     def __init__(self, spec: Any, execute: Callable[..., Any], source: object) -> None:
@@ -126,6 +129,7 @@ class ExternalTool(Tool):
             requires_approval=bool(_option(source, "requires_approval", False)),
             timeout=_option(source, "timeout", None),
             max_result_chars=_option(source, "max_result_chars", DEFAULT_MAX_RESULT_CHARS),
+            render=_option(source, "render", None),
         )
         self._execute = execute
 
@@ -141,7 +145,7 @@ class ExternalTool(Tool):
         return run_in_daemon_thread(self._execute, kwargs, name=self.name)
 
 
-DICT_TOOL_KEYS = {"spec", "execute", "requires_approval", "timeout", "max_result_chars"}
+DICT_TOOL_KEYS = {"spec", "execute", "requires_approval", "timeout", "max_result_chars", "render"}
 
 
 def _option(source: object, key: str, default: Any) -> Any:

@@ -117,15 +117,11 @@ def _make_decorator(agentic: bool) -> Callable[..., Any]:
         timeout: float | None = None,
         max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS,
         cache: bool = False,
+        render: Callable[[Any], Any] | None = None,
         register_globally: bool = True,
         registry: Registry | None = None,
     ) -> Any:
-        if timeout is not None and timeout <= 0:
-            raise ValueError(f"timeout must be positive seconds, got {timeout!r}")
-        if max_result_chars is not None and max_result_chars < 100:
-            raise ValueError(f"max_result_chars must be at least 100, got {max_result_chars!r}")
-        if "none" in _names(toolset):
-            raise ValueError("toolset 'none' is reserved: exec(toolset='none') means no tools")
+        _check_options(timeout=timeout, max_result_chars=max_result_chars, render=render, toolset=toolset)
         options = ToolOptions(
             expose=expose,
             toolset=_names(toolset),
@@ -138,6 +134,7 @@ def _make_decorator(agentic: bool) -> Callable[..., Any]:
             timeout=timeout,
             max_result_chars=max_result_chars,
             cache=cache,
+            render=render,
         )
 
         def wrap(target: Callable[..., Any]) -> FunctionTool:
@@ -157,6 +154,19 @@ def _make_decorator(agentic: bool) -> Callable[..., Any]:
         return wrap(fn) if fn is not None else wrap
 
     return decorator
+
+
+def _check_options(*, timeout: float | None, max_result_chars: int | None, render: object,
+                   toolset: str | Iterable[str]) -> None:
+    """Raise ``ValueError`` / ``TypeError`` for an option no tool can have."""
+    if timeout is not None and timeout <= 0:
+        raise ValueError(f"timeout must be positive seconds, got {timeout!r}")
+    if max_result_chars is not None and max_result_chars < 100:
+        raise ValueError(f"max_result_chars must be at least 100, got {max_result_chars!r}")
+    if render is not None and not callable(render):
+        raise TypeError(f"render must be a callable (value -> HTML or a displayable object), got {render!r}")
+    if "none" in _names(toolset):
+        raise ValueError("toolset 'none' is reserved: exec(toolset='none') means no tools")
 
 
 def _names(value: str | Iterable[str]) -> tuple[str, ...]:
@@ -184,6 +194,8 @@ def function(fn: Any = None, **options: Any) -> Any:
     / ``can_use`` (dropped from the menu when it cannot run now), ``requires_approval``,
     ``defer`` (schema loaded on demand through ``tool_search``), ``timeout`` (seconds),
     ``max_result_chars``, ``cache`` (same arguments → the earlier result, tool not run),
+    ``render`` (``value -> HTML``, a DataFrame, a figure, an image…: the rich form the
+    call's card shows, sanitized; the model still reads the value as text),
     ``register_globally`` (False: only usable through ``tools=[...]``), ``registry``.
     """
     return _make_decorator(agentic=False)(fn, **options)

@@ -23,7 +23,7 @@ def as_tool(entry: object) -> Tool:
     """Normalize one menu entry to a :class:`Tool`; raise ``TypeError`` saying what is wrong.
 
     A plain callable becomes an unregistered ``@function``; a dict needs ``spec`` and
-    ``execute`` (and may carry ``requires_approval``, ``timeout``, ``max_result_chars``).
+    ``execute`` (and may carry ``requires_approval``, ``timeout``, ``max_result_chars``, ``render``).
     """
     if isinstance(entry, Tool):
         return entry

@@ -29,6 +29,7 @@ from .finished import tree_of
 from .nodes import (
     FINAL_STATUSES,
     NODE_KINDS,
+    Approval,
     Block,
     CallNode,
     CallStatus,
@@ -48,6 +49,7 @@ __all__ = [
     "FINAL_STATUSES",
     "NODE_KINDS",
     "UPDATE_HANDLERS",
+    "Approval",
     "Block",
     "CallNode",
     "CallStatus",

@@ -38,7 +38,7 @@ from ...messages import (
     ToolResultMessage,
     UserMessage,
 )
-from .nodes import Block, CallNode, NoticeNode, RetryNode, RoundItem, RoundNode, RunNode, UserNode
+from .nodes import Approval, Block, CallNode, NoticeNode, RetryNode, RoundItem, RoundNode, RunNode, UserNode
 
 __all__ = ["EVENT_HANDLERS", "UPDATE_HANDLERS", "TreeBuilder", "tree_from_messages"]
 
@@ -315,6 +315,8 @@ class TreeBuilder:
             call.status = "awaiting_approval"
         elif event.status in ("approved", "running"):
             call.status = "running"
+            if event.status == "approved":
+                call.approval = "approved"
         elif event.status == "progress":
             call.progress.append(event.data)
         call.touch()
@@ -324,6 +326,7 @@ class TreeBuilder:
         call.status = event.status
         call.result = event.result
         call.duration = event.duration
+        call.approval = _approval_of(event.result) or call.approval
         call.touch()
 
     def _set_result(self, result: ToolResultMessage, run: RunNode) -> None:
@@ -333,12 +336,19 @@ class TreeBuilder:
         if call.result is None:
             call.result = result
             call.status = result.status
+            call.approval = _approval_of(result) or call.approval
             if call.duration is None and "duration" in result.details:
                 try:
                     call.duration = float(result.details["duration"])
                 except (TypeError, ValueError):
                     pass
             call.touch()
+
+
+def _approval_of(result: ToolResultMessage | None) -> Approval | None:
+    """The user's answer a result records (``details["approval"]``), if it records one."""
+    answer = result.details.get("approval") if result is not None else None
+    return "approved" if answer == "approved" else "denied" if answer == "denied" else None
 
 
 EVENT_HANDLERS: EventHandlers[Callable[[TreeBuilder, Any], None]] = EventHandlers(

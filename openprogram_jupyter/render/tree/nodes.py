@@ -18,6 +18,7 @@ from ...messages import ToolResultMessage, Usage
 __all__ = [
     "FINAL_STATUSES",
     "NODE_KINDS",
+    "Approval",
     "Block",
     "CallNode",
     "CallStatus",
@@ -44,6 +45,10 @@ CallStatus = Literal[
     "interrupted",
     "denied",
 ]
+
+Approval = Literal["approved", "denied"]
+"""The user's answer to a ``requires_approval`` call (the ``approved`` update, or the
+result's ``details["approval"]``)."""
 
 FINAL_STATUSES = frozenset({"done", "error", "skipped", "cancelled", "interrupted", "denied"})
 
@@ -125,6 +130,7 @@ class CallNode(_Node):
     started_at: float | None = None
     progress: list[Any] = field(default_factory=list)
     children: list[RunNode] = field(default_factory=list)
+    approval: Approval | None = None  # the user's answer, for a call that asked for one
     version: int = 0
 
     @property

@@ -1,0 +1,65 @@
+"""The model's Markdown as safe HTML: :func:`markdown_html`.
+
+An answer is parsed as CommonMark with GitHub tables by markdown-it-py with raw HTML off
+(``<script>``, ``<div onclick=…>`` and every other tag in the answer come out as the text
+they are), then sanitized by :func:`._sanitize.clean_html`. An image from a remote host
+is not loaded: it becomes a link reading ``[image: ALT]`` to its address. A table cell's
+alignment becomes an ``align`` attribute (the policy keeps no ``style``).
+
+markdown-it-py is imported on the first call. Results are cached by text, so a live view
+redrawing an unchanged answer ten times a second parses it once.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from html import escape
+from typing import Any
+
+from ._sanitize import clean_html
+
+__all__ = ["markdown_html"]
+
+_SAFE_DATA_IMAGE = re.compile(r"^data:image/(png|jpeg|gif|webp);base64,", re.IGNORECASE)
+_ALIGNED = re.compile(r"^text-align:(left|right|center)$")
+
+
+@functools.lru_cache(maxsize=1)
+def _parser() -> Any:
+    from markdown_it import MarkdownIt
+
+    parser = MarkdownIt("commonmark", {"html": False}).enable("table")
+    parser.add_render_rule("image", _image)
+    return parser
+
+
+def _image(renderer: Any, tokens: list[Any], index: int, options: Any, env: Any) -> str:
+    """An embedded ``data:`` image as an ``<img>``; any other as a link to it (never fetched)."""
+    token = tokens[index]
+    source = str(token.attrGet("src") or "")
+    if _SAFE_DATA_IMAGE.match(source):
+        return str(renderer.image(tokens, index, options, env))
+    alt = renderer.renderInlineAsText(token.children or [], options, env)
+    return f'<a href="{escape(source)}">[image: {escape(alt)}]</a>'
+
+
+def _align_cells(tokens: list[Any]) -> None:
+    """``style="text-align:X"`` on table cells becomes ``align="X"``."""
+    for token in tokens:
+        if token.type in ("th_open", "td_open"):
+            match = _ALIGNED.match(str(token.attrGet("style") or ""))
+            if match:
+                token.attrs.pop("style", None)
+                token.attrSet("align", match.group(1))
+
+
+@functools.lru_cache(maxsize=256)
+def markdown_html(text: str) -> str:
+    """``text`` (Markdown) as a sanitized HTML fragment; ``""`` for ``""``."""
+    if not text:
+        return ""
+    parser = _parser()
+    tokens = parser.parse(text)
+    _align_cells(tokens)
+    return clean_html(parser.renderer.render(tokens, parser.options, {}))

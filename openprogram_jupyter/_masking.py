@@ -8,8 +8,9 @@ cassettes — holds none either. What is masked, and how (:mod:`._secrets`):
 - a reply's text and thinking, streamed or whole: known values (a signed thinking block
   whose text changed loses its signature: it no longer signs that text);
 - a reply's error message and the provider's notices: known values and key shapes;
-- a tool result's text: known values (and key shapes for a failed call: the tool's own
-  exception text); its details (the traceback kept for the view): known values and shapes;
+- a tool result's text and every string of its details (the traceback kept for the
+  view, a rich display): known values, and key shapes too for a failed call (the tool's
+  own exception text);
 - what a tool reports as progress (shown, never sent): known values and key shapes, in
   every string of it.
 
@@ -70,14 +71,16 @@ class ReplyMask:
 
 
 def mask_result(result: ToolResultMessage, secrets: Secrets | None = None) -> ToolResultMessage:
-    """Mask a tool result in place and return it: known values in its text (key shapes
-    too for a failed call) and secrets in every string of its details (the traceback)."""
+    """Mask a tool result in place and return it: known values in its text and in every
+    string of its details (the traceback, a rich display); key shapes too for a failed
+    call, whose text and traceback are the tool's own exception (a successful result's
+    data, a figure's base64 among it, is left as it is but for known values)."""
     secrets = secrets if secrets is not None else Secrets.now()
     mask = secrets.mask if result.is_error else secrets.mask_values
     for block in result.content:
         if isinstance(block, TextContent):
             block.text = mask(block.text)
-    result.details = secrets.mask_data(result.details)
+    result.details = secrets.mask_data(result.details, shapes=result.is_error)
     return result
 
 

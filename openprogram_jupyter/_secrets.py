@@ -127,16 +127,16 @@ class Secrets:
         """``text`` with every known value and everything shaped like a key masked."""
         return mask_shapes(self.mask_values(text)) if text else text
 
-    def mask_data(self, value: Any) -> Any:
-        """``value`` with every string in it masked: the strings of dicts (keys too), lists
-        and tuples, at any depth, in new containers; anything else (a tuple subclass
-        included) is returned as is."""
+    def mask_data(self, value: Any, *, shapes: bool = True) -> Any:
+        """``value`` with every string in it masked (:meth:`mask`, or :meth:`mask_values`
+        without ``shapes``): the strings of dicts (keys too), lists and tuples, at any
+        depth, in new containers; anything else (a tuple subclass included) is returned as is."""
         if isinstance(value, str):
-            return self.mask(value)
+            return self.mask(value) if shapes else self.mask_values(value)
         if isinstance(value, dict):
-            return {self.mask_data(k): self.mask_data(v) for k, v in value.items()}
+            return {self.mask_data(k, shapes=shapes): self.mask_data(v, shapes=shapes) for k, v in value.items()}
         if type(value) in (list, tuple):
-            return type(value)(self.mask_data(item) for item in value)
+            return type(value)(self.mask_data(item, shapes=shapes) for item in value)
         return value
 
     def open_prefix(self, text: str) -> int:

@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 import sys
-from html.parser import HTMLParser
 
 import pytest
+from inert_html import Tags, assert_inert
 from markdown_it import MarkdownIt
 
 from openprogram_jupyter.render._markdown_html import markdown_html
@@ -48,33 +48,6 @@ PAYLOADS = [
     "<!-- comment --><math><mi xlink:href=\"javascript:alert(1)\">x</mi></math>",
 ]
 HOSTILE = "Intro.\n\n" + "\n\n".join(PAYLOADS) + "\n\n| a | b |\n|---|---|\n| <script>x</script> | `<b>` |\n"
-
-
-class Tags(HTMLParser):
-    """Every start tag with its attributes."""
-
-    def __init__(self, html: str) -> None:
-        super().__init__()
-        self.tags: list[tuple[str, dict[str, str | None]]] = []
-        self.feed(html)
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags.append((tag, dict(attrs)))
-
-
-def assert_inert(html: str) -> None:
-    """No script, no event handler, no remote resource, no link but http(s)/mailto."""
-    allowed = {"p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "strong", "b", "em", "i", "del", "s",
-               "sup", "sub", "kbd", "code", "pre", "blockquote", "ul", "ol", "li", "a", "img", "span", "div",
-               "table", "caption", "thead", "tbody", "tfoot", "tr", "th", "td", "details", "summary"}
-    for tag, attrs in Tags(html).tags:
-        assert tag in allowed, (tag, html)
-        for name, value in attrs.items():
-            assert not name.startswith("on"), (tag, name)
-            if name == "href":
-                assert (value or "").startswith(("http://", "https://", "mailto:")), value
-            if name == "src":
-                assert (value or "").startswith("data:image/"), value
 
 
 def test_answers_render_as_headings_tables_lists_and_code():

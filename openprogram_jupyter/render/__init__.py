@@ -13,14 +13,15 @@ from typing import Any
 
 from . import html, markdown, plain
 from ._safe import safe_bundle, safe_view
-from .tree import tree_of
+from .tree import TreeBuilder, tree_of
 
 __all__ = ["render_bundle", "render_html", "render_markdown", "render_plain"]
 
 
-def render_bundle(run: Any) -> dict[str, str]:
-    """The three static MIME types of ``run``, ready for ``display(..., raw=True)``."""
-    tree = tree_of(run)
+def render_bundle(run: Any, folded: TreeBuilder | None = None) -> dict[str, str]:
+    """The three static MIME types of ``run``, ready for ``display(..., raw=True)``;
+    ``folded``: a builder that folded the run's events already (see :func:`.tree.tree_of`)."""
+    tree = tree_of(run, folded)
     return safe_bundle({"text/plain": plain.run_plain(tree), "text/html": html.run_html(tree),
                         "text/markdown": markdown.run_markdown(tree)})
 

@@ -7,7 +7,7 @@ import binascii
 import json
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -63,20 +63,40 @@ _BASE64 = re.compile(r"^[A-Za-z0-9+/\s]*={0,2}\s*$")
 
 DEFAULT_MAX_RESULT_CHARS = 4000
 DEFAULT_MAX_TEXT_CHARS = 100_000
+DEFAULT_MAX_TRANSCRIPT_CHARS = 1_000_000
 
 RESULT_KEPT = "the full result is in run.messages"
 TEXT_KEPT = "the full text is in run.messages"
 ARGUMENTS_KEPT = "the full arguments are in run.messages"
 
 
+class Budget:
+    """The characters a transcript may still spend. ``spent`` counts what was drawn;
+    ``exhausted`` once it reaches ``chars`` (a view then draws the rest as one line)."""
+
+    def __init__(self, chars: int) -> None:
+        self.chars = chars
+        self.spent = 0
+
+    @property
+    def exhausted(self) -> bool:
+        return self.spent >= self.chars
+
+
 @dataclass(frozen=True)
 class Limits:
-    """How much of one long string a view shows before cutting it (the Run keeps it whole):
+    """How much a view shows before cutting (the Run keeps everything whole):
     ``result_chars`` of a tool result, ``text_chars`` of what the model wrote (a text or
-    thinking block, a call's arguments)."""
+    thinking block, a call's arguments), ``transcript_chars`` of the whole transcript
+    (spent from ``budget``, a fresh :class:`Budget` for each ``Limits``)."""
 
     result_chars: int = DEFAULT_MAX_RESULT_CHARS
     text_chars: int = DEFAULT_MAX_TEXT_CHARS
+    transcript_chars: int = DEFAULT_MAX_TRANSCRIPT_CHARS
+    budget: Budget = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "budget", Budget(self.transcript_chars))
 
 
 def seconds(value: float | None) -> str:
@@ -87,6 +107,17 @@ def seconds(value: float | None) -> str:
         return f"{value:.2f} s" if value < 10 else f"{value:.1f} s"
     minutes, rest = divmod(round(value), 60)
     return f"{minutes} min {rest:02d} s"
+
+
+def running_seconds(value: float) -> str:
+    """How long a run has been going, in a header that redraws several times a second:
+    tenths under 10 s (``3.4 s``), whole seconds under a minute (``42 s``), then as
+    :func:`seconds` (``2 min 05 s``)."""
+    if value < 10:
+        return f"{math.floor(max(0.0, value) * 10) / 10:.1f} s"
+    if value < 60:
+        return f"{int(value)} s"
+    return seconds(value)
 
 
 def usage_summary(usage: Usage) -> str:
@@ -176,6 +207,17 @@ def shorten(text: str, limit: int) -> str:
 
 def result_text(result: ToolResultMessage) -> str:
     return "".join(block.text for block in result.content if isinstance(block, TextContent))
+
+
+def result_preview(result: ToolResultMessage, limit: int = 100) -> str:
+    """A result in one line: its text with every run of whitespace made one space, cut to
+    ``limit`` characters (``…`` marks a cut); a result without text names its images
+    (``[image image/png, 0.1 KB]``), or is ``(empty)``."""
+    text = result_text(result)
+    if text.strip():
+        return shorten(text, limit)
+    images = [block for block in result.content if isinstance(block, ImageContent)]
+    return shorten(" ".join(image_label(image) for image in images), limit) if images else "(empty)"
 
 
 def truncate(text: str, limit: int, kept: str = RESULT_KEPT) -> tuple[str, str | None]:

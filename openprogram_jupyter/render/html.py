@@ -4,8 +4,11 @@ What is saved in a notebook and shown on GitHub or nbviewer. Every string that c
 a model, a tool or a user is escaped with :func:`html.escape`; the markup has no script,
 no event attributes and no external resources; images are embedded only as ``data:`` URIs
 of a known image type whose payload is checked to be base64. Each call is a ``<details>``
-element whose summary line says what was picked and how it ended. Each kind of tree node
-is drawn by its entry in :data:`HTML_OF`.
+element whose summary line says what was picked, how it ended and how its result begins;
+it is closed once the call has ended, open while it goes on. Each kind of tree node is
+drawn by its entry in :data:`HTML_OF`. A long list (a run's rounds, a round's calls, a
+call's nested runs) is drawn as its first and last items with one collapsed group line
+between (:mod:`._groups`), and the whole transcript within ``transcript_chars``.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from html import escape
 from typing import Any
 
 from . import _format as fmt
+from . import _groups as groups
+from ._progress import progress_text
 from .tree import (
     Block,
     CallNode,
@@ -27,7 +32,7 @@ from .tree import (
     tree_of,
 )
 
-__all__ = ["HTML_OF", "render_html", "run_html"]
+__all__ = ["HTML_OF", "call_html", "call_summary_html", "render_html", "run_html"]
 
 _BOX = "font-family:var(--jp-ui-font-family,system-ui,sans-serif);font-size:13px;line-height:1.4;"
 _PRE = (
@@ -61,8 +66,7 @@ def _run_html(run: RunNode, limits: fmt.Limits, *, nested: bool) -> str:
         + " · ".join(escape(part) for part in fmt.header_parts(run))
         + "</div>"
     )
-    for item in run.timeline:
-        out.append(_item_html(item, limits))
+    out += _span_html(run.timeline, lambda item: _item_html(item, limits), groups.TIMELINE_SPAN, limits)
     out.append(_end_html(run))
     out.append("</div>")
     return "".join(out)
@@ -72,6 +76,28 @@ def _item_html(node: Any, limits: fmt.Limits) -> str:
     """A timeline or round item, drawn by its kind's entry in :data:`HTML_OF`."""
     draw = HTML_OF.handler_for(node)
     return draw(node, limits) if draw is not None else ""
+
+
+def _span_html(items: list[Any], draw: Callable[[Any], str], span: groups.Span, limits: fmt.Limits) -> list[str]:
+    """``items`` drawn as :func:`._groups.draw_span` chooses, the left-out ones as one group."""
+    drawn = groups.draw_span(items, draw, span, limits.budget, len)
+    return [*drawn.head, _left_out_html(drawn.left_out), *drawn.tail]
+
+
+def _left_out_html(left_out: list[Any]) -> str:
+    """One line counting what a list leaves out; when calls among it did not end done, a
+    collapsed group listing the first of them, one line each."""
+    if not left_out:
+        return ""
+    line = f"… {groups.left_out_line(groups.tally(left_out))} not shown here"
+    kept = "the full record is in the Run (run.messages, run.events)"
+    failed = groups.failures(left_out)
+    if not failed:
+        return f'<div style="{_MUTED}">{escape(line)}: {kept}</div>'
+    listed = "".join(f'<li>{call_summary_html(call, preview=True)}</li>' for call in failed)
+    return (f'<details style="margin:2px 0"><summary style="{_MUTED}">{escape(line)}; calls that did not '
+            f'succeed among them</summary><ul style="margin:2px 0">{listed}</ul>'
+            f'<div style="{_MUTED}">{kept}</div></details>')
 
 
 def _cut_html(text: str, limit: int, kept: str, style: str = _PRE) -> str:
@@ -92,8 +118,7 @@ def _user_html(user: UserNode, _limits: fmt.Limits) -> str:
 
 def _round_html(round_: RoundNode, limits: fmt.Limits) -> str:
     out = [f'<div style="margin:6px 0"><div style="{_MUTED}">round {round_.number}</div>']
-    for item in round_.items:
-        out.append(_item_html(item, limits))
+    out += _span_html(round_.items, lambda item: _item_html(item, limits), groups.ROUND_SPAN, limits)
     if round_.stop_reason == "error" and round_.error_message:
         out.append(f'<div style="color:#cf222e">model error: {escape(round_.error_message)}</div>')
     out.append("</div>")
@@ -117,39 +142,63 @@ def _retry_html(wait: RetryNode, _limits: fmt.Limits) -> str:
     return f'<div style="{_MUTED}">{escape(fmt.retry_line(wait))}</div>'
 
 
-def _call_html(call: CallNode, limits: fmt.Limits) -> str:
+def call_summary_html(call: CallNode, *, preview: bool = True) -> str:
+    """A call in one line: its name, its arguments, its status, how long it took and (with
+    ``preview``) how its result begins."""
     color = fmt.STATUS_COLOR.get(call.status, "#57606a")
-    summary = (
-        f'<summary><code>{escape(call.name)}</code>'
+    line = (
+        f'<code>{escape(call.name)}</code>'
         f'<span style="{_MUTED}"> ({escape(fmt.arguments_preview(call))})</span> '
         f'<span style="color:{color}">{fmt.STATUS_MARK.get(call.status, "")} '
         f"{escape(fmt.STATUS_LABEL.get(call.status, call.status))}</span>"
     )
     if call.duration is not None:
-        summary += f'<span style="{_MUTED}"> · {fmt.seconds(call.duration)}</span>'
-    summary += "</summary>"
-    out = [f'<details style="margin:2px 0 2px 4px">{summary}<div style="margin-left:12px">']
+        line += f'<span style="{_MUTED}"> · {fmt.seconds(call.duration)}</span>'
+    if preview and call.result is not None:
+        line += f'<span style="{_MUTED}"> — {escape(fmt.result_preview(call.result))}</span>'
+    return line
+
+
+def call_html(call: CallNode, limits: fmt.Limits | None = None) -> str:
+    """One call as a ``<details>`` element: :func:`call_summary_html` as its summary, then
+    its arguments, its last progress report, its nested runs and its result. Closed once
+    the call has ended, open while it goes on."""
+    return _call_html(call, limits or fmt.Limits())
+
+
+def _call_html(call: CallNode, limits: fmt.Limits) -> str:
+    summary = f"<summary>{call_summary_html(call)}</summary>"
+    opened = "" if call.finished else " open"
+    out = [f'<details{opened} style="margin:2px 0 2px 4px">{summary}<div style="margin-left:12px">']
     out.append(f'<div style="{_MUTED}">arguments</div>'
                + _cut_html(fmt.arguments_text(call), limits.text_chars, fmt.ARGUMENTS_KEPT))
     if call.arguments_error:
         out.append(f'<div style="color:#cf222e">{escape(call.arguments_error)}</div>')
-    for child in call.children:
-        out.append(_run_html(child, limits, nested=True))
+    if call.progress:
+        out.append(f'<div style="{_MUTED}">progress: {escape(progress_text(call.progress[-1]))}</div>')
+    out += _span_html(call.children, lambda child: _run_html(child, limits, nested=True),
+                      groups.CHILDREN_SPAN, limits)
     if call.result is not None:
-        out.append(f'<div style="{_MUTED}">result</div>'
-                   + _cut_html(fmt.result_text(call.result), limits.result_chars, fmt.RESULT_KEPT))
-        for image in fmt.result_images(call.result):
-            out.append(
-                f'<img alt="tool result image" style="max-width:100%" '
-                f'src="data:{image.mime_type};base64,{"".join(image.data.split())}">'
-            )
-        traceback = fmt.traceback_of(call.result)
-        if traceback:
-            out.append(
-                f'<details><summary style="{_MUTED}">traceback</summary>'
-                f'<pre style="{_PRE}">{escape(traceback)}</pre></details>'
-            )
+        out.append(_result_html(call, limits))
     out.append("</div></details>")
+    return "".join(out)
+
+
+def _result_html(call: CallNode, limits: fmt.Limits) -> str:
+    assert call.result is not None
+    out = [f'<div style="{_MUTED}">result</div>'
+           + _cut_html(fmt.result_text(call.result), limits.result_chars, fmt.RESULT_KEPT)]
+    for image in fmt.result_images(call.result):
+        out.append(
+            f'<img alt="tool result image" style="max-width:100%" '
+            f'src="data:{image.mime_type};base64,{"".join(image.data.split())}">'
+        )
+    traceback = fmt.traceback_of(call.result)
+    if traceback:
+        out.append(
+            f'<details><summary style="{_MUTED}">traceback</summary>'
+            f'<pre style="{_PRE}">{escape(traceback)}</pre></details>'
+        )
     return "".join(out)
 
 

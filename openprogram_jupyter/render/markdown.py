@@ -5,6 +5,8 @@ model, a tool or a user goes inside code: a fenced block whose fence is longer t
 backtick run in the string, or, for short one-line values such as a tool name, a code
 span built the same way. Nothing outside code is taken from the run except numbers and
 our own fixed words. Each kind of tree node is drawn by its entry in :data:`MARKDOWN_OF`.
+Long lists are drawn as their first and last items with one line counting the rest
+between (:mod:`._groups`), the whole within ``transcript_chars``.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import _format as fmt
+from . import _groups as groups
 from .tree import (
     Block,
     CallNode,
@@ -68,8 +71,8 @@ def _run_markdown(run: RunNode, limits: fmt.Limits, indent: str) -> str:
     title = "agent run" if not indent else "nested run"
     lines.append(f"{indent}**{title}** · " + " · ".join(_safe_header(run)))
     lines.append("")
-    for item in run.timeline:
-        lines += _item_markdown(item, limits, indent)
+    lines += _span_markdown(run.timeline, lambda item: _item_markdown(item, limits, indent),
+                            groups.TIMELINE_SPAN, limits, indent)
     lines.append(f"{indent}*{_end_words(run)}*")
     if run.error:
         lines += ["", fence(run.error, indent=indent)]
@@ -80,6 +83,27 @@ def _item_markdown(node: Any, limits: fmt.Limits, indent: str) -> list[str]:
     """A timeline or round item's lines, drawn by its kind's entry in :data:`MARKDOWN_OF`."""
     draw = MARKDOWN_OF.handler_for(node)
     return draw(node, limits, indent) if draw is not None else []
+
+
+def _span_markdown(items: list[Any], draw: Callable[[Any], list[str]], span: groups.Span,
+                   limits: fmt.Limits, indent: str) -> list[str]:
+    """``items`` drawn as :func:`._groups.draw_span` chooses; the left-out ones counted in
+    one line, then the calls among them that did not end done, one line each."""
+    drawn = groups.draw_span(items, draw, span, limits.budget, _size)
+    lines = [line for drawing in drawn.head for line in drawing]
+    if drawn.left_out:
+        line = groups.left_out_line(groups.tally(drawn.left_out))
+        lines += [f"{indent}*… {line} not shown here: the full record is in the Run "
+                  "(run.messages, run.events)*", ""]
+        for call in groups.failures(drawn.left_out):
+            lines.append(f"{indent}- {code_span(call.name)} — {fmt.STATUS_MARK.get(call.status, '')} "
+                         f"{fmt.STATUS_LABEL.get(call.status, '?')}")
+        lines += [""] if lines[-1] else []
+    return lines + [line for drawing in drawn.tail for line in drawing]
+
+
+def _size(lines: list[str]) -> int:
+    return sum(len(line) + 1 for line in lines)
 
 
 def _cut_fence(text: str, limit: int, kept: str, indent: str, language: str = "text") -> list[str]:
@@ -107,8 +131,8 @@ def _user_markdown(user: UserNode, _limits: fmt.Limits, indent: str) -> list[str
 
 def _round_markdown(round_: RoundNode, limits: fmt.Limits, indent: str) -> list[str]:
     lines = [f"{indent}*round {round_.number}*", ""]
-    for item in round_.items:
-        lines += _item_markdown(item, limits, indent)
+    lines += _span_markdown(round_.items, lambda item: _item_markdown(item, limits, indent),
+                            groups.ROUND_SPAN, limits, indent)
     if round_.stop_reason == "error" and round_.error_message:
         lines += [f"{indent}*model error*", "", fence(round_.error_message, indent=indent), ""]
     return lines
@@ -138,8 +162,8 @@ def _call_markdown(call: CallNode, limits: fmt.Limits, indent: str) -> list[str]
              *_cut_fence(fmt.arguments_text(call), limits.text_chars, fmt.ARGUMENTS_KEPT, inner, "json")]
     if call.arguments_error:
         lines += [fence(call.arguments_error, indent=inner), ""]
-    for child in call.children:
-        lines += [_run_markdown(child, limits, inner), ""]
+    lines += _span_markdown(call.children, lambda child: [_run_markdown(child, limits, inner), ""],
+                            groups.CHILDREN_SPAN, limits, inner)
     if call.result is not None:
         lines += [f"{inner}result:", "",
                   *_cut_fence(fmt.result_text(call.result), limits.result_chars, fmt.RESULT_KEPT, inner)]

@@ -3,6 +3,8 @@
 Indentation shows nesting; each call is one line (``▸ name(args) → status · time``)
 followed by its result, indented. Results are cut shorter than in HTML, since plain text
 cannot be collapsed. Each kind of tree node is drawn by its entry in :data:`PLAIN_OF`.
+Long lists are drawn as their first and last items with one line counting the rest
+between (:mod:`._groups`), the whole within ``transcript_chars``.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import _format as fmt
+from . import _groups as groups
 from .tree import Block, CallNode, NodeHandlers, NoticeNode, RetryNode, RoundNode, RunNode, UserNode, tree_of
 
 __all__ = ["PLAIN_OF", "render_plain", "run_plain"]
@@ -38,8 +41,8 @@ def run_plain(run: RunNode, *, max_result_chars: int = DEFAULT_PLAIN_RESULT_CHAR
 def _run_plain(run: RunNode, limits: fmt.Limits, indent: str) -> str:
     title = "agent run" if not indent else "nested run"
     lines = [f"{indent}{title} · " + " · ".join(fmt.header_parts(run))]
-    for item in run.timeline:
-        lines += _item_plain(item, limits, indent)
+    lines += _span_plain(run.timeline, lambda item: _item_plain(item, limits, indent),
+                         groups.TIMELINE_SPAN, limits, indent)
     lines.append(f"{indent}— {fmt.end_line(run)}")
     return "\n".join(lines)
 
@@ -48,6 +51,24 @@ def _item_plain(node: Any, limits: fmt.Limits, indent: str) -> list[str]:
     """A timeline or round item's lines, drawn by its kind's entry in :data:`PLAIN_OF`."""
     draw = PLAIN_OF.handler_for(node)
     return draw(node, limits, indent) if draw is not None else []
+
+
+def _span_plain(items: list[Any], draw: Callable[[Any], list[str]], span: groups.Span,
+                limits: fmt.Limits, indent: str) -> list[str]:
+    """``items`` drawn as :func:`._groups.draw_span` chooses; the left-out ones counted in
+    one line, then the calls among them that did not end done, one line each."""
+    drawn = groups.draw_span(items, draw, span, limits.budget, _size)
+    lines = [line for drawing in drawn.head for line in drawing]
+    if drawn.left_out:
+        lines.append(f"{indent}… {groups.left_out_line(groups.tally(drawn.left_out))} not shown here: "
+                     "the full record is in the Run (run.messages, run.events)")
+        for call in groups.failures(drawn.left_out):
+            lines.append(f"{indent}  ▸ {call.name} → {fmt.STATUS_LABEL.get(call.status, call.status)}")
+    return lines + [line for drawing in drawn.tail for line in drawing]
+
+
+def _size(lines: list[str]) -> int:
+    return sum(len(line) + 1 for line in lines)
 
 
 def _cut_lines(text: str, limit: int, kept: str, indent: str) -> list[str]:
@@ -64,8 +85,8 @@ def _user_plain(user: UserNode, _limits: fmt.Limits, indent: str) -> list[str]:
 def _round_plain(round_: RoundNode, limits: fmt.Limits, indent: str) -> list[str]:
     """The round's items are indented one step deeper than its ``[round N]`` line."""
     lines = [f"{indent}[round {round_.number}]"]
-    for item in round_.items:
-        lines += _item_plain(item, limits, indent + "  ")
+    lines += _span_plain(round_.items, lambda item: _item_plain(item, limits, indent + "  "),
+                         groups.ROUND_SPAN, limits, indent + "  ")
     if round_.stop_reason == "error" and round_.error_message:
         lines.append(f"{indent}  model error: {round_.error_message}")
     return lines
@@ -93,8 +114,8 @@ def _call_plain(call: CallNode, limits: fmt.Limits, indent: str) -> list[str]:
     lines = [line]
     if call.arguments_error:
         lines.append(f"{indent}    {call.arguments_error}")
-    for child in call.children:
-        lines.append(_run_plain(child, limits, indent + "    "))
+    lines += _span_plain(call.children, lambda child: [_run_plain(child, limits, indent + "    ")],
+                         groups.CHILDREN_SPAN, limits, indent + "    ")
     if call.result is not None:
         lines += _cut_lines(fmt.result_text(call.result), limits.result_chars, fmt.RESULT_KEPT, indent + "    ")
         for image in fmt.result_images(call.result):

@@ -11,16 +11,20 @@ from .nodes import RunNode
 __all__ = ["tree_of"]
 
 
-def tree_of(run: Any) -> RunNode:
+def tree_of(run: Any, folded: TreeBuilder | None = None) -> RunNode:
     """The tree of a finished ``Run``: its events folded, then checked against the Run.
 
-    A Run without events (built by hand, or loaded from messages) is rebuilt from
-    ``run.messages``. The Run's own ``stop_reason``, ``error``, ``usage``, ``model``,
-    ``started_at`` and ``ended_at`` win over what the events said, since they are the
-    final word. Calls still open in a finished run read as ``"interrupted"``.
+    ``folded`` is a builder that has folded the run's events already (a live view's): when
+    it has seen exactly as many events as the Run holds, its tree is used (and settled as
+    below) instead of folding them again. A Run without events (built by hand, or loaded
+    from messages) is rebuilt from ``run.messages``. The Run's own ``stop_reason``,
+    ``error``, ``usage``, ``model``, ``started_at`` and ``ended_at`` win over what the
+    events said, since they are the final word. Calls still open in a finished run read as
+    ``"interrupted"``.
     """
-    events = list(getattr(run, "events", None) or [])
-    root = TreeBuilder().apply_all(events).root
+    events = getattr(run, "events", None) or []
+    reuse = folded is not None and folded.events_seen == len(events)
+    root = (folded if reuse and folded is not None else TreeBuilder().apply_all(list(events))).root
     if root is None:
         root = tree_from_messages(run)
     root.model = str(getattr(run, "model", "") or root.model or "")

@@ -24,6 +24,7 @@ from typing import Any
 from .._controls import visible_controls
 from .._secrets import Secrets
 from ..render import render_bundle
+from ..render.tree import TreeBuilder
 from ._view import Controls, RunView
 
 __all__ = ["LiveRun", "static_bundle"]
@@ -181,7 +182,9 @@ class LiveRun:
         self.finished = True
         from IPython.display import display
 
-        bundle = static_bundle(run, self.notes + list(notes or []))
+        # The view's tree has the run's events folded already; a failed view's is not trusted.
+        folded = self.view.folded() if self.view is not None and self.view_error is None else None
+        bundle = static_bundle(run, self.notes + list(notes or []), folded)
         if self.display_handle is not None:
             self.display_handle.update(bundle, raw=True)
         else:
@@ -199,15 +202,17 @@ def _settle(future: asyncio.Future[bool], value: bool) -> None:
 _MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]<>#!|{}()~"})
 
 
-def static_bundle(run: Any | None, notes: list[str]) -> dict[str, str]:
-    """The saved form of a run: its transcript in three MIME types, notes first.
+def static_bundle(run: Any | None, notes: list[str], folded: TreeBuilder | None = None) -> dict[str, str]:
+    """The saved form of a run: its transcript in three MIME types, notes first
+    (``folded``: a builder that folded the run's events already, as for
+    :func:`~openprogram_jupyter.render.render_bundle`).
 
     Notes are our own sentences but may quote names the user typed, or an error's message,
     so they are treated like everything else: every known secret masked (before escaping,
     so a secret is found as written), then escaped for HTML and markdown, their control
     characters made visible in plain text.
     """
-    bundle = render_bundle(run) if run is not None else {"text/plain": "", "text/html": "", "text/markdown": ""}
+    bundle = render_bundle(run, folded) if run is not None else {"text/plain": "", "text/html": "", "text/markdown": ""}
     if not notes:
         return bundle
     secrets = Secrets.now()

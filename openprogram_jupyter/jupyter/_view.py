@@ -8,9 +8,15 @@ which widgets changed, and sends each changed widget one update under ``hold_syn
 tokens stream, each widget sends at most ``max_hz`` updates a second. Each kind of tree
 node gets its widget from its entry in :data:`WIDGET_OF`.
 
+However long the run, a redraw draws a bounded window of it (:mod:`._window`: the prompt,
+the latest rounds, the calls around the one running, one line counting the rest) and
+keeps widgets only for what is on screen, reusing those that leave it
+(:mod:`._kept_widgets`); a call is open while it goes on and one collapsed line once it
+has ended (:mod:`._call_card`).
+
 Button clicks never touch widgets: they call the controller's callbacks (which set
 thread-safe flags) and leave a note for the next tick to show. Core ipywidgets only
-(``HTML``, ``Button``, ``Text``, ``VBox``, ``HBox``, ``Accordion``, ``Image``); works on
+(``HTML``, ``Button``, ``Text``, ``VBox``, ``HBox``, ``Accordion``); works on
 ipywidgets 7.7 and 8.
 """
 
@@ -25,7 +31,9 @@ from html import escape
 from typing import Any
 
 from .._secrets import Secrets
+from ..messages import Usage
 from ..render import _format as fmt
+from ..render._groups import left_out_line, tally
 from ..render.tree import (
     Block,
     CallNode,
@@ -38,7 +46,11 @@ from ..render.tree import (
     UserNode,
     elapsed,
 )
+from . import _window
 from ._buttons import Controls
+from ._call_card import call_widget
+from ._kept_widgets import KeptWidgets
+from ._steering import SteeringRow
 
 __all__ = ["WIDGET_MIME", "WIDGET_OF", "Controls", "RunView"]
 
@@ -87,14 +99,17 @@ class RunView:
         self._inbox: collections.deque[Any] = collections.deque()
         self._notes = list(notes or [])
         self._click_notes: collections.deque[str] = collections.deque()
-        self._created: list[Any] = []
+        self._created: dict[int, Any] = {}  # every widget open now, by id
+        self.widgets_created = 0
         self._pending: dict[Any, dict[str, Any]] = {}
         self._secrets = Secrets.now()  # taken again at each redraw
-        self._node_widgets: dict[int, Any] = {}
+        self._node_widgets = KeptWidgets(close=self._close_widget)
+        self._drawn: dict[Any, Any] = {}  # what a call-line widget was last drawn from
+        self._round_windows: dict[int, _window.RoundWindow] = {}
+        self._timeline_tallies: dict[int, _window.PrefixTally] = {}
+        self._users_seen = 0  # the root's timeline items checked for delivered messages
         self._last_tick: float | None = None
         self._stop_requested = False
-        self._steer_sent: collections.deque[str] = collections.deque()
-        self._clear_steer_box = False
         self.finished = False
         self.closed = False
         self.ticks = 0
@@ -119,26 +134,28 @@ class RunView:
             self._notes.append(stop_note or "This cell blocks: use Kernel ▸ Interrupt to stop it.")
         self.notes = self._make(w.HTML, value="")
         self.body = self._make(w.VBox)
-        self.steer_box = self._make(
-            w.Text, placeholder="Message the agent while it works (sent after the current step)…",
-            layout=w.Layout(width="60%"),
-        )
-        self.steer_button = self._make(w.Button, description="Send", tooltip="Queue this message for the agent")
-        self.steer_button.on_click(self._on_steer_click)
-        self.steer_row = self._make(w.HBox, children=(self.steer_box, self.steer_button))
+        self.steering = SteeringRow(w, self._make, self._queue_steering, self._clock)
+        self.steer_box, self.steer_button, self.steer_row = self.steering.box, self.steering.button, self.steering.row
         if self.controls.steer is None:
             self.steer_row.layout.display = "none"
         self.top = self._make(w.HBox, children=(self.header, self.stop_button),
                               layout=w.Layout(justify_content="space-between", align_items="center"))
         self.root = self._make(
-            w.VBox, children=(self.top, self.notes, self.body, self.steer_row),
+            w.VBox, children=(self.top, self.notes, self.body, self.steer_row, self.steering.sent),
             layout=w.Layout(border="1px solid rgba(127,127,127,0.35)", padding="4px 8px"),
         )
 
     def _make(self, cls: Any, **kwargs: Any) -> Any:
         widget = cls(**kwargs)
-        self._created.append(widget)
+        self._created[id(widget)] = widget
+        self.widgets_created += 1
         return widget
+
+    @property
+    def widget_count(self) -> int:
+        """How many widgets this view has open now (each also has a layout, and most a
+        style, with comms of their own)."""
+        return len(self._created)
 
     def mimebundle(self) -> dict[str, Any]:
         """The bundle to display: the widget plus static text for frontends without it."""
@@ -177,17 +194,14 @@ class RunView:
         if self.controls.stop is not None:
             self.controls.stop()
 
-    def _on_steer_click(self, _button: Any = None) -> None:
-        text = (self.steer_box.value or "").strip()
-        if not text:
-            return
+    def _queue_steering(self, text: str) -> bool:
+        """Give ``text`` to the run (Enter or Send); says whether it was queued."""
         if self.finished or self.controls.steer is None:
             self.note("This run has already ended; the message was not sent.")
             self._tick_if_idle()
-            return
+            return False
         self.controls.steer(text)
-        self._steer_sent.append(text)
-        self._clear_steer_box = True
+        return True
 
     def _on_decide_click(self, call_id: str, approved: bool) -> None:
         if self.finished or self.controls.decide is None:
@@ -215,12 +229,21 @@ class RunView:
         if not force and self._last_tick is not None and now - self._last_tick < 1.0 / self.max_hz:
             return False
         with self._lock:
-            while self._inbox:
-                self.builder.apply(self._inbox.popleft())
+            self._fold_queued()
             self._last_tick = now
             self.ticks += 1
             self._redraw(now)
         return True
+
+    def _fold_queued(self) -> None:
+        while self._inbox:
+            self.builder.apply(self._inbox.popleft())
+
+    def folded(self) -> TreeBuilder:
+        """The view's tree builder, with every event queued so far folded (no redraw)."""
+        with self._lock:
+            self._fold_queued()
+        return self.builder
 
     def finish(self) -> None:
         """Mark the run over: buttons are disabled, a final redraw happens."""
@@ -230,15 +253,27 @@ class RunView:
     def close(self) -> None:
         """Close every widget this view created (their comms close too)."""
         self.closed = True
-        for widget in self._created:
-            # A widget's layout and style are widgets of their own, with their own comms.
-            for part in (getattr(widget, "layout", None), getattr(widget, "style", None), widget):
-                if part is None or not hasattr(part, "close"):
-                    continue
-                with contextlib.suppress(Exception):  # a widget whose comm is gone is closed enough
-                    part.close()
+        for widget in list(self._created.values()):
+            self._close_widget(widget)
         self._created.clear()
         self._node_widgets.clear()
+        self._drawn.clear()
+
+    def _close_widget(self, widget: Any) -> None:
+        """Close a widget this view made, with its layout and style (widgets of their own,
+        with their own comms); a group of widgets (a dict) is closed part by part."""
+        if isinstance(widget, dict):
+            for part in widget.values():
+                if id(part) in self._created:
+                    self._close_widget(part)
+            return
+        self._created.pop(id(widget), None)
+        self._drawn.pop(widget, None)
+        for part in (getattr(widget, "layout", None), getattr(widget, "style", None), widget):
+            if part is None or not hasattr(part, "close"):
+                continue
+            with contextlib.suppress(Exception):  # a widget whose comm is gone is closed enough
+                part.close()
 
     # -- redraw: compute wanted traits, then send each widget's changes once ---------
 
@@ -273,42 +308,45 @@ class RunView:
                    description="Stopping…" if self._stop_requested and not self.finished else "Stop")
         if self.finished:
             self._want(self.stop_button, tooltip="This run has ended")
-            self._want(self.steer_button, disabled=True)
-            self._want(self.steer_box, disabled=True)
-        if self._clear_steer_box:
-            self._clear_steer_box = False
-            self._want(self.steer_box, value="")
         if root is not None:
+            self._see_delivered_messages(root)
             self._want(self.body, children=(self._run_widget(root, nested=False),))
+        self.steering.redraw(self._want, finished=self.finished)
+        self._node_widgets.release_unused()
         self._flush()
+
+    def _see_delivered_messages(self, root: RunNode) -> None:
+        """Tell the steering row about user messages that joined the run since the last redraw."""
+        timeline = root.timeline
+        for item in timeline[self._users_seen:]:
+            if isinstance(item, UserNode) and item.kind == "message":
+                self.steering.delivered(item.text)
+        self._users_seen = len(timeline)
 
     def _header_html(self, root: RunNode | None, now: float) -> str:
         if root is None:
             return f'<span style="{_MUTED}">starting…</span>'
         parts = [f"<b>{escape(root.model or 'agent')}</b>"]
-        rounds = len(root.rounds)
+        rounds = _round_count(root)
         parts.append(f"round {rounds}" if not root.finished else f"{rounds} round{'s' if rounds != 1 else ''}")
-        parts.append(escape(fmt.usage_summary(fmt.all_usage(root))))
-        took = elapsed(root, time.time()) if root.ended_at is None else elapsed(root)
+        usage = sum((run.usage for run in self.builder.runs.values()), Usage(cost=0.0))
+        parts.append(escape(fmt.usage_summary(usage)))
+        took = elapsed(root, self._wall_clock()) if root.ended_at is None else elapsed(root)
         if took is not None:
-            # Whole seconds while running: the header then changes about once a second.
-            parts.append(f"{int(took)} s" if not root.finished else fmt.seconds(took))
+            parts.append(fmt.running_seconds(took) if not root.finished else fmt.seconds(took))
         state = "running" if not root.finished else escape(fmt.end_line(root))
         parts.append(state)
-        if self._steer_sent and not root.finished:
-            parts.append(f"{len(self._steer_sent)} message(s) sent")
+        if self.steering.queued and not root.finished:
+            parts.append(f"{self.steering.queued} message{'s' if self.steering.queued != 1 else ''} queued")
         return f'<span style="font-size:12px">{" · ".join(parts)}</span>'
 
     # -- node widgets -----------------------------------------------------------------
 
-    def _widget_for(self, key: Any, build: Callable[[], Any]) -> Any:
-        """The widget kept for ``key`` (a node, or a tuple naming a part of one)."""
-        key = id(key) if not isinstance(key, tuple) else key
-        widget = self._node_widgets.get(key)
-        if widget is None:
-            widget = build()
-            self._node_widgets[key] = widget
-        return widget
+    def _widget_for(self, key: Any, build: Callable[[], Any], pool: str | None = None) -> Any:
+        """The widget kept for ``key`` (a node, or a tuple naming a part of one) while it is
+        on screen: built by ``build``, or a spare from ``pool`` (see :class:`KeptWidgets`)."""
+        key = ("node", id(key)) if not isinstance(key, tuple) else key
+        return self._node_widgets.get(key, build, pool)
 
     def _run_widget(self, run: RunNode, *, nested: bool) -> Any:
         w = self._w
@@ -323,9 +361,28 @@ class RunView:
                        + escape(" · ".join(fmt.header_parts(run)[:2]))
                        + (f" · {escape(fmt.end_line(run))}" if run.finished else " · running") + "</span>")
             children.append(label)
-        children += self._item_widgets(run.timeline, run)
+        children += self._timeline_widgets(run)
         self._want(box, children=tuple(children))
         return box
+
+    def _timeline_widgets(self, run: RunNode) -> list[Any]:
+        """The run's first item (its prompt), a line counting what the window leaves out,
+        then the latest items (:data:`._window.TIMELINE`; nested runs get fewer)."""
+        size = _window.TIMELINE if run.depth == 0 else _window.NESTED_TIMELINE
+        timeline = run.timeline
+        start, end = _window.window(len(timeline), len(timeline), size)
+        if start <= 1:
+            return self._item_widgets(timeline[:end], run)
+        counts = self._timeline_tallies.setdefault(id(run), _window.PrefixTally()).upto(timeline, start)
+        left_out = left_out_line(counts - tally(timeline[:1]))
+        line = self._left_out_widget(("timeline-left-out", id(run)), f"… {left_out} earlier: not drawn live "
+                                     "(the Run has them; the saved transcript shows the start and the end)")
+        return [*self._item_widgets(timeline[:1], run), line, *self._item_widgets(timeline[start:end], run)]
+
+    def _left_out_widget(self, key: tuple[Any, ...], text: str) -> Any:
+        widget = self._widget_for(key, lambda: self._make(self._w.HTML), pool="html")
+        self._want(widget, value=f'<div style="{_MUTED}">{escape(text)}</div>')
+        return widget
 
     def _item_widgets(self, items: list[Any], parent: RunNode | RoundNode) -> list[Any]:
         """The widgets of a timeline's or a round's items, each made by its kind's entry in
@@ -343,15 +400,26 @@ class RunView:
         self._want(widget, value=f'<div style="{_MUTED}">{label}</div><pre style="{_PRE}">{escape(user.text)}</pre>')
         return widget
 
-    def _round_widget(self, round_: RoundNode, _run: RunNode) -> Any:
+    def _round_widget(self, round_: RoundNode, run: RunNode) -> Any:
+        """The round's label and the window on its items (:class:`._window.RoundWindow`),
+        with a line for what comes before it and one for what comes after."""
         w = self._w
-        box = self._widget_for(round_, lambda: self._make(w.VBox))
-        label = self._widget_for(("round-label", id(round_)), lambda: self._make(w.HTML))
+        box = self._widget_for(round_, lambda: self._make(w.VBox), pool="vbox")
+        label = self._widget_for(("round-label", id(round_)), lambda: self._make(w.HTML), pool="html")
         text = f"round {round_.number}"
         if round_.stop_reason == "error" and round_.error_message:
             text += f" · model error: {round_.error_message}"
         self._want(label, value=f'<span style="{_MUTED}">{escape(text)}</span>')
-        children = [label, *self._item_widgets(round_.items, round_)]
+        size = _window.ROUND if run.depth == 0 else _window.NESTED_ROUND
+        shown = self._round_windows.setdefault(id(round_), _window.RoundWindow()).shown(round_, size)
+        children = [label]
+        if shown.before:
+            children.append(self._left_out_widget(
+                ("round-before", id(round_)), f"… {left_out_line(shown.before)} earlier in this round: not drawn live"))
+        children += self._item_widgets(round_.items[shown.start:shown.end], round_)
+        if shown.after:
+            children.append(self._left_out_widget(
+                ("round-after", id(round_)), f"… {left_out_line(shown.after, statuses=False)} more in this round"))
         self._want(box, children=tuple(children))
         return box
 
@@ -391,79 +459,8 @@ class RunView:
         return accordion
 
     def _call_widget(self, call: CallNode, _round: RoundNode) -> Any:
-        parts = self._widget_for(call, lambda: self._build_card(call))
-        summary, arguments, approval, progress, children_box, result_box, card = (
-            parts["summary"], parts["arguments"], parts["approval"], parts["progress"],
-            parts["children"], parts["result"], parts["card"])
-        color = fmt.STATUS_COLOR.get(call.status, "#57606a")
-        line = (f'<b><code>{escape(call.name)}</code></b> '
-                f'<span style="color:{color}">{fmt.STATUS_MARK.get(call.status, "")} '
-                f'{escape(fmt.STATUS_LABEL.get(call.status, call.status))}</span>')
-        if call.duration is not None:
-            line += f'<span style="{_MUTED}"> · {fmt.seconds(call.duration)}</span>'
-        self._want(summary, value=line)
-        args = _cut_pre(fmt.arguments_text(call), self.max_text_chars, fmt.ARGUMENTS_KEPT)
-        error = f'<div style="color:#cf222e">{escape(call.arguments_error)}</div>' if call.arguments_error else ""
-        self._want(arguments, value=args + error)
-        waiting = call.id in self.controls.awaiting() and not self.finished
-        if call.progress:
-            latest = escape(fmt.shorten(str(call.progress[-1]), 200))
-            self._want(progress, value=f'<span style="{_MUTED}">progress: {latest}</span>')
-        self._want(children_box, children=tuple(self._run_widget(child, nested=True) for child in call.children))
-        shown = [summary, arguments]
-        if waiting:
-            shown.append(approval)
-        if call.progress:
-            shown.append(progress)
-        if call.children:
-            shown.append(children_box)
-        if call.result is not None:
-            shown.append(self._result_widget(call, result_box))
-        self._want(card, children=tuple(shown))
-        return card
-
-    def _build_card(self, call: CallNode) -> dict[str, Any]:
-        w = self._w
-        approve = self._make(w.Button, description="Approve", button_style="success",
-                             tooltip=f"Let {call.name} run")
-        deny = self._make(w.Button, description="Deny", button_style="warning",
-                          tooltip=f"Do not run {call.name}; the model is told it was denied")
-        approve.on_click(lambda _b, cid=call.id: self._on_decide_click(cid, True))
-        deny.on_click(lambda _b, cid=call.id: self._on_decide_click(cid, False))
-        parts = {
-            "summary": self._make(w.HTML),
-            "arguments": self._make(w.HTML),
-            "approval": self._make(w.HBox, children=(approve, deny)),
-            "progress": self._make(w.HTML),
-            "children": self._make(w.VBox),
-            "result": {},
-            "card": self._make(w.VBox, layout=w.Layout(border="1px solid rgba(127,127,127,0.3)",
-                                                       margin="2px 0", padding="2px 6px")),
-        }
-        return parts
-
-    def _result_widget(self, call: CallNode, holder: dict[str, Any]) -> Any:
-        w = self._w
-        assert call.result is not None
-        if "accordion" not in holder:
-            body = self._make(w.HTML)
-            images = [self._make(w.Image, value=fmt.image_bytes(img), format=img.mime_type.split("/")[-1])
-                      for img in fmt.result_images(call.result)]
-            inner = self._make(w.VBox, children=(body, *images))
-            holder["body"] = body
-            holder["accordion"] = self._make_accordion(inner, "result", open_=True)
-        html = _cut_pre(fmt.result_text(call.result), self.max_result_chars, fmt.RESULT_KEPT)
-        traceback = fmt.traceback_of(call.result)
-        if traceback:
-            html += (f'<details><summary style="{_MUTED}">traceback</summary>'
-                     f'<pre style="{_PRE}">{escape(traceback)}</pre></details>')
-        self._want(holder["body"], value=html)
-        full = len(fmt.result_text(call.result))
-        title = f"{'error' if call.result.is_error else 'result'} ({full:,} chars)"
-        accordion = holder["accordion"]
-        if _accordion_title(accordion) != title:
-            accordion.set_title(0, title)
-        return accordion
+        """Open while it goes on, one collapsed line once it ends (:mod:`._call_card`)."""
+        return call_widget(self, call)
 
 
 WIDGET_OF: NodeHandlers[Callable[[RunView, Any, Any], Any]] = NodeHandlers("the live view (RunView)", {
@@ -486,8 +483,9 @@ def _cut_pre(text: str, limit: int, kept: str, style: str = _PRE, cursor: str = 
     return html + (f'<div style="{_MUTED}">{escape(note)}</div>' if note else "")
 
 
-def _accordion_title(accordion: Any) -> str | None:
-    titles = getattr(accordion, "titles", None)  # ipywidgets 8
-    if titles is not None:
-        return titles[0] if titles else None
-    return accordion.get_title(0)  # ipywidgets 7
+def _round_count(run: RunNode) -> int:
+    """The number of the run's latest round (how many it has had), found from the end."""
+    for item in reversed(run.timeline):
+        if isinstance(item, RoundNode):
+            return item.number
+    return 0

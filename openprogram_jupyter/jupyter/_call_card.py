@@ -1,0 +1,138 @@
+"""How the live view draws one call: open while it goes on, one collapsed line once it ends.
+
+A call whose arguments stream in, that waits for Approve / Deny or that runs is **open**:
+a card with its summary line, its arguments, the approval buttons while it waits, its
+latest progress report (a bar when the report carries a fraction) and the latest nested
+runs it opened, drawn live. A queued call is its summary line. A call that has ended is
+drawn as the saved transcript draws it (:func:`~openprogram_jupyter.render.html.call_html`):
+a closed ``<details>`` whose summary line previews the result, the rest one click away.
+So the live view and the saved transcript collapse results by one rule, and an ended
+call costs one widget, reused for another call once this one scrolls out of the window.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import TYPE_CHECKING, Any
+
+from ..render import _format as fmt
+from ..render._progress import progress_fraction, progress_text
+from ..render.html import call_html, call_summary_html
+from ..render.tree import CallNode
+
+if TYPE_CHECKING:
+    from ._view import RunView
+
+__all__ = ["LIVE_CALL_CHARS", "NESTED_RUNS_LIVE", "OPEN_STATUSES", "call_widget", "progress_html"]
+
+OPEN_STATUSES = frozenset({"streaming", "awaiting_approval", "running"})
+"""The statuses of a call the live view draws open."""
+
+NESTED_RUNS_LIVE = 2
+"""How many of an open call's nested runs are drawn live (the latest)."""
+
+LIVE_CALL_CHARS = 200_000
+"""At most this much HTML for one ended call (its nested runs included)."""
+
+_MUTED = "color:#57606a;font-size:12px;"
+_PRE = (
+    "white-space:pre-wrap;word-break:break-word;margin:0;padding:2px 6px;"
+    "font-family:var(--jp-code-font-family,monospace);font-size:12px;"
+)
+
+
+def call_widget(view: RunView, call: CallNode) -> Any:
+    """The widget of ``call``: its open card, or one HTML line (queued or ended)."""
+    if call.status in OPEN_STATUSES:
+        return _open_card(view, call)
+    widget = view._widget_for(("call-line", id(call)), lambda: view._make(view._w.HTML), pool="html")
+    drawn = (id(call), call.version, tuple(child.version for child in call.children))
+    if view._drawn.get(widget) != drawn:
+        view._drawn[widget] = drawn
+        if call.finished:
+            limits = fmt.Limits(view.max_result_chars, view.max_text_chars, LIVE_CALL_CHARS)
+            view._want(widget, value=call_html(call, limits))
+        else:
+            view._want(widget, value=f'<div style="margin:2px 0 2px 4px">{call_summary_html(call)}</div>')
+    return widget
+
+
+def _open_card(view: RunView, call: CallNode) -> Any:
+    parts = view._widget_for(("open-card", id(call)), lambda: _build_card(view), pool="open-card")
+    parts["call_id"] = call.id
+    view._want(parts["summary"], value=call_summary_html(call))
+    args = _cut_pre(fmt.arguments_text(call), view.max_text_chars, fmt.ARGUMENTS_KEPT)
+    error = f'<div style="color:#cf222e">{escape(call.arguments_error)}</div>' if call.arguments_error else ""
+    view._want(parts["arguments"], value=args + error)
+    shown = [parts["summary"], parts["arguments"]]
+    if call.id in view.controls.awaiting() and not view.finished:
+        names = {"Approve": f"Let {call.name} run",
+                 "Deny": f"Do not run {call.name}; the model is told it was denied"}
+        for button in parts["approval"].children:
+            view._want(button, tooltip=names[button.description])
+        shown.append(parts["approval"])
+    if call.progress:
+        view._want(parts["progress"], value=progress_html(call.progress[-1]))
+        shown.append(parts["progress"])
+    if call.children:
+        shown += _nested_runs(view, call, parts)
+    view._want(parts["card"], children=tuple(shown))
+    return parts["card"]
+
+
+def _nested_runs(view: RunView, call: CallNode, parts: dict[str, Any]) -> list[Any]:
+    """The latest :data:`NESTED_RUNS_LIVE` nested runs, after a line counting the others."""
+    latest = call.children[-NESTED_RUNS_LIVE:]
+    boxes = [view._run_widget(child, nested=True) for child in latest]
+    earlier = len(call.children) - len(latest)
+    shown = []
+    if earlier:
+        view._want(parts["children-note"],
+                   value=f'<span style="{_MUTED}">… {earlier:,} earlier nested run{"s" if earlier != 1 else ""} '
+                         "not drawn live</span>")
+        shown.append(parts["children-note"])
+    view._want(parts["children"], children=tuple(boxes))
+    return [*shown, parts["children"]]
+
+
+def _build_card(view: RunView) -> dict[str, Any]:
+    """The widgets of one open card; the buttons answer whichever call the card shows."""
+    w = view._w
+    parts: dict[str, Any] = {"call_id": ""}
+    approve = view._make(w.Button, description="Approve", button_style="success")
+    deny = view._make(w.Button, description="Deny", button_style="warning")
+    approve.on_click(lambda _b: view._on_decide_click(parts["call_id"], True))
+    deny.on_click(lambda _b: view._on_decide_click(parts["call_id"], False))
+    parts.update({
+        "summary": view._make(w.HTML),
+        "arguments": view._make(w.HTML),
+        "approval": view._make(w.HBox, children=(approve, deny)),
+        "progress": view._make(w.HTML),
+        "children-note": view._make(w.HTML),
+        "children": view._make(w.VBox),
+        "card": view._make(w.VBox, layout=w.Layout(border="1px solid rgba(127,127,127,0.3)",
+                                                   margin="2px 0", padding="2px 6px")),
+    })
+    return parts
+
+
+def progress_html(data: Any) -> str:
+    """A progress report: a bar and its words (``3 of 10 (30%)``) when it carries a
+    fraction (:func:`~openprogram_jupyter.render._progress.progress_fraction`), else
+    ``progress: <its text>``."""
+    text = escape(progress_text(data))
+    fraction = progress_fraction(data)
+    if fraction is None:
+        return f'<span style="{_MUTED}">progress: {text}</span>'
+    percent = round(fraction * 100, 1)
+    bar = (f'<span role="progressbar" aria-valuemin="0" aria-valuemax="100" aria-valuenow="{percent:g}" '
+           'style="display:inline-block;vertical-align:middle;width:160px;height:8px;border-radius:4px;'
+           'background:rgba(127,127,127,0.25);overflow:hidden">'
+           f'<span style="display:block;height:100%;width:{percent:g}%;background:#0969da"></span></span>')
+    return f'<div style="{_MUTED}">{bar} {text}</div>'
+
+
+def _cut_pre(text: str, limit: int, kept: str) -> str:
+    shown, note = fmt.truncate(text, limit, kept)
+    html = f'<pre style="{_PRE}">{escape(shown)}</pre>'
+    return html + (f'<div style="{_MUTED}">{escape(note)}</div>' if note else "")

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._secrets import mask
 from ..messages import ImageContent, TextContent, ToolResultMessage, Usage
 from .tree import CallNode, RetryNode, RunNode, elapsed
 
@@ -50,9 +51,6 @@ STATUS_COLOR = {
     "running": "#0969da",
     "awaiting_approval": "#8250df",
 }
-
-APPROVAL_LABEL = {"approved": "approved by the user", "denied": "denied by the user"}
-"""What a call's line says of the user's answer, for a call that asked for one."""
 
 RUN_END_LABEL = {
     "stop": "finished",
@@ -155,12 +153,6 @@ def header_parts(run: RunNode, *, now: float | None = None) -> list[str]:
     return parts
 
 
-def approval_label(call: CallNode) -> str | None:
-    """``approved by the user`` or ``denied by the user`` for a call the user answered
-    (:attr:`CallNode.approval`); ``None`` for a call that asked no one."""
-    return APPROVAL_LABEL[call.approval] if call.approval is not None else None
-
-
 def end_line(run: RunNode) -> str:
     """A sentence saying how the run ended, with the error when there was one."""
     if run.stop_reason is None:
@@ -210,7 +202,9 @@ def arguments_preview(call: CallNode, limit: int = 80) -> str:
 
 
 def shorten(text: str, limit: int) -> str:
-    text = " ".join(text.split())
+    """``text`` on one line, cut to ``limit`` characters; every known secret is masked
+    first, so a cut never leaves part of one."""
+    text = " ".join(mask(text).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -232,7 +226,9 @@ def result_preview(result: ToolResultMessage, limit: int = 100) -> str:
 def truncate(text: str, limit: int, kept: str = RESULT_KEPT) -> tuple[str, str | None]:
     """``text`` cut to ``limit`` characters, and a note saying how much was left out and
     where the whole is (``kept``); ``None`` for the note when nothing was cut (or
-    ``limit <= 0``, no limit)."""
+    ``limit <= 0``, no limit). Every known secret is masked first, so a cut never leaves
+    part of one."""
+    text = mask(text)
     if limit <= 0 or len(text) <= limit:
         return text, None
     left_out = len(text) - limit

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import openprogram_jupyter as op
 from openprogram_jupyter.jupyter._view import RunView
+from openprogram_jupyter.render import _format as fmt
 
 TOKEN = "local-server-token-0c4e9b12"  # made up
 
@@ -27,3 +28,10 @@ def test_the_live_view_shows_no_secret_from_the_prompt_or_the_arguments(recorder
     assert sent and all(TOKEN not in value and TOKEN[4:20] not in value for value in sent)
     assert any("Log in with ***." in value for value in sent)
 
+
+
+def test_a_cut_never_leaves_part_of_a_secret(monkeypatch):
+    monkeypatch.setenv("GEMINI_API_KEY", TOKEN)
+    text = "x" * 10 + TOKEN
+    assert fmt.shorten(text, 20) == "x" * 10 + "***"
+    assert fmt.truncate(text, 15)[0] == "x" * 10 + "***"

@@ -48,8 +48,8 @@ def display_html(result: ToolResultMessage | None) -> str:
 
 
 def display_label(result: ToolResultMessage | None) -> str | None:
-    """A line saying what the display is, for the views that cannot show it (its note
-    itself for a ``text/plain`` display); ``None`` without one."""
+    """A line saying what the display is, for the views that cannot show it
+    (``display: <the note>`` for a ``text/plain`` display); ``None`` without one."""
     display = display_of(result)
     if display is None:
         return None
@@ -57,5 +57,5 @@ def display_label(result: ToolResultMessage | None) -> str | None:
     if mime == "text/html":
         return f"[HTML display, {len(data):,} characters: shown in the HTML view]"
     if mime == "text/plain":
-        return data
+        return f"display: {data}"
     return f"[{mime} display, {len(data) * 3 // 4 / 1024:.1f} KB: shown in the HTML view]"

@@ -1,9 +1,11 @@
 """The static ``text/html`` transcript of a run.
 
-What is saved in a notebook and shown on GitHub or nbviewer. Every string that came from
-a model, a tool or a user is escaped with :func:`html.escape`; the markup has no script,
-no event attributes and no external resources; images are embedded only as ``data:`` URIs
-of a known image type whose payload is checked to be base64. Each call is a ``<details>``
+What is saved in a notebook and shown on GitHub or nbviewer. The model's text and
+thinking are its Markdown rendered and sanitized (:mod:`._text_html`), a result's rich
+display is sanitized (:mod:`._result_display`); every other string that came from a model,
+a tool or a user is escaped with :func:`html.escape`. The markup has no script, no event
+attributes and no external resources; images are embedded only as ``data:`` URIs of a
+known image type whose payload is checked to be base64. Each call is a ``<details>``
 element whose summary line says what was picked, how it ended and how its result begins;
 it is closed once the call has ended, open while it goes on. Each kind of tree node is
 drawn by its entry in :data:`HTML_OF`. A long list (a run's rounds, a round's calls, a
@@ -20,6 +22,8 @@ from typing import Any
 from . import _format as fmt
 from . import _groups as groups
 from ._progress import progress_text
+from ._result_display import display_html
+from ._text_html import text_html
 from .tree import (
     Block,
     CallNode,
@@ -126,12 +130,13 @@ def _round_html(round_: RoundNode, limits: fmt.Limits) -> str:
 
 
 def _block_html(block: Block, limits: fmt.Limits) -> str:
+    """The model's text, or its thinking (collapsed), rendered from Markdown."""
     if block.kind == "thinking":
         return (
             f'<details><summary style="{_MUTED}">thinking</summary>'
-            f'{_cut_html(block.text, limits.text_chars, fmt.TEXT_KEPT, _PRE + "font-style:italic")}</details>'
+            f'{text_html(block.text, limits.text_chars, thinking=True)}</details>'
         )
-    return _cut_html(block.text, limits.text_chars, fmt.TEXT_KEPT) if block.text else ""
+    return text_html(block.text, limits.text_chars) if block.text else ""
 
 
 def _notice_html(notice: NoticeNode, _limits: fmt.Limits) -> str:
@@ -143,8 +148,8 @@ def _retry_html(wait: RetryNode, _limits: fmt.Limits) -> str:
 
 
 def call_summary_html(call: CallNode, *, preview: bool = True) -> str:
-    """A call in one line: its name, its arguments, its status, how long it took and (with
-    ``preview``) how its result begins."""
+    """A call in one line: its name, its arguments, its status, the user's answer when it
+    asked for one, how long it took and (with ``preview``) how its result begins."""
     color = fmt.STATUS_COLOR.get(call.status, "#57606a")
     line = (
         f'<code>{escape(call.name)}</code>'
@@ -152,6 +157,9 @@ def call_summary_html(call: CallNode, *, preview: bool = True) -> str:
         f'<span style="color:{color}">{fmt.STATUS_MARK.get(call.status, "")} '
         f"{escape(fmt.STATUS_LABEL.get(call.status, call.status))}</span>"
     )
+    approval = fmt.approval_label(call)
+    if approval:
+        line += f'<span style="color:{color}"> · {approval}</span>'
     if call.duration is not None:
         line += f'<span style="{_MUTED}"> · {fmt.seconds(call.duration)}</span>'
     if preview and call.result is not None:
@@ -185,9 +193,14 @@ def _call_html(call: CallNode, limits: fmt.Limits) -> str:
 
 
 def _result_html(call: CallNode, limits: fmt.Limits) -> str:
+    """The result as the model read it (verbatim); with a rich display, the display first
+    and that text one click away."""
     assert call.result is not None
+    text = _cut_html(fmt.result_text(call.result), limits.result_chars, fmt.RESULT_KEPT)
+    display = display_html(call.result)
     out = [f'<div style="{_MUTED}">result</div>'
-           + _cut_html(fmt.result_text(call.result), limits.result_chars, fmt.RESULT_KEPT)]
+           + (f'{display}<details><summary style="{_MUTED}">the text the model read</summary>{text}</details>'
+              if display else text)]
     for image in fmt.result_images(call.result):
         out.append(
             f'<img alt="tool result image" style="max-width:100%" '

@@ -1,10 +1,12 @@
 """The static ``text/markdown`` transcript of a run.
 
-Raw HTML inside markdown is rendered by most viewers, so every string that came from a
-model, a tool or a user goes inside code: a fenced block whose fence is longer than any
-backtick run in the string, or, for short one-line values such as a tool name, a code
-span built the same way. Nothing outside code is taken from the run except numbers and
-our own fixed words. Each kind of tree node is drawn by its entry in :data:`MARKDOWN_OF`.
+The model's text is Markdown and stays Markdown, made inert (:mod:`._markdown_inert`:
+raw HTML escaped, images made links, an open code block closed); its thinking the same, as
+a quote. Raw HTML inside markdown is rendered by most viewers, so every other string that
+came from a model, a tool or a user goes inside code: a fenced block whose fence is longer
+than any backtick run in the string, or, for short one-line values such as a tool name, a
+code span built the same way. Nothing else outside code is taken from the run except
+numbers and our own fixed words. Each kind of tree node is drawn by its entry in :data:`MARKDOWN_OF`.
 Long lists are drawn as their first and last items with one line counting the rest
 between (:mod:`._groups`), the whole within ``transcript_chars``.
 """
@@ -15,8 +17,11 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from .._controls import visible_controls
 from . import _format as fmt
 from . import _groups as groups
+from ._markdown_inert import inert_markdown
+from ._result_display import display_label
 from .tree import (
     Block,
     CallNode,
@@ -139,9 +144,21 @@ def _round_markdown(round_: RoundNode, limits: fmt.Limits, indent: str) -> list[
 
 
 def _block_markdown(block: Block, limits: fmt.Limits, indent: str) -> list[str]:
+    """The model's text as its (inert) Markdown; its thinking the same, as a quote."""
     if block.kind == "thinking":
-        return [f"{indent}*thinking*", "", *_cut_fence(block.text, limits.text_chars, fmt.TEXT_KEPT, indent)]
-    return _cut_fence(block.text, limits.text_chars, fmt.TEXT_KEPT, indent) if block.text else []
+        return [f"{indent}*thinking*", "", *_answer_lines(block.text, limits, indent, "> ")]
+    return _answer_lines(block.text, limits, indent) if block.text else []
+
+
+def _answer_lines(text: str, limits: fmt.Limits, indent: str, quote: str = "") -> list[str]:
+    """``text`` (Markdown) made inert, each line after ``indent`` and ``quote``, cut past
+    ``limits.text_chars`` with a note saying how much was left out. Outside a fence, its
+    control characters are made visible (``\\x1b`` → ``␛``), as in plain text: a file of
+    this Markdown may be printed to a terminal."""
+    shown, note = fmt.truncate(text, limits.text_chars, fmt.TEXT_KEPT)
+    inert = inert_markdown(visible_controls(shown))
+    lines = [(indent + quote + line) if line or quote else "" for line in inert.split("\n")]
+    return [*lines, "", *([f"{indent}*{note}*", ""] if note else [])]
 
 
 def _notice_markdown(notice: NoticeNode, _limits: fmt.Limits, indent: str) -> list[str]:
@@ -155,6 +172,9 @@ def _retry_markdown(wait: RetryNode, _limits: fmt.Limits, indent: str) -> list[s
 def _call_markdown(call: CallNode, limits: fmt.Limits, indent: str) -> list[str]:
     status = fmt.STATUS_LABEL.get(call.status, "?")
     head = f"{indent}- {code_span(call.name)} — {fmt.STATUS_MARK.get(call.status, '')} {status}"
+    approval = fmt.approval_label(call)
+    if approval:
+        head += f" · {approval}"
     if call.duration is not None:
         head += f" · {fmt.seconds(call.duration)}"
     inner = indent + "  "
@@ -169,6 +189,9 @@ def _call_markdown(call: CallNode, limits: fmt.Limits, indent: str) -> list[str]
                   *_cut_fence(fmt.result_text(call.result), limits.result_chars, fmt.RESULT_KEPT, inner)]
         for image in fmt.result_images(call.result):
             lines += [f"{inner}{fmt.image_label(image)}", ""]
+        display = display_label(call.result)
+        if display:
+            lines += [f"{inner}{code_span(display)}", ""]
     return lines
 
 

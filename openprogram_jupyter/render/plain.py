@@ -1,8 +1,10 @@
 """The static ``text/plain`` transcript of a run: what a terminal, a log or ``print`` shows.
 
 Indentation shows nesting; each call is one line (``▸ name(args) → status · time``)
-followed by its result, indented. Results are cut shorter than in HTML, since plain text
-cannot be collapsed. Each kind of tree node is drawn by its entry in :data:`PLAIN_OF`.
+followed by its result, indented, and the user's answer when it asked for one. The model's
+Markdown is shown as written; a result's rich display is one line naming it. Results are
+cut shorter than in HTML, since plain text cannot be collapsed. Each kind of tree node is
+drawn by its entry in :data:`PLAIN_OF`.
 Long lists are drawn as their first and last items with one line counting the rest
 between (:mod:`._groups`), the whole within ``transcript_chars``.
 """
@@ -14,6 +16,7 @@ from typing import Any
 
 from . import _format as fmt
 from . import _groups as groups
+from ._result_display import display_label
 from .tree import Block, CallNode, NodeHandlers, NoticeNode, RetryNode, RoundNode, RunNode, UserNode, tree_of
 
 __all__ = ["PLAIN_OF", "render_plain", "run_plain"]
@@ -109,6 +112,9 @@ def _retry_plain(wait: RetryNode, _limits: fmt.Limits, indent: str) -> list[str]
 def _call_plain(call: CallNode, limits: fmt.Limits, indent: str) -> list[str]:
     status = fmt.STATUS_LABEL.get(call.status, call.status)
     line = f"{indent}▸ {call.name}({fmt.arguments_preview(call, 120)}) → {status}"
+    approval = fmt.approval_label(call)
+    if approval:
+        line += f" · {approval}"
     if call.duration is not None:
         line += f" · {fmt.seconds(call.duration)}"
     lines = [line]
@@ -120,6 +126,9 @@ def _call_plain(call: CallNode, limits: fmt.Limits, indent: str) -> list[str]:
         lines += _cut_lines(fmt.result_text(call.result), limits.result_chars, fmt.RESULT_KEPT, indent + "    ")
         for image in fmt.result_images(call.result):
             lines.append(f"{indent}    {fmt.image_label(image)}")
+        display = display_label(call.result)
+        if display:
+            lines.append(f"{indent}    {display}")
     return lines
 
 

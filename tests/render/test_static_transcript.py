@@ -7,6 +7,7 @@ import threading
 from html.parser import HTMLParser
 
 import pytest
+from inert_html import assert_inert
 
 import openprogram_jupyter as op
 from openprogram_jupyter.render import (
@@ -62,10 +63,11 @@ def test_html_escapes_everything_and_has_no_script():
     parser = _Tags()
     parser.feed(html)
     tags = {tag for tag, _ in parser.tags}
-    assert tags <= {"div", "span", "b", "code", "pre", "details", "summary", "img"}, tags
+    assert tags <= {"div", "span", "b", "code", "pre", "details", "summary", "img", "p"}, tags  # p: answers
     assert not [attrs for _, attrs in parser.tags if any(name.startswith("on") for name in attrs)]
     assert "script" not in tags and "img" not in tags  # the hostile <img> stayed text
     assert html.count("&lt;script&gt;") >= 6  # prompt, thinking, text, arguments, results, final
+    assert_inert(html)
 
 
 def test_html_embeds_only_checked_data_images():
@@ -88,12 +90,14 @@ def test_html_has_one_details_per_call():
     assert summaries == ["echo", "crash", escaped]
 
 
-def test_markdown_keeps_model_and_tool_strings_inside_code():
+def test_markdown_keeps_tool_strings_inside_code_and_the_model_text_inert():
     markdown = render_markdown(hostile_run())
     outside = _outside_code(markdown)
     assert "<script" not in outside and "<img" not in outside
-    assert "alert" not in outside
-    assert markdown.count("<script>") >= 6  # all of them are there, inside fences or spans
+    # Outside code only the model's own text and thinking, with their tags escaped:
+    assert outside.count("&lt;script>alert('x')&lt;/script>") == 3  # thinking, text, final answer
+    assert outside.replace("&lt;script>alert('x')&lt;/script>", "").count("alert") == 3  # the <img> as text
+    assert markdown.count("<script>") >= 6  # every other one is there, inside fences or spans
 
 
 def _outside_code(markdown: str) -> str:

@@ -52,6 +52,9 @@ STATUS_COLOR = {
     "awaiting_approval": "#8250df",
 }
 
+APPROVAL_LABEL = {"approved": "approved by the user", "denied": "denied by the user"}
+"""What a call's line says of the user's answer, for a call that asked for one."""
+
 RUN_END_LABEL = {
     "stop": "finished",
     "max_iterations": "stopped at the round cap (max_iterations)",
@@ -151,6 +154,12 @@ def header_parts(run: RunNode, *, now: float | None = None) -> list[str]:
     if took is not None:
         parts.append(seconds(took))
     return parts
+
+
+def approval_label(call: CallNode) -> str | None:
+    """``approved by the user`` or ``denied by the user`` for a call the user answered
+    (:attr:`CallNode.approval`); ``None`` for a call that asked no one."""
+    return APPROVAL_LABEL[call.approval] if call.approval is not None else None
 
 
 def end_line(run: RunNode) -> str:

@@ -300,6 +300,8 @@ class RunView:
     def _redraw(self, now: float) -> None:
         self._secrets = Secrets.now()
         root = self.builder.root
+        if root is not None:
+            self._see_delivered_messages(root)
         self._want(self.header, value=self._header_html(root, now))
         notes = self._notes + list(self._click_notes)
         self._want(self.notes, value="".join(f'<div style="{_MUTED}">{escape(n)}</div>' for n in notes[-6:]))
@@ -309,7 +311,6 @@ class RunView:
         if self.finished:
             self._want(self.stop_button, tooltip="This run has ended")
         if root is not None:
-            self._see_delivered_messages(root)
             self._want(self.body, children=(self._run_widget(root, nested=False),))
         self.steering.redraw(self._want, finished=self.finished)
         self._node_widgets.release_unused()

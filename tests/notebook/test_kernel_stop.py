@@ -171,6 +171,31 @@ async def test_a_steering_message_typed_mid_run_reaches_the_model(kernel_name):
         assert (await kernel.text("print(r.text)")).strip() == "I read: use metric units"
 
 
+async def test_enter_in_the_steering_box_sends_the_message_which_shows_as_queued(kernel_name):
+    async with live_kernel(kernel_name) as kernel:
+        await setup(kernel, kernel_name)
+        await kernel.text(
+            "@op.function\n"
+            "def work(context: op.ToolContext) -> str:\n"
+            "    '''Work a while.'''\n"
+            "    context.cancelled.wait(2.0)\n"
+            "    return 'worked'\n"
+            "m = op.ScriptedModel([op.ToolCall(name='work'),\n"
+            "                      lambda request: 'I read: ' + request.messages[-1].text])\n"
+        )
+        cell, task = kernel.start("%%agent -m m -o r --tools work\nStart working.")
+        box = (await kernel.wait_for(lambda: kernel.widgets("TextModel"), what="the steering box"))[0]
+        await kernel.wait_for(lambda: any("running" in v for v in kernel.widget_values()), what="the call running")
+        # What a browser sends on Enter (continuous_update=False): submit, then the box's text.
+        kernel.send_comm(box, {"method": "custom", "content": {"event": "submit"}})
+        kernel.type_into(box, "use metric units")
+        await kernel.wait_for(lambda: any("queued" in v and "use metric units" in v for v in kernel.widget_values()),
+                              what="the message listed as queued")
+        await task
+        assert error_of(cell) is None
+        assert (await kernel.text("print(r.text)")).strip() == "I read: use metric units"
+
+
 async def test_background_returns_at_once_and_its_stop_works(kernel_name):
     async with live_kernel(kernel_name) as kernel:
         await setup(kernel, kernel_name)

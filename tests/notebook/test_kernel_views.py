@@ -95,11 +95,13 @@ async def test_every_part_of_the_view_draws_on_both_ipywidgets_versions(kernel_n
         assert "nested run" in html and "data:image/png;base64," in html and "&lt;b&gt;broken" in html
         statuses = await kernel.text("print(*[m.status for m in r.tool_results])")
         assert statuses.split() == ["done", "done", "done", "error", "error"]
-        # The live view drew them too: cards, the nested run, the image, progress.
+        # The live view drew them too: cards, the nested run, the image, progress (ended
+        # calls as the saved transcript draws them: collapsed, the image embedded).
         models = {s.get("_model_name") for s in kernel.client.widget_state.values()}
-        assert {"ImageModel", "AccordionModel", "ButtonModel", "TextModel"} <= models
+        assert {"AccordionModel", "ButtonModel", "TextModel"} <= models
         values = "\n".join(kernel.widget_values())
         assert "nested run" in values and "progress: half of 2" in values
+        assert "data:image/png;base64," in values and "<details" in values
 
 
 async def test_agent_show_follows_a_background_run_still_going(kernelspecs):

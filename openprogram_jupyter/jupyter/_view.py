@@ -34,6 +34,7 @@ from .._secrets import Secrets
 from ..messages import Usage
 from ..render import _format as fmt
 from ..render._groups import left_out_line, tally
+from ..render._text_html import text_html
 from ..render.tree import (
     Block,
     CallNode,
@@ -437,13 +438,13 @@ class RunView:
         return widget
 
     def _block_widget(self, block: Block, round_: RoundNode) -> Any:
-        """Text as HTML, thinking in a closed accordion; a cursor while the round streams.
-        Past ``max_text_chars`` the text is cut, with a note saying how much."""
+        """Text rendered from its Markdown (:func:`~openprogram_jupyter.render._text_html.text_html`,
+        sanitized), thinking the same in a closed accordion; a cursor while the round
+        streams. Past ``max_text_chars`` the text is cut, with a note saying how much."""
         w = self._w
         streaming = not round_.finished and round_.stop_reason is None
         cursor = "▍" if streaming else ""
-        style = _PRE if block.kind == "text" else _PRE + "font-style:italic"
-        html = _cut_pre(block.text, self.max_text_chars, fmt.TEXT_KEPT, style, cursor)
+        html = text_html(block.text, self.max_text_chars, thinking=block.kind == "thinking", cursor=cursor)
         if block.kind == "text":
             widget = self._widget_for(block, lambda: self._make(w.HTML))
             self._want(widget, value=html)
@@ -474,14 +475,6 @@ WIDGET_OF: NodeHandlers[Callable[[RunView, Any, Any], Any]] = NodeHandlers("the 
 })
 """How each kind of node gets its widget: ``make(view, node, parent)``, where ``parent``
 is the run (timeline items) or the round (round items) that holds the node."""
-
-
-def _cut_pre(text: str, limit: int, kept: str, style: str = _PRE, cursor: str = "") -> str:
-    """``text`` in a ``<pre>`` (``cursor`` after it), cut to ``limit`` characters with a note
-    saying how much was left out."""
-    shown, note = fmt.truncate(text, limit, kept)
-    html = f'<pre style="{style}">{escape(shown)}{cursor}</pre>'
-    return html + (f'<div style="{_MUTED}">{escape(note)}</div>' if note else "")
 
 
 def _round_count(run: RunNode) -> int:

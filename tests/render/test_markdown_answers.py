@@ -130,10 +130,17 @@ def test_inert_markdown_closes_a_fence_the_answer_left_open():
     assert "<strong>after</strong>" in rest  # what follows the answer is no longer inside its code
 
 
-def test_nothing_is_imported_until_a_view_renders():
+def test_load_ext_and_the_view_modules_import_neither_markdown_it_nor_nh3():
     import subprocess
 
-    code = ("import openprogram_jupyter.render._markdown_html, openprogram_jupyter.render._markdown_inert, sys;"
-            "print('markdown_it' in sys.modules, 'nh3' in sys.modules)")
+    code = ("import sys\n"
+            "from IPython.core.interactiveshell import InteractiveShell\n"
+            "InteractiveShell.instance().run_line_magic('load_ext', 'openprogram_jupyter')\n"
+            "loaded = ['markdown_it' in sys.modules, 'nh3' in sys.modules]\n"
+            "import openprogram_jupyter.jupyter._view, openprogram_jupyter.render.html\n"
+            "loaded += ['markdown_it' in sys.modules, 'nh3' in sys.modules]\n"
+            "from openprogram_jupyter.render._markdown_html import markdown_html\n"
+            "markdown_html('# drawn')\n"
+            "print(*loaded, 'markdown_it' in sys.modules, 'nh3' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.split() == ["False", "False"]
+    assert out.split() == ["False"] * 4 + ["True"] * 2

@@ -68,7 +68,9 @@ def _results_since_prompt(messages: list[Any]) -> list[ToolResultMessage]:
 
 
 def _final_text(request: ModelRequest, results: list[ToolResultMessage]) -> str:
-    lines = ["This is the offline model: no language model ran, nothing left this machine."]
+    """The offline model's answer, as Markdown: paragraphs apart, each list one block."""
+    paragraphs = ["This is the offline model: no language model ran, nothing left this machine."]
+    lines: list[str] = []
     if results:
         lines.append("I called each tool named for this run once, with arguments taken from the prompt where "
                      "I could find them and example values otherwise:")
@@ -85,11 +87,11 @@ def _final_text(request: ModelRequest, results: list[ToolResultMessage]) -> str:
             lines.append(f"- {spec['name']}({example})")
     else:
         lines.append("This run has no tools.")
-    lines.append(_HOW_TO_GO_ONLINE)
+    paragraphs += ["\n".join(lines), _HOW_TO_GO_ONLINE]
     pick = _decision_pick(request.messages)
     if pick is not None:
-        lines.append(f"Asked to choose, I cannot weigh the options, so I take the first one:\n{pick}")
-    return "\n".join(lines)
+        paragraphs.append(f"Asked to choose, I cannot weigh the options, so I take the first one:\n{pick}")
+    return "\n\n".join(paragraphs)
 
 
 def _decision_pick(messages: list[Any]) -> str | None:

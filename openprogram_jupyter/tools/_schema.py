@@ -25,6 +25,7 @@ from pydantic.fields import FieldInfo
 from pydantic.json_schema import GenerateJsonSchema
 
 from ..errors import ArgumentError, SchemaError
+from ._literals import refusing_bools
 
 __all__ = ["ArgumentError", "SchemaError", "SignatureSchema", "describe_validation_error", "inline_refs"]
 
@@ -103,7 +104,8 @@ def describe_validation_error(error: ValidationError) -> list[tuple[str, str]]:
             got = json.dumps(problem.get("input"), default=repr)
             if len(got) > 80:
                 got = got[:77] + "..."
-            problems.append((location, f"{problem['msg']} (got {got})"))
+            message = problem["msg"].removeprefix("Value error, ")  # our own checks' messages
+            problems.append((location, f"{message} (got {got})"))
     return problems
 
 
@@ -152,7 +154,7 @@ def build_signature_schema(
         if key != param.name:
             field_kwargs["alias"] = param.name
         names[key] = param.name
-        fields[key] = (_pydantic_compatible(annotation, {}), Field(**field_kwargs))
+        fields[key] = (refusing_bools(_pydantic_compatible(annotation, {})), Field(**field_kwargs))
 
     try:
         validator = create_model(f"{name}_arguments", __config__=ConfigDict(extra="forbid"), **fields)

@@ -166,7 +166,8 @@ def test_the_plain_magic_runs_and_stores_the_run(shell, capsys):
     assert "The answer is 42." in capsys.readouterr().out  # the transcript, printed once at the end
 
 
-def test_offline_default_says_so(shell, capsys):
+def test_offline_default_says_so(shell, capsys, monkeypatch):
+    monkeypatch.setattr(shell.magics_manager.registry["AgentMagics"], "_offline_noted", False)  # a new notebook
     result = shell.run_cell("%%agent -o r --toolset none\nHello?")
     assert result.success, result.error_in_exec
     out = capsys.readouterr().out

@@ -272,3 +272,16 @@ def test_lone_surrogate_in_a_string_is_not_reported_as_invalid_json():
 def test_problems_are_listed_in_parameter_order_then_unexpected_ones():
     error = reject(place, {"zz": 1, "flag": "no", "x": "1", "aa": 2})
     assert error.fields == ["x", "flag", "zz", "aa"]
+
+
+def test_an_integer_literal_refuses_a_boolean_as_its_schema_does():
+    # {"enum": [0, 1]} does not accept true in JSON Schema; pydantic alone would pass 1 on.
+    from typing import Literal
+
+    @op.function
+    def pick(level: Literal[0, 1], levels: list[Literal[2, 3]] | None = None) -> None:
+        """Pick."""
+
+    assert reject(pick, {"level": True}).problems == [("level", "Input should be 0 or 1, not a boolean (got true)")]
+    assert reject(pick, {"level": 0, "levels": [False]}).fields == ["levels.0"]
+    assert pick.validate({"level": 1, "levels": [3]}) == {"level": 1, "levels": [3]}

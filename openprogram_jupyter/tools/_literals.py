@@ -1,0 +1,56 @@
+"""Integer ``Literal`` choices that refuse booleans, as the JSON Schema does.
+
+The schema of ``Literal[0, 1]`` is ``{"enum": [0, 1]}``, and in JSON Schema ``true`` is
+not ``1``. pydantic accepts ``true`` for it (and passes ``1`` on), so the model could send
+a boolean the schema forbids. :func:`refusing_bools` wraps every such ``Literal`` inside
+an annotation with a check that refuses a boolean, naming the choices.
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from typing import Any
+
+from pydantic import BeforeValidator
+
+__all__ = ["refusing_bools"]
+
+
+def refusing_bools(annotation: Any) -> Any:
+    """``annotation`` with each all-integer ``Literal`` in it refusing ``True`` / ``False``."""
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is typing.Literal:
+        if args and all(type(value) is int for value in args):
+            return typing.Annotated[annotation, BeforeValidator(_no_bool(args))]
+        return annotation
+    if origin is None or not args:
+        return annotation
+    if origin is typing.Annotated:
+        inner = refusing_bools(args[0])
+        if inner is args[0]:
+            return annotation
+        params = (inner, *annotation.__metadata__)
+        return typing.Annotated[params]
+    new_args = tuple(refusing_bools(arg) for arg in args)
+    if all(new is old for new, old in zip(new_args, args, strict=True)):
+        return annotation
+    try:
+        if origin is typing.Union or isinstance(annotation, types.UnionType):
+            return typing.Union[new_args]  # noqa: UP007 - the members are only known at run time
+        if isinstance(annotation, types.GenericAlias):
+            return types.GenericAlias(origin, new_args)
+        return annotation.copy_with(new_args)
+    except Exception:
+        return annotation  # pydantic will say what it cannot handle
+
+
+def _no_bool(choices: tuple[int, ...]) -> Any:
+    listed = " or ".join(str(choice) for choice in choices)
+
+    def check(value: Any) -> Any:
+        if isinstance(value, bool):
+            raise ValueError(f"Input should be {listed}, not a boolean")
+        return value
+
+    return check

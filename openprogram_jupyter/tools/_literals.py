@@ -8,11 +8,12 @@ an annotation with a check that refuses a boolean, naming the choices.
 
 from __future__ import annotations
 
-import types
 import typing
 from typing import Any
 
 from pydantic import BeforeValidator
+
+from ._annotations import map_type_arguments
 
 __all__ = ["refusing_bools"]
 
@@ -24,25 +25,7 @@ def refusing_bools(annotation: Any) -> Any:
         if args and all(type(value) is int for value in args):
             return typing.Annotated[annotation, BeforeValidator(_no_bool(args))]
         return annotation
-    if origin is None or not args:
-        return annotation
-    if origin is typing.Annotated:
-        inner = refusing_bools(args[0])
-        if inner is args[0]:
-            return annotation
-        params = (inner, *annotation.__metadata__)
-        return typing.Annotated[params]
-    new_args = tuple(refusing_bools(arg) for arg in args)
-    if all(new is old for new, old in zip(new_args, args, strict=True)):
-        return annotation
-    try:
-        if origin is typing.Union or isinstance(annotation, types.UnionType):
-            return typing.Union[new_args]  # noqa: UP007 - the members are only known at run time
-        if isinstance(annotation, types.GenericAlias):
-            return types.GenericAlias(origin, new_args)
-        return annotation.copy_with(new_args)
-    except Exception:
-        return annotation  # pydantic will say what it cannot handle
+    return map_type_arguments(annotation, refusing_bools)
 
 
 def _no_bool(choices: tuple[int, ...]) -> Any:

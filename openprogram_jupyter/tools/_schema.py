@@ -12,7 +12,6 @@ import functools
 import inspect
 import json
 import sys
-import types
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from pydantic.fields import FieldInfo
 from pydantic.json_schema import GenerateJsonSchema
 
 from ..errors import ArgumentError, SchemaError
+from ._annotations import map_type_arguments
 from ._literals import refusing_bools
 
 __all__ = ["ArgumentError", "SchemaError", "SignatureSchema", "describe_validation_error", "inline_refs"]
@@ -287,26 +287,7 @@ def _pydantic_compatible(annotation: Any, seen: dict[int, Any]) -> Any:
         return annotation
     if typing.is_typeddict(annotation) and type(annotation).__module__ == "typing":
         return _rebuild_typeddict(annotation, seen)
-    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
-    if origin is None or not args or origin is typing.Literal:
-        return annotation
-    if origin is typing.Annotated:
-        inner = _pydantic_compatible(args[0], seen)
-        if inner is args[0]:
-            return annotation
-        params = (inner, *annotation.__metadata__)
-        return typing.Annotated[params]
-    new_args = tuple(_pydantic_compatible(arg, seen) for arg in args)
-    if all(new is old for new, old in zip(new_args, args, strict=True)):
-        return annotation
-    try:
-        if origin is typing.Union or isinstance(annotation, types.UnionType):
-            return typing.Union[new_args]  # noqa: UP007 - the members are only known at run time
-        if isinstance(annotation, types.GenericAlias):
-            return types.GenericAlias(origin, new_args)
-        return annotation.copy_with(new_args)
-    except Exception:
-        return annotation  # pydantic will say what it cannot handle
+    return map_type_arguments(annotation, lambda argument: _pydantic_compatible(argument, seen))
 
 
 def _rebuild_typeddict(cls: Any, seen: dict[int, Any]) -> Any:

@@ -47,6 +47,11 @@ def plain(cell) -> str:
     return "\n".join(o.get("data", {}).get("text/plain", "") + o.get("text", "") for o in cell.outputs)
 
 
+def saved(cell, mime: str) -> str:
+    """The cell's saved transcript in ``mime`` (``text/html`` or ``text/markdown``)."""
+    return "\n".join(o.get("data", {}).get(mime, "") for o in cell.outputs)
+
+
 async def test_quickstart_notebook_executes(kernel_name):
     notebook = await execute(NOTEBOOKS / "quickstart.ipynb", kernel_name)
     assert_static(notebook)
@@ -56,6 +61,10 @@ async def test_quickstart_notebook_executes(kernel_name):
     assert "▸ add(a=2, b=3) → done" in plain(first)
     assert '▸ word_count(text="to be or not to be") → done' in plain(first)
     assert "- add: result: 5.0" in plain(first) and "- word_count: result: 6" in plain(first)
+    # The answer is Markdown: a list in the HTML, Markdown (not a code block) in text/markdown.
+    assert "<li>add: result: 5.0</li>" in saved(first, "text/html")
+    assert "\n- add: result: 5.0\n" in saved(first, "text/markdown")
+    assert "```text\nThis is the offline model" not in saved(first, "text/markdown")
     assert any("'19 + 23 = 42.'" in plain(cell) for cell in notebook.cells if cell.cell_type == "code")
     assert "You told me your name is Ada." in plain(agent_cells(notebook)[-1])
 
@@ -76,6 +85,12 @@ async def test_tool_design_notebook_executes(kernel_name):
     assert "sort: Input should be 'relevance' or 'year'" in texts
     assert "borrow: hidden by requires_env" in texts
     assert "ZeroDivisionError" in texts
+    # The approval cell says who decided, in every format.
+    assert "▸ delete_record(record_id=7) → done · approved by the user" in texts
+    assert "→ denied · denied by the user" in texts
+    cells = [cell for cell in notebook.cells if cell.cell_type == "code" and "▸ delete_record(" in plain(cell)]
+    assert cells and all("denied by the user" in saved(cell, mime) for cell in cells
+                         for mime in ("text/html", "text/markdown"))
 
 
 @pytest.mark.parametrize("path", sorted(NOTEBOOKS.glob("*.ipynb")), ids=lambda p: p.name)

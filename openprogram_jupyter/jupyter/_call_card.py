@@ -45,7 +45,9 @@ def call_widget(view: RunView, call: CallNode) -> Any:
     """The widget of ``call``: its open card, or one HTML line (queued or ended)."""
     if call.status in OPEN_STATUSES:
         return _open_card(view, call)
-    widget = view._widget_for(("call-line", id(call)), lambda: view._make(view._w.HTML), pool="html")
+    # Its own pool: a call-line widget only ever shows a call, so what it was last drawn
+    # from says whether it needs drawing again.
+    widget = view._widget_for(("call-line", id(call)), lambda: view._make(view._w.HTML), pool="call-line")
     drawn = (id(call), call.version, tuple(child.version for child in call.children))
     if view._drawn.get(widget) != drawn:
         view._drawn[widget] = drawn
@@ -66,14 +68,16 @@ def _open_card(view: RunView, call: CallNode) -> Any:
     view._want(parts["arguments"], value=args + error)
     shown = [parts["summary"], parts["arguments"]]
     if call.id in view.controls.awaiting() and not view.finished:
+        approval = _part(view, parts, "approval")
         names = {"Approve": f"Let {call.name} run",
                  "Deny": f"Do not run {call.name}; the model is told it was denied"}
-        for button in parts["approval"].children:
+        for button in approval.children:
             view._want(button, tooltip=names[button.description])
-        shown.append(parts["approval"])
+        shown.append(approval)
     if call.progress:
-        view._want(parts["progress"], value=progress_html(call.progress[-1]))
-        shown.append(parts["progress"])
+        progress = _part(view, parts, "progress")
+        view._want(progress, value=progress_html(call.progress[-1]))
+        shown.append(progress)
     if call.children:
         shown += _nested_runs(view, call, parts)
     view._want(parts["card"], children=tuple(shown))
@@ -87,33 +91,42 @@ def _nested_runs(view: RunView, call: CallNode, parts: dict[str, Any]) -> list[A
     earlier = len(call.children) - len(latest)
     shown = []
     if earlier:
-        view._want(parts["children-note"],
-                   value=f'<span style="{_MUTED}">… {earlier:,} earlier nested run{"s" if earlier != 1 else ""} '
-                         "not drawn live</span>")
-        shown.append(parts["children-note"])
-    view._want(parts["children"], children=tuple(boxes))
-    return [*shown, parts["children"]]
+        note = _part(view, parts, "children-note")
+        view._want(note, value=f'<span style="{_MUTED}">… {earlier:,} earlier nested run{"s" if earlier != 1 else ""} '
+                               "not drawn live</span>")
+        shown.append(note)
+    children = _part(view, parts, "children")
+    view._want(children, children=tuple(boxes))
+    return [*shown, children]
 
 
 def _build_card(view: RunView) -> dict[str, Any]:
-    """The widgets of one open card; the buttons answer whichever call the card shows."""
+    """The widgets every open card has; the others are built when a call first needs them
+    (:func:`_part`), and stay with the card when it is reused for another call."""
     w = view._w
-    parts: dict[str, Any] = {"call_id": ""}
-    approve = view._make(w.Button, description="Approve", button_style="success")
-    deny = view._make(w.Button, description="Deny", button_style="warning")
-    approve.on_click(lambda _b: view._on_decide_click(parts["call_id"], True))
-    deny.on_click(lambda _b: view._on_decide_click(parts["call_id"], False))
-    parts.update({
+    return {
+        "call_id": "",
         "summary": view._make(w.HTML),
         "arguments": view._make(w.HTML),
-        "approval": view._make(w.HBox, children=(approve, deny)),
-        "progress": view._make(w.HTML),
-        "children-note": view._make(w.HTML),
-        "children": view._make(w.VBox),
         "card": view._make(w.VBox, layout=w.Layout(border="1px solid rgba(127,127,127,0.3)",
                                                    margin="2px 0", padding="2px 6px")),
-    })
-    return parts
+    }
+
+
+def _part(view: RunView, parts: dict[str, Any], name: str) -> Any:
+    """The card's ``name`` widget: ``"approval"`` (Approve / Deny, answering whichever call
+    the card shows), ``"progress"``, ``"children-note"`` or ``"children"``; built on first use."""
+    if name not in parts:
+        w = view._w
+        if name == "approval":
+            approve = view._make(w.Button, description="Approve", button_style="success")
+            deny = view._make(w.Button, description="Deny", button_style="warning")
+            approve.on_click(lambda _b: view._on_decide_click(parts["call_id"], True))
+            deny.on_click(lambda _b: view._on_decide_click(parts["call_id"], False))
+            parts[name] = view._make(w.HBox, children=(approve, deny))
+        else:
+            parts[name] = view._make(w.VBox if name == "children" else w.HTML)
+    return parts[name]
 
 
 def progress_html(data: Any) -> str:

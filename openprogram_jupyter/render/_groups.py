@@ -120,7 +120,7 @@ _KINDS = (("prompt", "prompt", "prompts"), ("message", "user message", "user mes
 
 
 def left_out_line(counts: Counter[str], *, statuses: bool = True) -> str:
-    """``976 rounds, 1,952 calls (1,950 done, 2 error), 1 user message``: the kinds in
+    """``1 user message, 976 rounds, 1,952 calls (1,950 done, 2 error)``: the kinds in
     ``counts`` (from :func:`tally_item`), each with its number; calls followed by their
     statuses, most frequent first, unless ``statuses`` is false."""
     parts = []

@@ -140,6 +140,9 @@ def test_a_reply_of_3000_calls_keeps_the_widget_count_bounded(recorder):
     html = all_html(view)
     assert re.search(r"… 2,9\d\d calls \(2,9\d\d done\) earlier in this round: not drawn live", html)
     assert "echo" in html and "(n=2999)" in html  # the latest calls are drawn
+    # Reused widgets show their new call: the drawn calls are the last ones, in order.
+    drawn = [int(n) for n in re.findall(r"\(n=(\d+)\)</span>", html)]
+    assert drawn == list(range(drawn[0], 3000)) and len(drawn) <= 12
     # Comms: each widget has a layout (and most a style); closed with the view.
     view.close()
     assert recorder.opened() <= recorder.closed()

@@ -7,7 +7,8 @@ is not loaded: it becomes a link reading ``[image: ALT]`` to its address. A tabl
 alignment becomes an ``align`` attribute (the policy keeps no ``style``).
 
 markdown-it-py is imported on the first call. Results are cached by text, so a live view
-redrawing an unchanged answer ten times a second parses it once.
+redrawing an unchanged answer ten times a second parses it once; an answer still streaming
+is drawn by :func:`streaming_markdown_html` in chunks, so each redraw parses only its end.
 """
 
 from __future__ import annotations
@@ -19,10 +20,15 @@ from typing import Any
 
 from ._sanitize import clean_html
 
-__all__ = ["markdown_html"]
+__all__ = ["STREAMING_CHUNK_CHARS", "markdown_html", "streaming_markdown_html"]
+
+STREAMING_CHUNK_CHARS = 2000
+"""A streaming answer is cut into chunks of about this many characters (at paragraph
+breaks) that are rendered, and cached, one by one."""
 
 _SAFE_DATA_IMAGE = re.compile(r"^data:image/(png|jpeg|gif|webp);base64,", re.IGNORECASE)
 _ALIGNED = re.compile(r"^text-align:(left|right|center)$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 
 @functools.lru_cache(maxsize=1)
@@ -63,3 +69,31 @@ def markdown_html(text: str) -> str:
     tokens = parser.parse(text)
     _align_cells(tokens)
     return clean_html(parser.renderer.render(tokens, parser.options, {}))
+
+
+def streaming_markdown_html(text: str) -> str:
+    """``text``, still growing, as :func:`markdown_html` draws it, chunk by chunk: the text
+    is cut at blank lines outside code fences that are followed by an unindented line,
+    once a chunk has :data:`STREAMING_CHUNK_CHARS` characters. Every chunk but the last is
+    the same at the next redraw, so it comes from the cache; only the last is parsed again.
+    (A list or a reference link split across two chunks may look different until the
+    answer ends and is drawn whole.)"""
+    return "".join(markdown_html(chunk) for chunk in _chunks(text))
+
+
+def _chunks(text: str) -> list[str]:
+    lines = text.split("\n")
+    chunks: list[str] = []
+    start, size, fence = 0, 0, ""
+    for number, line in enumerate(lines):
+        opened = _FENCE.match(line)
+        if opened and (not fence or opened.group(1).startswith(fence)):
+            fence = "" if fence else opened.group(1)[0] * 3
+        size += len(line) + 1
+        following = lines[number + 1] if number + 1 < len(lines) else ""
+        if (size >= STREAMING_CHUNK_CHARS and not fence and not line.strip()
+                and following[:1] not in ("", " ", "\t")):
+            chunks.append("\n".join(lines[start:number + 1]) + "\n")
+            start, size = number + 1, 0
+    chunks.append("\n".join(lines[start:]))
+    return chunks

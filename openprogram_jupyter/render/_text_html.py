@@ -11,7 +11,7 @@ from __future__ import annotations
 from html import escape
 
 from . import _format as fmt
-from ._markdown_html import markdown_html
+from ._markdown_html import markdown_html, streaming_markdown_html
 
 __all__ = ["text_html"]
 
@@ -22,9 +22,10 @@ _MUTED = "color:#57606a;font-size:12px;"
 
 def text_html(text: str, limit: int, *, thinking: bool = False, cursor: str = "") -> str:
     """``text`` (the model's Markdown) as HTML, its first ``limit`` characters only (all of
-    it for ``limit <= 0``), with ``cursor`` written after its last character (a streaming
-    view's ``▍``)."""
+    it for ``limit <= 0``). ``cursor`` (a streaming view's ``▍``) is written after its last
+    character, and marks the text as still growing: it is then drawn chunk by chunk
+    (:func:`._markdown_html.streaming_markdown_html`)."""
     shown, note = fmt.truncate(text, limit, fmt.TEXT_KEPT)
-    body = markdown_html(shown + cursor)
+    body = streaming_markdown_html(shown + cursor) if cursor else markdown_html(shown)
     html = f'<div class="openprogram-text" style="{_THINKING if thinking else _TEXT}">{body}</div>'
     return html + (f'<div style="{_MUTED}">{escape(note)}</div>' if note else "")

@@ -121,3 +121,11 @@ def test_a_denial_without_anyone_asked_is_only_denied():
         "go", tools=[delete])
     for text in render_bundle(run).values():
         assert "denied" in text and "by the user" not in text
+
+
+def test_a_run_displays_itself_the_same_way():
+    run = answered_run()
+    html = run._repr_html_()
+    assert "<h2" in html and "<table" in html and "&lt;script&gt;alert(1)" in html
+    assert_inert(html)
+    assert "\n## Findings\n" in run._repr_markdown_()

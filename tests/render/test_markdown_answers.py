@@ -144,3 +144,19 @@ def test_load_ext_and_the_view_modules_import_neither_markdown_it_nor_nh3():
             "print(*loaded, 'markdown_it' in sys.modules, 'nh3' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False"] * 4 + ["True"] * 2
+
+
+def test_a_streaming_answer_is_drawn_in_cached_chunks_that_look_the_same():
+    from openprogram_jupyter.render._markdown_html import STREAMING_CHUNK_CHARS, _chunks, streaming_markdown_html
+
+    fenced = "```python\n" + "x = 1\n\n" * 400 + "```\n\n"  # blank lines inside a fence never cut it
+    text = "".join(f"{ANSWER}\nPart {number}.\n\n{fenced}" for number in range(10))
+    chunks = _chunks(text)
+    assert "".join(chunks) == text and len(chunks) > 5
+    assert all(chunk.count("```") % 2 == 0 for chunk in chunks)
+    assert all(len(chunk) >= STREAMING_CHUNK_CHARS for chunk in chunks[:-1])
+    assert streaming_markdown_html(text) == markdown_html(text)
+    markdown_html.cache_clear()
+    streaming_markdown_html(text[:-10])
+    streaming_markdown_html(text[:-5])  # the next redraw: only the last chunk is parsed again
+    assert markdown_html.cache_info().misses == len(chunks) + 1

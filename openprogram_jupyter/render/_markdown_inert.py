@@ -7,8 +7,8 @@ tables and code stay what they are), but a viewer renders raw HTML in Markdown, 
 - outside code, every ``<`` becomes ``&lt;`` and every ``&`` becomes ``&amp;``: a tag,
   a comment or an entity in the answer reads as the text it is (an autolink such as
   ``<https://example.com>`` is kept, since it is no tag);
-- an image, ``![alt](url)``, becomes a link, ``!``\\ ``[alt](url)``, so no viewer fetches
-  it;
+- an image, ``![alt](url)``, becomes ``\\![alt](url)``: an ``!`` and a link, so no viewer
+  fetches it;
 - ``javascript:`` and ``vbscript:`` get an invisible U+200B before the colon, so a link
   to one is no longer a script;
 - a code span holding ``<``, ``>`` or ``&`` becomes ``<code>…</code>`` with its text

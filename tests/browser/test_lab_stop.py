@@ -44,6 +44,10 @@ def lab(tmp_path):
     """A JupyterLab server on 127.0.0.1 with fresh settings and workspaces, no token."""
     root = tmp_path / "root"
     root.mkdir()
+    # No "get notified about Jupyter news?" toast over the notebook (and no fetching it).
+    notification = tmp_path / "settings" / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
+    notification.parent.mkdir(parents=True)
+    notification.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
     port = free_port()
     env = {**os.environ,
            "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "settings"),
@@ -144,6 +148,80 @@ def test_stop_button_in_jupyterlab_ends_a_running_agent_cell(lab):
             try:
                 page.screenshot(path=str(OUTPUT / "failure.png"), full_page=True)
             except Exception as screenshot_error:  # the test's own failure is the one to report
+                print(f"(no failure screenshot: {screenshot_error})")
+            raise
+        finally:
+            browser.close()
+
+
+def write_tour_notebook(root: Path) -> str:
+    """A run worth a picture: two tool calls (one slow enough to type a message during), a
+    Markdown answer, then the message sent while it ran."""
+    cells = [
+        "%load_ext openprogram_jupyter\nimport time\nimport openprogram_jupyter as op",
+        "@op.function\ndef mean(values: list[float]) -> float:\n"
+        "    '''The mean of some numbers.'''\n    return sum(values) / len(values)\n\n"
+        "@op.function\ndef forecast(city: str, days: int = 3) -> dict:\n"
+        "    '''The forecast for a city.'''\n    time.sleep(6)\n"
+        "    return {'city': city, 'highs': [18.5, 21.0, 19.5][:days]}",
+        "guide = op.ScriptedModel([\n"
+        "    op.ToolCall(name='forecast', arguments={'city': 'Lisbon', 'days': 3}),\n"
+        "    op.ToolCall(name='mean', arguments={'values': [18.5, 21.0, 19.5]}),\n"
+        "    '## Lisbon, next three days\\n\\n| day | high |\\n|---|---:|\\n| 1 | 18.5 °C |\\n| 2 | 21.0 °C |\\n'\n"
+        "    '| 3 | 19.5 °C |\\n\\n**Mean high: 19.7 °C.** Pack a light jacket for the evenings.',\n"
+        "], delay=0.01)",
+        "%%agent -m guide -o r --tools forecast,mean\nWhat will the weather be in Lisbon this week?",
+    ]
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(notebook, root / "tour.ipynb")
+    return "tour.ipynb"
+
+
+def test_enter_in_the_steering_box_queues_a_message_and_the_readme_pictures(lab):
+    """Takes docs/images/live-view.png and saved-transcript.png from a real run."""
+    from playwright.sync_api import sync_playwright
+
+    url, root = lab
+    name = write_tour_notebook(root)
+    pictures = REPO / "docs" / "images"
+    pictures.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        page = browser.new_page(viewport={"width": 1000, "height": 760})
+        try:
+            page.goto(f"{url}/lab/tree/{name}")
+            page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+            page.wait_for_function(
+                "() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
+                " && window.jupyterapp.shell.currentWidget.sessionContext"
+                " && window.jupyterapp.shell.currentWidget.sessionContext.session"
+                " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel",
+                timeout=60_000)
+            page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+
+            box = page.get_by_placeholder("Message the agent while it works", exact=False)
+            box.wait_for(timeout=60_000)
+            page.get_by_text("forecast", exact=False).first.wait_for(timeout=30_000)
+            box.fill("Use Celsius, please.")
+            box.press("Enter")
+            page.get_by_text("queued", exact=False).first.wait_for(timeout=10_000)
+            assert box.input_value() == ""  # sent, and the box is ready for the next one
+            page.locator(".jp-OutputArea-output").last.scroll_into_view_if_needed()
+            page.locator(".jp-OutputArea-output").last.screenshot(path=str(pictures / "live-view.png"))
+
+            page.get_by_text("Mean high", exact=False).first.wait_for(timeout=60_000)
+            page.get_by_text("finished", exact=False).last.wait_for(timeout=30_000)
+            page.wait_for_timeout(500)
+            transcript = page.locator(".jp-OutputArea-output", has_text="agent run").last
+            assert transcript.locator("h2", has_text="Lisbon").count() == 1  # the answer is rendered Markdown
+            assert transcript.locator("table").count() >= 1
+            assert "Use Celsius, please." in transcript.inner_text()  # the message reached the model's record
+            transcript.screenshot(path=str(pictures / "saved-transcript.png"))
+        except BaseException:
+            try:
+                page.screenshot(path=str(OUTPUT / "tour-failure.png"), full_page=True)
+            except Exception as screenshot_error:
                 print(f"(no failure screenshot: {screenshot_error})")
             raise
         finally:

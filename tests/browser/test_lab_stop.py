@@ -179,12 +179,13 @@ def write_tour_notebook(root: Path) -> str:
 
 
 def test_enter_in_the_steering_box_queues_a_message_and_the_readme_pictures(lab):
-    """Takes docs/images/live-view.png and saved-transcript.png from a real run."""
+    """Takes the README's pictures from a real run: into tests/browser/output, or into
+    docs/images with OPENPROGRAM_UPDATE_PICTURES=1 (then review and commit them)."""
     from playwright.sync_api import sync_playwright
 
     url, root = lab
     name = write_tour_notebook(root)
-    pictures = REPO / "docs" / "images"
+    pictures = REPO / "docs" / "images" if os.environ.get("OPENPROGRAM_UPDATE_PICTURES") else OUTPUT
     pictures.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from .run import Run
 
 __all__ = [
+    "PROVIDER_SAID",
     "ArgumentError",
     "CassetteError",
     "DecisionError",
@@ -37,7 +38,19 @@ __all__ = [
     "SchemaError",
     "SetupError",
     "ToolExit",
+    "split_model_error",
 ]
+
+
+PROVIDER_SAID = "\n\nThe provider said: "
+"""Between a model error's one-line summary and the provider's (or its SDK's) own words."""
+
+
+def split_model_error(text: str) -> tuple[str, str | None]:
+    """``(summary, provider's own words or None)`` of a model error message: the views show
+    the summary and keep the rest behind a collapsed detail."""
+    summary, found, detail = text.partition(PROVIDER_SAID)
+    return (summary, detail) if found else (text, None)
 
 
 class OpenProgramError(Exception):

@@ -34,7 +34,7 @@ from IPython.core.error import UsageError
 from .._controls import visible_controls
 from .._install import install_hint
 from .._secrets import mask
-from ..errors import DecisionError, SetupError
+from ..errors import DecisionError, SetupError, split_model_error
 from ._cell_errors import RunFailed, RunInterrupted, where_the_run_is
 from ._live import LiveRun
 
@@ -190,8 +190,10 @@ def _fail_if_the_run_failed(plan: CellPlan, run: Any) -> None:
     if run is None or run.stop_reason != "error" or plan.options.keep_going:
         return
     where = where_the_run_is(plan.options.output)
-    raise RunFailed(f"{run.error or 'the run ended with an error'} (the Run is in {where}; "
-                    "pass --keep-going to let the notebook carry on)")
+    summary = split_model_error(run.error)[0] if run.error else "the run ended with an error"
+    if "no API key" in summary or "no AWS credentials" in summary:
+        summary += " — or choose a model: %config AgentMagics.model = '...', -m MODEL, or -m offline"
+    raise RunFailed(f"{summary} (the Run is in {where}; pass --keep-going to let the notebook carry on)")
 
 
 async def _tick_until_done(task: asyncio.Future[Any], live: LiveRun, poll: Any) -> None:

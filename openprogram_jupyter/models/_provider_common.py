@@ -26,6 +26,7 @@ from typing import Any
 
 from .._install import missing_dependency_message
 from .._secrets import mask, remember
+from ..errors import PROVIDER_SAID
 from ..events import AssistantUpdate, RetryWait
 from ..messages import Usage
 from .base import MessageBuilder, Model, ModelRequest
@@ -141,7 +142,8 @@ class ProviderError(Exception):
 
     ``status`` is the HTTP status (``None`` for a connection failure or an error frame
     inside a stream), ``code`` the provider's error type (``rate_limit_error``,
-    ``ThrottlingException``, ...), ``message`` the provider's message.
+    ``ThrottlingException``, ...), ``message`` the provider's message, or our own one-line
+    account where the provider's is unhelpful, with its words kept in ``detail``.
     """
 
     message: str
@@ -149,6 +151,7 @@ class ProviderError(Exception):
     code: str | None = None
     retryable: bool = False
     retry_after: float | None = None
+    detail: str | None = None
 
     def __str__(self) -> str:
         return self.message
@@ -292,6 +295,8 @@ class ProviderModel(Model):
             text += (f"; the server asked to wait {wait_text(error.retry_after)} before trying again, longer "
                      f"than max_retry_after ({wait_text(self.retry.max_retry_after)}), so the round ended "
                      "without waiting")
+        if error.detail:
+            text += PROVIDER_SAID + error.detail
         return scrub_secrets(text, self._secrets())
 
     def _usage(self, input: int = 0, output: int = 0, cache_read: int = 0, cache_write: int = 0) -> Usage:

@@ -209,7 +209,7 @@ class AnthropicModel(ProviderModel):
                                  f"{cause or exc})", retryable=True)
         credentials_error = getattr(anthropic, "CredentialsError", None)
         if credentials_error is not None and isinstance(exc, credentials_error):
-            return ProviderError(f"no API key: {INFO.key_hint} (the SDK said: {exc})")
+            return ProviderError(f"no API key: {INFO.key_hint}", detail=f"{type(exc).__name__}: {exc}")
         return transport_error(exc) or ProviderError(f"{type(exc).__name__}: {exc}")
 
 

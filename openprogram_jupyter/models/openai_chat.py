@@ -57,6 +57,7 @@ INFO = ProviderInfo(
     default_model="gpt-4.1-mini",
     tool_shape=ToolShape("OpenAI Chat Completions", 'an element of "tools"', openai_chat_tool),
     tool_rules=ToolRules(PLAIN_TOOL_NAME, "letters, digits, '_' and '-', 1 to 64 characters"),
+    key_hint="set OPENAI_API_KEY or pass api_key=",
 )
 
 
@@ -210,4 +211,6 @@ def classify_openai_error(exc: Exception) -> ProviderError:
     if isinstance(exc, openai.APIError):  # an error inside the stream
         message, code = error_details(exc.body)
         return ProviderError(message or exc.message, code=code, retryable=retryable_code(code))
+    if isinstance(exc, openai.OpenAIError) and "api_key" in str(exc):  # no key: raised making the client
+        return ProviderError(f"no API key: {INFO.key_hint}", detail=f"{type(exc).__name__}: {exc}")
     return ProviderError(f"{type(exc).__name__}: {exc}")

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from .._secrets import mask
+from ..errors import split_model_error
 from ..messages import ImageContent, TextContent, ToolResultMessage, Usage
-from .tree import CallNode, RetryNode, RunNode, elapsed
+from .tree import CallNode, RetryNode, RoundNode, RunNode, elapsed
 
 STATUS_LABEL = {
     "streaming": "streaming",
@@ -163,13 +164,21 @@ def approval_label(call: CallNode) -> str | None:
 
 
 def end_line(run: RunNode) -> str:
-    """A sentence saying how the run ended, with the error when there was one."""
+    """A sentence saying how the run ended, with the error's summary when there was one —
+    unless a round above already shows that error (then it points there)."""
     if run.stop_reason is None:
         return "running"
     line = RUN_END_LABEL.get(run.stop_reason, run.stop_reason)
     if run.error:
-        line += f": {run.error}"
+        shown_in = round_showing_error(run)
+        line += f" (round {shown_in}, above)" if shown_in is not None else f": {split_model_error(run.error)[0]}"
     return line
+
+
+def round_showing_error(run: RunNode) -> int | None:
+    """The number of the round that already shows the run's error, if one does."""
+    return next((item.number for item in run.timeline
+                 if isinstance(item, RoundNode) and item.error_message == run.error), None)
 
 
 def retry_line(wait: RetryNode, now: float | None = None) -> str:

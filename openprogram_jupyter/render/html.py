@@ -19,6 +19,7 @@ from collections.abc import Callable
 from html import escape
 from typing import Any
 
+from ..errors import split_model_error
 from . import _format as fmt
 from . import _groups as groups
 from ._progress import progress_text
@@ -124,7 +125,11 @@ def _round_html(round_: RoundNode, limits: fmt.Limits) -> str:
     out = [f'<div style="margin:6px 0"><div style="{_MUTED}">round {round_.number}</div>']
     out += _span_html(round_.items, lambda item: _item_html(item, limits), groups.ROUND_SPAN, limits)
     if round_.stop_reason == "error" and round_.error_message:
-        out.append(f'<div style="color:#cf222e">model error: {escape(round_.error_message)}</div>')
+        summary, detail = split_model_error(round_.error_message)
+        out.append(f'<div style="color:#cf222e">model error: {escape(summary)}</div>')
+        if detail is not None:
+            out.append(f'<details style="margin:2px 0 2px 4px"><summary style="{_MUTED}">the provider said</summary>'
+                       f'<pre style="white-space:pre-wrap;margin:2px 0">{escape(detail)}</pre></details>')
     out.append("</div>")
     return "".join(out)
 

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._controls import visible_controls
+from ..errors import split_model_error
 from . import _format as fmt
 from . import _groups as groups
 from ._markdown_inert import inert_markdown
@@ -79,7 +80,7 @@ def _run_markdown(run: RunNode, limits: fmt.Limits, indent: str) -> str:
     lines += _span_markdown(run.timeline, lambda item: _item_markdown(item, limits, indent),
                             groups.TIMELINE_SPAN, limits, indent)
     lines.append(f"{indent}*{_end_words(run)}*")
-    if run.error:
+    if run.error and fmt.round_showing_error(run) is None:
         lines += ["", fence(run.error, indent=indent)]
     return "\n".join(lines).rstrip() + "\n"
 
@@ -139,7 +140,10 @@ def _round_markdown(round_: RoundNode, limits: fmt.Limits, indent: str) -> list[
     lines += _span_markdown(round_.items, lambda item: _item_markdown(item, limits, indent),
                             groups.ROUND_SPAN, limits, indent)
     if round_.stop_reason == "error" and round_.error_message:
-        lines += [f"{indent}*model error*", "", fence(round_.error_message, indent=indent), ""]
+        summary, detail = split_model_error(round_.error_message)
+        lines += [f"{indent}*model error*", "", fence(summary, indent=indent), ""]
+        if detail is not None:
+            lines += [f"{indent}*the provider said*", "", fence(detail, indent=indent), ""]
     return lines
 
 

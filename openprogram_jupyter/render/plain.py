@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..errors import split_model_error
 from . import _format as fmt
 from . import _groups as groups
 from ._result_display import display_label
@@ -91,7 +92,10 @@ def _round_plain(round_: RoundNode, limits: fmt.Limits, indent: str) -> list[str
     lines += _span_plain(round_.items, lambda item: _item_plain(item, limits, indent + "  "),
                          groups.ROUND_SPAN, limits, indent + "  ")
     if round_.stop_reason == "error" and round_.error_message:
-        lines.append(f"{indent}  model error: {round_.error_message}")
+        summary, detail = split_model_error(round_.error_message)
+        lines.append(f"{indent}  model error: {summary}")
+        if detail is not None:
+            lines.append(f"{indent}    (the provider said: {detail})")
     return lines
 
 

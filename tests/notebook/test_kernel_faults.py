@@ -75,6 +75,8 @@ async def test_a_run_that_fails_fails_the_cell_after_its_transcript_unless_keep_
         error = error_of(cell)
         assert error is not None and error.ename == "RunFailed"  # Run All, papermill, nbclient stop here
         assert len(error.traceback) <= 3 and "the Run is in r" in error.evalue
+        assert "no API key: set OPENAI_API_KEY" in error.evalue and "-m offline" in error.evalue
+        assert "workload_identity" not in error.evalue  # the SDK's words stay in the transcript's detail
         assert all(mimes == STATIC_MIMES for mimes in outputs_mimes(cell))  # the transcript is saved
         assert "OPENAI_API_KEY" in plain_output(cell)
         assert (await kernel.text("print(r.stop_reason, r is runtime.last_run)")).split() == ["error", "True"]

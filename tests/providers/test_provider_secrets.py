@@ -10,6 +10,7 @@ import pytest
 from fakeserver import Call, Turn
 
 import openprogram_jupyter as op
+from openprogram_jupyter.errors import split_model_error
 from openprogram_jupyter.render import render_bundle
 
 from .cases import CASE_IDS, CASES, SECRET
@@ -107,4 +108,6 @@ async def test_the_missing_key_message_keeps_its_words(server):
     runtime = op.Runtime(model="anthropic:claude-sonnet-4-5", base_url=server.url)  # no key anywhere
     run = await runtime.arun("Hi.")
     assert run.stop_reason == "error" and not server.requests
-    assert "no API key: set ANTHROPIC_API_KEY or pass api_key= (the SDK said: " in run.error
+    summary, provider_said = split_model_error(run.error)
+    assert summary.endswith("no API key: set ANTHROPIC_API_KEY or pass api_key=")
+    assert provider_said is not None and provider_said.startswith("CredentialsError")

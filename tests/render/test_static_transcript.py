@@ -226,3 +226,18 @@ def test_a_tool_traceback_keeps_the_tools_frames_and_drops_the_loops():
     traceback = html[start:html.index("</pre>", start)]
     assert "in crash" in traceback and 'raise ValueError(&quot;bad &lt;x&gt;&quot;)' in traceback
     assert "openprogram_jupyter" not in traceback
+
+
+def test_a_model_error_reads_as_one_line_with_the_providers_words_collapsed(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    run = op.Runtime(model="openai:gpt-4.1-mini").run("hi", tools=[])
+    summary = "openai:gpt-4.1-mini failed: no API key: set OPENAI_API_KEY or pass api_key="
+    assert run.error.startswith(summary + "\n\nThe provider said: OpenAIError")
+    plain = repr(run)
+    assert plain.count(summary) == 1 and "ended with an error (round 1, above)" in plain
+    assert "(the provider said: OpenAIError" in plain
+    html = run._repr_html_()
+    assert html.count("no API key") == 1
+    assert '<summary style="color:#57606a;font-size:12px;">the provider said</summary>' in html
+    markdown = run._repr_markdown_()
+    assert markdown.count(summary) == 1 and "*the provider said*" in markdown

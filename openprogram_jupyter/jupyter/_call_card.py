@@ -52,7 +52,7 @@ def call_widget(view: RunView, call: CallNode) -> Any:
     if view._drawn.get(widget) != drawn:
         view._drawn[widget] = drawn
         if call.finished:
-            limits = fmt.Limits(view.max_result_chars, view.max_text_chars, LIVE_CALL_CHARS)
+            limits = fmt.Limits(view.shown_result_chars, view.max_text_chars, LIVE_CALL_CHARS)
             view._want(widget, value=call_html(call, limits))
         else:
             view._want(widget, value=f'<div style="margin:2px 0 2px 4px">{call_summary_html(call)}</div>')

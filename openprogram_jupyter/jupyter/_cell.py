@@ -118,7 +118,7 @@ def _live_for(magics: AgentMagics, plan: CellPlan, path: ClickPath) -> LiveRun:
         stop_note=None if path.clicks else path.note,
         notes=notes,
         max_hz=magics.updates_per_second,
-        max_result_chars=magics.max_result_chars,
+        shown_result_chars=magics.shown_result_chars,
         approve_without_clicks=None if _has_widget_frontend(magics.shell) else _ask_in_terminal,
         steerable=path.clicks,  # a box nobody's typing can reach would only mislead
     )

@@ -48,7 +48,7 @@ class LiveRun:
         stop_note: str | None = None,
         notes: list[str] | None = None,
         max_hz: float = 10.0,
-        max_result_chars: int = 4000,
+        shown_result_chars: int = 4000,
         steerable: bool = True,
         approve_without_clicks: Callable[[Any], bool] | None = None,
     ) -> None:
@@ -79,7 +79,7 @@ class LiveRun:
                 stop_note=stop_note,
                 notes=self.notes,
                 max_hz=max_hz,
-                max_result_chars=max_result_chars,
+                shown_result_chars=shown_result_chars,
             )
 
     # -- called by the runtime (any thread) --------------------------------------------

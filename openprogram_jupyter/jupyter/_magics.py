@@ -48,7 +48,7 @@ class AgentMagics(Magics):
 
     Settings (``%config AgentMagics.<name> = value``): ``model`` (default model string),
     ``system`` (default system prompt), ``max_iterations`` (round cap; ``-1`` for none),
-    ``max_result_chars`` (how much of a result the view shows before cutting it),
+    ``shown_result_chars`` (how much of a result the view shows before cutting it),
     ``updates_per_second`` (the live view's redraw rate per widget).
     """
 
@@ -56,7 +56,7 @@ class AgentMagics(Magics):
                     help="Model for %%agent cells without -m, e.g. 'openai:gpt-4.1-mini' or 'offline'.")
     system = Unicode(None, allow_none=True, config=True, help="Default system prompt for %%agent cells.")
     max_iterations = Int(20, config=True, help="Round cap for %%agent cells (-1 for no cap).")
-    max_result_chars = Int(4000, config=True, help="Characters of a tool result shown before it is cut.")
+    shown_result_chars = Int(4000, config=True, help="Characters of a tool result shown before it is cut.")
     updates_per_second = Float(10.0, config=True, help="Most redraws per second of each live-view widget.")
 
     def __init__(self, shell: Any, namespace_runtime: Any = None) -> None:

@@ -83,7 +83,7 @@ class RunView:
         stop_note: str | None = None,
         notes: list[str] | None = None,
         max_hz: float = 10.0,
-        max_result_chars: int = fmt.DEFAULT_MAX_RESULT_CHARS,
+        shown_result_chars: int = fmt.DEFAULT_SHOWN_RESULT_CHARS,
         max_text_chars: int = fmt.DEFAULT_MAX_TEXT_CHARS,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
@@ -94,7 +94,7 @@ class RunView:
         self.controls = controls or Controls()
         self.builder = TreeBuilder()
         self.max_hz = max_hz
-        self.max_result_chars = max_result_chars
+        self.shown_result_chars = shown_result_chars
         self.max_text_chars = max_text_chars
         self._clock = clock
         self._wall_clock = wall_clock

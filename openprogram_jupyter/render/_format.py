@@ -66,7 +66,7 @@ RUN_END_LABEL = {
 SAFE_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 _BASE64 = re.compile(r"^[A-Za-z0-9+/\s]*={0,2}\s*$")
 
-DEFAULT_MAX_RESULT_CHARS = 4000
+DEFAULT_SHOWN_RESULT_CHARS = 4000
 DEFAULT_MAX_TEXT_CHARS = 100_000
 DEFAULT_MAX_TRANSCRIPT_CHARS = 1_000_000
 
@@ -95,7 +95,7 @@ class Limits:
     thinking block, a call's arguments), ``transcript_chars`` of the whole transcript
     (spent from ``budget``, a fresh :class:`Budget` for each ``Limits``)."""
 
-    result_chars: int = DEFAULT_MAX_RESULT_CHARS
+    result_chars: int = DEFAULT_SHOWN_RESULT_CHARS
     text_chars: int = DEFAULT_MAX_TEXT_CHARS
     transcript_chars: int = DEFAULT_MAX_TRANSCRIPT_CHARS
     budget: Budget = field(init=False, compare=False, repr=False)

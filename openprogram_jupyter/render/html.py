@@ -47,18 +47,18 @@ _PRE = (
 _MUTED = "color:#57606a;font-size:12px;"
 
 
-def render_html(run: Any, *, max_result_chars: int = fmt.DEFAULT_MAX_RESULT_CHARS,
+def render_html(run: Any, *, shown_result_chars: int = fmt.DEFAULT_SHOWN_RESULT_CHARS,
                 max_text_chars: int = fmt.DEFAULT_MAX_TEXT_CHARS) -> str:
     """The whole run as one self-contained, script-free HTML fragment. A tool result longer
-    than ``max_result_chars``, and a model's text, thinking or arguments longer than
+    than ``shown_result_chars``, and a model's text, thinking or arguments longer than
     ``max_text_chars``, are cut, with a note saying how much was left out."""
-    return run_html(tree_of(run), max_result_chars=max_result_chars, max_text_chars=max_text_chars)
+    return run_html(tree_of(run), shown_result_chars=shown_result_chars, max_text_chars=max_text_chars)
 
 
-def run_html(run: RunNode, *, max_result_chars: int = fmt.DEFAULT_MAX_RESULT_CHARS,
+def run_html(run: RunNode, *, shown_result_chars: int = fmt.DEFAULT_SHOWN_RESULT_CHARS,
              max_text_chars: int = fmt.DEFAULT_MAX_TEXT_CHARS, nested: bool = False) -> str:
     """One :class:`RunNode` (and its nested runs) as HTML."""
-    return _run_html(run, fmt.Limits(max_result_chars, max_text_chars), nested=nested)
+    return _run_html(run, fmt.Limits(shown_result_chars, max_text_chars), nested=nested)
 
 
 def _run_html(run: RunNode, limits: fmt.Limits, *, nested: bool) -> str:

@@ -59,17 +59,17 @@ def code_span(text: str) -> str:
     return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
-def render_markdown(run: Any, *, max_result_chars: int = fmt.DEFAULT_MAX_RESULT_CHARS,
+def render_markdown(run: Any, *, shown_result_chars: int = fmt.DEFAULT_SHOWN_RESULT_CHARS,
                     max_text_chars: int = fmt.DEFAULT_MAX_TEXT_CHARS) -> str:
     """The whole run as markdown; model and tool strings only ever inside code. Long results
     and model texts are cut as in :func:`~openprogram_jupyter.render.html.render_html`."""
-    return run_markdown(tree_of(run), max_result_chars=max_result_chars, max_text_chars=max_text_chars)
+    return run_markdown(tree_of(run), shown_result_chars=shown_result_chars, max_text_chars=max_text_chars)
 
 
-def run_markdown(run: RunNode, *, max_result_chars: int = fmt.DEFAULT_MAX_RESULT_CHARS,
+def run_markdown(run: RunNode, *, shown_result_chars: int = fmt.DEFAULT_SHOWN_RESULT_CHARS,
                  max_text_chars: int = fmt.DEFAULT_MAX_TEXT_CHARS, indent: str = "") -> str:
     """One :class:`RunNode` (and its nested runs) as markdown."""
-    return _run_markdown(run, fmt.Limits(max_result_chars, max_text_chars), indent)
+    return _run_markdown(run, fmt.Limits(shown_result_chars, max_text_chars), indent)
 
 
 def _run_markdown(run: RunNode, limits: fmt.Limits, indent: str) -> str:

@@ -22,24 +22,24 @@ from .tree import Block, CallNode, NodeHandlers, NoticeNode, RetryNode, RoundNod
 
 __all__ = ["PLAIN_OF", "render_plain", "run_plain"]
 
-DEFAULT_PLAIN_RESULT_CHARS = 1000
+DEFAULT_PLAIN_SHOWN_RESULT_CHARS = 1000
 
 
-def render_plain(run: Any, *, max_result_chars: int = DEFAULT_PLAIN_RESULT_CHARS,
+def render_plain(run: Any, *, shown_result_chars: int = DEFAULT_PLAIN_SHOWN_RESULT_CHARS,
                  max_text_chars: int = fmt.DEFAULT_MAX_TEXT_CHARS) -> str:
     """The whole run as indented plain text. Long results and model texts are cut as in
     :func:`~openprogram_jupyter.render.html.render_html` (results shorter by default)."""
-    return run_plain(tree_of(run), max_result_chars=max_result_chars, max_text_chars=max_text_chars)
+    return run_plain(tree_of(run), shown_result_chars=shown_result_chars, max_text_chars=max_text_chars)
 
 
 def _indented(text: str, indent: str) -> list[str]:
     return [indent + line for line in text.split("\n")]
 
 
-def run_plain(run: RunNode, *, max_result_chars: int = DEFAULT_PLAIN_RESULT_CHARS,
+def run_plain(run: RunNode, *, shown_result_chars: int = DEFAULT_PLAIN_SHOWN_RESULT_CHARS,
               max_text_chars: int = fmt.DEFAULT_MAX_TEXT_CHARS, indent: str = "") -> str:
     """One :class:`RunNode` (and its nested runs) as plain text."""
-    return _run_plain(run, fmt.Limits(max_result_chars, max_text_chars), indent)
+    return _run_plain(run, fmt.Limits(shown_result_chars, max_text_chars), indent)
 
 
 def _run_plain(run: RunNode, limits: fmt.Limits, indent: str) -> str:

@@ -272,7 +272,7 @@ def _walk_widgets(widget):
 
 
 def test_a_huge_result_is_cut_with_a_note_and_images_are_shown(recorder):
-    view = RunView(max_result_chars=100)
+    view = RunView(shown_result_chars=100)
     for event in start_events():
         view.feed(event)
     png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"0" * 20).decode()

@@ -132,3 +132,23 @@ async def test_the_key_never_appears_in_errors_events_reprs_or_html(case, server
     for place in places:
         assert SECRET not in place
         assert SECRET[8:24] not in place, "not even a fragment of it"
+
+
+async def test_a_stream_cut_inside_its_tool_calls_leaves_every_call_with_one_result(case, server):
+    # Cut after every frame count in turn: before the calls, inside an argument, between
+    # calls. However it breaks, no call of the failed reply runs and each has a result.
+    from fakeserver import Call
+
+    cut_with_calls = 0
+    for cut in range(1, 14):
+        server.script(Turn(calls=[Call("add", {"a": 1, "b": 2}), Call("mul", {"a": 3, "b": 4})],
+                           chunk_size=3, cut_after=cut))
+        run = await case.runtime(server).arun("Compute.", tools=make_tools())
+        if run.stop_reason != "error":
+            continue  # the cut came after the whole reply
+        calls = [c for m in _replies(run) for c in m.tool_calls]
+        answered = [r for r in run.tool_results]
+        assert [r.tool_call_id for r in answered] == [c.id for c in calls], cut
+        assert all(r.is_error and r.text.startswith("not run:") for r in answered), cut
+        cut_with_calls += bool(calls)
+    assert cut_with_calls, "no cut fell inside the calls: the test did not test anything"

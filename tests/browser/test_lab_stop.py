@@ -84,6 +84,20 @@ def lab(tmp_path):
         log.close()
 
 
+def open_and_run_all(page, address: str) -> None:
+    """Open the notebook at ``address`` in JupyterLab, wait for its kernel, and Run All."""
+    page.goto(address)
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+    page.wait_for_function(
+        "() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
+        " && window.jupyterapp.shell.currentWidget.sessionContext"
+        " && window.jupyterapp.shell.currentWidget.sessionContext.session"
+        " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel",
+        timeout=60_000)
+    # Not awaited: the command's promise resolves only when every cell has run.
+    page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+
+
 def write_notebook(root: Path) -> str:
     cells = [
         "%load_ext openprogram_jupyter\nimport openprogram_jupyter as op",
@@ -107,16 +121,7 @@ def test_stop_button_in_jupyterlab_ends_a_running_agent_cell(lab):
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         page = browser.new_page(viewport={"width": 1200, "height": 900})
         try:
-            page.goto(f"{url}/lab/tree/{name}")
-            page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
-            page.wait_for_function(
-                "() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
-                " && window.jupyterapp.shell.currentWidget.sessionContext"
-                " && window.jupyterapp.shell.currentWidget.sessionContext.session"
-                " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel",
-                timeout=60_000)
-            # Not awaited: the command's promise resolves only when every cell has run.
-            page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+            open_and_run_all(page, f"{url}/lab/tree/{name}")
 
             view = page.locator(".widget-html", has_text="word word word")
             view.first.wait_for(timeout=60_000)
@@ -191,15 +196,7 @@ def test_enter_in_the_steering_box_queues_a_message_and_the_readme_pictures(lab)
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         page = browser.new_page(viewport={"width": 1000, "height": 760})
         try:
-            page.goto(f"{url}/lab/tree/{name}")
-            page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
-            page.wait_for_function(
-                "() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
-                " && window.jupyterapp.shell.currentWidget.sessionContext"
-                " && window.jupyterapp.shell.currentWidget.sessionContext.session"
-                " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel",
-                timeout=60_000)
-            page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+            open_and_run_all(page, f"{url}/lab/tree/{name}")
 
             box = page.get_by_placeholder("Message the agent while it works", exact=False)
             box.wait_for(timeout=60_000)

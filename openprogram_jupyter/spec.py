@@ -178,12 +178,8 @@ def build_spec(
     parent, depth = _nesting(defaults.max_depth)
     if tools is None and toolset is None and parent is not None:
         tools = parent.tools
-    if max_iterations is not None and (not isinstance(max_iterations, int) or isinstance(max_iterations, bool)):
-        raise SetupError(f"max_iterations must be an int or None, got {max_iterations!r}", option="max_iterations")
-    if max_tool_calls is not None and (not isinstance(max_tool_calls, int) or isinstance(max_tool_calls, bool)
-                                       or max_tool_calls < 1):
-        raise SetupError(f"max_tool_calls must be a positive int or None, got {max_tool_calls!r}",
-                         option="max_tool_calls")
+    _check_count("max_iterations", max_iterations, "an int")
+    _check_count("max_tool_calls", max_tool_calls, "a positive int", minimum=1)
     decision = _decision_setup(choices, tools, toolset)
     if decision is not None:
         content = prompt_with_menu(content, menu_text(list(decision.options), work_first=decision.work_first))
@@ -198,6 +194,14 @@ def build_spec(
         decision=decision,
         depth=depth, parent=parent, inherited_tools=tools, **hooks,
     )
+
+
+def _check_count(option: str, value: Any, kind: str, *, minimum: int | None = None) -> None:
+    """``value`` is ``None`` or an int (not a bool) of at least ``minimum``, else SetupError."""
+    if value is None:
+        return
+    if not isinstance(value, int) or isinstance(value, bool) or (minimum is not None and value < minimum):
+        raise SetupError(f"{option} must be {kind} or None, got {value!r}", option=option)
 
 
 def _nesting(max_depth: int) -> tuple[CallFrame | None, int]:

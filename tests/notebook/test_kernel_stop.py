@@ -149,21 +149,28 @@ async def test_a_kernel_interrupt_during_approval_keeps_the_transcript(kernel_na
         assert_only_static_outputs(cell)
 
 
+async def start_a_run_that_reads_its_steering(kernel):
+    """Start a cell whose one call works two seconds and whose answer repeats the last
+    message it got; return the cell, its task and the steering box once the call runs."""
+    await kernel.text(
+        "@op.function\n"
+        "def work(context: op.ToolContext) -> str:\n"
+        "    '''Work a while.'''\n"
+        "    context.cancelled.wait(2.0)\n"
+        "    return 'worked'\n"
+        "m = op.ScriptedModel([op.ToolCall(name='work'),\n"
+        "                      lambda request: 'I read: ' + request.messages[-1].text])\n"
+    )
+    cell, task = kernel.start("%%agent -m m -o r --tools work\nStart working.")
+    box = (await kernel.wait_for(lambda: kernel.widgets("TextModel"), what="the steering box"))[0]
+    await kernel.wait_for(lambda: any("running" in v for v in kernel.widget_values()), what="the call running")
+    return cell, task, box
+
+
 async def test_a_steering_message_typed_mid_run_reaches_the_model(kernel_name):
     async with live_kernel(kernel_name) as kernel:
         await setup(kernel, kernel_name)
-        await kernel.text(
-            "@op.function\n"
-            "def work(context: op.ToolContext) -> str:\n"
-            "    '''Work a while.'''\n"
-            "    context.cancelled.wait(2.0)\n"
-            "    return 'worked'\n"
-            "m = op.ScriptedModel([op.ToolCall(name='work'),\n"
-            "                      lambda request: 'I read: ' + request.messages[-1].text])\n"
-        )
-        cell, task = kernel.start("%%agent -m m -o r --tools work\nStart working.")
-        box = (await kernel.wait_for(lambda: kernel.widgets("TextModel"), what="the steering box"))[0]
-        await kernel.wait_for(lambda: any("running" in v for v in kernel.widget_values()), what="the call running")
+        cell, task, box = await start_a_run_that_reads_its_steering(kernel)
         kernel.type_into(box, "use metric units")
         kernel.click(kernel.widgets("ButtonModel", description="Send")[0])
         await task
@@ -174,18 +181,7 @@ async def test_a_steering_message_typed_mid_run_reaches_the_model(kernel_name):
 async def test_enter_in_the_steering_box_sends_the_message_which_shows_as_queued(kernel_name):
     async with live_kernel(kernel_name) as kernel:
         await setup(kernel, kernel_name)
-        await kernel.text(
-            "@op.function\n"
-            "def work(context: op.ToolContext) -> str:\n"
-            "    '''Work a while.'''\n"
-            "    context.cancelled.wait(2.0)\n"
-            "    return 'worked'\n"
-            "m = op.ScriptedModel([op.ToolCall(name='work'),\n"
-            "                      lambda request: 'I read: ' + request.messages[-1].text])\n"
-        )
-        cell, task = kernel.start("%%agent -m m -o r --tools work\nStart working.")
-        box = (await kernel.wait_for(lambda: kernel.widgets("TextModel"), what="the steering box"))[0]
-        await kernel.wait_for(lambda: any("running" in v for v in kernel.widget_values()), what="the call running")
+        cell, task, box = await start_a_run_that_reads_its_steering(kernel)
         # What a browser sends on Enter (continuous_update=False): submit, then the box's text.
         kernel.send_comm(box, {"method": "custom", "content": {"event": "submit"}})
         kernel.type_into(box, "use metric units")

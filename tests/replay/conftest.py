@@ -33,3 +33,21 @@ def transcript(run: op.Run) -> list[dict[str, Any]]:
         data.get("details", {}).pop("duration", None)
         out.append(data)
     return out
+
+
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+def tools(*functions) -> list[op.Tool]:
+    return [op.function(f, register_globally=False) for f in functions]
+
+
+@pytest.fixture
+def cassette(tmp_path):
+    """A two-round recording: call add, then answer."""
+    path = tmp_path / "run.json"
+    script = [op.ToolCall(name="add", arguments={"a": 2, "b": 3}), "It is 5."]
+    op.Runtime(model=op.ScriptedModel(script), record=path).exec("What is 2 + 3?", tools=tools(add))
+    return path

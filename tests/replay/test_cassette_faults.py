@@ -15,25 +15,9 @@ import openprogram_jupyter as op
 from openprogram_jupyter.errors import CassetteError
 from openprogram_jupyter.models.replay import MAX_NESTING, ReplayModel, _same_text
 
+from .conftest import add, tools
+
 LINEAR_BOUND = 5.0  # seconds: a linear check takes milliseconds, the old one did not finish in minutes
-
-
-def add(a: int, b: int) -> int:
-    """Add two integers."""
-    return a + b
-
-
-def tools(*functions) -> list[op.Tool]:
-    return [op.function(f, register_globally=False) for f in functions]
-
-
-@pytest.fixture
-def cassette(tmp_path):
-    """A two-round recording: call add, then answer."""
-    path = tmp_path / "run.json"
-    script = [op.ToolCall(name="add", arguments={"a": 2, "b": 3}), "It is 5."]
-    op.Runtime(model=op.ScriptedModel(script), record=path).exec("What is 2 + 3?", tools=tools(add))
-    return path
 
 
 def edit(path, change) -> None:

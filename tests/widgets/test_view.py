@@ -58,8 +58,8 @@ def html_values(recorder, widget) -> list[str]:
             if m.comm_id == widget.comm_id and "value" in m.data["state"]]
 
 
-def all_html(view: RunView) -> str:
-    """Every HTML value in the view's widget tree, concatenated."""
+def widget_values(view: RunView) -> list[str]:
+    """Every string value in the view's widget tree, in tree order."""
     out = []
 
     def walk(widget):
@@ -70,7 +70,12 @@ def all_html(view: RunView) -> str:
             walk(child)
 
     walk(view.root)
-    return "\n".join(out)
+    return out
+
+
+def all_html(view: RunView) -> str:
+    """Every HTML value in the view's widget tree, concatenated."""
+    return "\n".join(widget_values(view))
 
 
 def test_update_rate_stays_bounded_under_a_5000_delta_stream(recorder):

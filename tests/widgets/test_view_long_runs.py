@@ -17,7 +17,7 @@ from openprogram_jupyter.jupyter._view import Controls, RunView
 from openprogram_jupyter.messages import AssistantMessage, TextContent, ToolCall, ToolResultMessage
 from openprogram_jupyter.render import render_bundle
 
-from .test_view import RUN, FakeClock, all_html, start_events
+from .test_view import RUN, FakeClock, all_html, start_events, widget_values
 
 LOG = "\n".join(f"log line {i}" for i in range(300))
 
@@ -49,7 +49,7 @@ def test_a_running_call_is_open_and_its_result_collapses_behind_a_preview_once_i
 
     view.feed(ended("c1", LOG))
     view.tick(force=True)
-    [line] = [v for v in _values(view) if "tail_log" in v]
+    [line] = [v for v in widget_values(view) if "tail_log" in v]
     # One collapsed element: the summary previews the result, the 300 lines are behind it.
     assert line.startswith("<details ") and "<details open" not in line
     summary = line[line.index("<summary>"):line.index("</summary>")]
@@ -69,7 +69,7 @@ def test_the_live_and_the_saved_view_draw_an_ended_call_alike(recorder):
     for event in run.events:
         view.feed(event)
     view.finish()
-    [live] = [v for v in _values(view) if "tail_log" in v]
+    [live] = [v for v in widget_values(view) if "tail_log" in v]
     saved = render_bundle(run)["text/html"]
     assert _summary(live) == _summary(saved[saved.index("<details"):])
     assert "<details open" not in saved
@@ -80,18 +80,6 @@ def _summary(html: str) -> str:
     return re.sub(r"\d+\.\d+ s", "X s", summary)
 
 
-def _values(view: RunView) -> list[str]:
-    out = []
-
-    def walk(widget):
-        value = getattr(widget, "value", None)
-        if isinstance(value, str):
-            out.append(value)
-        for child in getattr(widget, "children", ()):
-            walk(child)
-
-    walk(view.root)
-    return out
 
 
 def _echo_tool():

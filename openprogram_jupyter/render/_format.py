@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 import math
 import re
@@ -260,13 +258,6 @@ def result_images(result: ToolResultMessage) -> list[ImageContent]:
         if isinstance(block, ImageContent) and block.mime_type in SAFE_IMAGE_TYPES and _BASE64.match(block.data):
             images.append(block)
     return images
-
-
-def image_bytes(image: ImageContent) -> bytes:
-    try:
-        return base64.b64decode(image.data, validate=False)
-    except (binascii.Error, ValueError):
-        return b""
 
 
 def image_label(image: ImageContent) -> str:

@@ -205,14 +205,6 @@ class RunNode(_Node):
                 if isinstance(item, CallNode):
                     yield item
 
-    @property
-    def final_text(self) -> str:
-        for round_ in reversed(self.rounds):
-            texts = [item.text for item in round_.items if isinstance(item, Block) and item.kind == "text"]
-            if any(texts):
-                return "".join(texts)
-        return ""
-
 
 def elapsed(run: RunNode, now: float | None = None) -> float | None:
     """Seconds the run took, or has taken so far."""

@@ -4,7 +4,8 @@ Modules, in the order a cell meets them:
 
 - :mod:`._transformer` — rewrites an ``%%agent`` cell into an awaited call;
 - :mod:`._options` — reads the option line and fills ``{name}`` in the prompt;
-- :mod:`._magics` — ``AgentMagics``: the cell becomes a plan; ``%agent`` tools/sessions/show;
+- :mod:`._magics` — ``AgentMagics``: the cell becomes a plan;
+- :mod:`._line_commands` — the ``%agent`` commands (tools, schema, sessions, show, ...), one table;
 - :mod:`._cell` — runs the plan awaited, blocking or in the background, and records it;
 - :mod:`._live` — the run's controls (Stop, steering, approval) and its finish;
 - :mod:`._view` — the widgets, redrawn from events by one writer at a bounded rate;

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from html import escape
 from typing import Any
 
 from IPython.core.error import UsageError
@@ -229,32 +228,10 @@ class AgentMagics(Magics):
 
     @line_magic("agent")  # type: ignore[arg-type]  # as for cell_magic above
     def agent_line(self, line: str) -> None:
-        """``%agent tools [SOURCE]`` · ``%agent schema NAME`` · ``%agent sessions`` · ``%agent show VAR``."""
-        from IPython.display import display
+        """``%agent COMMAND ...``: the commands of :data:`._line_commands.COMMANDS`."""
+        from ._line_commands import run_line_command
 
-        command, _, rest = line.strip().partition(" ")
-        rest = rest.strip()
-        if command == "tools":
-            display(_tools_bundle(rest or None), raw=True)
-        elif command == "schema":
-            display(_schema_bundle(rest), raw=True)
-        elif command == "sessions":
-            text, html = self.sessions.table()
-            display({"text/plain": text, "text/html": html}, raw=True)
-        elif command == "show":
-            if not rest:
-                raise UsageError("%agent show VAR: name the variable holding a Run (e.g. the one given to -o)")
-            if rest not in self.namespace:
-                raise UsageError(f"%agent show: no variable {rest!r} in the notebook")
-            from ._show import show_run
-
-            show_run(self.namespace[rest])
-        else:
-            raise UsageError(
-                "%agent: expected one of: tools [SOURCE], schema NAME, sessions, show VAR"
-                + (f" (got {command!r})" if command else "")
-                + "\nThe cell magic is %%agent (two percent signs)."
-            )
+        run_line_command(self, line)
 
 
 def _in_flag_terms(error: Any) -> str:
@@ -276,49 +253,3 @@ def _recording(runtime: Any, path: str) -> Any:
         tools_deny=runtime.tools_deny, max_depth=runtime.max_depth, cancel_grace=runtime.cancel_grace,
         registry=runtime.registry,
     )
-
-
-def _schema_bundle(name: str) -> dict[str, str]:
-    """``%agent schema NAME``: what each provider is sent for a tool, and what it would refuse."""
-    from ..models.provider_schemas import format_provider_schemas
-
-    if not name:
-        raise UsageError("%agent schema NAME: name a registered tool")
-    try:
-        text = format_provider_schemas(name)
-    except (ValueError, TypeError) as error:
-        raise UsageError(f"%agent schema: {error}") from None
-    return {"text/plain": text, "text/html": f"<pre>{escape(text)}</pre>"}
-
-
-def _tools_bundle(tools_source: str | None) -> dict[str, str]:
-    """``%agent tools``: every registered tool, its schema, and what hides it."""
-    import json
-
-    from ..tools.registry import default_registry
-
-    reports = default_registry.explain(tools_source=tools_source)
-    if not reports:
-        text = "No tools registered yet. Define one with @op.function in a cell."
-        return {"text/plain": text, "text/html": f"<p>{escape(text)}</p>"}
-    lines, rows = [], []
-    for report in reports:
-        where = "on the menu" if report.hidden_by is None else f"hidden by {report.hidden_by}"
-        description = str(report.spec.get("description", "")).strip().split("\n")[0]
-        schema = json.dumps(report.spec.get("parameters", {}), indent=2)
-        lines.append(f"{report.name}: {where}\n    {description}\n" + "\n".join("    " + s for s in schema.split("\n")))
-        rows.append(
-            f"<tr><td><code>{escape(report.name)}</code></td><td>{escape(where)}</td>"
-            f"<td>{escape(description)}<details><summary>schema</summary>"
-            f"<pre>{escape(schema)}</pre></details></td></tr>"
-        )
-    source = f" (tools_source={tools_source!r})" if tools_source else ""
-    header = f"{len(reports)} tool(s){source}"
-    return {
-        "text/plain": header + "\n" + "\n".join(lines),
-        "text/html": (
-            f"<div><b>{escape(header)}</b><table><thead><tr><th>tool</th><th>menu</th>"
-            f"<th>description</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
-        ),
-    }
-

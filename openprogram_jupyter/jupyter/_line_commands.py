@@ -1,0 +1,139 @@
+"""``%agent COMMAND ...``: the line magic's commands, one table.
+
+Each :class:`LineCommand` names its usage and the function that runs it; the function
+gets the :class:`~._magics.AgentMagics` (for the notebook's variables and sessions) and
+the text after the command's name, and raises ``UsageError`` for bad input. To add a
+command: write its function (in its own module when it is more than a few lines) and add
+a row to :data:`COMMANDS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from html import escape
+from typing import TYPE_CHECKING, Any
+
+from IPython.core.error import UsageError
+
+if TYPE_CHECKING:
+    from ._magics import AgentMagics
+
+__all__ = ["COMMANDS", "LineCommand", "run_line_command", "variable"]
+
+
+@dataclass(frozen=True)
+class LineCommand:
+    """One ``%agent`` command: ``usage`` as shown in errors (``"show VAR"``) and ``run``."""
+
+    usage: str
+    run: Callable[[AgentMagics, str], None]
+
+    @property
+    def name(self) -> str:
+        return self.usage.split(" ", 1)[0]
+
+
+def run_line_command(magics: AgentMagics, line: str) -> None:
+    """Run ``%agent LINE``; an unknown or missing command raises ``UsageError`` listing them."""
+    name, _, rest = line.strip().partition(" ")
+    command = COMMANDS.get(name)
+    if command is None:
+        raise UsageError(
+            "%agent: expected one of: " + ", ".join(c.usage for c in COMMANDS.values())
+            + (f" (got {name!r})" if name else "")
+            + "\nThe cell magic is %%agent (two percent signs)."
+        )
+    command.run(magics, rest.strip())
+
+
+def variable(magics: AgentMagics, name: str, usage: str, what: str = "a Run (e.g. the one given to -o)") -> Any:
+    """The notebook variable ``name`` for ``%agent USAGE``; ``UsageError`` when it is
+    missing or not given."""
+    if not name:
+        raise UsageError(f"%agent {usage}: name the variable holding {what}")
+    if name not in magics.namespace:
+        raise UsageError(f"%agent {usage.split(' ', 1)[0]}: no variable {name!r} in the notebook")
+    return magics.namespace[name]
+
+
+def _display(bundle: dict[str, str]) -> None:
+    from IPython.display import display
+
+    display(bundle, raw=True)
+
+
+def _tools(magics: AgentMagics, rest: str) -> None:
+    _display(_tools_bundle(rest or None))
+
+
+def _schema(magics: AgentMagics, rest: str) -> None:
+    _display(_schema_bundle(rest))
+
+
+def _sessions(magics: AgentMagics, rest: str) -> None:
+    text, html = magics.sessions.table()
+    _display({"text/plain": text, "text/html": html})
+
+
+def _show(magics: AgentMagics, rest: str) -> None:
+    from ._show import show_run
+
+    show_run(variable(magics, rest, "show VAR"))
+
+
+def _schema_bundle(name: str) -> dict[str, str]:
+    """``%agent schema NAME``: what each provider is sent for a tool, and what it would refuse."""
+    from ..models.provider_schemas import format_provider_schemas
+
+    if not name:
+        raise UsageError("%agent schema NAME: name a registered tool")
+    try:
+        text = format_provider_schemas(name)
+    except (ValueError, TypeError) as error:
+        raise UsageError(f"%agent schema: {error}") from None
+    return {"text/plain": text, "text/html": f"<pre>{escape(text)}</pre>"}
+
+
+def _tools_bundle(tools_source: str | None) -> dict[str, str]:
+    """``%agent tools``: every registered tool, its schema, and what hides it."""
+    import json
+
+    from ..tools.registry import default_registry
+
+    reports = default_registry.explain(tools_source=tools_source)
+    if not reports:
+        text = "No tools registered yet. Define one with @op.function in a cell."
+        return {"text/plain": text, "text/html": f"<p>{escape(text)}</p>"}
+    lines, rows = [], []
+    for report in reports:
+        where = "on the menu" if report.hidden_by is None else f"hidden by {report.hidden_by}"
+        description = str(report.spec.get("description", "")).strip().split("\n")[0]
+        schema = json.dumps(report.spec.get("parameters", {}), indent=2)
+        lines.append(f"{report.name}: {where}\n    {description}\n" + "\n".join("    " + s for s in schema.split("\n")))
+        rows.append(
+            f"<tr><td><code>{escape(report.name)}</code></td><td>{escape(where)}</td>"
+            f"<td>{escape(description)}<details><summary>schema</summary>"
+            f"<pre>{escape(schema)}</pre></details></td></tr>"
+        )
+    source = f" (tools_source={tools_source!r})" if tools_source else ""
+    header = f"{len(reports)} tool(s){source}"
+    return {
+        "text/plain": header + "\n" + "\n".join(lines),
+        "text/html": (
+            f"<div><b>{escape(header)}</b><table><thead><tr><th>tool</th><th>menu</th>"
+            f"<th>description</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+        ),
+    }
+
+
+
+COMMANDS: dict[str, LineCommand] = {
+    command.name: command
+    for command in (
+        LineCommand("tools [SOURCE]", _tools),
+        LineCommand("schema NAME", _schema),
+        LineCommand("sessions", _sessions),
+        LineCommand("show VAR", _show),
+    )
+}

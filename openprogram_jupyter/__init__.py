@@ -23,6 +23,8 @@ from . import runtime as _runtime  # noqa: F401
 
 if TYPE_CHECKING:
     from . import decision
+    from .approvals import Edit, Skip, edit, skip
+    from .check import ANY, RunCheck, check
     from .errors import (
         ArgumentError,
         CassetteError,
@@ -54,6 +56,8 @@ if TYPE_CHECKING:
 # needs them.
 _LAZY = {
     "decision": ".decision",
+    **dict.fromkeys(["Edit", "Skip", "edit", "skip"], ".approvals"),
+    **dict.fromkeys(["ANY", "RunCheck", "check"], ".check"),
     **dict.fromkeys(
         ["ArgumentError", "CassetteError", "DecisionError", "OpenProgramError", "RunError", "SchemaError",
          "SetupError"], ".errors"),
@@ -92,22 +96,26 @@ def __dir__() -> list[str]:
 __version__ = "0.1.0"
 
 __all__ = [
+    "ANY",
     "AgentEvent",
     "ApprovalRequest",
     "ArgumentError",
     "AssistantMessage",
     "CassetteError",
     "DecisionError",
+    "Edit",
     "ImageContent",
     "Model",
     "OpenProgramError",
     "Run",
+    "RunCheck",
     "RunError",
     "RunHandle",
     "Runtime",
     "SchemaError",
     "ScriptedModel",
     "SetupError",
+    "Skip",
     "TextContent",
     "ThinkingContent",
     "Tool",
@@ -117,11 +125,14 @@ __all__ = [
     "Usage",
     "UserMessage",
     "agentic_function",
+    "check",
     "decision",
     "default_registry",
     "default_runtime",
+    "edit",
     "function",
     "load_ipython_extension",
+    "skip",
 ]
 
 

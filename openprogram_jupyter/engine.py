@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ._ambient import CallBudget
 from ._decision_judge import Judge
 from ._stop import StopSignal
+from .errors import SetupError
 from .loop import LoopConfig, LoopState, run_loop
 from .messages import new_id
 from .models import Model
@@ -50,6 +51,11 @@ async def execute(runtime: Runtime, spec: RunSpec, *, on_created: Callable[[Run]
     judge = Judge(spec.decision.options, spec.get_follow_up_messages) if spec.decision is not None else None
     if judge is not None:
         spec = spec.with_hooks(on_event=_both(judge.watch, spec.on_event), get_follow_up_messages=judge.follow_ups)
+    approve = spec.approve or runtime.approve
+    if spec.step and approve is None:
+        raise SetupError("step=True needs an approver to answer each pick: pass approve=... (a function "
+                         "returning True, False, op.edit(**arguments) or op.skip(reason)); in a notebook, "
+                         "%%agent --step gives each pick Run / Edit / Skip buttons", option="step")
     model = runtime.model
     parent = spec.parent
     run = Run(new_id("run"), model.name, spec.menu.names, spec.depth,
@@ -57,7 +63,7 @@ async def execute(runtime: Runtime, spec: RunSpec, *, on_created: Callable[[Run]
     sink = EventSink.for_run(run, spec.on_event, parent.emit if parent is not None else None)
     calls = CallEnvironment(
         menu=spec.menu, runtime=runtime, run_id=run.run_id, depth=spec.depth, emit=sink.emit, forward=sink.forward,
-        approve=spec.approve or runtime.approve, inherited_tools=spec.inherited_tools,
+        approve=approve, step=spec.step, inherited_tools=spec.inherited_tools,
         budget=parent.budget if parent is not None and parent.budget is not None else CallBudget(spec.max_tool_calls),
         cancel_grace=runtime.cancel_grace,
     )

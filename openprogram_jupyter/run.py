@@ -90,6 +90,17 @@ class Run:
     def tool_results(self) -> list[ToolResultMessage]:
         return [m for m in self.messages if isinstance(m, ToolResultMessage)]
 
+    # -- teaching -----------------------------------------------------------------------
+
+    def to_code(self) -> str:
+        """Python source that calls this run's picks in order with their arguments, one
+        variable per result (a pick that did not run as a comment saying why); running
+        it gives the tools' results again without any model. See :mod:`._run_code`."""
+        from ._run_code import run_code
+        from .tools.registry import default_registry
+
+        return run_code(self, default_registry)
+
     # -- showing ------------------------------------------------------------------------
 
     def show(self) -> None:

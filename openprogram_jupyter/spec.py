@@ -69,8 +69,9 @@ class RunSpec:
     ``system``, ``menu`` (the tools after every gating layer), ``tool_choice`` (normalised),
     ``parallel_tool_calls``, ``max_iterations`` (``None``: no cap), ``max_tool_calls``
     (the top-level run's budget of tool calls, nested runs' included; ``None``: none),
-    ``decision`` (from ``choices=``). Context: ``depth`` and ``parent`` (the tool call a nested run runs
-    inside) and ``inherited_tools`` (the ``tools=`` list nested runs inherit). Hooks:
+    ``decision`` (from ``choices=``), ``step`` (every call waits for the approver).
+    Context: ``depth`` and ``parent`` (the tool call a nested run runs inside) and
+    ``inherited_tools`` (the ``tools=`` list nested runs inherit). Hooks:
     ``on_event``, ``approve``, ``get_steering_messages``, ``get_follow_up_messages``,
     ``abort``. :meth:`with_hooks` returns a copy with hooks added.
     """
@@ -84,6 +85,7 @@ class RunSpec:
     max_iterations: int | None = DEFAULT_MAX_ITERATIONS
     max_tool_calls: int | None = DEFAULT_MAX_TOOL_CALLS
     decision: DecisionSetup | None = None
+    step: bool = False
     depth: int = 0
     parent: CallFrame | None = field(default=None, repr=False)
     inherited_tools: Sequence[object] | None = field(default=None, repr=False)
@@ -119,6 +121,7 @@ class RunOptions(TypedDict, total=False):
     max_iterations: int | None
     max_tool_calls: int | None
     choices: Any
+    step: bool
     abort: threading.Event | None
     on_event: EventWatcher | None
     approve: Approver | None
@@ -164,6 +167,7 @@ def build_spec(
     max_iterations: int | None = DEFAULT_MAX_ITERATIONS,
     max_tool_calls: int | None = DEFAULT_MAX_TOOL_CALLS,
     choices: Any = None,
+    step: bool = False,
     **hooks: Unpack[RunHooks],
 ) -> RunSpec:
     """Check one run's options (:class:`RunOptions`) and build its :class:`RunSpec`.
@@ -173,13 +177,17 @@ def build_spec(
     ``RecursionError``. Anything else wrong raises :class:`SetupError` naming the problem:
     a prompt that is empty (without history) or of the wrong type, a menu naming unknown
     tools or toolsets, a forced ``tool_choice`` not on the menu, a ``max_iterations``
-    that is not an int, a ``max_tool_calls`` that is not a positive int, bad ``choices``.
+    that is not an int, a ``max_tool_calls`` that is not a positive int, bad ``choices``,
+    a ``step`` that is not a bool. (``step=True`` also needs an approver, which the engine
+    checks: the notebook adds its buttons after the spec is built.)
     """
     parent, depth = _nesting(defaults.max_depth)
     if tools is None and toolset is None and parent is not None:
         tools = parent.tools
     _check_count("max_iterations", max_iterations, "an int")
     _check_count("max_tool_calls", max_tool_calls, "a positive int", minimum=1)
+    if not isinstance(step, bool):
+        raise SetupError(f"step must be True or False, got {step!r}", option="step")
     decision = _decision_setup(choices, tools, toolset)
     if decision is not None:
         content = prompt_with_menu(content, menu_text(list(decision.options), work_first=decision.work_first))
@@ -191,7 +199,7 @@ def build_spec(
         prompts=tuple(_as_prompts(content, allow_empty=bool(history))), menu=menu, history=history,
         system=defaults.system if system is _UNSET else system, tool_choice=_tool_choice(tool_choice, menu),
         parallel_tool_calls=parallel_tool_calls, max_iterations=max_iterations, max_tool_calls=max_tool_calls,
-        decision=decision,
+        decision=decision, step=step,
         depth=depth, parent=parent, inherited_tools=tools, **hooks,
     )
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._ambient import CallBudget, CallFrame, current_call
 from ._masking import mask_progress, mask_result
+from .approvals import ApprovalAnswer, Edit, Skip
 from .errors import ToolExit
 from .events import ToolExecutionEndEvent, ToolExecutionStartEvent, ToolExecutionUpdateEvent
 from .messages import TextContent, ToolCall, ToolResultMessage, ToolResultStatus
@@ -55,7 +56,9 @@ class ApprovalRequest:
         return self.tool_call.arguments
 
 
-Approver = Callable[[ApprovalRequest], "bool | Awaitable[bool]"]
+Approver = Callable[[ApprovalRequest], "ApprovalAnswer | Awaitable[ApprovalAnswer]"]
+"""Answers a call that asks: ``True``, ``False``, ``op.edit(**arguments)`` or
+``op.skip(reason)`` (:mod:`openprogram_jupyter.approvals`), or an awaitable of one."""
 
 
 @dataclass
@@ -63,7 +66,8 @@ class CallEnvironment:
     """What executing calls needs from the run (one per run).
 
     ``emit(EventClass, **fields)`` builds and publishes an event of this run;
-    ``forward(event)`` publishes an event built elsewhere (a nested run's).
+    ``forward(event)`` publishes an event built elsewhere (a nested run's). With ``step``
+    every call asks ``approve`` before it runs, not only the ``requires_approval`` tools.
     """
 
     menu: Menu
@@ -73,6 +77,7 @@ class CallEnvironment:
     emit: Callable[..., Any]
     forward: Callable[[Any], None]
     approve: Approver | None = None
+    step: bool = False
     inherited_tools: Sequence[object] | None = None
     budget: CallBudget = field(default_factory=lambda: CallBudget(None))
     cancel_grace: float = 0.5
@@ -138,6 +143,8 @@ def _finalize(
         content = [TextContent(text=outcome.text)]
         if outcome.status == "error":
             env.failures[_failure_key(call)] += 1
+    if "edited_arguments" in outcome.details and outcome.status in ("done", "error"):
+        content = _with_edit_note(content, outcome.details["edited_arguments"])
     result = mask_result(ToolResultMessage(
         tool_call_id=call.id or "",
         tool_name=call.name,
@@ -182,22 +189,39 @@ async def _prepare_and_execute(call: ToolCall, env: CallEnvironment) -> _Outcome
         kwargs = tool.validate(dict(call.arguments))
     except ArgumentError as error:
         return _Outcome("error", f"Error: {call.name}: {error}")
-    if not tool.options.requires_approval:
+    if not (tool.options.requires_approval or env.step):
         return await _cached_or_executed(call, tool, kwargs, env)
-    denial = await _ask_approval(call, tool, env)
-    if denial is not None:
-        return denial
-    outcome = await _cached_or_executed(call, tool, kwargs, env)
-    outcome.details["approval"] = "approved"
+    return await _approved_and_executed(call, tool, kwargs, env)
+
+
+async def _approved_and_executed(call: ToolCall, tool: Tool, kwargs: dict[str, Any], env: CallEnvironment) -> _Outcome:
+    """Ask the approver; run the call as sent, or with the user's edited arguments."""
+    answer = await _ask_approval(call, tool, env)
+    if isinstance(answer, _Outcome):
+        return answer
+    edited = answer.arguments if isinstance(answer, Edit) else None
+    if edited is not None:
+        try:
+            kwargs = tool.validate(dict(edited))
+        except ArgumentError as error:
+            return _Outcome("denied", f"denied: the user's edited arguments for {call.name} are invalid ({error}); "
+                                      "the call did not run",
+                            details={"approval": "denied", "edited_arguments": edited})
+    outcome = await _cached_or_executed(call, tool, kwargs, env, arguments=edited)
+    outcome.details["approval"] = "approved" if edited is None else "edited"
+    if edited is not None:
+        outcome.details["edited_arguments"] = edited
     return outcome
 
 
-async def _cached_or_executed(call: ToolCall, tool: Tool, kwargs: dict[str, Any], env: CallEnvironment) -> _Outcome:
-    """The earlier value for the same arguments of a ``cache=True`` tool, else a run of it."""
+async def _cached_or_executed(call: ToolCall, tool: Tool, kwargs: dict[str, Any], env: CallEnvironment,
+                              arguments: dict[str, Any] | None = None) -> _Outcome:
+    """The earlier value for the same arguments (``arguments``, else the call's) of a
+    ``cache=True`` tool, else a run of it."""
     cache = getattr(tool, "cache", None) if tool.options.cache else None
     if cache is None:
         return await _execute(call, tool, kwargs, env)
-    key = _failure_key(call)
+    key = _failure_key(call if arguments is None else call.model_copy(update={"arguments": arguments}))
     if key in cache:
         return _Outcome("done", value=cache[key], details={"cached": True})
     outcome = await _execute(call, tool, kwargs, env)
@@ -206,7 +230,9 @@ async def _cached_or_executed(call: ToolCall, tool: Tool, kwargs: dict[str, Any]
     return outcome
 
 
-async def _ask_approval(call: ToolCall, tool: Tool, env: CallEnvironment) -> _Outcome | None:
+async def _ask_approval(call: ToolCall, tool: Tool, env: CallEnvironment) -> _Outcome | Edit | bool:
+    """The approver's answer: ``True`` or an :class:`Edit` to run the call, else the
+    outcome of a call that does not run (denied, skipped, or the approver failed)."""
     if env.approve is None:
         return _Outcome(
             "denied",
@@ -222,11 +248,14 @@ async def _ask_approval(call: ToolCall, tool: Tool, env: CallEnvironment) -> _Ou
         raise
     except Exception as error:
         return _Outcome("denied", f"denied: the approval check failed ({type(error).__name__}: {error})")
-    if not answer:
+    if isinstance(answer, Skip):
+        reason = f"skipped by the user: {answer.reason}" if answer.reason else "skipped by the user (no reason given)"
+        return _Outcome("skipped", f"{reason}. The call did not run.", details={"approval": "skipped"})
+    if not isinstance(answer, Edit) and not answer:
         return _Outcome("denied", f"denied: the user did not approve this call to {call.name}",
                         details={"approval": "denied"})
     env.emit(ToolExecutionUpdateEvent, tool_call_id=call.id, tool_name=call.name, status="approved")
-    return None
+    return answer if isinstance(answer, Edit) else True
 
 
 async def _execute(call: ToolCall, tool: Tool, kwargs: dict[str, Any], env: CallEnvironment) -> _Outcome:
@@ -305,6 +334,15 @@ def _result_content(call: ToolCall, value: Any, env: CallEnvironment) -> tuple[l
     if display is not None:
         details["display"] = display
     return content, details
+
+
+def _with_edit_note(content: list[Any], edited: dict[str, Any]) -> list[Any]:
+    """``content`` after a first line telling the model the user changed the arguments."""
+    note = ("Note: the user changed this call's arguments before it ran, to "
+            f"{json.dumps(edited, ensure_ascii=False, default=str)}; this is the result for those arguments.")
+    if content and isinstance(content[0], TextContent):
+        return [TextContent(text=f"{note}\n{content[0].text}"), *content[1:]]
+    return [TextContent(text=note), *content]
 
 
 def _short(error: BaseException, limit: int = 200) -> str:

@@ -1,9 +1,10 @@
 """How the live view draws one call: open while it goes on, one collapsed line once it ends.
 
-A call whose arguments stream in, that waits for Approve / Deny or that runs is **open**:
-a card with its summary line, its arguments, the approval buttons while it waits, its
-latest progress report (a bar when the report carries a fraction) and the latest nested
-runs it opened, drawn live. A queued call is its summary line. A call that has ended is
+A call whose arguments stream in, that waits for an answer or that runs is **open**: a
+card with its summary line, its arguments, while it waits the approval buttons (Approve /
+Deny, or in step mode Run / Edit / Skip / Stop: :mod:`._step_card`), its latest progress
+report (a bar when the report carries a fraction) and the latest nested runs it opened,
+drawn live. A queued call is its summary line. A call that has ended is
 drawn as the saved transcript draws it (:func:`~openprogram_jupyter.render.html.call_html`):
 a closed ``<details>`` whose summary line previews the result, the rest one click away.
 So the live view and the saved transcript collapse results by one rule, and an ended
@@ -19,6 +20,7 @@ from ..render import _format as fmt
 from ..render._progress import progress_fraction, progress_text
 from ..render.html import call_html, call_summary_html
 from ..render.tree import CallNode
+from ._step_card import step_widgets
 
 if TYPE_CHECKING:
     from ._view import RunView
@@ -67,7 +69,9 @@ def _open_card(view: RunView, call: CallNode) -> Any:
     error = f'<div style="color:#cf222e">{escape(call.arguments_error)}</div>' if call.arguments_error else ""
     view._want(parts["arguments"], value=args + error)
     shown = [parts["summary"], parts["arguments"]]
-    if call.id in view.controls.awaiting() and not view.finished:
+    if call.id in view.controls.awaiting() and not view.finished and view.controls.step:
+        shown += step_widgets(view, parts, call)
+    elif call.id in view.controls.awaiting() and not view.finished:
         approval = _part(view, parts, "approval")
         names = {"Approve": f"Let {call.name} run",
                  "Deny": f"Do not run {call.name}; the model is told it was denied"}

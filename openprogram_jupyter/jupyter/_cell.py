@@ -37,6 +37,7 @@ from .._secrets import mask
 from ..errors import DecisionError, SetupError, split_model_error
 from ._cell_errors import RunFailed, RunInterrupted, where_the_run_is
 from ._live import LiveRun
+from ._saved_runs import saved_run_metadata
 
 if TYPE_CHECKING:
     from ._magics import AgentMagics, CellPlan
@@ -111,6 +112,11 @@ def _live_for(magics: AgentMagics, plan: CellPlan, path: ClickPath) -> LiveRun:
     if plan.session is not None:
         notes.append(f"session {plan.session.name}: {len(plan.session.runs)} earlier run(s), "
                      f"{len(plan.session.messages)} message(s) of history")
+    if plan.spec.step and _has_widget_frontend(magics.shell) and not path.clicks:
+        raise UsageError("%%agent --step: every pick waits for a click on its card, and this cell cannot "
+                         f"receive clicks while it runs ({path.note or path.tooltip}). Run it with autoawait "
+                         "on (the default) or with --background, or answer picks in Python with "
+                         "runtime.run(..., step=True, approve=...).")
     live = LiveRun(
         widgets=_has_widget_frontend(magics.shell),
         clicks=path.clicks,
@@ -121,6 +127,7 @@ def _live_for(magics: AgentMagics, plan: CellPlan, path: ClickPath) -> LiveRun:
         shown_result_chars=magics.shown_result_chars,
         approve_without_clicks=None if _has_widget_frontend(magics.shell) else _ask_in_terminal,
         steerable=path.clicks,  # a box nobody's typing can reach would only mislead
+        step=plan.spec.step,
     )
     return live
 
@@ -351,4 +358,8 @@ def _record(
         notes.append(f"The run failed: {type(failure).__name__}: {failure}")
     if run is None and not notes:
         notes.append("The run left no record.")
-    live.finish(run, notes=notes)
+    metadata = None
+    if run is not None:
+        session = plan.session.name if plan.session is not None else None
+        metadata = saved_run_metadata(run, session, len(plan.spec.history))
+    live.finish(run, notes=notes, metadata=metadata)

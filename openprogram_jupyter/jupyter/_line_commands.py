@@ -63,6 +63,44 @@ def _display(bundle: dict[str, str]) -> None:
     display(bundle, raw=True)
 
 
+def _code(magics: AgentMagics, rest: str) -> None:
+    """``%agent code VAR``: the run's picks as Python, put in a new cell below."""
+    run = variable(magics, rest, "code VAR")
+    run = getattr(run, "run", run) if hasattr(run, "wait") else run  # a RunHandle: its Run so far
+    if not hasattr(run, "to_code"):
+        raise UsageError(f"%agent code: {rest!r} holds a {type(run).__name__}, not a Run (e.g. the one given to -o)")
+    source = run.to_code()
+    assert magics.shell is not None
+    magics.shell.set_next_input(source, replace=False)
+    _display({"text/plain": f"The picks of {rest} are in a new cell below: "
+                            "run it to call the tools again without a model.",
+              "text/html": f"<p>The picks of <code>{escape(rest)}</code> are in a new cell below: run it to "
+                           "call the tools again without a model.</p>"})
+
+
+def _restore(magics: AgentMagics, rest: str) -> None:
+    """``%agent restore [NOTEBOOK]``: rebuild the sessions saved in a notebook."""
+    from pathlib import Path
+
+    from ._saved_runs import notebook_path, read_saved_runs, restore_sessions
+
+    path = Path(rest).expanduser() if rest else notebook_path(magics.shell)
+    if path is None:
+        raise UsageError("%agent restore: this kernel was not told its notebook's path (JupyterLab and "
+                         "Notebook 7 set JPY_SESSION_NAME, VS Code __vsc_ipynb_file__): name it, "
+                         "e.g. %agent restore lesson.ipynb")
+    try:
+        lines = restore_sessions(magics.sessions, read_saved_runs(path))
+    except ValueError as error:
+        raise UsageError(f"%agent restore: {error}") from None
+    if not lines:
+        lines = [f"{path} holds no saved %%agent -s session (save the notebook after running its cells)."]
+    else:
+        lines.insert(0, f"Restored from {path} as last saved:")
+    text = "\n".join(lines)
+    _display({"text/plain": text, "text/html": "<br>".join(escape(line) for line in lines)})
+
+
 def _tools(magics: AgentMagics, rest: str) -> None:
     _display(_tools_bundle(rest or None))
 
@@ -135,5 +173,7 @@ COMMANDS: dict[str, LineCommand] = {
         LineCommand("schema NAME", _schema),
         LineCommand("sessions", _sessions),
         LineCommand("show VAR", _show),
+        LineCommand("code VAR", _code),
+        LineCommand("restore [NOTEBOOK]", _restore),
     )
 }

@@ -18,11 +18,14 @@ import asyncio
 import collections
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from html import escape
 from typing import Any
 
 from .._controls import visible_controls
 from .._secrets import Secrets
+from ..approvals import Edit
+from ..errors import ArgumentError
 from ..render import render_bundle
 from ..render.tree import TreeBuilder
 from ._view import Controls, RunView
@@ -51,13 +54,14 @@ class LiveRun:
         shown_result_chars: int = 4000,
         steerable: bool = True,
         approve_without_clicks: Callable[[Any], bool] | None = None,
+        step: bool = False,
     ) -> None:
         self.abort = threading.Event()
         self.notes = list(notes or [])
         self.clicks = clicks
         self.on_stop: Callable[[], None] | None = None
         self._steering: collections.deque[str] = collections.deque()
-        self._approvals: dict[str, tuple[asyncio.AbstractEventLoop, asyncio.Future[bool]]] = {}
+        self._approvals: dict[str, _Waiting] = {}
         self._lock = threading.Lock()
         self._approve_without_clicks = approve_without_clicks
         self.stopped_by_button = False
@@ -73,6 +77,7 @@ class LiveRun:
                     steer=self._steering.append if steerable else None,
                     decide=self.decide,
                     awaiting=self.awaiting,
+                    step=step,
                 ),
                 can_stop=clicks or stop_note is None,
                 stop_tooltip=stop_tooltip,
@@ -95,8 +100,9 @@ class LiveRun:
             taken.append(self._steering.popleft())
         return taken
 
-    async def approve(self, request: Any) -> bool:
-        """Ask with Approve / Deny buttons on the call's card; wait for a click or a stop.
+    async def approve(self, request: Any) -> Any:
+        """Ask with buttons on the call's card (Approve / Deny, or in step mode Run / Edit /
+        Skip / Stop); wait for a click or a stop, and return the answer.
 
         Awaited on the run's event loop. A Stop (or interrupt) while waiting denies. Where
         clicks cannot arrive, ``approve_without_clicks`` answers instead.
@@ -112,16 +118,16 @@ class LiveRun:
                 )
             return False
         loop = asyncio.get_running_loop()
-        future: asyncio.Future[bool] = loop.create_future()
+        future: asyncio.Future[Any] = loop.create_future()
         call_id = request.tool_call.id
         with self._lock:
-            self._approvals[call_id] = (loop, future)
+            self._approvals[call_id] = _Waiting(loop, future, request)
         try:
             while not future.done():
                 if self.abort.is_set():
                     return False
                 await asyncio.wait({future}, timeout=0.05)
-            return bool(future.result())
+            return future.result()
         finally:
             with self._lock:
                 self._approvals.pop(call_id, None)
@@ -134,15 +140,26 @@ class LiveRun:
         if self.on_stop is not None:
             self.on_stop()
 
-    def decide(self, call_id: str, approved: bool) -> None:
+    def decide(self, call_id: str, answer: Any) -> str | None:
+        """Answer the waiting call ``call_id``: ``True``, ``False``, an ``Edit`` or a ``Skip``.
+
+        An ``Edit`` whose arguments the tool's schema refuses is not taken: the call keeps
+        waiting and the reason is returned (the card shows it). Returns ``None`` otherwise.
+        """
         with self._lock:
-            entry = self._approvals.get(call_id)
-        if entry is None:
+            waiting = self._approvals.get(call_id)
+        if waiting is None:
             if self.view is not None:
-                self.view.note("That call is no longer waiting for approval.")
-            return
-        loop, future = entry
-        loop.call_soon_threadsafe(_settle, future, approved)
+                self.view.note("That call is no longer waiting for an answer.")
+            return None
+        if isinstance(answer, Edit):
+            try:
+                waiting.request.tool.validate(dict(answer.arguments))
+            except ArgumentError as error:
+                return (f"{waiting.request.tool_name}: {error}. "
+                        "Nothing ran; fix the arguments and press Run edited again.")
+        waiting.loop.call_soon_threadsafe(_settle, waiting.future, answer)
+        return None
 
     def awaiting(self) -> set[str]:
         with self._lock:
@@ -171,11 +188,13 @@ class LiveRun:
             self.notes.append(f"The live view stopped updating ({type(error).__name__}: {error}); "
                               "the transcript appears when the run ends.")
 
-    def finish(self, run: Any | None, *, notes: list[str] | None = None) -> None:
+    def finish(self, run: Any | None, *, notes: list[str] | None = None,
+               metadata: dict[str, Any] | None = None) -> None:
         """Replace the live view with the static transcript, then close the widgets.
 
         ``run`` may be ``None`` when the run never started (bad arguments): then only the
-        notes are shown. Safe to call twice (the second call does nothing).
+        notes are shown. ``metadata`` goes with the saved output (the run as data, for
+        ``%agent restore``). Safe to call twice (the second call does nothing).
         """
         if self.finished:
             return
@@ -185,16 +204,26 @@ class LiveRun:
         # The view's tree has the run's events folded already; a failed view's is not trusted.
         folded = self.view.folded() if self.view is not None and self.view_error is None else None
         bundle = static_bundle(run, self.notes + list(notes or []), folded)
+        extra = {"metadata": metadata} if metadata else {}
         if self.display_handle is not None:
-            self.display_handle.update(bundle, raw=True)
+            self.display_handle.update(bundle, raw=True, **extra)
         else:
-            display(bundle, raw=True)
+            display(bundle, raw=True, **extra)
         if self.view is not None:
             self.view.finished = True
             self.view.close()
 
 
-def _settle(future: asyncio.Future[bool], value: bool) -> None:
+@dataclass(frozen=True)
+class _Waiting:
+    """A call waiting for the user: the loop and future its answer settles, and the request."""
+
+    loop: asyncio.AbstractEventLoop
+    future: asyncio.Future[Any]
+    request: Any
+
+
+def _settle(future: asyncio.Future[Any], value: Any) -> None:
     if not future.done():
         future.set_result(value)
 

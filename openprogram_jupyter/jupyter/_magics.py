@@ -106,6 +106,8 @@ class AgentMagics(Magics):
         if options.record is not None:
             runtime = _recording(runtime, options.record)
             notes.append(f"Recording each model reply to {options.record} (replay it with -m replay:{options.record}).")
+        if options.session is not None and options.session not in self.sessions and not options.new:
+            _refuse_a_session_only_the_notebook_holds(self.shell, options.session)
         session = self.sessions.get(options.session, new=options.new) if options.session is not None else None
         try:
             spec = runtime.prepare(prompt, **self._run_options(options, session))
@@ -232,6 +234,26 @@ class AgentMagics(Magics):
         from ._line_commands import run_line_command
 
         run_line_command(self, line)
+
+
+def _refuse_a_session_only_the_notebook_holds(shell: Any, name: str) -> None:
+    """A session new to this kernel that the saved notebook holds (the kernel restarted):
+    ``UsageError`` saying how to restore it, rather than a run that forgot the conversation."""
+    from ._saved_runs import notebook_path, read_saved_runs
+
+    path = notebook_path(shell)
+    if path is None:
+        return
+    try:
+        saved = [run for run in read_saved_runs(path) if run.session == name]
+    except ValueError:
+        return  # an unreadable notebook must not block a cell; %agent restore reports it
+    if saved:
+        raise UsageError(
+            f"%%agent -s {name}: this kernel has no session {name!r}, but the saved notebook ({path.name}) holds "
+            f"one from {len(saved)} run(s) — the kernel restarted? Run %agent restore to bring it back, "
+            "or add --new to start it afresh."
+        )
 
 
 def _in_flag_terms(error: Any) -> str:

@@ -80,6 +80,7 @@ FLAGS: tuple[Flag, ...] = (
     Flag(("--max-iterations",), "cap on rounds (a number, or 'none')", "N|none", _iterations),
     Flag(("--max-tool-calls",), "cap on tool calls, nested runs' included (a number, or 'none')", "N|none",
          _iterations, run_option="max_tool_calls"),
+    Flag(("--step",), "every pick waits in its card for Run, Edit, Skip or Stop", run_option="step"),
     Flag(("--system",), "system prompt for this run", "TEXT"),
     Flag(("--background",), "return a handle at once; the run goes on"),
     Flag(("--keep-going",), "a run that ends in an error does not fail the cell (Run All carries on)"),

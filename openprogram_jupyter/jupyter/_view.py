@@ -205,12 +205,13 @@ class RunView:
         self.controls.steer(text)
         return True
 
-    def _on_decide_click(self, call_id: str, approved: bool) -> None:
+    def _on_decide_click(self, call_id: str, answer: Any) -> str | None:
+        """Give a waiting call the user's answer; returns why it was not taken, if it was not."""
         if self.finished or self.controls.decide is None:
             self.note("This run has already ended; the answer was not used.")
             self._tick_if_idle()
-            return
-        self.controls.decide(call_id, approved)
+            return None
+        return self.controls.decide(call_id, answer)
 
     def _tick_if_idle(self) -> None:
         # A view at rest has no writer; the click handler may redraw it itself.

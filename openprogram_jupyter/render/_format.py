@@ -51,7 +51,8 @@ STATUS_COLOR = {
     "awaiting_approval": "#8250df",
 }
 
-APPROVAL_LABEL = {"approved": "approved by the user", "denied": "denied by the user"}
+APPROVAL_LABEL = {"approved": "approved by the user", "denied": "denied by the user",
+                  "edited": "arguments edited by the user", "skipped": "skipped by the user"}
 """What a call's line says of the user's answer, for a call that asked for one."""
 
 RUN_END_LABEL = {
@@ -215,6 +216,16 @@ def arguments_preview(call: CallNode, limit: int = 80) -> str:
         return ""
     pieces = [f"{key}={json.dumps(value, ensure_ascii=False, default=repr)}" for key, value in call.arguments.items()]
     return shorten(", ".join(pieces), limit)
+
+
+def edited_preview(call: CallNode, limit: int = 120) -> str | None:
+    """``ran with a=1, b="x"`` for a call the user edited (:attr:`CallNode.edited_arguments`),
+    cut to ``limit`` characters; ``None`` for any other call."""
+    if call.edited_arguments is None:
+        return None
+    pieces = [f"{key}={json.dumps(value, ensure_ascii=False, default=repr)}"
+              for key, value in call.edited_arguments.items()]
+    return shorten("ran with " + (", ".join(pieces) or "no arguments"), limit)
 
 
 def shorten(text: str, limit: int) -> str:

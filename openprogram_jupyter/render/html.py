@@ -187,6 +187,9 @@ def _call_html(call: CallNode, limits: fmt.Limits) -> str:
                + _cut_html(fmt.arguments_text(call), limits.text_chars, fmt.ARGUMENTS_KEPT))
     if call.arguments_error:
         out.append(f'<div style="color:#cf222e">{escape(call.arguments_error)}</div>')
+    if call.edited_arguments is not None:
+        out.append(f'<div style="{_MUTED}">arguments as edited by the user (what ran)</div>'
+                   + _cut_html(fmt.pretty_json(call.edited_arguments), limits.text_chars, fmt.ARGUMENTS_KEPT))
     if call.progress:
         out.append(f'<div style="{_MUTED}">progress: {escape(progress_text(call.progress[-1]))}</div>')
     out += _span_html(call.children, lambda child: _run_html(child, limits, nested=True),

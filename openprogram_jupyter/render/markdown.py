@@ -186,6 +186,10 @@ def _call_markdown(call: CallNode, limits: fmt.Limits, indent: str) -> list[str]
              *_cut_fence(fmt.arguments_text(call), limits.text_chars, fmt.ARGUMENTS_KEPT, inner, "json")]
     if call.arguments_error:
         lines += [fence(call.arguments_error, indent=inner), ""]
+    if call.edited_arguments is not None:
+        lines += [f"{inner}arguments as edited by the user (what ran):", "",
+                  *_cut_fence(fmt.pretty_json(call.edited_arguments), limits.text_chars, fmt.ARGUMENTS_KEPT,
+                              inner, "json")]
     lines += _span_markdown(call.children, lambda child: [_run_markdown(child, limits, inner), ""],
                             groups.CHILDREN_SPAN, limits, inner)
     if call.result is not None:

@@ -124,6 +124,9 @@ def _call_plain(call: CallNode, limits: fmt.Limits, indent: str) -> list[str]:
     lines = [line]
     if call.arguments_error:
         lines.append(f"{indent}    {call.arguments_error}")
+    edited = fmt.edited_preview(call)
+    if edited is not None:
+        lines.append(f"{indent}    {edited}")
     lines += _span_plain(call.children, lambda child: [_run_plain(child, limits, indent + "    ")],
                          groups.CHILDREN_SPAN, limits, indent + "    ")
     if call.result is not None:

@@ -327,6 +327,7 @@ class TreeBuilder:
         call.result = event.result
         call.duration = event.duration
         call.approval = _approval_of(event.result) or call.approval
+        call.edited_arguments = _edited_arguments_of(event.result)
         call.touch()
 
     def _set_result(self, result: ToolResultMessage, run: RunNode) -> None:
@@ -337,6 +338,7 @@ class TreeBuilder:
             call.result = result
             call.status = result.status
             call.approval = _approval_of(result) or call.approval
+            call.edited_arguments = _edited_arguments_of(result)
             if call.duration is None and "duration" in result.details:
                 try:
                     call.duration = float(result.details["duration"])
@@ -348,7 +350,13 @@ class TreeBuilder:
 def _approval_of(result: ToolResultMessage | None) -> Approval | None:
     """The user's answer a result records (``details["approval"]``), if it records one."""
     answer = result.details.get("approval") if result is not None else None
-    return "approved" if answer == "approved" else "denied" if answer == "denied" else None
+    return answer if answer in ("approved", "denied", "edited", "skipped") else None
+
+
+def _edited_arguments_of(result: ToolResultMessage | None) -> dict[str, Any] | None:
+    """The arguments the user ran in place of the model's (``details["edited_arguments"]``)."""
+    edited = result.details.get("edited_arguments") if result is not None else None
+    return dict(edited) if isinstance(edited, dict) else None
 
 
 EVENT_HANDLERS: EventHandlers[Callable[[TreeBuilder, Any], None]] = EventHandlers(

@@ -46,9 +46,9 @@ CallStatus = Literal[
     "denied",
 ]
 
-Approval = Literal["approved", "denied"]
-"""The user's answer to a ``requires_approval`` call (the ``approved`` update, or the
-result's ``details["approval"]``)."""
+Approval = Literal["approved", "denied", "edited", "skipped"]
+"""The user's answer to a call that asked (a ``requires_approval`` tool, or any call in
+step mode): the ``approved`` update, or the result's ``details["approval"]``."""
 
 FINAL_STATUSES = frozenset({"done", "error", "skipped", "cancelled", "interrupted", "denied"})
 
@@ -131,6 +131,7 @@ class CallNode(_Node):
     progress: list[Any] = field(default_factory=list)
     children: list[RunNode] = field(default_factory=list)
     approval: Approval | None = None  # the user's answer, for a call that asked for one
+    edited_arguments: dict[str, Any] | None = None  # what the user ran instead of ``arguments``
     version: int = 0
 
     @property

@@ -1,0 +1,111 @@
+"""``run.to_code()``: a run's picks as Python source that calls the tools directly.
+
+The source calls each pick the model made at the top level of the run, in order, with
+its arguments (for a pick the user edited, the edited ones: that is what ran), one
+variable per result — ``celsius_to_fahrenheit_1 = celsius_to_fahrenheit(celsius=-5)``.
+A pick that did not run or did not return (denied, skipped, failed, stopped) becomes a
+comment saying why. Running the source in the notebook that defined the tools gives the
+values the run's results were made from, without any model — except for an agentic
+function, whose call runs a model again (a comment says so).
+
+Arguments are written as Python literals. A call whose arguments the tool converts (a
+pydantic model or a date from JSON) passes them through the tool's own check —
+``f(**f.validate({...}))`` — so the function receives what it received in the run.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from .messages import AssistantMessage, ToolCall, ToolResultMessage
+from .tools.registry import Registry
+
+__all__ = ["run_code"]
+
+_NOT_RUN = {
+    "denied": "was denied",
+    "skipped": "was skipped",
+    "error": "failed",
+    "cancelled": "was cancelled when the run stopped",
+    "interrupted": "was abandoned when the run stopped",
+}
+
+
+def run_code(run: Any, registry: Registry) -> str:
+    """The source described in the module docstring, for ``run`` (tools looked up in
+    ``registry`` to know which convert their arguments or are agentic)."""
+    header = [f"# The picks of run {run.run_id} (model {run.model}), in order, as direct calls.",
+              "# Run this cell to call the tools again, without any model."]
+    body: list[str] = []
+    counts: dict[str, int] = {}
+    needs_op = False
+    for round_number, tool_call, result in _picks(run.messages):
+        status = result.status if result is not None else None
+        if status != "done":
+            why = _NOT_RUN.get(status or "", "has no result")
+            reason = _first_line(result.text) if result is not None else ""
+            body.append(f"# round {round_number}: {tool_call.name}({_arguments(tool_call.arguments)}) {why}"
+                        + (f": {reason}" if reason else ""))
+            continue
+        edited = result.details.get("edited_arguments") if result is not None else None
+        arguments = edited if isinstance(edited, dict) else tool_call.arguments
+        if isinstance(edited, dict):
+            body.append(f"# round {round_number}: the model asked for {tool_call.name}"
+                        f"({_arguments(tool_call.arguments)}); the user edited the arguments")
+        tool = registry.get(tool_call.name)
+        if tool is not None and getattr(tool, "agentic", False):
+            body.append(f"# {tool_call.name} is an agentic function: this call runs a model again")
+        callee = tool_call.name if tool_call.name.isidentifier() else f"op.default_registry.get({tool_call.name!r})"
+        needs_op = needs_op or callee != tool_call.name
+        counts[tool_call.name] = counts.get(tool_call.name, 0) + 1
+        variable = f"{_identifier(tool_call.name)}_{counts[tool_call.name]}"
+        body.append(f"{variable} = {callee}({_call_arguments(callee, arguments, tool)})")
+    if not body:
+        body.append("# The run made no tool calls.")
+    return "\n".join([*header, *(["import openprogram_jupyter as op"] if needs_op else []), *body]) + "\n"
+
+
+def _picks(messages: Iterable[Any]) -> list[tuple[int, ToolCall, ToolResultMessage | None]]:
+    messages = list(messages)
+    results = {m.tool_call_id: m for m in messages if isinstance(m, ToolResultMessage)}
+    picks = []
+    rounds = 0
+    for message in messages:
+        if isinstance(message, AssistantMessage):
+            rounds += 1
+            picks += [(rounds, call, results.get(call.id or "")) for call in message.tool_calls]
+    return picks
+
+
+def _call_arguments(callee: str, arguments: dict[str, Any], tool: Any) -> str:
+    if tool is not None and _converts(tool, arguments):
+        return f"**{callee}.validate({arguments!r})"
+    return _arguments(arguments)
+
+
+def _converts(tool: Any, arguments: dict[str, Any]) -> bool:
+    """Whether the tool's check turns these JSON arguments into other values."""
+    try:
+        checked = tool.validate(dict(arguments))
+    except Exception:
+        return False  # it ran with them in the run; pass them as they are
+    return any(type(checked.get(k)) is not type(v) and checked.get(k) != v for k, v in arguments.items())
+
+
+def _arguments(arguments: dict[str, Any]) -> str:
+    if all(name.isidentifier() and not keyword.iskeyword(name) for name in arguments):
+        return ", ".join(f"{name}={value!r}" for name, value in arguments.items())
+    return f"**{arguments!r}"
+
+
+def _identifier(name: str) -> str:
+    text = re.sub(r"\W", "_", name)
+    return text if text.isidentifier() and not keyword.iskeyword(text) else f"result_{text}"
+
+
+def _first_line(text: str, limit: int = 160) -> str:
+    line = text.strip().split("\n", 1)[0]
+    return line if len(line) <= limit else line[: limit - 1] + "…"

@@ -1,0 +1,59 @@
+"""What an approver may answer about one pick: run it, refuse it, edit it, or skip it.
+
+An approver (``Runtime(approve=...)``, ``run(..., approve=...)``, or the live view's
+buttons) answers each call that asks — every call in step mode (``step=True``), else the
+``requires_approval`` tools — with one of:
+
+- ``True`` — run the call as the model sent it;
+- ``False`` — do not run it; the model reads that the user denied it;
+- ``op.edit(**arguments)`` — run it with these arguments instead (checked against the
+  tool's schema first); the model's own message stays as sent, and the result it reads
+  starts by saying the user changed the arguments, and to what;
+- ``op.skip(reason)`` — do not run it; the model reads the reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["ApprovalAnswer", "Edit", "Skip", "answer_kind", "edit", "skip"]
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Run the call with ``arguments`` in place of the model's."""
+
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Skip:
+    """Do not run the call; the model reads ``reason``."""
+
+    reason: str = ""
+
+
+ApprovalAnswer = bool | Edit | Skip
+
+
+def edit(**arguments: Any) -> Edit:
+    """An approver's answer: run this call with ``arguments`` instead of the model's."""
+    return Edit(dict(arguments))
+
+
+def skip(reason: str = "") -> Skip:
+    """An approver's answer: do not run this call, and tell the model ``reason``."""
+    if not isinstance(reason, str):
+        raise TypeError(f"op.skip(reason): the reason must be a str, not {type(reason).__name__}")
+    return Skip(reason.strip())
+
+
+def answer_kind(answer: Any) -> str:
+    """``"run"``, ``"deny"``, ``"edit"`` or ``"skip"`` for an approver's answer; any other
+    value counts by its truth (``None`` denies), as approvers always could answer."""
+    if isinstance(answer, Edit):
+        return "edit"
+    if isinstance(answer, Skip):
+        return "skip"
+    return "run" if answer else "deny"

@@ -1,0 +1,128 @@
+"""Step mode through the API: every pick asks ``approve=``, which may run, deny, edit or skip it."""
+
+from __future__ import annotations
+
+import json
+from html import unescape
+
+import pytest
+
+import openprogram_jupyter as op
+from openprogram_jupyter.render import render_html, render_markdown, render_plain
+
+from .conftest import call, results
+
+
+def make_add():
+    @op.function
+    def add(a: float, b: float) -> float:
+        """Add two numbers."""
+        ran.append((a, b))
+        return a + b
+
+    ran: list[tuple[float, float]] = []
+    return add, ran
+
+
+def scripted(*items):
+    return op.ScriptedModel(list(items))
+
+
+def test_every_pick_asks_and_each_answer_does_what_it_says():
+    add, ran = make_add()
+    asked = []
+    answers = iter([True, False, op.edit(a=10, b=20), op.skip("we know this one")])
+
+    def approve(request):
+        asked.append((request.tool_name, dict(request.arguments)))
+        return next(answers)
+
+    model = scripted(call("add", a=1, b=2), call("add", a=3, b=4), call("add", a=5, b=6), call("add", a=7, b=8), "ok")
+    run = op.Runtime(model=model).run("go", tools=[add], step=True, approve=approve)
+    # add is not requires_approval: without step mode none of these would have asked.
+    assert asked == [("add", {"a": 1, "b": 2}), ("add", {"a": 3, "b": 4}), ("add", {"a": 5, "b": 6}),
+                     ("add", {"a": 7, "b": 8})]
+    assert ran == [(1, 2), (10, 20)]
+    statuses = [(r.status, r.details.get("approval")) for r in results(run)]
+    assert statuses == [("done", "approved"), ("denied", "denied"), ("done", "edited"), ("skipped", "skipped")]
+    skipped = results(run)[3]
+    assert skipped.is_error and "we know this one" in skipped.text
+
+
+def test_an_edited_call_keeps_the_models_message_and_tells_the_model_what_ran():
+    add, _ = make_add()
+    model = scripted(call("add", a=5, b=6), "ok")
+    run = op.Runtime(model=model).run("go", tools=[add], step=True, approve=lambda r: op.edit(a=10, b=20))
+    sent_call = run.messages[1].tool_calls[0]
+    assert sent_call.arguments == {"a": 5, "b": 6}  # the model's own message, as it was sent
+    result = results(run)[0]
+    assert result.details["edited_arguments"] == {"a": 10, "b": 20}
+    # What the model reads in round 2: the note, the edited arguments, then the value.
+    seen = model.requests[1].messages[-1]
+    assert seen.tool_call_id == sent_call.id
+    first_line, value = seen.text.split("\n")
+    assert "user changed" in first_line and json.loads(first_line.split(" to ", 1)[1].split("; ")[0]) == {
+        "a": 10, "b": 20}
+    assert value == "30.0"
+
+
+def test_every_transcript_format_shows_the_original_and_the_edited_arguments():
+    add, _ = make_add()
+    model = scripted(call("add", a=5, b=6), "ok")
+    run = op.Runtime(model=model).run("go", tools=[add], step=True, approve=lambda r: op.edit(a=10.5, b=20))
+    plain, markdown, html = render_plain(run), render_markdown(run), unescape(render_html(run))
+    assert "add(a=5, b=6)" in plain and "ran with a=10.5, b=20" in plain and "arguments edited by the user" in plain
+    for text in (markdown, html):
+        assert '"a": 5' in text and '"a": 10.5' in text, text
+        assert "edited by the user" in text
+
+
+def test_edited_arguments_the_schema_refuses_do_not_run_and_say_why():
+    add, ran = make_add()
+    model = scripted(call("add", a=1, b=2), "ok")
+    run = op.Runtime(model=model).run("go", tools=[add], step=True, approve=lambda r: op.edit(a="lots"))
+    result = results(run)[0]
+    assert ran == []
+    assert result.status == "denied" and "edited arguments" in result.text and "b" in result.text
+
+
+def test_an_async_approver_may_answer_with_an_edit():
+    add, ran = make_add()
+
+    async def approve(request):
+        return op.edit(a=request.arguments["a"] * 100, b=0)
+
+    model = scripted(call("add", a=2, b=2), "ok")
+    op.Runtime(model=model).run("go", tools=[add], step=True, approve=approve)
+    assert ran == [(200, 0)]
+
+
+def test_a_requires_approval_tool_outside_step_mode_accepts_the_same_answers():
+    @op.function(requires_approval=True)
+    def launch(target: str) -> str:
+        """Launch."""
+        return f"launched {target}"
+
+    model = scripted(call("launch", target="moon"), call("launch", target="sun"), "ok")
+    answers = iter([op.edit(target="mars"), op.skip("too hot")])
+    run = op.Runtime(model=model).run("go", tools=[launch], approve=lambda r: next(answers))
+    assert [r.text.split("\n")[-1] for r in results(run)] == [
+        "launched mars", "skipped by the user: too hot. The call did not run."]
+
+
+def test_step_mode_without_an_approver_is_refused_before_anything_runs():
+    add, ran = make_add()
+    model = scripted(call("add", a=1, b=2), "ok")
+    with pytest.raises(op.SetupError, match="step=True needs an approver"):
+        op.Runtime(model=model).run("go", tools=[add], step=True)
+    assert ran == [] and model.rounds_played == 0
+
+
+def test_step_must_be_a_bool():
+    with pytest.raises(op.SetupError, match="step must be True or False"):
+        op.Runtime(model="offline").prepare("go", step="yes")
+
+
+def test_skip_needs_a_text_reason():
+    with pytest.raises(TypeError, match="must be a str"):
+        op.skip(3)

@@ -104,8 +104,9 @@ class LiveRun:
         """Ask with buttons on the call's card (Approve / Deny, or in step mode Run / Edit /
         Skip / Stop); wait for a click or a stop, and return the answer.
 
-        Awaited on the run's event loop. A Stop (or interrupt) while waiting denies. Where
-        clicks cannot arrive, ``approve_without_clicks`` answers instead.
+        Awaited on the run's event loop. A Stop (or interrupt) while waiting cancels the
+        call (it ends ``"cancelled"`` and never runs). Where clicks cannot arrive,
+        ``approve_without_clicks`` answers instead.
         """
         if self.view is None or not self.clicks:
             if self._approve_without_clicks is not None:
@@ -124,8 +125,8 @@ class LiveRun:
             self._approvals[call_id] = _Waiting(loop, future, request)
         try:
             while not future.done():
-                if self.abort.is_set():
-                    return False
+                if self.abort.is_set():  # Stop while waiting: the call ends "cancelled", never run
+                    raise asyncio.CancelledError
                 await asyncio.wait({future}, timeout=0.05)
             return future.result()
         finally:

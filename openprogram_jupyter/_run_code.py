@@ -37,7 +37,7 @@ _NOT_RUN = {
 def run_code(run: Any, registry: Registry) -> str:
     """The source described in the module docstring, for ``run`` (tools looked up in
     ``registry`` to know which convert their arguments or are agentic)."""
-    header = [f"# The picks of run {run.run_id} (model {run.model}), in order, as direct calls.",
+    header = [f"# The picks of the run (model {run.model}), in order, as direct calls.",
               "# Run this cell to call the tools again, without any model."]
     body: list[str] = []
     counts: dict[str, int] = {}

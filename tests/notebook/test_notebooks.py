@@ -76,6 +76,17 @@ async def test_teaching_notebook_executes(kernel_name):
     assert any("round 3: 5 messages, last: toolResult" in text for text in texts)
     assert any("unknown tool 'celsius_to_farenheit'" in text for text in texts)
     assert any("'max_iterations'" in text for text in texts)
+    # Step mode answered by a function: run, edit, skip — each shown as what happened.
+    assert any("is_freezing(fahrenheit=23.0) → done · arguments edited by the user" in text
+               and "ran with fahrenheit=40.0" in text and "→ skipped · skipped by the user" in text for text in texts)
+    # Grading: a passing chain, and a failing check that lists the run's calls.
+    assert any(text.startswith("✓ 5 check(s) passed") for text in texts)
+    assert any("expected 1 call(s) to celsius_to_fahrenheit; the run made 2" in text
+               and "3. round 3: celsius_to_fahrenheit(celsius=10) → done" in text for text in texts)
+    # The picks as code, run again: the same values as the run's results.
+    assert any("23.0 True\n['23.0', 'true']" in text for text in texts)
+    # A session restored from the saved notebook.
+    assert any("session lesson: 4 message(s) from 2 run(s)" in text for text in texts)
 
 
 async def test_tool_design_notebook_executes(kernel_name):
@@ -106,6 +117,7 @@ def test_notebook_matches_its_saved_outputs(path):
             "/metadata/language_info",
             "/cells/*/metadata/execution",
             "/cells/*/outputs/*/data/application/vnd.jupyter.widget-view+json",
+            "/cells/*/outputs/*/metadata/openprogram",  # the run as data: ids and times differ each run
         ),
         diff_replace=(
             ("/cells/*/outputs", r"\d+\.\d+ s\b", "X.XX s"),

@@ -23,6 +23,7 @@ from .loop import LoopConfig, LoopState, run_loop
 from .messages import new_id
 from .models import Model
 from .models import resolve_model as resolve_model_string
+from .models._wire import WireLog
 from .models.replay import RecordingModel
 from .run import Run
 from .spec import RunSpec, RuntimeDefaults, build_spec
@@ -68,7 +69,9 @@ async def execute(runtime: Runtime, spec: RunSpec, *, on_created: Callable[[Run]
         cancel_grace=runtime.cancel_grace,
     )
     stop = StopSignal(spec.abort, parent.context.cancelled if parent is not None else None)
-    config = LoopConfig(spec=spec, model=model, calls=calls, stop=stop)
+    if runtime.capture_wire:
+        run.wire_log = WireLog()
+    config = LoopConfig(spec=spec, model=model, calls=calls, stop=stop, wire=run.wire_log)
     state = LoopState(conversation=list(spec.history))
     if spec.depth == 0:
         runtime.last_run = run

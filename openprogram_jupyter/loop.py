@@ -37,6 +37,7 @@ from .messages import (
     ToolResultMessage,
     UserMessage,
 )
+from .models._wire import WireLog
 from .models.base import MessageBuilder, Model, ModelRequest
 from .spec import RunSpec
 from .tool_execution import CallEnvironment, execute_tool_call, result_for_unrun_call
@@ -59,6 +60,7 @@ class LoopConfig:
     model: Model
     calls: CallEnvironment
     stop: StopSignal = field(default_factory=StopSignal)
+    wire: WireLog | None = None  # set when the run captures the wire
 
 
 @dataclass
@@ -171,6 +173,7 @@ async def _stream_assistant_response(config: LoopConfig, state: LoopState) -> As
         tool_choice=choice,
         parallel_tool_calls=config.spec.parallel_tool_calls,
         menu_explicit=menu.explicit,
+        wire=config.wire.recorder(state.rounds) if config.wire is not None else None,
     )
     builder = MessageBuilder(model=config.model.name)
     state.streaming = builder

@@ -7,12 +7,15 @@ or failed run is still a complete, readable record (``runtime.last_run``).
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import _viewer
 from .errors import RunError
 from .events import AgentEndEvent, MessageEndEvent, TurnStartEvent
 from .messages import AssistantMessage, RunStopReason, ToolResultMessage, Usage, UserMessage
+
+if TYPE_CHECKING:
+    from .models._wire import WireLog
 
 __all__ = ["Run", "RunError"]
 
@@ -47,6 +50,7 @@ class Run:
         self.pending_messages: list[Any] = []
         self.started_at = time.time()
         self.ended_at: float | None = None
+        self.wire_log: WireLog | None = None  # set by the engine when the Runtime captures the wire
 
     # -- filled in by the runtime -------------------------------------------------------
 
@@ -89,6 +93,19 @@ class Run:
     @property
     def tool_results(self) -> list[ToolResultMessage]:
         return [m for m in self.messages if isinstance(m, ToolResultMessage)]
+
+    def wire(self, round: int) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Round ``round``'s ``(request, reply)`` as plain JSON data, rounds numbered from 1.
+
+        ``request`` is the body sent to the provider, whole; ``reply`` holds ``final`` (the
+        stream folded into the provider's non-streamed response), ``frames`` (as received)
+        and ``attempts``. Every known secret is masked by value. Needs
+        ``Runtime(capture_wire=True)``; raises ``ValueError`` saying what to do otherwise,
+        and naming the captured rounds when ``round`` is not one (docs/wire.md).
+        """
+        from .models._wire import wire_round
+
+        return wire_round(self.wire_log, round, self.model)
 
     # -- teaching -----------------------------------------------------------------------
 

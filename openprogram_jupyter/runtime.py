@@ -50,7 +50,8 @@ class Runtime:
     session-level deny list. ``max_depth`` caps nested runs. ``cancel_grace`` is how long
     a stopped tool may take to notice before it is abandoned. ``record`` names a JSON
     cassette file that every reply of the model is saved to (``"replay:FILE"`` plays it
-    back).
+    back). ``capture_wire`` keeps each round's request body and reply frames, masked, for
+    ``run.wire(round)`` and ``%agent wire`` (docs/wire.md); off by default.
     """
 
     def __init__(
@@ -66,9 +67,11 @@ class Runtime:
         cancel_grace: float = 0.5,
         registry: Registry | None = None,
         record: str | os.PathLike[str] | None = None,
+        capture_wire: bool = False,
     ) -> None:
         self._model_spec = model
         self.record = record
+        self.capture_wire = capture_wire
         self._model: Model | None = None
         self.system = system
         self._api_key = api_key

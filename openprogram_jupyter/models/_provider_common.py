@@ -252,11 +252,16 @@ class ProviderModel(Model):
         except ValueError as error:  # a request we cannot translate (bad image, ...)
             out.fail(self._format_error(ProviderError(str(error)), 0))
             return
+        if request.wire is not None:
+            request.wire.request(self._wire_body(payload), self.provider, self._secrets())
+            out.wire = request.wire
         for notice in notices:
             yield out.notice(f"{self.name}: {notice}")
         retry_number = 0
         while True:
             streamed = False
+            if request.wire is not None:
+                request.wire.attempt()
             try:
                 async with aclosing(self._attempt(payload, out)) as updates:
                     async for update in updates:
@@ -301,6 +306,12 @@ class ProviderModel(Model):
 
     def _usage(self, input: int = 0, output: int = 0, cache_read: int = 0, cache_write: int = 0) -> Usage:
         return make_usage(self.name, input, output, cache_read, cache_write)
+
+    def _wire_body(self, payload: Any) -> dict[str, Any]:
+        """The JSON body that goes on the wire for ``payload`` (the SDK is given
+        ``payload`` as keyword arguments and sends it as it is, unless a provider says
+        otherwise)."""
+        return dict(payload)
 
     @abstractmethod
     def _prepare(self, request: ModelRequest) -> tuple[Any, list[str]]:

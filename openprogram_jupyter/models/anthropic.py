@@ -151,6 +151,7 @@ class AnthropicModel(ProviderModel):
             stop: str | None = None
             ended = False
             async for event in stream:
+                out.frame(event)
                 kind = event.type
                 if kind == "message_start":
                     _count(counts, event.message.usage)

@@ -18,7 +18,7 @@ import json
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from ..events import AssistantUpdate, RetryWait
 from ..messages import (
@@ -32,6 +32,9 @@ from ..messages import (
     UserMessage,
     new_id,
 )
+
+if TYPE_CHECKING:
+    from ._wire import WireRecorder
 
 __all__ = ["MessageBuilder", "Model", "ModelRequest", "ToolChoice", "normalize_tool_choice"]
 
@@ -73,7 +76,10 @@ class ModelRequest:
     ``tool_choice`` is already the one for this round (the loop forces only the first).
     ``parallel_tool_calls`` is ``None`` when the caller did not say. ``menu_explicit`` is
     true when the caller named the tools (``tools=[...]`` or ``toolset=``) rather than
-    taking the full default menu; only the offline model looks at it.
+    taking the full default menu; only the offline model looks at it. ``wire`` is set
+    when the run captures the wire (``Runtime(capture_wire=True)``): a provider reports
+    the body it sends and the frames it receives to it (:mod:`._wire`); other models
+    ignore it.
     """
 
     messages: list[UserMessage | AssistantMessage | ToolResultMessage]
@@ -82,6 +88,7 @@ class ModelRequest:
     tool_choice: ToolChoice = "auto"
     parallel_tool_calls: bool | None = None
     menu_explicit: bool = False
+    wire: WireRecorder | None = field(default=None, repr=False, compare=False)
 
 
 _StreamedBlock = TypeVar("_StreamedBlock", TextContent, ThinkingContent)
@@ -102,6 +109,12 @@ class MessageBuilder:
         self.message = AssistantMessage(model=model)
         self._raw_arguments: dict[int, list[str]] = {}
         self._open_block: int | None = None
+        self.wire: WireRecorder | None = None
+
+    def frame(self, frame: Any) -> None:
+        """Keep one raw stream frame when the wire is captured (:attr:`wire` set); else nothing."""
+        if self.wire is not None:
+            self.wire.frame(frame)
 
     # -- text and thinking -------------------------------------------------------------
 

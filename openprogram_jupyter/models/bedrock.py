@@ -57,6 +57,7 @@ from ._provider_common import (
     transport_error,
 )
 from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, ToolRules, ToolShape
+from ._wire import to_json_data
 from .base import MessageBuilder, ModelRequest
 
 __all__ = ["INFO", "BedrockModel"]
@@ -156,6 +157,11 @@ class BedrockModel(ProviderModel):
             payload["additionalModelRequestFields"] = controls.additional_fields
         return payload, controls.notices
 
+    def _wire_body(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """boto3 puts ``modelId`` in the URL and sends the rest as the JSON body, ``bytes``
+        as base64 text."""
+        return to_json_data({key: value for key, value in payload.items() if key != "modelId"})
+
     # -- response ----------------------------------------------------------------------
 
     async def _attempt(self, payload: dict[str, Any], out: MessageBuilder) -> AsyncGenerator[AssistantUpdate, None]:
@@ -171,6 +177,7 @@ class BedrockModel(ProviderModel):
                     raise item
                 if kind == "end":
                     break
+                out.frame(item)
                 if "contentBlockStart" in item:
                     event = item["contentBlockStart"]
                     tool = (event.get("start") or {}).get("toolUse")

@@ -164,6 +164,7 @@ class GeminiModel(ProviderModel):
                 if not event.data.strip():
                     continue
                 chunk = json.loads(event.data)
+                out.frame(chunk)
                 if "error" in chunk:
                     message, code = error_details(chunk)
                     raise ProviderError(message or "stream error", code=code, retryable=retryable_code(code))

@@ -119,6 +119,7 @@ class OpenAIChatModel(ProviderModel):
             finish: str | None = None
             usage: Any = None
             async for chunk in stream:
+                out.frame(chunk)
                 if chunk.usage is not None:
                     usage = chunk.usage
                 if not chunk.choices:

@@ -93,6 +93,7 @@ class OpenAIResponsesModel(OpenAIChatModel):
             calls: dict[str, int] = {}  # item id -> content index
             final: Any = None
             async for event in stream:
+                out.frame(event)
                 kind = getattr(event, "type", "")
                 if kind in ("response.output_text.delta", "response.refusal.delta"):
                     yield out.text_delta(event.delta)

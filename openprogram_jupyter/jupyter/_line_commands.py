@@ -120,6 +120,24 @@ def _show(magics: AgentMagics, rest: str) -> None:
     show_run(variable(magics, rest, "show VAR"))
 
 
+def _wire(magics: AgentMagics, rest: str) -> None:
+    """``%agent wire VAR [ROUND]``: the run's captured requests and replies (``_wire_view``)."""
+    from ._wire_view import wire_bundle
+
+    name, _, number = rest.partition(" ")
+    run = variable(magics, name, "wire VAR [ROUND]")
+    run = getattr(run, "run", run) if hasattr(run, "wait") else run  # a RunHandle: its Run so far
+    if not hasattr(run, "wire"):
+        raise UsageError(f"%agent wire: {name!r} holds a {type(run).__name__}, not a Run (e.g. the one given to -o)")
+    if number.strip() and not number.strip().isdigit():
+        raise UsageError(f"%agent wire VAR [ROUND]: ROUND is a round number, got {number.strip()!r}")
+    try:
+        bundle = wire_bundle(run, int(number) if number.strip() else None)
+    except ValueError as error:
+        raise UsageError(f"%agent wire: {error}") from None
+    _display(bundle)
+
+
 def _schema_bundle(name: str) -> dict[str, str]:
     """``%agent schema NAME``: what each provider is sent for a tool, and what it would refuse."""
     from ..models.provider_schemas import format_provider_schemas
@@ -174,6 +192,7 @@ COMMANDS: dict[str, LineCommand] = {
         LineCommand("sessions", _sessions),
         LineCommand("show VAR", _show),
         LineCommand("code VAR", _code),
+        LineCommand("wire VAR [ROUND]", _wire),
         LineCommand("restore [NOTEBOOK]", _restore),
     )
 }

@@ -103,8 +103,9 @@ class AgentMagics(Magics):
             )
         prompt = fill_prompt(template, self.namespace)
         runtime, notes = self._runtime_for(options.model)
+        if options.record is not None or (options.wire and not runtime.capture_wire):
+            runtime = _derived(runtime, options.record, capture_wire=options.wire or runtime.capture_wire)
         if options.record is not None:
-            runtime = _recording(runtime, options.record)
             notes.append(f"Recording each model reply to {options.record} (replay it with -m replay:{options.record}).")
         if options.session is not None and options.session not in self.sessions and not options.new:
             _refuse_a_session_only_the_notebook_holds(self.shell, options.session)
@@ -265,13 +266,16 @@ def _in_flag_terms(error: Any) -> str:
     return message
 
 
-def _recording(runtime: Any, path: str) -> Any:
-    """A Runtime like ``runtime`` whose model's replies are saved to the cassette ``path``."""
+def _derived(runtime: Any, record: str | None, *, capture_wire: bool) -> Any:
+    """A Runtime like ``runtime`` (its resolved model, settings and registry) whose model's
+    replies are saved to the cassette ``record`` when one is named, and which captures the
+    wire when ``capture_wire`` (``--wire``: the cell's runtime is left as it was)."""
     from ..models.replay import RecordingModel
     from ..runtime import Runtime
 
+    model = RecordingModel(runtime.model, record) if record is not None else runtime.model
     return Runtime(
-        model=RecordingModel(runtime.model, path), system=runtime.system, approve=runtime.approve,
+        model=model, system=runtime.system, approve=runtime.approve,
         tools_deny=runtime.tools_deny, max_depth=runtime.max_depth, cancel_grace=runtime.cancel_grace,
-        registry=runtime.registry,
+        registry=runtime.registry, capture_wire=capture_wire,
     )

@@ -86,6 +86,7 @@ FLAGS: tuple[Flag, ...] = (
     Flag(("--keep-going",), "a run that ends in an error does not fail the cell (Run All carries on)"),
     Flag(("--choices",), "end with a pick among the options in notebook variable VAR; -o stores the result", "VAR"),
     Flag(("--record",), "save each model reply to a JSON cassette (replay:FILE)", "FILE"),
+    Flag(("--wire",), "keep each round's request and reply as sent (see them with %agent wire VAR)"),
 )
 
 
@@ -124,6 +125,7 @@ class CellOptions:
     keep_going: bool = False
     choices: str | None = None
     record: str | None = None
+    wire: bool = False
     run_options: dict[str, Any] = field(default_factory=dict)
 
 

@@ -60,7 +60,7 @@ def to_json_data(value: Any) -> Any:
 @dataclass
 class _Round:
     provider: str
-    fields: dict[str, str] = field(default_factory=dict)  # top-level field -> digest
+    fields: dict[str, str] = field(default_factory=dict)  # top-level field -> digest ("": the message list)
     messages_field: str | None = None
     shared: int = 0        # leading messages equal to the previous captured round's
     previous: int | None = None
@@ -128,9 +128,8 @@ class WireLog:
         entry.provider = provider
         key = MESSAGE_FIELDS.get(provider)
         entry.messages_field = key if isinstance(body.get(key or ""), list) else None
-        for name, value in body.items():
-            if name != entry.messages_field:
-                entry.fields[name] = self._blob(value, secrets)
+        for name, value in body.items():  # the message list's place kept with an empty digest
+            entry.fields[name] = "" if name == entry.messages_field else self._blob(value, secrets)
         if entry.messages_field is not None:
             digests = [self._blob(m, secrets) for m in body[entry.messages_field]]
             if self._last is not None:
@@ -141,6 +140,8 @@ class WireLog:
                 entry.previous, entry.shared = self._last[0], shared
             entry.new = digests[entry.shared:]
             self._last = (number, digests)
+        elif self._last is not None:
+            entry.previous = self._last[0]
         entry.sent = True
 
     # -- reading -------------------------------------------------------------------------
@@ -160,7 +161,7 @@ class WireLog:
         """Round ``number``'s request body rebuilt whole (fields in the order sent, the
         message list in place), masked with every secret known now."""
         entry = self._rounds[number]
-        body = {name: json.loads(self._blobs[digest]) for name, digest in entry.fields.items()}
+        body = {name: json.loads(self._blobs[digest]) if digest else None for name, digest in entry.fields.items()}
         if entry.messages_field is not None:
             body[entry.messages_field] = [json.loads(self._blobs[d]) for d in self._digests(number)]
         return Secrets.now().mask_data(body, shapes=False)
@@ -179,6 +180,14 @@ class WireLog:
         round captured before it, and how many its list holds."""
         entry = self._rounds[number]
         return entry.shared, entry.shared + len(entry.new)
+
+    def changed_fields(self, number: int) -> list[str]:
+        """The top-level fields of round ``number``'s body (the message list aside) that
+        differ from, or were absent in, the round captured before it (all of them for the
+        first)."""
+        entry = self._rounds[number]
+        before = self._rounds[entry.previous].fields if entry.previous is not None else {}
+        return [name for name, digest in entry.fields.items() if digest and before.get(name) != digest]
 
     def stored_bytes(self) -> int:
         """The size of what is stored: every blob's text, each round's envelope (field

@@ -62,7 +62,7 @@ async def execute(runtime: Runtime, spec: RunSpec, *, on_created: Callable[[Run]
         cancel_grace=runtime.cancel_grace,
     )
     stop = StopSignal(spec.abort, parent.context.cancelled if parent is not None else None)
-    config = LoopConfig(spec=spec, model=model, calls=calls, stop=stop)
+    config = LoopConfig(spec=spec, model=model, calls=calls, stop=stop, spent=lambda: run.usage)
     state = LoopState(conversation=list(spec.history))
     if spec.depth == 0:
         runtime.last_run = run

@@ -24,7 +24,10 @@ class Run:
     result); ``events`` every event in order, including those of nested runs (``depth >
     0``). ``text`` is the final answer: the text of the last reply that had any.
     ``stop_reason`` is ``"stop"``, ``"max_iterations"``, ``"error"`` or ``"aborted"``;
-    ``error`` says what went wrong for the latter two kinds of end where known.
+    ``error`` says what went wrong for the latter two kinds of end where known (and for
+    a last, tool-free round at a limit that failed). ``limit`` names the limit that ended
+    the run — ``"max_iterations"``, ``"max_cost"`` or ``"max_tokens"`` — with
+    ``stop_reason == "max_iterations"``; ``None`` when no limit did.
     ``result`` holds the resolved decision's value when the run was asked for
     ``choices=``, and ``decision`` the :class:`~openprogram_jupyter.decision.Decision`
     itself (``None`` otherwise — a decision's value may be ``None`` too).
@@ -41,6 +44,7 @@ class Run:
         self.events: list[Any] = []
         self.stop_reason: RunStopReason | None = None
         self.error: str | None = None
+        self.limit: str | None = None
         self.rounds = 0
         self.result: Any = None
         self.decision: Any = None
@@ -59,6 +63,7 @@ class Run:
             self.messages = list(event.messages)
             self.stop_reason = event.stop_reason
             self.error = event.error_message
+            self.limit = event.limit
             self.ended_at = event.timestamp
 
     # -- reading ------------------------------------------------------------------------

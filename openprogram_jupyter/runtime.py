@@ -50,7 +50,9 @@ class Runtime:
     session-level deny list. ``max_depth`` caps nested runs. ``cancel_grace`` is how long
     a stopped tool may take to notice before it is abandoned. ``record`` names a JSON
     cassette file that every reply of the model is saved to (``"replay:FILE"`` plays it
-    back).
+    back). ``text_tool_calls=True`` reads tool calls the model writes as text in its
+    reply (``<tool_call>{...}</tool_call>``; local models) into real calls, for every run
+    that does not say otherwise (docs/providers.md).
     """
 
     def __init__(
@@ -66,6 +68,7 @@ class Runtime:
         cancel_grace: float = 0.5,
         registry: Registry | None = None,
         record: str | os.PathLike[str] | None = None,
+        text_tool_calls: bool = False,
     ) -> None:
         self._model_spec = model
         self.record = record
@@ -78,6 +81,7 @@ class Runtime:
         self.max_depth = max_depth
         self.cancel_grace = cancel_grace
         self._registry = registry
+        self.text_tool_calls = text_tool_calls
         self.last_run: Run | None = None
 
     @property
@@ -122,7 +126,8 @@ class Runtime:
         the spec in place of ``content`` (then with no other options)."""
         from .engine import RuntimeDefaults, build_spec
 
-        defaults = RuntimeDefaults(self.registry, self, self.system, tuple(self.tools_deny), self.max_depth)
+        defaults = RuntimeDefaults(self.registry, self, self.system, tuple(self.tools_deny), self.max_depth,
+                                   self.text_tool_calls)
         return build_spec(content, defaults, **options)
 
     async def arun(self, content: Any, **options: Unpack[RunOptions]) -> Run:

@@ -21,7 +21,7 @@ LAYERS: list[list[str]] = [
     ["_decision_options"],
     ["models"],
     ["render"],
-    ["run", "tool_execution", "spec", "_decision_judge", "loop"],
+    ["run", "tool_execution", "spec", "_decision_judge", "_limits", "loop"],
     ["engine"],
     ["runtime"],
     ["decision"],

@@ -24,8 +24,8 @@ from ._secrets import mask
 from ._stop import StopSignal
 from .events import (
     AgentEndEvent,
-    AssistantUpdate,
     AgentStartEvent,
+    AssistantUpdate,
     MessageEndEvent,
     MessageStartEvent,
     MessageUpdateEvent,
@@ -41,6 +41,7 @@ from .messages import (
     Usage,
     UserMessage,
 )
+from .models._text_tool_calls import read_text_tool_calls
 from .models.base import MessageBuilder, Model, ModelRequest
 from .spec import RunSpec
 from .tool_execution import CallEnvironment, execute_tool_call, result_for_unrun_call
@@ -250,6 +251,8 @@ async def _stream_assistant_response(config: LoopConfig, state: LoopState,
     for update in masking.held_back():
         emit(MessageUpdateEvent, message=partial, update=update)
     masking.finish(partial)
+    if config.spec.text_tool_calls and partial.stop_reason not in ("error", "aborted"):
+        read_text_tool_calls(partial, config.calls.menu.names)
     renamed = _make_call_ids_unique(partial)
     if renamed:
         emit(MessageUpdateEvent, message=partial, update=builder.notice(

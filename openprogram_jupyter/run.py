@@ -6,7 +6,9 @@ or failed run is still a complete, readable record (``runtime.last_run``).
 
 from __future__ import annotations
 
+import os
 import time
+from pathlib import Path
 from typing import Any
 
 from . import _viewer
@@ -100,6 +102,14 @@ class Run:
     def show(self) -> None:
         """Display a live view of this run again (in a notebook with the extension loaded)."""
         _viewer.show(self)
+
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        """Write the transcript to ``path`` as a file of its own — ``.html`` (a standalone
+        page), ``.md`` or ``.txt`` — the same sanitized transcript a notebook saves, and
+        return the path. Another suffix raises ``ValueError`` naming the ones that work."""
+        from .render._save import save_transcript
+
+        return save_transcript(self, path)
 
     def _repr_html_(self) -> str:
         from .render import render_html

@@ -82,6 +82,12 @@ def _show(magics: AgentMagics, rest: str) -> None:
     show_run(variable(magics, rest, "show VAR"))
 
 
+def _key(magics: AgentMagics, rest: str) -> None:
+    from ._key_command import key_command
+
+    key_command(magics, rest)
+
+
 def _schema_bundle(name: str) -> dict[str, str]:
     """``%agent schema NAME``: what each provider is sent for a tool, and what it would refuse."""
     from ..models.provider_schemas import format_provider_schemas
@@ -135,5 +141,6 @@ COMMANDS: dict[str, LineCommand] = {
         LineCommand("schema NAME", _schema),
         LineCommand("sessions", _sessions),
         LineCommand("show VAR", _show),
+        LineCommand("key [PROVIDER]", _key),
     )
 }

@@ -60,7 +60,8 @@ INFO = ProviderInfo(
     default_model="gpt-4.1-mini",
     tool_shape=ToolShape("OpenAI Chat Completions", 'an element of "tools"', openai_chat_tool),
     tool_rules=ToolRules(PLAIN_TOOL_NAME, "letters, digits, '_' and '-', 1 to 64 characters"),
-    key_hint="set OPENAI_API_KEY or pass api_key=",
+    key_hint="set OPENAI_API_KEY (in the environment, a .env file next to the notebook, Colab's secrets, "
+             "or %agent key openai) or pass api_key=",
 )
 
 

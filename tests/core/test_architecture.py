@@ -16,7 +16,7 @@ ROOT = "openprogram_jupyter"
 # package prefix.
 LAYERS: list[list[str]] = [
     ["errors", "_viewer", "_install", "_ambient", "_stop", "messages", "events", "_dispatch",
-     "_secrets", "_controls", "_masking"],
+     "_secrets", "_controls", "_masking", "_key_sources"],
     ["tools"],
     ["_decision_options"],
     ["models"],

@@ -60,7 +60,8 @@ def resolve_model(
     missing model id or a provider whose optional dependency is not installed raises
     ``ValueError`` saying which and how to fix it. Key variables that are not set are
     looked for first in a ``.env`` file and Colab's secrets (:mod:`.._key_sources`).
-    ``api_key`` is known as a secret from here on (:func:`~openprogram_jupyter._secrets.remember`), whichever model it is for.
+    ``api_key`` is known as a secret from here on
+    (:func:`~openprogram_jupyter._secrets.remember`), whichever model it is for.
     """
     remember(api_key)
     if isinstance(model, Model):

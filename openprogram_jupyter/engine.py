@@ -71,7 +71,7 @@ async def execute(runtime: Runtime, spec: RunSpec, *, on_created: Callable[[Run]
     stop = StopSignal(spec.abort, parent.context.cancelled if parent is not None else None)
     if runtime.capture_wire:
         run.wire_log = WireLog()
-    config = LoopConfig(spec=spec, model=model, calls=calls, stop=stop, wire=run.wire_log)
+    config = LoopConfig(spec=spec, model=model, calls=calls, stop=stop, wire=run.wire_log, spent=lambda: run.usage)
     state = LoopState(conversation=list(spec.history))
     if spec.depth == 0:
         runtime.last_run = run

@@ -135,14 +135,23 @@ class Event(BaseModel):
 
 
 class AgentStartEvent(Event):
+    """The run began: its model, its menu, and its spending limits (``None``: none), which
+    the live view's cost meter measures against."""
+
     type: Literal["agent_start"] = "agent_start"
     model: str = ""
     tools: list[str] = Field(default_factory=list)
+    max_cost: float | None = None
+    max_tokens: int | None = None
 
 
 class TurnStartEvent(Event):
+    """A round began. ``final_for`` names the limit (``"max_iterations"``, ``"max_cost"``,
+    ``"max_tokens"``) when this is the last, tool-free round that answers after it."""
+
     type: Literal["turn_start"] = "turn_start"
     turn: int
+    final_for: str | None = None
 
 
 class MessageStartEvent(Event):
@@ -202,12 +211,14 @@ class TurnEndEvent(Event):
 
 
 class AgentEndEvent(Event):
-    """The run ended. ``messages`` are the messages this run added, in order."""
+    """The run ended. ``messages`` are the messages this run added, in order. ``limit``
+    names the limit that ended it (``stop_reason`` is then ``"max_iterations"``)."""
 
     type: Literal["agent_end"] = "agent_end"
     messages: list[AnyMessage]
     stop_reason: RunStopReason
     error_message: str | None = None
+    limit: str | None = None
 
 
 # Every event class, in the order a run emits them: EVENT_TYPES is built from this union.

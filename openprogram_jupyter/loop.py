@@ -18,12 +18,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._limits import LimitReached, final_round_system, limit_reached, unpriced_notice
 from ._masking import ReplyMask
 from ._secrets import mask
 from ._stop import StopSignal
 from .events import (
     AgentEndEvent,
     AgentStartEvent,
+    AssistantUpdate,
     MessageEndEvent,
     MessageStartEvent,
     MessageUpdateEvent,
@@ -35,8 +37,11 @@ from .messages import (
     RunStopReason,
     ToolCall,
     ToolResultMessage,
+    ToolResultStatus,
+    Usage,
     UserMessage,
 )
+from .models._text_tool_calls import read_text_tool_calls
 from .models._wire import WireLog
 from .models.base import MessageBuilder, Model, ModelRequest
 from .spec import RunSpec
@@ -54,13 +59,15 @@ UNRUN_AFTER_FAILED_REPLY = "not run: the model's reply failed before it was comp
 
 @dataclass
 class LoopConfig:
-    """What one run is asked to do (its :class:`RunSpec`), with what it runs on."""
+    """What one run is asked to do (its :class:`RunSpec`), with what it runs on.
+    ``spent`` says what the run has used so far (its replies and its nested runs')."""
 
     spec: RunSpec
     model: Model
     calls: CallEnvironment
     stop: StopSignal = field(default_factory=StopSignal)
     wire: WireLog | None = None  # set when the run captures the wire
+    spent: Callable[[], Usage] = field(default=lambda: Usage(cost=0.0))
 
 
 @dataclass
@@ -72,7 +79,7 @@ class LoopState:
     the current reply, of which the first ``answered`` have their result (calls are
     answered in order, so they are tracked by position: two calls may share an id).
     ``undelivered`` holds steering or follow-up messages taken but never sent (the round
-    cap was reached first).
+    cap was reached first). ``limit`` names the limit that ended the run, if one did.
     """
 
     conversation: list[AnyMessage]
@@ -86,6 +93,8 @@ class LoopState:
     undelivered: list[Any] = field(default_factory=list)
     stop_reason: RunStopReason = "stop"
     error_message: str | None = None
+    limit: str | None = None
+    unpriced_noticed: bool = False
 
     def append(self, message: AnyMessage) -> None:
         self.conversation.append(message)
@@ -108,7 +117,8 @@ async def run_loop(config: LoopConfig, state: LoopState, prompts: Sequence[UserM
     as ``"aborted"`` and this coroutine returns normally.
     """
     emit = config.calls.emit
-    emit(AgentStartEvent, model=config.model.name, tools=config.calls.menu.names)
+    emit(AgentStartEvent, model=config.model.name, tools=config.calls.menu.names,
+         max_cost=config.spec.max_cost, max_tokens=config.spec.max_tokens)
     try:
         await _run_rounds(config, state, list(prompts))
     except asyncio.CancelledError:
@@ -118,17 +128,16 @@ async def run_loop(config: LoopConfig, state: LoopState, prompts: Sequence[UserM
         state.stop_reason = "error"
         state.error_message = mask(f"internal error: {type(error).__name__}: {error}")
     emit(AgentEndEvent, messages=list(state.new_messages), stop_reason=state.stop_reason,
-         error_message=state.error_message)
+         error_message=state.error_message, limit=state.limit)
 
 
 async def _run_rounds(config: LoopConfig, state: LoopState, pending: list[Any]) -> None:
     while True:
         has_more_tool_calls = True
         while has_more_tool_calls or pending:
-            cap = config.spec.max_iterations
-            if cap is not None and state.rounds >= max(1, cap):
-                state.undelivered = list(pending)
-                state.stop_reason = "max_iterations"
+            limit = limit_reached(config.spec, state.rounds, config.spent())
+            if limit is not None:
+                await _end_at_limit(config, state, limit, pending, answer=has_more_tool_calls)
                 return
             _deliver(config, state, pending)
             pending = []
@@ -149,6 +158,7 @@ async def _run_rounds(config: LoopConfig, state: LoopState, pending: list[Any]) 
             has_more_tool_calls = bool(tool_calls)
             if tool_calls:
                 pending = await _execute_tool_calls(config, state, tool_calls)
+                _notice_unpriced(config, state, message)
             _end_turn(config, state, message)
             if not pending:
                 pending = _take(config.spec.get_steering_messages)
@@ -158,28 +168,80 @@ async def _run_rounds(config: LoopConfig, state: LoopState, pending: list[Any]) 
             return
 
 
-async def _stream_assistant_response(config: LoopConfig, state: LoopState) -> AssistantMessage:
-    """Stream one reply, emitting message_start / message_update* / message_end; every
-    known secret is masked out of the updates and the reply (:class:`ReplyMask`)."""
-    emit = config.calls.emit
+async def _end_at_limit(config: LoopConfig, state: LoopState, limit: LimitReached, pending: list[Any],
+                        *, answer: bool) -> None:
+    """End the run at ``limit`` (``stop_reason == "max_iterations"``, ``state.limit`` its
+    name); messages not delivered stay undelivered. With ``answer`` (the model still
+    wanted tools) and ``finish_at_limit``, one last round, tool-free, answers first."""
+    state.undelivered = list(pending)
+    if answer and config.spec.finish_at_limit:
+        await _final_round(config, state, limit)
+    if state.stop_reason not in ("error", "aborted"):
+        state.stop_reason = "max_iterations"
+    state.limit = limit.name
+
+
+async def _final_round(config: LoopConfig, state: LoopState, limit: LimitReached) -> None:
+    """One round with ``tool_choice="none"`` asking for the answer; a call the model makes
+    anyway is answered "not run". A failed reply keeps its error in ``state.error_message``
+    (the run still ends at the limit); a stop ends it as aborted, as anywhere."""
+    _checkpoint(config)
+    state.rounds += 1
+    state.turn_open, state.turn_results = True, []
+    config.calls.emit(TurnStartEvent, turn=state.rounds, final_for=limit.name)
+    message = await _stream_assistant_response(config, state, final=limit)
+    text = limit.not_run_text() if message.stop_reason not in ("error", "aborted") else UNRUN_AFTER_FAILED_REPLY
+    _answer_unrun_calls(config, state, message, text, status="skipped")
+    _end_turn(config, state, message)
+    if message.stop_reason == "aborted":
+        state.stop_reason = "aborted"
+    state.error_message = message.error_message
+
+
+def _notice_unpriced(config: LoopConfig, state: LoopState, message: AssistantMessage) -> None:
+    """Say once, in the round that showed it, that ``max_cost`` cannot be checked."""
+    if state.unpriced_noticed:
+        return
+    notice = unpriced_notice(config.spec, config.spent(), config.model.name)
+    if notice is not None:
+        state.unpriced_noticed = True
+        config.calls.emit(MessageUpdateEvent, message=message, update=AssistantUpdate(kind="notice", delta=notice))
+
+
+def _request(config: LoopConfig, state: LoopState, final: LimitReached | None) -> ModelRequest:
+    """What this round sends: the first round's forced choice, then ``"auto"`` (``"none"``
+    stays); the last round at a limit sends ``"none"`` and says why in the system prompt."""
     menu = config.calls.menu
-    first_round = state.rounds == 1
     forced = config.spec.tool_choice
-    choice = forced if first_round or forced == "none" else "auto"
-    request = ModelRequest(
+    choice = forced if state.rounds == 1 or forced == "none" else "auto"
+    system = config.spec.system
+    if final is not None:
+        choice, system = "none", final_round_system(system, final)
+    return ModelRequest(
         messages=state.conversation,
-        system=config.spec.system,
+        system=system,
         tools=menu.specs(),
         tool_choice=choice,
         parallel_tool_calls=config.spec.parallel_tool_calls,
         menu_explicit=menu.explicit,
         wire=config.wire.recorder(state.rounds) if config.wire is not None else None,
     )
+
+
+async def _stream_assistant_response(config: LoopConfig, state: LoopState,
+                                     final: LimitReached | None = None) -> AssistantMessage:
+    """Stream one reply, emitting message_start / message_update* / message_end; every
+    known secret is masked out of the updates and the reply (:class:`ReplyMask`). The
+    last round at a limit (``final``) starts with a notice naming the limit."""
+    emit = config.calls.emit
+    request = _request(config, state, final)
     builder = MessageBuilder(model=config.model.name)
     state.streaming = builder
     partial = builder.message
     masking = ReplyMask()
     emit(MessageStartEvent, message=partial)
+    if final is not None:
+        emit(MessageUpdateEvent, message=partial, update=builder.notice(final.notice))
     try:
         async for update in config.model.stream(request, builder):
             emit(MessageUpdateEvent, message=partial, update=masking.update(update))
@@ -192,6 +254,8 @@ async def _stream_assistant_response(config: LoopConfig, state: LoopState) -> As
     for update in masking.held_back():
         emit(MessageUpdateEvent, message=partial, update=update)
     masking.finish(partial)
+    if config.spec.text_tool_calls and partial.stop_reason not in ("error", "aborted"):
+        read_text_tool_calls(partial, config.calls.menu.names)
     renamed = _make_call_ids_unique(partial)
     if renamed:
         emit(MessageUpdateEvent, message=partial, update=builder.notice(
@@ -253,12 +317,13 @@ def _record_result(config: LoopConfig, state: LoopState, result: ToolResultMessa
     config.calls.emit(MessageEndEvent, message=result)
 
 
-def _answer_unrun_calls(config: LoopConfig, state: LoopState, message: AssistantMessage, text: str) -> None:
-    """A reply that failed or was cut may hold calls (complete or not): none runs, each
-    gets a result, so the transcript stays valid to send again."""
+def _answer_unrun_calls(config: LoopConfig, state: LoopState, message: AssistantMessage, text: str,
+                        status: ToolResultStatus = "cancelled") -> None:
+    """A reply that failed or was cut (or came in the last, tool-free round) may hold
+    calls: none runs, each gets a result, so the transcript stays valid to send again."""
     state.open_round(message.tool_calls)
     for call in state.open_calls:
-        _record_result(config, state, result_for_unrun_call(call, "cancelled", text, config.calls))
+        _record_result(config, state, result_for_unrun_call(call, status, text, config.calls))
 
 
 def _end_turn(config: LoopConfig, state: LoopState, message: AssistantMessage) -> None:

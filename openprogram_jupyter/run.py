@@ -6,7 +6,9 @@ or failed run is still a complete, readable record (``runtime.last_run``).
 
 from __future__ import annotations
 
+import os
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import _viewer
@@ -27,7 +29,10 @@ class Run:
     result); ``events`` every event in order, including those of nested runs (``depth >
     0``). ``text`` is the final answer: the text of the last reply that had any.
     ``stop_reason`` is ``"stop"``, ``"max_iterations"``, ``"error"`` or ``"aborted"``;
-    ``error`` says what went wrong for the latter two kinds of end where known.
+    ``error`` says what went wrong for the latter two kinds of end where known (and for
+    a last, tool-free round at a limit that failed). ``limit`` names the limit that ended
+    the run — ``"max_iterations"``, ``"max_cost"`` or ``"max_tokens"`` — with
+    ``stop_reason == "max_iterations"``; ``None`` when no limit did.
     ``result`` holds the resolved decision's value when the run was asked for
     ``choices=``, and ``decision`` the :class:`~openprogram_jupyter.decision.Decision`
     itself (``None`` otherwise — a decision's value may be ``None`` too).
@@ -44,6 +49,7 @@ class Run:
         self.events: list[Any] = []
         self.stop_reason: RunStopReason | None = None
         self.error: str | None = None
+        self.limit: str | None = None
         self.rounds = 0
         self.result: Any = None
         self.decision: Any = None
@@ -63,6 +69,7 @@ class Run:
             self.messages = list(event.messages)
             self.stop_reason = event.stop_reason
             self.error = event.error_message
+            self.limit = event.limit
             self.ended_at = event.timestamp
 
     # -- reading ------------------------------------------------------------------------
@@ -123,6 +130,14 @@ class Run:
     def show(self) -> None:
         """Display a live view of this run again (in a notebook with the extension loaded)."""
         _viewer.show(self)
+
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        """Write the transcript to ``path`` as a file of its own — ``.html`` (a standalone
+        page), ``.md`` or ``.txt`` — the same sanitized transcript a notebook saves, and
+        return the path. Another suffix raises ``ValueError`` naming the ones that work."""
+        from .render._save import save_transcript
+
+        return save_transcript(self, path)
 
     def _repr_html_(self) -> str:
         from .render import render_html

@@ -52,6 +52,9 @@ class Runtime:
     cassette file that every reply of the model is saved to (``"replay:FILE"`` plays it
     back). ``capture_wire`` keeps each round's request body and reply frames, masked, for
     ``run.wire(round)`` and ``%agent wire`` (docs/wire.md); off by default.
+    back). ``text_tool_calls=True`` reads tool calls the model writes as text in its
+    reply (``<tool_call>{...}</tool_call>``; local models) into real calls, for every run
+    that does not say otherwise (docs/providers.md).
     """
 
     def __init__(
@@ -68,6 +71,7 @@ class Runtime:
         registry: Registry | None = None,
         record: str | os.PathLike[str] | None = None,
         capture_wire: bool = False,
+        text_tool_calls: bool = False,
     ) -> None:
         self._model_spec = model
         self.record = record
@@ -81,6 +85,7 @@ class Runtime:
         self.max_depth = max_depth
         self.cancel_grace = cancel_grace
         self._registry = registry
+        self.text_tool_calls = text_tool_calls
         self.last_run: Run | None = None
 
     @property
@@ -125,7 +130,8 @@ class Runtime:
         the spec in place of ``content`` (then with no other options)."""
         from .engine import RuntimeDefaults, build_spec
 
-        defaults = RuntimeDefaults(self.registry, self, self.system, tuple(self.tools_deny), self.max_depth)
+        defaults = RuntimeDefaults(self.registry, self, self.system, tuple(self.tools_deny), self.max_depth,
+                                   self.text_tool_calls)
         return build_spec(content, defaults, **options)
 
     async def arun(self, content: Any, **options: Unpack[RunOptions]) -> Run:

@@ -14,6 +14,7 @@ the loop — see docs/architecture.md.
 from __future__ import annotations
 
 import dataclasses
+import math
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -69,9 +70,12 @@ class RunSpec:
     ``system``, ``menu`` (the tools after every gating layer), ``tool_choice`` (normalised),
     ``parallel_tool_calls``, ``max_iterations`` (``None``: no cap), ``max_tool_calls``
     (the top-level run's budget of tool calls, nested runs' included; ``None``: none),
-    ``decision`` (from ``choices=``), ``step`` (every call waits for the approver).
-    Context: ``depth`` and ``parent`` (the tool call a nested run runs inside) and
-    ``inherited_tools`` (the ``tools=`` list nested runs inherit). Hooks:
+    ``max_cost`` (dollars) and ``max_tokens`` (the run's spending limits, nested runs'
+    replies included; ``None``: none), ``finish_at_limit`` (a reached limit ends with one
+    last tool-free round that answers), ``text_tool_calls`` (read calls the model wrote
+    as text), ``decision`` (from ``choices=``), ``step`` (every call waits for the
+    approver). Context: ``depth`` and ``parent`` (the tool call a nested run runs inside)
+    and ``inherited_tools`` (the ``tools=`` list nested runs inherit). Hooks:
     ``on_event``, ``approve``, ``get_steering_messages``, ``get_follow_up_messages``,
     ``abort``. :meth:`with_hooks` returns a copy with hooks added.
     """
@@ -84,6 +88,10 @@ class RunSpec:
     parallel_tool_calls: bool | None = None
     max_iterations: int | None = DEFAULT_MAX_ITERATIONS
     max_tool_calls: int | None = DEFAULT_MAX_TOOL_CALLS
+    max_cost: float | None = None
+    max_tokens: int | None = None
+    finish_at_limit: bool = True
+    text_tool_calls: bool = False
     decision: DecisionSetup | None = None
     step: bool = False
     depth: int = 0
@@ -120,6 +128,10 @@ class RunOptions(TypedDict, total=False):
     parallel_tool_calls: bool | None
     max_iterations: int | None
     max_tool_calls: int | None
+    max_cost: float | None
+    max_tokens: int | None
+    finish_at_limit: bool
+    text_tool_calls: bool | None
     choices: Any
     step: bool
     abort: threading.Event | None
@@ -132,13 +144,15 @@ class RunOptions(TypedDict, total=False):
 @dataclass(frozen=True)
 class RuntimeDefaults:
     """What a Runtime brings to every spec it builds: where the default menu comes from,
-    the system prompt, the session deny list, the nesting cap, and itself (for ``can_use``)."""
+    the system prompt, the session deny list, the nesting cap, whether replies are read
+    for calls written as text, and itself (for ``can_use``)."""
 
     registry: Registry
     runtime: Any = None
     system: str | None = None
     session_deny: Sequence[str] = ()
     max_depth: int = 8
+    text_tool_calls: bool = False
 
 
 class RunHooks(TypedDict, total=False):
@@ -166,6 +180,10 @@ def build_spec(
     parallel_tool_calls: bool | None = None,
     max_iterations: int | None = DEFAULT_MAX_ITERATIONS,
     max_tool_calls: int | None = DEFAULT_MAX_TOOL_CALLS,
+    max_cost: float | None = None,
+    max_tokens: int | None = None,
+    finish_at_limit: bool = True,
+    text_tool_calls: bool | None = None,
     choices: Any = None,
     step: bool = False,
     **hooks: Unpack[RunHooks],
@@ -177,9 +195,11 @@ def build_spec(
     ``RecursionError``. Anything else wrong raises :class:`SetupError` naming the problem:
     a prompt that is empty (without history) or of the wrong type, a menu naming unknown
     tools or toolsets, a forced ``tool_choice`` not on the menu, a ``max_iterations``
-    that is not an int, a ``max_tool_calls`` that is not a positive int, bad ``choices``,
-    a ``step`` that is not a bool. (``step=True`` also needs an approver, which the engine
-    checks: the notebook adds its buttons after the spec is built.)
+    that is not an int, a ``max_tool_calls`` or ``max_tokens`` that is not a positive
+    int, a ``max_cost`` that is not a positive number, a ``finish_at_limit``,
+    ``text_tool_calls`` or ``step`` that is not a bool, bad ``choices``.
+    ``text_tool_calls=None`` takes the Runtime's setting. (``step=True`` also needs an
+    approver, which the engine checks: the notebook adds its buttons after the spec is built.)
     """
     parent, depth = _nesting(defaults.max_depth)
     if tools is None and toolset is None and parent is not None:
@@ -188,6 +208,12 @@ def build_spec(
     _check_count("max_tool_calls", max_tool_calls, "a positive int", minimum=1)
     if not isinstance(step, bool):
         raise SetupError(f"step must be True or False, got {step!r}", option="step")
+    _check_count("max_tokens", max_tokens, "a positive int", minimum=1)
+    _check_amount("max_cost", max_cost)
+    _check_switch("finish_at_limit", finish_at_limit)
+    if text_tool_calls is None:
+        text_tool_calls = defaults.text_tool_calls
+    _check_switch("text_tool_calls", text_tool_calls)
     decision = _decision_setup(choices, tools, toolset)
     if decision is not None:
         content = prompt_with_menu(content, menu_text(list(decision.options), work_first=decision.work_first))
@@ -199,7 +225,9 @@ def build_spec(
         prompts=tuple(_as_prompts(content, allow_empty=bool(history))), menu=menu, history=history,
         system=defaults.system if system is _UNSET else system, tool_choice=_tool_choice(tool_choice, menu),
         parallel_tool_calls=parallel_tool_calls, max_iterations=max_iterations, max_tool_calls=max_tool_calls,
-        decision=decision, step=step,
+        step=step,
+        max_cost=None if max_cost is None else float(max_cost), max_tokens=max_tokens,
+        finish_at_limit=finish_at_limit, text_tool_calls=text_tool_calls, decision=decision,
         depth=depth, parent=parent, inherited_tools=tools, **hooks,
     )
 
@@ -210,6 +238,19 @@ def _check_count(option: str, value: Any, kind: str, *, minimum: int | None = No
         return
     if not isinstance(value, int) or isinstance(value, bool) or (minimum is not None and value < minimum):
         raise SetupError(f"{option} must be {kind} or None, got {value!r}", option=option)
+
+
+def _check_amount(option: str, value: Any) -> None:
+    """``value`` is ``None`` or a finite number above zero (not a bool), else SetupError."""
+    if value is None:
+        return
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value) or value <= 0:
+        raise SetupError(f"{option} must be a positive number (dollars) or None, got {value!r}", option=option)
+
+
+def _check_switch(option: str, value: Any) -> None:
+    if not isinstance(value, bool):
+        raise SetupError(f"{option} must be True or False, got {value!r}", option=option)
 
 
 def _nesting(max_depth: int) -> tuple[CallFrame | None, int]:

@@ -136,6 +136,10 @@ def _wire(magics: AgentMagics, rest: str) -> None:
     except ValueError as error:
         raise UsageError(f"%agent wire: {error}") from None
     _display(bundle)
+def _key(magics: AgentMagics, rest: str) -> None:
+    from ._key_command import key_command
+
+    key_command(magics, rest)
 
 
 def _schema_bundle(name: str) -> dict[str, str]:
@@ -194,5 +198,6 @@ COMMANDS: dict[str, LineCommand] = {
         LineCommand("code VAR", _code),
         LineCommand("wire VAR [ROUND]", _wire),
         LineCommand("restore [NOTEBOOK]", _restore),
+        LineCommand("key [PROVIDER]", _key),
     )
 }

@@ -38,6 +38,26 @@ def _iterations(value: str) -> int | None:
     return number
 
 
+def _dollars(value: str) -> float:
+    try:
+        number = float(value.lstrip("$"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an amount in dollars such as 0.05, got {value!r}") from None
+    if not number > 0 or number == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected an amount above zero, got {value!r}")
+    return number
+
+
+def _tokens(value: str) -> int:
+    try:
+        number = int(value.replace(",", "").replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of tokens, got {value!r}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive number of tokens, got {value!r}")
+    return number
+
+
 @dataclass(frozen=True)
 class Flag:
     """One ``%%agent`` option: how it is written, what it means, and where its value goes.
@@ -81,6 +101,13 @@ FLAGS: tuple[Flag, ...] = (
     Flag(("--max-tool-calls",), "cap on tool calls, nested runs' included (a number, or 'none')", "N|none",
          _iterations, run_option="max_tool_calls"),
     Flag(("--step",), "every pick waits in its card for Run, Edit, Skip or Stop", run_option="step"),
+    Flag(("--max-cost",), "spending limit in dollars, nested runs' included", "DOLLARS", _dollars,
+         run_option="max_cost"),
+    Flag(("--max-tokens",), "token limit, nested runs' included", "N", _tokens, run_option="max_tokens"),
+    Flag(("--no-finish-at-limit",), "at a limit, stop without a last tool-free round that answers",
+         run_option="finish_at_limit", switch_value=False),
+    Flag(("--text-tools",), "read tool calls the model writes as text (local models; docs/providers.md)",
+         run_option="text_tool_calls"),
     Flag(("--system",), "system prompt for this run", "TEXT"),
     Flag(("--background",), "return a handle at once; the run goes on"),
     Flag(("--keep-going",), "a run that ends in an error does not fail the cell (Run All carries on)"),

@@ -335,6 +335,9 @@ class RunView:
         parts.append(f"round {rounds}" if not root.finished else f"{rounds} round{'s' if rounds != 1 else ''}")
         usage = sum((run.usage for run in self.builder.runs.values()), Usage(cost=0.0))
         parts.append(escape(fmt.usage_summary(usage)))
+        meter = fmt.spend_meter(usage, root.max_cost, root.max_tokens)
+        if meter is not None:
+            parts.append(_meter_html(*meter))
         took = elapsed(root, self._wall_clock()) if root.ended_at is None else elapsed(root)
         if took is not None:
             parts.append(fmt.running_seconds(took) if not root.finished else fmt.seconds(took))
@@ -410,7 +413,7 @@ class RunView:
         w = self._w
         box = self._widget_for(round_, lambda: self._make(w.VBox), pool="vbox")
         label = self._widget_for(("round-label", id(round_)), lambda: self._make(w.HTML), pool="html")
-        text = f"round {round_.number}"
+        text = fmt.round_label(round_)
         if round_.stop_reason == "error" and round_.error_message:
             text += f" · model error: {split_model_error(round_.error_message)[0]}"
         self._want(label, value=f'<span style="{_MUTED}">{escape(text)}</span>')
@@ -477,6 +480,14 @@ WIDGET_OF: NodeHandlers[Callable[[RunView, Any, Any], Any]] = NodeHandlers("the 
 })
 """How each kind of node gets its widget: ``make(view, node, parent)``, where ``parent``
 is the run (timeline items) or the round (round items) that holds the node."""
+
+
+def _meter_html(text: str, fraction: float) -> str:
+    """The spending meter: muted, amber from :data:`~..render._format.METER_WARN_FRACTION`
+    of a budget, red once one is spent."""
+    color = "#cf222e" if fraction >= 1.0 else "#9a6700" if fraction >= fmt.METER_WARN_FRACTION else "#57606a"
+    weight = "font-weight:600;" if fraction >= fmt.METER_WARN_FRACTION else ""
+    return f'<span class="openprogram-meter" style="color:{color};{weight}">budget {escape(text)}</span>'
 
 
 def _round_count(run: RunNode) -> int:

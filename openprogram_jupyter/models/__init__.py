@@ -13,10 +13,11 @@ import os
 from typing import Any
 
 from .._install import missing_dependency_message
+from .._key_sources import fill_missing_keys
 from .._secrets import remember
 from ._provider_common import RetryPolicy
 from .base import MessageBuilder, Model, ModelRequest, ToolChoice, normalize_tool_choice
-from .providers import DEFAULT_MODELS, PROVIDERS, provider_info
+from .providers import DEFAULT_MODELS, PROVIDERS, SECRET_ENV_VARS, provider_info
 from .scripted import ScriptedModel
 
 __all__ = [
@@ -35,7 +36,10 @@ __all__ = [
 
 def default_model_name() -> str:
     """``OPENPROGRAM_MODEL``, else the default model of the first provider (in registry
-    order) whose first key variable is set, else ``"offline"``."""
+    order) whose first key variable is set, else ``"offline"``. Key variables that are
+    not set are looked for first in a ``.env`` file and Colab's secrets
+    (:func:`~.._key_sources.fill_missing_keys`)."""
+    fill_missing_keys(SECRET_ENV_VARS)
     named = os.environ.get("OPENPROGRAM_MODEL", "").strip()
     if named:
         return named
@@ -54,12 +58,15 @@ def resolve_model(
     ``"offline"`` is the built-in offline model. ``"provider:model_id"`` builds the model
     class the provider's descriptor names (:data:`PROVIDERS`). An unknown provider, a
     missing model id or a provider whose optional dependency is not installed raises
-    ``ValueError`` saying which and how to fix it. ``api_key`` is known as a secret from
-    here on (:func:`~openprogram_jupyter._secrets.remember`), whichever model it is for.
+    ``ValueError`` saying which and how to fix it. Key variables that are not set are
+    looked for first in a ``.env`` file and Colab's secrets (:mod:`.._key_sources`).
+    ``api_key`` is known as a secret from here on
+    (:func:`~openprogram_jupyter._secrets.remember`), whichever model it is for.
     """
     remember(api_key)
     if isinstance(model, Model):
         return model
+    fill_missing_keys(SECRET_ENV_VARS)
     if model is None:
         model = default_model_name()
     if not isinstance(model, str):

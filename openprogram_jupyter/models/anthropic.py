@@ -72,7 +72,8 @@ INFO = ProviderInfo(
     default_model="claude-sonnet-4-5",
     tool_shape=ToolShape("Anthropic Messages", 'an element of "tools"', anthropic_tool),
     tool_rules=ToolRules(PLAIN_TOOL_NAME, "letters, digits, '_' and '-', 1 to 64 characters"),
-    key_hint="set ANTHROPIC_API_KEY or pass api_key=",
+    key_hint="set ANTHROPIC_API_KEY (in the environment, a .env file next to the notebook, Colab's secrets, "
+             "or %agent key anthropic) or pass api_key=",
 )
 
 _SMALL_OUTPUT_MODELS = ("claude-3-opus", "claude-3-sonnet", "claude-3-haiku")

@@ -69,7 +69,8 @@ INFO = ProviderInfo(
         parameter_problems=gemini_schema_problems,
     ),
     extra="gemini",
-    key_hint="set GEMINI_API_KEY (or GOOGLE_API_KEY) or pass api_key=",
+    key_hint="set GEMINI_API_KEY or GOOGLE_API_KEY (in the environment, a .env file next to the notebook, "
+             "Colab's secrets, or %agent key gemini) or pass api_key=",
 )
 
 DEFAULT_GEMINI_URL = "https://generativelanguage.googleapis.com"

@@ -18,6 +18,8 @@ this module does exactly:
   ``user`` message after the tool messages, each labelled with its call. The API has no
   error flag; an error result is sent as its text.
 - Thinking blocks are not sent back (the API has no field for them).
+- Calls the model wrote as text (``text_tool_calls=True``) go back as the text it wrote,
+  their results as one ``user`` message of ``<tool_response>`` blocks (text only).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from ._provider_common import (
     retryable_code,
 )
 from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, Spec, ToolRules, ToolShape, declared_parameters
+from ._text_tool_calls import is_written_as_text, tool_responses_text, written_reply
 from .base import MessageBuilder, ModelRequest
 
 __all__ = ["INFO", "OpenAIChatModel", "classify_openai_error", "openai_chat_tool"]
@@ -57,7 +60,8 @@ INFO = ProviderInfo(
     default_model="gpt-4.1-mini",
     tool_shape=ToolShape("OpenAI Chat Completions", 'an element of "tools"', openai_chat_tool),
     tool_rules=ToolRules(PLAIN_TOOL_NAME, "letters, digits, '_' and '-', 1 to 64 characters"),
-    key_hint="set OPENAI_API_KEY or pass api_key=",
+    key_hint="set OPENAI_API_KEY (in the environment, a .env file next to the notebook, Colab's secrets, "
+             "or %agent key openai) or pass api_key=",
 )
 
 
@@ -172,6 +176,8 @@ def _user_content(blocks: list[TextContent | ImageContent]) -> str | list[dict[s
 
 
 def _assistant_turn(turn: AssistantTurn) -> list[dict[str, Any]]:
+    if turn.calls and all(is_written_as_text(call) for call in turn.calls):
+        return _written_turn(turn)
     text = turn.message.text
     message: dict[str, Any] = {"role": "assistant", "content": text or None}
     if turn.calls:
@@ -192,6 +198,15 @@ def _assistant_turn(turn: AssistantTurn) -> list[dict[str, Any]]:
     if images:
         out.append({"role": "user", "content": images})
     return out
+
+
+def _written_turn(turn: AssistantTurn) -> list[dict[str, Any]]:
+    """Calls the model wrote as text go back as it wrote them, and their results as one user
+    turn of ``<tool_response>`` blocks: a server that did not parse the calls may not take
+    ``tool_calls`` or ``role: "tool"`` messages (models/_text_tool_calls.py)."""
+    texts = [result_text(result) for result in turn.results]
+    return [{"role": "assistant", "content": written_reply(turn.message)},
+            {"role": "user", "content": tool_responses_text(turn.results, texts)}]
 
 
 def classify_openai_error(exc: Exception) -> ProviderError:

@@ -62,6 +62,24 @@ RUN_END_LABEL = {
     "aborted": "stopped (aborted); the transcript up to that point is kept",
 }
 
+LIMIT_END_LABEL = {
+    "max_cost": "stopped at the cost limit (max_cost)",
+    "max_tokens": "stopped at the token limit (max_tokens)",
+}
+"""How a run ended by a spending limit says so (it has ``stop_reason == "max_iterations"``)."""
+
+
+def run_end_label(run: RunNode) -> str:
+    """The words for how ``run`` ended: its limit's when a spending limit ended it."""
+    return LIMIT_END_LABEL.get(run.limit or "") or RUN_END_LABEL.get(run.stop_reason or "", "ended")
+
+
+def round_label(round_: RoundNode) -> str:
+    """``round 4``; the last round at a limit adds ``last round, without tools (max_cost)``."""
+    label = f"round {round_.number}"
+    return label + f" · last round, without tools ({round_.final_for})" if round_.final_for else label
+
+
 SAFE_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 _BASE64 = re.compile(r"^[A-Za-z0-9+/\s]*={0,2}\s*$")
 
@@ -135,6 +153,26 @@ def usage_summary(usage: Usage) -> str:
     return text
 
 
+METER_WARN_FRACTION = 0.8
+"""A spending meter turns amber when this much of a budget is spent."""
+
+
+def spend_meter(usage: Usage, max_cost: float | None, max_tokens: int | None) -> tuple[str, float] | None:
+    """What a run has spent of its budgets — ``$0.0412 of $0.05 · 1,200 of 5,000 tokens``
+    — and the largest fraction spent of any of them; ``None`` without a budget. An
+    unknown cost reads ``cost unknown of $0.05`` and counts as nothing spent."""
+    parts, fraction = [], 0.0
+    if max_cost is not None:
+        spent = "cost unknown" if usage.cost is None else f"${usage.cost:.4f}"
+        parts.append(f"{spent} of ${max_cost:g}")
+        fraction = max(fraction, (usage.cost or 0.0) / max_cost)
+    if max_tokens is not None:
+        tokens = usage.total_tokens or usage.input + usage.output + usage.cache_read + usage.cache_write
+        parts.append(f"{tokens:,} of {max_tokens:,} tokens")
+        fraction = max(fraction, tokens / max_tokens)
+    return (" · ".join(parts), fraction) if parts else None
+
+
 def all_usage(run: RunNode) -> Usage:
     """The run's usage plus that of every nested run (a live view's running total)."""
     total = run.usage
@@ -167,7 +205,7 @@ def end_line(run: RunNode) -> str:
     unless a round above already shows that error (then it points there)."""
     if run.stop_reason is None:
         return "running"
-    line = RUN_END_LABEL.get(run.stop_reason, run.stop_reason)
+    line = run_end_label(run)
     if run.error:
         shown_in = round_showing_error(run)
         line += f" (round {shown_in}, above)" if shown_in is not None else f": {split_model_error(run.error)[0]}"

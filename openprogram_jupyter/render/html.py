@@ -122,7 +122,7 @@ def _user_html(user: UserNode, _limits: fmt.Limits) -> str:
 
 
 def _round_html(round_: RoundNode, limits: fmt.Limits) -> str:
-    out = [f'<div style="margin:6px 0"><div style="{_MUTED}">round {round_.number}</div>']
+    out = [f'<div style="margin:6px 0"><div style="{_MUTED}">{escape(fmt.round_label(round_))}</div>']
     out += _span_html(round_.items, lambda item: _item_html(item, limits), groups.ROUND_SPAN, limits)
     if round_.stop_reason == "error" and round_.error_message:
         summary, detail = split_model_error(round_.error_message)

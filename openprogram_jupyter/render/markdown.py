@@ -127,7 +127,7 @@ def _safe_header(run: RunNode) -> list[str]:
 def _end_words(run: RunNode) -> str:
     if run.stop_reason is None:
         return "running"
-    return fmt.RUN_END_LABEL.get(run.stop_reason, "ended")
+    return fmt.run_end_label(run)
 
 
 def _user_markdown(user: UserNode, _limits: fmt.Limits, indent: str) -> list[str]:
@@ -136,7 +136,7 @@ def _user_markdown(user: UserNode, _limits: fmt.Limits, indent: str) -> list[str
 
 
 def _round_markdown(round_: RoundNode, limits: fmt.Limits, indent: str) -> list[str]:
-    lines = [f"{indent}*round {round_.number}*", ""]
+    lines = [f"{indent}*{fmt.round_label(round_)}*", ""]
     lines += _span_markdown(round_.items, lambda item: _item_markdown(item, limits, indent),
                             groups.ROUND_SPAN, limits, indent)
     if round_.stop_reason == "error" and round_.error_message:

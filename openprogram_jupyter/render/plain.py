@@ -88,7 +88,7 @@ def _user_plain(user: UserNode, _limits: fmt.Limits, indent: str) -> list[str]:
 
 def _round_plain(round_: RoundNode, limits: fmt.Limits, indent: str) -> list[str]:
     """The round's items are indented one step deeper than its ``[round N]`` line."""
-    lines = [f"{indent}[round {round_.number}]"]
+    lines = [f"{indent}[{fmt.round_label(round_)}]"]
     lines += _span_plain(round_.items, lambda item: _item_plain(item, limits, indent + "  "),
                          groups.ROUND_SPAN, limits, indent + "  ")
     if round_.stop_reason == "error" and round_.error_message:

@@ -16,12 +16,12 @@ ROOT = "openprogram_jupyter"
 # package prefix.
 LAYERS: list[list[str]] = [
     ["errors", "_viewer", "_install", "_ambient", "_stop", "messages", "events", "_dispatch",
-     "_secrets", "_controls", "_masking", "approvals"],
+     "_secrets", "_controls", "_masking", "approvals", "_key_sources"],
     ["tools"],
     ["_decision_options"],
     ["models"],
     ["render"],
-    ["run", "tool_execution", "spec", "_decision_judge", "loop", "check", "_run_code"],
+    ["run", "tool_execution", "spec", "_decision_judge", "_limits", "loop", "check", "_run_code"],
     ["engine"],
     ["runtime"],
     ["decision"],

@@ -245,7 +245,8 @@ def test_a_tool_call_budget_bounds_the_work_of_a_fanning_out_agentic_function(bu
 
     rt = op.Runtime(model=FanOut(), max_depth=8)
     run = rt.run("Start.", tools=[fan], max_iterations=2, max_tool_calls=budget)
-    ran = [e for e in run.events if e.type == "tool_execution_end" and "budget" not in e.result.details]
+    ran = [e for e in run.events if e.type == "tool_execution_end" and "budget" not in e.result.details
+           and e.status != "skipped"]  # the last, tool-free round at a round cap runs no call
     refused = [e for e in run.events if e.type == "tool_execution_end" and "budget" in e.result.details]
     assert len(ran) == budget  # nested runs' calls count against the top-level run's budget
     assert refused and all(f"max_tool_calls={budget}" in e.result.text for e in refused)

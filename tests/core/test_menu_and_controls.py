@@ -184,7 +184,7 @@ def test_max_iterations_caps_rounds_and_says_so():
     script = [[op.TextContent(text=f"step {i}"), call("add", a=i, b=1)] for i in range(5)]
     model = op.ScriptedModel([op.AssistantMessage(content=blocks) for blocks in script])
     rt = op.Runtime(model=model)
-    text = rt.exec("hi", tools=[add], max_iterations=3)
+    text = rt.exec("hi", tools=[add], max_iterations=3, finish_at_limit=False)
     run = rt.last_run
     assert run.stop_reason == "max_iterations"
     assert run.rounds == 3 and model.rounds_played == 3
@@ -196,7 +196,7 @@ def test_max_iterations_below_one_still_allows_one_round():
     add, _, _ = register_tools()
     model = op.ScriptedModel([call("add", a=1, b=1), "ok"])
     rt = op.Runtime(model=model)
-    rt.exec("hi", tools=[add], max_iterations=0)
+    rt.exec("hi", tools=[add], max_iterations=0, finish_at_limit=False)
     assert rt.last_run.rounds == 1 and rt.last_run.stop_reason == "max_iterations"
 
 
@@ -210,10 +210,11 @@ def test_max_iterations_none_means_no_cap():
 
 def test_runtime_exec_defaults_to_twenty_rounds():
     add, _, _ = register_tools()
-    model = op.ScriptedModel([call("add", a=i, b=1) for i in range(30)])
+    model = op.ScriptedModel([call("add", a=i, b=1) for i in range(20)] + ["what I have"])
     rt = op.Runtime(model=model)
-    rt.exec("hi", tools=[add])
-    assert rt.last_run.rounds == 20 and rt.last_run.stop_reason == "max_iterations"
+    assert rt.exec("hi", tools=[add]) == "what I have"
+    assert rt.last_run.rounds == 21 and rt.last_run.stop_reason == "max_iterations"
+    assert [r.tool_choice for r in model.requests].count("none") == 1  # 20 rounds, then the answer
 
 
 def test_system_prompt_is_sent_and_can_be_overridden_per_call():

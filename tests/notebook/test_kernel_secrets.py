@@ -55,3 +55,31 @@ async def test_a_key_echoed_by_a_tool_and_a_401_is_nowhere_in_the_saved_notebook
         saved = nbformat.writes(kernel.notebook)
         assert KEY not in saved and KEY[4:20] not in saved
         assert saved.count("***") >= 6  # the error and the tool's message, in each of the three views
+
+
+TYPED = "sk-typed-in-kernel-4Q9zXbT2mW7pLr8s"  # reaches the kernel through its environment, never a cell
+
+ASK_AND_SET = """\
+import getpass, os
+# ipykernel puts its own getpass in place for each cell (nbclient cannot answer it): answer here.
+getpass.getpass = lambda prompt='': os.environ.pop('OPENPROGRAM_TEST_TYPED_KEY')
+get_ipython().run_line_magic('agent', 'key openai')
+"""
+
+
+async def test_a_key_typed_with_agent_key_is_used_and_nowhere_in_the_saved_notebook(kernel_name, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("OPENPROGRAM_TEST_TYPED_KEY", TYPED)
+    with FakeServer() as server:
+        server.expected_key = TYPED  # the fake API answers 401 to any other key
+        server.script(Turn(text="Hello from the fake API."))
+        async with live_kernel(kernel_name) as kernel:
+            await kernel.text(SETUP.format(url=server.openai_base_url))
+            said = plain_output(await kernel.run(ASK_AND_SET))
+            assert "OPENAI_API_KEY is set for this kernel" in said
+            await kernel.run("%%agent -m openai:gpt-4.1-mini -o r --toolset none\nSay hello.")
+            answer = await kernel.text("print(r.stop_reason, r.text)")
+            assert answer.strip() == "stop Hello from the fake API."
+        assert server.rejections == []
+        saved = nbformat.writes(kernel.notebook)
+        assert TYPED not in saved and TYPED[8:24] not in saved

@@ -45,12 +45,18 @@ def test_every_flag_is_in_the_usage_and_the_parser():
 
     for flag in FLAGS:
         assert flag.usage in USAGE
-        value = "" if flag.metavar is None else " 3" if flag.metavar.startswith("N") else " x"
+        value = "" if flag.metavar is None else " 3" if flag.metavar.startswith(("N", "DOLLARS")) else " x"
         parsed = parse_options(flag.names[0] + value)
         if flag.run_option is not None:
             assert flag.run_option in parsed.run_options, flag
         else:
             assert getattr(parsed, flag.field) not in (None, False), flag
+
+
+def test_limits_and_text_tools_reach_the_run_options():
+    options = parse_options("--max-cost $0.05 --max-tokens 20,000 --no-finish-at-limit --text-tools")
+    assert options.run_options == {"max_cost": 0.05, "max_tokens": 20000, "finish_at_limit": False,
+                                   "text_tool_calls": True}
 
 
 def test_max_iterations_none_means_no_cap():
@@ -65,6 +71,9 @@ def test_max_iterations_none_means_no_cap():
     ("--tools a --toolset b", "--tools or --toolset, not both"),
     ("-o 1abc", "-o needs a variable name"),
     ("--system 'unclosed", "check its quotes"),
+    ("--max-cost cheap", "expected an amount in dollars such as 0.05, got 'cheap'"),
+    ("--max-cost 0", "expected an amount above zero"),
+    ("--max-tokens -5", "expected a positive number of tokens"),
 ])
 def test_bad_options_say_what_is_wrong(line, words):
     with pytest.raises(UsageError, match=words.replace("(", r"\(").replace(")", r"\)")):

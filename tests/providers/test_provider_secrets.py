@@ -109,5 +109,6 @@ async def test_the_missing_key_message_keeps_its_words(server):
     run = await runtime.arun("Hi.")
     assert run.stop_reason == "error" and not server.requests
     summary, provider_said = split_model_error(run.error)
-    assert summary.endswith("no API key: set ANTHROPIC_API_KEY or pass api_key=")
+    assert summary.endswith("no API key: set ANTHROPIC_API_KEY (in the environment, a .env file next to the "
+                            "notebook, Colab's secrets, or %agent key anthropic) or pass api_key=")
     assert provider_said is not None and provider_said.startswith("CredentialsError")

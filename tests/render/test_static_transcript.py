@@ -231,7 +231,8 @@ def test_a_tool_traceback_keeps_the_tools_frames_and_drops_the_loops():
 def test_a_model_error_reads_as_one_line_with_the_providers_words_collapsed(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     run = op.Runtime(model="openai:gpt-4.1-mini").run("hi", tools=[])
-    summary = "openai:gpt-4.1-mini failed: no API key: set OPENAI_API_KEY or pass api_key="
+    summary = ("openai:gpt-4.1-mini failed: no API key: set OPENAI_API_KEY (in the environment, a .env file "
+               "next to the notebook, Colab's secrets, or %agent key openai) or pass api_key=")
     assert run.error.startswith(summary + "\n\nThe provider said: OpenAIError")
     plain = repr(run)
     assert plain.count(summary) == 1 and "ended with an error (round 1, above)" in plain

@@ -112,6 +112,7 @@ class TreeBuilder:
         run = self._run(event)
         run.model = event.model or run.model
         run.tools = list(event.tools or [])
+        run.max_cost, run.max_tokens = event.max_cost, event.max_tokens
         run.started_at = event.timestamp
         run.touch()
 
@@ -119,6 +120,7 @@ class TreeBuilder:
         run = self._run(event)
         run.stop_reason = event.stop_reason
         run.error = event.error_message
+        run.limit = event.limit
         run.ended_at = event.timestamp
         round_ = self._open_round.pop(run.run_id, None)
         if round_ is not None:
@@ -144,7 +146,7 @@ class TreeBuilder:
         previous = self._open_round.pop(run.run_id, None)
         if previous is not None:
             previous.finished = True
-        self._round(run, event.turn)
+        self._round(run, event.turn).final_for = event.final_for
 
     def _on_turn_end(self, event: TurnEndEvent) -> None:
         run = self._run(event)

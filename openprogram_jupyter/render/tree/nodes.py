@@ -149,9 +149,11 @@ RoundItem = Block | CallNode | NoticeNode | RetryNode
 @dataclass(eq=False)
 class RoundNode(_Node):
     """One assistant reply: its streamed blocks, its calls, the provider's notices and its
-    retry waits."""
+    retry waits. ``final_for`` names the limit when it is the last, tool-free round that
+    answers after one."""
 
     number: int
+    final_for: str | None = None
     items: list[RoundItem] = field(default_factory=list)
     by_index: dict[int, Block | CallNode] = field(default_factory=dict)
     stop_reason: str | None = None  # the assistant message's, once it ended
@@ -176,7 +178,9 @@ TimelineItem = UserNode | RoundNode
 
 @dataclass(eq=False)
 class RunNode(_Node):
-    """One run: the top level, or a run opened by a call's tool (then a child of that call)."""
+    """One run: the top level, or a run opened by a call's tool (then a child of that call).
+    ``max_cost`` / ``max_tokens`` are its spending limits; ``limit`` names the limit that
+    ended it."""
 
     run_id: str
     depth: int = 0
@@ -186,6 +190,9 @@ class RunNode(_Node):
     timeline: list[TimelineItem] = field(default_factory=list)
     stop_reason: str | None = None  # None while running
     error: str | None = None
+    limit: str | None = None
+    max_cost: float | None = None
+    max_tokens: int | None = None
     usage: Usage = field(default_factory=lambda: Usage(cost=0.0))
     started_at: float | None = None
     ended_at: float | None = None

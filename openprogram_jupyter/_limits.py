@@ -1,0 +1,86 @@
+"""A run's limits — rounds, cost, tokens — and the last round that answers at one.
+
+:func:`limit_reached` is asked before each round. When a limit is reached while the model
+still wants to call tools, the loop (with ``finish_at_limit``, the default) makes one last
+round with ``tool_choice="none"`` and :func:`final_round_system` added to the system
+prompt, so the run ends with an answer made of what the model has instead of a dangling
+tool result. docs/semantics.md, "Limits", states the rules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from .messages import Usage
+from .spec import RunSpec
+
+__all__ = [
+    "LimitName", "LimitReached", "final_round_system", "limit_reached", "tokens_of", "unpriced_notice",
+]
+
+LimitName = Literal["max_iterations", "max_cost", "max_tokens"]
+
+FINAL_ROUND_INSTRUCTION = (
+    "Do not call any tool now: answer with what you have so far, and say briefly what is left undone."
+)
+
+
+@dataclass(frozen=True)
+class LimitReached:
+    """Which limit was reached (``name``, the run option) and ``what`` it is, with the
+    numbers: ``its cost limit (max_cost=$0.05; spent $0.0612)``."""
+
+    name: LimitName
+    what: str
+
+    @property
+    def notice(self) -> str:
+        """What the last round's notice says."""
+        return f"the run reached {self.what}: this last round has no tools, so the model answers with what it has"
+
+    def not_run_text(self) -> str:
+        """The result of a call the model still made in the last, tool-free round."""
+        return f"not run: the run reached {self.what}, and this last round was for the answer, without tools"
+
+
+def tokens_of(usage: Usage) -> int:
+    """The tokens ``usage`` counts: its total where the provider gave one, else every kind summed."""
+    return usage.total_tokens or usage.input + usage.output + usage.cache_read + usage.cache_write
+
+
+def limit_reached(spec: RunSpec, rounds: int, spent: Usage) -> LimitReached | None:
+    """The first limit of ``spec`` that ``rounds`` rounds and ``spent`` (this run's
+    replies, nested runs' included) have reached, or ``None``.
+
+    The round cap is reached at ``max(1, max_iterations)`` rounds; ``max_tokens`` when the
+    tokens spent are at least it; ``max_cost`` when the cost is known and at least it (an
+    unknown cost — a model without a price — never reaches it: see :func:`unpriced_notice`).
+    """
+    cap = spec.max_iterations
+    if cap is not None and rounds >= max(1, cap):
+        return LimitReached("max_iterations", f"its round cap (max_iterations={cap})")
+    tokens = tokens_of(spent)
+    if spec.max_tokens is not None and tokens >= spec.max_tokens:
+        return LimitReached("max_tokens",
+                            f"its token limit (max_tokens={spec.max_tokens:,}; spent {tokens:,})")
+    if spec.max_cost is not None and spent.cost is not None and spent.cost >= spec.max_cost:
+        return LimitReached("max_cost", f"its cost limit (max_cost=${spec.max_cost:g}; spent ${spent.cost:.4f})")
+    return None
+
+
+def unpriced_notice(spec: RunSpec, spent: Usage, model: str) -> str | None:
+    """A sentence for a run whose ``max_cost`` cannot be checked because the cost of what
+    it spent is unknown; ``None`` when there is no such problem."""
+    if spec.max_cost is None or spent.cost is not None:
+        return None
+    return (f"max_cost=${spec.max_cost:g} cannot be checked: the price of {model} is unknown "
+            "(add it with openprogram_jupyter.models.pricing.register_price); max_tokens and "
+            "max_iterations still apply")
+
+
+def final_round_system(system: str | None, limit: LimitReached) -> str:
+    """The system prompt of the last round: ``system``, then why the round is the last and
+    what the model is asked to do."""
+    instruction = f"This run has reached {limit.what}. {FINAL_ROUND_INSTRUCTION}"
+    return f"{system}\n\n{instruction}" if system else instruction

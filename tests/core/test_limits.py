@@ -1,0 +1,141 @@
+"""Limits that end with an answer: max_cost, max_tokens and max_iterations make one last
+round without tools when the model still wants them (docs/semantics.md, "Limits")."""
+
+from __future__ import annotations
+
+import pytest
+
+import openprogram_jupyter as op
+from openprogram_jupyter.errors import SetupError
+from openprogram_jupyter.render import render_bundle
+
+from .conftest import call
+
+
+def costly(item: op.ToolCall | str, *, cost: float | None = 0.02, tokens: int = 1000) -> op.AssistantMessage:
+    """One scripted reply that used ``tokens`` tokens costing ``cost`` dollars."""
+    content = [op.TextContent(text=item)] if isinstance(item, str) else [item]
+    usage = op.Usage(input=tokens - 100, output=100, total_tokens=tokens, cost=cost)
+    return op.AssistantMessage(content=content, usage=usage)
+
+
+def add_tool():
+    @op.function
+    def add(a: float, b: float) -> float:
+        """Add two numbers."""
+        return a + b
+
+    return add
+
+
+def notices(run: op.Run) -> list[str]:
+    return [e.update.delta for e in run.events if e.type == "message_update" and e.update.kind == "notice"]
+
+
+def test_max_cost_ends_with_a_last_tool_free_round_whose_text_is_the_answer():
+    add = add_tool()
+    script = [costly(call("add", a=i, b=1)) for i in range(5)]
+    model = op.ScriptedModel([*script[:3], costly("Sums so far: 1, 2, 3.")])
+    run = op.Runtime(model=model).run("Add many.", tools=[add], max_cost=0.05)
+
+    assert run.text == "Sums so far: 1, 2, 3."
+    assert run.rounds == 4 and [r.tool_choice for r in model.requests] == ["auto", "auto", "auto", "none"]
+    assert run.stop_reason == "max_iterations" and run.limit == "max_cost"
+    assert [n for n in notices(run) if "max_cost=$0.05" in n and "no tools" in n]
+    assert "max_cost=$0.05" in model.requests[-1].system and "Do not call any tool" in model.requests[-1].system
+    assert model.requests[0].system is None
+    assert [e.final_for for e in run.events if e.type == "turn_start"] == [None, None, None, "max_cost"]
+
+
+def test_max_tokens_ends_the_same_way_and_names_its_limit():
+    add = add_tool()
+    model = op.ScriptedModel([costly(call("add", a=1, b=1), tokens=600), costly(call("add", a=2, b=1), tokens=600),
+                              "Done with what I have."])
+    run = op.Runtime(model=model).run("Add.", tools=[add], max_tokens=1000)
+    assert run.rounds == 3 and run.limit == "max_tokens" and run.text == "Done with what I have."
+    assert any("max_tokens=1,000; spent 1,200" in n for n in notices(run))
+
+
+def test_the_round_cap_also_ends_with_an_answer_and_keeps_its_stop_reason():
+    add = add_tool()
+    model = op.ScriptedModel([call("add", a=1, b=1), call("add", a=2, b=1), "Two sums: 2 and 3."])
+    run = op.Runtime(model=model).run("Add.", tools=[add], max_iterations=2)
+    assert (run.stop_reason, run.limit, run.rounds, run.text) == ("max_iterations", "max_iterations", 3,
+                                                                  "Two sums: 2 and 3.")
+
+
+def test_finish_at_limit_false_ends_at_the_limit_without_a_last_round():
+    add = add_tool()
+    model = op.ScriptedModel([costly(call("add", a=i, b=1)) for i in range(5)])
+    run = op.Runtime(model=model).run("Add.", tools=[add], max_cost=0.03, finish_at_limit=False)
+    assert run.rounds == 2 and model.rounds_played == 2
+    assert run.stop_reason == "max_iterations" and run.limit == "max_cost"
+    assert "none" not in [r.tool_choice for r in model.requests]
+
+
+def test_a_call_made_anyway_in_the_last_round_is_answered_not_run():
+    ran = []
+
+    @op.function
+    def record(n: int) -> int:
+        """Record n."""
+        ran.append(n)
+        return n
+
+    model = op.ScriptedModel([call("record", n=1), [op.TextContent(text="One more."), call("record", n=2)]])
+    model.script[1] = op.AssistantMessage(content=model.script[1])
+    run = op.Runtime(model=model).run("Go.", tools=[record], max_iterations=1)
+    assert ran == [1]
+    last = run.tool_results[-1]
+    assert last.status == "skipped" and last.is_error and "this last round was for the answer" in last.text
+    assert run.text == "One more." and run.stop_reason == "max_iterations"
+
+
+def test_a_limit_crossed_by_the_final_answer_ends_as_a_normal_stop():
+    add = add_tool()
+    model = op.ScriptedModel([costly(call("add", a=1, b=1)), costly("The sum is 2.")])
+    run = op.Runtime(model=model).run("Add.", tools=[add], max_cost=0.03)
+    assert (run.stop_reason, run.limit, run.rounds) == ("stop", None, 2)
+
+
+def test_a_model_without_a_price_says_once_that_max_cost_cannot_be_checked():
+    add = add_tool()
+    model = op.ScriptedModel([costly(call("add", a=i, b=1), cost=None) for i in range(3)] + ["done"])
+    run = op.Runtime(model=model).run("Add.", tools=[add], max_cost=0.01)
+    unpriced = [n for n in notices(run) if "cannot be checked" in n]
+    assert len(unpriced) == 1 and "register_price" in unpriced[0]
+    assert run.stop_reason == "stop" and run.rounds == 4
+
+
+def test_nested_runs_spend_from_the_budget_of_the_run_that_opened_them():
+    inner = op.ScriptedModel([costly("inner answer", cost=0.04)])
+
+    @op.function
+    def ask() -> str:
+        """Ask a nested model."""
+        return op.Runtime(model=inner).exec("inner", toolset="none")
+
+    model = op.ScriptedModel([costly(call("ask"), cost=0.001), "Enough."])
+    run = op.Runtime(model=model).run("Go.", tools=[ask], max_cost=0.03)  # 0.001 + the nested 0.04
+    assert run.limit == "max_cost" and run.rounds == 2 and run.text == "Enough."
+
+
+@pytest.mark.parametrize(("option", "value"), [
+    ("max_cost", -1), ("max_cost", 0), ("max_cost", "0.05"), ("max_cost", True), ("max_cost", float("nan")),
+    ("max_tokens", 0), ("max_tokens", 2.5), ("finish_at_limit", "yes"),
+])
+def test_a_bad_limit_is_refused_before_anything_is_sent(option, value):
+    model = op.ScriptedModel(["never"])
+    with pytest.raises(SetupError, match=option):
+        op.Runtime(model=model).run("Go.", **{option: value})
+    assert model.rounds_played == 0
+
+
+def test_the_saved_transcript_marks_the_last_round_and_names_the_limit():
+    add = add_tool()
+    model = op.ScriptedModel([costly(call("add", a=1, b=1)), costly(call("add", a=2, b=1)), "Partial."])
+    run = op.Runtime(model=model).run("Add.", tools=[add], max_cost=0.03)
+    bundle = render_bundle(run)
+    for mime in ("text/html", "text/markdown", "text/plain"):
+        assert "round 3 · last round, without tools (max_cost)" in bundle[mime], mime
+        assert "stopped at the cost limit (max_cost)" in bundle[mime], mime

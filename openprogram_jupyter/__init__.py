@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from .runtime import RunHandle, Runtime, default_runtime
     from .tool_execution import ApprovalRequest
     from .tools import Tool, ToolContext, agentic_function, default_registry, function
+    from .tools.mcp_source import McpError, McpServer, mcp
 
 # Public names load on first use (PEP 562): `%load_ext` and `import openprogram_jupyter`
 # stay fast, and pydantic, the tools layer and the loop load with the first cell that
@@ -70,6 +71,7 @@ _LAZY = {
     "ApprovalRequest": ".tool_execution",
     **dict.fromkeys(
         ["Tool", "ToolContext", "agentic_function", "default_registry", "function"], ".tools"),
+    **dict.fromkeys(["McpError", "McpServer", "mcp"], ".tools.mcp_source"),
 }
 
 
@@ -99,6 +101,8 @@ __all__ = [
     "CassetteError",
     "DecisionError",
     "ImageContent",
+    "McpError",
+    "McpServer",
     "Model",
     "OpenProgramError",
     "Run",
@@ -122,6 +126,7 @@ __all__ = [
     "default_runtime",
     "function",
     "load_ipython_extension",
+    "mcp",
 ]
 
 

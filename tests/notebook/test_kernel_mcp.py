@@ -11,7 +11,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from tool_sources.servers import DEMO_SERVER, http_server, process_exists, wait_until_gone
 
 from .conftest import CURRENT
@@ -79,6 +78,7 @@ async def test_stop_clicked_mid_call_cancels_it_on_the_server(kernel_name, tmp_p
         latency = time.monotonic() - clicked
         print(f"\nStop click mid MCP call → cell finished in {latency:.3f} s")
         assert latency < 3.0 and time.monotonic() - started < FULL_WAIT_SECONDS
+        assert error_of(cell) is None and "Stopped with the Stop button" in plain_output(cell)
         await kernel.wait_for(lambda: "cancelled" in marker.read_text(), timeout=5,
                               what="the server to hear notifications/cancelled")
         assert (await kernel.text("print(r.stop_reason, r.tool_results[0].status)")).split() == ["aborted", "cancelled"]
@@ -87,8 +87,7 @@ async def test_stop_clicked_mid_call_cancels_it_on_the_server(kernel_name, tmp_p
 async def test_no_server_process_is_left_after_the_kernel_shuts_down(kernel_name):
     async with live_kernel(kernel_name) as kernel:
         await setup(kernel)
-        pid = int(await kernel.text("import asyncio\n"
-                                    "print(demo.connection.run(demo.connection.call_tool('pid', {}), 30)"
+        pid = int(await kernel.text("print(demo.connection.run(demo.connection.call_tool('pid', {}), 30)"
                                     ".structured_content['result'])"))
         assert process_exists(pid)
     assert wait_until_gone(pid), f"the MCP server (pid {pid}) outlived its kernel"

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
         SchemaError,
         SetupError,
     )
+    from .evaluation import Evaluation, EvaluationInterrupted, aevaluate, evaluate
     from .events import AgentEvent
     from .messages import (
         AssistantMessage,
@@ -59,6 +60,7 @@ _LAZY = {
         ["ArgumentError", "CassetteError", "DecisionError", "OpenProgramError", "RunError", "SchemaError",
          "SetupError"], ".errors"),
     "AgentEvent": ".events",
+    **dict.fromkeys(["Evaluation", "EvaluationInterrupted", "aevaluate", "evaluate"], ".evaluation"),
     **dict.fromkeys(
         ["AssistantMessage", "ImageContent", "TextContent", "ThinkingContent", "ToolCall",
          "ToolResultMessage", "Usage", "UserMessage"], ".messages"),
@@ -100,6 +102,8 @@ __all__ = [
     "AssistantMessage",
     "CassetteError",
     "DecisionError",
+    "Evaluation",
+    "EvaluationInterrupted",
     "ImageContent",
     "McpError",
     "McpServer",
@@ -120,10 +124,12 @@ __all__ = [
     "ToolResultMessage",
     "Usage",
     "UserMessage",
+    "aevaluate",
     "agentic_function",
     "decision",
     "default_registry",
     "default_runtime",
+    "evaluate",
     "function",
     "load_ipython_extension",
     "mcp",

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
         SchemaError,
         SetupError,
     )
+    from .evaluation import Evaluation, EvaluationInterrupted, aevaluate, evaluate
     from .events import AgentEvent
     from .messages import (
         AssistantMessage,
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
     from .runtime import RunHandle, Runtime, default_runtime
     from .tool_execution import ApprovalRequest
     from .tools import Tool, ToolContext, agentic_function, default_registry, function
+    from .tools.mcp_source import McpError, McpServer, mcp
 
 # Public names load on first use (PEP 562): `%load_ext` and `import openprogram_jupyter`
 # stay fast, and pydantic, the tools layer and the loop load with the first cell that
@@ -62,6 +64,7 @@ _LAZY = {
         ["ArgumentError", "CassetteError", "DecisionError", "OpenProgramError", "RunError", "SchemaError",
          "SetupError"], ".errors"),
     "AgentEvent": ".events",
+    **dict.fromkeys(["Evaluation", "EvaluationInterrupted", "aevaluate", "evaluate"], ".evaluation"),
     **dict.fromkeys(
         ["AssistantMessage", "ImageContent", "TextContent", "ThinkingContent", "ToolCall",
          "ToolResultMessage", "Usage", "UserMessage"], ".messages"),
@@ -74,6 +77,7 @@ _LAZY = {
     "ApprovalRequest": ".tool_execution",
     **dict.fromkeys(
         ["Tool", "ToolContext", "agentic_function", "default_registry", "function"], ".tools"),
+    **dict.fromkeys(["McpError", "McpServer", "mcp"], ".tools.mcp_source"),
 }
 
 
@@ -104,7 +108,11 @@ __all__ = [
     "CassetteError",
     "DecisionError",
     "Edit",
+    "Evaluation",
+    "EvaluationInterrupted",
     "ImageContent",
+    "McpError",
+    "McpServer",
     "Model",
     "OpenProgramError",
     "Run",
@@ -124,14 +132,17 @@ __all__ = [
     "ToolResultMessage",
     "Usage",
     "UserMessage",
+    "aevaluate",
     "agentic_function",
     "check",
     "decision",
     "default_registry",
     "default_runtime",
     "edit",
+    "evaluate",
     "function",
     "load_ipython_extension",
+    "mcp",
     "skip",
 ]
 

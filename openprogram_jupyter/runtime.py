@@ -87,6 +87,28 @@ class Runtime:
         self._registry = registry
         self.text_tool_calls = text_tool_calls
         self.last_run: Run | None = None
+        self._resources: list[Any] = []  # what close() ends: MCP servers connected for this Runtime
+
+    def _own(self, resource: Any) -> None:
+        """Close ``resource`` (anything with ``close()``) when this Runtime closes."""
+        self._resources.append(resource)
+
+    def close(self) -> None:
+        """End what this Runtime holds open: every MCP server connected with
+        ``op.mcp(..., runtime=self)`` (the notebook's runtime by default) is closed and a
+        stdio server's process ends. Safe to call twice; the Runtime can still run."""
+        while self._resources:
+            resource = self._resources.pop()
+            try:
+                resource.close()
+            except Exception:  # one stuck server must not keep the others open
+                continue
+
+    def __enter__(self) -> Runtime:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     @property
     def registry(self) -> Registry:

@@ -131,8 +131,8 @@ class AgentMagics(Magics):
             **options.run_options,
             "max_iterations": self._max_iterations(options),
         }
-        if options.tools is not None:
-            run_options["tools"] = self._tools_named(options.tools)
+        if options.tools is not None or options.mcp is not None:
+            run_options["tools"] = self._tools_named(options.tools or []) + self._mcp_tools(options.mcp or [])
         system = options.system if options.system is not None else self.system
         if system is not None:
             run_options["system"] = system
@@ -225,6 +225,23 @@ class AgentMagics(Magics):
                 known = ", ".join(sorted(t.name for t in default_registry)) or "none registered yet"
                 raise UsageError(f"%%agent: --tools names {name!r}, which is no tool (registered tools: {known})")
             tools.append(tool)
+        return tools
+
+    def _mcp_tools(self, names: list[str]) -> list[Any]:
+        """The tools of each MCP server ``--mcp`` names: a notebook variable holding an
+        ``op.mcp(...)`` server, or a connected server's name."""
+        from ..tools.mcp_source import McpServer, mcp_server
+
+        tools: list[Any] = []
+        for name in names:
+            value = self.namespace.get(name)
+            server = value if isinstance(value, McpServer) else mcp_server(name)
+            if server is None:
+                raise UsageError(f"%%agent: --mcp {name}: no MCP server of that name; connect one with "
+                                 f"{name} = op.mcp(command=[...]) or op.mcp(url=...)")
+            if server.closed:
+                raise UsageError(f"%%agent: --mcp {name}: that MCP server was closed; connect it again with op.mcp")
+            tools.extend(server.tools)
         return tools
 
     # -- %agent -------------------------------------------------------------------------

@@ -91,6 +91,8 @@ FLAGS: tuple[Flag, ...] = (
     Flag(("-s", "--session"), "continue the named conversation", "SESSION"),
     Flag(("--new",), "start the session (or this cell) afresh"),
     Flag(("--tools",), "only these tools (names, comma-separated)", "a,b", _names),
+    Flag(("--mcp",), "the tools of these MCP servers (op.mcp names or variables), with --tools' ones", "a,b",
+         _names),
     Flag(("--toolset",), "a named toolset, or 'none' for no tools", "NAME|none", run_option="toolset"),
     Flag(("--allow",), "keep only these tools of the menu", "a,b", _names, run_option="tools_allow"),
     Flag(("--deny",), "remove these tools from the menu", "a,b", _names, run_option="tools_deny"),
@@ -145,6 +147,7 @@ class CellOptions:
     session: str | None = None
     new: bool = False
     tools: list[str] | None = None
+    mcp: list[str] | None = None
     max_iterations: int | None = None
     no_cap: bool = False
     system: str | None = None
@@ -194,6 +197,9 @@ def parse_options(line: str) -> CellOptions:
     given = vars(_PARSER.parse_args(argv))
     if "tools" in given and "toolset" in given:
         raise UsageError("%%agent: give --tools or --toolset, not both")
+    if "mcp" in given and "toolset" in given:
+        raise UsageError("%%agent: give --mcp or --toolset, not both (an MCP server's tools are also the toolset "
+                         "named after it)")
     if given.get("output") is not None and not given["output"].isidentifier():
         raise UsageError(f"%%agent: -o needs a variable name, got {given['output']!r}")
     if "choices" in given and given.get("background"):

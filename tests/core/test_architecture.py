@@ -24,7 +24,7 @@ LAYERS: list[list[str]] = [
     ["run", "tool_execution", "spec", "_decision_judge", "_limits", "loop", "check", "_run_code"],
     ["engine"],
     ["runtime"],
-    ["decision"],
+    ["decision", "evaluation"],
     ["jupyter"],
     [""],  # the package root
 ]

@@ -1,0 +1,247 @@
+"""One MCP session, kept on its own thread and event loop.
+
+A run's loop may live on the kernel's event loop (an awaited ``%%agent`` cell) or on a
+worker thread's own loop (``Runtime.run``), a new one for every run; an MCP session is a
+set of anyio tasks that must stay on the loop that opened it. So each connection gets a
+daemon thread running one event loop for its whole life: the session is opened, used and
+closed there, and callers on any loop reach it through
+``asyncio.run_coroutine_threadsafe``. Cancelling a caller cancels the call on the
+connection's loop, and the SDK then sends the server the protocol's
+``notifications/cancelled`` for that request.
+
+The ``mcp`` SDK (the ``mcp`` extra) is imported only here, only when a connection opens.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import concurrent.futures
+import contextlib
+import tempfile
+import threading
+import time
+import weakref
+from collections.abc import Coroutine, Sequence
+from dataclasses import dataclass
+from typing import Any, TextIO, TypeVar, cast
+
+from .._install import install_hint
+
+__all__ = ["McpConnection", "McpError", "McpTarget", "close_all_connections"]
+
+T = TypeVar("T")
+
+_STDERR_TAIL_CHARS = 2000
+_CLOSE_SECONDS = 8.0  # the SDK gives a stdio server 2 s after stdin closes, then 2 s after SIGTERM
+
+
+class McpError(RuntimeError):
+    """An MCP server could not be reached, or stopped answering."""
+
+
+@dataclass(frozen=True)
+class McpTarget:
+    """Where a server is: a ``command`` to start (stdio) or a ``url`` (streamable HTTP)."""
+
+    command: tuple[str, ...] = ()
+    url: str | None = None
+    env: dict[str, str] | None = None
+    cwd: str | None = None
+    headers: dict[str, str] | None = None
+
+    def describe(self) -> str:
+        return self.url if self.url is not None else " ".join(self.command)
+
+
+class McpConnection:
+    """A live session with one server: :meth:`list_tools`, :meth:`call_tool`, :meth:`close`.
+
+    Opening starts the server (stdio) or connects (HTTP) and waits up to
+    ``connect_timeout`` seconds for the handshake; a server that cannot be started or
+    does not answer raises :class:`McpError` saying which, with the end of its stderr.
+    A server that dies later makes every call raise :class:`McpError`; nothing else
+    breaks. :meth:`close` ends the session (and a stdio server's process) and is safe to
+    call more than once; every connection still open when the interpreter exits is closed.
+    """
+
+    def __init__(self, target: McpTarget, *, connect_timeout: float = 30.0) -> None:
+        self.target = target
+        self._stderr: TextIO | None = (
+            cast(TextIO, tempfile.TemporaryFile("w+", encoding="utf-8")) if target.url is None else None)
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="openprogram-mcp", daemon=True)
+        self._thread.start()
+        self._client: Any = None
+        self.server_name: str | None = None  # what the server calls itself (its handshake)
+        self._closing: asyncio.Event | None = None
+        self._failure: str | None = None
+        self._closed = False
+        ready: concurrent.futures.Future[None] = concurrent.futures.Future()
+        self._session = asyncio.run_coroutine_threadsafe(self._hold_session(ready), self._loop)
+        _OPEN.add(self)
+        try:
+            _wait(ready, connect_timeout, f"the MCP server {target.describe()!r} did not answer within "
+                                          f"{connect_timeout:g} s")
+        except BaseException:
+            self.close()
+            raise
+
+    # -- the session's own task -------------------------------------------------------
+
+    async def _hold_session(self, ready: concurrent.futures.Future[None]) -> None:
+        """Open the session, hand it out, keep it until :meth:`close` (or the server dies)."""
+        self._closing = asyncio.Event()
+        try:
+            async with self._open_client() as client:
+                self._client = client
+                self.server_name = getattr(client.server_info, "name", None)
+                ready.set_result(None)
+                await self._closing.wait()
+        except BaseException as error:  # reported to callers; this task must not die noisily
+            self._failure = self._explain(error)
+            if not ready.done():
+                ready.set_exception(McpError(self._failure))
+        finally:
+            self._client = None
+
+    def _open_client(self) -> Any:
+        try:
+            from mcp import Client, StdioServerParameters
+            from mcp.client.stdio import stdio_client
+            from mcp.client.streamable_http import streamable_http_client
+        except ImportError:
+            raise McpError(f"MCP servers need the official 'mcp' SDK, which is not installed "
+                           f"({install_hint('mcp')})") from None
+        target = self.target
+        if target.url is not None:
+            return Client(_http_transport(streamable_http_client, target))
+        command, *args = target.command
+        assert self._stderr is not None  # a stdio target always has one
+        parameters = StdioServerParameters(command=command, args=args, env=target.env, cwd=target.cwd)
+        return Client(stdio_client(parameters, errlog=self._stderr))
+
+    def _explain(self, error: BaseException) -> str:
+        while len(getattr(error, "exceptions", ())) == 1:  # an exception group of one: say what it holds
+            error = error.exceptions[0]  # type: ignore[attr-defined]
+        text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+        tail = self.stderr_tail()
+        where = self.target.describe()
+        return f"the MCP server {where!r} stopped ({text})" + (f"; its stderr ends with:\n{tail}" if tail else "")
+
+    # -- used from any thread ---------------------------------------------------------
+
+    def stderr_tail(self) -> str:
+        """The last lines a stdio server wrote to its stderr (empty for HTTP)."""
+        if self._stderr is None:
+            return ""
+        with contextlib.suppress(ValueError, OSError):  # closed
+            self._stderr.flush()
+            self._stderr.seek(0, 2)
+            size = self._stderr.tell()
+            self._stderr.seek(max(0, size - _STDERR_TAIL_CHARS))
+            return self._stderr.read().strip()
+        return ""
+
+    @property
+    def alive(self) -> bool:
+        return self._client is not None and not self._closed
+
+    def run(self, coroutine: Coroutine[Any, Any, T], timeout: float) -> T:
+        """Run ``coroutine`` on the connection's loop and wait for it (sync callers)."""
+        return _wait(asyncio.run_coroutine_threadsafe(coroutine, self._loop), timeout,
+                     f"the MCP server {self.target.describe()!r} did not answer within {timeout:g} s")
+
+    def list_tools(self, timeout: float = 30.0) -> list[Any]:
+        """The server's tools (every page of ``tools/list``)."""
+        return self.run(self._list_tools(), timeout)
+
+    async def _list_tools(self) -> list[Any]:
+        client = self._require_client()
+        tools: list[Any] = []
+        cursor = None
+        while True:
+            page = await client.list_tools(cursor=cursor)
+            tools.extend(page.tools)
+            cursor = page.next_cursor
+            if not cursor:
+                return tools
+
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
+        """Call ``name`` from any event loop; returns the SDK's ``CallToolResult``.
+
+        Cancelling the awaiting task cancels the request on the connection's loop, which
+        sends the server ``notifications/cancelled``. A dead or closed server raises
+        :class:`McpError`.
+        """
+        future = asyncio.run_coroutine_threadsafe(self._call_tool(name, arguments), self._loop)
+        return await asyncio.wrap_future(future)
+
+    async def _call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
+        client = self._require_client()
+        try:
+            return await client.call_tool(name, arguments)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            if self._client is None or self._failure is not None or type(error).__name__ == "MCPError":
+                raise McpError(self._failure or self._explain(error)) from None
+            raise
+
+    def _require_client(self) -> Any:
+        if self._closed:
+            raise McpError(f"the connection to the MCP server {self.target.describe()!r} was closed")
+        if self._client is None:
+            raise McpError(self._failure or f"the MCP server {self.target.describe()!r} is not running")
+        return self._client
+
+    def close(self) -> None:
+        """End the session, wait (bounded) for a stdio server's process to exit, stop the thread."""
+        if self._closed:
+            return
+        self._closed = True
+        _OPEN.discard(self)
+        if self._closing is not None:
+            self._loop.call_soon_threadsafe(self._closing.set)
+        with contextlib.suppress(Exception):
+            _wait(self._session, _CLOSE_SECONDS, "closing")
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(2.0)
+        if not self._thread.is_alive():
+            self._loop.close()
+        if self._stderr is not None:
+            self._stderr.close()
+
+
+def _http_transport(streamable_http_client: Any, target: McpTarget) -> Any:
+    if not target.headers:
+        return streamable_http_client(target.url)
+    import httpx2  # the HTTP client the SDK's transport takes (a dependency of mcp)
+
+    client = httpx2.AsyncClient(headers=target.headers, timeout=httpx2.Timeout(30.0, read=300.0))
+    return streamable_http_client(target.url, http_client=client)
+
+
+def _wait(future: concurrent.futures.Future[T], timeout: float, what: str) -> T:
+    """``future.result()`` waited in 0.1 s slices (so Ctrl-C lands), at most ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return future.result(timeout=0.1)
+        except concurrent.futures.TimeoutError:
+            if time.monotonic() >= deadline:
+                future.cancel()
+                raise McpError(what) from None
+
+
+_OPEN: weakref.WeakSet[McpConnection] = weakref.WeakSet()
+
+
+def close_all_connections(connections: Sequence[McpConnection] | None = None) -> None:
+    """Close every open connection (at interpreter exit: the kernel shutting down)."""
+    for connection in list(connections if connections is not None else _OPEN):
+        with contextlib.suppress(Exception):
+            connection.close()
+
+
+atexit.register(close_all_connections)

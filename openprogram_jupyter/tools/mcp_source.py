@@ -1,0 +1,258 @@
+"""``op.mcp(...)``: the tools of an MCP server, as tools like any ``@function``.
+
+:func:`mcp` connects to one server — a command started over stdio, or a URL spoken to
+over streamable HTTP — lists its tools and registers each as a :class:`McpTool` under a
+prefixed name (``docs_search`` for the tool ``search`` of the server ``docs``), so two
+servers' tools never clash with each other or with the notebook's functions. From there
+they are ordinary tools: on the default menu, narrowed by every gating layer, listed by
+``%agent tools`` and ``%agent schema``, named with ``%%agent --tools`` or, all of one
+server's, ``%%agent --mcp NAME``.
+
+The connection itself (its own thread and event loop, cancellation, ending the server's
+process) is :mod:`._mcp_connection`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+import shlex
+from collections.abc import Awaitable, Sequence
+from typing import Any
+
+from .._ambient import ambient_runtime
+from ..errors import ArgumentError
+from ..messages import ImageContent, TextContent
+from ._jsonschema import validate_json_schema
+from ._mcp_connection import McpConnection, McpError, McpTarget
+from .base import Tool, ToolContext, ToolOptions
+from .registry import Registry, default_registry
+
+__all__ = ["McpError", "McpServer", "McpTool", "McpToolError", "mcp", "mcp_server"]
+
+_NOT_A_NAME = re.compile(r"[^A-Za-z0-9_-]+")
+_TOOL_OPTION_NAMES = {f.name for f in dataclasses.fields(ToolOptions)} - {"render", "cache"}
+
+
+class McpToolError(RuntimeError):
+    """The MCP server answered a call with ``isError``; the message is what it said."""
+
+
+class McpTool(Tool):
+    """One tool of an MCP server. ``remote_name`` is its name on the server, ``name`` the
+    prefixed one the model sees. Arguments are checked against the server's input schema
+    before anything is sent; a call the server reports as failed raises
+    :class:`McpToolError` (the model reads its text as the error result), a dead server
+    :class:`McpError`. Stopping the run cancels the request (``notifications/cancelled``)."""
+
+    def __init__(self, server: McpServer, remote: Any, name: str, options: ToolOptions) -> None:
+        self.server = server
+        self.remote_name: str = remote.name
+        self.name = name
+        self.description = remote.description or ""
+        schema = dict(getattr(remote, "input_schema", None) or {})
+        schema.setdefault("type", "object")
+        schema.setdefault("properties", {})
+        self.parameters = schema
+        self.options = options
+
+    def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        problems = validate_json_schema(arguments, self.parameters)
+        if problems:
+            raise ArgumentError(problems)
+        return dict(arguments)
+
+    def call(self, kwargs: dict[str, Any], context: ToolContext) -> Awaitable[Any]:
+        return self._call(kwargs)
+
+    async def _call(self, kwargs: dict[str, Any]) -> Any:
+        result = await self.server.connection.call_tool(self.remote_name, kwargs)
+        return result_value(result)
+
+
+def result_value(result: Any) -> Any:
+    """What a tool returns for an SDK ``CallToolResult``: its text and image blocks as
+    content blocks (other kinds — audio, resources — as their JSON), or the structured
+    content when there are no blocks. An ``isError`` result raises :class:`McpToolError`."""
+    blocks: list[TextContent | ImageContent] = []
+    for block in result.content or []:
+        kind = getattr(block, "type", None)
+        if kind == "text":
+            blocks.append(TextContent(text=block.text))
+        elif kind == "image":
+            blocks.append(ImageContent(data=block.data, mime_type=block.mime_type))
+        else:
+            blocks.append(TextContent(text=json.dumps(block.model_dump(mode="json", exclude_none=True))))
+    if result.is_error:
+        text = "\n".join(b.text for b in blocks if isinstance(b, TextContent)) or "the tool reported an error"
+        raise McpToolError(text)
+    if not blocks and result.structured_content is not None:
+        return result.structured_content
+    return blocks or ""
+
+
+class McpServer:
+    """One connected MCP server and the tools it gave (:func:`mcp` makes it).
+
+    ``name`` is the server's name here (the toolset its tools are in), ``tools`` its
+    tools under their prefixed names, ``connection`` the live session. :meth:`close`
+    unregisters the tools and ends the session (a stdio server's process exits); so
+    does leaving a ``with`` block, closing the Runtime that owns it, or the kernel
+    shutting down. A call to a tool of a closed server is an error result.
+    """
+
+    def __init__(self, name: str, prefix: str, connection: McpConnection, registry: Registry | None) -> None:
+        self.name = name
+        self.prefix = prefix
+        self.connection = connection
+        self.registry = registry
+        self.tools: list[McpTool] = []
+
+    def tool(self, remote_name: str) -> McpTool:
+        """The tool the server calls ``remote_name`` (``KeyError`` listing them if none)."""
+        for tool in self.tools:
+            if tool.remote_name == remote_name:
+                return tool
+        raise KeyError(f"{self.name!r} has no tool {remote_name!r}; it has: "
+                       + ", ".join(t.remote_name for t in self.tools))
+
+    @property
+    def closed(self) -> bool:
+        return not self.connection.alive
+
+    def close(self) -> None:
+        if self.registry is not None:
+            for tool in self.tools:
+                if self.registry.get(tool.name) is tool:
+                    self.registry.unregister(tool.name)
+        if _LIVE.get(self.name) is self:
+            del _LIVE[self.name]
+        self.connection.close()
+
+    def __enter__(self) -> McpServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else "connected"
+        return (f"<McpServer {self.name} ({self.connection.target.describe()}), {state}: "
+                f"{', '.join(t.name for t in self.tools) or 'no tools'}>")
+
+
+_LIVE: dict[str, McpServer] = {}
+
+
+def mcp_server(name: str) -> McpServer | None:
+    """The connected server called ``name`` by :func:`mcp`, if any."""
+    return _LIVE.get(name)
+
+
+def mcp(
+    command: str | Sequence[str] | None = None,
+    *,
+    url: str | None = None,
+    name: str | None = None,
+    prefix: str | None = None,
+    env: dict[str, str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    headers: dict[str, str] | None = None,
+    connect_timeout: float = 30.0,
+    runtime: Any = None,
+    register_globally: bool = True,
+    registry: Registry | None = None,
+    **tool_options: Any,
+) -> McpServer:
+    """Connect to an MCP server and make its tools tools of this notebook.
+
+    ``command`` (a list, or one string split like a shell line) starts a server that
+    speaks stdio — it gets the SDK's small default environment plus ``env``; ``url``
+    reaches one over streamable HTTP (with ``headers``). Give exactly one. ``name`` is
+    the server's name here (default: the name the server reports); each tool is
+    registered as ``prefix + tool`` (default prefix ``name + "_"``) in ``registry``
+    (default: the global one; ``register_globally=False``: only through ``tools=[...]``
+    or ``--mcp``), tagged with the toolset ``name``. ``tool_options`` are
+    :class:`ToolOptions` for every tool of the server (``requires_approval=True``,
+    ``timeout=30``, ``defer=True``, ``toolset=...``, ``tools_deny``-style layers all apply).
+
+    Connecting again under a name already connected closes the old server first (cells
+    get re-run). The server belongs to ``runtime`` (default: the notebook's): closing it
+    closes the server. Bad arguments raise ``TypeError`` / ``ValueError`` naming them; a
+    server that cannot be started or reached raises :class:`McpError` with its stderr.
+    """
+    target = _target(command, url, env, cwd, headers)
+    options = _tool_options(tool_options)
+    connection = McpConnection(target, connect_timeout=connect_timeout)
+    try:
+        remote_tools = connection.list_tools(timeout=connect_timeout)
+        server_name = _clean_name(name or connection.server_name or _fallback_name(target))
+        old = _LIVE.get(server_name)
+        if old is not None:
+            old.close()
+        target_registry = registry if registry is not None else (default_registry if register_globally else None)
+        server = McpServer(server_name, server_name + "_" if prefix is None else prefix, connection, target_registry)
+        if not options.toolset:
+            options = dataclasses.replace(options, toolset=(server_name,))
+        server.tools = [McpTool(server, remote, _tool_name(server.prefix, remote.name), options)
+                        for remote in remote_tools]
+    except BaseException:
+        connection.close()
+        raise
+    for tool in server.tools:
+        if target_registry is not None:
+            target_registry.register(tool)
+    _LIVE[server_name] = server
+    owner = runtime if runtime is not None else ambient_runtime()
+    owner._own(server)
+    return server
+
+
+def _target(command: str | Sequence[str] | None, url: str | None, env: dict[str, str] | None,
+            cwd: str | os.PathLike[str] | None, headers: dict[str, str] | None) -> McpTarget:
+    if (command is None) == (url is None):
+        raise TypeError("op.mcp: give command=[...] (a server over stdio) or url='http://…' (streamable HTTP), "
+                        "exactly one of them")
+    if url is not None:
+        if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+            raise ValueError(f"op.mcp: url must be an http:// or https:// address, got {url!r}")
+        if env is not None or cwd is not None:
+            raise TypeError("op.mcp: env= and cwd= are for a command (stdio); a url server runs elsewhere")
+        return McpTarget(url=url, headers=dict(headers) if headers else None)
+    if headers is not None:
+        raise TypeError("op.mcp: headers= is for a url server; a command speaks stdio")
+    parts = shlex.split(command) if isinstance(command, str) else list(command or ())
+    if not parts or not all(isinstance(part, str) and part for part in parts):
+        raise ValueError(f"op.mcp: command must be a non-empty list of strings (the program and its "
+                         f"arguments), got {command!r}")
+    return McpTarget(command=tuple(parts), env=dict(env) if env else None, cwd=os.fspath(cwd) if cwd else None)
+
+
+def _tool_options(given: dict[str, Any]) -> ToolOptions:
+    unknown = sorted(set(given) - _TOOL_OPTION_NAMES)
+    if unknown:
+        raise TypeError(f"op.mcp: unknown option(s) {', '.join(unknown)}; tool options are: "
+                        + ", ".join(sorted(_TOOL_OPTION_NAMES)))
+    for key in ("toolset", "unsafe_in", "requires_env"):
+        if isinstance(given.get(key), str):
+            given[key] = (given[key],)
+        elif key in given:
+            given[key] = tuple(given[key])
+    return ToolOptions(**given)
+
+
+def _clean_name(name: str) -> str:
+    cleaned = _NOT_A_NAME.sub("_", name).strip("_") or "mcp"
+    return cleaned if cleaned[0].isalpha() or cleaned[0] == "_" else "mcp_" + cleaned
+
+
+def _fallback_name(target: McpTarget) -> str:
+    return os.path.splitext(os.path.basename(target.command[-1] if target.command else "mcp"))[0]
+
+
+def _tool_name(prefix: str, remote: str) -> str:
+    """``prefix + remote`` as a name every provider accepts (letters, digits, ``_``, ``-``; 64 at most)."""
+    name = _NOT_A_NAME.sub("_", prefix + remote)
+    return name[:64]

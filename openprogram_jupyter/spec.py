@@ -198,22 +198,18 @@ def build_spec(
     that is not an int, a ``max_tool_calls`` or ``max_tokens`` that is not a positive
     int, a ``max_cost`` that is not a positive number, a ``finish_at_limit``,
     ``text_tool_calls`` or ``step`` that is not a bool, bad ``choices``.
-    ``text_tool_calls=None`` takes the Runtime's setting. (``step=True`` also needs an
-    approver, which the engine checks: the notebook adds its buttons after the spec is built.)
-    """
+    ``text_tool_calls=None`` takes the Runtime's setting. (The engine checks that ``step``
+    has an approver.)"""
     parent, depth = _nesting(defaults.max_depth)
     if tools is None and toolset is None and parent is not None:
         tools = parent.tools
     _check_count("max_iterations", max_iterations, "an int")
     _check_count("max_tool_calls", max_tool_calls, "a positive int", minimum=1)
-    if not isinstance(step, bool):
-        raise SetupError(f"step must be True or False, got {step!r}", option="step")
     _check_count("max_tokens", max_tokens, "a positive int", minimum=1)
     _check_amount("max_cost", max_cost)
-    _check_switch("finish_at_limit", finish_at_limit)
-    if text_tool_calls is None:
-        text_tool_calls = defaults.text_tool_calls
-    _check_switch("text_tool_calls", text_tool_calls)
+    text_tool_calls = defaults.text_tool_calls if text_tool_calls is None else text_tool_calls
+    for option, switch in (("finish_at_limit", finish_at_limit), ("step", step), ("text_tool_calls", text_tool_calls)):
+        _check_switch(option, switch)
     decision = _decision_setup(choices, tools, toolset)
     if decision is not None:
         content = prompt_with_menu(content, menu_text(list(decision.options), work_first=decision.work_first))
@@ -225,8 +221,7 @@ def build_spec(
         prompts=tuple(_as_prompts(content, allow_empty=bool(history))), menu=menu, history=history,
         system=defaults.system if system is _UNSET else system, tool_choice=_tool_choice(tool_choice, menu),
         parallel_tool_calls=parallel_tool_calls, max_iterations=max_iterations, max_tool_calls=max_tool_calls,
-        step=step,
-        max_cost=None if max_cost is None else float(max_cost), max_tokens=max_tokens,
+        max_cost=None if max_cost is None else float(max_cost), max_tokens=max_tokens, step=step,
         finish_at_limit=finish_at_limit, text_tool_calls=text_tool_calls, decision=decision,
         depth=depth, parent=parent, inherited_tools=tools, **hooks,
     )

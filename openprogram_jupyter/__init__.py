@@ -47,6 +47,8 @@ if TYPE_CHECKING:
         UserMessage,
     )
     from .models import Model, ScriptedModel
+    from .models._wire_preview import wire_preview
+    from .render._side_by_side import side_by_side
     from .run import Run
     from .runtime import RunHandle, Runtime, default_runtime
     from .tool_execution import ApprovalRequest
@@ -60,6 +62,8 @@ _LAZY = {
     "decision": ".decision",
     **dict.fromkeys(["Edit", "Skip", "edit", "skip"], ".approvals"),
     **dict.fromkeys(["ANY", "RunCheck", "check"], ".check"),
+    "wire_preview": ".models._wire_preview",
+    "side_by_side": ".render._side_by_side",
     **dict.fromkeys(
         ["ArgumentError", "CassetteError", "DecisionError", "OpenProgramError", "RunError", "SchemaError",
          "SetupError"], ".errors"),
@@ -143,7 +147,9 @@ __all__ = [
     "function",
     "load_ipython_extension",
     "mcp",
+    "side_by_side",
     "skip",
+    "wire_preview",
 ]
 
 

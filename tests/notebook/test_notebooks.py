@@ -85,6 +85,9 @@ async def test_teaching_notebook_executes(kernel_name):
                and "3. round 3: celsius_to_fahrenheit(celsius=10) → done" in text for text in texts)
     # The picks as code, run again: the same values as the run's results.
     assert any("23.0 True\n['23.0', 'true']" in text for text in texts)
+    # Round 2 as OpenAI and as Anthropic receive it: a tool message, a tool_result block.
+    assert any(text.startswith("== OpenAI") and '"role": "tool"' in text and "== Anthropic" in text
+               and '"type": "tool_result"' in text for text in texts)
     # A session restored from the saved notebook.
     assert any("session lesson: 4 message(s) from 2 run(s)" in text for text in texts)
 

@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
+import openprogram_jupyter as op
 from fakeserver import Call, Turn
 
 from .cases import CASE_IDS, CASES, SECRET, make_tools
@@ -60,3 +62,37 @@ async def test_wire_of_an_uncaptured_round_names_the_valid_rounds(server):
         run.wire(4)
     with pytest.raises(ValueError, match="1 to 3"):
         run.wire(0)
+
+
+class _Recording(op.Model):
+    """A provider model whose every request is kept (what ``ScriptedModel.requests`` keeps)."""
+
+    def __init__(self, inner: op.Model) -> None:
+        self.inner, self.name, self.requests = inner, inner.name, []
+
+    def stream(self, request, out):
+        # A copy: the loop goes on appending to the request's list of messages.
+        self.requests.append(dataclasses.replace(request, messages=list(request.messages)))
+        return self.inner.stream(request, out)
+
+
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+async def test_wire_preview_builds_offline_the_body_the_provider_sends(case, server):
+    _script(server)
+    runtime = case.runtime(server)
+    recording = _Recording(runtime.model)
+    run = await op.Runtime(model=recording).arun("Compute.", tools=make_tools())
+    assert run.stop_reason == "stop", run.error
+    for request, recorded in zip(recording.requests, server.requests, strict=True):
+        assert op.wire_preview(request, case.model) == recorded.body
+
+
+def test_wire_preview_refuses_what_has_no_wire():
+    with pytest.raises(TypeError, match="needs a ModelRequest"):
+        op.wire_preview({"messages": []}, "openai:gpt-4.1-mini")
+
+
+def test_side_by_side_shows_each_body_in_its_column_escaped():
+    shown = op.side_by_side({"OpenAI": {"a": "<b>"}, "Anthropic": {"b": 2}})._repr_mimebundle_()
+    assert shown["text/html"].count("<td") == 2 and "&lt;b&gt;" in shown["text/html"] and "<b>" not in shown["text/html"]
+    assert shown["text/plain"].startswith("== OpenAI\n{")

@@ -1,0 +1,39 @@
+"""What a round's request would be sent as to another provider, built offline.
+
+``op.wire_preview(request, "anthropic:claude-sonnet-4-5")`` turns a
+:class:`~openprogram_jupyter.models.base.ModelRequest` — one round of a run, as
+``ScriptedModel.requests`` records them — into the JSON body that provider would be sent,
+by the provider's own request code (the same that builds a real round's body). Nothing is
+sent and no key is needed: the model is built with a placeholder key that never leaves
+the process. For comparing how providers shape the same conversation: tool results paired
+with their calls, Anthropic's content blocks, Gemini's function responses, ``tool_choice``
+as each maps it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import ModelRequest
+
+__all__ = ["wire_preview"]
+
+_PLACEHOLDER_KEY = "wire-preview-not-sent"
+
+
+def wire_preview(request: ModelRequest, model: str) -> dict[str, Any]:
+    """The JSON body ``model`` (a ``"provider:model_id"`` string) would be sent for
+    ``request``. An unknown provider, or one whose SDK is not installed, raises
+    ``ValueError`` saying which; a model without a wire (``"offline"``) raises ``TypeError``."""
+    from . import resolve_model
+
+    if not isinstance(request, ModelRequest):
+        raise TypeError(f"op.wire_preview needs a ModelRequest (e.g. scripted.requests[1]), "
+                        f"not {type(request).__name__}")
+    provider_model = resolve_model(model, api_key=_PLACEHOLDER_KEY, base_url="http://127.0.0.1:9")
+    prepare = getattr(provider_model, "_prepare", None)
+    if prepare is None:
+        raise TypeError(f"{model!r} sends nothing over a wire: name a provider model such as 'openai:gpt-4.1-mini'")
+    payload, _notices = prepare(request)
+    body: dict[str, Any] = provider_model._wire_body(payload)
+    return body

@@ -30,7 +30,7 @@ def wire_preview(request: ModelRequest, model: str) -> dict[str, Any]:
     if not isinstance(request, ModelRequest):
         raise TypeError(f"op.wire_preview needs a ModelRequest (e.g. scripted.requests[1]), "
                         f"not {type(request).__name__}")
-    provider_model = resolve_model(model, api_key=_PLACEHOLDER_KEY, base_url="http://127.0.0.1:9")
+    provider_model: Any = resolve_model(model, api_key=_PLACEHOLDER_KEY, base_url="http://127.0.0.1:9")
     prepare = getattr(provider_model, "_prepare", None)
     if prepare is None:
         raise TypeError(f"{model!r} sends nothing over a wire: name a provider model such as 'openai:gpt-4.1-mini'")

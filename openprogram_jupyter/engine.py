@@ -64,6 +64,7 @@ async def execute(runtime: Runtime, spec: RunSpec, *, on_created: Callable[[Run]
     stop = StopSignal(spec.abort, parent.context.cancelled if parent is not None else None)
     config = LoopConfig(spec=spec, model=model, calls=calls, stop=stop)
     state = LoopState(conversation=list(spec.history))
+    run.spec, run.runtime = spec, runtime  # what Run.fork starts from
     if spec.depth == 0:
         runtime.last_run = run
     if on_created is not None:

@@ -9,12 +9,14 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from . import _viewer
+from . import _ambient, _viewer
 from .errors import RunError
 from .events import AgentEndEvent, MessageEndEvent, TurnStartEvent
 from .messages import AssistantMessage, RunStopReason, ToolResultMessage, Usage, UserMessage
 
 __all__ = ["Run", "RunError"]
+
+_KEEP: Any = object()  # "not given": keep the original run's setting
 
 
 class Run:
@@ -47,6 +49,12 @@ class Run:
         self.pending_messages: list[Any] = []
         self.started_at = time.time()
         self.ended_at: float | None = None
+        self.spec: Any = None  # the RunSpec it ran, and the Runtime that ran it (not pickled)
+        self.runtime: Any = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A Run travels (op.evaluate on another process): its record does, not what ran it.
+        return {**self.__dict__, "spec": None, "runtime": None}
 
     # -- filled in by the runtime -------------------------------------------------------
 
@@ -89,6 +97,22 @@ class Run:
     @property
     def tool_results(self) -> list[ToolResultMessage]:
         return [m for m in self.messages if isinstance(m, ToolResultMessage)]
+
+    # -- forking ------------------------------------------------------------------------
+
+    def fork(self, round: int, *, model: Any = None, tools: Any = None, system: Any = _KEEP,
+             runtime: Any = None, **options: Any) -> Run:
+        """A new run that replays this one's rounds before ``round`` from the record — no
+        model request, no tool run, each marked as replayed in every view — and goes on
+        live from ``round`` with the changes: another ``model``, ``tools`` (by default the
+        same names, looked up again, so a tool redefined since is the new one), ``system``
+        prompt, or any other run option. Runs on ``runtime`` (default: the Runtime that ran
+        this one, else the notebook's). ``round`` must be one of this run's rounds
+        (``SetupError`` otherwise). See :meth:`Runtime.fork
+        <openprogram_jupyter.runtime.Runtime.fork>`."""
+        base = runtime or self.runtime or _ambient.ambient_runtime()
+        changes = {} if system is _KEEP else {"system": system}
+        return base.fork(self, round, model=model, tools=tools, **changes, **options)
 
     # -- showing ------------------------------------------------------------------------
 

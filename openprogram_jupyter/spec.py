@@ -36,6 +36,7 @@ __all__ = [
     "DEFAULT_MAX_ITERATIONS",
     "DEFAULT_MAX_TOOL_CALLS",
     "DecisionSetup",
+    "ReplayedRound",
     "RunHooks",
     "RunOptions",
     "RunSpec",
@@ -62,6 +63,17 @@ class DecisionSetup:
 
 
 @dataclass(frozen=True)
+class ReplayedRound:
+    """One recorded round a forked run plays back instead of asking the model and running
+    tools: the ``reply``, the ``results`` of its calls, and the user messages delivered
+    ``then`` (steering, follow-ups) before the next round."""
+
+    reply: AssistantMessage
+    results: tuple[ToolResultMessage, ...] = ()
+    then: tuple[UserMessage, ...] = ()
+
+
+@dataclass(frozen=True)
 class RunSpec:
     """One run, fully described.
 
@@ -69,7 +81,8 @@ class RunSpec:
     ``system``, ``menu`` (the tools after every gating layer), ``tool_choice`` (normalised),
     ``parallel_tool_calls``, ``max_iterations`` (``None``: no cap), ``max_tool_calls``
     (the top-level run's budget of tool calls, nested runs' included; ``None``: none),
-    ``decision`` (from ``choices=``). Context: ``depth`` and ``parent`` (the tool call a nested run runs
+    ``decision`` (from ``choices=``), ``replay`` (recorded rounds played back first, from the
+    run ``replayed_from``: see ``Run.fork``). Context: ``depth`` and ``parent`` (the tool call a nested run runs
     inside) and ``inherited_tools`` (the ``tools=`` list nested runs inherit). Hooks:
     ``on_event``, ``approve``, ``get_steering_messages``, ``get_follow_up_messages``,
     ``abort``. :meth:`with_hooks` returns a copy with hooks added.
@@ -84,6 +97,8 @@ class RunSpec:
     max_iterations: int | None = DEFAULT_MAX_ITERATIONS
     max_tool_calls: int | None = DEFAULT_MAX_TOOL_CALLS
     decision: DecisionSetup | None = None
+    replay: tuple[ReplayedRound, ...] = field(default=(), repr=False)
+    replayed_from: str | None = None
     depth: int = 0
     parent: CallFrame | None = field(default=None, repr=False)
     inherited_tools: Sequence[object] | None = field(default=None, repr=False)

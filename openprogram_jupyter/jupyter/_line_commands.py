@@ -82,6 +82,12 @@ def _show(magics: AgentMagics, rest: str) -> None:
     show_run(variable(magics, rest, "show VAR"))
 
 
+def _fork(magics: AgentMagics, rest: str) -> None:
+    from ._fork_command import fork_command
+
+    fork_command(magics, rest)
+
+
 def _schema_bundle(name: str) -> dict[str, str]:
     """``%agent schema NAME``: what each provider is sent for a tool, and what it would refuse."""
     from ..models.provider_schemas import format_provider_schemas
@@ -135,5 +141,6 @@ COMMANDS: dict[str, LineCommand] = {
         LineCommand("schema NAME", _schema),
         LineCommand("sessions", _sessions),
         LineCommand("show VAR", _show),
+        LineCommand("fork VAR ROUND [-m MODEL] [-o OUT]", _fork),
     )
 }

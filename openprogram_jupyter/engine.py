@@ -73,6 +73,7 @@ async def execute(runtime: Runtime, spec: RunSpec, *, on_created: Callable[[Run]
         run.wire_log = WireLog()
     config = LoopConfig(spec=spec, model=model, calls=calls, stop=stop, wire=run.wire_log, spent=lambda: run.usage)
     state = LoopState(conversation=list(spec.history))
+    run.spec, run.runtime = spec, runtime  # what Run.fork starts from
     if spec.depth == 0:
         runtime.last_run = run
     if on_created is not None:

@@ -29,6 +29,8 @@ from .events import (
     MessageEndEvent,
     MessageStartEvent,
     MessageUpdateEvent,
+    ToolExecutionEndEvent,
+    ToolExecutionStartEvent,
     TurnEndEvent,
     TurnStartEvent,
 )
@@ -44,7 +46,7 @@ from .messages import (
 from .models._text_tool_calls import read_text_tool_calls
 from .models._wire import WireLog
 from .models.base import MessageBuilder, Model, ModelRequest
-from .spec import RunSpec
+from .spec import ReplayedRound, RunSpec
 from .tool_execution import CallEnvironment, execute_tool_call, result_for_unrun_call
 
 __all__ = ["LoopConfig", "LoopState", "run_loop"]
@@ -146,7 +148,11 @@ async def _run_rounds(config: LoopConfig, state: LoopState, pending: list[Any]) 
             state.turn_open, state.turn_results = True, []
             config.calls.emit(TurnStartEvent, turn=state.rounds)
 
-            message = await _stream_assistant_response(config, state)
+            replayed = config.spec.replay[state.rounds - 1] if state.rounds <= len(config.spec.replay) else None
+            if replayed is not None:
+                message = _replay_reply(config, state, replayed)
+            else:
+                message = await _stream_assistant_response(config, state)
             if message.stop_reason in ("error", "aborted"):
                 _answer_unrun_calls(config, state, message, UNRUN_AFTER_FAILED_REPLY)
                 _end_turn(config, state, message)
@@ -156,7 +162,9 @@ async def _run_rounds(config: LoopConfig, state: LoopState, pending: list[Any]) 
 
             tool_calls = message.tool_calls
             has_more_tool_calls = bool(tool_calls)
-            if tool_calls:
+            if replayed is not None:
+                pending = _replay_results(config, state, replayed)
+            elif tool_calls:
                 pending = await _execute_tool_calls(config, state, tool_calls)
                 _notice_unpriced(config, state, message)
             _end_turn(config, state, message)
@@ -264,6 +272,33 @@ async def _stream_assistant_response(config: LoopConfig, state: LoopState,
     state.append(partial)
     emit(MessageEndEvent, message=partial)
     return partial
+
+
+def _replay_reply(config: LoopConfig, state: LoopState, recorded: ReplayedRound) -> AssistantMessage:
+    """Play back a recorded reply (a forked run's rounds before the fork): no model request.
+    Its usage is not counted again; a notice says where it came from."""
+    emit = config.calls.emit
+    message = recorded.reply.model_copy(deep=True, update={"usage": Usage()})
+    emit(MessageStartEvent, message=message)
+    emit(MessageUpdateEvent, message=message, update=AssistantUpdate(
+        kind="notice", delta=f"replayed from {config.spec.replayed_from}: the recorded reply and results, "
+                             "no model request and no tool run"))
+    state.append(message)
+    emit(MessageEndEvent, message=message)
+    return message
+
+
+def _replay_results(config: LoopConfig, state: LoopState, recorded: ReplayedRound) -> list[Any]:
+    """Play back a recorded round's results (no tool runs); returns the messages delivered then."""
+    state.open_round(recorded.reply.tool_calls)
+    for result in recorded.results:
+        call = next((c for c in recorded.reply.tool_calls if c.id == result.tool_call_id), None)
+        config.calls.emit(ToolExecutionStartEvent, tool_call_id=result.tool_call_id, tool_name=result.tool_name,
+                          arguments=dict(call.arguments) if call is not None else {})
+        config.calls.emit(ToolExecutionEndEvent, tool_call_id=result.tool_call_id, tool_name=result.tool_name,
+                          result=result, status=result.status, duration=0.0)
+        _record_result(config, state, result)
+    return list(recorded.then)
 
 
 def _make_call_ids_unique(message: AssistantMessage) -> list[str]:

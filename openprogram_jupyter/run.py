@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import _viewer
+from . import _ambient, _viewer
 from .errors import RunError
 from .events import AgentEndEvent, MessageEndEvent, TurnStartEvent
 from .messages import AssistantMessage, RunStopReason, ToolResultMessage, Usage, UserMessage
@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from .models._wire import WireLog
 
 __all__ = ["Run", "RunError"]
+
+_KEEP: Any = object()  # "not given": keep the original run's setting
 
 
 class Run:
@@ -57,6 +59,12 @@ class Run:
         self.started_at = time.time()
         self.ended_at: float | None = None
         self.wire_log: WireLog | None = None  # set by the engine when the Runtime captures the wire
+        self.spec: Any = None  # the RunSpec it ran, and the Runtime that ran it (not pickled)
+        self.runtime: Any = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A Run travels (op.evaluate on another process): its record does, not what ran it.
+        return {**self.__dict__, "spec": None, "runtime": None}
 
     # -- filled in by the runtime -------------------------------------------------------
 
@@ -124,6 +132,21 @@ class Run:
         from .tools.registry import default_registry
 
         return run_code(self, default_registry)
+    # -- forking ------------------------------------------------------------------------
+
+    def fork(self, round: int, *, model: Any = None, tools: Any = None, system: Any = _KEEP,
+             runtime: Any = None, **options: Any) -> Run:
+        """A new run that replays this one's rounds before ``round`` from the record — no
+        model request, no tool run, each marked as replayed in every view — and goes on
+        live from ``round`` with the changes: another ``model``, ``tools`` (by default the
+        same names, looked up again, so a tool redefined since is the new one), ``system``
+        prompt, or any other run option. Runs on ``runtime`` (default: the Runtime that ran
+        this one, else the notebook's). ``round`` must be one of this run's rounds
+        (``SetupError`` otherwise). See :meth:`Runtime.fork
+        <openprogram_jupyter.runtime.Runtime.fork>`."""
+        base = runtime or self.runtime or _ambient.ambient_runtime()
+        changes = {} if system is _KEEP else {"system": system}
+        return base.fork(self, round, model=model, tools=tools, **changes, **options)
 
     # -- showing ------------------------------------------------------------------------
 

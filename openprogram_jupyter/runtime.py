@@ -222,6 +222,28 @@ class Runtime:
         return _answer(self.run(content, **options))
 
 
+    # -- forking ------------------------------------------------------------------------
+
+    def fork(self, run: Run, round: int, *, model: str | Model | None = None,
+             tools: Sequence[object] | None = None, **options: Any) -> Run:
+        """Run ``run`` again from ``round``: the rounds before it are replayed from the record
+        (no model request, no tool run), then this Runtime's model — or ``model``, on a
+        Runtime otherwise like this one — goes on live with ``tools`` and ``options``
+        (see :func:`~openprogram_jupyter.forking.fork_spec` for the defaults). Returns the
+        new Run; it also becomes :attr:`last_run`."""
+        from .forking import fork_spec
+
+        runtime = self if model is None else self.with_model(model)
+        return runtime.run(fork_spec(run, round, runtime, tools=tools, **options))
+
+    def with_model(self, model: str | Model | None) -> Runtime:
+        """A new Runtime like this one (system prompt, keys, approver, deny list, caps,
+        registry) with another model. It shares nothing that runs: its MCP servers are its own."""
+        return Runtime(model, system=self.system, api_key=self._api_key, base_url=self._base_url,
+                       approve=self.approve, tools_deny=self.tools_deny, max_depth=self.max_depth,
+                       cancel_grace=self.cancel_grace, registry=self._registry)
+
+
 class RunHandle:
     """A run going on in the background.
 

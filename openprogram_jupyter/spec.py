@@ -37,6 +37,7 @@ __all__ = [
     "DEFAULT_MAX_ITERATIONS",
     "DEFAULT_MAX_TOOL_CALLS",
     "DecisionSetup",
+    "ReplayedRound",
     "RunHooks",
     "RunOptions",
     "RunSpec",
@@ -63,6 +64,17 @@ class DecisionSetup:
 
 
 @dataclass(frozen=True)
+class ReplayedRound:
+    """One recorded round a forked run plays back instead of asking the model and running
+    tools: the ``reply``, the ``results`` of its calls, and the user messages delivered
+    ``then`` (steering, follow-ups) before the next round."""
+
+    reply: AssistantMessage
+    results: tuple[ToolResultMessage, ...] = ()
+    then: tuple[UserMessage, ...] = ()
+
+
+@dataclass(frozen=True)
 class RunSpec:
     """One run, fully described.
 
@@ -74,8 +86,10 @@ class RunSpec:
     replies included; ``None``: none), ``finish_at_limit`` (a reached limit ends with one
     last tool-free round that answers), ``text_tool_calls`` (read calls the model wrote
     as text), ``decision`` (from ``choices=``), ``step`` (every call waits for the
-    approver). Context: ``depth`` and ``parent`` (the tool call a nested run runs inside)
-    and ``inherited_tools`` (the ``tools=`` list nested runs inherit). Hooks:
+    approver), ``replay`` (recorded rounds played back first, from the run
+    ``replayed_from``: see ``Run.fork``). Context: ``depth`` and ``parent`` (the tool
+    call a nested run runs inside) and ``inherited_tools`` (the ``tools=`` list nested
+    runs inherit). Hooks:
     ``on_event``, ``approve``, ``get_steering_messages``, ``get_follow_up_messages``,
     ``abort``. :meth:`with_hooks` returns a copy with hooks added.
     """
@@ -94,6 +108,8 @@ class RunSpec:
     text_tool_calls: bool = False
     decision: DecisionSetup | None = None
     step: bool = False
+    replay: tuple[ReplayedRound, ...] = field(default=(), repr=False)
+    replayed_from: str | None = None
     depth: int = 0
     parent: CallFrame | None = field(default=None, repr=False)
     inherited_tools: Sequence[object] | None = field(default=None, repr=False)

@@ -140,6 +140,10 @@ def _key(magics: AgentMagics, rest: str) -> None:
     from ._key_command import key_command
 
     key_command(magics, rest)
+def _fork(magics: AgentMagics, rest: str) -> None:
+    from ._fork_command import fork_command
+
+    fork_command(magics, rest)
 
 
 def _schema_bundle(name: str) -> dict[str, str]:
@@ -199,5 +203,6 @@ COMMANDS: dict[str, LineCommand] = {
         LineCommand("wire VAR [ROUND]", _wire),
         LineCommand("restore [NOTEBOOK]", _restore),
         LineCommand("key [PROVIDER]", _key),
+        LineCommand("fork VAR ROUND [-m MODEL] [-o OUT]", _fork),
     )
 }

@@ -116,6 +116,10 @@ class AgentMagics(Magics):
             raise UsageError(f"%%agent: {_in_flag_terms(error)}") from None
         return CellPlan(options, runtime, spec, session, notes)
 
+    def plan_of(self, runtime: Any, spec: Any, options: CellOptions, *, notes: list[str]) -> CellPlan:
+        """A plan for a run built elsewhere (``%agent fork``), shown and stored like a cell's."""
+        return CellPlan(options, runtime, spec, notes=list(notes))
+
     @property
     def namespace(self) -> dict[str, Any]:
         """The notebook's variables (the shell's ``user_ns``): what ``-m``, ``--tools``,

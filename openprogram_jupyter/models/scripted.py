@@ -31,10 +31,11 @@ class ScriptedModel(Model):
     - a callable taking the :class:`ModelRequest` and returning one of the above, for
       replies that depend on what was sent.
 
-    Calls without an ``id`` get ``call_<round>_<index>``, so transcripts are the same on
-    every run. ``requests`` records what each round was sent. Asking for a round past the
-    end of the script ends that round with ``stop_reason="error"`` and a message saying
-    how long the script is — never a made-up reply. ``delay`` seconds are slept before
+    Calls without an ``id`` get ``call_<round>_<index>`` (the round of the conversation it
+    answers), so transcripts are the same on every run. ``requests`` records what each
+    round was sent. Asking for a round past the end of the script ends that round with
+    ``stop_reason="error"`` and a message saying how long the script is — never a made-up
+    reply. ``delay`` seconds are slept before
     each streamed piece (for demos that should visibly stream); with no delay the model
     still yields to the event loop between pieces.
     """
@@ -63,7 +64,9 @@ class ScriptedModel(Model):
         item = self.script[round_index]
         if callable(item) and not isinstance(item, (ToolCall, AssistantMessage)):
             item = item(request)
-        message = _as_message(item, round_index)
+        # Ids count the conversation's rounds, not this model's: a model that takes over a
+        # conversation (a fork, a session) must not reuse the ids of the replies before it.
+        message = _as_message(item, round_index, sum(m.role == "assistant" for m in request.messages) + 1)
         for block in message.content:
             if isinstance(block, TextContent):
                 for word in _WORDS.findall(block.text):
@@ -93,7 +96,7 @@ class ScriptedModel(Model):
         return f"<ScriptedModel {self.name}: {len(self.script)} rounds, {self.rounds_played} played>"
 
 
-def _as_message(item: object, round_index: int) -> AssistantMessage:
+def _as_message(item: object, round_index: int, conversation_round: int) -> AssistantMessage:
     if isinstance(item, AssistantMessage):
         pass
     elif isinstance(item, str):
@@ -112,6 +115,6 @@ def _as_message(item: object, round_index: int) -> AssistantMessage:
         if isinstance(block, ToolCall):
             calls_seen += 1
             if block.id is None:
-                block = block.model_copy(update={"id": f"call_{round_index + 1}_{calls_seen}"})
+                block = block.model_copy(update={"id": f"call_{conversation_round}_{calls_seen}"})
         blocks.append(block)
     return item.model_copy(update={"content": blocks})

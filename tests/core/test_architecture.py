@@ -22,7 +22,7 @@ LAYERS: list[list[str]] = [
     ["models"],
     ["render"],
     ["run", "tool_execution", "spec", "_decision_judge", "_limits", "loop", "check", "_run_code"],
-    ["engine"],
+    ["engine", "forking"],
     ["runtime"],
     ["decision", "evaluation"],
     ["jupyter"],

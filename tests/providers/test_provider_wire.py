@@ -7,8 +7,9 @@ import dataclasses
 import json
 
 import pytest
-import openprogram_jupyter as op
 from fakeserver import Call, Turn
+
+import openprogram_jupyter as op
 
 from .cases import CASE_IDS, CASES, SECRET, make_tools
 

@@ -1,0 +1,82 @@
+"""Forking a run: the spec of a run that replays another's first rounds, then goes on live.
+
+A Run's messages are its prompt, then each round's reply followed by the results of its
+calls and the user messages delivered before the next round. :func:`recorded_rounds`
+cuts them back into rounds; :func:`fork_spec` builds the new run's spec with the rounds
+before the fork as :class:`~openprogram_jupyter.spec.ReplayedRound`\\ s, which the loop
+plays back without asking the model or running a tool (``loop._replay_reply``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+from .errors import SetupError
+from .messages import AssistantMessage, ToolResultMessage, UserMessage
+from .spec import ReplayedRound, RunSpec
+
+__all__ = ["fork_spec", "recorded_rounds"]
+
+_REUSED_OPTIONS = ("tool_choice", "parallel_tool_calls", "max_iterations", "max_tool_calls")
+
+
+def recorded_rounds(messages: Sequence[Any]) -> tuple[list[UserMessage], list[ReplayedRound]]:
+    """The prompt messages (before the first reply) and every round of ``messages``."""
+    prompts: list[UserMessage] = []
+    rounds: list[ReplayedRound] = []
+    for message in messages:
+        if isinstance(message, AssistantMessage):
+            rounds.append(ReplayedRound(reply=message))
+        elif not rounds:
+            prompts.append(message)
+        elif isinstance(message, ToolResultMessage):
+            rounds[-1] = dataclasses.replace(rounds[-1], results=(*rounds[-1].results, message))
+        else:
+            rounds[-1] = dataclasses.replace(rounds[-1], then=(*rounds[-1].then, message))
+    return prompts, rounds
+
+
+def fork_spec(run: Any, round: Any, runtime: Any, *, tools: Sequence[object] | None = None,
+              **options: Any) -> RunSpec:
+    """The spec of ``run`` forked at ``round`` on ``runtime``.
+
+    Rounds ``1 .. round-1`` are replayed; ``round`` is asked of ``runtime``'s model with
+    the conversation so far. ``tools`` (default: the original run's tool names, each looked
+    up in ``runtime``'s registry first, so a redefined tool is the new one) and
+    ``options`` (``Runtime.run`` keywords; by default the original run's system prompt,
+    history, ``tool_choice``, ``parallel_tool_calls`` and caps) apply from ``round`` on.
+    A ``round`` that is not one of the run's rounds, a run without a prompt, or a tool
+    name nothing provides raises :class:`SetupError` naming it.
+    """
+    prompts, rounds = recorded_rounds(run.messages)
+    if not isinstance(round, int) or isinstance(round, bool) or not 1 <= round <= len(rounds):
+        span = f"between 1 and {len(rounds)}" if rounds else "impossible: the run has no rounds"
+        raise SetupError(f"fork: round must be a round of run {run.run_id} ({span}), got {round!r}", option="round")
+    if not prompts:
+        raise SetupError(f"fork: run {run.run_id} has no prompt to start from")
+    original: RunSpec | None = run.spec
+    settings: dict[str, Any] = {}
+    if original is not None:
+        settings = {name: getattr(original, name) for name in _REUSED_OPTIONS}
+        settings["system"] = original.system
+        settings["messages"] = list(original.history)
+    settings.update(options)
+    chosen = list(tools) if tools is not None else _same_tools(run, original, runtime)
+    spec = runtime.prepare(prompts[0], tools=chosen, **settings)
+    return dataclasses.replace(spec, prompts=tuple(prompts), replay=tuple(rounds[: round - 1]),
+                               replayed_from=run.run_id)
+
+
+def _same_tools(run: Any, original: RunSpec | None, runtime: Any) -> list[Any]:
+    found = []
+    for name in run.tools:
+        if name == "tool_search":  # the menu adds it again when a tool is deferred
+            continue
+        tool = runtime.registry.get(name) or (original.menu.get(name) if original is not None else None)
+        if tool is None:
+            raise SetupError(f"fork: the run used the tool {name!r}, which is no longer registered; "
+                             "pass tools=[...]")
+        found.append(tool)
+    return found

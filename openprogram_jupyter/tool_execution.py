@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from ._ambient import CallBudget, CallFrame, current_call
 from ._masking import mask_progress, mask_result
+from ._secrets import Secrets
+from ._tool_output import OutputCapture, capturing
 from .approvals import ApprovalAnswer, Edit, Skip
 from .errors import ToolExit
 from .events import ToolExecutionEndEvent, ToolExecutionStartEvent, ToolExecutionUpdateEvent
@@ -270,14 +272,32 @@ async def _execute(call: ToolCall, tool: Tool, kwargs: dict[str, Any], env: Call
             data=mask_progress(data),
         ),
     )
+    output = _output_scope(call, tool, env)
     token = current_call.set(CallFrame(context, env.inherited_tools, env.forward, env.budget))
     try:
+        if output is not None:
+            output.__enter__()  # the body's thread or task copies the context: it captures there
         body = tool.call(kwargs, context)
         running = asyncio.ensure_future(_contained(body) if inspect.iscoroutine(body) else body)
     except (Exception, SystemExit, KeyboardInterrupt) as error:
+        if output is not None:
+            output.finish()
         return _error_outcome(call, error)
     finally:
+        if output is not None:
+            output.reset_context()
         current_call.reset(token)
+    try:
+        outcome = await _await_body(call, tool, running, context, env)
+    finally:
+        if output is not None:
+            output.finish()
+    return _with_output(outcome, output.capture if output is not None else None, tool)
+
+
+async def _await_body(call: ToolCall, tool: Tool, running: asyncio.Future[Any], context: ToolContext,
+                      env: CallEnvironment) -> _Outcome:
+    """Wait for the running body within its timeout; a stop gives it its grace period."""
     timeout = tool.options.timeout
     try:
         shielded = asyncio.shield(running)  # so a stop can give the tool its grace period
@@ -296,6 +316,31 @@ async def _execute(call: ToolCall, tool: Tool, kwargs: dict[str, Any], env: Call
     except Exception as error:
         return _error_outcome(call, error)
     return _Outcome("done", value=value)
+
+
+def _output_scope(call: ToolCall, tool: Tool, env: CallEnvironment) -> capturing | None:
+    """Where the body's prints, displays and figures go (``None``: ``capture_output=False``);
+    each piece also goes out live as an ``output`` update, masked."""
+    if not tool.options.capture_output:
+        return None
+
+    def live(piece: dict[str, Any]) -> None:
+        data = Secrets.now().mask_data(piece, shapes=piece["type"] == "stream")
+        env.emit(ToolExecutionUpdateEvent, tool_call_id=call.id, tool_name=call.name, status="output", data=data)
+
+    return capturing(OutputCapture(live))
+
+
+def _with_output(outcome: _Outcome, capture: OutputCapture | None, tool: Tool) -> _Outcome:
+    """The outcome with what the body wrote in ``details["output"]``; a body that returned
+    ``None`` after printing hands the model its printed text (``output_as_result``)."""
+    if capture is None or not capture.items:
+        return outcome
+    outcome.details["output"] = capture.items
+    if outcome.status == "done" and outcome.value is None and tool.options.output_as_result and capture.text:
+        outcome.value = capture.text
+        outcome.details["result_from_output"] = True
+    return outcome
 
 
 async def _contained(body: Awaitable[Any]) -> Any:

@@ -3,7 +3,8 @@
 A call whose arguments stream in, that waits for an answer or that runs is **open**: a
 card with its summary line, its arguments, while it waits the approval buttons (Approve /
 Deny, or in step mode Run / Edit / Skip / Stop: :mod:`._step_card`), its latest progress
-report (a bar when the report carries a fraction) and the latest nested runs it opened,
+report (a bar when the report carries a fraction), what the tool has printed, displayed
+or plotted so far, and the latest nested runs it opened,
 drawn live. A queued call is its summary line. A call that has ended is
 drawn as the saved transcript draws it (:func:`~openprogram_jupyter.render.html.call_html`):
 a closed ``<details>`` whose summary line previews the result, the rest one click away.
@@ -17,6 +18,7 @@ from html import escape
 from typing import TYPE_CHECKING, Any
 
 from ..render import _format as fmt
+from ..render._output import output_html
 from ..render._progress import progress_fraction, progress_text
 from ..render.html import call_html, call_summary_html
 from ..render.tree import CallNode
@@ -82,6 +84,10 @@ def _open_card(view: RunView, call: CallNode) -> Any:
         progress = _part(view, parts, "progress")
         view._want(progress, value=progress_html(call.progress[-1]))
         shown.append(progress)
+    if call.output:  # what the tool has printed, displayed or plotted so far
+        output = _part(view, parts, "output")
+        view._want(output, value=output_html(call.output, view.shown_result_chars))
+        shown.append(output)
     if call.children:
         shown += _nested_runs(view, call, parts)
     view._want(parts["card"], children=tuple(shown))
@@ -119,7 +125,7 @@ def _build_card(view: RunView) -> dict[str, Any]:
 
 def _part(view: RunView, parts: dict[str, Any], name: str) -> Any:
     """The card's ``name`` widget: ``"approval"`` (Approve / Deny, answering whichever call
-    the card shows), ``"progress"``, ``"children-note"`` or ``"children"``; built on first use."""
+    the card shows), ``"progress"``, ``"output"``, ``"children-note"`` or ``"children"``; built on first use."""
     if name not in parts:
         w = view._w
         if name == "approval":

@@ -22,6 +22,7 @@ from typing import Any
 from ..errors import split_model_error
 from . import _format as fmt
 from . import _groups as groups
+from ._output import output_html
 from ._progress import progress_text
 from ._result_display import display_html
 from ._text_html import text_html
@@ -192,6 +193,7 @@ def _call_html(call: CallNode, limits: fmt.Limits) -> str:
                    + _cut_html(fmt.pretty_json(call.edited_arguments), limits.text_chars, fmt.ARGUMENTS_KEPT))
     if call.progress:
         out.append(f'<div style="{_MUTED}">progress: {escape(progress_text(call.progress[-1]))}</div>')
+    out.append(output_html(call.output, limits.result_chars))
     out += _span_html(call.children, lambda child: _run_html(child, limits, nested=True),
                       groups.CHILDREN_SPAN, limits)
     if call.result is not None:

@@ -22,6 +22,7 @@ from ..errors import split_model_error
 from . import _format as fmt
 from . import _groups as groups
 from ._markdown_inert import inert_markdown
+from ._output import OUTPUT_KEPT, output_texts
 from ._result_display import display_label
 from .tree import (
     Block,
@@ -190,6 +191,9 @@ def _call_markdown(call: CallNode, limits: fmt.Limits, indent: str) -> list[str]
         lines += [f"{inner}arguments as edited by the user (what ran):", "",
                   *_cut_fence(fmt.pretty_json(call.edited_arguments), limits.text_chars, fmt.ARGUMENTS_KEPT,
                               inner, "json")]
+    for kind, text in output_texts(call.output):
+        lines += ([f"{inner}{code_span(text)}", ""] if kind == "display" else
+                  [f"{inner}output ({kind}):", "", *_cut_fence(text, limits.result_chars, OUTPUT_KEPT, inner)])
     lines += _span_markdown(call.children, lambda child: [_run_markdown(child, limits, inner), ""],
                             groups.CHILDREN_SPAN, limits, inner)
     if call.result is not None:

@@ -17,6 +17,7 @@ from typing import Any
 from ..errors import split_model_error
 from . import _format as fmt
 from . import _groups as groups
+from ._output import OUTPUT_KEPT, output_texts
 from ._result_display import display_label
 from .tree import Block, CallNode, NodeHandlers, NoticeNode, RetryNode, RoundNode, RunNode, UserNode, tree_of
 
@@ -127,6 +128,10 @@ def _call_plain(call: CallNode, limits: fmt.Limits, indent: str) -> list[str]:
     edited = fmt.edited_preview(call)
     if edited is not None:
         lines.append(f"{indent}    {edited}")
+    for kind, text in output_texts(call.output):
+        lines += ([f"{indent}    {text}"] if kind == "display" else
+                  [f"{indent}    output ({kind}):",
+                   *_cut_lines(text, limits.result_chars, OUTPUT_KEPT, indent + "      ")])
     lines += _span_plain(call.children, lambda child: [_run_plain(child, limits, indent + "    ")],
                          groups.CHILDREN_SPAN, limits, indent + "    ")
     if call.result is not None:

@@ -48,6 +48,12 @@ class ToolOptions:
     render: Callable[[Any], Any] | None = None
     """Turns the return value into the rich form its card shows (``tools/_display.py``);
     the model still reads the value as text."""
+    capture_output: bool = True
+    """What the body writes — ``print()``, stderr, ``display()``, figures — is shown in the
+    call's card (``_tool_output.py``); False: it lands wherever it would without us."""
+    output_as_result: bool = True
+    """A body that returns ``None`` after writing to stdout / stderr hands that text to the
+    model as its result (cut like any result)."""
 
 
 @dataclass
@@ -114,7 +120,8 @@ class ExternalTool(Tool):
     Arguments are checked against ``spec["parameters"]`` (see ``_jsonschema``: types,
     required and unexpected fields, enums, bounds) and passed to ``execute`` as keyword
     arguments, sync or async. ``requires_approval``, ``timeout``, ``max_result_chars`` and
-    ``render`` may be given as extra dict keys or attributes of the object.
+    ``render``, ``capture_output`` and ``output_as_result`` may be given as extra dict keys
+    or attributes of the object.
     """
 
     def __init__(self, spec: Any, execute: Callable[..., Any], source: object) -> None:
@@ -130,6 +137,8 @@ class ExternalTool(Tool):
             timeout=_option(source, "timeout", None),
             max_result_chars=_option(source, "max_result_chars", DEFAULT_MAX_RESULT_CHARS),
             render=_option(source, "render", None),
+            capture_output=bool(_option(source, "capture_output", True)),
+            output_as_result=bool(_option(source, "output_as_result", True)),
         )
         self._execute = execute
 
@@ -145,7 +154,8 @@ class ExternalTool(Tool):
         return run_in_daemon_thread(self._execute, kwargs, name=self.name)
 
 
-DICT_TOOL_KEYS = {"spec", "execute", "requires_approval", "timeout", "max_result_chars", "render"}
+DICT_TOOL_KEYS = {"spec", "execute", "requires_approval", "timeout", "max_result_chars", "render", "capture_output",
+                  "output_as_result"}
 
 
 def _option(source: object, key: str, default: Any) -> Any:

@@ -118,6 +118,8 @@ def _make_decorator(agentic: bool) -> Callable[..., Any]:
         max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS,
         cache: bool = False,
         render: Callable[[Any], Any] | None = None,
+        capture_output: bool = True,
+        output_as_result: bool = True,
         register_globally: bool = True,
         registry: Registry | None = None,
     ) -> Any:
@@ -135,6 +137,8 @@ def _make_decorator(agentic: bool) -> Callable[..., Any]:
             max_result_chars=max_result_chars,
             cache=cache,
             render=render,
+            capture_output=capture_output,
+            output_as_result=output_as_result,
         )
 
         def wrap(target: Callable[..., Any]) -> FunctionTool:
@@ -196,6 +200,9 @@ def function(fn: Any = None, **options: Any) -> Any:
     ``max_result_chars``, ``cache`` (same arguments → the earlier result, tool not run),
     ``render`` (``value -> HTML``, a DataFrame, a figure, an image…: the rich form the
     call's card shows, sanitized; the model still reads the value as text),
+    ``capture_output`` (default True: what the body prints, displays or plots is shown in
+    its call's card; False: it lands in the cell as usual), ``output_as_result`` (default
+    True: a body that returns ``None`` hands what it printed to the model),
     ``register_globally`` (False: only usable through ``tools=[...]``), ``registry``.
     """
     return _make_decorator(agentic=False)(fn, **options)

@@ -21,7 +21,7 @@ LAYERS: list[list[str]] = [
     ["_decision_options"],
     ["models"],
     ["render"],
-    ["run", "tool_execution", "spec", "_decision_judge", "_limits", "loop", "check", "_run_code"],
+    ["run", "tool_execution", "spec", "_decision_judge", "_limits", "_tool_output", "loop", "check", "_run_code"],
     ["engine", "forking"],
     ["runtime"],
     ["decision", "evaluation"],

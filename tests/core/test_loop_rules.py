@@ -223,7 +223,20 @@ def test_tool_print_output_does_not_break_the_run(capsys):
     model = op.ScriptedModel([call("chatty"), "ok"])
     [result] = results(op.Runtime(model=model).run("go", tools=[chatty]))
     assert result.text == "done"
-    assert "line 999" in capsys.readouterr().out
+    assert "line 999" in result.details["output"][0]["text"]  # caught for the call's card
+    assert "line 999" not in capsys.readouterr().out
+
+
+def test_a_tool_with_capture_output_off_prints_where_it_always_did(capsys):
+    @op.function(capture_output=False)
+    def chatty() -> None:
+        """Prints."""
+        print("to the cell")
+
+    model = op.ScriptedModel([call("chatty"), "ok"])
+    [result] = results(op.Runtime(model=model).run("go", tools=[chatty]))
+    assert "to the cell" in capsys.readouterr().out
+    assert result.text == "" and "output" not in result.details
 
 
 def test_huge_result_is_truncated_with_a_marker():

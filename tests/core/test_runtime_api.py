@@ -166,8 +166,8 @@ def test_keyboard_interrupt_during_sync_run_aborts_keeps_the_run_and_reraises():
     assert [r.status for r in results(rt.last_run)] == ["cancelled"]
 
 
-def test_a_tools_print_reaches_the_callers_stdout(capsys):
-    @op.function
+def test_a_tools_print_reaches_the_callers_stdout_with_capture_off(capsys):
+    @op.function(capture_output=False)  # on (the default), it goes to the call's card instead
     def shout() -> str:
         """Prints."""
         print("from the tool")

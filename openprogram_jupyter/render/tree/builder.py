@@ -321,12 +321,15 @@ class TreeBuilder:
                 call.approval = "approved"
         elif event.status == "progress":
             call.progress.append(event.data)
+        elif event.status == "output":
+            call.add_output(event.data)
         call.touch()
 
     def _on_tool_execution_end(self, event: ToolExecutionEndEvent) -> None:
         call = self._lookup_call(event)
         call.status = event.status
         call.result = event.result
+        call.take_output(event.result)
         call.duration = event.duration
         call.approval = _approval_of(event.result) or call.approval
         call.edited_arguments = _edited_arguments_of(event.result)
@@ -338,6 +341,7 @@ class TreeBuilder:
             call = self._call_for(ToolCall(id=result.tool_call_id, name=result.tool_name), self._round(run))
         if call.result is None:
             call.result = result
+            call.take_output(result)
             call.status = result.status
             call.approval = _approval_of(result) or call.approval
             call.edited_arguments = _edited_arguments_of(result)

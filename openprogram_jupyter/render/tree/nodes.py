@@ -132,7 +132,28 @@ class CallNode(_Node):
     children: list[RunNode] = field(default_factory=list)
     approval: Approval | None = None  # the user's answer, for a call that asked for one
     edited_arguments: dict[str, Any] | None = None  # what the user ran instead of ``arguments``
+    output: list[dict[str, Any]] = field(default_factory=list)
+    """What the tool's body wrote, in order: ``{"type": "stream", "name", "text"}`` and
+    ``{"type": "display", "data": {mime: value}}`` (``_tool_output.py``)."""
     version: int = 0
+
+    def add_output(self, piece: Any) -> None:
+        """Append a live piece of output; stream text joins the stream piece before it."""
+        if not isinstance(piece, dict) or piece.get("type") not in ("stream", "display"):
+            return
+        last = self.output[-1] if self.output else None
+        if (piece["type"] == "stream" and last is not None and last.get("type") == "stream"
+                and last.get("name") == piece.get("name")):
+            last["text"] = str(last.get("text", "")) + str(piece.get("text", ""))
+        else:
+            self.output.append(dict(piece))
+        self.touch()
+
+    def take_output(self, result: ToolResultMessage | None) -> None:
+        """The output a result records (``details["output"]``) replaces the live pieces."""
+        recorded = result.details.get("output") if result is not None else None
+        if isinstance(recorded, list):
+            self.output = [dict(item) for item in recorded if isinstance(item, dict)]
 
     @property
     def raw_arguments_text(self) -> str:

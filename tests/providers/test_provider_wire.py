@@ -95,5 +95,6 @@ def test_wire_preview_refuses_what_has_no_wire():
 
 def test_side_by_side_shows_each_body_in_its_column_escaped():
     shown = op.side_by_side({"OpenAI": {"a": "<b>"}, "Anthropic": {"b": 2}})._repr_mimebundle_()
-    assert shown["text/html"].count("<td") == 2 and "&lt;b&gt;" in shown["text/html"] and "<b>" not in shown["text/html"]
+    html = shown["text/html"]
+    assert html.count("<td") == 2 and "&lt;b&gt;" in html and "<b>" not in html
     assert shown["text/plain"].startswith("== OpenAI\n{")

@@ -53,10 +53,11 @@ async def test_a_tool_that_prints_a_lot_and_returns_script_keeps_a_safe_transcri
         cell = await kernel.run("%%agent -m m -o r --tools noisy\nMake noise.")
         assert error_of(cell) is None
         printed = "".join(o.text for o in cell.outputs if o.output_type == "stream")
-        assert "line 2999" in printed  # the tool's print() landed in its cell
+        assert "line 2999" not in printed  # the tool's print() went into its card, not after it
         displays = [o for o in cell.outputs if o.output_type == "display_data"]
         assert len(displays) == 1 and set(displays[0].data) == STATIC_MIMES
         html = displays[0].data["text/html"]
+        assert "line 0\n" in html and "the full output is in the result" in html  # its start, and a note
         assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
         assert "done" in displays[0].data["text/plain"]
 

@@ -31,8 +31,10 @@ class ScriptedModel(Model):
     - a callable taking the :class:`ModelRequest` and returning one of the above, for
       replies that depend on what was sent.
 
-    Calls without an ``id`` get ``call_<round>_<index>`` (the round of the conversation it
-    answers), so transcripts are the same on every run. ``requests`` records what each
+    Calls without an ``id`` get ``call_<round>_<index>``, where round is the later of the
+    conversation's round and this model's own round (so ids repeat neither in a
+    conversation the model took over nor between an outer and a nested run), and
+    transcripts are the same on every run. ``requests`` records what each
     round was sent. Asking for a round past the end of the script ends that round with
     ``stop_reason="error"`` and a message saying how long the script is — never a made-up
     reply. ``delay`` seconds are slept before
@@ -64,9 +66,12 @@ class ScriptedModel(Model):
         item = self.script[round_index]
         if callable(item) and not isinstance(item, (ToolCall, AssistantMessage)):
             item = item(request)
-        # Ids count the conversation's rounds, not this model's: a model that takes over a
-        # conversation (a fork, a session) must not reuse the ids of the replies before it.
-        message = _as_message(item, round_index, sum(m.role == "assistant" for m in request.messages) + 1)
+        # Ids are unique both ways: past the conversation's rounds (a model that takes over a
+        # conversation — a fork, a session — must not reuse the ids of the replies before
+        # it) and past this model's own rounds (a nested run's conversation starts afresh,
+        # and its calls must not take the ids of the outer run's).
+        conversation_round = sum(m.role == "assistant" for m in request.messages) + 1
+        message = _as_message(item, round_index, max(conversation_round, round_index + 1))
         for block in message.content:
             if isinstance(block, TextContent):
                 for word in _WORDS.findall(block.text):

@@ -155,6 +155,9 @@ def _hooked_spec(plan: CellPlan, live: LiveRun, **hooks: Any) -> Any:
 async def run_awaited(magics: AgentMagics, line: str, cell: str) -> None:
     """The body of a rewritten ``%%agent`` cell (see :mod:`._transformer`)."""
     plan = magics.plan(line, cell)
+    if plan.side_by_side:
+        await magics.run_side_by_side(plan)
+        return
     if plan.options.background:
         start_background(magics, plan)
         return

@@ -9,6 +9,7 @@ rewrite), blocking (the plain magic), or in the background. Its traits are the
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,13 +33,15 @@ OFFLINE_NOTE = (
 @dataclass
 class CellPlan:
     """Everything needed to run one ``%%agent`` cell; built (and checked) before anything
-    is shown. ``spec`` is the run, without the live view's hooks yet."""
+    is shown. ``spec`` is the run, without the live view's hooks yet. For ``-m A,B``,
+    ``side_by_side`` holds one plan per model and ``runtime`` / ``spec`` are ``None``."""
 
     options: CellOptions
     runtime: Any
     spec: Any
     session: Session | None = None
     notes: list[str] = field(default_factory=list)
+    side_by_side: list[CellPlan] = field(default_factory=list)
 
 
 @magics_class
@@ -85,6 +88,11 @@ class AgentMagics(Magics):
         from . import _cell
 
         plan = self.plan(line, cell)
+        if plan.side_by_side:
+            from ._side_by_side import run_side_by_side_blocking
+
+            run_side_by_side_blocking(self, plan)
+            return None
         if plan.options.background:
             _cell.start_background(self, plan)
             return None
@@ -93,8 +101,6 @@ class AgentMagics(Magics):
 
     def plan(self, line: str, cell: str) -> CellPlan:
         """Read an ``%%agent`` cell into a :class:`CellPlan`, or raise ``UsageError``."""
-        from ..errors import SetupError
-
         options = parse_options(line)
         template = cell.strip()
         if not template:
@@ -102,6 +108,25 @@ class AgentMagics(Magics):
                 "%%agent: the cell is empty; write the task for the agent below the %%agent line\n\n" + USAGE
             )
         prompt = fill_prompt(template, self.namespace)
+        models = [name.strip() for name in (options.model or "").split(",")]
+        if len(models) > 1:
+            return CellPlan(options, None, None, side_by_side=self._side_by_side(options, models, prompt))
+        return self._plan_one(options, prompt)
+
+    def _side_by_side(self, options: CellOptions, models: list[str], prompt: str) -> list[CellPlan]:
+        """One plan per model of ``-m A,B``; flags that cannot apply to several runs are refused."""
+        if not all(models) or len(set(models)) != len(models):
+            raise UsageError(f"%%agent: -m {options.model}: name each model once, separated by commas")
+        for flag, given in (("-s", options.session), ("--background", options.background or None),
+                            ("--choices", options.choices), ("--record", options.record)):
+            if given is not None:
+                raise UsageError(f"%%agent: {flag} runs one model; with -m {options.model} give one model, "
+                                 "or leave it out")
+        return [self._plan_one(dataclasses.replace(options, model=name), prompt) for name in models]
+
+    def _plan_one(self, options: CellOptions, prompt: str) -> CellPlan:
+        from ..errors import SetupError
+
         runtime, notes = self._runtime_for(options.model)
         if options.record is not None or (options.wire and not runtime.capture_wire):
             runtime = _derived(runtime, options.record, capture_wire=options.wire or runtime.capture_wire)
@@ -115,6 +140,12 @@ class AgentMagics(Magics):
         except SetupError as error:
             raise UsageError(f"%%agent: {_in_flag_terms(error)}") from None
         return CellPlan(options, runtime, spec, session, notes)
+
+    async def run_side_by_side(self, plan: CellPlan) -> None:
+        """Run a ``-m A,B`` plan awaited (see :mod:`._side_by_side`)."""
+        from ._side_by_side import run_side_by_side_awaited
+
+        await run_side_by_side_awaited(self, plan)
 
     def plan_of(self, runtime: Any, spec: Any, options: CellOptions, *, notes: list[str]) -> CellPlan:
         """A plan for a run built elsewhere (``%agent fork``), shown and stored like a cell's."""

@@ -86,7 +86,8 @@ class Flag:
 
 
 FLAGS: tuple[Flag, ...] = (
-    Flag(("-m", "--model"), "model string or the name of a notebook variable holding a model", "MODEL"),
+    Flag(("-m", "--model"), "model string or the name of a notebook variable holding a model; A,B runs the cell on "
+         "each model side by side", "MODEL[,MODEL]"),
     Flag(("-o", "--output"), "store the Run (or, with --background, the handle) in VAR", "VAR"),
     Flag(("-s", "--session"), "continue the named conversation", "SESSION"),
     Flag(("--new",), "start the session (or this cell) afresh"),

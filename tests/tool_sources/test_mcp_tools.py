@@ -193,3 +193,16 @@ def test_a_command_that_cannot_start_is_an_mcp_error_naming_it(runtime):
 def test_an_unreachable_url_is_an_mcp_error(runtime):
     with pytest.raises(op.McpError):
         op.mcp(url="http://127.0.0.1:9/mcp", runtime=runtime, connect_timeout=10)
+
+
+def test_loading_the_extension_imports_neither_the_mcp_sdk_nor_distributed():
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom IPython.core.interactiveshell import InteractiveShell\n"
+            "InteractiveShell.instance().run_line_magic('load_ext', 'openprogram_jupyter')\n"
+            "import openprogram_jupyter as op\nop.mcp, op.evaluate\n"  # the names resolve ...
+            "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'distributed', 'dask'))\n"
+            "print(loaded)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"  # ... and still nothing of either is imported

@@ -121,3 +121,17 @@ def test_a_run_that_travelled_can_still_be_forked(original):
     assert travelled.spec is None and travelled.runtime is None and travelled.text == "Ten."
     live = op.ScriptedModel(["Ten."])
     assert travelled.fork(4, model=live, runtime=op.Runtime(model=live)).text == "Ten."
+
+
+def test_scripted_call_ids_stay_unique_when_one_model_also_serves_a_nested_run():
+    make_add()
+
+    @op.agentic_function
+    def helper(runtime=None) -> str:
+        """Ask again."""
+        return runtime.exec("inner", tools=[op.default_registry.get("add")])
+
+    model = op.ScriptedModel([call("helper"), call("add", a=1, b=1), "inner done", "outer done"])
+    run = op.Runtime(model=model).run("outer", tools=[helper])
+    ids = [e.tool_call_id for e in run.events if e.type == "tool_execution_start"]
+    assert len(ids) == 2 and len(set(ids)) == 2  # the outer call and the nested one

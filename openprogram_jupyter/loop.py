@@ -225,15 +225,17 @@ def _request(config: LoopConfig, state: LoopState, final: LimitReached | None) -
     system = config.spec.system
     if final is not None:
         choice, system = "none", final_round_system(system, final)
-    return ModelRequest(
+    request = ModelRequest(
         messages=state.conversation,
         system=system,
         tools=menu.specs(),
         tool_choice=choice,
         parallel_tool_calls=config.spec.parallel_tool_calls,
         menu_explicit=menu.explicit,
-        wire=config.wire.recorder(state.rounds) if config.wire is not None else None,
     )
+    if config.wire is not None:
+        request.wire = config.wire.recorder(state.rounds, request)
+    return request
 
 
 async def _stream_assistant_response(config: LoopConfig, state: LoopState,

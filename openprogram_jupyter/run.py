@@ -113,14 +113,31 @@ class Run:
         """Round ``round``'s ``(request, reply)`` as plain JSON data, rounds numbered from 1.
 
         ``request`` is the body sent to the provider, whole; ``reply`` holds ``final`` (the
-        stream folded into the provider's non-streamed response), ``frames`` (as received)
-        and ``attempts``. Every known secret is masked by value. Needs
+        stream folded into the provider's non-streamed response), ``frames`` (as received),
+        ``attempts`` and ``errors`` (each failed attempt's status, error type, message and
+        error body). A round replayed from a cassette has ``reply["source"] ==
+        "cassette"``: its ``final`` is the recorded reply and its request is rebuilt for the
+        model the cassette was recorded from. Every known secret is masked by value. Needs
         ``Runtime(capture_wire=True)``; raises ``ValueError`` saying what to do otherwise,
-        and naming the captured rounds when ``round`` is not one (docs/wire.md).
+        naming the captured rounds when ``round`` is not one, and saying why for a round
+        whose model sends nothing over a wire (docs/wire.md).
         """
         from .models._wire import wire_round
 
         return wire_round(self.wire_log, round, self.model)
+
+    def request_as(self, round: int, model: str) -> dict[str, Any]:
+        """The JSON body ``model`` would be sent for round ``round``, built offline by that
+        provider's own request code from what the loop asked that round (its messages,
+        system prompt, tools and controls). ``model`` is ``"provider:model_id"``, or a
+        provider's prefix (``"anthropic"``) for its default model. Works for every round
+        of a run made with ``capture_wire=True``, whatever its model (offline, scripted,
+        replayed or another provider); nothing is sent and no key is needed. Raises
+        ``ValueError`` as :meth:`wire` does, or naming an unknown provider; ``TypeError``
+        for a model with no wire (``"offline"``)."""
+        from .models._wire import rebuilt_request
+
+        return rebuilt_request(self.wire_log, round, model)
 
     # -- teaching -----------------------------------------------------------------------
 

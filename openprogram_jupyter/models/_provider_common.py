@@ -143,7 +143,9 @@ class ProviderError(Exception):
     ``status`` is the HTTP status (``None`` for a connection failure or an error frame
     inside a stream), ``code`` the provider's error type (``rate_limit_error``,
     ``ThrottlingException``, ...), ``message`` the provider's message, or our own one-line
-    account where the provider's is unhelpful, with its words kept in ``detail``.
+    account where the provider's is unhelpful, with its words kept in ``detail``. ``body``
+    is the error body the provider sent, as parsed JSON (or text), when it sent one: wire
+    capture keeps it (:meth:`~._wire.WireRecorder.failed`).
     """
 
     message: str
@@ -152,6 +154,7 @@ class ProviderError(Exception):
     retryable: bool = False
     retry_after: float | None = None
     detail: str | None = None
+    body: Any = None
 
     def __str__(self) -> str:
         return self.message
@@ -272,6 +275,9 @@ class ProviderModel(Model):
                 raise
             except Exception as exc:  # every provider failure ends as a message
                 failure = exc if isinstance(exc, ProviderError) else self._classify(exc)
+                if request.wire is not None:
+                    request.wire.failed(status=failure.status, code=failure.code, message=failure.message,
+                                        body=failure.body)
             wait = None if streamed else self.retry.wait_before(retry_number, failure)
             if wait is None:
                 too_long = not streamed and self.retry.waits_too_long(retry_number, failure)

@@ -9,10 +9,17 @@ JSON keyed by its SHA-256 digest, and every other top-level field of the body th
 field digests, how many leading messages it shares with the previous round's list, and the
 digests of the messages after those. :meth:`WireLog.request` rebuilds the whole body.
 
-Stored per round: the envelope (a few hundred bytes plus 64 bytes per *new* message) and
-the reply frames (linear in the reply's length). Stored once per run: each distinct
-message and field. So the total is linear in the run's length: see
-:meth:`WireLog.stored_bytes` and docs/wire.md.
+Every round, whatever its model, also keeps what the loop asked in its own terms
+(:class:`AskedRequest`: the conversation's length, the system prompt, the tools, the
+controls; the messages themselves are the run's, shared), so
+:meth:`WireLog.request_as` can rebuild the round for any provider, offline. A round
+replayed from a cassette keeps the recorded reply, and its request rebuilt for the model
+the cassette was recorded from (a cassette holds only a summary of each request).
+
+Stored per round: the envelope (a few hundred bytes plus 64 bytes per *new* message), the
+asked request (a few pointers), the reply frames (linear in the reply's length) and the
+error of each failed attempt. Stored once per run: each distinct message and field. So the
+total is linear in the run's length: see :meth:`WireLog.stored_bytes` and docs/wire.md.
 
 Every string is masked by value (every secret known then, :class:`.._secrets.Secrets`)
 when stored, and again when read (a secret remembered later is masked too). Key shapes are
@@ -23,57 +30,70 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from .._secrets import Secrets
+from ._json_data import to_json_data
 from ._wire_fold import fold_frames
+from ._wire_preview import wire_preview
+from .base import ModelRequest
 
-__all__ = ["MESSAGE_FIELDS", "WireLog", "WireRecorder", "to_json_data"]
+__all__ = ["MESSAGE_FIELDS", "AskedRequest", "WireLog", "WireRecorder", "rebuilt_request", "wire_round"]
 
 MESSAGE_FIELDS = {"openai": "messages", "openai-responses": "input", "anthropic": "messages",
                   "gemini": "contents", "bedrock": "messages"}
 """The body field holding the provider's message list, by wire format."""
 
 _DIGEST_BYTES = 64  # a hex SHA-256 digest
+_ENVELOPE_BYTES = 64  # what a round's fixed fields are counted as in stored_bytes
 
 
-def to_json_data(value: Any) -> Any:
-    """``value`` as plain JSON data: an SDK object through its ``to_dict()`` (or pydantic
-    ``model_dump(mode="json")``), ``bytes`` as base64 text, containers recursively."""
-    if hasattr(value, "to_dict"):
-        value = value.to_dict()
-    elif hasattr(value, "model_dump"):
-        value = value.model_dump(mode="json")
-    if isinstance(value, dict):
-        return {str(k): to_json_data(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [to_json_data(v) for v in value]
-    if isinstance(value, (bytes, bytearray)):
-        import base64
+@dataclass(frozen=True, slots=True)
+class AskedRequest:
+    """One round's request in the loop's own terms: a :class:`ModelRequest` without its
+    wire. ``conversation`` is the run's own list of messages (shared, never copied; the
+    loop only appends to it), of which the round saw the first ``length``."""
 
-        return base64.b64encode(bytes(value)).decode("ascii")
-    return value
+    conversation: Sequence[Any]
+    length: int
+    system: str | None
+    tools: tuple[dict[str, Any], ...]
+    tool_choice: Any
+    parallel_tool_calls: bool | None
+    menu_explicit: bool
+
+    def model_request(self) -> ModelRequest:
+        """The round's :class:`ModelRequest` again, as the model was handed it."""
+        return ModelRequest(messages=list(self.conversation[:self.length]), system=self.system,
+                            tools=list(self.tools), tool_choice=self.tool_choice,
+                            parallel_tool_calls=self.parallel_tool_calls, menu_explicit=self.menu_explicit)
 
 
-@dataclass
+@dataclass(slots=True)
 class _Round:
-    provider: str
+    asked: AskedRequest
+    provider: str = ""
+    source: Literal["wire", "cassette"] = "wire"
     fields: dict[str, str] = field(default_factory=dict)  # top-level field -> digest ("": the message list)
     messages_field: str | None = None
     shared: int = 0        # leading messages equal to the previous captured round's
     previous: int | None = None
     new: list[str] = field(default_factory=list)
     frames: list[str] = field(default_factory=list)  # masked JSON text, in arrival order
+    errors: list[str] = field(default_factory=list)  # masked JSON text, one per failed attempt
     attempts: int = 0
     sent: bool = False
+    recorded: str | None = None     # a replayed round: the cassette's reply (masked JSON text)
+    not_rebuilt: str | None = None  # a replayed round without a request: why
 
 
 class WireRecorder:
-    """What a provider reports for one round: :meth:`request` once, then per attempt
-    :meth:`attempt` and :meth:`frame` per stream frame (a retry drops the frames of the
-    failed attempt, so the reply is the one the round ended with)."""
+    """What a model reports for one round. A provider: :meth:`request` once, then per
+    attempt :meth:`attempt`, :meth:`frame` per stream frame and :meth:`failed` when the
+    attempt fails (a retry drops the frames of the failed attempt, so the reply is the one
+    the round ended with). A replayed model: :meth:`replayed`."""
 
     def __init__(self, log: WireLog, number: int) -> None:
         self._log, self._number = log, number
@@ -93,8 +113,38 @@ class WireRecorder:
 
     def frame(self, frame: Any) -> None:
         """Keep one stream frame (an SDK event object or parsed JSON)."""
-        data = self._secrets.mask_data(to_json_data(frame), shapes=False)
-        self._log._rounds[self._number].frames.append(json.dumps(data, ensure_ascii=False))
+        self._log._rounds[self._number].frames.append(self._text(frame))
+
+    def failed(self, *, status: int | None, code: str | None, message: str, body: Any = None) -> None:
+        """The current attempt failed: keep the HTTP status, the provider's error type and
+        message, and the error body it sent (``None`` when it sent none, as for a cut
+        connection)."""
+        entry = self._log._rounds[self._number]
+        entry.errors.append(self._text({"attempt": entry.attempts, "status": status, "code": code,
+                                        "message": message, "body": body}))
+
+    def replayed(self, recorded_model: str | None, reply: Any) -> None:
+        """This round's ``reply`` was played back from a cassette recorded from
+        ``recorded_model``: keep it, and the request rebuilt for that model from the run's
+        messages (a cassette holds none). A model the request cannot be rebuilt for leaves
+        the round without one, saying why."""
+        entry = self._log._rounds[self._number]
+        entry.recorded = self._text(reply)
+        provider, _, model_id = (recorded_model or "").partition(":")
+        if provider not in MESSAGE_FIELDS or not model_id:
+            entry.not_rebuilt = (f"the cassette was recorded from {recorded_model or 'an unnamed model'}, which "
+                                 "sends nothing over a wire, so there is no request to rebuild")
+            return
+        try:
+            body = wire_preview(entry.asked.model_request(), f"{provider}:{model_id}")
+        except (TypeError, ValueError) as error:
+            entry.not_rebuilt = f"the request could not be rebuilt for {recorded_model}: {error}"
+            return
+        self._log._store_request(self._number, provider, body, self._secrets)
+        entry.source, entry.attempts = "cassette", 1
+
+    def _text(self, value: Any) -> str:
+        return json.dumps(self._secrets.mask_data(to_json_data(value), shapes=False), ensure_ascii=False)
 
 
 class WireLog:
@@ -104,17 +154,29 @@ class WireLog:
         self._blobs: dict[str, str] = {}
         self._rounds: dict[int, _Round] = {}
         self._last: tuple[int, list[str]] | None = None  # the last captured round and its message digests
+        self._tools: tuple[object, tuple[dict[str, Any], ...]] = (None, ())  # the last tools list seen, kept
 
-    def recorder(self, number: int) -> WireRecorder:
-        """The recorder for round ``number`` (a round the model sends nothing for, as
-        with a scripted or replayed model, stays uncaptured)."""
-        self._rounds[number] = _Round("")
+    def recorder(self, number: int, request: ModelRequest) -> WireRecorder:
+        """The recorder for round ``number``, which the loop asks ``request``. A round
+        whose model sends nothing (a scripted or offline model) keeps only ``request``."""
+        source, tools = self._tools
+        if request.tools is not source:  # the menu hands out the same list while it is unchanged
+            tools = tuple(request.tools)
+            self._tools = (request.tools, tools)
+        asked = AskedRequest(request.messages, len(request.messages), request.system, tools, request.tool_choice,
+                             request.parallel_tool_calls, request.menu_explicit)
+        self._rounds[number] = _Round(asked)
         return WireRecorder(self, number)
 
     @property
     def rounds(self) -> list[int]:
-        """The rounds whose request was captured, in order."""
+        """The rounds that have a request to show (sent, or rebuilt for a replayed round), in order."""
         return [n for n, entry in self._rounds.items() if entry.sent]
+
+    @property
+    def asked_rounds(self) -> list[int]:
+        """Every round the loop asked a model, in order (whatever the model)."""
+        return list(self._rounds)
 
     def _blob(self, value: Any, secrets: Secrets) -> str:
         text = json.dumps(secrets.mask_data(to_json_data(value), shapes=False), ensure_ascii=False,
@@ -167,19 +229,39 @@ class WireLog:
         return Secrets.now().mask_data(body, shapes=False)
 
     def reply(self, number: int) -> dict[str, Any]:
-        """Round ``number``'s reply: ``final`` (the frames folded into the provider's
-        non-streamed response shape), ``frames`` (as received) and ``attempts``."""
+        """Round ``number``'s reply: ``provider`` (its wire format), ``source`` (``"wire"``;
+        ``"cassette"`` for a replayed round), ``final`` (the frames folded into the
+        provider's non-streamed response; a replayed round's recorded message), ``frames``
+        (as received), ``attempts`` and ``errors`` (one per failed attempt: ``attempt``,
+        ``status``, ``code``, ``message``, ``body``). A replayed round adds ``note``."""
         entry = self._rounds[number]
         frames = [json.loads(text) for text in entry.frames]
-        reply = {"provider": entry.provider, "final": fold_frames(entry.provider, frames), "frames": frames,
-                 "attempts": entry.attempts}
+        reply: dict[str, Any] = {"provider": entry.provider, "source": entry.source, "final": None, "frames": frames,
+                                 "attempts": entry.attempts, "errors": [json.loads(e) for e in entry.errors]}
+        if entry.recorded is not None:
+            reply["final"] = json.loads(entry.recorded)
+            reply["note"] = ("replayed from a cassette: the reply is the recorded message (this package's form, not "
+                             "the provider's wire form); the request was rebuilt from the run's messages, because a "
+                             "cassette keeps only the tool names and the last user text of each request")
+        else:
+            reply["final"] = fold_frames(entry.provider, frames)
         return Secrets.now().mask_data(reply, shapes=False)
+
+    def request_as(self, number: int, model: str) -> dict[str, Any]:
+        """The body ``model`` (``"provider:model_id"``, or a provider's prefix for its default
+        model) would be sent for round ``number``, built offline from what the loop asked
+        (:func:`~._wire_preview.wire_preview`), masked with every secret known now."""
+        return Secrets.now().mask_data(wire_preview(self._rounds[number].asked.model_request(), model), shapes=False)
 
     def new_messages(self, number: int) -> tuple[int, int]:
         """``(shared, total)``: how many leading messages round ``number`` shares with the
         round captured before it, and how many its list holds."""
         entry = self._rounds[number]
         return entry.shared, entry.shared + len(entry.new)
+
+    def messages_field(self, number: int) -> str | None:
+        """The body field of round ``number`` that holds the message list (``None``: none)."""
+        return self._rounds[number].messages_field
 
     def changed_fields(self, number: int) -> list[str]:
         """The top-level fields of round ``number``'s body (the message list aside) that
@@ -191,35 +273,55 @@ class WireLog:
 
     def stored_bytes(self) -> int:
         """The size of what is stored: every blob's text, each round's envelope (field
-        names and digests, the new messages' digests) and its frames' text."""
+        names and digests, the new messages' digests), its frames' and errors' text and a
+        replayed round's recorded reply."""
         total = sum(len(k) + len(v) for k, v in self._blobs.items())
         for entry in self._rounds.values():
-            total += 64 + sum(len(name) + _DIGEST_BYTES for name in entry.fields)
-            total += _DIGEST_BYTES * len(entry.new) + sum(len(f) for f in entry.frames)
+            total += _ENVELOPE_BYTES + sum(len(name) + _DIGEST_BYTES for name in entry.fields)
+            total += _DIGEST_BYTES * len(entry.new) + sum(map(len, entry.frames)) + sum(map(len, entry.errors))
+            total += len(entry.recorded or "")
         return total
+
+    def why_no_request(self, number: int) -> str | None:
+        """Why round ``number`` has no request to show (``None`` when it has one)."""
+        entry = self._rounds[number]
+        if entry.sent:
+            return None
+        return entry.not_rebuilt or "its model sends no request over a wire (only the provider models do)"
 
 
 def wire_round(log: WireLog | None, number: int, model_name: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """``(request, reply)`` of round ``number`` of a run whose log is ``log`` (``None``:
     the run did not capture). Raises ``ValueError`` saying why there is nothing: the run
-    did not capture (pass ``capture_wire=True``), its model sends nothing over a wire (a
-    replayed, scripted or offline model), or ``number`` is not a captured round (naming
-    the valid ones)."""
+    did not capture (pass ``capture_wire=True``), the round's model sends nothing over a
+    wire (a scripted or offline model; a cassette recorded from one), or ``number`` is
+    not a round of the run (naming the valid ones)."""
+    _check_round(log, number)
+    assert log is not None
+    problem = log.why_no_request(number)
+    if problem is not None:
+        raise ValueError(f"round {number} of this run ({model_name}) has no wire: {problem}. "
+                         f"run.request_as({number}, 'openai') shows what a provider would be sent for it")
+    return log.request(number), log.reply(number)
+
+
+def rebuilt_request(log: WireLog | None, number: int, model: str) -> dict[str, Any]:
+    """:meth:`WireLog.request_as` of a run's log, or ``ValueError`` saying why not (as
+    :func:`wire_round`); a model that sends nothing over a wire raises ``TypeError``."""
+    _check_round(log, number)
+    assert log is not None
+    return log.request_as(number, model)
+
+
+def _check_round(log: WireLog | None, number: int) -> None:
     if log is None:
         raise ValueError("this run did not capture the wire: pass capture_wire=True to the Runtime "
-                         "(Runtime(..., capture_wire=True)) and run again")
-    captured = log.rounds
-    if not captured:
-        if model_name.startswith("replay:"):
-            raise ValueError(f"{model_name} plays replies back from a cassette, which holds each reply and a "
-                             "summary of its request (the tool names and the last user text), not the request "
-                             "body; nothing was sent, so there is no wire to show (docs/replay.md)")
-        raise ValueError(f"nothing was captured: the model {model_name} sends no request over a wire "
-                         "(only the provider models do)")
-    if number not in captured:
-        raise ValueError(f"round {number!r} was not captured; the captured rounds are "
-                         f"{_ranges(captured)} (numbered from 1)")
-    return log.request(number), log.reply(number)
+                         "(Runtime(..., capture_wire=True), or %%agent --wire) and run again")
+    asked = log.asked_rounds
+    if number not in asked:
+        rounds = (f"the captured rounds are {_ranges(asked)} (numbered from 1)" if asked
+                  else "it asked the model nothing")
+        raise ValueError(f"round {number!r} was not captured; {rounds}")
 
 
 def _ranges(numbers: list[int]) -> str:

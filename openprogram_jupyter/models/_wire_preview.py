@@ -7,7 +7,8 @@ by the provider's own request code (the same that builds a real round's body). N
 sent and no key is needed: the model is built with a placeholder key that never leaves
 the process. For comparing how providers shape the same conversation: tool results paired
 with their calls, Anthropic's content blocks, Gemini's function responses, ``tool_choice``
-as each maps it.
+as each maps it. ``run.request_as(round, model)`` does the same for a round of a captured
+run (:mod:`._wire`).
 """
 
 from __future__ import annotations
@@ -16,21 +17,39 @@ from typing import Any
 
 from .base import ModelRequest
 
-__all__ = ["wire_preview"]
+__all__ = ["model_string", "wire_preview"]
 
 _PLACEHOLDER_KEY = "wire-preview-not-sent"
 
 
+def model_string(model: str) -> str:
+    """``model`` as ``"provider:model_id"``: a provider's prefix alone (``"anthropic"``)
+    names its default model. A prefix without a default model, or an unknown one, raises
+    ``ValueError`` saying what to write; anything else is returned as it is."""
+    from .providers import PROVIDERS, provider_info
+
+    if not isinstance(model, str) or ":" in model or model == "offline":
+        return model
+    info = provider_info(model)
+    if info is None:
+        raise ValueError(f"unknown provider {model!r}; known: {', '.join(sorted(PROVIDERS))} "
+                         "(or a whole model string such as 'openai:gpt-4.1-mini')")
+    if info.default_model_name is None:
+        raise ValueError(f"the provider {model!r} has no default model: name one, as in '{model}:MODEL_ID'")
+    return info.default_model_name
+
+
 def wire_preview(request: ModelRequest, model: str) -> dict[str, Any]:
-    """The JSON body ``model`` (a ``"provider:model_id"`` string) would be sent for
-    ``request``. An unknown provider, or one whose SDK is not installed, raises
-    ``ValueError`` saying which; a model without a wire (``"offline"``) raises ``TypeError``."""
+    """The JSON body ``model`` (a ``"provider:model_id"`` string, or a provider's prefix
+    for its default model) would be sent for ``request``. An unknown provider, or one
+    whose SDK is not installed, raises ``ValueError`` saying which; a model without a wire
+    (``"offline"``) raises ``TypeError``."""
     from . import resolve_model
 
     if not isinstance(request, ModelRequest):
         raise TypeError(f"op.wire_preview needs a ModelRequest (e.g. scripted.requests[1]), "
                         f"not {type(request).__name__}")
-    provider_model: Any = resolve_model(model, api_key=_PLACEHOLDER_KEY, base_url="http://127.0.0.1:9")
+    provider_model: Any = resolve_model(model_string(model), api_key=_PLACEHOLDER_KEY, base_url="http://127.0.0.1:9")
     prepare = getattr(provider_model, "_prepare", None)
     if prepare is None:
         raise TypeError(f"{model!r} sends nothing over a wire: name a provider model such as 'openai:gpt-4.1-mini'")

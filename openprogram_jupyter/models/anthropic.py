@@ -201,10 +201,10 @@ class AnthropicModel(ProviderModel):
             message, code = error_details(exc.body)
             status = exc.status_code
             if status == 200:  # an `error` event inside the stream
-                return ProviderError(message or str(exc), code=code, retryable=retryable_code(code))
+                return ProviderError(message or str(exc), code=code, retryable=retryable_code(code), body=exc.body)
             return ProviderError(message or str(exc), status=status, code=code,
                                  retryable=status in (408, 409, 429) or status >= 500,
-                                 retry_after=parse_retry_after(exc.response.headers))
+                                 retry_after=parse_retry_after(exc.response.headers), body=exc.body)
         if isinstance(exc, anthropic.APIConnectionError):
             cause = exc.__cause__ or exc.__context__
             return ProviderError(f"connection failed ({type(cause).__name__ if cause else 'error'}: "

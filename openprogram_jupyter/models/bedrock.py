@@ -45,6 +45,7 @@ from ._history import (
     safe_tool_id,
     user_blocks,
 )
+from ._json_data import to_json_data
 from ._provider_common import (
     ProviderError,
     ProviderModel,
@@ -57,7 +58,6 @@ from ._provider_common import (
     transport_error,
 )
 from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, ToolRules, ToolShape
-from ._wire import to_json_data
 from .base import MessageBuilder, ModelRequest
 
 __all__ = ["INFO", "BedrockModel"]
@@ -222,11 +222,12 @@ class BedrockModel(ProviderModel):
             code = error.get("Code")
             status = meta.get("HTTPStatusCode")
             message = error.get("Message") or str(exc)
+            body = {key: value for key, value in exc.response.items() if key != "ResponseMetadata"}
             if isinstance(exc, boto_errors.EventStreamError) or status is None:
                 retryable = retryable_code(code) or code == "modelStreamErrorException"
-                return ProviderError(message, code=code, retryable=retryable)
+                return ProviderError(message, code=code, retryable=retryable, body=body)
             return ProviderError(message, status=status, code=code, retryable=is_retryable_status(status),
-                                 retry_after=parse_retry_after(meta.get("HTTPHeaders")))
+                                 retry_after=parse_retry_after(meta.get("HTTPHeaders")), body=body)
         if isinstance(exc, (boto_errors.HTTPClientError, boto_errors.ConnectionError)):
             return ProviderError(f"connection failed ({type(exc).__name__}: {exc})", retryable=True)
         if isinstance(exc, boto_errors.NoRegionError):

@@ -151,14 +151,15 @@ class GeminiModel(ProviderModel):
         async with aconnect_sse(self._client(), "POST", url, json=payload, headers=headers) as source:
             response = source.response
             if response.status_code >= 400:
-                body = (await response.aread()).decode("utf-8", "replace")
+                text = (await response.aread()).decode("utf-8", "replace")
                 try:
-                    message, code = error_details(json.loads(body))
+                    body: Any = json.loads(text)
                 except ValueError:
-                    message, code = body[:500] or None, None
+                    body = text[:500]
+                message, code = error_details(body)
                 raise ProviderError(message or response.reason_phrase, status=response.status_code, code=code,
                                     retryable=is_retryable_status(response.status_code),
-                                    retry_after=parse_retry_after(response.headers))
+                                    retry_after=parse_retry_after(response.headers), body=body)
             finish: str | None = None
             usage: dict[str, Any] = {}
             async for event in source.aiter_sse():
@@ -168,7 +169,8 @@ class GeminiModel(ProviderModel):
                 out.frame(chunk)
                 if "error" in chunk:
                     message, code = error_details(chunk)
-                    raise ProviderError(message or "stream error", code=code, retryable=retryable_code(code))
+                    raise ProviderError(message or "stream error", code=code, retryable=retryable_code(code),
+                                        body=chunk)
                 usage = chunk.get("usageMetadata") or usage
                 blocked = (chunk.get("promptFeedback") or {}).get("blockReason")
                 if blocked:

@@ -218,7 +218,7 @@ def classify_openai_error(exc: Exception) -> ProviderError:
         return ProviderError(
             message or exc.message, status=exc.status_code, code=code,
             retryable=exc.status_code in (408, 409, 429) or exc.status_code >= 500,
-            retry_after=parse_retry_after(exc.response.headers),
+            retry_after=parse_retry_after(exc.response.headers), body=exc.body,
         )
     if isinstance(exc, openai.APIConnectionError):
         cause = exc.__cause__ or exc.__context__
@@ -226,7 +226,7 @@ def classify_openai_error(exc: Exception) -> ProviderError:
         return ProviderError(f"connection failed ({detail})", retryable=True)
     if isinstance(exc, openai.APIError):  # an error inside the stream
         message, code = error_details(exc.body)
-        return ProviderError(message or exc.message, code=code, retryable=retryable_code(code))
+        return ProviderError(message or exc.message, code=code, retryable=retryable_code(code), body=exc.body)
     if isinstance(exc, openai.OpenAIError) and "api_key" in str(exc):  # no key: raised making the client
         return ProviderError(f"no API key: {INFO.key_hint}", detail=f"{type(exc).__name__}: {exc}")
     return ProviderError(f"{type(exc).__name__}: {exc}")

@@ -135,7 +135,9 @@ class ReplayModel(Model):
     recorded, that round fails (``stop_reason="error"``) with a message saying which
     round and what differs — a replay never goes on against a different run. A round
     whose reply calls a tool the request does not offer fails the same way, naming the
-    tool, before anything of it streams: a cassette runs only the run's own tools.
+    tool, before anything of it streams: a cassette runs only the run's own tools. When
+    the run captures the wire, each played reply is kept with the request rebuilt for the
+    model the cassette was recorded from (:meth:`~._wire.WireRecorder.replayed`).
     """
 
     def __init__(self, model_id: str, *, api_key: str | None = None, base_url: str | None = None,
@@ -164,6 +166,8 @@ class ReplayModel(Model):
                      f"[{', '.join(spec['name'] for spec in request.tools)}]; a cassette may call only "
                      "the run's own tools, so nothing of this round was played")
             return
+        if request.wire is not None:
+            request.wire.replayed(self.recorded_model, reply)
         async for update in ScriptedModel([reply], name=self.name, delay=self.delay).stream(request, out):
             yield update
 

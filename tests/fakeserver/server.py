@@ -52,7 +52,8 @@ def _route(path: str) -> tuple[str, re.Match[str]] | None:
 
 @dataclass
 class Recorded:
-    """One request as received: which wire, path, lower-cased headers, JSON body."""
+    """One request as received: which wire, path, lower-cased headers, JSON body; and, for
+    a streamed answer, the frames the server sent (each as written on the socket)."""
 
     wire: str
     path: str
@@ -60,6 +61,7 @@ class Recorded:
     body: dict[str, Any]
     model: str | None = None
     received_at: float = field(default_factory=time.monotonic)
+    frames: list[bytes] = field(default_factory=list)
 
 
 @dataclass
@@ -227,6 +229,7 @@ class _Handler(BaseHTTPRequestHandler):
             frames = [*frames[: turn.error_after], wire.error_frame(turn.error_message or "scripted stream error")]
         elif turn.cut_after is not None:
             frames = frames[: turn.cut_after]
+        self.fake.requests[request_index].frames = list(frames)
         self.send_response(200)
         for name, value in wire.stream_headers().items():
             self.send_header(name, value)

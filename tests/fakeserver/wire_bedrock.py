@@ -32,6 +32,20 @@ def event_frame(headers: dict[str, str], payload: bytes) -> bytes:
     return message + struct.pack("!I", binascii.crc32(message) & 0xFFFFFFFF)
 
 
+def decode_frame(frame: bytes) -> tuple[dict[str, str], bytes]:
+    """The headers and payload of one event-stream message written by :func:`event_frame`
+    (string headers only, as the fake server writes them; the CRCs are not checked)."""
+    total, headers_length = struct.unpack("!II", frame[:8])
+    raw, headers = frame[12:12 + headers_length], {}
+    while raw:
+        name_length = raw[0]
+        name = raw[1:1 + name_length].decode()
+        value_length = struct.unpack("!H", raw[2 + name_length:4 + name_length])[0]
+        headers[name] = raw[4 + name_length:4 + name_length + value_length].decode()
+        raw = raw[4 + name_length + value_length:]
+    return headers, frame[12 + headers_length:total - 4]
+
+
 def _event(kind: str, payload: dict[str, Any]) -> bytes:
     headers = {":event-type": kind, ":content-type": "application/json", ":message-type": "event"}
     return event_frame(headers, json.dumps({**payload, "p": "abcdefgh"}).encode())

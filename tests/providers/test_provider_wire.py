@@ -8,6 +8,7 @@ import json
 
 import pytest
 from fakeserver import Call, Turn
+from fakeserver.wire_bedrock import decode_frame
 
 import openprogram_jupyter as op
 
@@ -98,3 +99,116 @@ def test_side_by_side_shows_each_body_in_its_column_escaped():
     html = shown["text/html"]
     assert html.count("<td") == 2 and "&lt;b&gt;" in html and "<b>" not in html
     assert shown["text/plain"].startswith("== OpenAI\n{")
+
+
+def _sent_events(recorded) -> list[dict]:
+    """The frames the server sent for ``recorded``, as the JSON each carries: an SSE
+    frame's ``data`` (not OpenAI's ``[DONE]``, which is no JSON), an event-stream frame's
+    payload under its event type, as botocore hands events over."""
+    if recorded.wire == "bedrock":
+        events = []
+        for frame in recorded.frames:
+            headers, payload = decode_frame(frame)
+            data = json.loads(payload)
+            data.pop("p")  # AWS's padding field, which botocore does not hand over (it is not in the API model)
+            events.append({headers[":event-type"]: data})
+        return events
+    lines = [line for frame in recorded.frames for line in frame.decode().splitlines() if line.startswith("data: ")]
+    events = [json.loads(line[6:]) for line in lines if line != "data: [DONE]"]
+    # The anthropic SDK drops keep-alive pings before it hands events over (docs/wire.md says so).
+    return [event for event in events if event.get("type") != "ping"]
+
+
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+async def test_kept_frames_are_the_frames_the_server_sent(case, server):
+    _script(server)
+    run = await case.runtime(server, capture_wire=True).arun("Compute.", tools=make_tools())
+    assert run.stop_reason == "stop", run.error
+    for number, recorded in enumerate(server.requests, start=1):
+        sent = _sent_events(recorded)
+        assert sent
+        assert run.wire(number)[1]["frames"] == sent
+
+
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+async def test_request_as_its_own_provider_is_the_body_sent(case, server):
+    _script(server)
+    run = await case.runtime(server, capture_wire=True).arun("Compute.", tools=make_tools())
+    for number, recorded in enumerate(server.requests, start=1):
+        assert run.request_as(number, case.model) == run.wire(number)[0] == recorded.body
+
+
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+async def test_a_scripted_run_of_the_same_conversation_rebuilds_the_bodies_the_provider_received(case, server):
+    _script(server)
+    live = await case.runtime(server, capture_wire=True).arun("Compute.", tools=make_tools())
+    assert live.stop_reason == "stop", live.error
+    replies = [m for m in live.messages if isinstance(m, op.AssistantMessage)]
+    scripted = await op.Runtime(model=op.ScriptedModel(replies), capture_wire=True).arun("Compute.",
+                                                                                        tools=make_tools())
+    assert scripted.stop_reason == "stop", scripted.error
+    assert [scripted.request_as(n, case.model) for n in (1, 2, 3)] == server.bodies()
+
+
+def _offline_run() -> op.Run:
+    """The teaching notebook's kind of run: the offline model, no key, no network."""
+    add = make_tools()[0]
+    return op.Runtime(model="offline", capture_wire=True).run("What is 2 + 3?", tools=[add])
+
+
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+def test_an_offline_runs_round_rebuilt_for_a_provider_is_a_request_that_provider_accepts(case, server):
+    run = _offline_run()
+    assert run.rounds == 2
+    body = run.request_as(2, case.model)
+    assert server.wires[case.prefix].validate(body) is None, "the loopback server rejects what the API would"
+    assert server.wires[case.prefix].result_count(body) == 1
+
+
+def test_request_as_takes_a_provider_prefix_for_its_default_model():
+    run = _offline_run()
+    assert run.request_as(2, "anthropic") == run.request_as(2, "anthropic:claude-sonnet-4-5")
+    with pytest.raises(ValueError, match="'bedrock' has no default model: name one, as in 'bedrock:MODEL_ID'"):
+        run.request_as(2, "bedrock")
+    with pytest.raises(ValueError, match="unknown provider 'acme'"):
+        run.request_as(2, "acme")
+    with pytest.raises(TypeError, match="sends nothing over a wire"):
+        run.request_as(2, "offline")
+
+
+def test_request_as_without_capture_or_past_the_run_says_why():
+    with pytest.raises(ValueError, match=r"capture_wire=True"):
+        op.Runtime(model="offline").run("hi").request_as(1, "openai")
+    with pytest.raises(ValueError, match="round 3 was not captured; the captured rounds are 1 to 2"):
+        _offline_run().request_as(3, "openai")
+
+
+def test_the_teaching_cell_shows_round_2_for_openai_and_anthropic_side_by_side():
+    run = _offline_run()
+    shown = op.side_by_side({"OpenAI": run.request_as(2, "openai"),
+                             "Anthropic": run.request_as(2, "anthropic")})._repr_mimebundle_()
+    openai_part, anthropic_part = shown["text/plain"].split("== Anthropic\n")
+    assert '"role": "tool"' in openai_part and '"tool_result"' not in openai_part
+    assert '"type": "tool_result"' in anthropic_part and '"role": "tool"' not in anthropic_part
+    assert shown["text/html"].count("<td") == 2
+
+
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+async def test_a_failed_attempt_keeps_its_status_and_the_error_body_the_server_sent(case, server):
+    server.script(Turn.http_error(429, "slow down, please"), Turn(text="Hello."),
+                  Turn.http_error(400, "this request is not acceptable"))
+    runtime = case.runtime(server, capture_wire=True)
+    retried = await runtime.arun("Hi.", tools=make_tools())
+    assert retried.stop_reason == "stop", retried.error
+    reply = retried.wire(1)[1]
+    assert reply["attempts"] == 2 and [e["attempt"] for e in reply["errors"]] == [1]
+    assert reply["errors"][0]["status"] == 429 and "slow down, please" in json.dumps(reply["errors"][0]["body"])
+    assert "Hello." in json.dumps(reply["final"]), "the frames are the attempt that succeeded"
+
+    failed = await runtime.arun("Hi again.", tools=make_tools())
+    assert failed.stop_reason == "error"
+    request, reply = failed.wire(1)
+    assert request == server.requests[-1].body
+    assert reply["final"] is None and reply["frames"] == []
+    (error,) = reply["errors"]
+    assert error["status"] == 400 and "this request is not acceptable" in json.dumps(error["body"])

@@ -132,7 +132,7 @@ def _wire(magics: AgentMagics, rest: str) -> None:
     if number.strip() and not number.strip().isdigit():
         raise UsageError(f"%agent wire VAR [ROUND]: ROUND is a round number, got {number.strip()!r}")
     try:
-        bundle = wire_bundle(run, int(number) if number.strip() else None)
+        bundle = wire_bundle(run, int(number) if number.strip() else None, name=name)
     except ValueError as error:
         raise UsageError(f"%agent wire: {error}") from None
     _display(bundle)

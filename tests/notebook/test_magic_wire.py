@@ -10,9 +10,11 @@ from fakeserver import Call, FakeServer, Turn
 from IPython.core.error import UsageError
 
 import openprogram_jupyter as op
+from openprogram_jupyter.jupyter._wire_view import HIGHLIGHT, wire_bundle
 from openprogram_jupyter.models.openai_chat import OpenAIChatModel
 
 SECRET = "sk-test-SECRET-wire-0123456789"
+PROMPT = "Add 2 and 3, then keep adding."
 
 
 @pytest.fixture
@@ -21,15 +23,15 @@ def server():
         yield fake
 
 
-def _run_cell(shell, server, flags: str) -> None:
+def _run_cell(shell, server, flags: str, rounds: int = 2) -> None:
     @op.function
     def add(a: int, b: int) -> int:
         """Add two numbers."""
         return a + b
 
-    server.script(Turn(calls=[Call("add", {"a": 2, "b": 3})]), Turn(text="It is 5."))
+    server.script(*[Turn(calls=[Call("add", {"a": n, "b": 3})]) for n in range(rounds - 1)], Turn(text="It is 5."))
     shell.user_ns["m"] = OpenAIChatModel("gpt-4.1-mini", api_key=SECRET, base_url=server.openai_base_url)
-    assert shell.run_cell(f"%%agent -m m -o r {flags}\nAdd 2 and 3.").success
+    assert shell.run_cell(f"%%agent -m m -o r {flags}\n{PROMPT}").success
 
 
 def test_wire_flag_captures_and_the_line_command_shows_each_round(shell, server, capsys):
@@ -41,17 +43,60 @@ def test_wire_flag_captures_and_the_line_command_shows_each_round(shell, server,
     assert f"round 1: {sizes[0]:,} bytes, 1 messages (1 new), 1 tools, tool_choice \"auto\", 11 in / 7 out" in out
     round_2 = out.split("round 2:")[1]
     assert round_2.startswith(f" {sizes[1]:,} bytes, 3 messages (2 new)")
-    assert "  + [2] " in round_2 and "  + [0] " not in round_2  # only the messages new this round are marked
+    assert "  + [2] " in round_2 and "[0]" not in round_2  # only the messages new this round are shown
+    assert "(1 message(s) as in round 1)" in round_2
+    assert "%agent wire r ROUND shows one round whole" in out
     assert SECRET not in out
 
 
-def test_wire_html_is_collapsible_and_marks_new_messages(shell, server):
-    from openprogram_jupyter.jupyter._wire_view import wire_bundle
+def test_every_round_shows_only_what_changed_so_the_output_grows_linearly(shell, server):
+    _run_cell(shell, server, "--wire", rounds=12)
+    run = shell.user_ns["r"]
+    assert run.rounds == 12
+    shown = wire_bundle(run)
+    for view in shown.values():
+        assert view.count(PROMPT) == 1, "round 1's prompt is shown once, not again in each later round"
+    whole = sum(len(json.dumps(r.body)) for r in server.requests)
+    assert len(shown["text/plain"]) < whole / 3
 
+
+def test_one_round_is_shown_whole_with_its_new_messages_open_and_its_frames(shell, server):
     _run_cell(shell, server, "--wire")
-    html = wire_bundle(shell.user_ns["r"], 2)["text/html"]
-    assert html.count("<details>") >= 5
-    assert html.count(" new</small>") == 2  # the assistant call and its tool result
+    run = shell.user_ns["r"]
+    html = wire_bundle(run, 2)["text/html"]
+    assert html.count("<details><summary><small>[0] as in round 1</small>") == 1  # closed, not marked
+    assert html.count(" new</small>") == 2  # the assistant call and its tool result, each open and marked:
+    for index in (1, 2):
+        assert f'<details open style="{HIGHLIGHT}"><summary><small>[{index}] new</small>' in html
+    assert f"reply frames ({len(run.wire(2)[1]['frames'])})" in html
+    assert "It is 5." in html
+    text = wire_bundle(run, 2)["text/plain"]
+    assert "    [0] " in text and "  + [1] " in text and "  + [2] " in text
+
+
+def test_a_changed_field_is_marked_with_its_new_value(shell, server, capsys):
+    _run_cell(shell, server, "--wire --tool-choice add")
+    capsys.readouterr()
+    shell.run_line_magic("agent", "wire r 2")
+    out = capsys.readouterr().out
+    assert "changed since round 1: tool_choice" in out
+    assert '  * tool_choice: "auto"' in out and "  * tools:" not in out
+
+
+def test_a_failed_round_says_so_in_its_summary_and_shows_the_error_body(shell, server, capsys):
+    @op.function
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    server.script(Turn.http_error(400, "that request is not acceptable"))
+    shell.user_ns["m"] = OpenAIChatModel("gpt-4.1-mini", api_key=SECRET, base_url=server.openai_base_url)
+    shell.run_cell(f"%%agent -m m -o r --wire --keep-going\n{PROMPT}")
+    capsys.readouterr()
+    shell.run_line_magic("agent", "wire r 1")
+    out = capsys.readouterr().out
+    assert "no reply, failed (HTTP 400)" in out.splitlines()[0]
+    assert "attempt 1 failed: " in out and "that request is not acceptable" in out
 
 
 def test_wire_without_the_flag_says_how_to_capture(shell, server):
@@ -64,3 +109,14 @@ def test_wire_of_a_round_that_was_not_run_names_the_rounds(shell, server):
     _run_cell(shell, server, "--wire")
     with pytest.raises(UsageError, match="captured rounds are 1 to 2"):
         shell.run_line_magic("agent", "wire r 7")
+
+
+def test_wire_of_an_offline_run_says_it_has_no_wire_and_how_to_see_a_providers_request(shell):
+    @op.function
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    assert shell.run_cell("%%agent -m offline --tools add --wire -o r\nWhat is 2 + 3?").success
+    with pytest.raises(UsageError, match=r"no wire.*run\.request_as\(1, 'openai'\)"):
+        shell.run_line_magic("agent", "wire r")

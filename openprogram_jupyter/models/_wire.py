@@ -3,11 +3,12 @@ so that memory grows linearly with a run's length (``Runtime(capture_wire=True)`
 
 A request carries the whole history, so storing each round's body whole would cost the
 square of the run's length. :class:`WireLog` instead stores every distinct message of the
-provider's message list (``messages``, ``input`` or ``contents``) once, as masked canonical
-JSON keyed by its SHA-256 digest, and every other top-level field of the body the same way
-(the tools declared repeat every round: one copy). A round keeps only an envelope: the
-field digests, how many leading messages it shares with the previous round's list, and the
-digests of the messages after those. :meth:`WireLog.request` rebuilds the whole body.
+provider's message list (``messages``, ``input`` or ``contents``) once, as masked compact
+JSON (keys in the order sent) keyed by its SHA-256 digest, and every other top-level field
+of the body the same way (the tools declared repeat every round: one copy). A round keeps
+only an envelope: the field digests, how many leading messages it shares with the previous
+round's list, and the digests of the messages after those. :meth:`WireLog.request`
+rebuilds the whole body.
 
 Every round, whatever its model, also keeps what the loop asked in its own terms
 (:class:`AskedRequest`: the conversation's length, the system prompt, the tools, the
@@ -151,7 +152,8 @@ class WireLog:
     """One run's captured rounds (numbered from 1 as in every view)."""
 
     def __init__(self) -> None:
-        self._blobs: dict[str, str] = {}
+        self._blobs: dict[str, str] = {}  # digest -> masked JSON text
+        self._digest_objects: dict[str, str] = {}  # digest -> the same digest, the one object kept for it
         self._rounds: dict[int, _Round] = {}
         self._last: tuple[int, list[str]] | None = None  # the last captured round and its message digests
         self._tools: tuple[object, tuple[dict[str, Any], ...]] = (None, ())  # the last tools list seen, kept
@@ -179,11 +181,15 @@ class WireLog:
         return list(self._rounds)
 
     def _blob(self, value: Any, secrets: Secrets) -> str:
+        # Keys in the order sent (the same code builds the same message with its keys in the
+        # same order, so equal messages still share one digest).
         text = json.dumps(secrets.mask_data(to_json_data(value), shapes=False), ensure_ascii=False,
-                          sort_keys=True, separators=(",", ":"))
+                          separators=(",", ":"))
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-        self._blobs.setdefault(digest, text)
-        return digest
+        if digest not in self._blobs:
+            self._blobs[digest] = text
+            self._digest_objects[digest] = digest
+        return self._digest_objects[digest]  # one object per distinct digest, however often it recurs
 
     def _store_request(self, number: int, provider: str, body: dict[str, Any], secrets: Secrets) -> None:
         entry = self._rounds[number]

@@ -3,14 +3,20 @@ OpenAI SDK against the loopback server stores far less than its requests' total 
 
 from __future__ import annotations
 
+import gc
 import json
+import tracemalloc
 
 from fakeserver import Call, Turn
+
+from openprogram_jupyter.models._wire import WireLog
+from openprogram_jupyter.models.base import ModelRequest
 
 from .cases import CASES, make_tools
 
 ROUNDS = 300
 PER_ROUND_ENVELOPE = 1024  # bytes a round may cost beyond its new messages and its frames
+RETAINED_PER_ROUND = 2048  # the same, in memory as Python holds it (objects' overhead included)
 
 
 async def test_300_round_capture_stays_within_a_linear_bound(server):
@@ -34,3 +40,46 @@ async def test_300_round_capture_stays_within_a_linear_bound(server):
     # the deepest chain rebuilds exactly what the server received
     assert run.wire(ROUNDS)[0] == server.requests[-1].body
     assert run.wire(150)[0] == server.requests[149].body
+
+
+def _message(number: int, size: int) -> dict:
+    """Message ``number`` of a history that grows by a call and its result each round."""
+    if number % 2 == 0:
+        return {"role": "assistant", "content": f"call {number} " + "x" * size}
+    return {"role": "tool", "tool_call_id": f"call_{number}", "content": f"result {number}"}
+
+
+def _retained_by_a_log_of(rounds: int, size: int = 400) -> tuple[int, int]:
+    """``(bytes retained, bytes of the distinct messages)`` when a wire log stores a run of
+    ``rounds`` rounds whose history grows by two messages a round, measured by tracemalloc
+    (what stays allocated once every body sent is gone), not by the log's own count. Each
+    round's body is built afresh, as a provider builds it."""
+    log = WireLog()
+    conversation: list[str] = []
+    tools = [{"name": "add", "description": "Add two numbers.", "parameters": {"type": "object"}}]
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    for number in range(1, rounds + 1):
+        body = {"model": "m", "messages": [_message(k, size) for k in range(2 * number)], "tools": tools}
+        recorder = log.recorder(number, ModelRequest(messages=conversation, tools=tools))
+        recorder.request(body, "openai")
+        recorder.attempt()
+        recorder.frame({"choices": [{"delta": {"content": f"step {number}"}}]})
+    del recorder, body
+    gc.collect()
+    retained = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    history = [_message(k, size) for k in range(2 * rounds)]
+    assert log.request(rounds)["messages"] == history  # what was stored is all there
+    return retained, sum(len(json.dumps(m)) for m in history)
+
+
+def test_retained_memory_doubles_when_the_run_doubles():
+    at_300, distinct_300 = _retained_by_a_log_of(300)
+    at_600, _ = _retained_by_a_log_of(600)
+    print(f"retained: {at_300:,} bytes at 300 rounds, {at_600:,} at 600 (distinct messages {distinct_300:,} at 300)")
+    # Linear storage doubles (a little more for the dicts' growth); storing each round's body
+    # whole would grow about four times.
+    assert at_600 < 2.6 * at_300
+    assert at_300 < 2 * distinct_300 + RETAINED_PER_ROUND * 300

@@ -120,3 +120,23 @@ def test_wire_of_an_offline_run_says_it_has_no_wire_and_how_to_see_a_providers_r
     assert shell.run_cell("%%agent -m offline --tools add --wire -o r\nWhat is 2 + 3?").success
     with pytest.raises(UsageError, match=r"no wire.*run\.request_as\(1, 'openai'\)"):
         shell.run_line_magic("agent", "wire r")
+
+
+def test_the_teaching_cells_show_round_2_as_openai_and_anthropic_receive_it(shell, capsys):
+    """The two cells docs/wire.md gives for the teaching notebook, run as written."""
+    @op.function
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    shell.user_ns["op"] = op  # the notebook's first cell imports it
+    assert shell.run_cell("%%agent -m offline --tools add --wire -o lesson_run\nWhat is 2 + 3?").success
+    result = shell.run_cell('op.side_by_side({\n    "OpenAI": lesson_run.request_as(2, "openai"),\n'
+                            '    "Anthropic": lesson_run.request_as(2, "anthropic"),\n})')
+    shell.user_ns.pop("lesson_run")
+    shell.user_ns.pop("op")
+    assert result.success, result.error_in_exec
+    shown = result.result._repr_mimebundle_()
+    openai_part, anthropic_part = shown["text/plain"].split("== Anthropic\n")
+    assert '"role": "tool"' in openai_part and '"content": "5"' in openai_part
+    assert '"type": "tool_result"' in anthropic_part and '"text": "5"' in anthropic_part

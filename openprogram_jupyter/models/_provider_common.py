@@ -254,6 +254,8 @@ class ProviderModel(Model):
             payload, notices = self._prepare(request)
         except ValueError as error:  # a request we cannot translate (bad image, ...)
             out.fail(self._format_error(ProviderError(str(error)), 0))
+            if request.wire is not None:
+                request.wire.not_sent(scrub_secrets(str(error), self._secrets()))
             return
         if request.wire is not None:
             request.wire.request(self._wire_body(payload), self.provider, self._secrets())

@@ -87,14 +87,14 @@ class _Round:
     attempts: int = 0
     sent: bool = False
     recorded: str | None = None     # a replayed round: the cassette's reply (masked JSON text)
-    not_rebuilt: str | None = None  # a replayed round without a request: why
+    no_request: str | None = None  # why a round has no request (a replayed or untranslatable one)
 
 
 class WireRecorder:
-    """What a model reports for one round. A provider: :meth:`request` once, then per
-    attempt :meth:`attempt`, :meth:`frame` per stream frame and :meth:`failed` when the
-    attempt fails (a retry drops the frames of the failed attempt, so the reply is the one
-    the round ended with). A replayed model: :meth:`replayed`."""
+    """What a model reports for one round. A provider: :meth:`request` once (or
+    :meth:`not_sent`), then per attempt :meth:`attempt`, :meth:`frame` per stream frame and
+    :meth:`failed` when the attempt fails (a retry drops the frames of the failed attempt,
+    so the reply is the one the round ended with). A replayed model: :meth:`replayed`."""
 
     def __init__(self, log: WireLog, number: int) -> None:
         self._log, self._number = log, number
@@ -124,6 +124,11 @@ class WireRecorder:
         entry.errors.append(self._text({"attempt": entry.attempts, "status": status, "code": code,
                                         "message": message, "body": body}))
 
+    def not_sent(self, reason: str) -> None:
+        """The provider could not build this round's request (``reason`` says why), so
+        nothing was sent."""
+        self._log._rounds[self._number].no_request = f"nothing was sent: {reason}"
+
     def replayed(self, recorded_model: str | None, reply: Any) -> None:
         """This round's ``reply`` was played back from a cassette recorded from
         ``recorded_model``: keep it, and the request rebuilt for that model from the run's
@@ -133,13 +138,13 @@ class WireRecorder:
         entry.recorded = self._text(reply)
         provider, _, model_id = (recorded_model or "").partition(":")
         if provider not in MESSAGE_FIELDS or not model_id:
-            entry.not_rebuilt = (f"the cassette was recorded from {recorded_model or 'an unnamed model'}, which "
+            entry.no_request = (f"the cassette was recorded from {recorded_model or 'an unnamed model'}, which "
                                  "sends nothing over a wire, so there is no request to rebuild")
             return
         try:
             body = wire_preview(entry.asked.model_request(), f"{provider}:{model_id}")
         except (TypeError, ValueError) as error:
-            entry.not_rebuilt = f"the request could not be rebuilt for {recorded_model}: {error}"
+            entry.no_request = f"the request could not be rebuilt for {recorded_model}: {error}"
             return
         self._log._store_request(self._number, provider, body, self._secrets)
         entry.source, entry.attempts = "cassette", 1
@@ -293,7 +298,7 @@ class WireLog:
         entry = self._rounds[number]
         if entry.sent:
             return None
-        return entry.not_rebuilt or "its model sends no request over a wire (only the provider models do)"
+        return entry.no_request or "its model sends no request over a wire (only the provider models do)"
 
 
 def wire_round(log: WireLog | None, number: int, model_name: str) -> tuple[dict[str, Any], dict[str, Any]]:

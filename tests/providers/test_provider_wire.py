@@ -212,3 +212,12 @@ async def test_a_failed_attempt_keeps_its_status_and_the_error_body_the_server_s
     assert reply["final"] is None and reply["frames"] == []
     (error,) = reply["errors"]
     assert error["status"] == 400 and "this request is not acceptable" in json.dumps(error["body"])
+
+
+def test_a_round_whose_request_cannot_be_built_says_nothing_was_sent_and_why(server):
+    bedrock = next(case for case in CASES if case.prefix == "bedrock")
+    broken = [op.TextContent(text="Look."), op.ImageContent(data="a", mime_type="image/png")]  # not base64
+    run = bedrock.runtime(server, capture_wire=True).run(broken, tools=[])
+    assert run.stop_reason == "error" and server.requests == []
+    with pytest.raises(ValueError, match=r"round 1 .* has no wire: nothing was sent: Invalid base64"):
+        run.wire(1)

@@ -1,0 +1,241 @@
+"""Apply one-line mutations of the package, one at a time, and check a test kills each.
+
+Run on demand, not in CI (it takes a few minutes)::
+
+    python scripts/mutate.py                 # every mutation
+    python scripts/mutate.py --list          # names, files and killing tests
+    python scripts/mutate.py round-cap-off-by-one offline-one-call-per-round
+
+Each mutation is a file, an exact snippet of it, its replacement, the test node ids that
+should kill it and one line saying why it matters. The snippet must occur exactly once in
+the file: after a refactor the script says "snippet not found" (a failure) instead of
+silently mutating nothing. The repository is copied into a temporary directory once;
+each mutation is applied to that copy (the file is restored in ``finally``), and its
+killing tests run there with ``pytest -x -q`` and ``PYTHONPATH`` pointing at the copy.
+The working tree is never edited. Exit status 1 when any mutation survives or cannot be
+applied. The table is docs/testing.md's, "Mutations".
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGE = "openprogram_jupyter"
+COPIED = ("openprogram_jupyter", "tests", "docs", "notebooks", "pyproject.toml", "README.md", "bench", "scripts")
+
+
+@dataclass(frozen=True)
+class Mutation:
+    name: str
+    file: str  # relative to openprogram_jupyter/
+    original: str
+    replacement: str
+    tests: tuple[str, ...]
+    why: str
+
+
+M = Mutation
+MUTATIONS: tuple[Mutation, ...] = (
+    # -- the audit's kinds of core rule (its two survivors first) -------------------------
+    M("magics-redraw-rate", "jupyter/_magics.py",
+      "updates_per_second = Float(10.0,", "updates_per_second = Float(30.0,",
+      ("tests/notebook/test_magic_in_process.py::test_the_live_view_redraws_at_the_configured_rate",),
+      "the rate %%agent actually redraws at (10/s per widget) is what the docs promise"),
+    M("offline-one-call-per-round", "models/offline.py",
+      "to_call = to_call[:1]", "to_call = to_call[:2]",
+      ("tests/core/test_loop_rules.py::test_offline_model_makes_one_call_a_round_without_parallel_tool_calls",),
+      "parallel_tool_calls=False means one call a round, the offline model included"),
+    M("anthropic-tool-description", "models/anthropic.py",
+      '"description": spec.get("description") or "",', '"description": "",',
+      ("tests/decisions/test_provider_schemas.py::test_shown_declaration_is_exactly_what_the_provider_client_sends",),
+      "Anthropic must be told what a tool does"),
+    M("view-throttle-interval", "jupyter/_view.py",
+      "now - self._last_tick < 1.0 / self.max_hz", "now - self._last_tick < 0.5 / self.max_hz",
+      ("tests/widgets/test_view.py::test_throttle_redraws_only_once_a_full_interval_has_passed",),
+      "each widget sends at most max_hz updates a second"),
+    M("round-cap-stop-reason", "loop.py",
+      '        state.stop_reason = "max_iterations"', '        state.stop_reason = "stop"',
+      ("tests/core/test_loop_rules.py::test_max_iterations_caps_the_round_count",),
+      "a run cut by its round cap must say so, not claim it finished"),
+    M("round-cap-off-by-one", "_limits.py",
+      "rounds >= max(1, cap)", "rounds > max(1, cap)",
+      ("tests/core/test_loop_rules.py::test_max_iterations_caps_the_round_count",),
+      "max_iterations=N allows N rounds, not N + 1"),
+    M("arguments-not-validated", "tool_execution.py",
+      "kwargs = tool.validate(dict(call.arguments))", "kwargs = dict(call.arguments)",
+      ("tests/core/test_loop_rules.py::test_invalid_arguments_become_an_error_result_the_model_sees",),
+      "a tool body never runs with arguments its schema refuses"),
+    M("not-done-is-not-error", "tool_execution.py",
+      'is_error=outcome.status != "done",', 'is_error=outcome.status == "error",',
+      ("tests/tools/test_gating.py",),
+      "a denied, skipped or cancelled call is an error result for the model"),
+    M("approval-not-required", "tool_execution.py",
+      "if not (tool.options.requires_approval or env.step):", "if not env.step:",
+      ("tests/tools/test_gating.py",),
+      "requires_approval=True tools never run unasked"),
+    M("denial-ignored", "tool_execution.py",
+      "if not isinstance(answer, Edit) and not answer:", "if False:",
+      ("tests/tools/test_gating.py",),
+      "an approver's no stops the call"),
+    M("result-not-masked", "_masking.py",
+      "            block.text = mask(block.text)", "            block.text = block.text",
+      ("tests/core/test_secrets.py",),
+      "a tool result holding a known secret never reaches the record unmasked"),
+    M("long-result-not-cut", "tools/results.py",
+      "if max_chars is not None and len(text) > max_chars:", "if False:",
+      ("tests/tools/test_results.py",),
+      "results past max_result_chars are cut before the model reads them"),
+    M("history-reversed", "engine.py",
+      "LoopState(conversation=list(spec.history))", "LoopState(conversation=list(reversed(spec.history)))",
+      ("tests/notebook/test_magic_in_process.py::test_sessions_continue_a_conversation_and_new_restarts_it",),
+      "a session's earlier conversation is sent in the order it happened"),
+    M("identical-failures-off-by-one", "tool_execution.py",
+      "if failed >= MAX_IDENTICAL_FAILURES:", "if failed > MAX_IDENTICAL_FAILURES:",
+      ("tests/core/test_loop_rules.py",),
+      "the same failing call is refused after MAX_IDENTICAL_FAILURES tries, not one more"),
+    M("abort-stop-reason", "loop.py",
+      '        _end_turn(config, state, last)\n    state.stop_reason = "aborted"',
+      '        _end_turn(config, state, last)\n    state.stop_reason = "stop"',
+      ("tests/core/test_steering_and_abort.py::test_run_handle_abort_stops_a_running_tool_and_keeps_the_run",),
+      "a stopped run says it was aborted"),
+    # -- ten more -------------------------------------------------------------------------
+    M("tool-call-budget-ignored", "tool_execution.py",
+      "if not env.budget.take():", "if False:",
+      ("tests/core/test_limits.py",),
+      "max_tool_calls refuses the calls past the budget"),
+    M("no-final-round-at-limit", "loop.py",
+      "if answer and config.spec.finish_at_limit:", "if False:",
+      ("tests/core/test_limits.py",),
+      "finish_at_limit gives the model one tool-free round to answer"),
+    M("token-limit-off-by-one", "_limits.py",
+      "tokens >= spec.max_tokens", "tokens > spec.max_tokens",
+      ("tests/core/test_limits.py",),
+      "max_tokens is reached when the tokens spent are at least it"),
+    M("skip-becomes-denied", "tool_execution.py",
+      'return _Outcome("skipped", f"{reason}. The call did not run."',
+      'return _Outcome("denied", f"{reason}. The call did not run."',
+      ("tests/tools/test_gating.py",),
+      "op.skip is recorded as skipped, not as a denial"),
+    M("edit-note-dropped", "tool_execution.py",
+      'content = _with_edit_note(content, outcome.details["edited_arguments"])', "content = content",
+      ("tests/tools/test_gating.py",),
+      "the model is told the user changed its arguments"),
+    M("offline-ignores-tool-choice-none", "models/offline.py",
+      '[] if request.tool_choice == "none" or not request.menu_explicit', "[] if not request.menu_explicit",
+      ("tests/core/test_limits.py",),
+      "tool_choice='none' (the last round at a limit) means no calls, offline too"),
+    M("bedrock-empty-description", "models/_bedrock_controls.py",
+      '"description": spec.get("description") or spec["name"],', '"description": spec.get("description") or "",',
+      ("tests/decisions/test_provider_schemas.py::test_bedrock_declaration_of_a_tool_without_description_uses_its_name",),
+      "Bedrock refuses an empty description"),
+    M("view-cut-not-masked", "render/_format.py",
+      "    text = mask(text)\n    if limit <= 0 or len(text) <= limit:",
+      "    if limit <= 0 or len(text) <= limit:",
+      ("tests/render/test_model_text_cut.py",),
+      "a cut never leaves part of a secret on screen"),
+    M("steering-not-taken", "loop.py",
+      "                pending = _take(config.spec.get_steering_messages)", "                pending = []",
+      ("tests/core/test_steering_and_abort.py::test_run_handle_steer_skips_the_calls_not_started_and_reaches_the_next_round",),
+      "a steering message reaches the model in the next round"),
+    M("follow-up-not-taken", "loop.py",
+      "pending = _take(config.spec.get_follow_up_messages)", "pending = []",
+      ("tests/core/test_steering_and_abort.py::test_run_handle_follow_up_starts_another_round",),
+      "a follow-up starts another round when the loop would end"),
+)
+
+
+def _copy_repo(into: Path) -> Path:
+    root = into / "repo"
+    root.mkdir()
+    for name in COPIED:
+        source = REPO / name
+        if source.is_dir():
+            shutil.copytree(source, root / name, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
+        elif source.exists():
+            shutil.copy2(source, root / name)
+    return root
+
+
+def _check(mutation: Mutation, root: Path) -> str | None:
+    """Why ``mutation`` cannot be applied to the copy at ``root``, or ``None``."""
+    path = root / PACKAGE / mutation.file
+    if not path.exists():
+        return f"file not found: {PACKAGE}/{mutation.file}"
+    count = path.read_text().count(mutation.original)
+    if count == 0:
+        return "snippet not found"
+    if count > 1:
+        return f"snippet found {count} times (must be exactly once)"
+    return None
+
+
+def _run_tests(mutation: Mutation, root: Path, timeout: float) -> tuple[int, str]:
+    env = {**os.environ, "PYTHONPATH": str(root), "PYTHONDONTWRITEBYTECODE": "1"}
+    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
+               *mutation.tests]
+    try:
+        done = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return -1, "timed out"
+    return done.returncode, done.stdout + done.stderr
+
+
+def _apply_and_test(mutation: Mutation, root: Path, timeout: float) -> tuple[str, str]:
+    problem = _check(mutation, root)
+    if problem is not None:
+        return "NOT APPLIED", problem
+    path = root / PACKAGE / mutation.file
+    original = path.read_text()
+    try:
+        path.write_text(original.replace(mutation.original, mutation.replacement, 1))
+        code, output = _run_tests(mutation, root, timeout)
+    finally:
+        path.write_text(original)
+    if code == 1:
+        failed = [line for line in output.splitlines() if line.startswith(("FAILED", "ERROR"))]
+        return "killed", failed[0] if failed else "a test failed"
+    if code == 0:
+        return "SURVIVED", "every listed test passed"
+    tail = output.strip().splitlines()[-1:] or ["(no output)"]
+    return "NOT RUN", f"pytest exit {code}: {tail[0]}"  # collection errors, timeouts: not a kill
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("names", nargs="*", help="mutations to run (default: all)")
+    parser.add_argument("--list", action="store_true", help="list the mutations and exit")
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds for one mutation's tests")
+    args = parser.parse_args(argv)
+    by_name = {m.name: m for m in MUTATIONS}
+    unknown = [n for n in args.names if n not in by_name]
+    if unknown:
+        parser.error(f"unknown mutation(s): {', '.join(unknown)}; see --list")
+    chosen = [by_name[n] for n in args.names] or list(MUTATIONS)
+    if args.list:
+        for m in chosen:
+            print(f"{m.name}\n    {PACKAGE}/{m.file}: {m.original.strip()!r} -> {m.replacement.strip()!r}\n"
+                  f"    why: {m.why}\n    killed by: {' '.join(m.tests)}")
+        return 0
+    failures = 0
+    with tempfile.TemporaryDirectory(prefix="mutate-") as tmp:
+        root = _copy_repo(Path(tmp))
+        for m in chosen:
+            started = time.monotonic()
+            verdict, detail = _apply_and_test(m, root, args.timeout)
+            failures += verdict != "killed"
+            print(f"{verdict:11} {m.name:34} {time.monotonic() - started:6.1f} s  {detail}", flush=True)
+    print(f"\n{len(chosen) - failures} of {len(chosen)} mutations killed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

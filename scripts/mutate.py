@@ -52,7 +52,7 @@ MUTATIONS: tuple[Mutation, ...] = (
       "the rate %%agent actually redraws at (10/s per widget) is what the docs promise"),
     M("offline-one-call-per-round", "models/offline.py",
       "to_call = to_call[:1]", "to_call = to_call[:2]",
-      ("tests/core/test_loop_rules.py::test_offline_model_makes_one_call_a_round_without_parallel_tool_calls",),
+      ("tests/core/test_runtime_api.py::test_offline_model_makes_one_call_per_round_when_parallel_calls_are_off",),
       "parallel_tool_calls=False means one call a round, the offline model included"),
     M("anthropic-tool-description", "models/anthropic.py",
       '"description": spec.get("description") or "",', '"description": "",',
@@ -64,31 +64,31 @@ MUTATIONS: tuple[Mutation, ...] = (
       "each widget sends at most max_hz updates a second"),
     M("round-cap-stop-reason", "loop.py",
       '        state.stop_reason = "max_iterations"', '        state.stop_reason = "stop"',
-      ("tests/core/test_loop_rules.py::test_max_iterations_caps_the_round_count",),
+      ("tests/core/test_menu_and_controls.py::test_max_iterations_caps_rounds_and_says_so",),
       "a run cut by its round cap must say so, not claim it finished"),
     M("round-cap-off-by-one", "_limits.py",
       "rounds >= max(1, cap)", "rounds > max(1, cap)",
-      ("tests/core/test_loop_rules.py::test_max_iterations_caps_the_round_count",),
+      ("tests/core/test_menu_and_controls.py::test_max_iterations_caps_rounds_and_says_so",),
       "max_iterations=N allows N rounds, not N + 1"),
     M("arguments-not-validated", "tool_execution.py",
       "kwargs = tool.validate(dict(call.arguments))", "kwargs = dict(call.arguments)",
-      ("tests/core/test_loop_rules.py::test_invalid_arguments_become_an_error_result_the_model_sees",),
+      ("tests/core/test_loop_rules.py::test_invalid_arguments_become_error_result_naming_field_and_reason",),
       "a tool body never runs with arguments its schema refuses"),
     M("not-done-is-not-error", "tool_execution.py",
       'is_error=outcome.status != "done",', 'is_error=outcome.status == "error",',
-      ("tests/tools/test_gating.py",),
+      ("tests/core/test_step_mode.py::test_every_pick_asks_and_each_answer_does_what_it_says",),
       "a denied, skipped or cancelled call is an error result for the model"),
     M("approval-not-required", "tool_execution.py",
       "if not (tool.options.requires_approval or env.step):", "if not env.step:",
-      ("tests/tools/test_gating.py",),
+      ("tests/core/test_step_mode.py::test_a_requires_approval_tool_outside_step_mode_accepts_the_same_answers",),
       "requires_approval=True tools never run unasked"),
     M("denial-ignored", "tool_execution.py",
       "if not isinstance(answer, Edit) and not answer:", "if False:",
-      ("tests/tools/test_gating.py",),
+      ("tests/core/test_step_mode.py::test_every_pick_asks_and_each_answer_does_what_it_says",),
       "an approver's no stops the call"),
     M("result-not-masked", "_masking.py",
       "            block.text = mask(block.text)", "            block.text = block.text",
-      ("tests/core/test_secrets.py",),
+      ("tests/core/test_secrets.py::test_a_tool_error_quoting_a_key_variable_is_masked_for_the_model_and_everywhere",),
       "a tool result holding a known secret never reaches the record unmasked"),
     M("long-result-not-cut", "tools/results.py",
       "if max_chars is not None and len(text) > max_chars:", "if False:",
@@ -100,7 +100,7 @@ MUTATIONS: tuple[Mutation, ...] = (
       "a session's earlier conversation is sent in the order it happened"),
     M("identical-failures-off-by-one", "tool_execution.py",
       "if failed >= MAX_IDENTICAL_FAILURES:", "if failed > MAX_IDENTICAL_FAILURES:",
-      ("tests/core/test_loop_rules.py",),
+      ("tests/core/test_loop_rules.py::test_same_failing_call_a_third_time_is_refused",),
       "the same failing call is refused after MAX_IDENTICAL_FAILURES tries, not one more"),
     M("abort-stop-reason", "loop.py",
       '        _end_turn(config, state, last)\n    state.stop_reason = "aborted"',
@@ -123,11 +123,11 @@ MUTATIONS: tuple[Mutation, ...] = (
     M("skip-becomes-denied", "tool_execution.py",
       'return _Outcome("skipped", f"{reason}. The call did not run."',
       'return _Outcome("denied", f"{reason}. The call did not run."',
-      ("tests/tools/test_gating.py",),
+      ("tests/core/test_step_mode.py::test_every_pick_asks_and_each_answer_does_what_it_says",),
       "op.skip is recorded as skipped, not as a denial"),
     M("edit-note-dropped", "tool_execution.py",
       'content = _with_edit_note(content, outcome.details["edited_arguments"])', "content = content",
-      ("tests/tools/test_gating.py",),
+      ("tests/core/test_step_mode.py::test_an_edited_call_keeps_the_models_message_and_tells_the_model_what_ran",),
       "the model is told the user changed its arguments"),
     M("offline-ignores-tool-choice-none", "models/offline.py",
       '[] if request.tool_choice == "none" or not request.menu_explicit', "[] if not request.menu_explicit",
@@ -176,6 +176,15 @@ def _check(mutation: Mutation, root: Path) -> str | None:
     if count > 1:
         return f"snippet found {count} times (must be exactly once)"
     return None
+
+
+def _imports_the_copy(root: Path) -> bool:
+    """Whether a Python started as the tests are imports the package from the copy (an
+    installed copy first on the path would make every mutation survive)."""
+    env = {**os.environ, "PYTHONPATH": str(root), "PYTHONDONTWRITEBYTECODE": "1"}
+    done = subprocess.run([sys.executable, "-c", f"import {PACKAGE}; print({PACKAGE}.__file__)"],
+                          cwd=root, env=env, capture_output=True, text=True, check=False)
+    return done.returncode == 0 and Path(done.stdout.strip()).is_relative_to(root)
 
 
 def _run_tests(mutation: Mutation, root: Path, timeout: float) -> tuple[int, str]:
@@ -228,6 +237,9 @@ def main(argv: list[str] | None = None) -> int:
     failures = 0
     with tempfile.TemporaryDirectory(prefix="mutate-") as tmp:
         root = _copy_repo(Path(tmp))
+        if not _imports_the_copy(root):
+            print(f"the tests would not import {PACKAGE} from the copy at {root}: nothing mutated")
+            return 2
         for m in chosen:
             started = time.monotonic()
             verdict, detail = _apply_and_test(m, root, args.timeout)

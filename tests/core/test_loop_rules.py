@@ -275,26 +275,3 @@ def test_a_tool_may_return_content_blocks_such_as_an_image():
     assert [type(b).__name__ for b in result.content] == ["ImageContent", "TextContent"]
     assert result.content[0].mime_type == "image/png" and result.text == "a cat"
 
-
-def test_offline_model_makes_one_call_a_round_without_parallel_tool_calls():
-    # parallel_tool_calls=False: the offline model (as a provider must) asks for one call a
-    # round, so three tools take three rounds of calls and a fourth that answers.
-    calls = []
-
-    def tool(name):
-        def body() -> str:
-            calls.append(name)
-            return name
-
-        return op.function(body, name=name, description=f"Tool {name}.", register_globally=False)
-
-    tools = [tool("first"), tool("second"), tool("third")]
-    run = op.Runtime(model="offline").run("go", tools=tools, parallel_tool_calls=False)
-    assert run.stop_reason == "stop"
-    assert calls == ["first", "second", "third"]
-    per_round = [[c.name for c in m.tool_calls] for m in run.messages if isinstance(m, op.AssistantMessage)]
-    assert per_round == [["first"], ["second"], ["third"], []]
-    # ... and with parallel calls allowed, all three come in the first round.
-    parallel = op.Runtime(model="offline").run("go", tools=tools)
-    assert [[c.name for c in m.tool_calls] for m in parallel.messages
-            if isinstance(m, op.AssistantMessage)] == [["first", "second", "third"], []]

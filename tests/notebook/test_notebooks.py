@@ -1,17 +1,24 @@
 """The notebooks in notebooks/ execute, save only static outputs, and match their saved form.
 
 Set ``OPENPROGRAM_REGEN_NOTEBOOKS=1`` to rewrite the saved outputs after a deliberate
-change (then review the diff).
+change (then review the diff). A regeneration accepts whatever the code does, so the
+tests that execute each notebook also hold expectations written out by hand: each
+``%%agent`` cell's calls, results and stop reason (read from the run the executed cell
+saved in its output's metadata, which the byte comparison ignores), and the text a
+reader is meant to see.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import nbformat
 import pytest
 from nbclient import NotebookClient
+
+from openprogram_jupyter.jupyter._saved_runs import METADATA_KEY
 
 from .kernels import REPO, STATIC_MIMES, WIDGET_VIEW
 
@@ -43,6 +50,30 @@ def assert_static(notebook) -> None:
         assert WIDGET_VIEW not in displays[0].data
 
 
+def ran(cell) -> tuple[list, list, str]:
+    """What the executed ``%%agent`` cell ran, from the run it saved in its output's
+    metadata: the calls ``(tool, arguments)``, the results ``(status, text)`` and the
+    stop reason."""
+    [data] = [o["metadata"][METADATA_KEY] for o in cell.outputs if METADATA_KEY in o.get("metadata", {})]
+    messages = data["messages"]
+    calls = [(block["name"], block["arguments"]) for m in messages if m["role"] == "assistant"
+             for block in m["content"] if block["type"] == "toolCall"]
+    results = [(m["status"], "".join(block.get("text", "") for block in m["content"]))
+               for m in messages if m["role"] == "toolResult"]
+    return calls, results, data["stop_reason"]
+
+
+def assert_ran(cell, calls: list, results: list, stop_reason: str) -> None:
+    """``cell`` made exactly ``calls`` and got ``results`` (status, and the start of the
+    text), and ended with ``stop_reason``."""
+    made, got, stopped = ran(cell)
+    assert made == calls, cell.source
+    assert [status for status, _ in got] == [status for status, _ in results], (cell.source, got)
+    for (_, text), (_, start) in zip(got, results, strict=True):
+        assert text.startswith(start), (cell.source, text, start)
+    assert stopped == stop_reason, cell.source
+
+
 def plain(cell) -> str:
     return "\n".join(o.get("data", {}).get("text/plain", "") + o.get("text", "") for o in cell.outputs)
 
@@ -67,6 +98,13 @@ async def test_quickstart_notebook_executes(kernel_name):
     assert "```text\nThis is the offline model" not in saved(first, "text/markdown")
     assert any("'19 + 23 = 42.'" in plain(cell) for cell in notebook.cells if cell.cell_type == "code")
     assert "You told me your name is Ada." in plain(agent_cells(notebook)[-1])
+    offline, tutor, hello, name = agent_cells(notebook)
+    # The offline model calls both named tools in round 1, with the prompt's values.
+    assert_ran(offline, [("add", {"a": 2, "b": 3}), ("word_count", {"text": "to be or not to be"})],
+               [("done", "5.0"), ("done", "6")], "stop")
+    assert_ran(tutor, [("add", {"a": 19, "b": 23})], [("done", "42.0")], "stop")
+    assert_ran(hello, [], [], "stop")
+    assert_ran(name, [], [], "stop")
 
 
 async def test_teaching_notebook_executes(kernel_name):
@@ -90,6 +128,17 @@ async def test_teaching_notebook_executes(kernel_name):
                and '"type": "tool_result"' in text for text in texts)
     # A session restored from the saved notebook.
     assert any("session lesson: 4 message(s) from 2 run(s)" in text for text in texts)
+    lesson, oops, looping, remember, recall = agent_cells(notebook)
+    assert_ran(lesson, [("celsius_to_fahrenheit", {"celsius": -5}), ("is_freezing", {"fahrenheit": 23.0})],
+               [("done", "23.0"), ("done", "true")], "stop")
+    # A misspelt name, then arguments the schema refuses, then the call that works.
+    assert_ran(oops, [("celsius_to_farenheit", {"celsius": 10}), ("celsius_to_fahrenheit", {"celsius": "ten"}),
+                      ("celsius_to_fahrenheit", {"celsius": 10})],
+               [("error", "Error: unknown tool 'celsius_to_farenheit'"),
+                ("error", "Error: celsius_to_fahrenheit: invalid arguments"), ("done", "50.0")], "stop")
+    assert_ran(looping, [("is_freezing", {"fahrenheit": 30})] * 2, [("done", "true")] * 2, "max_iterations")
+    assert_ran(remember, [], [], "stop")
+    assert_ran(recall, [], [], "stop")
 
 
 async def test_tool_design_notebook_executes(kernel_name):
@@ -105,6 +154,13 @@ async def test_tool_design_notebook_executes(kernel_name):
     cells = [cell for cell in notebook.cells if cell.cell_type == "code" and "▸ delete_record(" in plain(cell)]
     assert cells and all("denied by the user" in saved(cell, mime) for cell in cells
                          for mime in ("text/html", "text/markdown"))
+    clumsy, risky = agent_cells(notebook)
+    # Two calls the schema refuses (no query, limit "three"; sort "title"), then one that works.
+    assert_ran(clumsy, [("search_books", {"limit": "three"}), ("search_books", {"query": "e", "sort": "title"}),
+                        ("search_books", {"query": "e", "limit": 2})],
+               [("error", "Error: search_books: invalid arguments")] * 2 + [("done", "")], "stop")
+    assert json.loads(ran(clumsy)[1][2][1]) == ["Dune (1965)", "Emma (1815)"]
+    assert_ran(risky, [("divide", {"a": 1, "b": 0})], [("error", "Error: divide raised ZeroDivisionError")], "stop")
 
 
 @pytest.mark.parametrize("path", sorted(NOTEBOOKS.glob("*.ipynb")), ids=lambda p: p.name)

@@ -274,8 +274,13 @@ def test_agent_show_prints_the_transcript_outside_a_kernel(shell, capsys):
     assert "shown again" in capsys.readouterr().out
 
 
-def test_no_environment_key_is_needed(shell):
+def test_without_any_key_a_cell_runs_on_the_offline_model(shell):
+    # The shell fixture clears every key variable; a cell naming no model still runs.
     assert not any(os.environ.get(k) for k in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"))
+    assert shell.run_cell("%%agent -o r --toolset none\nHello?").success
+    run = shell.user_ns["r"]
+    assert (run.model, run.stop_reason, run.tool_results) == ("offline", "stop", [])
+    assert run.text.startswith("This is the offline model: no language model ran")
 
 
 def test_the_documented_usage_is_the_generated_one():

@@ -56,6 +56,16 @@ def test_max_tokens_ends_the_same_way_and_names_its_limit():
     assert any("max_tokens=1,000; spent 1,200" in n for n in notices(run))
 
 
+def test_max_tokens_is_reached_when_the_tokens_spent_equal_it():
+    add = add_tool()
+    model = op.ScriptedModel([costly(call("add", a=1, b=1), tokens=500), costly(call("add", a=2, b=1), tokens=500),
+                              "Done at exactly the limit.", "never"])
+    run = op.Runtime(model=model).run("Add.", tools=[add], max_tokens=1000)
+    assert (run.rounds, run.limit, run.stop_reason) == (3, "max_tokens", "max_iterations")
+    assert [r.tool_choice for r in model.requests] == ["auto", "auto", "none"]
+    assert any("max_tokens=1,000; spent 1,000" in n for n in notices(run))
+
+
 def test_the_round_cap_also_ends_with_an_answer_and_keeps_its_stop_reason():
     add = add_tool()
     model = op.ScriptedModel([call("add", a=1, b=1), call("add", a=2, b=1), "Two sums: 2 and 3."])

@@ -243,6 +243,21 @@ def test_offline_model_makes_one_call_per_round_when_parallel_calls_are_off():
     assert [len(m.tool_calls) for m in run.messages if isinstance(m, op.AssistantMessage)] == [2, 0]
 
 
+def test_offline_model_calls_nothing_when_tool_choice_is_none():
+    ran = []
+
+    @op.function
+    def add(a: float, b: float) -> float:
+        """Add."""
+        ran.append((a, b))
+        return a + b
+
+    run = op.Runtime(model="offline").run("What is 2 + 3?", tools=[add], tool_choice="none")
+    assert ran == [] and run.tool_results == []
+    assert (run.rounds, run.stop_reason) == (1, "stop")
+    assert run.text.startswith("This is the offline model")
+
+
 def test_offline_model_with_the_default_menu_calls_nothing_and_lists_tools():
     ran = []
 

@@ -92,7 +92,7 @@ MUTATIONS: tuple[Mutation, ...] = (
       "a tool result holding a known secret never reaches the record unmasked"),
     M("long-result-not-cut", "tools/results.py",
       "if max_chars is not None and len(text) > max_chars:", "if False:",
-      ("tests/tools/test_results.py",),
+      ("tests/tools/test_results.py::test_ten_megabyte_string_is_cut_keeping_head_and_tail_with_a_marker",),
       "results past max_result_chars are cut before the model reads them"),
     M("history-reversed", "engine.py",
       "LoopState(conversation=list(spec.history))", "LoopState(conversation=list(reversed(spec.history)))",

@@ -110,7 +110,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     # -- ten more -------------------------------------------------------------------------
     M("tool-call-budget-ignored", "tool_execution.py",
       "if not env.budget.take():", "if False:",
-      ("tests/core/test_faults.py::test_a_tool_call_budget_bounds_the_work_of_a_fanning_out_agentic_function",),
+      ("tests/core/test_faults.py::test_the_default_budget_is_sized_for_real_runs_and_can_be_lifted",),
       "max_tool_calls refuses the calls past the budget"),
     M("no-final-round-at-limit", "loop.py",
       "if answer and config.spec.finish_at_limit:", "if False:",
@@ -144,8 +144,8 @@ MUTATIONS: tuple[Mutation, ...] = (
       "a cut never leaves part of a secret on screen"),
     M("steering-not-taken", "loop.py",
       "                pending = _take(config.spec.get_steering_messages)", "                pending = []",
-      ("tests/core/test_steering_and_abort.py::test_run_handle_steer_skips_the_calls_not_started_and_reaches_the_next_round",),
-      "a steering message reaches the model in the next round"),
+      ("tests/core/test_steering_and_abort.py::test_steering_keeps_the_loop_going_after_a_text_only_reply",),
+      "a steering message after a text-only reply starts another round"),
     M("follow-up-not-taken", "loop.py",
       "pending = _take(config.spec.get_follow_up_messages)", "pending = []",
       ("tests/core/test_steering_and_abort.py::test_run_handle_follow_up_starts_another_round",),
@@ -222,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("names", nargs="*", help="mutations to run (default: all)")
     parser.add_argument("--list", action="store_true", help="list the mutations and exit")
-    parser.add_argument("--timeout", type=float, default=600.0, help="seconds for one mutation's tests")
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds for one mutation's tests")
     args = parser.parse_args(argv)
     by_name = {m.name: m for m in MUTATIONS}
     unknown = [n for n in args.names if n not in by_name]

@@ -44,6 +44,7 @@ def test_steering_keeps_the_loop_going_after_a_text_only_reply():
     model = op.ScriptedModel(["first answer", "second answer"])
     run = op.Runtime(model=model).run("go", get_steering_messages=lambda: [pending.pop()] if pending else [])
     assert run.text == "second answer" and run.rounds == 2
+    assert [m.text for m in model.requests[1].messages] == ["go", "first answer", "and also this"]
 
 
 def test_follow_up_messages_start_another_round_when_the_loop_would_end():

@@ -41,6 +41,8 @@ def test_decorator_with_options_and_without_give_the_same_kind_of_object():
         """B."""
 
     assert isinstance(a, FunctionTool) and isinstance(b, FunctionTool)
+    assert (a.options.timeout, b.options.timeout) == (None, 3)  # the options are the ones given
+    assert a() is None and b() is None and (a.name, b.name) == ("a", "b")
 
 
 def test_name_option_renames_the_tool():
@@ -226,12 +228,22 @@ def test_options_default_to_a_tool_that_is_plainly_usable():
     assert options.timeout is None and options.max_result_chars == 50_000
 
 
-def test_cache_option_gives_the_tool_an_empty_cache():
+def test_cache_option_is_set_and_each_tool_has_its_own_empty_cache():
+    # (What a cached tool returns in a run: tests/core/test_tool_options_in_loop.py.)
     @op.function(cache=True)
     def f() -> None:
         """F."""
 
-    assert f.cache == {}
+    @op.function(cache=True)
+    def g() -> None:
+        """G."""
+
+    @op.function
+    def h() -> None:
+        """H."""
+
+    assert f.options.cache and g.options.cache and not h.options.cache
+    assert f.cache == {} and g.cache == {} and f.cache is not g.cache
 
 
 @pytest.mark.parametrize("timeout", [0, -1])

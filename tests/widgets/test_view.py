@@ -389,3 +389,12 @@ def test_every_event_type_reaches_the_view_and_the_notice_reads_as_in_the_saved_
     assert notice in html and notice in render_bundle(run)["text/html"]
     assert "progress: halfway" in html and "let me report" in html and "all reported" in html
     assert ">reported</pre>" in html
+
+
+def test_a_cells_live_run_passes_its_rate_to_its_view(recorder):
+    # %%agent hands AgentMagics.updates_per_second to LiveRun (tests/notebook/
+    # test_magic_in_process.py); this is the rest of the way, to the throttle.
+    from openprogram_jupyter.jupyter._live import LiveRun
+
+    assert LiveRun(widgets=True, clicks=True, max_hz=4.0).view.max_hz == 4.0
+    assert LiveRun(widgets=True, clicks=True).view.max_hz == 10.0

@@ -28,6 +28,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import inspect
+import itertools
+import json
 import os
 import random
 import statistics
@@ -48,6 +51,7 @@ import openprogram_jupyter as op
 KEY = "sk-bench-not-a-real-key"
 PROMPT = "Add the numbers one round at a time."
 CLIENTS: list[Any] = []  # the comparison variants' clients, closed on their own loop at the end
+SYNC_CLIENTS: list[Any] = []
 
 
 def openai_client(base_url: str) -> Any:
@@ -56,6 +60,37 @@ def openai_client(base_url: str) -> Any:
     client = openai.AsyncOpenAI(api_key=KEY, base_url=base_url, max_retries=0)
     CLIENTS.append(client)
     return client
+
+
+def add_tool_declarations() -> list[dict[str, Any]]:
+    parameters = op.function(add, register_globally=False).spec["parameters"]
+    return [{"type": "function", "function": {"name": "add", "description": "Add two integers.",
+                                              "parameters": parameters}}]
+
+
+def collect_chunk(chunk: Any, text: str, calls: dict[int, dict[str, str]]) -> str:
+    """Fold one streamed Chat Completions chunk into ``calls``; return the text so far."""
+    for choice in chunk.choices:
+        if choice.delta.content:
+            text += choice.delta.content
+        for piece in choice.delta.tool_calls or []:
+            call = calls.setdefault(piece.index, {"id": piece.id, "name": "", "arguments": ""})
+            if piece.function and piece.function.name:
+                call["name"] = piece.function.name
+            if piece.function and piece.function.arguments:
+                call["arguments"] += piece.function.arguments
+    return text
+
+
+def answer_calls(messages: list[dict[str, Any]], text: str, calls: dict[int, dict[str, str]]) -> int:
+    """Append the assistant message and one tool result per call; return how many calls ran."""
+    messages.append({"role": "assistant", "content": text or None, "tool_calls": [
+        {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}}
+        for c in calls.values()]})
+    for call in calls.values():
+        messages.append({"role": "tool", "tool_call_id": call["id"],
+                         "content": str(add(**json.loads(call["arguments"])))})
+    return len(calls)
 
 
 def add(a: int, b: int) -> int:
@@ -80,11 +115,34 @@ def responder(rounds: int) -> Callable[[Any, Any], Turn]:
 # -- the variants ------------------------------------------------------------------------
 
 
+def make_sync_floor(base_url: str, rounds: int) -> Callable[[], int]:
+    """The cheapest official loop: the synchronous ``openai`` client, streaming."""
+    import openai
+
+    client = openai.OpenAI(api_key=KEY, base_url=base_url, max_retries=0)
+    SYNC_CLIENTS.append(client)
+    tools = add_tool_declarations()
+
+    def run() -> int:
+        messages: list[dict[str, Any]] = [{"role": "user", "content": PROMPT}]
+        calls_made = 0
+        while True:
+            text, calls = "", {}
+            with client.chat.completions.create(model="gpt-bench", messages=messages, tools=tools, stream=True,
+                                                stream_options={"include_usage": True}) as stream:
+                for chunk in stream:
+                    text = collect_chunk(chunk, text, calls)
+            if not calls:
+                return calls_made
+            calls_made += answer_calls(messages, text, calls)
+
+    return run
+
+
 def make_floor(base_url: str, rounds: int) -> Callable[[], Awaitable[int]]:
+    """The same loop on ``AsyncOpenAI`` (the floor earlier versions of this report used)."""
     client = openai_client(base_url)
-    parameters = op.function(add, register_globally=False).spec["parameters"]
-    tools = [{"type": "function", "function": {"name": "add", "description": "Add two integers.",
-                                               "parameters": parameters}}]
+    tools = add_tool_declarations()
 
     async def run() -> int:
         messages: list[dict[str, Any]] = [{"role": "user", "content": PROMPT}]
@@ -95,25 +153,10 @@ def make_floor(base_url: str, rounds: int) -> Callable[[], Awaitable[int]]:
             text, calls = "", {}
             async with stream:
                 async for chunk in stream:
-                    for choice in chunk.choices:
-                        if choice.delta.content:
-                            text += choice.delta.content
-                        for piece in choice.delta.tool_calls or []:
-                            call = calls.setdefault(piece.index, {"id": piece.id, "name": "", "arguments": ""})
-                            if piece.function and piece.function.name:
-                                call["name"] = piece.function.name
-                            if piece.function and piece.function.arguments:
-                                call["arguments"] += piece.function.arguments
+                    text = collect_chunk(chunk, text, calls)
             if not calls:
                 return calls_made
-            messages.append({"role": "assistant", "content": text or None, "tool_calls": [
-                {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}}
-                for c in calls.values()]})
-            import json
-            for call in calls.values():
-                messages.append({"role": "tool", "tool_call_id": call["id"],
-                                 "content": str(add(**json.loads(call["arguments"])))})
-                calls_made += 1
+            calls_made += answer_calls(messages, text, calls)
 
     return run
 
@@ -124,6 +167,19 @@ def make_ours(base_url: str, rounds: int) -> Callable[[], Awaitable[int]]:
 
     async def run() -> int:
         result = await runtime.arun(PROMPT, tools=[tool], max_iterations=None)
+        assert result.stop_reason == "stop", result.error
+        return len(result.tool_results)
+
+    return run
+
+
+def make_ours_sync(base_url: str, rounds: int) -> Callable[[], int]:
+    """``Runtime.run``: what a notebook cell calls (the run goes on the runtime's own loop thread)."""
+    runtime = op.Runtime(model="openai:gpt-bench", api_key=KEY, base_url=base_url)
+    tool = op.function(add, register_globally=False)
+
+    def run() -> int:
+        result = runtime.run(PROMPT, tools=[tool], max_iterations=None)
         assert result.stop_reason == "stop", result.error
         return len(result.tool_results)
 
@@ -171,9 +227,13 @@ def make_openai_agents(base_url: str, rounds: int, *, stream: bool) -> Callable[
     return run
 
 
-VARIANTS: dict[str, Callable[..., Callable[[], Awaitable[int]]]] = {
-    "floor (hand-written, openai SDK, streaming)": make_floor,
-    "ours (op.Runtime, streaming)": make_ours,
+SYNC_FLOOR = "floor: hand-written loop, sync `openai` client, streaming"
+ASYNC_FLOOR = "hand-written loop, `AsyncOpenAI`, streaming"
+VARIANTS: dict[str, Callable[..., Callable[[], Any]]] = {
+    SYNC_FLOOR: make_sync_floor,
+    ASYNC_FLOOR: make_floor,
+    "ours: `Runtime.run`, streaming": make_ours_sync,
+    "ours: `Runtime.arun`, streaming": make_ours,
     "pydantic-ai Agent.run (streaming handler)": lambda u, r: make_pydantic_ai(u, r, stream=True),
     "pydantic-ai Agent.run (non-streaming)": lambda u, r: make_pydantic_ai(u, r, stream=False),
     "openai-agents Runner.run_streamed": lambda u, r: make_openai_agents(u, r, stream=True),
@@ -194,7 +254,7 @@ async def bench_rounds(rounds: int, repeats: int) -> None:
                 print(f"skipped {name}: {error}")
                 continue
             started = time.perf_counter()
-            calls = await runner()
+            calls = await settled(runner())
             warmup[name] = time.perf_counter() - started
             assert calls == rounds, f"{name} made {calls} calls, expected {rounds}"
             runners[name] = runner
@@ -205,20 +265,86 @@ async def bench_rounds(rounds: int, repeats: int) -> None:
             random.shuffle(order)
             for name in order:
                 started, started_cpu = time.perf_counter(), time.process_time()
-                await runners[name]()
+                await settled(runners[name]())
                 wall[name].append(time.perf_counter() - started)
                 cpu[name].append(time.process_time() - started_cpu)
         for client in CLIENTS:
             await client.close()
-    floor, floor_cpu = (statistics.median(v[next(iter(runners))]) for v in (wall, cpu))
+        for client in SYNC_CLIENTS:
+            client.close()
+    floor, floor_cpu = (statistics.median(v[SYNC_FLOOR]) for v in (wall, cpu))
+    async_floor = statistics.median(wall[ASYNC_FLOOR])
     print(f"\n{rounds} rounds of one tool call each + a final text; {repeats} interleaved repetitions; medians")
     print("(CPU = the whole process, fake server threads included — the same work for every variant)\n")
-    print("| variant | warm-up run (s) | median run (ms) | per round (ms) | × floor | CPU × floor |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("| variant | warm-up run (s) | median run (ms) | per round (ms) | × sync floor | × async floor "
+          "| CPU × sync floor |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for name in runners:
         median, median_cpu = statistics.median(wall[name]), statistics.median(cpu[name])
         print(f"| {name} | {warmup[name]:.2f} | {median * 1000:.0f} | {median * 1000 / (rounds + 1):.1f} "
-              f"| {median / floor:.2f} | {median_cpu / floor_cpu:.2f} |")
+              f"| {median / floor:.2f} | {median / async_floor:.2f} | {median_cpu / floor_cpu:.2f} |")
+
+
+async def settled(value: Any) -> Any:
+    """``value``, awaited if the variant is async (a sync variant has already run)."""
+    return await value if inspect.isawaitable(value) else value
+
+
+LONG_VARIANTS = (SYNC_FLOOR, ASYNC_FLOOR, "ours: `Runtime.run`, streaming", "ours: `Runtime.arun`, streaming")
+
+
+def _round_times(server: FakeServer, start: int) -> list[float]:
+    """The time between successive requests of the run whose first request is ``start``."""
+    times = [r.received_at for r in server.requests[start:]]
+    return [b - a for a, b in itertools.pairwise(times)]
+
+
+async def bench_long(rounds: int, repeats: int) -> None:
+    """Per-round time near round 10 and near round ``rounds``, from the server's arrival
+    times, medians over interleaved repetitions; and what a finished ``Runtime.run`` retains."""
+    import tracemalloc
+
+    near = {"round 10": slice(5, 15), f"round {rounds}": slice(rounds - 10, rounds)}
+    with FakeServer() as server:
+        server.responder = responder(rounds)
+        runners = {name: VARIANTS[name](server.openai_base_url, rounds) for name in LONG_VARIANTS}
+        samples: dict[str, dict[str, list[float]]] = {name: {k: [] for k in near} for name in runners}
+        for runner in runners.values():  # warm-up
+            await settled(runner())
+        for _ in range(repeats):
+            for name in random.sample(list(runners), len(runners)):
+                start = len(server.requests)
+                await settled(runners[name]())
+                gaps = _round_times(server, start)
+                for label, where in near.items():
+                    samples[name][label].append(statistics.median(gaps[where]))
+        last_body = len(json.dumps(server.requests[-1].body).encode())
+        runtime = op.Runtime(model="openai:gpt-bench", api_key=KEY, base_url=server.openai_base_url)
+        tool = op.function(add, register_globally=False)
+        runtime.run(PROMPT, tools=[tool], max_iterations=None)  # warm
+        tracemalloc.start()
+        before = tracemalloc.get_traced_memory()[0]
+        kept = runtime.run(PROMPT, tools=[tool], max_iterations=None)
+        retained = tracemalloc.get_traced_memory()[0] - before
+        tracemalloc.stop()
+        assert kept.stop_reason == "stop"
+        for client in CLIENTS:
+            await client.close()
+        for client in SYNC_CLIENTS:
+            client.close()
+    print(f"\n{rounds} rounds, per-round time (ms) near round 10 and round {rounds}; {repeats} interleaved "
+          f"repetitions; the last request body is {last_body:,} bytes\n")
+    print("| variant | " + " | ".join(f"{k} (ms) | × sync floor" for k in near) + " |")
+    print("|---|" + "---:|---:|" * len(near))
+    floor = {k: statistics.median(samples[SYNC_FLOOR][k]) for k in near}
+    for name in runners:
+        cells = []
+        for label in near:
+            value = statistics.median(samples[name][label])
+            cells.append(f"{value * 1000:.1f} | {value / floor[label]:.2f}")
+        print(f"| {name} | " + " | ".join(cells) + " |")
+    print(f"\nA finished {rounds}-round `Runtime.run` (the Run and what the runtime keeps of it) retains "
+          f"{retained:,} bytes: {retained / rounds:,.0f} bytes per round (tracemalloc).")
 
 
 def bench_imports(repeats: int) -> None:
@@ -282,12 +408,15 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--imports", action="store_true", help="also time the package import")
     parser.add_argument("--abort", action="store_true", help="also time closing a stream on cancel")
+    parser.add_argument("--long", type=int, metavar="ROUNDS", help="also time rounds 10 and ROUNDS of a long run")
     parser.add_argument("--only-extras", action="store_true", help="skip the rounds benchmark")
     args = parser.parse_args()
     if not args.only_extras:
         asyncio.run(bench_rounds(args.rounds, args.repeats))
     if args.imports:
         bench_imports(max(5, args.repeats))
+    if args.long:
+        asyncio.run(bench_long(args.long, max(3, args.repeats // 5)))
     if args.abort:
         asyncio.run(bench_abort(10))
 

@@ -7,6 +7,10 @@ and, for the ``%%agent`` variant, ``%load_ext openprogram_jupyter``; then one ti
 - ``%%agent -m PROVIDER:MODEL`` with a one-line prompt (what a user's first cell is), or
 - a plain cell that imports the provider's SDK and sends the same streamed request.
 
+The timed cell is sent ``--pause`` seconds (default 3) after the setup cell ends, the time
+a user takes to type it; ``--pause 0`` sends it at once. Set ``OPENPROGRAM_WARM_UP=0`` to
+measure without the background warm-up ``%load_ext`` starts.
+
 The time is taken in this process, from just before the cell's execute request is sent to
 the moment the fake server has the request. Kernels, providers and variants interleave;
 medians of ``--repeats`` trials. Goal (issue 14): the ``%%agent`` cell at most 0.5 × the
@@ -70,8 +74,9 @@ def timed_cell(provider: str, agent: bool) -> str:
     return PLAIN[provider]
 
 
-async def one_trial(server: FakeServer, provider: str, agent: bool) -> float:
-    """Seconds from sending the timed cell to the server holding its first request."""
+async def one_trial(server: FakeServer, provider: str, agent: bool, pause: float) -> float:
+    """Seconds from sending the timed cell (``pause`` s after the setup cell ended, the time
+    a user takes to type it) to the server holding its first request."""
     base = server.openai_base_url if provider == "openai" else server.url
     notebook = nbformat.v4.new_notebook()
     client = NotebookClient(notebook, timeout=120, kernel_name="python3", allow_errors=False,
@@ -80,6 +85,8 @@ async def one_trial(server: FakeServer, provider: str, agent: bool) -> float:
         for index, source in enumerate((setup_cell(provider, base, agent), timed_cell(provider, agent))):
             cell = nbformat.v4.new_code_cell(source)
             notebook.cells.append(cell)
+            if index:
+                await asyncio.sleep(pause)
             seen = len(server.requests)
             sent = time.monotonic()
             await client.async_execute_cell(cell, index)
@@ -87,14 +94,15 @@ async def one_trial(server: FakeServer, provider: str, agent: bool) -> float:
         return server.requests[seen].received_at - sent
 
 
-async def bench(providers: list[str], repeats: int) -> None:
+async def bench(providers: list[str], repeats: int, pause: float) -> None:
     samples = {(p, agent): [] for p in providers for agent in (True, False)}
     with FakeServer() as server:
         server.responder = lambda recorded, wire: Turn(text="Hi.")
         for _ in range(repeats):
             for provider, agent in random.sample(list(samples), len(samples)):
-                samples[(provider, agent)].append(await one_trial(server, provider, agent))
-    print(f"\nFirst cell after a kernel start: cell sent → request at the server; median (min) of {repeats}\n")
+                samples[(provider, agent)].append(await one_trial(server, provider, agent, pause))
+    print(f"\nFirst cell after a kernel start, sent {pause:g} s after the setup cell: cell sent → request at "
+          f"the server; median (min) of {repeats}\n")
     print("| provider | plain cell (imports the SDK, sends) | `%%agent` cell after `%load_ext` | ratio |")
     print("|---|---:|---:|---:|")
     for provider in providers:
@@ -108,8 +116,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--providers", default="openai,anthropic")
+    parser.add_argument("--pause", type=float, default=3.0, help="seconds between the setup cell and the timed one")
     args = parser.parse_args()
-    asyncio.run(bench(args.providers.split(","), args.repeats))
+    asyncio.run(bench(args.providers.split(","), args.repeats, args.pause))
 
 
 if __name__ == "__main__":

@@ -10,7 +10,8 @@ Modules, in the order a cell meets them:
 - :mod:`._live` — the run's controls (Stop, steering, approval) and its finish;
 - :mod:`._view` — the widgets, redrawn from events by one writer at a bounded rate;
 - :mod:`._sessions` — conversations continued with ``-s NAME``;
-- :mod:`._show` — ``run.show()`` / ``%agent show``: a live view of a Run again.
+- :mod:`._show` — ``run.show()`` / ``%agent show``: a live view of a Run again;
+- :mod:`._warm_up` — after ``%load_ext``, loads in the background what the first cell needs.
 
 The static transcript that replaces the view lives in :mod:`openprogram_jupyter.render`.
 """
@@ -35,6 +36,7 @@ def load_ipython_extension(shell: Any) -> None:
     from ..runtime import Runtime, default_runtime
     from ._magics import AgentMagics
     from ._transformer import CELL_FUNCTION, make_transformer
+    from ._warm_up import start_warm_up
 
     if id(shell) in _LOADED:
         return
@@ -59,6 +61,7 @@ def load_ipython_extension(shell: Any) -> None:
     shell.push({CELL_FUNCTION: agent_cell}, interactive=False)
     shell.input_transformers_cleanup.append(make_transformer(shell))
     _LOADED[id(shell)] = magics
+    magics.warm_up_thread = start_warm_up(shell, magics, runtime)
 
 
 def unload_ipython_extension(shell: Any) -> None:

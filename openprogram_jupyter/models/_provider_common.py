@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import importlib.util
+import operator
 import os
 import random
 import time
@@ -28,7 +29,7 @@ from .._install import missing_dependency_message
 from .._secrets import mask, remember
 from ..errors import PROVIDER_SAID
 from ..events import AssistantUpdate, RetryWait
-from ..messages import Usage
+from ..messages import Usage, UserMessage
 from .base import MessageBuilder, Model, ModelRequest
 from .pricing import cost_of
 
@@ -241,6 +242,18 @@ class ProviderModel(Model):
     def _make_client(self) -> Any:
         """Import the SDK and build a client (the SDK loads here, never at import)."""
         raise NotImplementedError
+
+    _warm_up_resource: str = ""
+    """The client attribute path a round calls (``"chat.completions"``): SDKs load it lazily."""
+
+    def warm_up(self) -> None:
+        """Load the SDK and what translating a request needs, so the first run does not
+        wait for them (the notebook calls it on a background thread after ``%load_ext``).
+        Builds a client that is never used and a request body that is never sent."""
+        client = self._make_client()
+        if self._warm_up_resource:
+            operator.attrgetter(self._warm_up_resource)(client)
+        self._prepare(ModelRequest(messages=[UserMessage(content="warm-up")]))
 
     def _secrets(self) -> list[str | None]:
         return [self.__api_key, *(os.environ.get(name) for name in self.key_variables)]

@@ -83,6 +83,7 @@ class AnthropicModel(ProviderModel):
     """``anthropic:<model>`` — streams Messages through the ``anthropic`` SDK."""
 
     provider = INFO.prefix
+    _warm_up_resource = "messages"
     key_variables = INFO.key_variables
 
     def __init__(

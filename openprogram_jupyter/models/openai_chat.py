@@ -69,6 +69,7 @@ class OpenAIChatModel(ProviderModel):
     """``openai:<model>`` — streams Chat Completions through the ``openai`` SDK."""
 
     provider = INFO.prefix
+    _warm_up_resource = "chat.completions"
     key_variables = INFO.key_variables
 
     def _make_client(self) -> Any:

@@ -54,6 +54,7 @@ class OpenAIResponsesModel(OpenAIChatModel):
     """``openai-responses:<model>`` — streams the Responses API through the ``openai`` SDK."""
 
     provider = INFO.prefix
+    _warm_up_resource = "responses"
 
     def _prepare(self, request: ModelRequest) -> tuple[dict[str, Any], list[str]]:
         items: list[dict[str, Any]] = []

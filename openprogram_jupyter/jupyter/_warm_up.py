@@ -1,0 +1,86 @@
+"""Loading, in the background after ``%load_ext``, what the first ``%%agent`` cell needs.
+
+The first cell after a kernel start would otherwise pay, before anything shows, for the
+core (pydantic, the loop, the tools layer), the live view (ipywidgets) and the provider's
+SDK (``openai`` about 1.5 s of CPU, ``anthropic`` about 3.5 s). :func:`start_warm_up`
+imports them on a daemon thread while the user reads or types, so ``%load_ext`` itself
+stays as fast as before and the first cell finds them loaded. Python's import lock makes
+a cell that imports the same module meanwhile wait for the thread's import, never load it
+twice.
+
+The provider warmed is the one the first plain ``%%agent`` cell would use:
+``%config AgentMagics.model``, else the notebook ``runtime``'s model, else the default
+chosen from the key variables (:func:`~openprogram_jupyter.models.default_model_name`).
+Nothing is sent and no key is read beyond what choosing the default reads. It runs only in
+a kernel (not in terminal IPython or a plain ``InteractiveShell``), and not at all when
+``OPENPROGRAM_WARM_UP=0``. A failure is ignored: the cell that needs the module reports it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import threading
+from typing import Any
+
+__all__ = ["THREAD_NAME", "start_warm_up", "warm_up"]
+
+THREAD_NAME = "openprogram-warm-up"
+_FIRST_CELL_MODULES = (
+    "openprogram_jupyter.loop",
+    "openprogram_jupyter.engine",
+    "openprogram_jupyter.run",
+    "openprogram_jupyter.tools",
+    "openprogram_jupyter.jupyter._cell",
+    "openprogram_jupyter.jupyter._view",
+    "ipywidgets",
+    "openprogram_jupyter.render",
+    "markdown_it",  # the answer's Markdown, rendered and sanitized
+    "nh3",
+)
+
+
+def _enabled(shell: Any) -> bool:
+    if os.environ.get("OPENPROGRAM_WARM_UP", "").strip().lower() in {"0", "false", "no", "off"}:
+        return False
+    return getattr(shell, "kernel", None) is not None
+
+
+def _first_cell_model(magics: Any, runtime: Any) -> Any:
+    """The model string (or Model) a plain ``%%agent`` cell would run on now."""
+    from ..models import default_model_name
+
+    if magics.model:
+        return magics.model
+    spec = runtime.model_spec
+    return spec if spec is not None else default_model_name()
+
+
+def warm_up(magics: Any, runtime: Any) -> None:
+    """Import the first cell's modules and the SDK of the model it would use (see the module)."""
+    for name in _FIRST_CELL_MODULES:
+        importlib.import_module(name)
+    from ..models import resolve_model
+
+    model = _first_cell_model(magics, runtime)
+    if isinstance(model, str) and (model == "offline" or ":" not in model):
+        return
+    prepare = getattr(resolve_model(model), "warm_up", None)
+    if prepare is not None:
+        prepare()
+
+
+def _quietly(magics: Any, runtime: Any) -> None:
+    try:
+        warm_up(magics, runtime)
+    except Exception:  # the cell that needs the module reports the failure
+        pass
+
+
+def start_warm_up(shell: Any, magics: Any, runtime: Any) -> threading.Thread | None:
+    """Start :func:`warm_up` on a daemon thread and return it, or ``None`` when disabled."""
+    if not _enabled(shell):
+        return None
+    thread = threading.Thread(target=_quietly, args=(magics, runtime), name=THREAD_NAME, daemon=True)
+    thread.start()
+    return thread

@@ -118,7 +118,7 @@ class OpenAIChatModel(ProviderModel):
     # -- response ----------------------------------------------------------------------
 
     async def _attempt(self, payload: dict[str, Any], out: MessageBuilder) -> AsyncGenerator[AssistantUpdate, None]:
-        stream = await self._client().chat.completions.create(**payload)
+        stream = await self._client().chat.completions.create(**untransformed(payload, "messages"))
         async with stream:
             calls: dict[int, int] = {}  # the wire's call index -> content index
             finish: str | None = None
@@ -231,3 +231,16 @@ def classify_openai_error(exc: Exception) -> ProviderError:
     if isinstance(exc, openai.OpenAIError) and "api_key" in str(exc):  # no key: raised making the client
         return ProviderError(f"no API key: {INFO.key_hint}", detail=f"{type(exc).__name__}: {exc}")
     return ProviderError(f"{type(exc).__name__}: {exc}")
+
+
+def untransformed(payload: dict[str, Any], field: str) -> dict[str, Any]:
+    """``payload`` as ``create()`` arguments whose ``field`` (the history) goes in
+    ``extra_body``, so the SDK sends it as it is instead of walking it against its typed
+    request schema on every call: that walk costs more than everything else a round does,
+    and grows with the history. ``extra_body`` keys replace the body's (a plain merge), so
+    the JSON sent is the same. What we build is plain JSON already (no aliased keys, no
+    files or dates to convert), so the walk has nothing to change in it."""
+    arguments = dict(payload)
+    arguments["extra_body"] = {**arguments.get("extra_body", {}), field: arguments[field]}
+    arguments[field] = []
+    return arguments

@@ -30,7 +30,7 @@ from ._provider_common import ProviderError, StreamCutError, retryable_code
 from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, Spec, ToolRules, ToolShape, declared_parameters
 from .base import MessageBuilder, ModelRequest
 from .openai_chat import INFO as CHAT_INFO
-from .openai_chat import OpenAIChatModel
+from .openai_chat import OpenAIChatModel, untransformed
 
 __all__ = ["INFO", "OpenAIResponsesModel", "openai_responses_tool"]
 
@@ -89,7 +89,7 @@ class OpenAIResponsesModel(OpenAIChatModel):
         return payload, []
 
     async def _attempt(self, payload: dict[str, Any], out: MessageBuilder) -> AsyncGenerator[AssistantUpdate, None]:
-        stream = await self._client().responses.create(**payload)
+        stream = await self._client().responses.create(**untransformed(payload, "input"))
         async with stream:
             calls: dict[str, int] = {}  # item id -> content index
             final: Any = None

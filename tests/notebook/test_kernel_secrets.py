@@ -75,8 +75,8 @@ async def test_a_key_typed_with_agent_key_is_used_and_nowhere_in_the_saved_noteb
         server.script(Turn(text="Hello from the fake API."))
         async with live_kernel(kernel_name) as kernel:
             await kernel.text(SETUP.format(url=server.openai_base_url))
-            said = plain_output(await kernel.run(ASK_AND_SET))
-            assert "OPENAI_API_KEY is set for this kernel" in said
+            asked = await kernel.run(ASK_AND_SET)
+            assert "OPENAI_API_KEY is set for this kernel" in plain_output(asked), asked.outputs
             await kernel.run("%%agent -m openai:gpt-4.1-mini -o r --toolset none\nSay hello.")
             answer = await kernel.text("print(r.stop_reason, r.text)")
             assert answer.strip() == "stop Hello from the fake API."

@@ -1,0 +1,59 @@
+"""The extension's own lifecycle in one process: loading twice,
+``%unload_ext``, the lazily loaded ``AgentMagics`` name, and a background run started where
+no event loop runs (the view then ticks on a thread of its own)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+import openprogram_jupyter as op
+from openprogram_jupyter import jupyter as notebook_layer
+
+
+def test_loading_twice_keeps_the_first_load(shell):
+    magics = notebook_layer._LOADED[id(shell)]
+    rewrites = [t for t in shell.input_transformers_cleanup if getattr(t, "openprogram", False)]
+    shell.run_line_magic("load_ext", "openprogram_jupyter")
+    shell.extension_manager.load_extension("openprogram_jupyter")
+    notebook_layer.load_ipython_extension(shell)
+    assert notebook_layer._LOADED[id(shell)] is magics
+    assert [t for t in shell.input_transformers_cleanup if getattr(t, "openprogram", False)] == rewrites
+
+
+def test_unload_removes_the_cell_rewrite(shell):
+    assert any(getattr(t, "openprogram", False) for t in shell.input_transformers_cleanup)
+    shell.run_line_magic("unload_ext", "openprogram_jupyter")
+    assert not any(getattr(t, "openprogram", False) for t in shell.input_transformers_cleanup)
+    assert id(shell) not in notebook_layer._LOADED
+    shell.run_line_magic("load_ext", "openprogram_jupyter")  # the fixture's teardown expects it loaded
+
+
+def test_agent_magics_loads_on_first_use_and_other_names_are_attribute_errors():
+    from openprogram_jupyter.jupyter import AgentMagics
+    from openprogram_jupyter.jupyter._magics import AgentMagics as defined
+
+    assert AgentMagics is defined
+    with pytest.raises(AttributeError, match="NoSuchName"):
+        notebook_layer.NoSuchName  # noqa: B018
+
+
+def test_a_background_run_started_outside_an_event_loop_finishes_on_the_views_thread(shell):
+    @op.function
+    def add(a: int, b: int) -> int:
+        """Add two integers."""
+        return a + b
+
+    shell.user_ns["add"] = add
+    shell.run_cell_magic("agent", "-m offline --background -o h --tools add", "Add 2 and 3.")
+    handle = shell.user_ns["h"]
+    run = handle.wait(timeout=30)
+    assert run.stop_reason == "stop" and [r.content for r in run.tool_results][:1]
+    deadline = time.monotonic() + 30
+    while any(t.name == "openprogram-view" for t in threading.enumerate()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(t.name == "openprogram-view" for t in threading.enumerate()), "the view's thread never ended"
+    # the view's thread recorded the run where the notebook's runtime keeps it
+    assert shell.user_ns["runtime"].last_run is run

@@ -91,6 +91,9 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module 'openprogram_jupyter' has no attribute {name!r}")
     import importlib
 
+    from .jupyter._warm_up import wait_for_warm_up
+
+    wait_for_warm_up()
     module = importlib.import_module(module_name, __name__)
     value = module if name == "decision" else getattr(module, name)
     globals()[name] = value

@@ -36,7 +36,7 @@ def load_ipython_extension(shell: Any) -> None:
     from ..runtime import Runtime, default_runtime
     from ._magics import AgentMagics
     from ._transformer import CELL_FUNCTION, make_transformer
-    from ._warm_up import start_warm_up
+    from ._warm_up import start_warm_up, wait_for_warm_up
 
     if id(shell) in _LOADED:
         return
@@ -51,6 +51,7 @@ def load_ipython_extension(shell: Any) -> None:
         runtime.model = magics.model
 
     async def agent_cell(line: str, cell: str) -> None:
+        wait_for_warm_up()
         from ._cell import run_awaited  # the view's modules load with the first cell
 
         await run_awaited(magics, line, cell)

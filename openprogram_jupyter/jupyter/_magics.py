@@ -21,6 +21,7 @@ from traitlets import Float, Int, Unicode
 
 from ._options import FLAGS, USAGE, CellOptions, fill_prompt, parse_options
 from ._sessions import Session, Sessions
+from ._warm_up import wait_for_warm_up
 
 __all__ = ["OFFLINE_NOTE", "AgentMagics", "CellPlan"]
 
@@ -87,6 +88,7 @@ class AgentMagics(Magics):
         Kernel ▸ Interrupt. In Jupyter with autoawait on, the cell is rewritten into an
         awaited call instead, so its Stop button works while it runs.
         """
+        wait_for_warm_up()
         from . import _cell
 
         plan = self.plan(line, cell)
@@ -286,6 +288,7 @@ class AgentMagics(Magics):
     @line_magic("agent")  # type: ignore[arg-type]  # as for cell_magic above
     def agent_line(self, line: str) -> None:
         """``%agent COMMAND ...``: the commands of :data:`._line_commands.COMMANDS`."""
+        wait_for_warm_up()
         from ._line_commands import run_line_command
 
         run_line_command(self, line)

@@ -23,9 +23,10 @@ import os
 import threading
 from typing import Any
 
-__all__ = ["THREAD_NAME", "start_warm_up", "warm_up"]
+__all__ = ["THREAD_NAME", "start_warm_up", "wait_for_warm_up", "warm_up"]
 
 THREAD_NAME = "openprogram-warm-up"
+_running: threading.Thread | None = None
 _FIRST_CELL_MODULES = (
     "openprogram_jupyter.loop",
     "openprogram_jupyter.engine",
@@ -79,8 +80,22 @@ def _quietly(magics: Any, runtime: Any) -> None:
 
 def start_warm_up(shell: Any, magics: Any, runtime: Any) -> threading.Thread | None:
     """Start :func:`warm_up` on a daemon thread and return it, or ``None`` when disabled."""
+    global _running
     if not _enabled(shell):
         return None
     thread = threading.Thread(target=_quietly, args=(magics, runtime), name=THREAD_NAME, daemon=True)
     thread.start()
+    _running = thread
     return thread
+
+
+def wait_for_warm_up(timeout: float = 60.0) -> None:
+    """Return once a running warm-up has finished its imports (at most ``timeout`` s).
+
+    The package's entry points (``%%agent``, ``%agent``, the first use of a public name)
+    call it first: two threads importing the same modules at once can each hold a module
+    the other needs, and Python breaks that cycle by handing one of them a partly
+    initialized module (``ImportError: cannot import name ... partially initialized``)."""
+    thread = _running
+    if thread is not None and thread.is_alive() and thread is not threading.current_thread():
+        thread.join(timeout)

@@ -57,3 +57,19 @@ def test_a_background_run_started_outside_an_event_loop_finishes_on_the_views_th
     assert not any(t.name == "openprogram-view" for t in threading.enumerate()), "the view's thread never ended"
     # the view's thread recorded the run where the notebook's runtime keeps it
     assert shell.user_ns["runtime"].last_run is run
+
+
+def test_agent_commands_wait_for_a_running_warm_up_before_importing(shell, monkeypatch):
+    """Two threads importing the same modules can hand one a partly initialized module, so
+    ``%agent`` and ``%%agent`` start only once the warm-up's imports are done."""
+    from openprogram_jupyter.jupyter import _warm_up
+
+    for entry in (lambda: shell.run_line_magic("agent", "tools"),
+                  lambda: shell.run_cell_magic("agent", "-m offline", "Say hi.")):
+        release = threading.Event()
+        warm_up = threading.Thread(target=release.wait, args=(5,), name=_warm_up.THREAD_NAME, daemon=True)
+        warm_up.start()
+        monkeypatch.setattr(_warm_up, "_running", warm_up)
+        threading.Timer(0.3, release.set).start()
+        entry()
+        assert not warm_up.is_alive(), "the command ran while the warm-up was still importing"

@@ -161,29 +161,23 @@ def make_floor(base_url: str, rounds: int) -> Callable[[], Awaitable[int]]:
     return run
 
 
-def make_ours(base_url: str, rounds: int) -> Callable[[], Awaitable[int]]:
+def make_ours(base_url: str, rounds: int, *, blocking: bool = False) -> Callable[[], Any]:
+    """``Runtime.arun`` awaited, or (``blocking``) ``Runtime.run``, what a notebook cell
+    calls: the run goes on the runtime's own loop thread."""
     runtime = op.Runtime(model="openai:gpt-bench", api_key=KEY, base_url=base_url)
     tool = op.function(add, register_globally=False)
+
+    def checked(result: Any) -> int:
+        assert result.stop_reason == "stop", result.error
+        return len(result.tool_results)
 
     async def run() -> int:
-        result = await runtime.arun(PROMPT, tools=[tool], max_iterations=None)
-        assert result.stop_reason == "stop", result.error
-        return len(result.tool_results)
+        return checked(await runtime.arun(PROMPT, tools=[tool], max_iterations=None))
 
-    return run
+    def run_blocking() -> int:
+        return checked(runtime.run(PROMPT, tools=[tool], max_iterations=None))
 
-
-def make_ours_sync(base_url: str, rounds: int) -> Callable[[], int]:
-    """``Runtime.run``: what a notebook cell calls (the run goes on the runtime's own loop thread)."""
-    runtime = op.Runtime(model="openai:gpt-bench", api_key=KEY, base_url=base_url)
-    tool = op.function(add, register_globally=False)
-
-    def run() -> int:
-        result = runtime.run(PROMPT, tools=[tool], max_iterations=None)
-        assert result.stop_reason == "stop", result.error
-        return len(result.tool_results)
-
-    return run
+    return run_blocking if blocking else run
 
 
 def make_pydantic_ai(base_url: str, rounds: int, *, stream: bool) -> Callable[[], Awaitable[int]]:
@@ -232,7 +226,7 @@ ASYNC_FLOOR = "hand-written loop, `AsyncOpenAI`, streaming"
 VARIANTS: dict[str, Callable[..., Callable[[], Any]]] = {
     SYNC_FLOOR: make_sync_floor,
     ASYNC_FLOOR: make_floor,
-    "ours: `Runtime.run`, streaming": make_ours_sync,
+    "ours: `Runtime.run`, streaming": lambda u, r: make_ours(u, r, blocking=True),
     "ours: `Runtime.arun`, streaming": make_ours,
     "pydantic-ai Agent.run (streaming handler)": lambda u, r: make_pydantic_ai(u, r, stream=True),
     "pydantic-ai Agent.run (non-streaming)": lambda u, r: make_pydantic_ai(u, r, stream=False),
@@ -290,7 +284,7 @@ async def settled(value: Any) -> Any:
     return await value if inspect.isawaitable(value) else value
 
 
-LONG_VARIANTS = (SYNC_FLOOR, ASYNC_FLOOR, "ours: `Runtime.run`, streaming", "ours: `Runtime.arun`, streaming")
+LONG_VARIANTS = list(VARIANTS)[:4]  # the two floors and ours, not the peers
 
 
 def _round_times(server: FakeServer, start: int) -> list[float]:

@@ -62,7 +62,7 @@ def load_ipython_extension(shell: Any) -> None:
     shell.push({CELL_FUNCTION: agent_cell}, interactive=False)
     shell.input_transformers_cleanup.append(make_transformer(shell))
     _LOADED[id(shell)] = magics
-    magics.warm_up_thread = start_warm_up(shell, magics, runtime)
+    start_warm_up(shell, magics, runtime)
 
 
 def unload_ipython_extension(shell: Any) -> None:

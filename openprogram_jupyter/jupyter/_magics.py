@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,7 +68,6 @@ class AgentMagics(Magics):
         self.namespace_runtime = namespace_runtime
         self._runtimes: dict[str, Any] = {}
         self._offline_noted = False
-        self.warm_up_thread: threading.Thread | None = None  # set by %load_ext (._warm_up)
         self.observe(self._follow_model, names=["model"])
 
     def _follow_model(self, change: dict[str, Any]) -> None:

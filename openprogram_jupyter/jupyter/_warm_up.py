@@ -63,10 +63,7 @@ def warm_up(magics: Any, runtime: Any) -> None:
         importlib.import_module(name)
     from ..models import resolve_model
 
-    model = _first_cell_model(magics, runtime)
-    if isinstance(model, str) and (model == "offline" or ":" not in model):
-        return
-    prepare = getattr(resolve_model(model), "warm_up", None)
+    prepare = getattr(resolve_model(_first_cell_model(magics, runtime)), "warm_up", None)
     if prepare is not None:
         prepare()
 

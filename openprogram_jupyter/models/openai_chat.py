@@ -240,7 +240,4 @@ def untransformed(payload: dict[str, Any], field: str) -> dict[str, Any]:
     and grows with the history. ``extra_body`` keys replace the body's (a plain merge), so
     the JSON sent is the same. What we build is plain JSON already (no aliased keys, no
     files or dates to convert), so the walk has nothing to change in it."""
-    arguments = dict(payload)
-    arguments["extra_body"] = {**arguments.get("extra_body", {}), field: arguments[field]}
-    arguments[field] = []
-    return arguments
+    return {**payload, field: [], "extra_body": {field: payload[field]}}

@@ -24,8 +24,8 @@ os.environ['OPENAI_BASE_URL'] = {url!r}
 """
 LOADED = """\
 import json, sys
-from openprogram_jupyter.jupyter import _LOADED
-thread = _LOADED[id(get_ipython())].warm_up_thread
+from openprogram_jupyter.jupyter import _warm_up
+thread = _warm_up._running
 if thread is not None:
     thread.join(60)
 print(json.dumps({{"thread": None if thread is None else thread.name,

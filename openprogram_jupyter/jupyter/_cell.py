@@ -172,8 +172,8 @@ async def run_awaited(magics: AgentMagics, line: str, cell: str) -> None:
         else:
             await _tick_until_done(task, live, None)
     except asyncio.CancelledError:
-        run = await _finish_after_interrupt(task, live, plan)
-        _record(magics, plan, live, run, interrupted=True)
+        run, ended = await _finish_after_interrupt(task, live, plan)
+        _record(magics, plan, live, run, interrupted=True, ended=ended)
         raise _interrupted(plan) from None
     try:
         run = task.result()
@@ -214,18 +214,24 @@ async def _tick_until_done(task: asyncio.Future[Any], live: LiveRun, poll: Any) 
         live.tick()
 
 
-async def _finish_after_interrupt(task: asyncio.Future[Any], live: LiveRun, plan: CellPlan) -> Any:
-    """Kernel ▸ Interrupt: stop the run gracefully and return it (or what there is)."""
+def _interrupt_grace(plan: CellPlan) -> float:
+    """How long an interrupted cell waits for its run to close its open calls and end."""
+    return float(getattr(plan.runtime, "cancel_grace", 0.5)) + 3.0
+
+
+async def _finish_after_interrupt(task: asyncio.Future[Any], live: LiveRun, plan: CellPlan) -> tuple[Any, bool]:
+    """Kernel ▸ Interrupt: stop the run gracefully; return it (or what there is) and
+    whether it ended. A run still going after the grace, or at a second interrupt, is
+    cancelled and left to end on its own."""
     live.abort.set()
-    grace = float(getattr(plan.runtime, "cancel_grace", 0.5)) + 3.0
     try:
-        await asyncio.wait({task}, timeout=grace)
+        await asyncio.wait({task}, timeout=_interrupt_grace(plan))
     except asyncio.CancelledError:
         pass  # interrupted again: take what there is
     if task.done() and not task.cancelled() and task.exception() is None:
-        return task.result()
+        return task.result(), True
     task.cancel()
-    return plan.runtime.last_run
+    return plan.runtime.last_run, False
 
 
 # -- blocking -----------------------------------------------------------------------------
@@ -236,8 +242,9 @@ def run_blocking(magics: AgentMagics, plan: CellPlan) -> None:
     path = click_path(magics.shell, "blocking")
     live = _live_for(magics, plan, path)
     live.show()
-    handle = plan.runtime.start(_hooked_spec(plan, live))
-    try:
+    handle = None
+    try:  # the start too: an interrupt the moment it returns must still stop the run
+        handle = plan.runtime.start(_hooked_spec(plan, live))
         while True:
             try:
                 run = handle.wait(timeout=TICK_SECONDS)
@@ -248,18 +255,20 @@ def run_blocking(magics: AgentMagics, plan: CellPlan) -> None:
         _record(magics, plan, live, error.run, failure=error)
         raise
     except KeyboardInterrupt:
+        if handle is None:
+            raise  # interrupted before the run began: nothing ran, nothing to keep
         handle.abort()
         try:
-            run = handle.wait(timeout=float(getattr(plan.runtime, "cancel_grace", 0.5)) + 3.0)
-        except (TimeoutError, KeyboardInterrupt):
-            run = handle.run
-        _record(magics, plan, live, run, interrupted=True)
+            run, ended = handle.wait(timeout=_interrupt_grace(plan)), True
+        except (TimeoutError, KeyboardInterrupt):  # it would not stop, or a second interrupt
+            run, ended = handle.run, False
+        _record(magics, plan, live, run, interrupted=True, ended=ended)
         raise _interrupted(plan) from None
     except SetupError as error:
         live.finish(None, notes=[f"The run could not start: {error}"])
         raise UsageError(f"%%agent: {error}") from None
     except Exception as error:  # e.g. a picked function option that raised: the run is kept
-        _record(magics, plan, live, handle.run, failure=error)
+        _record(magics, plan, live, handle.run if handle is not None else None, failure=error)
         raise
     _record(magics, plan, live, run)
     _fail_if_the_run_failed(plan, run)
@@ -342,25 +351,31 @@ def _record(
     run: Any,
     *,
     interrupted: bool = False,
+    ended: bool = True,
     failure: BaseException | None = None,
     store: bool = True,
 ) -> None:
-    """Store the Run everywhere it belongs, then show its static transcript."""
+    """Store the Run everywhere it belongs, then show its static transcript.
+
+    ``ended=False``: an interrupted run that had not ended when the cell stopped waiting."""
     notes: list[str] = []
     if run is not None:
         if store and plan.options.output:
             decided = plan.options.choices is not None and run.decision is not None
             magics.namespace[plan.options.output] = run.result if decided else run
         _store(magics, plan, run)
-    if interrupted:
+    kept_in = f" in {plan.options.output}." if plan.options.output else "."
+    if interrupted and ended:
         notes.append("Interrupted (Kernel ▸ Interrupt): the run was stopped; the transcript up to that point is kept"
-                     + (f" in {plan.options.output}." if plan.options.output else "."))
+                     + kept_in)
+    elif interrupted:
+        notes.append("Interrupted (Kernel ▸ Interrupt): the run had not stopped when the cell stopped waiting "
+                     f"(after {_interrupt_grace(plan):g} s, or at a second interrupt); it was cancelled and ends on "
+                     "its own. The transcript up to that point is kept" + kept_in)
     elif live.stopped_by_button and run is not None and run.stop_reason == "aborted":
         notes.append("Stopped with the Stop button; the transcript up to that point is kept.")
     if failure is not None:
         notes.append(f"The run failed: {type(failure).__name__}: {failure}")
-    if run is None and not notes:
-        notes.append("The run left no record.")
     metadata = None
     if run is not None:
         session = plan.session.name if plan.session is not None else None

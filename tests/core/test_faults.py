@@ -271,3 +271,38 @@ def test_a_bad_budget_is_refused_before_anything_runs(bad):
     with pytest.raises(op.SetupError, match="max_tool_calls must be a positive int or None"):
         rt.run("Go.", tools=[], max_tool_calls=bad)
     assert model.requests == []
+
+
+# -- a bug below the loop --------------------------------------------------------------------
+
+
+def test_a_bug_inside_the_loop_ends_the_run_as_an_error_and_keeps_the_transcript(monkeypatch):
+    from openprogram_jupyter import loop
+
+    checks = []
+    real_limit_reached = loop.limit_reached
+
+    def broken_after_one_round(spec, rounds, spent):
+        checks.append(rounds)
+        if len(checks) > 1:
+            raise RuntimeError("a bug, with sk-proj-0123456789abcdefghijklmnop in its message")
+        return real_limit_reached(spec, rounds, spent)
+
+    monkeypatch.setattr(loop, "limit_reached", broken_after_one_round)
+
+    @op.function
+    def add(a: int, b: int) -> int:
+        return a + b
+
+    runtime, model = scripted(call("add", a=1, b=2), "never reached")
+    events = []
+    run = runtime.run("go", tools=[add], on_event=events.append)
+
+    assert run.stop_reason == "error"
+    assert run.error.startswith("internal error: RuntimeError: a bug, with sk-")
+    assert "0123456789abcdefghijklmnop" not in run.error, "the message is masked like every kept text"
+    assert [r.text for r in results(run)] == ["3"], "the round before the bug is kept"
+    assert_one_result_per_call(run)
+    assert len(model.requests) == 1
+    ends = [e for e in events if e.type == "agent_end"]
+    assert [(e.stop_reason, e.error_message) for e in ends] == [("error", run.error)]

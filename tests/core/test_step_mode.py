@@ -126,3 +126,23 @@ def test_step_must_be_a_bool():
 def test_skip_needs_a_text_reason():
     with pytest.raises(TypeError, match="must be a str"):
         op.skip(3)
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_an_approver_that_raises_denies_the_call_and_the_run_goes_on(kind):
+    add, ran = make_add()
+
+    def broken(request):
+        raise ValueError(f"no answer for {request.tool_name}")
+
+    async def broken_async(request):
+        broken(request)
+
+    model = scripted(call("add", a=1, b=2), "ok")
+    run = op.Runtime(model=model).run("go", tools=[add], step=True,
+                                      approve=broken if kind == "sync" else broken_async)
+    assert ran == []
+    (result,) = results(run)
+    assert (result.status, result.is_error) == ("denied", True)
+    assert result.text == "denied: the approval check failed (ValueError: no answer for add)"
+    assert (run.stop_reason, run.text) == ("stop", "ok")

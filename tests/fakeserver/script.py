@@ -9,7 +9,9 @@ drive every provider. Failure modes are fields of the turn:
 - ``cut_after`` — send this many stream frames, then drop the connection in the middle
   of the HTTP body (no end marker, no final chunk); with ``cut_cleanly`` the HTTP body
   ends properly, only the provider's end marker is missing;
-- ``frame_delay`` — sleep this long before each frame (a slow stream).
+- ``frame_delay`` — sleep this long before each frame (a slow stream);
+- ``failed_code`` — (OpenAI Responses) end the stream with ``response.failed`` carrying
+  this error code and ``error_message`` instead of ``response.completed``.
 """
 
 from __future__ import annotations
@@ -37,7 +39,8 @@ class Turn:
     input_tokens: int = 11
     output_tokens: int = 7
     cached_tokens: int = 0
-    stop: str | None = None            # "length" → the provider's max-tokens stop reason
+    stop: str | None = None            # "length" → the provider's max-tokens stop reason;
+                                       # "content_filter" (OpenAI Responses) → incomplete, filtered
     chunk_size: int = 6                # characters per text / argument fragment
     trailing_signature: str | None = None  # Gemini: a signature on a final empty text part
     # failure modes
@@ -48,6 +51,7 @@ class Turn:
     cut_after: int | None = None
     cut_cleanly: bool = False
     frame_delay: float = 0.0
+    failed_code: str | None = None
 
     @classmethod
     def http_error(cls, status: int, message: str = "", retry_after: float | None = None) -> Turn:

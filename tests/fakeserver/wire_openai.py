@@ -210,9 +210,14 @@ class OpenAIResponsesWire(Wire):
                  "total_tokens": turn.input_tokens + turn.output_tokens,
                  "input_tokens_details": {"cached_tokens": turn.cached_tokens},
                  "output_tokens_details": {"reasoning_tokens": 0}}
-        if turn.stop == "length":
+        if turn.failed_code is not None:
+            error = {"code": turn.failed_code, "message": turn.error_message or "the response failed"}
+            out.append(event("response.failed", response={**base, "status": "failed", "output": output,
+                                                           "usage": usage, "error": error}))
+        elif turn.stop in ("length", "content_filter"):
+            reason = "max_output_tokens" if turn.stop == "length" else "content_filter"
             final = {**base, "status": "incomplete", "output": output, "usage": usage,
-                     "incomplete_details": {"reason": "max_output_tokens"}}
+                     "incomplete_details": {"reason": reason}}
             out.append(event("response.incomplete", response=final))
         else:
             out.append(event("response.completed", response={**base, "status": "completed", "output": output,

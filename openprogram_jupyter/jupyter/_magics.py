@@ -217,11 +217,24 @@ class AgentMagics(Magics):
         spec = runtime.model_spec
         if self.model and spec != self.model:
             return self._runtime_for_string(self.model, "%config AgentMagics.model"), notes
-        if not self.model and spec is None and default_model_name() == "offline":
-            chosen = os.environ.get("OPENPROGRAM_MODEL", "").strip() == "offline"
-            notes.append(self._offline_note(chosen))
+        if not self.model and spec is None:
+            default = default_model_name()
+            if default == "offline":
+                notes.append(self._offline_note(os.environ.get("OPENPROGRAM_MODEL", "").strip() == "offline"))
+            self._follow_the_default(runtime, default)
         self._resolve(runtime, "the default model")
         return runtime, notes
+
+    @staticmethod
+    def _follow_the_default(runtime: Any, default: str) -> None:
+        """A key set (or ``OPENPROGRAM_MODEL`` changed) after the runtime resolved its
+        default model: resolve it again, so the next cell runs on the model it names."""
+        try:
+            resolved = runtime.model.name
+        except (ValueError, TypeError):
+            resolved = None  # a bad default: resolving again reports it
+        if resolved != default:
+            runtime.model = None
 
     def _offline_note(self, chosen: bool) -> str:
         """The note for a cell that runs on the default offline model: in full in the first

@@ -112,11 +112,12 @@ class LiveRun:
             if self._approve_without_clicks is not None:
                 return bool(self._approve_without_clicks(request))
             if self.view is not None:
-                self.view.note(
-                    f"{request.tool_name} needs approval, but this cell cannot receive button clicks "
-                    "while it runs: the call was denied. Run the cell with autoawait on (the default) "
-                    "on ipykernel ≥ 7.4, or with --background."
-                )
+                note = (f"{request.tool_name} needs approval, but this cell cannot receive button clicks "
+                        "while it runs: the call was denied. Run the cell with autoawait on (the default) "
+                        "on ipykernel ≥ 7.4, or with --background.")
+                self.view.note(note)
+                if note not in self.notes:  # the saved transcript says why, once per tool
+                    self.notes.append(note)
             return False
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()

@@ -128,6 +128,30 @@ async def test_approve_and_deny_clicks_answer_a_call_waiting_mid_cell(kernel_nam
         assert_only_static_outputs(cell)
 
 
+async def test_a_blocking_cell_denies_a_call_that_needs_approval_and_says_why(kernel_name):
+    # %autoawait off: the cell blocks the kernel, so no click could answer; waiting would hang.
+    async with live_kernel(kernel_name) as kernel:
+        await setup(kernel, kernel_name)
+        await kernel.text(
+            "%autoawait off\n"
+            "@op.function(requires_approval=True)\n"
+            "def delete(path: str) -> str:\n"
+            "    '''Delete a file.'''\n"
+            "    return f'deleted {path}'\n"
+            "m = op.ScriptedModel([op.ToolCall(name='delete', arguments={'path': 'a.txt'}), 'Not deleted.'])\n"
+        )
+        cell = await kernel.run("%%agent -m m -o r --tools delete\nClean up.")
+        assert error_of(cell) is None, error_of(cell)
+        result = await kernel.text("print(r.stop_reason, r.text, [(m.status, m.text) for m in r.tool_results])")
+        assert result.strip() == (
+            "stop Not deleted. [('denied', 'denied: the user did not approve this call to delete')]"
+        )
+        shown = plain_output(cell)
+        assert "delete needs approval, but this cell cannot receive button clicks" in shown
+        assert "deleted a.txt" not in shown
+        assert_only_static_outputs(cell)
+
+
 async def test_a_kernel_interrupt_during_approval_keeps_the_transcript(kernel_name):
     async with live_kernel(kernel_name) as kernel:
         await setup(kernel, kernel_name)

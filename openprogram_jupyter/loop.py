@@ -170,6 +170,7 @@ async def _run_rounds(config: LoopConfig, state: LoopState, pending: list[Any]) 
             _end_turn(config, state, message)
             if not pending:
                 pending = _take(config.spec.get_steering_messages)
+        _checkpoint(config)  # a step that swallowed the stop's cancellation still ends the run as stopped
         pending = _take(config.spec.get_follow_up_messages)
         if not pending:
             state.stop_reason = "stop"

@@ -219,6 +219,17 @@ def _interrupt_grace(plan: CellPlan) -> float:
     return float(getattr(plan.runtime, "cancel_grace", 0.5)) + 3.0
 
 
+def interrupted_note(ended: bool, grace: float, output: str | None = None) -> str:
+    """The note under an interrupted run's transcript: it was stopped (``ended``), or it
+    had not stopped when the cell stopped waiting after ``grace`` seconds; ``output`` is
+    the ``-o`` variable that keeps it."""
+    kept = "he transcript up to that point is kept" + (f" in {output}." if output else ".")
+    if ended:
+        return "Interrupted (Kernel ▸ Interrupt): the run was stopped; t" + kept
+    return ("Interrupted (Kernel ▸ Interrupt): the run had not stopped when the cell stopped waiting "
+            f"(after {grace:g} s, or at a second interrupt); it was cancelled and ends on its own. T" + kept)
+
+
 async def _finish_after_interrupt(task: asyncio.Future[Any], live: LiveRun, plan: CellPlan) -> tuple[Any, bool]:
     """Kernel ▸ Interrupt: stop the run gracefully; return it (or what there is) and
     whether it ended. A run still going after the grace, or at a second interrupt, is
@@ -364,14 +375,8 @@ def _record(
             decided = plan.options.choices is not None and run.decision is not None
             magics.namespace[plan.options.output] = run.result if decided else run
         _store(magics, plan, run)
-    kept_in = f" in {plan.options.output}." if plan.options.output else "."
-    if interrupted and ended:
-        notes.append("Interrupted (Kernel ▸ Interrupt): the run was stopped; the transcript up to that point is kept"
-                     + kept_in)
-    elif interrupted:
-        notes.append("Interrupted (Kernel ▸ Interrupt): the run had not stopped when the cell stopped waiting "
-                     f"(after {_interrupt_grace(plan):g} s, or at a second interrupt); it was cancelled and ends on "
-                     "its own. The transcript up to that point is kept" + kept_in)
+    if interrupted:
+        notes.append(interrupted_note(ended, _interrupt_grace(plan), plan.options.output))
     elif live.stopped_by_button and run is not None and run.stop_reason == "aborted":
         notes.append("Stopped with the Stop button; the transcript up to that point is kept.")
     if failure is not None:

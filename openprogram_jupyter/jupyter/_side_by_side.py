@@ -11,6 +11,7 @@ model's name, as written after ``-m``, to its Run.
 from __future__ import annotations
 
 import asyncio
+import time
 from html import escape
 from typing import TYPE_CHECKING, Any
 
@@ -21,9 +22,11 @@ from ._cell import (
     ClickPath,
     _fail_if_the_run_failed,
     _hooked_spec,
+    _interrupt_grace,
     _interrupted,
     _live_for,
     click_path,
+    interrupted_note,
 )
 from ._live import LiveRun, static_bundle
 
@@ -31,8 +34,6 @@ if TYPE_CHECKING:
     from ._magics import AgentMagics, CellPlan
 
 __all__ = ["SideBySide", "run_side_by_side_awaited", "run_side_by_side_blocking"]
-
-_INTERRUPT_GRACE_SECONDS = 3.0
 
 
 class SideBySide:
@@ -137,11 +138,16 @@ async def run_side_by_side_awaited(magics: AgentMagics, plan: CellPlan) -> None:
             await _tick_until_done(tasks, board, None)
     except asyncio.CancelledError:
         board.request_stop_all()
+        grace = max(_interrupt_grace(p) for p in plans)
         try:
-            await asyncio.wait(tasks, timeout=_INTERRUPT_GRACE_SECONDS)
+            await asyncio.wait(tasks, timeout=grace)
         except asyncio.CancelledError:
             pass  # interrupted twice: take what there is
-        _record(magics, plan, board, [_outcome(t, p) for t, p in zip(tasks, plans, strict=True)], interrupted=True)
+        ended = [task.done() for task in tasks]
+        for task in tasks:
+            task.cancel()  # a run still going is let go: cancelled, it ends on its own
+        runs = [_outcome(t, p) for t, p in zip(tasks, plans, strict=True)]
+        _record(magics, plan, board, runs, interrupted=(ended, grace))
         raise _interrupted(plan) from None
     runs = [_outcome(task, p) for task, p in zip(tasks, plans, strict=True)]
     _record(magics, plan, board, runs)
@@ -160,19 +166,33 @@ def run_side_by_side_blocking(magics: AgentMagics, plan: CellPlan) -> None:
     plans = plan.side_by_side
     board, lives = _lives(magics, plans, click_path(magics.shell, "blocking"))
     board.show()
-    handles = [p.runtime.start(_hooked_spec(p, live)) for p, live in zip(plans, lives, strict=True)]
-    try:
+    handles: list[Any] = []
+    try:  # the starts too: an interrupt between them must still stop the runs started
+        handles.extend(p.runtime.start(_hooked_spec(p, live)) for p, live in zip(plans, lives, strict=True))
         while not all(handle.done for handle in handles):
             handles[[h.done for h in handles].index(False)]._finished.wait(TICK_SECONDS)
             board.tick()
     except KeyboardInterrupt:
-        for handle in handles:
-            handle.abort()
-        for handle in handles:
-            handle._finished.wait(_INTERRUPT_GRACE_SECONDS)
-        _record(magics, plan, board, [h.run for h in handles], interrupted=True)
+        grace = max(_interrupt_grace(p) for p in plans)
+        _stop_all(handles, grace)
+        missing = [None] * (len(plans) - len(handles))  # runs the interrupt kept from starting
+        ended = [h.done for h in handles] + [True] * len(missing)
+        _record(magics, plan, board, [h.run for h in handles] + missing, interrupted=(ended, grace))
         raise _interrupted(plan) from None
     _record(magics, plan, board, [h.run for h in handles])
+
+
+def _stop_all(handles: list[Any], grace: float) -> None:
+    """Abort every run and wait up to ``grace`` seconds in all for them to end; a second
+    interrupt ends the wait."""
+    for handle in handles:
+        handle.abort()
+    deadline = time.monotonic() + grace
+    try:
+        for handle in handles:
+            handle._finished.wait(max(0.0, deadline - time.monotonic()))
+    except KeyboardInterrupt:
+        pass  # interrupted twice: take what there is
 
 
 def _outcome(task: asyncio.Future[Any], plan: CellPlan) -> Any:
@@ -182,9 +202,12 @@ def _outcome(task: asyncio.Future[Any], plan: CellPlan) -> Any:
 
 
 def _record(magics: AgentMagics, plan: CellPlan, board: SideBySide, runs: list[Any], *,
-            interrupted: bool = False) -> None:
+            interrupted: tuple[list[bool], float] | None = None) -> None:
     """Store ``{model: Run}`` in ``-o VAR`` and the last Run on ``runtime.last_run``, then
-    show the side-by-side transcript; a run that ended in an error fails the cell after it."""
+    show the side-by-side transcript; a run that ended in an error fails the cell after it.
+
+    ``interrupted``: after Kernel ▸ Interrupt, whether each run had ended, and the grace
+    the cell waited."""
     labels = board.labels
     if plan.options.output:
         magics.namespace[plan.options.output] = dict(zip(labels, runs, strict=True))
@@ -192,9 +215,10 @@ def _record(magics: AgentMagics, plan: CellPlan, board: SideBySide, runs: list[A
     if magics.namespace_runtime is not None and finished:
         magics.namespace_runtime.last_run = finished[-1]
     notes = []
-    for live, run in zip(board.lives, runs, strict=True):
-        if interrupted:
-            notes.append(["Interrupted (Kernel ▸ Interrupt): the run was stopped; its transcript so far is kept."])
+    ended, grace = interrupted if interrupted is not None else ([True] * len(runs), 0.0)
+    for live, run, run_ended in zip(board.lives, runs, ended, strict=True):
+        if interrupted is not None:
+            notes.append([interrupted_note(run_ended, grace)])
         elif live.stopped_by_button and run is not None and run.stop_reason == "aborted":
             notes.append(["Stopped with the Stop button; the transcript up to that point is kept."])
         elif run is None:
@@ -202,6 +226,6 @@ def _record(magics: AgentMagics, plan: CellPlan, board: SideBySide, runs: list[A
         else:
             notes.append([])
     board.finish(runs, notes)
-    if not interrupted:
+    if interrupted is None:
         for sub_plan, run in zip(plan.side_by_side, runs, strict=True):
             _fail_if_the_run_failed(sub_plan, run)

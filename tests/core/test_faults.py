@@ -306,3 +306,35 @@ def test_a_bug_inside_the_loop_ends_the_run_as_an_error_and_keeps_the_transcript
     assert len(model.requests) == 1
     ends = [e for e in events if e.type == "agent_end"]
     assert [(e.stop_reason, e.error_message) for e in ends] == [("error", run.error)]
+
+
+class SwallowsCancellation(op.Model):
+    """Streams, then works on through a cancellation until released (an SDK call that
+    does not notice cancellation), and finishes its reply normally."""
+
+    name = "swallows"
+
+    def __init__(self) -> None:
+        self.streaming, self.released = threading.Event(), threading.Event()
+
+    async def stream(self, request, out):
+        yield out.text_delta("Still talking")
+        self.streaming.set()
+        while not self.released.is_set():
+            try:
+                await asyncio.sleep(0.02)
+            except asyncio.CancelledError:
+                pass
+        out.finish()
+
+
+def test_a_stop_whose_cancellation_a_reply_swallowed_still_ends_the_run_as_aborted():
+    model = SwallowsCancellation()
+    handle = op.Runtime(model=model).start("Talk.")
+    assert model.streaming.wait(30)
+    handle.abort()
+    time.sleep(0.3)  # the cancellation has landed, and been swallowed
+    model.released.set()
+    run = handle.wait(timeout=30)
+    assert run.stop_reason == "aborted", "a stopped run never ends as finished"
+    assert run.text == "Still talking", "what arrived is kept"

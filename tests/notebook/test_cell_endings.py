@@ -51,15 +51,16 @@ LET_GO = ("Interrupted (Kernel ▸ Interrupt): the run had not stopped when the 
 
 
 class StubbornModel(op.Model):
-    """Streams a few words, then works on through the first cancellation, as an SDK call
-    that does not notice it would; it gives up at the second, or when released."""
+    """Streams a few words, then works on through the first ``swallow`` cancellations, as
+    an SDK call that does not notice them would; it gives up at the next, or when released."""
 
     name = "stubborn"
 
-    def __init__(self) -> None:
+    def __init__(self, swallow: int = 1) -> None:
         self.streaming = threading.Event()
         self.released = threading.Event()
         self.cancellations = 0
+        self.swallow = swallow
 
     async def stream(self, request, out):
         yield out.text_delta("Working on it")
@@ -69,7 +70,7 @@ class StubbornModel(op.Model):
                 await asyncio.sleep(0.02)
             except asyncio.CancelledError:
                 self.cancellations += 1
-                if self.cancellations > 1:
+                if self.cancellations > self.swallow:
                     raise
         out.finish()
 
@@ -298,3 +299,69 @@ async def test_an_awaited_cell_on_an_older_ipykernel_says_how_to_stop_it(shell, 
     assert click_path(shell, "blocking").clicks is False
     monkeypatch.setattr(ipykernel, "__version__", "7.4.0")
     assert click_path(shell, "awaited").note is None
+
+
+# -- side by side -----------------------------------------------------------------------------
+
+STOPPED = "Interrupted (Kernel ▸ Interrupt): the run was stopped; the transcript up to that point is kept."
+LET_GO_UNNAMED = LET_GO.replace(" in r.", ".")
+
+
+@pytest.fixture
+def one_stops_one_will_not(shell):
+    """``-m a,b``: ``a`` stops when asked, ``b`` ignores the first cancellation."""
+    shell.user_ns["a"], shell.user_ns["b"] = StubbornModel(swallow=0), StubbornModel(swallow=1)
+    yield shell.user_ns["a"], shell.user_ns["b"]
+    for name in ("a", "b"):
+        shell.user_ns.pop(name).released.set()
+
+
+def assert_each_run_says_how_it_ended(shell, out: str) -> None:
+    runs = shell.user_ns["r"]
+    assert list(runs) == ["a", "b"] and runs["a"].stop_reason == "aborted"
+    part_a, part_b = out.split("== b ==")
+    assert STOPPED in part_a and "had not stopped" not in part_a
+    assert LET_GO_UNNAMED.format(grace="3.5") in part_b  # each runtime's cancel_grace 0.5 + 3 s
+    assert runs["b"].stop_reason is None, "b had not stopped when the cell stopped waiting"
+
+
+async def test_an_interrupted_side_by_side_cell_lets_go_of_a_run_that_will_not_stop(
+    shell, one_stops_one_will_not, capsys
+):
+    a, b = one_stops_one_will_not
+    cell = asyncio.ensure_future(awaited(shell, "-m a,b -o r", "Work."))
+    await until(lambda: a.streaming.is_set() and b.streaming.is_set(), "both models to stream")
+    interrupted = time.monotonic()
+    cell.cancel()
+    with pytest.raises(RunInterrupted):
+        await cell
+    assert 3.0 <= time.monotonic() - interrupted < 20, "the cell waits out the grace for b, then stops waiting"
+    assert_each_run_says_how_it_ended(shell, capsys.readouterr().out)
+    run_b = shell.user_ns["r"]["b"]
+    await until(lambda: run_b.stop_reason is not None, "b to end")
+    assert (run_b.stop_reason, b.cancellations) == ("aborted", 2), "let go, b ends at the next cancellation"
+
+
+def test_an_interrupted_blocking_side_by_side_cell_lets_go_of_a_run_that_will_not_stop(
+    shell, one_stops_one_will_not, capsys
+):
+    a, b = one_stops_one_will_not
+    both = threading.Event()
+    threading.Thread(target=lambda: (a.streaming.wait(30), b.streaming.wait(30), both.set()), daemon=True).start()
+    interrupter = interrupt_main_when(both)
+    try:
+        started = time.monotonic()
+        result = shell.run_cell("%%agent -m a,b -o r\nWork.")
+        took = time.monotonic() - started
+        interrupter.join(30)
+    except KeyboardInterrupt:
+        pytest.fail("an interrupt arrived after the cell had ended")
+    assert isinstance(result.error_in_exec, RunInterrupted), result.error_in_exec
+    assert 3.0 <= took < 20, f"the cell waits out the grace for b, then stops waiting; took {took:.1f} s"
+    assert_each_run_says_how_it_ended(shell, capsys.readouterr().out)
+    b.released.set()  # b's call returns at last (its run's own thread was waiting on it)
+    run_b = shell.user_ns["r"]["b"]
+    deadline = time.monotonic() + 30
+    while run_b.stop_reason is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert run_b.stop_reason == "aborted"

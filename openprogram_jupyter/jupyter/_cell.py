@@ -223,11 +223,24 @@ def interrupted_note(ended: bool, grace: float, output: str | None = None) -> st
     """The note under an interrupted run's transcript: it was stopped (``ended``), or it
     had not stopped when the cell stopped waiting after ``grace`` seconds; ``output`` is
     the ``-o`` variable that keeps it."""
-    kept = "he transcript up to that point is kept" + (f" in {output}." if output else ".")
+    kept = "transcript up to that point is kept" + (f" in {output}." if output else ".")
     if ended:
-        return "Interrupted (Kernel ▸ Interrupt): the run was stopped; t" + kept
+        return f"Interrupted (Kernel ▸ Interrupt): the run was stopped; the {kept}"
     return ("Interrupted (Kernel ▸ Interrupt): the run had not stopped when the cell stopped waiting "
-            f"(after {grace:g} s, or at a second interrupt); it was cancelled and ends on its own. T" + kept)
+            f"(after {grace:g} s, or at a second interrupt); it was cancelled and ends on its own. The {kept}")
+
+
+def stop_and_wait(handles: list[Any], grace: float) -> None:
+    """Abort every run and wait up to ``grace`` seconds in all for them to end; a second
+    interrupt ends the wait. Whether each ended is ``handle.done``."""
+    for handle in handles:
+        handle.abort()
+    deadline = time.monotonic() + grace
+    try:
+        while not all(handle.done for handle in handles) and time.monotonic() < deadline:
+            time.sleep(0.05)  # short slices, so a second interrupt lands at once
+    except KeyboardInterrupt:
+        pass  # interrupted twice: take what there is
 
 
 async def _finish_after_interrupt(task: asyncio.Future[Any], live: LiveRun, plan: CellPlan) -> tuple[Any, bool]:
@@ -268,12 +281,8 @@ def run_blocking(magics: AgentMagics, plan: CellPlan) -> None:
     except KeyboardInterrupt:
         if handle is None:
             raise  # interrupted before the run began: nothing ran, nothing to keep
-        handle.abort()
-        try:
-            run, ended = handle.wait(timeout=_interrupt_grace(plan)), True
-        except (TimeoutError, KeyboardInterrupt):  # it would not stop, or a second interrupt
-            run, ended = handle.run, False
-        _record(magics, plan, live, run, interrupted=True, ended=ended)
+        stop_and_wait([handle], _interrupt_grace(plan))
+        _record(magics, plan, live, handle.run, interrupted=True, ended=handle.done)
         raise _interrupted(plan) from None
     except SetupError as error:
         live.finish(None, notes=[f"The run could not start: {error}"])

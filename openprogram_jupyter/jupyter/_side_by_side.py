@@ -11,7 +11,6 @@ model's name, as written after ``-m``, to its Run.
 from __future__ import annotations
 
 import asyncio
-import time
 from html import escape
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +26,7 @@ from ._cell import (
     _live_for,
     click_path,
     interrupted_note,
+    stop_and_wait,
 )
 from ._live import LiveRun, static_bundle
 
@@ -174,25 +174,12 @@ def run_side_by_side_blocking(magics: AgentMagics, plan: CellPlan) -> None:
             board.tick()
     except KeyboardInterrupt:
         grace = max(_interrupt_grace(p) for p in plans)
-        _stop_all(handles, grace)
+        stop_and_wait(handles, grace)
         missing = [None] * (len(plans) - len(handles))  # runs the interrupt kept from starting
         ended = [h.done for h in handles] + [True] * len(missing)
         _record(magics, plan, board, [h.run for h in handles] + missing, interrupted=(ended, grace))
         raise _interrupted(plan) from None
     _record(magics, plan, board, [h.run for h in handles])
-
-
-def _stop_all(handles: list[Any], grace: float) -> None:
-    """Abort every run and wait up to ``grace`` seconds in all for them to end; a second
-    interrupt ends the wait."""
-    for handle in handles:
-        handle.abort()
-    deadline = time.monotonic() + grace
-    try:
-        for handle in handles:
-            handle._finished.wait(max(0.0, deadline - time.monotonic()))
-    except KeyboardInterrupt:
-        pass  # interrupted twice: take what there is
 
 
 def _outcome(task: asyncio.Future[Any], plan: CellPlan) -> Any:

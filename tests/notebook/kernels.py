@@ -19,7 +19,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -115,6 +115,20 @@ class LiveKernel:
                 return value
             await asyncio.sleep(0.02)
         raise AssertionError(f"timed out after {timeout} s waiting for {what or condition}")
+
+    async def find(self, lookup: Callable[[], Sequence[str]], what: str, timeout: float = 30.0) -> str:
+        """The first widget ``lookup`` returns, waiting until it returns one.
+
+        Every widget a test acts on is looked up this way: a widget's state, the text
+        shown beside it and the container that puts it on screen arrive as separate comm
+        messages, so a lookup made the moment something else appeared can come up empty
+        (on ipykernel 6.29 with jupyter-ui-poll it did, one run in two).
+        """
+        return (await self.wait_for(lookup, timeout, what))[0]
+
+    async def find_widget(self, model: str, what: str, timeout: float = 30.0, **state: Any) -> str:
+        """The first widget of ``model`` whose state matches ``state``, once there is one."""
+        return await self.find(lambda: self.widgets(model, **state), what, timeout)
 
     def send_comm(self, comm_id: str, data: dict[str, Any]) -> None:
         kc = self.client.kc

@@ -60,12 +60,11 @@ async def test_markdown_answers_render_live_and_saved_and_payloads_stay_inert(ke
     async with live_kernel(kernel_name) as kernel:
         await kernel.text(SETUP)
         cell, task = kernel.start("%%agent -m m -o r --tools table\nSummarize.")
-        approve = await kernel.wait_for(lambda: kernel.widgets("ButtonModel", description="Approve"),
-                                        what="the Approve button")
+        approve = await kernel.find_widget("ButtonModel", "the Approve button", description="Approve")
         # The call waits for the click: the live view draws the whole first reply meanwhile.
         await kernel.wait_for(lambda: any("[image: pixel]" in value for value in kernel.widget_values()),
                               what="the whole answer in the live view")
-        kernel.click(approve[0])
+        kernel.click(approve)
         await kernel.wait_for(lambda: any("Frame cell" in value for value in kernel.widget_values()),
                               what="the DataFrame's table in the ended call's card")
         await task

@@ -70,8 +70,7 @@ async def test_stop_clicked_mid_call_cancels_it_on_the_server(kernel_name, tmp_p
         cell, task = kernel.start("%%agent -m m --mcp demo -o r\nWait.")
         await kernel.wait_for(lambda: marker.exists() and "started" in marker.read_text(), timeout=30,
                               what="the server to start the call")
-        stop = (await kernel.wait_for(lambda: kernel.widgets("ButtonModel", description="Stop"),
-                                      what="the Stop button"))[0]
+        stop = await kernel.find_widget("ButtonModel", "the Stop button", description="Stop")
         clicked = time.monotonic()
         kernel.click(stop)
         await task

@@ -45,8 +45,7 @@ async def stop_button(kernel: LiveKernel) -> str:
     """Wait until the view streams text (it updates live), then return its Stop button."""
     await kernel.wait_for(lambda: any("word word word" in v for v in kernel.widget_values()),
                           timeout=30, what="streamed text in the live view")
-    return (await kernel.wait_for(lambda: kernel.widgets("ButtonModel", description="Stop"),
-                                  what="the Stop button"))[0]
+    return await kernel.find_widget("ButtonModel", "the Stop button", description="Stop")
 
 
 def assert_only_static_outputs(cell) -> None:
@@ -114,13 +113,10 @@ async def test_approve_and_deny_clicks_answer_a_call_waiting_mid_cell(kernel_nam
             "                      op.ToolCall(name='delete', arguments={'path': 'b.txt'}), 'done'])\n"
         )
         cell, task = kernel.start("%%agent -m m -o r --tools delete\nClean up.")
-        approve = await kernel.wait_for(lambda: kernel.widgets("ButtonModel", description="Approve"),
-                                        what="the Approve button")
-        kernel.click(approve[0])
+        kernel.click(await kernel.find_widget("ButtonModel", "the Approve button", description="Approve"))
         # The second call gets a card (and buttons) of its own.
-        deny = await kernel.wait_for(lambda: kernel.widgets("ButtonModel", description="Deny")[1:],
-                                     what="the second call's Deny button")
-        kernel.click(deny[0])
+        kernel.click(await kernel.find(lambda: kernel.widgets("ButtonModel", description="Deny")[1:],
+                                       what="the second call's Deny button"))
         await task
         assert error_of(cell) is None
         statuses = await kernel.text("print(*[m.status for m in r.tool_results])")
@@ -186,7 +182,7 @@ async def start_a_run_that_reads_its_steering(kernel):
         "                      lambda request: 'I read: ' + request.messages[-1].text])\n"
     )
     cell, task = kernel.start("%%agent -m m -o r --tools work\nStart working.")
-    box = (await kernel.wait_for(lambda: kernel.widgets("TextModel"), what="the steering box"))[0]
+    box = await kernel.find_widget("TextModel", "the steering box")
     await kernel.wait_for(lambda: any("running" in v for v in kernel.widget_values()), what="the call running")
     return cell, task, box
 
@@ -196,7 +192,7 @@ async def test_a_steering_message_typed_mid_run_reaches_the_model(kernel_name):
         await setup(kernel, kernel_name)
         cell, task, box = await start_a_run_that_reads_its_steering(kernel)
         kernel.type_into(box, "use metric units")
-        kernel.click(kernel.widgets("ButtonModel", description="Send")[0])
+        kernel.click(await kernel.find_widget("ButtonModel", "the Send button", description="Send"))
         await task
         assert error_of(cell) is None
         assert (await kernel.text("print(r.text)")).strip() == "I read: use metric units"
@@ -225,9 +221,9 @@ async def test_background_returns_at_once_and_its_stop_works(kernel_name):
         assert error_of(cell) is None
         # The cell has returned (nbclient no longer follows its view), the run goes on.
         assert (await kernel.text("print(h.done)")).strip() == "False"
-        stop = kernel.widgets("ButtonModel", description="Stop")
-        assert len(stop) == 1
-        kernel.click(stop[0])
+        stop = await kernel.find_widget("ButtonModel", "the Stop button", description="Stop")
+        assert len(kernel.widgets("ButtonModel", description="Stop")) == 1
+        kernel.click(stop)
         result = await kernel.text(
             "r = h.wait(10)\nprint(r.stop_reason, len(r.text.split()) < 1000, r is runtime.last_run)"
         )

@@ -39,11 +39,14 @@ def shown(kernel: LiveKernel, cell) -> set[str]:
     return seen
 
 
-def card_button(kernel: LiveKernel, cell, description: str) -> list[str]:
-    """The waiting card's button (the view's own Stop has an icon; the card's has none)."""
-    on_screen = shown(kernel, cell)
-    return [c for c in kernel.widgets("ButtonModel", description=description)
-            if c in on_screen and kernel.client.widget_state[c].get("icon", "") == ""]
+async def card_button(kernel: LiveKernel, cell, description: str) -> str:
+    """The waiting card's button, once it is on screen (the view's own Stop has an icon;
+    the card's has none)."""
+    def on_screen() -> list[str]:
+        shown_now = shown(kernel, cell)
+        return [c for c in kernel.widgets("ButtonModel", description=description)
+                if c in shown_now and kernel.client.widget_state[c].get("icon", "") == ""]
+    return await kernel.find(on_screen, what=f"the card's {description} button")
 
 
 async def wait_waiting(kernel: LiveKernel, arguments: str) -> None:
@@ -58,23 +61,25 @@ async def test_step_mode_answers_each_pick_with_run_edit_skip_and_stop_clicks(ke
                                   " for i in (1, 2, 3, 4)] + ['done'])\n")
         cell, task = kernel.start("%%agent --step -m m -o r --tools add\nAdd some numbers.")
         await wait_waiting(kernel, "a=1, b=1")
-        kernel.click((await kernel.wait_for(lambda: card_button(kernel, cell, "Run"), what="Run"))[0])
+        kernel.click(await card_button(kernel, cell, "Run"))
         await wait_waiting(kernel, "a=2, b=2")
-        kernel.click(card_button(kernel, cell, "Edit")[0])
+        kernel.click(await card_button(kernel, cell, "Edit"))
         # The editor opens filled with the model's arguments; the user then types over them.
-        editor = await kernel.wait_for(
+        editor = await kernel.find(
             lambda: [c for c in kernel.widgets("TextareaModel")
                      if c in shown(kernel, cell) and '"a": 2' in kernel.client.widget_state[c]["value"]],
             what="the editor, filled")
-        kernel.type_into(editor[0], json.dumps({"a": 20, "b": 22}))
-        kernel.click((await kernel.wait_for(lambda: card_button(kernel, cell, "Run edited"), what="Run edited"))[0])
+        kernel.type_into(editor, json.dumps({"a": 20, "b": 22}))
+        kernel.click(await card_button(kernel, cell, "Run edited"))
         await wait_waiting(kernel, "a=3, b=3")
-        reason = [c for c in kernel.widgets("TextModel", placeholder="reason for skipping (the model reads it)")
-                  if c in shown(kernel, cell)]
-        kernel.type_into(reason[0], "three is plenty")
-        kernel.click(card_button(kernel, cell, "Skip")[0])
+        reason = await kernel.find(
+            lambda: [c for c in kernel.widgets("TextModel", placeholder="reason for skipping (the model reads it)")
+                     if c in shown(kernel, cell)],
+            what="the skip reason box")
+        kernel.type_into(reason, "three is plenty")
+        kernel.click(await card_button(kernel, cell, "Skip"))
         await wait_waiting(kernel, "a=4, b=4")
-        kernel.click(card_button(kernel, cell, "Stop")[0])
+        kernel.click(await card_button(kernel, cell, "Stop"))
         await task
         assert error_of(cell) is None  # a Stop click ends the run, not the cell
         report = await kernel.text(

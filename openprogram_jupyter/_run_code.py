@@ -11,15 +11,23 @@ function, whose call runs a model again (a comment says so).
 Arguments are written as Python literals. A call whose arguments the tool converts (a
 pydantic model or a date from JSON) passes them through the tool's own check —
 ``f(**f.validate({...}))`` — so the function receives what it received in the run.
+
+Everything in the source that came from outside the notebook's code (the model's picks
+and arguments, tool errors, the model's name, a replayed cassette) is untrusted: it
+appears only as a ``repr`` literal or inside a comment, with every character that is not
+printable escaped — ``\n``, ``\r``, form feed and the Unicode line separators included —
+so no text can end a comment and start a statement. A tool is called by its bare name
+only when that name is a plain identifier, else through ``op.default_registry.get(...)``.
+Known secrets are masked in the whole source, as in every other output.
 """
 
 from __future__ import annotations
 
 import keyword
-import re
 from collections.abc import Iterable
 from typing import Any
 
+from ._secrets import mask
 from .messages import AssistantMessage, ToolCall, ToolResultMessage
 from .tools.registry import Registry
 
@@ -37,7 +45,7 @@ _NOT_RUN = {
 def run_code(run: Any, registry: Registry) -> str:
     """The source described in the module docstring, for ``run`` (tools looked up in
     ``registry`` to know which convert their arguments or are agentic)."""
-    header = [f"# The picks of the run (model {run.model}), in order, as direct calls.",
+    header = [f"# The picks of the run (model {_comment(str(run.model))}), in order, as direct calls.",
               "# Run this cell to call the tools again, without any model."]
     body: list[str] = []
     counts: dict[str, int] = {}
@@ -47,25 +55,35 @@ def run_code(run: Any, registry: Registry) -> str:
         if status != "done":
             why = _NOT_RUN.get(status or "", "has no result")
             reason = _first_line(result.text) if result is not None else ""
-            body.append(f"# round {round_number}: {tool_call.name}({_arguments(tool_call.arguments)}) {why}"
-                        + (f": {reason}" if reason else ""))
+            body.append(_comment(f"round {round_number}: {tool_call.name}({_arguments(tool_call.arguments)}) {why}"
+                                 + (f": {reason}" if reason else ""), prefix="# "))
             continue
         edited = result.details.get("edited_arguments") if result is not None else None
         arguments = edited if isinstance(edited, dict) else tool_call.arguments
         if isinstance(edited, dict):
-            body.append(f"# round {round_number}: the model asked for {tool_call.name}"
-                        f"({_arguments(tool_call.arguments)}); the user edited the arguments")
+            body.append(_comment(f"round {round_number}: the model asked for {tool_call.name}"
+                                 f"({_arguments(tool_call.arguments)}); the user edited the arguments", prefix="# "))
         tool = registry.get(tool_call.name)
         if tool is not None and getattr(tool, "agentic", False):
-            body.append(f"# {tool_call.name} is an agentic function: this call runs a model again")
-        callee = tool_call.name if tool_call.name.isidentifier() else f"op.default_registry.get({tool_call.name!r})"
+            body.append(_comment(f"{tool_call.name} is an agentic function: this call runs a model again", prefix="# "))
+        callee = tool_call.name if _is_plain_name(tool_call.name) else f"op.default_registry.get({tool_call.name!r})"
         needs_op = needs_op or callee != tool_call.name
         counts[tool_call.name] = counts.get(tool_call.name, 0) + 1
         variable = f"{_identifier(tool_call.name)}_{counts[tool_call.name]}"
         body.append(f"{variable} = {callee}({_call_arguments(callee, arguments, tool)})")
     if not body:
         body.append("# The run made no tool calls.")
-    return "\n".join([*header, *(["import openprogram_jupyter as op"] if needs_op else []), *body]) + "\n"
+    return mask("\n".join([*header, *(["import openprogram_jupyter as op"] if needs_op else []), *body]) + "\n")
+
+
+def _comment(text: str, prefix: str = "") -> str:
+    """``text`` on one comment line: each character that is not printable (every line
+    terminator Python or ``str.splitlines`` knows among them) written as its escape."""
+    return prefix + "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def _is_plain_name(name: str) -> bool:
+    return name.isidentifier() and not keyword.iskeyword(name)
 
 
 def _picks(messages: Iterable[Any]) -> list[tuple[int, ToolCall, ToolResultMessage | None]]:
@@ -96,16 +114,19 @@ def _converts(tool: Any, arguments: dict[str, Any]) -> bool:
 
 
 def _arguments(arguments: dict[str, Any]) -> str:
-    if all(name.isidentifier() and not keyword.iskeyword(name) for name in arguments):
+    if all(_is_plain_name(name) for name in arguments):
         return ", ".join(f"{name}={value!r}" for name, value in arguments.items())
     return f"**{arguments!r}"
 
 
 def _identifier(name: str) -> str:
-    text = re.sub(r"\W", "_", name)
-    return text if text.isidentifier() and not keyword.iskeyword(text) else f"result_{text}"
+    """A variable name made from a tool's name: each character no identifier may hold
+    becomes ``_``, and a name that still cannot stand alone gets ``result_`` before it."""
+    text = "".join(c if ("_" + c).isidentifier() else "_" for c in name)
+    return text if _is_plain_name(text) else f"result_{text}"
 
 
 def _first_line(text: str, limit: int = 160) -> str:
-    line = text.strip().split("\n", 1)[0]
+    lines = text.strip().splitlines()
+    line = lines[0] if lines else ""
     return line if len(line) <= limit else line[: limit - 1] + "…"

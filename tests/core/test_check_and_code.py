@@ -171,3 +171,73 @@ def test_to_code_passes_converted_arguments_through_the_tools_own_check():
 def test_to_code_of_a_run_without_calls_says_so():
     run = op.Runtime(model=op.ScriptedModel(["hello"])).run("hi", tools=[])
     assert run.to_code().endswith("# The run made no tool calls.\n")
+
+
+HOSTILE_TEXTS = [
+    "x\nimport os\nos.system('echo pwned')  #",
+    "x\rprint('pwned')",
+    "x\r\nprint('pwned')",
+    "x\x0cprint('pwned')",
+    "x\x0bprint('pwned')",
+    "x\x1cprint('pwned')",
+    "x\x85print('pwned')",
+    "x\u2028print('pwned')",
+    "x\u2029print('pwned')",
+]
+
+
+def test_to_code_of_hostile_names_and_errors_calls_only_the_runs_own_tools():
+    """Untrusted text (the model's tool names and model name, a tool's error message)
+    ends up in comments and literals only: the source's code is calls of the run's tools."""
+    import ast
+    import io
+    import tokenize
+
+    @op.function
+    def parse_date(text: str) -> str:
+        """Parse a date."""
+        raise ValueError(f"bad date: {text}")
+
+    @op.function
+    def echo(text: str) -> str:
+        """Echo."""
+        return text
+
+    picks = []
+    for hostile in HOSTILE_TEXTS:
+        picks += [call(hostile), call("parse_date", text=hostile), call("echo", **{hostile: hostile})]
+    picks.append(call("echo", text="fine"))
+    run = op.Runtime(model=op.ScriptedModel([picks, "done"])).run("go", tools=[parse_date, echo])
+    run.model = "scripted\nprint('pwned')"
+    source = run.to_code()
+
+    names_in_code = {token.string for token in tokenize.generate_tokens(io.StringIO(source).readline)
+                     if token.type == tokenize.NAME}
+    assert names_in_code == {"echo", "echo_1", "text"}  # the one pick that ran: echo(text="fine")
+    tree = ast.parse(source)
+    assert [type(node) for node in tree.body] == [ast.Assign]
+    assert tree.body[0].value.func.id == "echo"
+    lines = source.splitlines()
+    assert len(lines) == len(source.split("\n")) - 1  # no line terminator but "\n" anywhere
+    comments = [line for line in lines if line.startswith("#")]
+    assert len(comments) == len(lines) - 1
+    assert "# round 1: parse_date(text=\"x\\rprint('pwned')\") failed: Error: parse_date raised ValueError: " \
+           "bad date: x\n" in source  # an error's first line, cut where any line terminator starts
+    assert "(model scripted\\nprint('pwned'))" in source
+    namespace = {"echo": echo, "parse_date": parse_date}
+    exec(compile(source, "<to_code>", "exec"), namespace)
+    assert namespace["echo_1"] == "fine"
+
+
+def test_to_code_masks_a_known_key_in_arguments_and_errors(monkeypatch):
+    key = "sk-test-" + "k3y" * 8
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+
+    @op.function
+    def login(token: str) -> str:
+        """Log in."""
+        raise PermissionError(f"token {token} refused")
+
+    run = op.Runtime(model=op.ScriptedModel([call("login", token=key), "no"])).run("go", tools=[login])
+    source = run.to_code()
+    assert key not in source and "***" in source

@@ -15,7 +15,7 @@ buttons) answers each call that asks — every call in step mode (``step=True``)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 __all__ = ["ApprovalAnswer", "Edit", "Skip", "answer_kind", "edit", "skip"]
 
@@ -49,11 +49,26 @@ def skip(reason: str = "") -> Skip:
     return Skip(reason.strip())
 
 
-def answer_kind(answer: Any) -> str:
-    """``"run"``, ``"deny"``, ``"edit"`` or ``"skip"`` for an approver's answer; any other
-    value counts by its truth (``None`` denies), as approvers always could answer."""
+def answer_kind(answer: Any) -> Literal["run", "deny", "edit", "skip"]:
+    """``"run"`` for ``True``, ``"deny"`` for ``False``, ``"edit"`` for an :class:`Edit`,
+    ``"skip"`` for a :class:`Skip`.
+
+    Anything else — ``"no"``, ``None``, ``1``, a dict, ``op.skip`` itself uncalled — raises
+    ``TypeError`` naming the answer: the call it was meant for does not run. (Reading such
+    an answer by its truth let ``"no"`` run a call that needed approval.)
+    """
+    if answer is True:
+        return "run"
+    if answer is False:
+        return "deny"
     if isinstance(answer, Edit):
         return "edit"
     if isinstance(answer, Skip):
         return "skip"
-    return "run" if answer else "deny"
+    if answer is skip or answer is edit:
+        shown = f"the function op.{answer.__name__} itself (call it: op.{answer.__name__}(...))"
+    else:
+        text = repr(answer)
+        shown = f"{text if len(text) <= 80 else text[:79] + '…'} (a {type(answer).__name__})"
+    raise TypeError(f"the approver answered {shown}; only True or op.edit(...) run a call, "
+                    "False or op.skip(...) refuse it")

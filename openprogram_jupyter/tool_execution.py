@@ -23,7 +23,7 @@ from ._ambient import CallBudget, CallFrame, current_call
 from ._masking import mask_progress, mask_result
 from ._secrets import Secrets
 from ._tool_output import OutputCapture, capturing
-from .approvals import ApprovalAnswer, Edit, Skip
+from .approvals import ApprovalAnswer, Edit, Skip, answer_kind
 from .errors import ToolExit
 from .events import ToolExecutionEndEvent, ToolExecutionStartEvent, ToolExecutionUpdateEvent
 from .messages import TextContent, ToolCall, ToolResultMessage, ToolResultStatus
@@ -246,6 +246,7 @@ async def _ask_approval(call: ToolCall, tool: Tool, env: CallEnvironment) -> _Ou
         answer = env.approve(ApprovalRequest(call, tool))
         if inspect.isawaitable(answer):
             answer = await answer
+        kind = answer_kind(answer)
     except asyncio.CancelledError:
         raise
     except Exception as error:
@@ -253,7 +254,7 @@ async def _ask_approval(call: ToolCall, tool: Tool, env: CallEnvironment) -> _Ou
     if isinstance(answer, Skip):
         reason = f"skipped by the user: {answer.reason}" if answer.reason else "skipped by the user (no reason given)"
         return _Outcome("skipped", f"{reason}. The call did not run.", details={"approval": "skipped"})
-    if not isinstance(answer, Edit) and not answer:
+    if kind == "deny":
         return _Outcome("denied", f"denied: the user did not approve this call to {call.name}",
                         details={"approval": "denied"})
     env.emit(ToolExecutionUpdateEvent, tool_call_id=call.id, tool_name=call.name, status="approved")

@@ -146,3 +146,41 @@ def test_an_approver_that_raises_denies_the_call_and_the_run_goes_on(kind):
     assert (result.status, result.is_error) == ("denied", True)
     assert result.text == "denied: the approval check failed (ValueError: no answer for add)"
     assert (run.stop_reason, run.text) == ("stop", "ok")
+
+
+@pytest.mark.parametrize("answer", ["no", "n", "False", "yes", "", None, 1, 0, {"approve": True}, [True],
+                                    op.skip, op.edit])
+def test_an_answer_that_is_not_true_false_edit_or_skip_never_runs_the_call_and_names_the_answer(answer):
+    ran = []
+
+    @op.function(requires_approval=True)
+    def drop(table: str) -> str:
+        """Drop a table."""
+        ran.append(table)
+        return f"dropped {table}"
+
+    model = scripted(call("drop", table="users"), "ok")
+    run = op.Runtime(model=model, approve=lambda request: answer).run("go", tools=[drop])
+    assert ran == []
+    (result,) = results(run)
+    assert (result.status, result.is_error) == ("denied", True)
+    assert result.text.startswith("denied: the approval check failed (TypeError: the approver answered ")
+    shown = f"op.{answer.__name__} itself" if callable(answer) else repr(answer)
+    assert shown in result.text
+    assert (run.stop_reason, run.text) == ("stop", "ok")
+
+
+@pytest.mark.parametrize(("answer", "ran"), [(True, ["users"]), (False, []), (op.edit(table="logs"), ["logs"]),
+                                             (op.skip("not today"), [])])
+def test_true_and_edit_run_a_call_false_and_skip_do_not(answer, ran):
+    calls = []
+
+    @op.function(requires_approval=True)
+    def drop(table: str) -> str:
+        """Drop a table."""
+        calls.append(table)
+        return f"dropped {table}"
+
+    op.Runtime(model=scripted(call("drop", table="users"), "ok"), approve=lambda request: answer).run(
+        "go", tools=[drop])
+    assert calls == ran

@@ -65,21 +65,15 @@ def call_widget(view: RunView, call: CallNode) -> Any:
 
 def _open_card(view: RunView, call: CallNode) -> Any:
     parts = view._widget_for(("open-card", id(call)), lambda: _build_card(view), pool="open-card")
-    parts["call_id"] = call.id
     view._want(parts["summary"], value=call_summary_html(call))
     args = _cut_pre(fmt.arguments_text(call), view.max_text_chars, fmt.ARGUMENTS_KEPT)
     error = f'<div style="color:#cf222e">{escape(call.arguments_error)}</div>' if call.arguments_error else ""
     view._want(parts["arguments"], value=args + error)
     shown = [parts["summary"], parts["arguments"]]
     if call.id in view.controls.awaiting() and not view.finished and view.controls.step:
-        shown += step_widgets(view, parts, call)
+        shown += step_widgets(view, call)
     elif call.id in view.controls.awaiting() and not view.finished:
-        approval = _part(view, parts, "approval")
-        names = {"Approve": f"Let {call.name} run",
-                 "Deny": f"Do not run {call.name}; the model is told it was denied"}
-        for button in approval.children:
-            view._want(button, tooltip=names[button.description])
-        shown.append(approval)
+        shown.append(view._widget_for(("approval", call.id), lambda: _approval_row(view, call))["row"])
     if call.progress:
         progress = _part(view, parts, "progress")
         view._want(progress, value=progress_html(call.progress[-1]))
@@ -115,7 +109,6 @@ def _build_card(view: RunView) -> dict[str, Any]:
     (:func:`_part`), and stay with the card when it is reused for another call."""
     w = view._w
     return {
-        "call_id": "",
         "summary": view._make(w.HTML),
         "arguments": view._make(w.HTML),
         "card": view._make(w.VBox, layout=w.Layout(border="1px solid rgba(127,127,127,0.3)",
@@ -123,19 +116,24 @@ def _build_card(view: RunView) -> dict[str, Any]:
     }
 
 
+def _approval_row(view: RunView, call: CallNode) -> dict[str, Any]:
+    """Approve / Deny for ``call`` alone (a click never answers another call the card
+    shows later); kept while the call waits, closed after."""
+    w = view._w
+    call_id = call.id
+    approve = view._make(w.Button, description="Approve", button_style="success", tooltip=f"Let {call.name} run")
+    deny = view._make(w.Button, description="Deny", button_style="warning",
+                      tooltip=f"Do not run {call.name}; the model is told it was denied")
+    approve.on_click(lambda _b: view._on_decide_click(call_id, True))
+    deny.on_click(lambda _b: view._on_decide_click(call_id, False))
+    return {"approve": approve, "deny": deny, "row": view._make(w.HBox, children=(approve, deny))}
+
+
 def _part(view: RunView, parts: dict[str, Any], name: str) -> Any:
-    """The card's ``name`` widget: ``"approval"`` (Approve / Deny, answering whichever call
-    the card shows), ``"progress"``, ``"output"``, ``"children-note"`` or ``"children"``; built on first use."""
+    """The card's ``name`` widget: ``"progress"``, ``"output"``, ``"children-note"`` or
+    ``"children"``; built on first use."""
     if name not in parts:
-        w = view._w
-        if name == "approval":
-            approve = view._make(w.Button, description="Approve", button_style="success")
-            deny = view._make(w.Button, description="Deny", button_style="warning")
-            approve.on_click(lambda _b: view._on_decide_click(parts["call_id"], True))
-            deny.on_click(lambda _b: view._on_decide_click(parts["call_id"], False))
-            parts[name] = view._make(w.HBox, children=(approve, deny))
-        else:
-            parts[name] = view._make(w.VBox if name == "children" else w.HTML)
+        parts[name] = view._make(view._w.VBox if name == "children" else view._w.HTML)
     return parts[name]
 
 

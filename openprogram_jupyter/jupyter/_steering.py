@@ -1,11 +1,13 @@
 """The live view's steering row: a box, Enter or Send to queue it, and what became of it.
 
 Enter in the box and a click on Send both queue the box's text (:meth:`SteeringRow.send`
-gives it to the view's ``queue`` callback). The box has ``continuous_update=False``: its
-text reaches the kernel when Enter is pressed (or the box loses focus), just *after* the
-frontend's ``submit`` message — on ipywidgets 7.7 and 8 alike. So a ``submit`` only marks
-the box as submitted; the text is queued when it arrives, or at the first redraw
-:data:`SUBMIT_WAIT` seconds later (Enter on a box whose text had already arrived).
+gives it to the view's ``queue`` callback). The box is a :class:`~._typed_box.TypedBox`:
+its text reaches the kernel when Enter is pressed (or the box loses focus), just *after*
+the frontend's ``submit`` message — on ipywidgets 7.7 and 8 alike — and a fresh box takes
+its place once a text has arrived, so the second message typed while the cell runs
+arrives too. So a ``submit`` only marks the box as submitted; the text is queued when it
+arrives, or at the first redraw :data:`SUBMIT_WAIT` seconds later (Enter on a box whose
+text had already arrived).
 
 Under the row, the latest messages sent from it say where they are: **queued** until the
 run delivers it (a user message with the same text joins the run), then **delivered**;
@@ -21,6 +23,7 @@ from html import escape
 from typing import Any, Literal
 
 from ..render import _format as fmt
+from ._typed_box import TypedBox
 
 __all__ = ["SUBMIT_WAIT", "SentMessage", "SteeringRow"]
 
@@ -54,13 +57,14 @@ class SteeringRow:
     one writer.
     """
 
-    def __init__(self, widgets: Any, make: Callable[..., Any], queue: Callable[[str], bool],
-                 clock: Callable[[], float]) -> None:
-        self.box = make(widgets.Text, placeholder="Message the agent while it works (Enter sends; "
-                        "it is read after the current step)…", continuous_update=False,
-                        layout=widgets.Layout(width="60%"))
+    def __init__(self, widgets: Any, make: Callable[..., Any], close: Callable[[Any], None],
+                 queue: Callable[[str], bool], clock: Callable[[], float]) -> None:
+        self.box = TypedBox(make, close, widgets.Text, placeholder="Message the agent while it works "
+                            "(Enter sends; it is read after the current step)…",
+                            layout=lambda: widgets.Layout(width="60%"), on_text=self._on_box_text,
+                            on_box=lambda box: box.on_msg(self._on_box_message))
         self.button = make(widgets.Button, description="Send", tooltip="Queue this message for the agent")
-        self.row = make(widgets.HBox, children=(self.box, self.button))
+        self.row = make(widgets.HBox, children=(self.box.current, self.button))
         self.sent = make(widgets.HTML, value="")
         self.messages: list[SentMessage] = []
         self._queue = queue
@@ -69,8 +73,6 @@ class SteeringRow:
         self._submitted_at: float | None = None
         self._clear_box = False
         self.button.on_click(lambda _button: self.send())
-        self.box.on_msg(self._on_box_message)
-        self.box.observe(self._on_box_text, names="value")
 
     # -- from the frontend (any thread) ---------------------------------------------------
 
@@ -78,8 +80,8 @@ class SteeringRow:
         if content.get("event") == "submit":  # Enter
             self._submitted_at = self._clock()
 
-    def _on_box_text(self, change: dict[str, Any]) -> None:
-        if self._submitted_at is not None and str(change.get("new") or "").strip():
+    def _on_box_text(self, text: str) -> None:
+        if self._submitted_at is not None and text.strip():
             self.send()
 
     def send(self) -> None:
@@ -113,13 +115,15 @@ class SteeringRow:
             self.send()
         if self._clear_box:
             self._clear_box = False
-            want(self.box, value="")
+            self.box.replace("")
         if finished:
             for message in self.messages:
                 if message.state == "queued":
                     message.state = "undelivered"
-            want(self.box, disabled=True)
+            want(self.box.current, disabled=True)  # no fresh box from here on: nothing more is sent
             want(self.button, disabled=True)
+        else:
+            want(self.row, children=(self.box.widget(), self.button))
         lines = [f'<div style="font-size:12px">{_STATE_HTML[m.state]} '
                  f'<span style="color:#57606a">{escape(fmt.shorten(m.text, 200))}</span></div>'
                  for m in self.messages[-SHOWN:]]

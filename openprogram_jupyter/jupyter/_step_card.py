@@ -9,9 +9,9 @@
 - **Skip** — do not run the call; the model reads the reason typed beside it;
 - **Stop** — stop the run (the view's own Stop does the same).
 
-The widgets are built once per card and answer whichever call the card shows now. Clicks
-arrive on the kernel's comm thread: they only set plain values in the card's ``parts``
-and call the view's controls; the next tick draws.
+Each waiting call gets controls of its own, which answer that call only; the text boxes
+are :class:`~._typed_box.TypedBox` boxes, so what a person types arrives whole while
+the cell runs.
 """
 
 from __future__ import annotations
@@ -23,11 +23,12 @@ from typing import TYPE_CHECKING, Any
 from ..approvals import Edit, Skip
 from ..render import _format as fmt
 from ..render.tree import CallNode
+from ._typed_box import TypedBox
 
 if TYPE_CHECKING:
     from ._view import RunView
 
-__all__ = ["step_widgets"]
+__all__ = ["StepControls", "step_widgets"]
 
 _TOOLTIPS = {
     "Run": "Run this call with the model's arguments",
@@ -37,58 +38,84 @@ _TOOLTIPS = {
 }
 
 
-def step_widgets(view: RunView, parts: dict[str, Any], call: CallNode) -> list[Any]:
-    """The step controls of ``call``'s card: the button row, and the editor while open."""
-    step = parts.get("step")
-    if step is None:
-        step = parts["step"] = _build(view, parts)
-    if step["editing"] != call.id:
-        step["editing"] = None
-    view._want(step["error"], value=f'<div style="color:#cf222e">{escape(step["message"])}</div>'
-               if step["message"] and step["message_for"] == call.id else "")
-    shown = [step["row"]]
-    if step["editing"] == call.id:
-        if step["filled_for"] != call.id:  # fill once, so a redraw never overwrites typing
-            step["filled_for"] = call.id
-            view._want(step["editor"], value=fmt.pretty_json(call.arguments or {}))
-        shown.append(step["edit-box"])
-    shown.append(step["error"])
-    return shown
+def step_widgets(view: RunView, call: CallNode) -> list[Any]:
+    """The step controls of ``call``'s card: the button row, and the editor while open.
+
+    The controls belong to this one call (kept while it waits, closed after): a click
+    can only ever answer the call it was shown with. Had a card's buttons answered
+    whichever call the card showed at the time the click arrived, a double click on Run
+    could run the next pick unseen.
+    """
+    controls = view._widget_for(("step", call.id), lambda: StepControls(view, call))
+    return controls.widgets()
 
 
-def _build(view: RunView, parts: dict[str, Any]) -> dict[str, Any]:
-    w = view._w
-    step: dict[str, Any] = {"editing": None, "filled_for": None, "message": "", "message_for": None}
-    buttons = {name: view._make(w.Button, description=name, tooltip=tip,
-                                button_style={"Run": "success", "Stop": "danger"}.get(name, ""))
-               for name, tip in _TOOLTIPS.items()}
-    step["reason"] = view._make(w.Text, placeholder="reason for skipping (the model reads it)",
-                                layout=w.Layout(width="280px"))
-    step["row"] = view._make(w.HBox, children=(*buttons.values(), step["reason"]))
-    step["editor"] = view._make(w.Textarea, layout=w.Layout(width="100%", height="120px"))
-    run_edited = view._make(w.Button, description="Run edited", button_style="success",
-                            tooltip="Check these arguments against the tool's schema and run the call with them")
-    cancel = view._make(w.Button, description="Cancel", tooltip="Close the editor; the call keeps waiting")
-    step["edit-box"] = view._make(w.VBox, children=(step["editor"], view._make(w.HBox, children=(run_edited, cancel))))
-    step["error"] = view._make(w.HTML)
+class StepControls:
+    """Run / Edit / Skip / Stop, the skip reason and the argument editor of one waiting call.
 
-    def answer(value: Any) -> None:
-        error = value if isinstance(value, str) else view._on_decide_click(parts["call_id"], value)
-        step["message"], step["message_for"] = error or "", parts["call_id"]
+    Clicks arrive on the kernel's comm thread: they only set plain values here and call
+    the view's controls; the view's writer draws (:meth:`widgets`).
+    """
 
-    def open_editor() -> None:
-        step["editing"], step["filled_for"], step["message"] = parts["call_id"], None, ""
+    def __init__(self, view: RunView, call: CallNode) -> None:
+        w = view._w
+        self._view = view
+        self._call_id = call.id
+        self._arguments = call.arguments or {}
+        self.editing = False
+        self.message = ""
+        buttons = {name: view._make(w.Button, description=name, tooltip=tip,
+                                    button_style={"Run": "success", "Stop": "danger"}.get(name, ""))
+                   for name, tip in _TOOLTIPS.items()}
+        self._buttons = tuple(buttons.values())
+        self.reason = TypedBox(view._make, view._close_widget, w.Text,
+                               placeholder="reason for skipping (the model reads it)",
+                               layout=lambda: w.Layout(width="280px"))
+        self.editor = TypedBox(view._make, view._close_widget, w.Textarea,
+                               value=fmt.pretty_json(self._arguments),
+                               layout=lambda: w.Layout(width="100%", height="120px"))
+        run_edited = view._make(w.Button, description="Run edited", button_style="success",
+                                tooltip="Check these arguments against the tool's schema and run the call with them")
+        cancel = view._make(w.Button, description="Cancel", tooltip="Close the editor; the call keeps waiting")
+        self._row = view._make(w.HBox)
+        self._edit_buttons = view._make(w.HBox, children=(run_edited, cancel))
+        self._edit_box = view._make(w.VBox)
+        self._error = view._make(w.HTML)
+        self._widgets = [*self._buttons, run_edited, cancel, self._row, self._edit_buttons, self._edit_box, self._error]
 
-    def close_editor() -> None:
-        step["editing"] = None
+        buttons["Run"].on_click(lambda _b: self._answer(True))
+        buttons["Edit"].on_click(lambda _b: self._open_editor())
+        buttons["Skip"].on_click(lambda _b: self._answer(Skip(self.reason.value.strip())))
+        buttons["Stop"].on_click(lambda _b: view._on_stop_click())
+        run_edited.on_click(lambda _b: self._answer(_edited(self.editor.value)))
+        cancel.on_click(lambda _b: setattr(self, "editing", False))
 
-    buttons["Run"].on_click(lambda _b: answer(True))
-    buttons["Edit"].on_click(lambda _b: open_editor())
-    buttons["Skip"].on_click(lambda _b: answer(Skip(step["reason"].value.strip())))
-    buttons["Stop"].on_click(lambda _b: view._on_stop_click())
-    run_edited.on_click(lambda _b: answer(_edited(step["editor"].value)))
-    cancel.on_click(lambda _b: close_editor())
-    return step
+    def _answer(self, value: Any) -> None:
+        error = value if isinstance(value, str) else self._view._on_decide_click(self._call_id, value)
+        self.message = error or ""
+
+    def _open_editor(self) -> None:
+        self.editing, self.message = True, ""
+
+    def widgets(self) -> list[Any]:
+        """What the card shows of these controls now (called by the view's writer)."""
+        view = self._view
+        view._want(self._row, children=(*self._buttons, self.reason.widget()))
+        view._want(self._error, value=f'<div style="color:#cf222e">{escape(self.message)}</div>'
+                   if self.message else "")
+        shown = [self._row]
+        if self.editing:
+            view._want(self._edit_box, children=(self.editor.widget(), self._edit_buttons))
+            shown.append(self._edit_box)
+        shown.append(self._error)
+        return shown
+
+    def close_widgets(self) -> None:
+        """Close every widget these controls made (the view calls it once the call stops waiting)."""
+        self.reason.close()
+        self.editor.close()
+        for widget in self._widgets:
+            self._view._close_widget(widget)
 
 
 def _edited(text: str) -> Edit | str:

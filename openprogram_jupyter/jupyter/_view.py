@@ -136,8 +136,8 @@ class RunView:
             self._notes.append(stop_note or "This cell blocks: use Kernel ▸ Interrupt to stop it.")
         self.notes = self._make(w.HTML, value="")
         self.body = self._make(w.VBox)
-        self.steering = SteeringRow(w, self._make, self._queue_steering, self._clock)
-        self.steer_box, self.steer_button, self.steer_row = self.steering.box, self.steering.button, self.steering.row
+        self.steering = SteeringRow(w, self._make, self._close_widget, self._queue_steering, self._clock)
+        self.steer_button, self.steer_row = self.steering.button, self.steering.row
         if self.controls.steer is None:
             self.steer_row.layout.display = "none"
         self.top = self._make(w.HBox, children=(self.header, self.stop_button),
@@ -146,6 +146,11 @@ class RunView:
             w.VBox, children=(self.top, self.notes, self.body, self.steer_row, self.steering.sent),
             layout=w.Layout(border="1px solid rgba(127,127,127,0.35)", padding="4px 8px"),
         )
+
+    @property
+    def steer_box(self) -> Any:
+        """The steering box on screen now (a fresh one after each text it delivers)."""
+        return self.steering.box.current
 
     def _make(self, cls: Any, **kwargs: Any) -> Any:
         widget = cls(**kwargs)
@@ -264,7 +269,12 @@ class RunView:
 
     def _close_widget(self, widget: Any) -> None:
         """Close a widget this view made, with its layout and style (widgets of their own,
-        with their own comms); a group of widgets (a dict) is closed part by part."""
+        with their own comms); a group of widgets (a dict) is closed part by part, and an
+        object that owns widgets (``close_widgets()``) closes its own."""
+        close_widgets = getattr(widget, "close_widgets", None)
+        if close_widgets is not None:
+            close_widgets()
+            return
         if isinstance(widget, dict):
             for part in widget.values():
                 if id(part) in self._created:
@@ -316,8 +326,9 @@ class RunView:
         if root is not None:
             self._want(self.body, children=(self._run_widget(root, nested=False),))
         self.steering.redraw(self._want, finished=self.finished)
-        self._node_widgets.release_unused()
         self._flush()
+        # After the flush: a widget closed now has already left its container on screen.
+        self._node_widgets.release_unused()
 
     def _see_delivered_messages(self, root: RunNode) -> None:
         """Tell the steering row about user messages that joined the run since the last redraw."""

@@ -4,10 +4,21 @@ from __future__ import annotations
 
 import time
 
-import openprogram_jupyter as op
-from openprogram_jupyter.jupyter._live import LiveRun
+import pytest
 
-from .test_view import _walk_widgets
+import openprogram_jupyter as op
+from openprogram_jupyter.events import (
+    AssistantUpdate,
+    MessageUpdateEvent,
+    ToolExecutionEndEvent,
+    ToolExecutionStartEvent,
+    ToolExecutionUpdateEvent,
+)
+from openprogram_jupyter.jupyter._live import LiveRun
+from openprogram_jupyter.jupyter._view import Controls, RunView
+from openprogram_jupyter.messages import AssistantMessage, TextContent, ToolCall, ToolResultMessage
+
+from .test_view import RUN, _walk_widgets, start_events
 
 
 def card_widgets(live: LiveRun, kind: str, **state):
@@ -32,6 +43,11 @@ def click(live: LiveRun, description: str) -> None:
         b for b in card_widgets(live, "Button", description=description) if b is not live.view.stop_button],
         f"the {description} button of a waiting card")
     buttons[0].click()
+
+
+def editor(live: LiveRun):
+    """The argument editor on screen now (a box that has sent its text is replaced by a fresh one)."""
+    return wait_for(live, lambda: card_widgets(live, "Textarea"), "the editor")[0]
 
 
 def start_stepped(tools, script):
@@ -63,17 +79,17 @@ def test_run_edit_and_skip_answer_each_pick_from_its_card(recorder):
     wait_for(live, lambda: ran == [(1, 1)], "pick 1 to run")
     # Pick 2: Edit, first with JSON that is not an object, then with what the schema refuses.
     click(live, "Edit")
-    editor = wait_for(live, lambda: card_widgets(live, "Textarea"), "the editor")[0]
-    assert '"a": 2' in editor.value  # filled with the model's arguments
-    editor.value = "[1, 2]"
+    assert '"a": 2' in editor(live).value  # filled with the model's arguments
+    editor(live).value = "[1, 2]"
     click(live, "Run edited")
     wait_for(live, lambda: "must be one JSON object" in "".join(w.value for w in card_widgets(live, "HTML")),
              "the JSON error in the card")
-    editor.value = '{"a": "many", "b": 1}'
+    assert editor(live).value == "[1, 2]"  # a fresh box (it can send again), holding what was typed
+    editor(live).value = '{"a": "many", "b": 1}'
     click(live, "Run edited")
     wait_for(live, lambda: "Nothing ran" in "".join(w.value for w in card_widgets(live, "HTML")), "the schema error")
     assert ran == [(1, 1)] and len(live.awaiting()) == 1  # still waiting
-    editor.value = '{"a": 20, "b": 22}'
+    editor(live).value = '{"a": 20, "b": 22}'
     click(live, "Run edited")
     wait_for(live, lambda: ran == [(1, 1), (20, 22)], "the edited pick to run")
     # Pick 3: Skip with a reason typed beside the button.
@@ -111,3 +127,46 @@ def test_a_card_outside_step_mode_keeps_approve_and_deny(recorder):
     assert not card_widgets(live, "Button", description="Edit")
     click(live, "Approve")
     assert handle.wait(10).tool_results[0].status == "done"
+
+
+
+@pytest.mark.parametrize(("step", "button"), [(True, "Run"), (False, "Approve")])
+def test_a_second_click_on_an_answered_calls_button_never_answers_the_next_call(step, button):
+    """A double click: the second click arrives after the first call ran and the next
+    call waits in a card — the first call's card, reused, if a redraw fell between. The
+    buttons belong to the call they were shown with, so the second click answers that
+    call again (which no longer waits), never the next one, which would run unseen."""
+    decisions, waiting = [], set()
+    view = RunView(Controls(decide=lambda call_id, answer: decisions.append((call_id, answer)),
+                            awaiting=lambda: set(waiting), step=step))
+    for event in start_events():
+        view.feed(event)
+    calls = [ToolCall(id=f"c{i}", name="add", arguments={"a": i, "b": i}) for i in (1, 2)]
+    for index, call in enumerate(calls):
+        view.feed(MessageUpdateEvent(run_id=RUN, message=AssistantMessage(), update=AssistantUpdate(
+            kind="toolcall_end", content_index=index, tool_call=call)))
+
+    def wait(call_id: str) -> None:
+        waiting.add(call_id)
+        view.feed(ToolExecutionUpdateEvent(run_id=RUN, tool_call_id=call_id, tool_name="add",
+                                           status="awaiting_approval"))
+        view.tick(force=True)
+
+    def buttons() -> list:
+        return [w for w in _walk_widgets(view.root) if getattr(w, "description", None) == button]
+
+    wait("c1")
+    (first,) = buttons()
+    first.click()
+    waiting.clear()
+    view.feed(ToolExecutionStartEvent(run_id=RUN, tool_call_id="c1", tool_name="add", arguments={"a": 1, "b": 1}))
+    view.feed(ToolExecutionEndEvent(run_id=RUN, tool_call_id="c1", tool_name="add", status="done", duration=0.0,
+                                    result=ToolResultMessage(tool_call_id="c1", tool_name="add",
+                                                             content=[TextContent(text="2")])))
+    view.tick(force=True)  # no call waits: the first call's card goes back to the pool
+    wait("c2")
+    first.click()  # the second click of the double click
+    assert decisions == [("c1", True), ("c1", True)]
+    (second,) = buttons()
+    second.click()
+    assert decisions[-1] == ("c2", True)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ._decision_options import Option
-from .errors import ArgumentError, DecisionError
+from .errors import ArgumentError, DecisionError, ToolExit
 from .events import AgentStartEvent, MessageEndEvent
 from .messages import AssistantMessage, UserMessage
 from .tools.base import ToolContext
@@ -235,4 +235,9 @@ async def _resolve(option: Option, arguments: dict[str, Any], run: Run, runtime:
     context = ToolContext(tool_call_id=f"decision_{run.run_id}", tool_name=option.name, run_id=run.run_id,
                           depth=run.depth, runtime=runtime)
     result = option.tool.call(dict(arguments), context)
-    return await result if inspect.isawaitable(result) else result
+    try:
+        return await result if inspect.isawaitable(result) else result
+    except ToolExit as wrapped:  # a sync option's thread wraps what it raises: the caller gets the original
+        if isinstance(wrapped.original, Exception):
+            raise wrapped.original from None
+        raise

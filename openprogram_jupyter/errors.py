@@ -128,12 +128,18 @@ class DecisionError(OpenProgramError, ValueError):
 
 
 class ToolExit(OpenProgramError):
-    """A tool raised ``SystemExit`` or ``KeyboardInterrupt`` (``sys.exit()``, argparse
-    refusing its arguments): held here so it fails the call, not the kernel. ``original``
-    is the exception the tool raised."""
+    """What a tool's body raised, carried to the call's result as an ordinary exception.
+
+    Every exception a tool body raises travels wrapped: some cannot travel as themselves —
+    ``SystemExit`` and ``KeyboardInterrupt`` would end the kernel, another
+    ``BaseException`` (``GeneratorExit``, pytest's ``fail()``) would escape the run,
+    ``StopIteration`` is refused by the future that carries a thread's result (the call
+    never settled), and the tool's own ``CancelledError`` would pass for the user's Stop.
+    ``original`` is the exception the tool raised; the call's result names it.
+    """
 
     def __init__(self, original: BaseException) -> None:
-        super().__init__(str(original))
+        super().__init__(type(original).__name__)
         self.original = original
 
 

@@ -279,8 +279,8 @@ async def _execute(call: ToolCall, tool: Tool, kwargs: dict[str, Any], env: Call
         if output is not None:
             output.__enter__()  # the body's thread or task copies the context: it captures there
         body = tool.call(kwargs, context)
-        running = asyncio.ensure_future(_contained(body) if inspect.iscoroutine(body) else body)
-    except (Exception, SystemExit, KeyboardInterrupt) as error:
+        running = asyncio.ensure_future(_contained(body, context) if inspect.iscoroutine(body) else body)
+    except BaseException as error:  # the tool's own code failed before it could start
         if output is not None:
             output.finish()
         return _error_outcome(call, error)
@@ -344,13 +344,20 @@ def _with_output(outcome: _Outcome, capture: OutputCapture | None, tool: Tool) -
     return outcome
 
 
-async def _contained(body: Awaitable[Any]) -> Any:
-    """An async tool's body, with ``SystemExit`` / ``KeyboardInterrupt`` turned into a
-    :class:`ToolExit`: raised inside a task they would end the whole event loop (in a
-    notebook, the kernel). A sync tool's thread does the same (``run_in_daemon_thread``)."""
+async def _contained(body: Awaitable[Any], context: ToolContext) -> Any:
+    """An async tool's body, with whatever it raises wrapped in a :class:`ToolExit` (a sync
+    tool's thread does the same, ``run_in_daemon_thread``): ``SystemExit`` raised inside a
+    task would end the event loop (in a notebook, the kernel), and a ``CancelledError`` of
+    the tool's own (a sub-task it awaited was cancelled) must fail this call, not pass for
+    a stop. Only the cancellation this module asks for — ``context.cancelled`` is set
+    first, on a stop or a timeout — travels as a ``CancelledError``."""
     try:
         return await body
-    except (SystemExit, KeyboardInterrupt) as error:
+    except asyncio.CancelledError as error:
+        if context.cancelled.is_set():
+            raise
+        raise ToolExit(error) from error
+    except BaseException as error:
         raise ToolExit(error) from error
 
 
@@ -403,11 +410,15 @@ def _short(error: BaseException, limit: int = 200) -> str:
 def _error_outcome(call: ToolCall, error: BaseException) -> _Outcome:
     if isinstance(error, ToolExit):
         error = error.original
-    message = str(error) or "(no message)"
+    message = _short(error, limit=20_000) or "(no message)"
+    try:
+        trace = "".join(traceback.format_exception(error))
+    except Exception:  # an exception whose __str__ fails fails the formatter too
+        trace = "".join(traceback.format_tb(error.__traceback__)) + f"{type(error).__name__}: {message}\n"
     return _Outcome(
         "error",
         f"Error: {call.name} raised {type(error).__name__}: {message}",
-        details={"traceback": "".join(traceback.format_exception(error)), "exception": type(error).__name__},
+        details={"traceback": trace, "exception": type(error).__name__},
     )
 
 

@@ -32,7 +32,6 @@ from typing import Any
 
 from .._secrets import Secrets
 from ..errors import split_model_error
-from ..messages import Usage
 from ..render import _format as fmt
 from ..render._groups import left_out_line, tally
 from ..render._text_html import text_html
@@ -46,11 +45,11 @@ from ..render.tree import (
     RunNode,
     TreeBuilder,
     UserNode,
-    elapsed,
 )
 from . import _window
 from ._buttons import Controls
 from ._call_card import call_widget
+from ._header import header_html
 from ._kept_widgets import KeptWidgets
 from ._steering import SteeringRow
 
@@ -315,7 +314,7 @@ class RunView:
         root = self.builder.root
         if root is not None:
             self._see_delivered_messages(root)
-        self._want(self.header, value=self._header_html(root, now))
+        self._want(self.header, value=header_html(root, self.builder, self._wall_clock(), self.steering.queued))
         notes = self._notes + list(self._click_notes)
         self._want(self.notes, value="".join(f'<div style="{_MUTED}">{escape(n)}</div>' for n in notes[-6:]))
         stop_disabled = self.finished or self._stop_requested
@@ -337,26 +336,6 @@ class RunView:
             if isinstance(item, UserNode) and item.kind == "message":
                 self.steering.delivered(item.text)
         self._users_seen = len(timeline)
-
-    def _header_html(self, root: RunNode | None, now: float) -> str:
-        if root is None:
-            return f'<span style="{_MUTED}">starting…</span>'
-        parts = [f"<b>{escape(root.model or 'agent')}</b>"]
-        rounds = _round_count(root)
-        parts.append(f"round {rounds}" if not root.finished else f"{rounds} round{'s' if rounds != 1 else ''}")
-        usage = sum((run.usage for run in self.builder.runs.values()), Usage(cost=0.0))
-        parts.append(escape(fmt.usage_summary(usage)))
-        meter = fmt.spend_meter(usage, root.max_cost, root.max_tokens)
-        if meter is not None:
-            parts.append(_meter_html(*meter))
-        took = elapsed(root, self._wall_clock()) if root.ended_at is None else elapsed(root)
-        if took is not None:
-            parts.append(fmt.running_seconds(took) if not root.finished else fmt.seconds(took))
-        state = "running" if not root.finished else escape(fmt.end_line(root))
-        parts.append(state)
-        if self.steering.queued and not root.finished:
-            parts.append(f"{self.steering.queued} message{'s' if self.steering.queued != 1 else ''} queued")
-        return f'<span style="font-size:12px">{" · ".join(parts)}</span>'
 
     # -- node widgets -----------------------------------------------------------------
 
@@ -492,18 +471,3 @@ WIDGET_OF: NodeHandlers[Callable[[RunView, Any, Any], Any]] = NodeHandlers("the 
 """How each kind of node gets its widget: ``make(view, node, parent)``, where ``parent``
 is the run (timeline items) or the round (round items) that holds the node."""
 
-
-def _meter_html(text: str, fraction: float) -> str:
-    """The spending meter: muted, amber from :data:`~..render._format.METER_WARN_FRACTION`
-    of a budget, red once one is spent."""
-    color = "#cf222e" if fraction >= 1.0 else "#9a6700" if fraction >= fmt.METER_WARN_FRACTION else "#57606a"
-    weight = "font-weight:600;" if fraction >= fmt.METER_WARN_FRACTION else ""
-    return f'<span class="openprogram-meter" style="color:{color};{weight}">budget {escape(text)}</span>'
-
-
-def _round_count(run: RunNode) -> int:
-    """The number of the run's latest round (how many it has had), found from the end."""
-    for item in reversed(run.timeline):
-        if isinstance(item, RoundNode):
-            return item.number
-    return 0

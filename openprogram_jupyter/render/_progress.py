@@ -17,9 +17,13 @@ __all__ = ["progress_fraction", "progress_text"]
 
 
 def _number(value: Any) -> float | None:
+    """``value`` as a float; ``None`` for anything else, an int too large for a float among them."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:
+        return None
 
 
 def progress_fraction(data: Any) -> float | None:
@@ -46,7 +50,7 @@ def progress_text(data: Any, limit: int = 200) -> str:
     one), else the report's own text."""
     fraction = progress_fraction(data)
     if fraction is None:
-        return shorten(str(data), limit)
+        return shorten(_text(data), limit)
     percent = f"{fraction * 100:.0f}%"
     if isinstance(data, Mapping) and _number(data.get("step")) is not None and _number(data.get("of")):
         text = f"{_plain_number(data['step'])} of {_plain_number(data['of'])} ({percent})"
@@ -61,3 +65,12 @@ def progress_text(data: Any, limit: int = 200) -> str:
 def _plain_number(value: float) -> str:
     """``3`` for 3 or 3.0, ``2.5`` for 2.5."""
     return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _text(data: Any) -> str:
+    """``str(data)``, or a line saying it has none (an int past Python's digit limit, a
+    ``__str__`` that raises): a report must never break the view or the transcript."""
+    try:
+        return str(data)
+    except Exception:
+        return f"(a {type(data).__name__} that cannot be shown as text)"

@@ -185,10 +185,8 @@ def run_in_daemon_thread(fn: Callable[..., Any], kwargs: dict[str, Any], *, name
     def job() -> None:
         try:
             result = context.run(fn, **kwargs)
-        except (SystemExit, KeyboardInterrupt) as error:  # would end the event loop it reaches
-            outcome: tuple[str, BaseException] = ("set_exception", ToolExit(error))
-        except BaseException as error:  # handed to the awaiting task
-            outcome = ("set_exception", error)
+        except BaseException as error:  # wrapped: some exceptions cannot travel as themselves
+            outcome: tuple[str, Any] = ("set_exception", ToolExit(error))
         else:
             outcome = ("set_result", result)
         try:

@@ -338,3 +338,107 @@ def test_a_stop_whose_cancellation_a_reply_swallowed_still_ends_the_run_as_abort
     run = handle.wait(timeout=30)
     assert run.stop_reason == "aborted", "a stopped run never ends as finished"
     assert run.text == "Still talking", "what arrived is kept"
+
+
+# -- whatever a tool raises settles its call (docs/faults.md, "A tool raises anything") -----
+
+
+class CustomBase(BaseException):
+    """A BaseException of the user's own (like pytest's fail() and skip())."""
+
+
+class Unprintable(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("no text for you")
+
+
+def _own_cancellation():
+    async def cancelled_subtask():
+        task = asyncio.ensure_future(asyncio.sleep(10))
+        await asyncio.sleep(0)
+        task.cancel()
+        await task  # re-raises the sub-task's CancelledError in the tool's own code
+
+    return cancelled_subtask()
+
+
+RAISERS = {
+    "StopIteration": lambda: next(iter([])),
+    "GeneratorExit": lambda: (_ for _ in ()).throw(GeneratorExit),
+    "CustomBase": lambda: (_ for _ in ()).throw(CustomBase("mine")),
+    "CancelledError": lambda: (_ for _ in ()).throw(asyncio.CancelledError()),
+    "Unprintable": lambda: (_ for _ in ()).throw(Unprintable()),
+    "TimeoutError": lambda: (_ for _ in ()).throw(TimeoutError("the tool's own")),
+}
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+@pytest.mark.parametrize("raised", sorted(RAISERS))
+def test_whatever_a_tool_raises_is_that_calls_error_and_the_run_goes_on(kind, raised):
+    """StopIteration hung the run (a future refuses it); other BaseExceptions escaped it;
+    a tool's own CancelledError passed for Stop; an unprintable error broke the loop;
+    a tool's own TimeoutError read as the tool's timeout."""
+    if kind == "sync":
+        @op.function
+        def work() -> str:
+            """Work."""
+            return RAISERS[raised]()
+    else:
+        @op.function
+        async def work() -> str:
+            """Work."""
+            return RAISERS[raised]()
+
+    rt, model = scripted(call("work"), "It failed.")
+    handle = rt.start("Go.", tools=[work])
+    run = handle.wait(timeout=20)  # a call that never settles would hang here
+    assert (run.stop_reason, run.text) == ("stop", "It failed.")
+    (result,) = results(run)
+    assert (result.status, result.is_error) == ("error", True)
+    if (kind, raised) == ("async", "StopIteration"):  # PEP 479: Python turns it into a RuntimeError
+        assert result.text.startswith("Error: work raised RuntimeError: coroutine raised StopIteration")
+    else:
+        assert result.text.startswith(f"Error: work raised {raised}")
+    assert "timed out" not in result.text
+    if raised == "Unprintable":
+        assert "(its message cannot be shown either)" in result.text
+        assert "Unprintable" in result.details["traceback"]
+    assert len(model.requests) == 2  # the model saw the error and answered
+    assert_one_result_per_call(run)
+
+
+def test_a_cancelled_subtask_inside_a_tool_fails_that_call_and_is_no_stop():
+    @op.function
+    async def fetch() -> str:
+        """Fetch."""
+        await _own_cancellation()
+        return "never"
+
+    rt, _model = scripted(call("fetch"), "It failed.")
+    run = rt.run("Go.", tools=[fetch])
+    assert (run.stop_reason, run.text) == ("stop", "It failed.")
+    (result,) = results(run)
+    assert result.status == "error" and result.text.startswith("Error: fetch raised CancelledError")
+
+
+def test_a_huge_number_as_a_progress_report_is_shown_and_the_run_is_kept():
+    @op.function
+    def count(context: op.ToolContext) -> str:
+        """Count."""
+        context.report(10**400)
+        context.report({"step": 10**400, "of": 10**401})
+        context.report(10**5000)  # past Python's digit limit for str()
+        return "counted"
+
+    rt, _ = scripted(call("count"), "Done.")
+    run = rt.run("Go.", tools=[count])
+    assert (run.stop_reason, run.text) == ("stop", "Done.")
+    assert "counted" in run._repr_html_() and "counted" in run._repr_markdown_() and "counted" in repr(run)
+    from openprogram_jupyter.jupyter._call_card import progress_html
+    from openprogram_jupyter.render._progress import progress_text
+
+    reports = [e.data for e in run.events if getattr(e, "status", None) == "progress"]
+    assert len(reports) == 3
+    assert progress_text(reports[0]).startswith("1000000000")  # shown as its text: no fraction
+    assert progress_text(reports[2]) == "(a int that cannot be shown as text)"
+    assert all("progress:" in progress_html(report) for report in reports)  # what the live card draws

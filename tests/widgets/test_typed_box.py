@@ -27,13 +27,13 @@ def make_box(**kwargs):
 
 
 def test_a_box_sends_once_on_enter_or_leaving_not_per_key():
-    typed, made, _ = make_box()
+    typed, _made, _ = make_box()
     assert typed.widget().continuous_update is False
 
 
 def test_a_box_that_delivered_a_text_is_replaced_by_a_fresh_one_holding_it():
     texts = []
-    typed, made, closed = make_box(on_text=texts.append)
+    typed, _made, closed = make_box(on_text=texts.append)
     first = typed.widget()
     assert typed.widget() is first  # nothing arrived: the same box
     frontend_types(first, "use metric units")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ from typing import Any
 from .._secrets import mask
 from ..errors import split_model_error
 from ..messages import ImageContent, TextContent, ToolResultMessage, Usage
+from ._sanitize import is_base64
 from .tree import CallNode, RetryNode, RoundNode, RunNode, elapsed
 
 STATUS_LABEL = {
@@ -81,7 +81,6 @@ def round_label(round_: RoundNode) -> str:
 
 
 SAFE_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
-_BASE64 = re.compile(r"^[A-Za-z0-9+/\s]*={0,2}\s*$")
 
 DEFAULT_SHOWN_RESULT_CHARS = 4000
 DEFAULT_MAX_TEXT_CHARS = 100_000
@@ -304,7 +303,7 @@ def result_images(result: ToolResultMessage) -> list[ImageContent]:
     """The result's images that are safe to embed: a known image type and real base64."""
     images = []
     for block in result.content:
-        if isinstance(block, ImageContent) and block.mime_type in SAFE_IMAGE_TYPES and _BASE64.match(block.data):
+        if isinstance(block, ImageContent) and block.mime_type in SAFE_IMAGE_TYPES and is_base64(block.data):
             images.append(block)
     return images
 

@@ -11,17 +11,15 @@ fence) and name each display (``[output: image/png, 12.3 KB: shown in the HTML v
 
 from __future__ import annotations
 
-import re
 from html import escape
 from typing import Any
 
 from . import _format as fmt
-from ._sanitize import clean_html
+from ._sanitize import clean_html, is_base64
 from ._text_html import text_html
 
 __all__ = ["output_html", "output_label", "output_texts"]
 
-_BASE64 = re.compile(r"^[A-Za-z0-9+/\s]*={0,2}\s*$")
 _MUTED = "color:#57606a;font-size:12px;"
 _PRE = ("white-space:pre-wrap;word-break:break-word;margin:2px 0;padding:4px 6px;"
         "background:rgba(127,127,127,0.08);border-radius:3px;font-size:12px;")
@@ -47,7 +45,7 @@ def output_html(output: list[dict[str, Any]], limit: int) -> str:
 def _display_html(data: dict[str, Any], limit: int) -> str:
     for mime in ("image/png", "image/jpeg", "image/gif"):
         value = data.get(mime)
-        if isinstance(value, str) and _BASE64.match(value):
+        if isinstance(value, str) and is_base64(value):
             return (f'<img alt="tool output image" style="max-width:100%" '
                     f'src="data:{mime};base64,{"".join(value.split())}">')
     if isinstance(data.get("text/html"), str):

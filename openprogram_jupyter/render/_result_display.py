@@ -9,18 +9,16 @@ it, so they say what there is (:func:`display_label`).
 
 from __future__ import annotations
 
-import re
 from html import escape
 from typing import Any
 
 from ..messages import ToolResultMessage
 from . import _format as fmt
-from ._sanitize import clean_html
+from ._sanitize import clean_html, is_base64
 
 __all__ = ["display_html", "display_label", "display_of"]
 
 _MUTED = "color:#57606a;font-size:12px;"
-_BASE64 = re.compile(r"^[A-Za-z0-9+/\s]*={0,2}\s*$")
 
 
 def display_of(result: ToolResultMessage | None) -> dict[str, str] | None:
@@ -30,7 +28,7 @@ def display_of(result: ToolResultMessage | None) -> dict[str, str] | None:
     if not isinstance(display, dict) or not isinstance(display.get("data"), str):
         return None
     mime, data = display.get("mime"), display["data"]
-    known = mime in ("text/html", "text/plain") or (mime in fmt.SAFE_IMAGE_TYPES and _BASE64.match(data) is not None)
+    known = mime in ("text/html", "text/plain") or (mime in fmt.SAFE_IMAGE_TYPES and is_base64(data))
     return {"mime": str(mime), "data": data} if known else None
 
 

@@ -21,6 +21,8 @@ nh3 is imported on the first call, not when this module loads (``%load_ext`` sta
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from typing import Any
 
@@ -56,7 +58,7 @@ _LOOK = {
     "img": {"style": "max-width:100%"},
 }
 _LINK = re.compile(r"^(https?|mailto):", re.IGNORECASE)
-_DATA_IMAGE = re.compile(r"^data:image/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/\s]*={0,2}\s*$")
+_DATA_IMAGE = re.compile(r"^data:image/(png|jpeg|gif|webp);base64,")
 _ALIGN = frozenset({"left", "right", "center"})
 _cleaner: Any = None
 
@@ -66,10 +68,23 @@ def _attribute(tag: str, name: str, value: str) -> str | None:
     if name == "href":
         return value if _LINK.match(value.strip()) else None
     if name == "src":
-        return value if _DATA_IMAGE.match(value.strip()) else None
+        src = value.strip()
+        prefix = _DATA_IMAGE.match(src)
+        return value if prefix is not None and is_base64(src[prefix.end():]) else None
     if name == "align":
         return value if value.lower() in _ALIGN else None
     return value
+
+
+def is_base64(text: str) -> bool:
+    """Whether ``text`` is base64 (whitespace anywhere ignored, padding checked), decided
+    by the standard library in one pass. (A regex that let whitespace match two ways took
+    12 s for an image block of whitespace, on every render.)"""
+    try:
+        base64.b64decode("".join(text.split()), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return True
 
 
 def clean_html(html: str) -> str:

@@ -57,6 +57,31 @@ def test_what_is_not_a_whole_block_for_a_menu_tool_stays_text(text):
     assert shape(message) == [text] and message.stop_reason == "stop"
 
 
+def test_unclosed_tags_are_read_in_one_pass_not_once_per_tag():
+    """A reply of many unclosed tags (a model looping, or an adversarial one) took 16 s at
+    176 KB with a lazy regex, and grew with the square of its length: reading happens on
+    the event loop, where it blocked Stop. Linear now: 20× the text must not take
+    anywhere near 400× the time (bounded generously; the quadratic parse fails by far)."""
+    import time
+
+    def seconds(copies: int) -> float:
+        text = "<tool_call>x " * copies
+        started = time.perf_counter()
+        message = read(text)
+        assert shape(message) == [text]
+        return time.perf_counter() - started
+
+    seconds(500)  # warm up
+    small, large = seconds(1_000), seconds(20_000)
+    assert large < 2.0 and large < 60 * max(small, 1e-4)
+
+
+def test_a_block_opened_inside_another_runs_to_the_first_closing_tag_after_it():
+    text = f"<tool_call>broken {HERMES} tail"
+    assert shape(read(text)) == [text]  # the first block is "broken <tool_call>…": not JSON
+    assert shape(read(f"{HERMES} <tool_call>never closed")) == [("add", {"a": 2, "b": 3}), "<tool_call>never closed"]
+
+
 async def test_a_text_call_runs_the_tool_with_text_tool_calls_and_goes_back_as_written(server):
     server.script(Turn(text=f"I will add. {HERMES}"), Turn(text="The sum is 5."))
     runtime = OPENAI.runtime(server, text_tool_calls=True)

@@ -61,6 +61,7 @@ class Run:
         self.wire_log: WireLog | None = None  # set by the engine when the Runtime captures the wire
         self.spec: Any = None  # the RunSpec it ran, and the Runtime that ran it (not pickled)
         self.runtime: Any = None
+        self._usage = Usage.total([])  # kept as replies end: the loop reads it every round
 
     def __getstate__(self) -> dict[str, Any]:
         # A Run travels (op.evaluate on another process): its record does, not what ran it.
@@ -71,7 +72,9 @@ class Run:
     def record(self, event: Any) -> None:
         """Append an event (called for every event, nested ones included)."""
         self.events.append(event)
-        if type(event) is TurnStartEvent and event.run_id == self.run_id:
+        if type(event) is MessageEndEvent and isinstance(event.message, AssistantMessage):
+            self._usage = self._usage + event.message.usage
+        elif type(event) is TurnStartEvent and event.run_id == self.run_id:
             self.rounds = event.turn
         elif type(event) is AgentEndEvent and event.run_id == self.run_id:
             self.messages = list(event.messages)
@@ -95,11 +98,9 @@ class Run:
 
     @property
     def usage(self) -> Usage:
-        """Tokens and cost summed over every reply, nested runs' included."""
-        return Usage.total([
-            e.message.usage for e in self.events
-            if type(e) is MessageEndEvent and isinstance(e.message, AssistantMessage)
-        ])
+        """Tokens and cost summed over every reply, nested runs' included (a running total:
+        reading it does not rescan the events, which grew each round's cost with the run)."""
+        return self._usage.model_copy()
 
     @property
     def duration(self) -> float:

@@ -270,3 +270,30 @@ def test_offline_model_with_the_default_menu_calls_nothing_and_lists_tools():
     text = op.Runtime(model="offline").exec("go")
     assert ran == []
     assert 'launch({"target": "example"})' in text
+
+
+def test_run_usage_is_a_running_total_of_every_reply_and_never_rescans_the_events():
+    """The loop reads run.usage every round (budgets); summing every event each time made a
+    round's cost grow with the run (bench/long_run.py: 14.6× slower by round 2,000)."""
+    replies = [op.AssistantMessage(content=[op.ToolCall(name="add", arguments={"a": 1, "b": i})],
+                                   stop_reason="toolUse", usage=op.Usage(input=10 + i, output=2, cost=0.001))
+               for i in range(3)]
+    replies.append(op.AssistantMessage(content=[op.TextContent(text="done")], usage=op.Usage(input=20, output=5)))
+
+    @op.function
+    def add(a: int, b: int) -> int:
+        """Add."""
+        return a + b
+
+    run = op.Runtime(model=op.ScriptedModel(replies)).run("go", tools=[add])
+    expected = op.Usage.total([m.usage for m in run.messages if isinstance(m, op.AssistantMessage)])
+    assert run.usage == expected and run.usage.input == 10 + 11 + 12 + 20
+
+    class Unreadable(list):
+        def __iter__(self):
+            raise AssertionError("run.usage rescanned the events")
+
+    run.events = Unreadable(run.events)
+    assert run.usage == expected
+    run.usage.input = 0  # a copy: changing it changes nothing in the run
+    assert run.usage == expected

@@ -26,6 +26,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from ._secrets import mask
 from .messages import AssistantMessage, ToolResultMessage
 
 __all__ = ["ANY", "RunCheck", "check"]
@@ -108,6 +109,7 @@ class RunCheck:
         """The model called ``name`` with at least these arguments (``**matching``, or
         ``arguments=`` for argument names such as ``times``): at least once, or exactly
         ``times`` times; with ``ok=True`` only picks that ran and returned count."""
+        __tracebackhide__ = True
         wanted = {**(arguments or {}), **matching}
         count = sum(pick.matches(name, wanted, ok) for pick in self._picks)
         what = f"{name}({_arguments(wanted)})" if wanted else name
@@ -120,6 +122,7 @@ class RunCheck:
 
     def not_called(self, name: str, /, **matching: Any) -> RunCheck:
         """The model never called ``name`` (with these arguments, if any are given)."""
+        __tracebackhide__ = True
         found = [pick for pick in self._picks if pick.matches(name, matching, ok=False)]
         what = f"{name}({_arguments(matching)})" if matching else name
         if found:
@@ -128,6 +131,7 @@ class RunCheck:
 
     def called_before(self, first: str, second: str, /) -> RunCheck:
         """Both were called, and the first call to ``first`` came before the first call to ``second``."""
+        __tracebackhide__ = True
         numbers = {name: next((p.number for p in self._picks if p.name == name), None) for name in (first, second)}
         missing = [name for name, number in numbers.items() if number is None]
         if missing:
@@ -139,6 +143,7 @@ class RunCheck:
 
     def answer_contains(self, text: str, /, *, case_sensitive: bool = False) -> RunCheck:
         """The run's answer (``run.text``) contains ``text`` (ignoring case unless asked)."""
+        __tracebackhide__ = True
         answer = self.run.text or ""
         found = text in answer if case_sensitive else text.casefold() in answer.casefold()
         if not found:
@@ -148,6 +153,7 @@ class RunCheck:
     def stopped(self, reason: str, /) -> RunCheck:
         """The run ended with ``stop_reason == reason`` (``"stop"``, ``"max_iterations"``,
         ``"error"`` or ``"aborted"``)."""
+        __tracebackhide__ = True
         if reason not in _STOP_REASONS:
             raise ValueError(f"op.check(...).stopped({reason!r}): a run ends with one of {', '.join(_STOP_REASONS)}")
         if self.run.stop_reason != reason:
@@ -161,10 +167,12 @@ class RunCheck:
         return self
 
     def _fail(self, expected: str) -> None:
-        raise AssertionError(f"op.check: {expected}.\n{self.summary()}")
+        __tracebackhide__ = True  # pytest shows the user's line, not ours
+        raise CheckFailed(mask(f"op.check: {expected}.\n{self.summary()}"))
 
     def summary(self) -> str:
-        """What the run did, in a few lines: how it ended, its picks, and its answer."""
+        """What the run did, in a few lines: how it ended, its picks, and its answer (every
+        known secret masked, as in every other output)."""
         run = self.run
         ended = f"ended with {run.stop_reason!r}" if run.stop_reason else "has not ended"
         error = f" ({run.error})" if run.error else ""
@@ -172,17 +180,26 @@ class RunCheck:
                  f"{len(self._picks)} call(s){':' if self._picks else '.'}"]
         lines += [f"  {pick.describe()}" for pick in self._picks]
         lines.append(f"Its answer: {_preview(run.text)}" if run.text else "It gave no answer text.")
-        return "\n".join(lines)
+        return mask("\n".join(lines))
 
     def __repr__(self) -> str:
         if not self.passed:
             return f"<op.check: no checks yet on run {getattr(self.run, 'run_id', '?')}>"
-        return f"✓ {len(self.passed)} check(s) passed: " + "; ".join(self.passed)
+        return mask(f"✓ {len(self.passed)} check(s) passed: " + "; ".join(self.passed))
 
     def _repr_html_(self) -> str:
         from html import escape
 
         return f'<div style="color:#1a7f37">{escape(repr(self))}</div>'
+
+
+class CheckFailed(AssertionError):
+    """A check that did not hold. IPython shows its message alone — the frames are the
+    package's, and the line that failed is the user's cell — while pytest and nbgrader
+    see the ``AssertionError`` it is."""
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"AssertionError: {self}"]
 
 
 def _picks(messages: list[Any]) -> list[_Pick]:

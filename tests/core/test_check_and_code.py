@@ -241,3 +241,22 @@ def test_to_code_masks_a_known_key_in_arguments_and_errors(monkeypatch):
     run = op.Runtime(model=op.ScriptedModel([call("login", token=key), "no"])).run("go", tools=[login])
     source = run.to_code()
     assert key not in source and "***" in source
+
+
+def test_a_failing_check_masks_a_known_key_and_shows_in_ipython_as_its_message_alone(monkeypatch):
+    key = "sk-proj-" + "Zq9" * 10
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+
+    @op.function
+    def login(token: str) -> str:
+        """Log in."""
+        return f"logged in with {token}"
+
+    run = op.Runtime(model=op.ScriptedModel([call("login", token=key), f"Used {key}."])).run("go", tools=[login])
+    with pytest.raises(AssertionError) as failed:
+        op.check(run).not_called("login")
+    message = str(failed.value)
+    assert key not in message and "***" in message and "expected no call to login" in message
+    assert failed.value._render_traceback_() == [f"AssertionError: {message}"]
+    passed = op.check(run).called("login", token=key)
+    assert key not in repr(passed) and key not in passed._repr_html_()

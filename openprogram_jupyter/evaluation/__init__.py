@@ -150,10 +150,22 @@ class _Plan:
         self.expect = expect
 
     def result(self, outcomes: Mapping[int, EvalOutcome], *, stopped: bool) -> Evaluation:
-        rows = []
+        """The table. An interrupt while ``expect`` judges raises
+        :class:`EvaluationInterrupted` carrying every row: those judged keep their verdict,
+        the others read ``stopped`` (not judged) — no finished run is lost."""
+        rows: list[EvalRow] = []
         for job in self.jobs:
             outcome = outcomes.get(job.index) or EvalOutcome(job.index, skipped=True)
-            rows.append(judge(outcome, job.prompt, job.model_label, self.expect))
+            try:
+                rows.append(judge(outcome, job.prompt, job.model_label, self.expect))
+            except KeyboardInterrupt:
+                for rest in self.jobs[len(rows):]:
+                    row = judge(outcomes.get(rest.index) or EvalOutcome(rest.index, skipped=True),
+                                rest.prompt, rest.model_label, None)
+                    if row.verdict == "pass":
+                        row.verdict, row.why = "stopped", "not judged: the evaluation was interrupted while judging"
+                    rows.append(row)
+                raise EvaluationInterrupted(Evaluation(rows, self.labels, stopped=True)) from None
         return Evaluation(rows, self.labels, stopped=stopped)
 
 

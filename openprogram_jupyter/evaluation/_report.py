@@ -92,8 +92,10 @@ def _expectation(expect: Callable[[Run], Any] | None, run: Run) -> tuple[Verdict
         answer = expect(run)
     except AssertionError as error:
         return "fail", str(error) or "AssertionError"
-    except Exception as error:
-        return "fail", f"expect raised {type(error).__name__}: {error}"
+    except KeyboardInterrupt:
+        raise  # the user's interrupt: the caller keeps the rows judged so far
+    except BaseException as error:  # SystemExit, pytest's fail(): this row's failure, not the table's
+        return "fail", f"expect raised {type(error).__name__}: {_text(error)}"
     if answer is not None and not answer:
         return "fail", f"expect returned {answer!r}"
     return "pass", ""
@@ -182,3 +184,10 @@ def _row_html(row: EvalRow) -> str:
 
 def _cost(cost: float | None) -> str:
     return "unknown" if cost is None else f"${cost:.4f}"
+
+
+def _text(error: BaseException) -> str:
+    try:
+        return str(error)
+    except Exception:
+        return "(its message cannot be shown)"

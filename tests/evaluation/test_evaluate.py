@@ -153,3 +153,38 @@ async def test_aevaluate_awaits_the_same_table_on_the_current_loop():
     evaluation = await op.aevaluate(prompts(6), models=[careful(), sloppy()], tools=[add], expect=right_sum,
                                     progress=False)
     assert [s.passed for s in evaluation.summary()] == [6, 3]
+
+
+class Failed(BaseException):
+    """What pytest's fail() raises: a BaseException, not an Exception."""
+
+
+@pytest.mark.parametrize("raised", [SystemExit(2), Failed("not like this"), GeneratorExit()])
+def test_an_expect_raising_a_base_exception_fails_its_row_and_keeps_every_other(raised):
+    def expect(run):
+        if "Add 1 and 2." in run.messages[0].text:
+            raise raised
+        return True
+
+    evaluation = op.evaluate(prompts(4), models=[careful()], tools=[add], expect=expect, progress=False)
+    assert [row.verdict for row in evaluation.rows] == ["pass", "fail", "pass", "pass"]
+    assert evaluation.rows[1].why.startswith(f"expect raised {type(raised).__name__}")
+    assert all(row.run is not None for row in evaluation.rows)
+
+
+def test_an_interrupt_while_expect_judges_keeps_every_finished_run():
+    judged = []
+
+    def expect(run):
+        if len(judged) == 2:
+            raise KeyboardInterrupt
+        judged.append(run)
+        return True
+
+    with pytest.raises(op.EvaluationInterrupted) as interrupted:
+        op.evaluate(prompts(5), models=[careful()], tools=[add], expect=expect, progress=False)
+    rows = interrupted.value.evaluation.rows
+    assert [row.verdict for row in rows] == ["pass", "pass", "stopped", "stopped", "stopped"]
+    assert all(row.run is not None and row.run.stop_reason == "stop" for row in rows)  # every paid run kept
+    assert rows[2].why == "not judged: the evaluation was interrupted while judging"
+    assert interrupted.value.evaluation.stopped

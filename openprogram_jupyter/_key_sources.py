@@ -40,7 +40,7 @@ _dotenv_missing: Path | None = None  # a .env file seen while python-dotenv was 
 def set_key(variable: str, value: str, origin: str) -> None:
     """Put ``value`` in this process's environment as ``variable``, remember it as a
     secret, and record ``origin`` (``"typed in with %agent key"``)."""
-    remember(value)
+    remember(value, os.environ.get(variable))  # the value it replaces stays masked too
     os.environ[variable] = value
     with _LOCK:
         _ORIGINS[variable] = origin

@@ -106,8 +106,13 @@ class Secrets:
 
     @classmethod
     def now(cls, extra: Iterable[str | None] = ()) -> Secrets:
+        """What is known now. A watched variable's value is remembered once seen, so a key
+        replaced later (``%agent key``, ``%env``) stays masked for the rest of the process:
+        transcripts made before may still be shown, and the old key may still be valid."""
         with _lock:
-            known = [*_remembered, *(os.environ.get(name) for name in _variables)]
+            _remembered.update(value for name in _variables
+                               if len(value := os.environ.get(name) or "") >= MIN_SECRET_LENGTH)
+            known = list(_remembered)
         return cls([*known, *extra])
 
     def __bool__(self) -> bool:
@@ -138,6 +143,35 @@ class Secrets:
         if type(value) in (list, tuple):
             return type(value)(self.mask_data(item, shapes=shapes) for item in value)
         return value
+
+    def mask_pieces(self, pieces: list[str]) -> list[str]:
+        """``pieces`` of one stream (deltas, in order) with every known value masked also
+        where it is cut across pieces: the piece where an occurrence starts has ``***`` in
+        its place, the pieces it runs on into lose their part of it. So joining the result
+        never gives a secret back, though no single piece held one whole."""
+        if not self.forms or len(pieces) < 2:
+            return [self.mask_values(piece) for piece in pieces]
+        joined = "".join(pieces)
+        covered: list[tuple[int, int]] = []
+        for form in self.forms:
+            start = joined.find(form)
+            while start != -1:
+                covered.append((start, start + len(form)))
+                start = joined.find(form, start + len(form))
+        if not covered:
+            return list(pieces)
+        hidden = bytearray(len(joined))  # 1: part of a secret; 2: a secret's first character
+        for start, end in covered:
+            hidden[start:end] = b"\x01" * (end - start)
+        for start, _ in covered:
+            if start == 0 or hidden[start - 1] == 0:
+                hidden[start] = 2
+        masked, offset = [], 0
+        for piece in pieces:
+            out = [MASK if hidden[offset + i] == 2 else c for i, c in enumerate(piece) if hidden[offset + i] != 1]
+            masked.append("".join(out))
+            offset += len(piece)
+        return masked
 
     def open_prefix(self, text: str) -> int:
         """The length of the longest end of ``text`` that begins some known form (0 if none):

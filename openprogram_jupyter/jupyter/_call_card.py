@@ -66,7 +66,7 @@ def call_widget(view: RunView, call: CallNode) -> Any:
 def _open_card(view: RunView, call: CallNode) -> Any:
     parts = view._widget_for(("open-card", id(call)), lambda: _build_card(view), pool="open-card")
     view._want(parts["summary"], value=call_summary_html(call))
-    args = _cut_pre(fmt.arguments_text(call), view.max_text_chars, fmt.ARGUMENTS_KEPT)
+    args = _cut_pre(_arguments_shown(view, call), view.max_text_chars, fmt.ARGUMENTS_KEPT)
     error = f'<div style="color:#cf222e">{escape(call.arguments_error)}</div>' if call.arguments_error else ""
     view._want(parts["arguments"], value=args + error)
     shown = [parts["summary"], parts["arguments"]]
@@ -86,6 +86,17 @@ def _open_card(view: RunView, call: CallNode) -> Any:
         shown += _nested_runs(view, call, parts)
     view._want(parts["card"], children=tuple(shown))
     return parts["card"]
+
+
+def _arguments_shown(view: RunView, call: CallNode) -> str:
+    """The call's arguments as the card shows them. While they stream, an end that could
+    be the start of a known secret waits for the next fragment: masking a whole value is
+    not enough when the screen shows it growing (37 of a key's 38 characters were shown)."""
+    text = fmt.arguments_text(call)
+    if call.status != "streaming":
+        return text
+    text = view._secrets.mask_values(text)
+    return text[: len(text) - view._secrets.open_prefix(text)]
 
 
 def _nested_runs(view: RunView, call: CallNode, parts: dict[str, Any]) -> list[Any]:

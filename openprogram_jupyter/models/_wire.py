@@ -246,7 +246,7 @@ class WireLog:
         (as received), ``attempts`` and ``errors`` (one per failed attempt: ``attempt``,
         ``status``, ``code``, ``message``, ``body``). A replayed round adds ``note``."""
         entry = self._rounds[number]
-        frames = [json.loads(text) for text in entry.frames]
+        frames = mask_split_secrets([json.loads(text) for text in entry.frames], Secrets.now())
         reply: dict[str, Any] = {"provider": entry.provider, "source": entry.source, "final": None, "frames": frames,
                                  "attempts": entry.attempts, "errors": [json.loads(e) for e in entry.errors]}
         if entry.recorded is not None:
@@ -339,3 +339,35 @@ def _ranges(numbers: list[int]) -> str:
     if numbers == list(range(numbers[0], numbers[-1] + 1)):
         return str(numbers[0]) if len(numbers) == 1 else f"{numbers[0]} to {numbers[-1]}"
     return ", ".join(map(str, numbers))
+
+
+def mask_split_secrets(frames: list[Any], secrets: Secrets) -> list[Any]:
+    """``frames`` (parsed JSON, in arrival order) with every known value masked also where
+    a stream cut it across frames.
+
+    Each frame was masked alone when it arrived, so a key the model streamed back in
+    pieces (``"sk-pr"``, ``"oj-ab"``…) survived in them, and joining the deltas gave it
+    back. Strings at the same place in different frames (``delta.text``,
+    ``choices.0.delta.tool_calls.0.function.arguments``…) are one stream: each stream is
+    masked joined (:meth:`~.._secrets.Secrets.mask_pieces`) and written back, in place.
+    """
+    if not secrets:
+        return frames
+    streams: dict[tuple[Any, ...], list[tuple[Any, Any]]] = {}
+    for frame in frames:
+        _collect_strings(frame, (), streams)
+    for places in streams.values():
+        if len(places) > 1:
+            masked = secrets.mask_pieces([container[key] for container, key in places])
+            for (container, key), text in zip(places, masked, strict=True):
+                container[key] = text
+    return frames
+
+
+def _collect_strings(value: Any, path: tuple[Any, ...], streams: dict[tuple[Any, ...], list[tuple[Any, Any]]]) -> None:
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        if isinstance(item, str):
+            streams.setdefault((*path, key), []).append((value, key))
+        else:
+            _collect_strings(item, (*path, key), streams)

@@ -23,6 +23,7 @@ from collections.abc import Awaitable, Sequence
 from typing import Any
 
 from .._ambient import ambient_runtime
+from .._secrets import remember
 from ..errors import ArgumentError
 from ..messages import ImageContent, TextContent
 from ._jsonschema import validate_json_schema
@@ -184,6 +185,9 @@ def mcp(
     server that cannot be started or reached raises :class:`McpError` with its stderr.
     """
     target = _target(command, url, env, cwd, headers)
+    # What is handed to a server to authenticate is a secret: a server that echoes its
+    # token must not put it in a result, a view or the saved notebook.
+    remember(*(env or {}).values(), *(headers or {}).values(), *_credentials_in(headers))
     options = _tool_options(tool_options)
     connection = McpConnection(target, connect_timeout=connect_timeout)
     try:
@@ -208,6 +212,12 @@ def mcp(
     owner = runtime if runtime is not None else ambient_runtime()
     owner._own(server)
     return server
+
+
+def _credentials_in(headers: dict[str, str] | None) -> list[str]:
+    """The credential after a scheme in header values (``Bearer <token>``), on its own."""
+    return [value.split(None, 1)[1] for value in (headers or {}).values()
+            if isinstance(value, str) and len(value.split(None, 1)) == 2]
 
 
 def _target(command: str | Sequence[str] | None, url: str | None, env: dict[str, str] | None,

@@ -221,3 +221,47 @@ def test_a_round_whose_request_cannot_be_built_says_nothing_was_sent_and_why(ser
     assert run.stop_reason == "error" and server.requests == []
     with pytest.raises(ValueError, match=r"round 1 .* has no wire: nothing was sent: Invalid base64"):
         run.wire(1)
+
+
+def _joined_strings(value) -> str:
+    """Every string in ``value``, in order, run together (what joining a stream's deltas gives)."""
+    if isinstance(value, str):
+        return value
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else []
+    return "".join(_joined_strings(item) for item in items)
+
+
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+async def test_a_key_the_model_streams_back_in_pieces_is_masked_across_the_frames(case, server):
+    """Each frame was masked alone, so a key cut into 6-character deltas survived in them:
+    joining the deltas of run.wire(n)'s frames (and of %agent wire's output) gave it back."""
+    server.script(Turn(text=f"The key is {SECRET}, as you asked.", calls=[Call("add", {"a": 1, "b": 2})],
+                       chunk_size=6),
+                  Turn(calls=[Call("fail", {"reason": f"{SECRET} was refused"})], chunk_size=6), Turn(text="Done."))
+    run = await case.runtime(server, capture_wire=True).arun("Say it.", tools=make_tools())
+    assert run.stop_reason == "stop", run.error
+    for number in (1, 2):
+        _, reply = run.wire(number)
+        frames = reply["frames"]
+        assert frames
+        for field_values in _streams(frames):
+            assert SECRET not in "".join(field_values)
+        assert SECRET not in _joined_strings(reply["final"])
+    assert "***" in _joined_strings(run.wire(1)[1]["frames"])
+
+
+def _streams(frames):
+    """The strings at each place across the frames, in order (one list per place)."""
+    places: dict = {}
+
+    def walk(value, path):
+        items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+        for key, item in items:
+            if isinstance(item, str):
+                places.setdefault((*path, key), []).append(item)
+            else:
+                walk(item, (*path, key))
+
+    for frame in frames:
+        walk(frame, ())
+    return list(places.values())

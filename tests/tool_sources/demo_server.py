@@ -3,7 +3,8 @@
 Run as ``python demo_server.py`` it speaks stdio; ``python demo_server.py http PORT`` serves
 streamable HTTP on 127.0.0.1:PORT. Its tools: ``add``, ``fail`` (an error result),
 ``wait`` (sleeps, writing to a marker file when it starts and when it is cancelled),
-``pid`` (the server's process id) and ``crash`` (the process exits mid-call).
+``pid`` (the server's process id), ``crash`` (the process exits mid-call) and ``env_value``
+(a variable of the server's environment, as a server that echoes its token would).
 """
 
 from __future__ import annotations
@@ -47,6 +48,12 @@ async def wait(seconds: float, marker: str) -> str:
 def pid() -> int:
     """The server's process id."""
     return os.getpid()
+
+
+@server.tool()
+def env_value(name: str) -> str:
+    """The value of a variable in the server's environment."""
+    return os.environ.get(name, "")
 
 
 @server.tool()

@@ -33,7 +33,8 @@ def test_mcp_flag_puts_exactly_that_server_s_tools_with_the_named_ones_on_the_me
 
     shell.user_ns["helper"] = helper
     plan = _LOADED[id(shell)].plan("--mcp demo --tools helper", "Add.")
-    assert sorted(plan.spec.menu.names) == ["demo_add", "demo_crash", "demo_fail", "demo_pid", "demo_wait", "helper"]
+    assert sorted(plan.spec.menu.names) == [
+        "demo_add", "demo_crash", "demo_env_value", "demo_fail", "demo_pid", "demo_wait", "helper"]
 
 
 def test_an_mcp_cell_round_trips_through_the_server(shell):

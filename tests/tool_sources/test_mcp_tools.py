@@ -41,7 +41,8 @@ def server_pid(runtime: op.Runtime) -> int:
 
 def test_a_stdio_server_s_tools_are_registered_under_its_prefix(stdio_demo):
     assert stdio_demo.name == "demo"
-    assert sorted(t.name for t in stdio_demo.tools) == ["demo_add", "demo_crash", "demo_fail", "demo_pid", "demo_wait"]
+    assert sorted(t.name for t in stdio_demo.tools) == [
+        "demo_add", "demo_crash", "demo_env_value", "demo_fail", "demo_pid", "demo_wait"]
     add = default_registry.get("demo_add")
     assert add is stdio_demo.tool("add")
     assert add.spec["description"] == "Add two numbers."
@@ -136,6 +137,16 @@ def test_stop_cancels_an_in_flight_call_within_a_second(runtime, stdio_demo, tmp
         time.sleep(0.02)
     scripted(runtime, call("demo_add", a=1, b=1), "2")
     assert text_of(results(runtime.run("Again."))[0]) == "2.0"  # the connection is still good
+
+
+def test_a_token_handed_to_a_server_is_masked_when_the_server_echoes_it(runtime):
+    token = "tok_" + "Vq8r" * 8  # no key shape: masked because it was handed over, by value
+    op.mcp(command=STDIO_COMMAND, env={"DEMO_TOKEN": token}, runtime=runtime)
+    scripted(runtime, op.ToolCall(name="demo_env_value", arguments={"name": "DEMO_TOKEN"}), "done")
+    run = runtime.run("What is the token?")
+    (result,) = results(run)
+    assert result.status == "done" and text_of(result) == "***"
+    assert token not in run._repr_html_() and token not in run._repr_markdown_() and token not in repr(run)
 
 
 def test_closing_the_server_ends_its_process_and_unregisters_its_tools(runtime, stdio_demo):

@@ -247,6 +247,27 @@ def test_a_nested_run_is_drawn_inside_the_card_of_the_call_that_opened_it(record
     assert "outer answer" not in nested_html
 
 
+def test_arguments_streaming_in_never_show_a_growing_prefix_of_a_known_key(recorder, monkeypatch):
+    key = "live-token-" + "Q7x" * 10  # known by value only: no key shape to catch it
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    view = RunView()
+    for event in start_events():
+        view.feed(event)
+    call = ToolCall(id="c1", name="login", arguments={})
+    view.feed(MessageUpdateEvent(run_id=RUN, message=AssistantMessage(),
+                                 update=AssistantUpdate(kind="toolcall_start", content_index=0, tool_call=call)))
+    written = f'{{"token": "{key}", "user": "ada"}}'
+    shown = []
+    for start in range(0, len(written), 6):  # fragments of six characters, each drawn
+        view.feed(MessageUpdateEvent(run_id=RUN, message=AssistantMessage(), update=AssistantUpdate(
+            kind="toolcall_delta", content_index=0, delta=written[start:start + 6])))
+        view.tick(force=True)
+        shown.append(all_html(view))
+    for html in shown:
+        assert key[:12] not in html  # no prefix of the key long enough to be one, at any moment
+    assert "***" in shown[-1] and "ada" in shown[-1]
+
+
 def _walk_values(widget):
     value = getattr(widget, "value", None)
     if isinstance(value, str):

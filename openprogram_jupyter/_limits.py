@@ -4,7 +4,10 @@
 still wants to call tools, the loop (with ``finish_at_limit``, the default) makes one last
 round with ``tool_choice="none"`` and :func:`final_round_system` added to the system
 prompt, so the run ends with an answer made of what the model has instead of a dangling
-tool result. docs/semantics.md, "Limits", states the rules.
+tool result. For the round cap that round is the cap's own last round
+(:func:`answer_round_under_cap`): ``max_iterations=3`` sends 3 requests, the third
+tool-free. A cost or token limit cannot be known ahead, so its answer round comes after.
+docs/semantics.md, "Limits", states the rules.
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ from .messages import Usage
 from .spec import RunSpec
 
 __all__ = [
-    "LimitName", "LimitReached", "final_round_system", "limit_reached", "tokens_of", "unpriced_notice",
+    "LimitName", "LimitReached", "answer_round_under_cap", "final_round_system", "limit_reached", "tokens_of",
+    "unpriced_notice",
 ]
 
 LimitName = Literal["max_iterations", "max_cost", "max_tokens"]
@@ -47,6 +51,16 @@ class LimitReached:
 def tokens_of(usage: Usage) -> int:
     """The tokens ``usage`` counts: its total where the provider gave one, else every kind summed."""
     return usage.total_tokens or usage.input + usage.output + usage.cache_read + usage.cache_write
+
+
+def answer_round_under_cap(spec: RunSpec, rounds: int) -> LimitReached | None:
+    """The round cap, when the next round (after ``rounds``) is its last and must be the
+    tool-free answer round; else ``None``. Only with ``finish_at_limit`` and a cap of at
+    least 2 rounds: a run capped at one round keeps its tools in that round."""
+    cap = spec.max_iterations
+    if not spec.finish_at_limit or cap is None or cap < 2 or rounds + 1 != cap:
+        return None
+    return LimitReached("max_iterations", f"its round cap (max_iterations={cap})")
 
 
 def limit_reached(spec: RunSpec, rounds: int, spent: Usage) -> LimitReached | None:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._limits import LimitReached, final_round_system, limit_reached, unpriced_notice
+from ._limits import LimitReached, answer_round_under_cap, final_round_system, limit_reached, unpriced_notice
 from ._masking import ReplyMask
 from ._secrets import mask
 from ._stop import StopSignal
@@ -138,8 +138,13 @@ async def _run_rounds(config: LoopConfig, state: LoopState, pending: list[Any]) 
         has_more_tool_calls = True
         while has_more_tool_calls or pending:
             limit = limit_reached(config.spec, state.rounds, config.spent())
-            if limit is not None:
-                await _end_at_limit(config, state, limit, pending, answer=has_more_tool_calls)
+            if limit is not None:  # the cap's own last round already was the answer round
+                await _end_at_limit(config, state, limit, pending,
+                                    answer=has_more_tool_calls and limit.name != "max_iterations")
+                return
+            last = answer_round_under_cap(config.spec, state.rounds) if has_more_tool_calls else None
+            if last is not None:  # round N of a cap of N: the answer round, not one more
+                await _end_at_limit(config, state, last, pending, answer=True)
                 return
             _deliver(config, state, pending)
             pending = []

@@ -27,14 +27,16 @@ def _names(value: str) -> list[str]:
 
 
 def _iterations(value: str) -> int | None:
-    if value.lower() in ("none", "0", "inf", "unlimited"):
+    """``none`` (also ``inf``, ``unlimited``) for no cap, else a whole number: ``0`` caps at
+    one round, as ``max_iterations=0`` does in Python (the cap is ``max(1, N)``)."""
+    if value.lower() in ("none", "inf", "unlimited"):
         return None
     try:
         number = int(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number or 'none', got {value!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a whole number of rounds or 'none', got {value!r}") from None
     if number < 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number or 'none', got {value!r}")
+        raise argparse.ArgumentTypeError(f"expected a whole number of rounds or 'none', got {value!r}")
     return number
 
 

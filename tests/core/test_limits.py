@@ -69,9 +69,38 @@ def test_max_tokens_is_reached_when_the_tokens_spent_equal_it():
 def test_the_round_cap_also_ends_with_an_answer_and_keeps_its_stop_reason():
     add = add_tool()
     model = op.ScriptedModel([call("add", a=1, b=1), call("add", a=2, b=1), "Two sums: 2 and 3."])
-    run = op.Runtime(model=model).run("Add.", tools=[add], max_iterations=2)
+    run = op.Runtime(model=model).run("Add.", tools=[add], max_iterations=3)
     assert (run.stop_reason, run.limit, run.rounds, run.text) == ("max_iterations", "max_iterations", 3,
                                                                   "Two sums: 2 and 3.")
+
+
+@pytest.mark.parametrize("cap", [2, 3, 5])
+def test_a_round_cap_of_n_sends_exactly_n_requests_the_last_without_tools(cap):
+    """The answer round at a round cap is the cap's own last round, never one more."""
+    add = add_tool()
+    model = op.ScriptedModel([call("add", a=i, b=1) for i in range(cap + 5)])
+    run = op.Runtime(model=model).run("Add forever.", tools=[add], max_iterations=cap)
+    assert len(model.requests) == cap == run.rounds
+    assert [r.tool_choice for r in model.requests] == ["auto"] * (cap - 1) + ["none"]
+    assert (run.stop_reason, run.limit) == ("max_iterations", "max_iterations")
+    assert run.tool_results[-1].status == "skipped"  # the call it made anyway did not run
+
+
+@pytest.mark.parametrize("cap", [0, 1])
+def test_a_round_cap_of_one_round_keeps_its_tools(cap):
+    add = add_tool()
+    model = op.ScriptedModel([call("add", a=1, b=1), "never"])
+    run = op.Runtime(model=model).run("Add.", tools=[add], max_iterations=cap)
+    assert len(model.requests) == 1 and model.requests[0].tool_choice == "auto"
+    assert run.tool_results[0].status == "done" and run.stop_reason == "max_iterations"
+
+
+def test_without_finish_at_limit_the_cap_s_last_round_keeps_its_tools():
+    add = add_tool()
+    model = op.ScriptedModel([call("add", a=i, b=1) for i in range(5)])
+    run = op.Runtime(model=model).run("Add.", tools=[add], max_iterations=3, finish_at_limit=False)
+    assert [r.tool_choice for r in model.requests] == ["auto"] * 3
+    assert [r.status for r in run.tool_results] == ["done"] * 3
 
 
 def test_finish_at_limit_false_ends_at_the_limit_without_a_last_round():
@@ -94,7 +123,7 @@ def test_a_call_made_anyway_in_the_last_round_is_answered_not_run():
 
     model = op.ScriptedModel([call("record", n=1), [op.TextContent(text="One more."), call("record", n=2)]])
     model.script[1] = op.AssistantMessage(content=model.script[1])
-    run = op.Runtime(model=model).run("Go.", tools=[record], max_iterations=1)
+    run = op.Runtime(model=model).run("Go.", tools=[record], max_iterations=2)
     assert ran == [1]
     last = run.tool_results[-1]
     assert last.status == "skipped" and last.is_error and "this last round was for the answer" in last.text

@@ -210,10 +210,11 @@ def test_max_iterations_none_means_no_cap():
 
 def test_runtime_exec_defaults_to_twenty_rounds():
     add, _, _ = register_tools()
-    model = op.ScriptedModel([call("add", a=i, b=1) for i in range(20)] + ["what I have"])
+    model = op.ScriptedModel([call("add", a=i, b=1) for i in range(19)] + ["what I have"])
     rt = op.Runtime(model=model)
     assert rt.exec("hi", tools=[add]) == "what I have"
-    assert rt.last_run.rounds == 21 and rt.last_run.stop_reason == "max_iterations"
+    assert rt.last_run.rounds == 20 == len(model.requests) and rt.last_run.stop_reason == "max_iterations"
+    assert model.requests[-1].tool_choice == "none"
     assert [r.tool_choice for r in model.requests].count("none") == 1  # 20 rounds, then the answer
 
 

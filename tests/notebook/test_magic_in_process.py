@@ -67,7 +67,7 @@ def test_max_iterations_none_means_no_cap():
 @pytest.mark.parametrize("line, words", [
     ("--frobnicate", "unrecognized arguments: --frobnicate"),
     ("-m", "expected one argument"),
-    ("--max-iterations lots", "expected a whole number or 'none'"),
+    ("--max-iterations lots", "expected a whole number of rounds or 'none'"),
     ("--tools a --toolset b", "--tools or --toolset, not both"),
     ("-o 1abc", "-o needs a variable name"),
     ("--system 'unclosed", "check its quotes"),
@@ -313,3 +313,24 @@ def test_the_live_view_redraws_at_the_configured_rate(shell, monkeypatch):
     finally:
         shell.run_line_magic("config", "AgentMagics.updates_per_second = 10.0")
     assert made == [10.0, 4.0]
+
+
+@pytest.mark.parametrize("cap", ["0", "1", "3"])
+def test_max_iterations_in_a_cell_means_what_it_means_in_python(shell, cap):
+    """--max-iterations 0 meant no cap in a cell and one round in Python: one meaning now."""
+    def model():
+        return op.ScriptedModel([op.ToolCall(name="add", arguments={"a": i, "b": 1}) for i in range(10)])
+
+    @op.function
+    def add(a: int, b: int) -> int:
+        """Add."""
+        return a + b
+
+    shell.user_ns["add"] = add
+    shell.user_ns["m"] = cell_model = model()
+    result = shell.run_cell(f"%%agent -m m -o r --tools add --max-iterations {cap}\nAdd forever.")
+    assert result.success, result.error_in_exec
+    python_model = model()
+    python_run = op.Runtime(model=python_model).run("Add forever.", tools=[add], max_iterations=int(cap))
+    assert len(cell_model.requests) == len(python_model.requests) == max(1, int(cap))
+    assert shell.user_ns["r"].stop_reason == python_run.stop_reason == "max_iterations"

@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 __all__ = [
+    "SAVED_DEPTH",
     "AssistantMessage",
     "AssistantStopReason",
     "ImageContent",
@@ -198,3 +199,42 @@ _message_adapter: TypeAdapter[Message] = TypeAdapter(Message)
 def parse_message(data: dict[str, Any]) -> UserMessage | AssistantMessage | ToolResultMessage:
     """Load a message saved with ``model_dump()``; the ``role`` key picks the class."""
     return _message_adapter.validate_python(data)
+
+
+SAVED_DEPTH = 64
+"""How deep a tool call's arguments (or a result's details) nest at most in a saved
+message (:func:`dump_message`); deeper levels are replaced by a note."""
+
+
+def dump_message(message: UserMessage | AssistantMessage | ToolResultMessage) -> dict[str, Any]:
+    """``message.model_dump(mode="json")``, for saving (a notebook's metadata, a cassette).
+
+    Data a model sent can nest deeper than pydantic serialises (it refuses past its own
+    depth limit, about 255 levels), and then nothing of the run was saved. Such a message
+    is saved with its tool calls' arguments and its details cut at :data:`SAVED_DEPTH`
+    levels, each cut level replaced by a string saying so; the run's own messages keep
+    everything.
+    """
+    try:
+        return message.model_dump(mode="json")
+    except (ValueError, RecursionError):
+        pass
+    if isinstance(message, AssistantMessage):
+        content = [block.model_copy(update={"arguments": _cut_depth(block.arguments, SAVED_DEPTH),
+                                            "provider_data": _cut_depth(block.provider_data, SAVED_DEPTH)})
+                   if isinstance(block, ToolCall) else block for block in message.content]
+        return message.model_copy(update={"content": content}).model_dump(mode="json")
+    if isinstance(message, ToolResultMessage):
+        return message.model_copy(update={"details": _cut_depth(message.details, SAVED_DEPTH)}).model_dump(mode="json")
+    raise ValueError("a message nested past what can be saved, with no tool call or details to cut")
+
+
+def _cut_depth(value: Any, levels: int) -> Any:
+    """``value`` with whatever lies more than ``levels`` containers deep replaced by a note."""
+    if not isinstance(value, (dict, list)):
+        return value
+    if levels <= 0:
+        return f"(nested deeper than {SAVED_DEPTH} levels: cut when saved)"
+    if isinstance(value, dict):
+        return {key: _cut_depth(item, levels - 1) for key, item in value.items()}
+    return [_cut_depth(item, levels - 1) for item in value]

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .._secrets import Secrets
-from ..messages import parse_message
+from ..messages import dump_message, parse_message
 
 __all__ = ["METADATA_KEY", "SavedRun", "notebook_path", "read_saved_runs", "restore_sessions", "saved_run_metadata"]
 
@@ -46,7 +46,7 @@ class SavedRun:
 def saved_run_metadata(run: Any, session: str | None, history_length: int) -> dict[str, Any]:
     """The output metadata that saves ``run`` (see the module docstring)."""
     secrets = Secrets.now()
-    messages = [_masked(message.model_dump(mode="json"), secrets) for message in run.messages]
+    messages = [_masked(dump_message(message), secrets) for message in run.messages]
     return {METADATA_KEY: {
         "format": FORMAT, "run_id": run.run_id, "model": run.model, "session": session,
         "history_length": history_length, "started_at": run.started_at, "stop_reason": run.stop_reason,

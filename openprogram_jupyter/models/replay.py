@@ -34,7 +34,7 @@ from pydantic import ValidationError
 from .._secrets import Secrets, remember
 from ..errors import CassetteError
 from ..events import AssistantUpdate
-from ..messages import AssistantMessage, UserMessage
+from ..messages import AssistantMessage, UserMessage, dump_message
 from ._json_depth import nesting_past
 from .base import MessageBuilder, Model, ModelRequest
 from .providers import SECRET_ENV_VARS
@@ -103,7 +103,7 @@ class RecordingModel(Model):
         if message.stop_reason not in ("error", "aborted"):  # what the loop does next, done first
             out.finish(message.stop_reason if message.stop_reason != "stop" else None)
         self.rounds.append({"round": len(self.rounds) + 1, "request": summary,
-                            "reply": message.model_dump(mode="json")})
+                            "reply": dump_message(message)})
         self._save()
 
     def _save(self) -> None:

@@ -234,3 +234,34 @@ def test_run_recorded_through_the_openai_client_replays_with_the_server_gone(tmp
     assert transcript(replayed) == transcript(original)
     assert json.loads(path.read_text())["model"] == "openai:gpt-4.1-mini"
     assert key not in path.read_text()
+
+
+def _nested(levels: int) -> dict:
+    value: dict = {}
+    for _ in range(levels):
+        value = {"x": value}
+    return value
+
+
+def test_arguments_nested_past_what_can_be_serialised_are_cut_when_saved_and_the_run_is_saved(tmp_path):
+    """300 levels: pydantic refused to serialise the reply, so neither the notebook's saved
+    run nor the cassette was written, and the cell stayed 'in progress'."""
+    from openprogram_jupyter.jupyter._saved_runs import saved_run_metadata
+
+    @op.function
+    def take(data: dict) -> str:
+        """Take."""
+        return "ok"
+
+    path = tmp_path / "deep.json"
+    run = op.Runtime(model=op.ScriptedModel([op.ToolCall(name="take", arguments={"data": _nested(300)}), "done"]),
+                     record=path).run("go", tools=[take])
+    assert run.stop_reason == "stop"
+    saved = json.dumps(saved_run_metadata(run, None, 0))
+    assert "nested deeper than 64 levels: cut when saved" in saved
+    cassette = json.loads(path.read_text())
+    assert len(cassette["rounds"]) == 2
+    assert "nested deeper than 64 levels: cut when saved" in json.dumps(cassette["rounds"][0]["reply"])
+    shallow = op.Runtime(model=op.ScriptedModel([op.ToolCall(name="take", arguments={"data": _nested(40)}), "done"])
+                         ).run("go", tools=[take])
+    assert "cut when saved" not in json.dumps(saved_run_metadata(shallow, None, 0))  # only what cannot be saved

@@ -393,5 +393,6 @@ def _record(
     metadata = None
     if run is not None:
         session = plan.session.name if plan.session is not None else None
-        metadata = saved_run_metadata(run, session, len(plan.spec.history))
+        appended_at = plan.session.appended_at(run) if plan.session is not None else None
+        metadata = saved_run_metadata(run, session, len(plan.spec.history), appended_at)
     live.finish(run, notes=notes, metadata=metadata)

@@ -2,11 +2,18 @@
 
 Every ``%%agent`` transcript carries, in its output's metadata under ``"openprogram"``,
 the run as data: its id, model, session name, how many messages of history it was given,
-when it started, and the messages it added (each secret the kernel knows masked). A
-kernel restart loses the sessions; the saved notebook still has them. ``%agent restore
-[NOTEBOOK]`` reads them back: each session's runs in the order they started, each run's
-messages placed after the history it was given — exactly the kernel's session after that
-run, as long as the outputs of the session's earlier cells are still in the notebook.
+where in the session its messages were appended, when it started, and the messages it
+added (each secret the kernel knows masked). A kernel restart loses the sessions; the
+saved notebook still has them. ``%agent restore [NOTEBOOK]`` reads them back: each
+session's runs in the order their messages were appended, each placed where it was — so
+two ``--background`` cells that ran side by side on one session come back one after the
+other, as the live session had them — exactly the kernel's session after that run, as
+long as the outputs of the session's earlier cells are still in the notebook.
+
+A saved notebook is untrusted input (it may come from anyone): every saved run is checked
+against :class:`SavedRunData` before anything is restored, and one that does not fit is
+refused with one line naming its cell and field; restoring changes only the sessions the
+saved runs name.
 
 Where the notebook is: the frontend tells the kernel. JupyterLab and Notebook 7 start it
 with ``JPY_SESSION_NAME`` (the notebook's path); VS Code sets ``__vsc_ipynb_file__`` in
@@ -16,18 +23,44 @@ the namespace. Elsewhere ``%agent restore PATH`` names it.
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
 from .._secrets import Secrets
-from ..messages import dump_message, parse_message
+from ..messages import Message, dump_message
+from ..models._json_depth import nesting_past
 
 __all__ = ["METADATA_KEY", "SavedRun", "notebook_path", "read_saved_runs", "restore_sessions", "saved_run_metadata"]
 
 METADATA_KEY = "openprogram"
 FORMAT = 1
+
+
+MAX_NOTEBOOK_DEPTH = 512
+"""A notebook nested deeper than this is refused before it is parsed (Python's JSON reader
+recurses once per level)."""
+
+
+class SavedRunData(BaseModel):
+    """What a saved run must hold to be restored: strict types, no negative lengths, a
+    finite start time, messages that parse. Unknown fields are ignored."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    format: Literal[1]
+    run_id: StrictStr = ""
+    model: StrictStr | None = None
+    session: StrictStr | None = None
+    history_length: Annotated[StrictInt, Field(ge=0)] = 0
+    appended_at: Annotated[StrictInt, Field(ge=0)] | None = None
+    started_at: Annotated[float, Field(strict=True, allow_inf_nan=False)] = 0.0
+    stop_reason: StrictStr | None = None
+    messages: list[Message] = Field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -37,20 +70,23 @@ class SavedRun:
     run_id: str
     session: str | None
     history_length: int
+    appended_at: int  # where its messages went in the session (its history length, in older notebooks)
     started_at: float
     stop_reason: str | None
     messages: list[Any]
     cell: int  # the code cell's index in the notebook, for messages
 
 
-def saved_run_metadata(run: Any, session: str | None, history_length: int) -> dict[str, Any]:
-    """The output metadata that saves ``run`` (see the module docstring)."""
+def saved_run_metadata(run: Any, session: str | None, history_length: int,
+                       appended_at: int | None = None) -> dict[str, Any]:
+    """The output metadata that saves ``run`` (see the module docstring); ``appended_at``
+    is where the session put its messages (``None``: right after its history)."""
     secrets = Secrets.now()
     messages = [_masked(dump_message(message), secrets) for message in run.messages]
     return {METADATA_KEY: {
         "format": FORMAT, "run_id": run.run_id, "model": run.model, "session": session,
-        "history_length": history_length, "started_at": run.started_at, "stop_reason": run.stop_reason,
-        "messages": messages,
+        "history_length": history_length, "appended_at": history_length if appended_at is None else appended_at,
+        "started_at": run.started_at, "stop_reason": run.stop_reason, "messages": messages,
     }}
 
 
@@ -76,18 +112,29 @@ def notebook_path(shell: Any) -> Path | None:
 
 def read_saved_runs(path: Path) -> list[SavedRun]:
     """Every run saved in the notebook at ``path``, in notebook order. A notebook that
-    cannot be read raises ``ValueError`` naming the problem."""
+    cannot be read, or a saved run that does not fit :class:`SavedRunData`, raises
+    ``ValueError`` naming the problem (and the cell and field)."""
     try:
-        notebook = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except OSError as error:
         raise ValueError(f"cannot read {path}: {error.strerror or error}") from None
+    too_deep = nesting_past(text, MAX_NOTEBOOK_DEPTH)
+    if too_deep is not None:
+        raise ValueError(f"{path} nests {too_deep.depth} levels deep (line {too_deep.line}), past what a notebook "
+                         f"holds ({MAX_NOTEBOOK_DEPTH}); it was not read")
+    try:
+        notebook = json.loads(text)
     except ValueError as error:
         raise ValueError(f"{path} is not a notebook (not JSON: {error})") from None
+    if not isinstance(notebook, dict) or not isinstance(notebook.get("cells", []), list):
+        raise ValueError(f"{path} is not a notebook (no list of cells at its top level)")
     runs = []
     code_cells = [c for c in notebook.get("cells", []) if isinstance(c, dict) and c.get("cell_type") == "code"]
     for index, cell in enumerate(code_cells):
-        for output in cell.get("outputs", []):
-            saved = (output.get("metadata") or {}).get(METADATA_KEY) if isinstance(output, dict) else None
+        outputs = cell.get("outputs")
+        for output in outputs if isinstance(outputs, list) else []:
+            metadata = output.get("metadata") if isinstance(output, dict) else None
+            saved = metadata.get(METADATA_KEY) if isinstance(metadata, dict) else None
             if isinstance(saved, dict) and saved.get("format") == FORMAT:
                 runs.append(_saved_run(saved, index))
     return runs
@@ -95,11 +142,16 @@ def read_saved_runs(path: Path) -> list[SavedRun]:
 
 def _saved_run(saved: dict[str, Any], cell: int) -> SavedRun:
     try:
-        messages = [parse_message(m) for m in saved.get("messages", [])]
-    except ValueError as error:
-        raise ValueError(f"code cell {cell + 1}: its saved run cannot be read back ({error})") from None
-    return SavedRun(str(saved.get("run_id", "")), saved.get("session"), int(saved.get("history_length", 0)),
-                    float(saved.get("started_at", 0.0)), saved.get("stop_reason"), messages, cell)
+        data = SavedRunData.model_validate(saved)
+    except ValidationError as error:
+        problem = error.errors()[0]
+        field = ".".join(str(part) for part in problem["loc"]) or "its data"
+        raise ValueError(f"code cell {cell + 1}: its saved run has a bad {field} ({problem['msg']}); "
+                         "nothing was restored") from None
+    assert math.isfinite(data.started_at)
+    appended_at = data.history_length if data.appended_at is None else data.appended_at
+    return SavedRun(data.run_id, data.session, data.history_length, appended_at, data.started_at,
+                    data.stop_reason, list(data.messages), cell)
 
 
 def restore_sessions(sessions: Any, runs: list[SavedRun]) -> list[str]:
@@ -113,10 +165,10 @@ def restore_sessions(sessions: Any, runs: list[SavedRun]) -> list[str]:
     for name, saved in by_session.items():
         session = sessions.get(name, new=True)
         gaps = 0
-        for run in sorted(saved, key=lambda r: r.started_at):
-            if run.history_length > len(session.messages):
+        for run in sorted(saved, key=lambda r: (r.appended_at, r.started_at)):
+            if run.appended_at > len(session.messages):
                 gaps += 1  # an earlier cell's output is missing: keep what there is
-            del session.messages[run.history_length:]
+            del session.messages[run.appended_at:]
             session.messages.extend(run.messages)
             session.runs.append(_RestoredRun(run))
         line = f"session {name}: {len(session.messages)} message(s) from {len(saved)} run(s)"

@@ -23,10 +23,19 @@ class Session:
     messages: list[Any] = field(default_factory=list)
     runs: list[Any] = field(default_factory=list)
     created_at: float = field(default_factory=time.time)
+    _positions: dict[int, int] = field(default_factory=dict, repr=False)
 
     def add(self, run: Any) -> None:
+        """Append ``run``'s messages (where they start is :meth:`appended_at`)."""
+        self._positions[id(run)] = len(self.messages)
         self.messages.extend(run.messages)
         self.runs.append(run)
+
+    def appended_at(self, run: Any) -> int | None:
+        """Where ``run``'s messages start in :attr:`messages` (``None``: not added here).
+        Two runs started side by side share a history but not this position, which is
+        what a notebook must save to be restored as it was."""
+        return self._positions.get(id(run))
 
     @property
     def last_stop_reason(self) -> str | None:

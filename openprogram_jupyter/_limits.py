@@ -60,7 +60,7 @@ def answer_round_under_cap(spec: RunSpec, rounds: int) -> LimitReached | None:
     cap = spec.max_iterations
     if not spec.finish_at_limit or cap is None or cap < 2 or rounds + 1 != cap:
         return None
-    return LimitReached("max_iterations", f"its round cap (max_iterations={cap})")
+    return LimitReached("max_iterations", f"the last round of its round cap (max_iterations={cap})")
 
 
 def limit_reached(spec: RunSpec, rounds: int, spent: Usage) -> LimitReached | None:

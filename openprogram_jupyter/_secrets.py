@@ -106,13 +106,8 @@ class Secrets:
 
     @classmethod
     def now(cls, extra: Iterable[str | None] = ()) -> Secrets:
-        """What is known now. A watched variable's value is remembered once seen, so a key
-        replaced later (``%agent key``, ``%env``) stays masked for the rest of the process:
-        transcripts made before may still be shown, and the old key may still be valid."""
         with _lock:
-            _remembered.update(value for name in _variables
-                               if len(value := os.environ.get(name) or "") >= MIN_SECRET_LENGTH)
-            known = list(_remembered)
+            known = [*_remembered, *(os.environ.get(name) for name in _variables)]
         return cls([*known, *extra])
 
     def __bool__(self) -> bool:

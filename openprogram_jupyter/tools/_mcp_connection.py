@@ -75,6 +75,7 @@ class McpConnection:
         self._client: Any = None
         self.server_name: str | None = None  # what the server calls itself (its handshake)
         self._closing: asyncio.Event | None = None
+        self._task: asyncio.Task[Any] | None = None  # the session's own task, on the connection's loop
         self._failure: str | None = None
         self._closed = False
         ready: concurrent.futures.Future[None] = concurrent.futures.Future()
@@ -91,6 +92,7 @@ class McpConnection:
 
     async def _hold_session(self, ready: concurrent.futures.Future[None]) -> None:
         """Open the session, hand it out, keep it until :meth:`close` (or the server dies)."""
+        self._task = asyncio.current_task()
         self._closing = asyncio.Event()
         try:
             async with self._open_client() as client:
@@ -196,15 +198,32 @@ class McpConnection:
         return self._client
 
     def close(self) -> None:
-        """End the session, wait (bounded) for a stdio server's process to exit, stop the thread."""
+        """End the session, wait (bounded) for a stdio server's process to exit, stop the thread.
+
+        A session that never opened (the server did not answer the handshake) is cancelled
+        at once and cleaned up in the background: the caller's timeout holds, and the
+        connection's loop runs until the SDK has ended the server's process (closing its
+        stdin, then SIGTERM, then SIGKILL) — stopping the loop first left it running.
+        """
         if self._closed:
             return
         self._closed = True
         _OPEN.discard(self)
+        if self._client is None and not self._session.done():
+            self._session.cancel()  # cancels the task on its loop: the SDK's shielded cleanup runs there
+            threading.Thread(target=self._finish, name="openprogram-mcp-close", daemon=True).start()
+            return
         if self._closing is not None:
             self._loop.call_soon_threadsafe(self._closing.set)
-        with contextlib.suppress(Exception):
-            _wait(self._session, _CLOSE_SECONDS, "closing")
+        self._finish()
+
+    def _finish(self) -> None:
+        """Wait (bounded) for the session's task to end, then stop the loop and its thread."""
+        deadline = time.monotonic() + _CLOSE_SECONDS
+        while not (self._task.done() if self._task is not None else self._session.done()):
+            if time.monotonic() >= deadline:
+                break
+            time.sleep(0.05)  # a cancelled future is done at once; its task ends when the cleanup has
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(2.0)
         if not self._thread.is_alive():

@@ -217,3 +217,24 @@ def test_loading_the_extension_imports_neither_the_mcp_sdk_nor_distributed():
             "print(loaded)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"  # ... and still nothing of either is imported
+
+
+def test_a_server_that_never_answers_is_given_up_on_time_and_its_process_ended(runtime, tmp_path):
+    """It was left running as an orphan, and the error came after 11 s for connect_timeout=3."""
+    import sys
+
+    from .servers import process_exists
+
+    pid_file = tmp_path / "pid"
+    silent = [sys.executable, "-c",
+              f"import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); time.sleep(120)"]
+    started = time.monotonic()
+    with pytest.raises(op.McpError, match="did not answer within 3 s"):
+        op.mcp(command=silent, connect_timeout=3, runtime=runtime)
+    waited = time.monotonic() - started
+    assert waited < 6.0, f"gave up after {waited:.1f} s for a 3 s timeout"
+    pid = int(pid_file.read_text())
+    deadline = time.monotonic() + 15
+    while process_exists(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not process_exists(pid), "the server's process was left running"

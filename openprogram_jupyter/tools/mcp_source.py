@@ -19,6 +19,7 @@ import json
 import os
 import re
 import shlex
+import warnings
 from collections.abc import Awaitable, Sequence
 from typing import Any
 
@@ -110,6 +111,7 @@ class McpServer:
         self.connection = connection
         self.registry = registry
         self.tools: list[McpTool] = []
+        self.renamed: dict[str, str] = {}  # remote name -> the name here, where they clashed once made valid
 
     def tool(self, remote_name: str) -> McpTool:
         """The tool the server calls ``remote_name`` (``KeyError`` listing them if none)."""
@@ -200,8 +202,14 @@ def mcp(
         server = McpServer(server_name, server_name + "_" if prefix is None else prefix, connection, target_registry)
         if not options.toolset:
             options = dataclasses.replace(options, toolset=(server_name,))
-        server.tools = [McpTool(server, remote, _tool_name(server.prefix, remote.name), options)
-                        for remote in remote_tools]
+        names = _unique_tool_names(server.prefix, [remote.name for remote in remote_tools])
+        server.renamed = {remote.name: name for remote, name in zip(remote_tools, names, strict=True)
+                          if name != _tool_name(server.prefix, remote.name)}
+        server.tools = [McpTool(server, remote, name, options)
+                        for remote, name in zip(remote_tools, names, strict=True)]
+        if server.renamed:
+            warnings.warn(f"op.mcp: {server_name!r} has tools whose names clash once made valid for every provider; "
+                          "renamed: " + ", ".join(f"{r!r} → {n}" for r, n in server.renamed.items()), stacklevel=2)
     except BaseException:
         connection.close()
         raise
@@ -260,6 +268,23 @@ def _clean_name(name: str) -> str:
 
 def _fallback_name(target: McpTarget) -> str:
     return os.path.splitext(os.path.basename(target.command[-1] if target.command else "mcp"))[0]
+
+
+def _unique_tool_names(prefix: str, remotes: list[str]) -> list[str]:
+    """Each remote tool's name here (:func:`_tool_name`); a name already taken by an earlier
+    tool gets ``_2``, ``_3``… (still 64 characters at most), so no tool hides another."""
+    taken: set[str] = set()
+    names = []
+    for remote in remotes:
+        name = base = _tool_name(prefix, remote)
+        count = 1
+        while name in taken:
+            count += 1
+            suffix = f"_{count}"
+            name = base[: 64 - len(suffix)] + suffix
+        taken.add(name)
+        names.append(name)
+    return names
 
 
 def _tool_name(prefix: str, remote: str) -> str:

@@ -238,3 +238,17 @@ def test_a_server_that_never_answers_is_given_up_on_time_and_its_process_ended(r
     while process_exists(pid) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not process_exists(pid), "the server's process was left running"
+
+
+def test_names_that_clash_once_made_valid_are_kept_apart_and_every_name_fits_every_provider():
+    """Two remote tools whose names differ only in characters no provider accepts (or past
+    64 characters) collapsed into one tool, the first hidden."""
+    import re
+
+    from openprogram_jupyter.tools.mcp_source import _unique_tool_names
+
+    long = "x" * 300
+    names = _unique_tool_names("docs_", ["search.web", "search_web", "search-web", long, long + "y", "ok"])
+    assert names[:3] == ["docs_search_web", "docs_search_web_2", "docs_search-web"]
+    assert names[3] != names[4] and len(set(names)) == len(names)
+    assert all(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]{0,63}", name) for name in names)

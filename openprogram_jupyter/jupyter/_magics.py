@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,6 +68,8 @@ class AgentMagics(Magics):
         self.sessions = Sessions()
         self.namespace_runtime = namespace_runtime
         self._runtimes: dict[str, Any] = {}
+        # Where each cell first started each ScriptedModel (rewound to when the cell runs again).
+        self._script_starts: weakref.WeakKeyDictionary[Any, dict[str, int]] = weakref.WeakKeyDictionary()
         self._offline_noted = False
         self.observe(self._follow_model, names=["model"])
 
@@ -112,8 +115,27 @@ class AgentMagics(Magics):
         prompt = fill_prompt(template, self.namespace)
         models = [name.strip() for name in (options.model or "").split(",")]
         if len(models) > 1:
-            return CellPlan(options, None, None, side_by_side=self._side_by_side(options, models, prompt))
-        return self._plan_one(options, prompt)
+            plan = CellPlan(options, None, None, side_by_side=self._side_by_side(options, models, prompt))
+        else:
+            plan = self._plan_one(options, prompt)
+        for one in plan.side_by_side or [plan]:
+            self._replay_script_on_rerun(one.runtime, f"{line}\n{cell}")
+        return plan
+
+    def _replay_script_on_rerun(self, runtime: Any, cell: str) -> None:
+        """A cell run again with the same ``ScriptedModel`` replays the rounds it played the
+        first time: the model is rewound to where this cell first started it (cells run in
+        order go on through the script, as a session's cells do)."""
+        from ..models.scripted import ScriptedModel
+
+        model = getattr(runtime, "model_spec", None)
+        if not isinstance(model, ScriptedModel):
+            return
+        starts = self._script_starts.setdefault(model, {})
+        if cell in starts:
+            model.rewind(starts[cell])
+        else:
+            starts[cell] = model.position
 
     def _side_by_side(self, options: CellOptions, models: list[str], prompt: str) -> list[CellPlan]:
         """One plan per model of ``-m A,B``; flags that cannot apply to several runs are refused."""
@@ -200,10 +222,13 @@ class AgentMagics(Magics):
             value = namespace.get(name)
             if isinstance(value, Model):
                 return Runtime(model=value), notes
+            if isinstance(value, Runtime):  # e.g. op.Runtime(model="openai:…", base_url=…) for a local server
+                return value, notes
             if name in namespace and ":" not in name:
                 raise UsageError(
                     f"%%agent: -m {name}: the notebook variable {name!r} holds a "
-                    f"{type(value).__name__}, not a model (e.g. op.ScriptedModel([...]))"
+                    f"{type(value).__name__}, not a model or a Runtime (e.g. op.ScriptedModel([...]), "
+                    "or op.Runtime(model=..., base_url=...))"
                 )
             if ":" not in name and name != "offline":
                 raise UsageError(

@@ -49,13 +49,25 @@ class ScriptedModel(Model):
         self.name = name
         self.delay = delay
         self.requests: list[ModelRequest] = []
+        self.position = 0
+        """The script item the next round plays (0: the first)."""
 
     @property
     def rounds_played(self) -> int:
         return len(self.requests)
 
+    def rewind(self, position: int = 0) -> None:
+        """Play the script from item ``position`` on (``model.requests`` keeps every round
+        played). A ``%%agent`` cell run again rewinds its model to where the cell first
+        started it, so re-running a cell replays the same rounds."""
+        if not 0 <= position <= len(self.script):
+            raise ValueError(f"ScriptedModel.rewind: position {position} is outside the script "
+                             f"(0 to {len(self.script)})")
+        self.position = position
+
     async def stream(self, request: ModelRequest, out: MessageBuilder) -> AsyncIterator[AssistantUpdate]:
-        round_index = len(self.requests)
+        round_index = self.position
+        self.position += 1
         self.requests.append(replace(request, messages=list(request.messages), tools=list(request.tools)))
         if round_index >= len(self.script):
             out.fail(
@@ -71,7 +83,7 @@ class ScriptedModel(Model):
         # it) and past this model's own rounds (a nested run's conversation starts afresh,
         # and its calls must not take the ids of the outer run's).
         conversation_round = sum(m.role == "assistant" for m in request.messages) + 1
-        message = _as_message(item, round_index, max(conversation_round, round_index + 1))
+        message = _as_message(item, round_index, max(conversation_round, len(self.requests)))
         for block in message.content:
             if isinstance(block, TextContent):
                 for word in _WORDS.findall(block.text):

@@ -202,14 +202,7 @@ def mcp(
         server = McpServer(server_name, server_name + "_" if prefix is None else prefix, connection, target_registry)
         if not options.toolset:
             options = dataclasses.replace(options, toolset=(server_name,))
-        names = _unique_tool_names(server.prefix, [remote.name for remote in remote_tools])
-        server.renamed = {remote.name: name for remote, name in zip(remote_tools, names, strict=True)
-                          if name != _tool_name(server.prefix, remote.name)}
-        server.tools = [McpTool(server, remote, name, options)
-                        for remote, name in zip(remote_tools, names, strict=True)]
-        if server.renamed:
-            warnings.warn(f"op.mcp: {server_name!r} has tools whose names clash once made valid for every provider; "
-                          "renamed: " + ", ".join(f"{r!r} → {n}" for r, n in server.renamed.items()), stacklevel=2)
+        _add_tools(server, remote_tools, options)
     except BaseException:
         connection.close()
         raise
@@ -268,6 +261,18 @@ def _clean_name(name: str) -> str:
 
 def _fallback_name(target: McpTarget) -> str:
     return os.path.splitext(os.path.basename(target.command[-1] if target.command else "mcp"))[0]
+
+
+def _add_tools(server: McpServer, remote_tools: list[Any], options: ToolOptions) -> None:
+    """Give ``server`` its tools, under names every provider accepts; names that clash once
+    made valid are kept apart, and the renames are said in a warning and ``server.renamed``."""
+    names = _unique_tool_names(server.prefix, [remote.name for remote in remote_tools])
+    server.renamed = {remote.name: name for remote, name in zip(remote_tools, names, strict=True)
+                      if name != _tool_name(server.prefix, remote.name)}
+    server.tools = [McpTool(server, remote, name, options) for remote, name in zip(remote_tools, names, strict=True)]
+    if server.renamed:
+        warnings.warn(f"op.mcp: {server.name!r} has tools whose names clash once made valid for every provider; "
+                      "renamed: " + ", ".join(f"{r!r} → {n}" for r, n in server.renamed.items()), stacklevel=3)
 
 
 def _unique_tool_names(prefix: str, remotes: list[str]) -> list[str]:

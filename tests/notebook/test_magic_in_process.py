@@ -334,3 +334,31 @@ def test_max_iterations_in_a_cell_means_what_it_means_in_python(shell, cap):
     python_run = op.Runtime(model=python_model).run("Add forever.", tools=[add], max_iterations=int(cap))
     assert len(cell_model.requests) == len(python_model.requests) == max(1, int(cap))
     assert shell.user_ns["r"].stop_reason == python_run.stop_reason == "max_iterations"
+
+
+def test_running_a_scripted_cell_again_replays_its_rounds(shell):
+    """Re-running a cell is normal notebook use; the script ran out ("round 3 was
+    requested") the second time. Cells run in order still go on through the script."""
+    shell.user_ns["m"] = op.ScriptedModel(["first answer", "second answer"])
+    for _ in range(3):
+        result = shell.run_cell("%%agent -m m -o r\nOne.")
+        assert result.success, result.error_in_exec
+        assert shell.user_ns["r"].text == "first answer"
+    result = shell.run_cell("%%agent -m m -o r\nTwo.")  # another cell: the next item
+    assert result.success and shell.user_ns["r"].text == "second answer"
+    result = shell.run_cell("%%agent -m m -o r\nOne.")  # the first cell again
+    assert result.success and shell.user_ns["r"].text == "first answer"
+    call_ids = [c.id for request in shell.user_ns["m"].requests for m in request.messages for c in
+                getattr(m, "tool_calls", [])]
+    assert len(call_ids) == len(set(call_ids))
+
+
+def test_a_runtime_variable_in_m_runs_with_that_runtime(shell):
+    """A local server is reached with op.Runtime(model=..., base_url=...): -m rt was refused
+    ("holds a Runtime, not a model")."""
+    shell.user_ns["m"] = model = op.ScriptedModel(["from the runtime"])
+    shell.user_ns["x"] = rt = op.Runtime(model=model, system="Be brief.")
+    result = shell.run_cell("%%agent -m x -o r\nHello.")
+    assert result.success, result.error_in_exec
+    assert shell.user_ns["r"].text == "from the runtime" and model.requests[0].system == "Be brief."
+    assert rt.last_run is shell.user_ns["r"]

@@ -34,7 +34,7 @@ SHOWN = 5
 """How many of the latest sent messages the row lists."""
 
 _STATE_HTML = {
-    "queued": '<span style="color:#9a6700">⏳ queued</span>',
+    "queued": '<span style="color:#9a6700">◷ queued</span>',
     "delivered": '<span style="color:#1a7f37">✓ delivered</span>',
     "undelivered": '<span style="color:#cf222e">✗ not delivered: the run ended first</span>',
 }

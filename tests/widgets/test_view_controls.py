@@ -54,7 +54,7 @@ def test_enter_queues_the_message_and_it_shows_as_queued_then_delivered(recorder
     assert sent == ["also check the units"]
     view.tick(force=True)
     assert view.steer_box.value == ""
-    assert "⏳ queued" in view.steering.sent.value and "also check the units" in view.steering.sent.value
+    assert "◷ queued" in view.steering.sent.value and "also check the units" in view.steering.sent.value
     assert "1 message queued" in view.header.value
 
     view.feed(MessageStartEvent(run_id=RUN, message=UserMessage(content="also check the units")))

@@ -48,6 +48,7 @@ from ._provider_common import (
     ProviderModel,
     RetryPolicy,
     StreamCutError,
+    connection_failed,
     error_details,
     parse_retry_after,
     retryable_code,
@@ -207,9 +208,7 @@ class AnthropicModel(ProviderModel):
                                  retryable=status in (408, 409, 429) or status >= 500,
                                  retry_after=parse_retry_after(exc.response.headers), body=exc.body)
         if isinstance(exc, anthropic.APIConnectionError):
-            cause = exc.__cause__ or exc.__context__
-            return ProviderError(f"connection failed ({type(cause).__name__ if cause else 'error'}: "
-                                 f"{cause or exc})", retryable=True)
+            return connection_failed(exc, exc.__cause__ or exc.__context__)
         credentials_error = getattr(anthropic, "CredentialsError", None)
         if credentials_error is not None and isinstance(exc, credentials_error):
             return ProviderError(f"no API key: {INFO.key_hint}", detail=f"{type(exc).__name__}: {exc}")

@@ -51,6 +51,7 @@ from ._provider_common import (
     ProviderModel,
     RetryPolicy,
     StreamCutError,
+    connection_failed,
     is_retryable_status,
     parse_retry_after,
     require_module,
@@ -229,7 +230,7 @@ class BedrockModel(ProviderModel):
             return ProviderError(message, status=status, code=code, retryable=is_retryable_status(status),
                                  retry_after=parse_retry_after(meta.get("HTTPHeaders")), body=body)
         if isinstance(exc, (boto_errors.HTTPClientError, boto_errors.ConnectionError)):
-            return ProviderError(f"connection failed ({type(exc).__name__}: {exc})", retryable=True)
+            return connection_failed(exc)
         if isinstance(exc, boto_errors.NoRegionError):
             return ProviderError("no AWS region: set AWS_REGION or pass region= to BedrockModel")
         if isinstance(exc, boto_errors.NoCredentialsError):

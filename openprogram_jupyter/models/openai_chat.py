@@ -36,6 +36,7 @@ from ._provider_common import (
     ProviderError,
     ProviderModel,
     StreamCutError,
+    connection_failed,
     error_details,
     parse_retry_after,
     retryable_code,
@@ -222,9 +223,7 @@ def classify_openai_error(exc: Exception) -> ProviderError:
             retry_after=parse_retry_after(exc.response.headers), body=exc.body,
         )
     if isinstance(exc, openai.APIConnectionError):
-        cause = exc.__cause__ or exc.__context__
-        detail = f"{type(cause).__name__}: {cause}" if cause else exc.message
-        return ProviderError(f"connection failed ({detail})", retryable=True)
+        return connection_failed(exc, exc.__cause__ or exc.__context__)
     if isinstance(exc, openai.APIError):  # an error inside the stream
         message, code = error_details(exc.body)
         return ProviderError(message or exc.message, code=code, retryable=retryable_code(code), body=exc.body)

@@ -177,3 +177,18 @@ def test_importing_the_package_and_resolving_models_imports_no_sdk():
                          env={"PATH": "", "AWS_REGION": "us-east-1"})
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_a_host_the_resolver_says_does_not_exist_is_not_retried_but_one_it_could_not_look_up_is():
+    import socket
+
+    from openprogram_jupyter.models._provider_common import connection_retryable
+
+    def chained(cause: BaseException) -> Exception:
+        error = ConnectionError("connect failed")
+        error.__cause__ = cause
+        return error
+
+    assert not connection_retryable(chained(socket.gaierror(socket.EAI_NONAME, "Name or service not known")))
+    assert connection_retryable(chained(socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")))
+    assert connection_retryable(chained(ConnectionRefusedError(111, "refused")))

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
+
+import openprogram_jupyter as op
 from fakeserver import Turn
 
 from .cases import CASE_IDS, CASES, SECRET, make_tools
@@ -152,3 +154,13 @@ async def test_a_stream_cut_inside_its_tool_calls_leaves_every_call_with_one_res
         assert all(r.is_error and r.text.startswith("not run:") for r in answered), cut
         cut_with_calls += bool(calls)
     assert cut_with_calls, "no cut fell inside the calls: the test did not test anything"
+
+
+async def test_an_address_that_cannot_work_fails_at_once_without_retries(case, server):
+    """A URL without http(s):// was tried three times (3.3 s) before failing."""
+    runtime = op.Runtime(model=case.model, api_key=SECRET, base_url="ftp://127.0.0.1:9/v1")
+    run = await runtime.arun("Hi.", tools=make_tools())
+    assert run.stop_reason == "error"
+    assert "retries" not in run.error, run.error
+    assert "connection failed" in run.error and "cannot succeed on retry" in run.error
+    assert server.requests == []

@@ -16,6 +16,7 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from .._ambient import ambient_runtime
 from ..errors import SetupError
 from ..models import Model
 from ..run import Run
@@ -42,7 +43,7 @@ class EvaluationInterrupted(KeyboardInterrupt):
 def evaluate(
     prompts: Sequence[str],
     *,
-    models: Sequence[Any] | Mapping[str, Any],
+    models: Sequence[Any] | Mapping[str, Any] | None = None,
     tools: Sequence[object] | None = None,
     expect: Expect | None = None,
     concurrency: int = 8,
@@ -55,7 +56,9 @@ def evaluate(
     """Run every prompt on every model and return the :class:`Evaluation`.
 
     ``models``: model strings, model objects (a ``ScriptedModel`` starts its script afresh
-    for each run), or zero-argument callables that make one; a dict names them. ``tools``
+    for each run), or zero-argument callables that make one (a lambda is named after the
+    model it makes); a dict names them; ``None`` (the default): the model of the runtime
+    in use — the notebook's ``runtime`` — alone. ``tools``
     and ``run_options`` (``toolset=``, ``system=``, ``max_iterations=``, …) are those of
     ``Runtime.run``, for every run. ``expect(run)`` judges each run: it passes unless it
     raises (an ``AssertionError``'s message is the row's reason) or returns a falsy value
@@ -101,7 +104,7 @@ def evaluate(
 async def aevaluate(
     prompts: Sequence[str],
     *,
-    models: Sequence[Any] | Mapping[str, Any],
+    models: Sequence[Any] | Mapping[str, Any] | None = None,
     tools: Sequence[object] | None = None,
     expect: Expect | None = None,
     concurrency: int = 8,
@@ -169,7 +172,8 @@ class _Plan:
         return Evaluation(rows, self.labels, stopped=stopped)
 
 
-def _plan(prompts: Sequence[str], models: Sequence[Any] | Mapping[str, Any], tools: Sequence[object] | None,
+def _plan(prompts: Sequence[str], models: Sequence[Any] | Mapping[str, Any] | None,
+          tools: Sequence[object] | None,
           expect: Expect | None, concurrency: int, timeout: float | None,
           executor: concurrent.futures.Executor | None, run_options: dict[str, Any]) -> _Plan:
     prompt_list = _prompts(prompts)
@@ -204,6 +208,10 @@ def _prompts(prompts: Any) -> list[str]:
 
 
 def _models(models: Any) -> list[tuple[str, Any]]:
+    if models is None:
+        runtime = ambient_runtime()
+        spec = runtime.model_spec if runtime.model_spec is not None else runtime.model.name
+        return [(_label(spec), spec)]
     if isinstance(models, Mapping):
         named = [(str(label), model) for label, model in models.items()]
     elif isinstance(models, (str, Model)) or not isinstance(models, Iterable):
@@ -222,7 +230,11 @@ def _label(model: Any) -> str:
     if isinstance(model, Model):
         return str(model.name)
     if callable(model):
-        return str(getattr(model, "__name__", repr(model)))
+        name = str(getattr(model, "__name__", repr(model)))
+        if name == "<lambda>":  # named after what it makes
+            made = model()
+            return str(made.name) if isinstance(made, Model) else _label(made)
+        return name
     raise TypeError(f"{model!r} is not a model: give a model string, a model object or a callable that makes one")
 
 

@@ -59,6 +59,16 @@ def svg_plot(summary: Sequence[Any]) -> str:
 
 
 def _matplotlib_plot(summary: Sequence[Any]) -> str:
+    figure = summary_figure(summary)
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=80)
+    data = base64.b64encode(buffer.getvalue()).decode("ascii")
+    return f'<img alt="pass rate and cost per model" src="data:image/png;base64,{data}"/>'
+
+
+def summary_figure(summary: Sequence[Any]) -> Any:
+    """The matplotlib ``Figure`` of pass rate and cost per model; with no price known, the
+    cost panel says so instead of drawing empty bars."""
     # A bare Figure draws off-screen with Agg: no pyplot, so a notebook's backend is left alone.
     from matplotlib.figure import Figure
 
@@ -68,10 +78,12 @@ def _matplotlib_plot(summary: Sequence[Any]) -> str:
     rate.barh(names, [100 * s.pass_rate for s in summary], color="#2da44e")
     rate.set_xlim(0, 100)
     rate.set_title("pass rate (%)")
-    cost.barh(names, [s.cost or 0.0 for s in summary], color="#8250df")
-    cost.set_title("cost (USD)")
+    if any(s.cost is not None for s in summary):
+        cost.barh(names, [s.cost or 0.0 for s in summary], color="#8250df")
+        cost.set_title("cost (USD)")
+    else:  # an empty axis would read as "free"
+        cost.set_axis_off()
+        cost.text(0.5, 0.5, "cost: no prices known for these models", ha="center", va="center",
+                  transform=cost.transAxes, color="#57606a")
     figure.tight_layout()
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=80)
-    data = base64.b64encode(buffer.getvalue()).decode("ascii")
-    return f'<img alt="pass rate and cost per model" src="data:image/png;base64,{data}"/>'
+    return figure

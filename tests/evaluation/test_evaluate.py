@@ -188,3 +188,31 @@ def test_an_interrupt_while_expect_judges_keeps_every_finished_run():
     assert all(row.run is not None and row.run.stop_reason == "stop" for row in rows)  # every paid run kept
     assert rows[2].why == "not judged: the evaluation was interrupted while judging"
     assert interrupted.value.evaluation.stopped
+
+
+def test_without_models_the_runtime_in_use_runs_every_prompt(monkeypatch):
+    """evaluate(prompts, tools=[...]) without models= raised a TypeError."""
+    from openprogram_jupyter.runtime import default_runtime
+
+    runtime = default_runtime()
+    monkeypatch.setattr(runtime, "_model_spec", "offline")
+    monkeypatch.setattr(runtime, "_model", None)
+    evaluation = op.evaluate(prompts(2), tools=[add], progress=False)
+    assert [row.model for row in evaluation.rows] == ["offline", "offline"]
+    assert all(row.verdict == "pass" for row in evaluation.rows)
+
+
+def test_a_lambda_model_is_named_after_the_model_it_makes():
+    evaluation = op.evaluate(prompts(1), models=[lambda: op.ScriptedModel(["hi"], name="greeter")], progress=False)
+    assert evaluation.rows[0].model == "greeter"
+
+
+def test_the_cost_plot_says_when_no_price_is_known():
+    from openprogram_jupyter.evaluation._plot import summary_figure
+
+    evaluation = op.evaluate(prompts(1), models=[careful()], tools=[add], progress=False)
+    unpriced = [line.__class__(**{**vars(line), "cost": None}) for line in evaluation.summary()]
+    texts = [text.get_text() for axes in summary_figure(unpriced).axes for text in axes.texts]
+    assert texts == ["cost: no prices known for these models"]
+    priced = [line.__class__(**{**vars(line), "cost": 0.25}) for line in evaluation.summary()]
+    assert [text.get_text() for axes in summary_figure(priced).axes for text in axes.texts] == []

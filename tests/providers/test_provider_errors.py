@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from fakeserver import Turn
 
 import openprogram_jupyter as op
-from fakeserver import Turn
 
 from .cases import CASE_IDS, CASES, SECRET, make_tools
 

@@ -5,6 +5,10 @@ arguments — numbers, quoted strings, the words ``true`` / ``false``, and words
 the enum values of some parameter — and each tool's parameters, in their order, take the
 first unused value that fits their schema's type. A value is used once across all the
 tools of a round. A parameter no value fits gets an example value (:mod:`.examples`).
+
+A tool with one number parameter takes the end of a range the prompt states, when it states
+one ("the squares of 0 to 5", "up to 5", "1 through 10"): such a parameter is a count or a
+limit far more often than a start ("0 to 5" gave ``plot_squares(n=0)``).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ __all__ = ["PromptValues", "arguments_from_prompt"]
 _QUOTED = re.compile(r'"([^"\n]*)"|“([^”\n]*)”|\'([^\'\n]+)\'(?!\w)')
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.]*\w)")
 _WORD = re.compile(r"[A-Za-z_][\w-]*")
+_RANGE_END = re.compile(r"(?:\bup\s+to|\bthrough|\bto|\buntil|–)\s*(-?\d+(?:\.\d+)?)(?![\w.]*\w)", re.IGNORECASE)
 
 
 @dataclass
@@ -29,18 +34,27 @@ class PromptValues:
     numbers: list[int | float] = field(default_factory=list)
     strings: list[str] = field(default_factory=list)
     words: list[str] = field(default_factory=list)
+    range_ends: list[int | float] = field(default_factory=list)  # "0 to 5", "up to 5": the 5
 
     @classmethod
     def read(cls, text: str) -> PromptValues:
         strings = [next(g for g in match.groups() if g is not None) for match in _QUOTED.finditer(text)]
         rest = _QUOTED.sub(" ", text)
         numbers = [float(n) if "." in n else int(n) for n in _NUMBER.findall(rest)]
-        return cls(numbers, strings, _WORD.findall(rest))
+        ends = [float(n) if "." in n else int(n) for n in _RANGE_END.findall(rest)]
+        return cls(numbers, strings, _WORD.findall(rest), [end for end in ends if end in numbers])
 
-    def take_number(self, integer: bool) -> int | float | None:
-        for index, number in enumerate(self.numbers):
+    def take_number(self, integer: bool, *, range_end_first: bool = False) -> int | float | None:
+        """The first unused number (a whole one for ``integer``); with ``range_end_first``,
+        the end of a range the prompt states, if there is one that fits."""
+        preferred = [n for n in self.range_ends if not integer or float(n).is_integer()] if range_end_first else []
+        candidates = [self.numbers.index(preferred[0])] if preferred else range(len(self.numbers))
+        for index in candidates:
+            number = self.numbers[index]
             if not integer or float(number).is_integer():
                 del self.numbers[index]
+                if number in self.range_ends:
+                    self.range_ends.remove(number)
                 return int(number) if integer else number
         return None
 
@@ -62,9 +76,11 @@ def arguments_from_prompt(schema: dict[str, Any], values: PromptValues) -> dict[
     value, an optional one is left out."""
     definitions = schema.get("$defs", {})
     required = set(schema.get("required", []))
+    properties = {name: _resolved(sub, definitions) for name, sub in (schema.get("properties") or {}).items()}
+    lone_number = sum(sub.get("type") in ("integer", "number") for sub in properties.values()) == 1
     arguments: dict[str, Any] = {}
     for name, subschema in (schema.get("properties") or {}).items():
-        value = _fitting(_resolved(subschema, definitions), values)
+        value = _fitting(properties[name], values, range_end_first=lone_number)
         if value is not None:
             arguments[name] = value
         elif name in required:
@@ -79,14 +95,14 @@ def _resolved(schema: dict[str, Any], definitions: dict[str, Any]) -> dict[str, 
     return _resolved(options[0], definitions) if len(options) == 1 else schema
 
 
-def _fitting(schema: dict[str, Any], values: PromptValues) -> Any:
+def _fitting(schema: dict[str, Any], values: PromptValues, *, range_end_first: bool = False) -> Any:
     if "enum" in schema:
         return values.take_word(schema["enum"])
     kind = schema.get("type")
     if kind == "integer":
-        return values.take_number(integer=True)
+        return values.take_number(integer=True, range_end_first=range_end_first)
     if kind == "number":
-        return values.take_number(integer=False)
+        return values.take_number(integer=False, range_end_first=range_end_first)
     if kind == "boolean":
         word = values.take_word(["true", "false"])
         return None if word is None else word == "true"

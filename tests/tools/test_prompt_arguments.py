@@ -82,3 +82,24 @@ def test_whatever_the_prompt_the_arguments_fit_the_schema(prompt):
     for t, arguments in zip((add, repeat, paint), fill(prompt, add, repeat, paint), strict=True):
         jsonschema.validate(arguments, t.spec["parameters"])
         t.validate(dict(arguments))
+
+
+@tool
+def plot_squares(n: int) -> str:
+    """Plot the squares of 0 to n."""
+    return "plotted"
+
+
+@pytest.mark.parametrize(("prompt", "expected"), [
+    ("Plot the squares of the numbers 0 to 5", {"n": 5}),  # gave n=0
+    ("Plot squares up to 7.", {"n": 7}),
+    ("Squares from 2 through 9, please", {"n": 9}),
+    ("Plot 4 squares", {"n": 4}),  # no range: the first number
+    ("What is 5 - 3?", {"n": 5}),  # a minus is no range
+])
+def test_a_lone_number_parameter_takes_the_end_of_a_stated_range(prompt, expected):
+    assert fill(prompt, plot_squares) == [expected]
+
+
+def test_two_number_parameters_still_take_a_range_in_order():
+    assert fill("Add the numbers 0 to 5", add) == [{"a": 0, "b": 5}]

@@ -258,5 +258,8 @@ def test_a_failing_check_masks_a_known_key_and_shows_in_ipython_as_its_message_a
     message = str(failed.value)
     assert key not in message and "***" in message and "expected no call to login" in message
     assert failed.value._render_traceback_() == [f"AssertionError: {message}"]
+    with pytest.raises(AssertionError) as failed:  # the expectation itself quotes the key
+        op.check(run).called("login", times=2, token=key)
+    assert key not in str(failed.value) and "expected 2 call(s) to login(token=" in str(failed.value)
     passed = op.check(run).called("login", token=key)
     assert key not in repr(passed) and key not in passed._repr_html_()

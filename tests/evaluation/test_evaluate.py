@@ -216,3 +216,11 @@ def test_the_cost_plot_says_when_no_price_is_known():
     assert texts == ["cost: no prices known for these models"]
     priced = [line.__class__(**{**vars(line), "cost": 0.25}) for line in evaluation.summary()]
     assert [text.get_text() for axes in summary_figure(priced).axes for text in axes.texts] == []
+
+
+def test_an_expect_that_only_asserts_passes_when_its_asserts_hold():
+    def expect(run):  # returns None
+        assert run.stop_reason == "stop"
+
+    evaluation = op.evaluate(prompts(2), models=[careful()], tools=[add], expect=expect, progress=False)
+    assert [row.verdict for row in evaluation.rows] == ["pass", "pass"]

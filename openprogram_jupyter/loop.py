@@ -286,7 +286,7 @@ def _replay_reply(config: LoopConfig, state: LoopState, recorded: ReplayedRound)
     """Play back a recorded reply (a forked run's rounds before the fork): no model request.
     Its usage is not counted again; a notice says where it came from."""
     emit = config.calls.emit
-    message = recorded.reply.model_copy(deep=True, update={"usage": Usage()})
+    message = recorded.reply.model_copy(deep=True, update={"usage": Usage(cost=0.0)})  # known: nothing
     emit(MessageStartEvent, message=message)
     emit(MessageUpdateEvent, message=message, update=AssistantUpdate(
         kind="notice", delta=f"replayed from {config.spec.replayed_from}: the recorded reply and results, "

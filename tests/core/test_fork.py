@@ -58,6 +58,25 @@ def test_the_replayed_rounds_say_so_and_cost_nothing(original):
     assert "replayed from" in repr(forked)
 
 
+def test_a_fork_bills_only_its_live_rounds():
+    """The original's rounds cost money; a fork that counted its replayed rounds again
+    would bill them twice (the scripts above carry no usage, so this one does)."""
+    make_add()
+
+    def priced(item, cost):
+        blocks = [item] if isinstance(item, op.ToolCall) else [op.TextContent(text=item)]
+        return op.AssistantMessage(content=blocks, stop_reason="toolUse" if isinstance(item, op.ToolCall) else "stop",
+                                   usage=op.Usage(input=100, output=10, total_tokens=110, cost=cost))
+
+    model = op.ScriptedModel([priced(call("add", a=1, b=2), 0.01), priced(call("add", a=3, b=3), 0.02),
+                              priced("Six.", 0.04)])
+    run = op.Runtime(model=model).run("Add.")
+    assert run.usage.cost == pytest.approx(0.07)
+    forked = run.fork(3, model=op.ScriptedModel([priced("Six, again.", 0.5)]))
+    assert forked.usage.cost == pytest.approx(0.5)  # round 3 only: rounds 1-2 were replayed
+    assert forked.usage.input == 100
+
+
 def test_a_new_description_reaches_the_model_from_the_fork_on(original):
     run, _ = original
     live = op.ScriptedModel([call("add", a=6, b=4), "Ten."])

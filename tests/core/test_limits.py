@@ -66,6 +66,24 @@ def test_max_tokens_is_reached_when_the_tokens_spent_equal_it():
     assert any("max_tokens=1,000; spent 1,000" in n for n in notices(run))
 
 
+def test_max_cost_is_reached_when_the_cost_spent_equals_it():
+    add = add_tool()
+    model = op.ScriptedModel([costly(call("add", a=1, b=1), cost=0.25), costly(call("add", a=2, b=1), cost=0.25),
+                              "Done at exactly the limit.", "never"])
+    run = op.Runtime(model=model).run("Add.", tools=[add], max_cost=0.5)
+    assert (run.rounds, run.limit, run.stop_reason) == (3, "max_cost", "max_iterations")
+    assert [r.tool_choice for r in model.requests] == ["auto", "auto", "none"]
+
+
+def test_max_cost_just_above_what_was_spent_is_not_reached():
+    add = add_tool()
+    model = op.ScriptedModel([costly(call("add", a=1, b=1), cost=0.25), costly(call("add", a=2, b=1), cost=0.25),
+                              "Done, under the limit."])
+    run = op.Runtime(model=model).run("Add.", tools=[add], max_cost=0.5001)
+    assert (run.rounds, run.limit, run.stop_reason) == (3, None, "stop")
+    assert [r.tool_choice for r in model.requests] == ["auto", "auto", "auto"]
+
+
 def test_the_round_cap_also_ends_with_an_answer_and_keeps_its_stop_reason():
     add = add_tool()
     model = op.ScriptedModel([call("add", a=1, b=1), call("add", a=2, b=1), "Two sums: 2 and 3."])

@@ -65,7 +65,7 @@ def check_table(html: str) -> None:
         else:
             assert (picks, verdict) == ("—", "✓ pass" if first % 2 == 0 else "✗ fail")
     assert "wrong answer: The sum is 4." in html  # the failed expectation's message, for "Add 1 and 2."
-    assert "<svg" in html or "<img" in html  # the pass-rate and cost plot
+    assert '<img alt="pass rate and cost per model"' in html  # the plot (this venv's kernel has matplotlib)
 
 
 async def test_forty_prompts_on_two_models_at_concurrency_eight_in_the_kernel(kernel_name):

@@ -192,3 +192,11 @@ def test_a_host_the_resolver_says_does_not_exist_is_not_retried_but_one_it_could
     assert not connection_retryable(chained(socket.gaierror(socket.EAI_NONAME, "Name or service not known")))
     assert connection_retryable(chained(socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")))
     assert connection_retryable(chained(ConnectionRefusedError(111, "refused")))
+
+
+def test_backoff_stops_growing_at_its_cap_and_a_retry_after_at_the_cap_is_waited():
+    policy = RetryPolicy(max_retries=6, base_delay=0.5, max_delay=3.0, max_retry_after=10, jitter=0.0)
+    retryable = ProviderError("x", status=503, retryable=True)
+    assert [policy.wait_before(n, retryable) for n in range(7)] == [0.5, 1.0, 2.0, 3.0, 3.0, 3.0, None]
+    assert policy.wait_before(0, ProviderError("x", retryable=True, retry_after=10.0)) == 10.0  # exactly the cap
+    assert policy.wait_before(0, ProviderError("x", retryable=True, retry_after=10.01)) is None

@@ -36,3 +36,37 @@ def test_an_unknown_suffix_is_refused_before_anything_is_written(tmp_path):
     with pytest.raises(ValueError, match=r"suffix '\.pdf'.*\.html, \.htm, \.md"):
         hostile_run().save(tmp_path / "run.pdf")
     assert list(tmp_path.iterdir()) == []
+
+
+def _plain_run():
+    import openprogram_jupyter as op
+
+    @op.function
+    def add(a: int, b: int) -> int:
+        """Add."""
+        return a + b
+
+    model = op.ScriptedModel([op.ToolCall(name="add", arguments={"a": 2, "b": 3}), "**Five**, of course."])
+    return op.Runtime(model=model).run("What is 2 + 3?", tools=[add])
+
+
+@pytest.mark.parametrize("suffix", [".txt", ".TXT"])
+def test_a_saved_txt_file_is_plain_text_not_markdown_or_html(tmp_path, suffix):
+    text = _plain_run().save(tmp_path / f"run{suffix}").read_text(encoding="utf-8")
+    assert text.startswith("agent run · model scripted · 2 rounds")
+    assert "add(a=2, b=3)" in text and "**Five**, of course." in text  # the answer as written, not rendered
+    assert "<" not in text and "```" not in text and not text.startswith("**")
+
+
+@pytest.mark.parametrize("suffix", [".md", ".markdown"])
+def test_a_saved_markdown_file_is_markdown(tmp_path, suffix):
+    text = _plain_run().save(tmp_path / f"run{suffix}").read_text(encoding="utf-8")
+    assert text.startswith("**agent run** · model `scripted` · 2 rounds")
+    assert "```" in text and "<div" not in text and "<!DOCTYPE" not in text
+
+
+@pytest.mark.parametrize("suffix", [".html", ".htm", ".HTML"])
+def test_a_saved_html_file_is_a_page(tmp_path, suffix):
+    text = _plain_run().save(tmp_path / f"run{suffix}").read_text(encoding="utf-8")
+    assert text.lower().startswith("<!doctype html>") and text.rstrip().endswith("</html>")
+    assert '<div class="openprogram-run"' in text and "<strong>Five</strong>" in text

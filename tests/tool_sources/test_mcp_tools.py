@@ -96,7 +96,7 @@ def test_an_unknown_tool_option_is_refused_before_connecting(runtime):
 def test_arguments_are_checked_against_the_server_s_schema_before_sending(runtime, stdio_demo):
     scripted(runtime, call("demo_add", a="two", b=3), "ok")
     [result] = results(runtime.run("Add."))
-    assert result.is_error and "a" in text_of(result) and "number" in text_of(result)
+    assert result.is_error and "- a:" in text_of(result) and "number" in text_of(result), text_of(result)
 
 
 def test_a_failed_call_on_the_server_is_an_error_result_the_model_reads(runtime, stdio_demo):

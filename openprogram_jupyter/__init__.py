@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         DecisionError,
         OpenProgramError,
         RunError,
+        SaveError,
         SchemaError,
         SetupError,
     )
@@ -65,8 +66,8 @@ _LAZY = {
     "wire_preview": ".models._wire_preview",
     "side_by_side": ".render._side_by_side",
     **dict.fromkeys(
-        ["ArgumentError", "CassetteError", "DecisionError", "OpenProgramError", "RunError", "SchemaError",
-         "SetupError"], ".errors"),
+        ["ArgumentError", "CassetteError", "DecisionError", "OpenProgramError", "RunError", "SaveError",
+         "SchemaError", "SetupError"], ".errors"),
     "AgentEvent": ".events",
     **dict.fromkeys(["Evaluation", "EvaluationInterrupted", "aevaluate", "evaluate"], ".evaluation"),
     **dict.fromkeys(
@@ -127,6 +128,7 @@ __all__ = [
     "RunError",
     "RunHandle",
     "Runtime",
+    "SaveError",
     "SchemaError",
     "ScriptedModel",
     "SetupError",

@@ -35,9 +35,11 @@ __all__ = [
     "DecisionError",
     "OpenProgramError",
     "RunError",
+    "SaveError",
     "SchemaError",
     "SetupError",
     "ToolExit",
+    "UserMistake",
     "split_model_error",
 ]
 
@@ -57,7 +59,16 @@ class OpenProgramError(Exception):
     """Base of every error this package raises on purpose."""
 
 
-class SetupError(OpenProgramError, ValueError, TypeError):
+class UserMistake:
+    """Mixed into an error that reports something the user can fix (a setting, a path, a
+    missing extra): IPython shows its message alone (``_render_traceback_``) — the frames
+    are the package's and say nothing the message does not — while the cell still fails."""
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"{type(self).__name__}: {self}"]
+
+
+class SetupError(UserMistake, OpenProgramError, ValueError, TypeError):
     """A run could not start: nothing was sent to a model and no tool ran.
 
     Raised for a bad setting (``max_iterations="x"``), an empty or ill-typed prompt, a
@@ -141,6 +152,10 @@ class ToolExit(OpenProgramError):
     def __init__(self, original: BaseException) -> None:
         super().__init__(type(original).__name__)
         self.original = original
+
+
+class SaveError(UserMistake, OpenProgramError, ValueError):
+    """``run.save(path)`` cannot write that file: a suffix it does not know, or no such folder."""
 
 
 class CassetteError(OpenProgramError, ValueError):

@@ -12,6 +12,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..errors import SaveError
+
 __all__ = ["DOCUMENT_HEAD", "DOCUMENT_TAIL", "SAVE_FORMATS", "save_transcript"]
 
 DOCUMENT_HEAD = (
@@ -32,7 +34,8 @@ def save_transcript(run: Any, path: str | os.PathLike[str]) -> Path:
 
     The suffix picks the format (:data:`SAVE_FORMATS`: ``.html`` / ``.htm`` a standalone
     page, ``.md`` / ``.markdown`` Markdown, ``.txt`` plain text). Any other suffix raises
-    ``ValueError`` naming it and the ones that work, before anything is written.
+    :class:`~openprogram_jupyter.errors.SaveError` (a ``ValueError``) naming it and the ones
+    that work, before anything is written; so does a path that cannot be written.
     """
     from . import render_bundle
 
@@ -40,10 +43,13 @@ def save_transcript(run: Any, path: str | os.PathLike[str]) -> Path:
     mime = SAVE_FORMATS.get(target.suffix.lower())
     if mime is None:
         known = ", ".join(SAVE_FORMATS)
-        raise ValueError(f"run.save({str(path)!r}): cannot tell the format from the suffix "
-                         f"{target.suffix or '(none)'!r}; use one of {known}")
+        raise SaveError(f"run.save({str(path)!r}): cannot tell the format from the suffix "
+                        f"{target.suffix or '(none)'!r}; use one of {known}")
     text = render_bundle(run)[mime]
     if mime == "text/html":
         text = DOCUMENT_HEAD + text + DOCUMENT_TAIL
-    target.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+    try:
+        target.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+    except OSError as error:
+        raise SaveError(f"run.save({str(path)!r}): cannot write it ({error.strerror or error})") from None
     return target

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any, TextIO, TypeVar, cast
 
 from .._install import install_hint
+from ..errors import UserMistake
 
 __all__ = ["McpConnection", "McpError", "McpTarget", "close_all_connections"]
 
@@ -36,8 +37,9 @@ _STDERR_TAIL_CHARS = 2000
 _CLOSE_SECONDS = 8.0  # the SDK gives a stdio server 2 s after stdin closes, then 2 s after SIGTERM
 
 
-class McpError(RuntimeError):
-    """An MCP server could not be reached, or stopped answering."""
+class McpError(UserMistake, RuntimeError):
+    """An MCP server could not be reached, or stopped answering (IPython shows the message
+    alone: the frames are the package's)."""
 
 
 @dataclass(frozen=True)
@@ -101,7 +103,8 @@ class McpConnection:
                 ready.set_result(None)
                 await self._closing.wait()
         except BaseException as error:  # reported to callers; this task must not die noisily
-            self._failure = self._explain(error)
+            # Our own McpError (no SDK) says what is wrong: no server was started to have "stopped".
+            self._failure = str(error) if isinstance(error, McpError) else self._explain(error)
             if not ready.done():
                 ready.set_exception(McpError(self._failure))
         finally:

@@ -70,3 +70,14 @@ def test_a_saved_html_file_is_a_page(tmp_path, suffix):
     text = _plain_run().save(tmp_path / f"run{suffix}").read_text(encoding="utf-8")
     assert text.lower().startswith("<!doctype html>") and text.rstrip().endswith("</html>")
     assert '<div class="openprogram-run"' in text and "<strong>Five</strong>" in text
+
+
+def test_a_save_mistake_is_one_line_in_ipython_and_still_a_value_error(tmp_path):
+    import openprogram_jupyter as op
+
+    with pytest.raises(op.SaveError) as refused:
+        _plain_run().save(tmp_path / "run.pdf")
+    assert isinstance(refused.value, ValueError)
+    assert refused.value._render_traceback_() == [f"SaveError: {refused.value}"]
+    with pytest.raises(op.SaveError, match="cannot write it"):
+        _plain_run().save(tmp_path / "no-such-folder" / "run.html")

@@ -252,3 +252,15 @@ def test_names_that_clash_once_made_valid_are_kept_apart_and_every_name_fits_eve
     assert names[:3] == ["docs_search_web", "docs_search_web_2", "docs_search-web"]
     assert names[3] != names[4] and len(set(names)) == len(names)
     assert all(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]{0,63}", name) for name in names)
+
+
+def test_without_the_sdk_the_error_says_what_to_install_and_no_server_stopped(runtime, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "mcp", None)  # as if the extra were not installed
+    with pytest.raises(op.McpError) as refused:
+        op.mcp(command=STDIO_COMMAND, runtime=runtime, connect_timeout=10)
+    message = str(refused.value)
+    assert message.startswith("MCP servers need the official 'mcp' SDK") and "pip install" in message
+    assert "stopped" not in message  # no server was started
+    assert refused.value._render_traceback_() == [f"McpError: {message}"]  # IPython shows one line

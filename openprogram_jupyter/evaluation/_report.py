@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any, Literal
 
+from ..render._table import html_table
 from ..run import Run
 from ._jobs import EvalOutcome, picks
 from ._plot import summary_plot
@@ -155,31 +156,26 @@ class Evaluation:
 
     def _repr_html_(self) -> str:
         summary = self.summary()
-        head = "".join(
-            f"<tr><td><code>{escape(s.model)}</code></td><td>{s.passed}/{s.runs} ({s.pass_rate:.0%})</td>"
-            f"<td>{s.tokens:,}</td><td>{_cost(s.cost)}</td><td>{s.seconds:.2f} s</td></tr>" for s in summary
-        )
-        body = "".join(_row_html(r) for r in self.rows)
+        models = [[f"<code>{escape(s.model)}</code>", f"{s.passed}/{s.runs} ({s.pass_rate:.0%})", f"{s.tokens:,}",
+                   _cost(s.cost), f"{s.seconds:.2f} s"] for s in summary]
         note = "<p><b>Stopped</b> before every run ended.</p>" if self.stopped else ""
         return (
             f'<div class="openprogram-evaluation">{note}'
-            f"<table><thead><tr><th>model</th><th>passed</th><th>tokens</th><th>cost</th><th>time</th></tr>"
-            f"</thead><tbody>{head}</tbody></table>{summary_plot(summary)}"
-            f"<table><thead><tr><th>prompt</th><th>model</th><th>picks</th><th>result</th><th>tokens</th>"
-            f"<th>cost</th><th>time</th></tr></thead><tbody>{body}</tbody></table></div>"
+            + html_table(["model", "passed", "tokens", "cost", "time"], models, numbers={1, 2, 3, 4})
+            + summary_plot(summary)
+            + html_table(["prompt", "model", "picks", "result", "tokens", "cost", "time"],
+                         [_row_cells(r) for r in self.rows], numbers={4, 5, 6})
+            + "</div>"
         )
 
 
 _MARK = {"pass": "✓ pass", "fail": "✗ fail", "error": "✗ error", "timeout": "✗ timeout", "stopped": "– stopped"}
 
 
-def _row_html(row: EvalRow) -> str:
+def _row_cells(row: EvalRow) -> list[str]:
     why = f"<br><small>{escape(row.why)}</small>" if row.why else ""
-    return (
-        f"<tr><td>{escape(row.prompt)}</td><td><code>{escape(row.model)}</code></td>"
-        f"<td>{escape(', '.join(row.picks)) or '—'}</td><td>{_MARK[row.verdict]}{why}</td>"
-        f"<td>{row.tokens:,}</td><td>{_cost(row.cost)}</td><td>{row.seconds:.2f} s</td></tr>"
-    )
+    return [escape(row.prompt), f"<code>{escape(row.model)}</code>", escape(", ".join(row.picks)) or "—",
+            f"{_MARK[row.verdict]}{why}", f"{row.tokens:,}", _cost(row.cost), f"{row.seconds:.2f} s"]
 
 
 def _cost(cost: float | None) -> str:

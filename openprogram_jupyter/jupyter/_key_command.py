@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from IPython.core.error import UsageError
 
 from .._key_sources import origins, set_key
+from ..render._table import html_table
 
 if TYPE_CHECKING:
     from ._magics import AgentMagics
@@ -89,5 +90,5 @@ def _origins_bundle() -> dict[str, str]:
 
     rows = origins(sorted(SECRET_ENV_VARS))
     text = "\n".join(f"{name}: {origin}" for name, origin in rows)
-    cells = "".join(f"<tr><td><code>{escape(name)}</code></td><td>{escape(origin)}</td></tr>" for name, origin in rows)
-    return {"text/plain": text, "text/html": f"<table><tbody>{cells}</tbody></table>"}
+    cells = [[f"<code>{escape(name)}</code>", escape(origin)] for name, origin in rows]
+    return {"text/plain": text, "text/html": html_table(["variable", "where it comes from"], cells)}

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 
+from ..render._table import html_table
+
 if TYPE_CHECKING:
     from ._magics import AgentMagics
 
@@ -175,18 +177,14 @@ def _tools_bundle(tools_source: str | None) -> dict[str, str]:
         description = str(report.spec.get("description", "")).strip().split("\n")[0]
         schema = json.dumps(report.spec.get("parameters", {}), indent=2)
         lines.append(f"{report.name}: {where}\n    {description}\n" + "\n".join("    " + s for s in schema.split("\n")))
-        rows.append(
-            f"<tr><td><code>{escape(report.name)}</code></td><td>{escape(where)}</td>"
-            f"<td>{escape(description)}<details><summary>schema</summary>"
-            f"<pre>{escape(schema)}</pre></details></td></tr>"
-        )
+        rows.append([f"<code>{escape(report.name)}</code>", escape(where),
+                     f"{escape(description)}<details><summary>schema</summary><pre>{escape(schema)}</pre></details>"])
     source = f" (tools_source={tools_source!r})" if tools_source else ""
     header = f"{len(reports)} tool(s){source}"
     return {
         "text/plain": header + "\n" + "\n".join(lines),
         "text/html": (
-            f"<div><b>{escape(header)}</b><table><thead><tr><th>tool</th><th>menu</th>"
-            f"<th>description</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+            f"<div><b>{escape(header)}</b>{html_table(['tool', 'menu', 'description'], rows)}</div>"
         ),
     }
 

@@ -69,17 +69,14 @@ class Sessions:
             return text, f"<p>{text}</p>"
         from html import escape
 
+        from ..render._table import html_table
+
         rows = []
         lines = ["session   runs   messages   last ended"]
         for session in self._by_name.values():
             last = session.last_stop_reason or "—"
             lines.append(f"{session.name:<9} {len(session.runs):>4}   {len(session.messages):>8}   {last}")
-            rows.append(
-                f"<tr><td><code>{escape(session.name)}</code></td><td>{len(session.runs)}</td>"
-                f"<td>{len(session.messages)}</td><td>{escape(last)}</td></tr>"
-            )
-        html = (
-            "<table><thead><tr><th>session</th><th>runs</th><th>messages</th><th>last ended</th></tr></thead>"
-            f"<tbody>{''.join(rows)}</tbody></table>"
-        )
+            rows.append([f"<code>{escape(session.name)}</code>", str(len(session.runs)), str(len(session.messages)),
+                         escape(last)])
+        html = html_table(["session", "runs", "messages", "last ended"], rows, numbers={1, 2})
         return "\n".join(lines), html

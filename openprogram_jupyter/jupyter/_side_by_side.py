@@ -108,7 +108,8 @@ def side_by_side_bundle(labels: list[str], bundles: list[dict[str, str]]) -> dic
     names = [secrets.mask(label) for label in labels]
     width = f"{100 / len(bundles):.2f}%"
     head = "".join(f'<th style="text-align:left;width:{width}">{escape(name)}</th>' for name in names)
-    cells = "".join(f'<td style="vertical-align:top;width:{width}">{b["text/html"]}</td>' for b in bundles)
+    cells = "".join(f'<td style="text-align:left;vertical-align:top;width:{width}">{b["text/html"]}</td>'
+                    for b in bundles)
     return {
         "text/html": f'<table class="openprogram-side-by-side" style="table-layout:fixed;width:100%">'
                      f"<thead><tr>{head}</tr></thead><tbody><tr>{cells}</tr></tbody></table>",

@@ -27,7 +27,7 @@ class SideBySide:
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         width = f"{100 / len(self.columns):.0f}%"
         heads = "".join(f'<th style="text-align:left;width:{width}">{escape(name)}</th>' for name in self.columns)
-        cells = "".join(f'<td style="vertical-align:top"><pre style="{_PRE}">{escape(text)}</pre></td>'
+        cells = "".join(f'<td style="text-align:left;vertical-align:top"><pre style="{_PRE}">{escape(text)}</pre></td>'
                         for text in self.columns.values())
         html = f'<table style="width:100%;table-layout:fixed"><tr>{heads}</tr><tr>{cells}</tr></table>'
         plain = "\n\n".join(f"== {name}\n{text}" for name, text in self.columns.items())

@@ -15,7 +15,7 @@ import json
 import nbformat
 import pytest
 
-from .test_lab_stop import CHROMIUM, CHROMIUM_ARGS, OUTPUT, lab, open_and_run_all  # noqa: F401 (fixture)
+from .test_lab_stop import CHROMIUM, CHROMIUM_ARGS, OUTPUT, open_and_run_all
 
 pytestmark = pytest.mark.slow
 

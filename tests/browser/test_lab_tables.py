@@ -7,10 +7,9 @@ onto two lines. Checked with the browser's computed styles, not by reading our H
 
 from __future__ import annotations
 
-import nbformat
 import pytest
 
-from .test_lab_stop import CHROMIUM, CHROMIUM_ARGS, OUTPUT, open_and_run_all
+from .lab import OUTPUT, chromium_page, open_and_run_all, write_notebook
 
 pytestmark = pytest.mark.slow
 
@@ -27,36 +26,26 @@ CELLS = [
 
 
 def test_text_cells_are_left_aligned_and_numbers_do_not_wrap(lab):
-    from playwright.sync_api import sync_playwright
-
     url, root = lab
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in CELLS])
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(notebook, root / "tables.ipynb")
-    OUTPUT.mkdir(exist_ok=True)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        page = browser.new_page(viewport={"width": 1100, "height": 900})
-        try:
-            open_and_run_all(page, f"{url}/lab/tree/tables.ipynb")
-            page.locator(".openprogram-evaluation table").first.wait_for(timeout=60_000)
-            page.locator("table.openprogram-side-by-side").first.wait_for(timeout=60_000)
-            page.locator(".jp-OutputArea-output table", has_text="description").first.wait_for(timeout=60_000)
-            page.wait_for_timeout(500)
-            styles = page.evaluate("""() => [...document.querySelectorAll('.jp-OutputArea-output td, '
-                                             + '.jp-OutputArea-output th')].map(cell => ({
-                text: cell.innerText.trim().slice(0, 40),
-                align: getComputedStyle(cell).textAlign,
-                lines: (() => { const r = document.createRange(); r.selectNodeContents(cell);
-                                return new Set([...r.getClientRects()].map(rect => Math.round(rect.top))).size; })(),
-                table: cell.closest('.openprogram-evaluation') ? 'evaluation'
-                     : cell.closest('table.openprogram-side-by-side') ? 'side-by-side' : 'tools',
-                first: cell.closest('table').querySelector('th').innerText.trim(),
-                column: cell.cellIndex,
-            }))""")
-            page.screenshot(path=str(OUTPUT / "tables.png"), full_page=True)
-        finally:
-            browser.close()
+    name = write_notebook(root, "tables.ipynb", CELLS)
+    with chromium_page(1100, 900, "tables-failure.png") as page:
+        open_and_run_all(page, f"{url}/lab/tree/{name}")
+        page.locator(".openprogram-evaluation table").first.wait_for(timeout=60_000)
+        page.locator("table.openprogram-side-by-side").first.wait_for(timeout=60_000)
+        page.locator(".jp-OutputArea-output table", has_text="description").first.wait_for(timeout=60_000)
+        page.wait_for_timeout(500)
+        styles = page.evaluate("""() => [...document.querySelectorAll('.jp-OutputArea-output td, '
+                                         + '.jp-OutputArea-output th')].map(cell => ({
+            text: cell.innerText.trim().slice(0, 40),
+            align: getComputedStyle(cell).textAlign,
+            lines: (() => { const r = document.createRange(); r.selectNodeContents(cell);
+                            return new Set([...r.getClientRects()].map(rect => Math.round(rect.top))).size; })(),
+            table: cell.closest('.openprogram-evaluation') ? 'evaluation'
+                 : cell.closest('table.openprogram-side-by-side') ? 'side-by-side' : 'tools',
+            first: cell.closest('table').querySelector('th').innerText.trim(),
+            column: cell.cellIndex,
+        }))""")
+        page.screenshot(path=str(OUTPUT / "tables.png"), full_page=True)
 
     by_table = {name: [s for s in styles if s["table"] == name] for name in ("evaluation", "side-by-side", "tools")}
     assert all(by_table.values()), {k: len(v) for k, v in by_table.items()}

@@ -22,11 +22,12 @@ import tempfile
 import threading
 import time
 import weakref
-from collections.abc import Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO, TypeVar, cast
 
 from .._install import install_hint
+from .._secrets import mask
 from ..errors import UserMistake
 
 __all__ = ["McpConnection", "McpError", "McpTarget", "close_all_connections"]
@@ -78,6 +79,7 @@ class McpConnection:
         self.server_name: str | None = None  # what the server calls itself (its handshake)
         self._closing: asyncio.Event | None = None
         self._task: asyncio.Task[Any] | None = None  # the session's own task, on the connection's loop
+        self._unreadable: str | None = None  # why a message from the server could not be read
         self._failure: str | None = None
         self._closed = False
         ready: concurrent.futures.Future[None] = concurrent.futures.Future()
@@ -120,11 +122,21 @@ class McpConnection:
                            f"({install_hint('mcp')})") from None
         target = self.target
         if target.url is not None:
-            return Client(_http_transport(streamable_http_client, target))
+            return Client(_http_transport(streamable_http_client, target), message_handler=self._on_message)
         command, *args = target.command
         assert self._stderr is not None  # a stdio target always has one
         parameters = StdioServerParameters(command=command, args=args, env=target.env, cwd=target.cwd)
-        return Client(stdio_client(parameters, errlog=self._stderr))
+        return Client(stdio_client(parameters, errlog=self._stderr), message_handler=self._on_message)
+
+    async def _on_message(self, message: Any) -> None:
+        """The SDK hands over what the server sent that it could not read (nested too deep,
+        not JSON-RPC) as an exception; the request waiting for it would otherwise wait out
+        its whole timeout. Waiters check :attr:`_unreadable` and fail at once, saying why."""
+        if isinstance(message, Exception):
+            errors = getattr(message, "errors", None)  # pydantic's: structured, one per problem
+            detail = errors()[0].get("msg", "") if callable(errors) and errors() else str(message).split("\n")[0]
+            self._unreadable = mask(f"the MCP server {self.target.describe()!r} sent a message that cannot be read "
+                                    f"({type(message).__name__}: {detail[:300]})")
 
     def _explain(self, error: BaseException) -> str:
         while len(getattr(error, "exceptions", ())) == 1:  # an exception group of one: say what it holds
@@ -155,7 +167,8 @@ class McpConnection:
     def run(self, coroutine: Coroutine[Any, Any, T], timeout: float) -> T:
         """Run ``coroutine`` on the connection's loop and wait for it (sync callers)."""
         return _wait(asyncio.run_coroutine_threadsafe(coroutine, self._loop), timeout,
-                     f"the MCP server {self.target.describe()!r} did not answer within {timeout:g} s")
+                     f"the MCP server {self.target.describe()!r} did not answer within {timeout:g} s",
+                     unreadable=lambda: self._unreadable)
 
     def list_tools(self, timeout: float = 30.0) -> list[Any]:
         """The server's tools (every page of ``tools/list``)."""
@@ -179,8 +192,16 @@ class McpConnection:
         sends the server ``notifications/cancelled``. A dead or closed server raises
         :class:`McpError`.
         """
-        future = asyncio.run_coroutine_threadsafe(self._call_tool(name, arguments), self._loop)
-        return await asyncio.wrap_future(future)
+        future = asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self._call_tool(name, arguments), self._loop))
+        try:
+            while True:
+                done, _ = await asyncio.wait({future}, timeout=0.1)
+                if done:
+                    return future.result()
+                if self._unreadable is not None:
+                    raise McpError(self._unreadable)
+        finally:
+            future.cancel()  # a stop (or an unreadable reply): the request is cancelled on the server too
 
     async def _call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
         client = self._require_client()
@@ -244,16 +265,19 @@ def _http_transport(streamable_http_client: Any, target: McpTarget) -> Any:
     return streamable_http_client(target.url, http_client=client)
 
 
-def _wait(future: concurrent.futures.Future[T], timeout: float, what: str) -> T:
-    """``future.result()`` waited in 0.1 s slices (so Ctrl-C lands), at most ``timeout`` s."""
+def _wait(future: concurrent.futures.Future[T], timeout: float, what: str,
+          unreadable: Callable[[], str | None] = lambda: None) -> T:
+    """``future.result()`` waited in 0.1 s slices (so Ctrl-C lands), at most ``timeout`` s;
+    at once when ``unreadable()`` says the server sent what cannot be read."""
     deadline = time.monotonic() + timeout
     while True:
         try:
             return future.result(timeout=0.1)
         except concurrent.futures.TimeoutError:
-            if time.monotonic() >= deadline:
+            why = unreadable()
+            if why is not None or time.monotonic() >= deadline:
                 future.cancel()
-                raise McpError(what) from None
+                raise McpError(why or what) from None
 
 
 _OPEN: weakref.WeakSet[McpConnection] = weakref.WeakSet()

@@ -264,3 +264,18 @@ def test_without_the_sdk_the_error_says_what_to_install_and_no_server_stopped(ru
     assert message.startswith("MCP servers need the official 'mcp' SDK") and "pip install" in message
     assert "stopped" not in message  # no server was started
     assert refused.value._render_traceback_() == [f"McpError: {message}"]  # IPython shows one line
+
+
+def test_a_server_whose_tool_list_cannot_be_read_is_an_mcp_error_at_once(runtime):
+    """A schema nested 400 deep cannot be parsed; the request then waited its whole timeout
+    (or surfaced the SDK's own words) instead of saying what went wrong."""
+    import sys
+    from pathlib import Path
+
+    deep = [sys.executable, str(Path(__file__).with_name("deep_server.py")), "400"]
+    started = time.monotonic()
+    with pytest.raises(op.McpError, match=r"sent a message that cannot be read \(ValidationError: .*recursion"):
+        op.mcp(command=deep, connect_timeout=20, runtime=runtime)
+    assert time.monotonic() - started < 10  # not the 20 s timeout
+    shallow = op.mcp(command=[*deep[:2], "5"], connect_timeout=20, runtime=runtime)
+    assert [t.name for t in shallow.tools] == ["deep_nest"]

@@ -56,7 +56,9 @@ def html_of(cell) -> str:
 def check_table(html: str) -> None:
     """The displayed table: a summary row per model, then one row per prompt × model."""
     assert "40/40 (100%)" in html and "20/40 (50%)" in html
-    rows = re.findall(r"<tr><td>(Add \d+ and \d+\.)</td><td><code>(\w+)</code></td><td>([^<]*)</td><td>([^<]*)", html)
+    cell = r"<td[^>]*>"
+    row = rf"<tr>{cell}(Add \d+ and \d+\.)</td>{cell}<code>(\w+)</code></td>{cell}([^<]*)</td>{cell}([^<]*)"
+    rows = re.findall(row, html)
     assert len(rows) == 80
     for prompt, model, picks, verdict in rows:
         first = int(prompt.split()[1])

@@ -29,7 +29,7 @@ async def test_two_models_side_by_side_save_both_transcripts(kernel_name):
         assert error_of(cell) is None
         assert all(mimes == STATIC_MIMES for mimes in outputs_mimes(cell))  # no widget left in the saved output
         html = "".join(o["data"]["text/html"] for o in cell.outputs if "data" in o)
-        assert html.count('<td style="vertical-align:top') == 2
+        assert html.count('<td style="text-align:left;vertical-align:top') == 2
         assert html.index("fast") < html.index("Fast answer.") < html.index("Other answer.")
         saved = plain_output(cell)
         assert "== fast ==" in saved and "== other ==" in saved

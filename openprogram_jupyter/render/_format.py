@@ -208,7 +208,21 @@ def end_line(run: RunNode) -> str:
     if run.error:
         shown_in = round_showing_error(run)
         line += f" (round {shown_in}, above)" if shown_in is not None else f": {split_model_error(run.error)[0]}"
-    return line
+    over = over_budget(run)
+    return f"{line} · {over}" if over else line
+
+
+def over_budget(run: RunNode) -> str | None:
+    """``over budget: spent $0.0099 of $0.001`` when what ``run`` spent ended above its
+    ``max_cost`` (or ``max_tokens``): a limit is checked before each round, so the round
+    that crosses it can spend past it, and a finished run must not read as within it."""
+    spent = run.usage
+    if run.max_cost is not None and spent.cost is not None and spent.cost > run.max_cost:
+        return f"over budget: spent ${spent.cost:.4f} of ${run.max_cost:g}"
+    tokens = spent.total_tokens or spent.input + spent.output + spent.cache_read + spent.cache_write
+    if run.max_tokens is not None and tokens > run.max_tokens:
+        return f"over budget: spent {tokens:,} tokens of {run.max_tokens:,}"
+    return None
 
 
 def round_showing_error(run: RunNode) -> int | None:

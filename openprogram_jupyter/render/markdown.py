@@ -128,7 +128,9 @@ def _safe_header(run: RunNode) -> list[str]:
 def _end_words(run: RunNode) -> str:
     if run.stop_reason is None:
         return "running"
-    return fmt.run_end_label(run)
+    over = fmt.over_budget(run)
+    # Two dollar signs on a line read as TeX math in Jupyter's Markdown: escape them.
+    return f"{fmt.run_end_label(run)} · {over.replace('$', chr(92) + '$')}" if over else fmt.run_end_label(run)
 
 
 def _user_markdown(user: UserNode, _limits: fmt.Limits, indent: str) -> list[str]:

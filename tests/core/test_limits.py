@@ -196,3 +196,18 @@ def test_the_saved_transcript_marks_the_last_round_and_names_the_limit():
     for mime in ("text/html", "text/markdown", "text/plain"):
         assert "round 3 · last round, without tools (max_cost)" in bundle[mime], mime
         assert "stopped at the cost limit (max_cost)" in bundle[mime], mime
+
+
+def test_a_run_that_ends_above_its_budget_says_so_in_every_view():
+    """--max-cost 0.001 with a priced model: the round that crossed it spent ten times the
+    budget, and the transcript said only 'finished'."""
+    add = add_tool()
+    model = op.ScriptedModel([costly(call("add", a=1, b=1), cost=0.0009), costly("Done.", cost=0.009)])
+    run = op.Runtime(model=model).run("Add.", tools=[add], max_cost=0.001)
+    assert run.stop_reason == "stop"
+    bundle = render_bundle(run)
+    for mime in ("text/plain", "text/html"):
+        assert "over budget: spent $0.0099 of $0.001" in bundle[mime], mime
+    assert "over budget: spent \\$0.0099 of \\$0.001" in bundle["text/markdown"]  # not TeX math
+    within = op.Runtime(model=op.ScriptedModel([costly("Done.", cost=0.0005)])).run("Hi.", tools=[], max_cost=0.001)
+    assert "over budget" not in render_bundle(within)["text/plain"]

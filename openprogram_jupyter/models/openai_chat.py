@@ -4,8 +4,8 @@ The API's own rules this module relies on are in docs/providers.md, "Wire facts"
 this module does exactly:
 
 - Key: ``api_key=``, else ``OPENAI_API_KEY``. Endpoint: ``base_url=``, else
-  ``OPENAI_BASE_URL``, else OpenAI's. With a ``base_url`` and no key anywhere, the
-  placeholder key ``"local"`` is sent (Ollama, vLLM and llama.cpp ignore it).
+  ``OPENAI_BASE_URL``, else OpenAI's. With a base URL (from either) and no key anywhere,
+  the placeholder key ``"local"`` is sent (Ollama, vLLM and llama.cpp ignore it).
 - ``tool_choice`` and ``parallel_tool_calls`` map one-to-one; both are left out when
   the round has no tools (the API rejects them then). ``parallel_tool_calls`` is sent
   only when the caller set it.
@@ -77,8 +77,9 @@ class OpenAIChatModel(ProviderModel):
         import openai
 
         api_key = self._api_key
-        if api_key is None and self.base_url and not any(os.environ.get(name) for name in INFO.key_variables):
-            api_key = "local"
+        local = self.base_url or os.environ.get("OPENAI_BASE_URL")
+        if api_key is None and local and not any(os.environ.get(name) for name in INFO.key_variables):
+            api_key = "local"  # a local server's base URL, however given, needs no key
         kwargs: dict[str, Any] = {"max_retries": 0}
         if api_key is not None:
             kwargs["api_key"] = api_key

@@ -75,3 +75,16 @@ def test_a_key_set_after_an_offline_cell_is_used_by_the_next_cell(shell, no_keys
     result = shell.run_cell("%%agent -o r --toolset none\nHi again.")
     assert result.error_in_exec is None, result.error_in_exec
     assert (shell.user_ns["r"].model, shell.user_ns["r"].text) == ("openai:gpt-4.1-mini", "Now on OpenAI.")
+
+
+def test_a_local_server_named_by_openai_base_url_needs_no_key(shell, no_keys, server):
+    """%env OPENAI_BASE_URL=… then -m openai:NAME failed with 'no API key' (the placeholder
+    key was only sent with base_url=)."""
+    no_keys.setenv("OPENAI_BASE_URL", server.openai_base_url)
+    server.expected_key = "local"
+    server.script(Turn(text="Hello from a local model."))
+    result = shell.run_cell("%%agent -m openai:llama3.1 -o r --toolset none\nHi.")
+    assert result.error_in_exec is None, result.error_in_exec
+    assert shell.user_ns["r"].text == "Hello from a local model.", shell.user_ns["r"].error
+    assert server.requests[0].body["model"] == "llama3.1"
+    assert server.requests[0].headers.get("authorization") == "Bearer local"

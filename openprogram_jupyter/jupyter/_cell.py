@@ -34,7 +34,8 @@ from IPython.core.error import UsageError
 from .._controls import visible_controls
 from .._install import install_hint
 from .._secrets import mask
-from ..errors import DecisionError, SetupError, split_model_error
+from ..approvals import Skip
+from ..errors import ArgumentError, DecisionError, SetupError, split_model_error
 from ._cell_errors import RunFailed, RunInterrupted, where_the_run_is
 from ._live import LiveRun
 from ._saved_runs import saved_run_metadata
@@ -125,7 +126,8 @@ def _live_for(magics: AgentMagics, plan: CellPlan, path: ClickPath) -> LiveRun:
         notes=notes,
         max_hz=magics.updates_per_second,
         shown_result_chars=magics.shown_result_chars,
-        approve_without_clicks=None if _has_widget_frontend(magics.shell) else _ask_in_terminal,
+        approve_without_clicks=None if _has_widget_frontend(magics.shell) else (
+            _step_in_terminal if plan.spec.step else _ask_in_terminal),
         steerable=path.clicks,  # a box nobody's typing can reach would only mislead
         step=plan.spec.step,
     )
@@ -138,6 +140,34 @@ def _ask_in_terminal(request: Any) -> bool:
     question = visible_controls(mask(f"Allow {request.tool_name}({request.arguments})? [y/N] "))
     answer = input(question)
     return answer.strip().lower() in ("y", "yes")
+
+
+def _step_in_terminal(request: Any) -> Any:
+    """Step mode on a terminal: the same four answers as the card's buttons. ``r`` runs the
+    call, ``e`` asks for the arguments as JSON (checked; a mistake asks again), ``s`` asks
+    for the reason the model reads, ``t`` stops the run. Anything else asks again."""
+    from ._step_card import _edited
+
+    question = visible_controls(mask(f"{request.tool_name}({request.arguments}): [r]un, [e]dit, [s]kip or "
+                                     "s[t]op? "))
+    while True:
+        choice = input(question).strip().lower()
+        if choice in ("r", "run"):
+            return True
+        if choice in ("s", "skip"):
+            return Skip(input("reason (the model reads it): ").strip())
+        if choice in ("t", "stop"):
+            raise asyncio.CancelledError  # the call ends "cancelled" and the run stops, as with the card's Stop
+        if choice in ("e", "edit"):
+            edited = _edited(input("arguments as JSON: "))
+            if not isinstance(edited, str):
+                try:
+                    request.tool.validate(dict(edited.arguments))
+                except ArgumentError as error:  # as the card does: say why, keep asking
+                    edited = f"{request.tool_name}: {error}. Nothing ran."
+                else:
+                    return edited
+            print(visible_controls(mask(edited)))
 
 
 def _hooked_spec(plan: CellPlan, live: LiveRun, **hooks: Any) -> Any:

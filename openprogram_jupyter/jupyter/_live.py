@@ -53,7 +53,7 @@ class LiveRun:
         max_hz: float = 10.0,
         shown_result_chars: int = 4000,
         steerable: bool = True,
-        approve_without_clicks: Callable[[Any], bool] | None = None,
+        approve_without_clicks: Callable[[Any], Any] | None = None,
         step: bool = False,
     ) -> None:
         self.abort = threading.Event()
@@ -110,7 +110,11 @@ class LiveRun:
         """
         if self.view is None or not self.clicks:
             if self._approve_without_clicks is not None:
-                return bool(self._approve_without_clicks(request))
+                try:
+                    return self._approve_without_clicks(request)
+                except asyncio.CancelledError:
+                    self.abort.set()  # "stop" typed at the prompt: the run ends as with the Stop button
+                    raise
             if self.view is not None:
                 note = (f"{request.tool_name} needs approval, but this cell cannot receive button clicks "
                         "while it runs: the call was denied. Run the cell with autoawait on (the default) "

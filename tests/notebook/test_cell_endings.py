@@ -365,3 +365,30 @@ def test_an_interrupted_blocking_side_by_side_cell_lets_go_of_a_run_that_will_no
     while run_b.stop_reason is None and time.monotonic() < deadline:
         time.sleep(0.05)
     assert run_b.stop_reason == "aborted"
+
+
+def test_step_mode_in_a_terminal_offers_run_edit_skip_and_stop(shell, monkeypatch):
+    """It offered only y/N."""
+    ran: list[tuple[int, int]] = []
+
+    @op.function
+    def add(a: int, b: int) -> int:
+        """Add."""
+        ran.append((a, b))
+        return a + b
+
+    questions: list[str] = []
+    answers = iter(["r", "e", "[1, 2]", "e", '{"a": "x", "b": 1}', "e", '{"a": 20, "b": 22}', "huh", "s",
+                    "three is plenty", "t"])
+    monkeypatch.setattr("builtins.input", lambda question: questions.append(question) or next(answers))
+    shell.user_ns["m"] = op.ScriptedModel([op.ToolCall(name="add", arguments={"a": i, "b": i}) for i in (1, 2, 3, 4)]
+                                          + ["never"])
+    result = shell.run_cell("%%agent --step -m m -o r --tools add\nAdd some numbers.")
+    assert result.success, result.error_in_exec
+    run = shell.user_ns["r"]
+    assert ran == [(1, 1), (20, 22)]
+    assert [(t.status, t.details.get("approval")) for t in run.tool_results] == [
+        ("done", "approved"), ("done", "edited"), ("skipped", "skipped"), ("cancelled", None)]
+    assert "three is plenty" in run.tool_results[2].text and run.stop_reason == "aborted"
+    assert questions[0] == "add({'a': 1, 'b': 1}): [r]un, [e]dit, [s]kip or s[t]op? "
+    assert questions.count("arguments as JSON: ") == 3  # a list, then a schema mistake, were asked again

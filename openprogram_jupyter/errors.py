@@ -44,8 +44,9 @@ __all__ = [
 ]
 
 
-PROVIDER_SAID = "\n\nThe provider said: "
-"""Between a model error's one-line summary and the provider's (or its SDK's) own words."""
+PROVIDER_SAID = "\n\nThe SDK said: "
+"""Between a model error's one-line summary and the provider SDK's own words: an error it raised
+before anything was sent (no key), so "the provider said" would claim a reply there was not."""
 
 
 def split_model_error(text: str) -> tuple[str, str | None]:

@@ -231,9 +231,11 @@ def _fail_if_the_run_failed(plan: CellPlan, run: Any) -> None:
         return
     where = where_the_run_is(plan.options.output)
     summary = split_model_error(run.error)[0] if run.error else "the run ended with an error"
+    hint = ""
     if "no API key" in summary or "no AWS credentials" in summary:
-        summary += " — or choose a model: %config AgentMagics.model = '...', -m MODEL, or -m offline"
-    raise RunFailed(f"{summary} (the Run is in {where}; pass --keep-going to let the notebook carry on)")
+        hint = " — or choose a model: %config AgentMagics.model = '...', -m MODEL, or -m offline"
+    tail = f"{hint} (the Run is in {where}; pass --keep-going to let the notebook carry on)"
+    raise RunFailed(summary + tail, shown="the run ended with the error shown above" + tail)
 
 
 async def _tick_until_done(task: asyncio.Future[Any], live: LiveRun, poll: Any) -> None:

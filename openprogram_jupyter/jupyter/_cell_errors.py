@@ -26,7 +26,18 @@ class CellError(Exception):
 
 
 class RunFailed(CellError):
-    """The run ended with ``stop_reason == "error"`` (its transcript is shown above)."""
+    """The run ended with ``stop_reason == "error"`` (its transcript is shown above).
+
+    Its message holds the error's summary, for what reads only the exception (nbclient,
+    papermill, a CI log); the notebook shows ``shown`` instead — the transcript right
+    above already prints the error, and printing it twice read as two failures."""
+
+    def __init__(self, message: str, shown: str | None = None) -> None:
+        super().__init__(message)
+        self.shown = visible_controls(mask(shown)) if shown is not None else None
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"{type(self).__name__}: {self.shown if self.shown is not None else self}"]
 
 
 class RunInterrupted(CellError):

@@ -129,7 +129,7 @@ def _round_html(round_: RoundNode, limits: fmt.Limits) -> str:
         summary, detail = split_model_error(round_.error_message)
         out.append(f'<div style="color:#cf222e">model error: {escape(summary)}</div>')
         if detail is not None:
-            out.append(f'<details style="margin:2px 0 2px 4px"><summary style="{_MUTED}">the provider said</summary>'
+            out.append(f'<details style="margin:2px 0 2px 4px"><summary style="{_MUTED}">the SDK said</summary>'
                        f'<pre style="white-space:pre-wrap;margin:2px 0">{escape(detail)}</pre></details>')
     out.append("</div>")
     return "".join(out)

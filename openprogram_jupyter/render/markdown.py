@@ -146,7 +146,7 @@ def _round_markdown(round_: RoundNode, limits: fmt.Limits, indent: str) -> list[
         summary, detail = split_model_error(round_.error_message)
         lines += [f"{indent}*model error*", "", fence(summary, indent=indent), ""]
         if detail is not None:
-            lines += [f"{indent}*the provider said*", "", fence(detail, indent=indent), ""]
+            lines += [f"{indent}*the SDK said*", "", fence(detail, indent=indent), ""]
     return lines
 
 

@@ -96,7 +96,7 @@ def _round_plain(round_: RoundNode, limits: fmt.Limits, indent: str) -> list[str
         summary, detail = split_model_error(round_.error_message)
         lines.append(f"{indent}  model error: {summary}")
         if detail is not None:
-            lines.append(f"{indent}    (the provider said: {detail})")
+            lines.append(f"{indent}    (the SDK said: {detail})")
     return lines
 
 

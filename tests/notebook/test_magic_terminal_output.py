@@ -45,5 +45,8 @@ def test_a_failed_runs_one_line_shows_escapes_and_no_secret(shell, capsys, monke
     assert not result.success  # the cell fails, with one line
     printed = capsys.readouterr()
     both = printed.out + printed.err
-    assert "RunFailed: HTTP 500 ␛[2J␛]0;t␇ for ***" in both
+    assert "HTTP 500 ␛[2J␛]0;t␇ for ***" in both  # in the transcript, once
+    assert both.count("HTTP 500") == 1  # the one line points there instead of printing it again
+    assert "RunFailed: the run ended with the error shown above (the Run is in r;" in both
     assert not CONTROL.search(both) and LOCAL_TOKEN not in both
+    assert str(result.error_in_exec).startswith("HTTP 500 ␛[2J␛]0;t␇ for ***")  # what papermill or a CI log reads

@@ -233,12 +233,12 @@ def test_a_model_error_reads_as_one_line_with_the_providers_words_collapsed(monk
     run = op.Runtime(model="openai:gpt-4.1-mini").run("hi", tools=[])
     summary = ("openai:gpt-4.1-mini failed: no API key: set OPENAI_API_KEY (in the environment, a .env file "
                "next to the notebook, Colab's secrets, or %agent key openai) or pass api_key=")
-    assert run.error.startswith(summary + "\n\nThe provider said: OpenAIError")
+    assert run.error.startswith(summary + "\n\nThe SDK said: OpenAIError")
     plain = repr(run)
     assert plain.count(summary) == 1 and "ended with an error (round 1, above)" in plain
-    assert "(the provider said: OpenAIError" in plain
+    assert "(the SDK said: OpenAIError" in plain
     html = run._repr_html_()
     assert html.count("no API key") == 1
-    assert '<summary style="color:#57606a;font-size:12px;">the provider said</summary>' in html
+    assert '<summary style="color:#57606a;font-size:12px;">the SDK said</summary>' in html
     markdown = run._repr_markdown_()
-    assert markdown.count(summary) == 1 and "*the provider said*" in markdown
+    assert markdown.count(summary) == 1 and "*the SDK said*" in markdown

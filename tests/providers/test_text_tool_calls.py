@@ -60,8 +60,9 @@ def test_what_is_not_a_whole_block_for_a_menu_tool_stays_text(text):
 def test_unclosed_tags_are_read_in_one_pass_not_once_per_tag():
     """A reply of many unclosed tags (a model looping, or an adversarial one) took 16 s at
     176 KB with a lazy regex, and grew with the square of its length: reading happens on
-    the event loop, where it blocked Stop. Linear now: 20× the text must not take
-    anywhere near 400× the time (bounded generously; the quadratic parse fails by far)."""
+    the event loop, where it blocked Stop. Linear now: 260 KB of unclosed tags reads in well
+    under a millisecond here, the quadratic parse took tens of seconds — the bound is
+    generous enough for a loaded machine and still tells one from the other."""
     import time
 
     def seconds(copies: int) -> float:
@@ -71,9 +72,7 @@ def test_unclosed_tags_are_read_in_one_pass_not_once_per_tag():
         assert shape(message) == [text]
         return time.perf_counter() - started
 
-    seconds(500)  # warm up
-    small, large = seconds(1_000), seconds(20_000)
-    assert large < 2.0 and large < 60 * max(small, 1e-4)
+    assert seconds(20_000) < 2.0
 
 
 def test_a_block_opened_inside_another_runs_to_the_first_closing_tag_after_it():

@@ -10,7 +10,7 @@ Runtime an agentic function uses when none is passed.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -25,13 +25,15 @@ __all__ = ["CallBudget", "CallFrame", "ambient_runtime", "current_call", "curren
 @dataclass(frozen=True)
 class CallFrame:
     """The running call (its :class:`ToolContext`: runtime, depth, id, cancel flag), the
-    ``tools=`` list a nested run inherits, where the nested run's events go, and the
-    top-level run's tool-call budget, which nested runs share."""
+    ``tools=`` list a nested run inherits, where the nested run's events go, the
+    top-level run's tool-call budget, which nested runs share, and the calling run's
+    settings (a nested run inherits some: ``settings.inherited``)."""
 
     context: ToolContext
     tools: Sequence[object] | None
     emit: Callable[[Any], None]
     budget: CallBudget | None = None
+    settings: Mapping[str, Any] | None = None
 
 
 class CallBudget:

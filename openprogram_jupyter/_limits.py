@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .messages import Usage
-from .spec import RunSpec
+from .settings import RunSettings
 
 __all__ = [
     "LimitName", "LimitReached", "answer_round_under_cap", "final_round_system", "limit_reached", "tokens_of",
@@ -53,42 +53,42 @@ def tokens_of(usage: Usage) -> int:
     return usage.total_tokens or usage.input + usage.output + usage.cache_read + usage.cache_write
 
 
-def answer_round_under_cap(spec: RunSpec, rounds: int) -> LimitReached | None:
+def answer_round_under_cap(settings: RunSettings, rounds: int) -> LimitReached | None:
     """The round cap, when the next round (after ``rounds``) is its last and must be the
     tool-free answer round; else ``None``. Only with ``finish_at_limit`` and a cap of at
     least 2 rounds: a run capped at one round keeps its tools in that round."""
-    cap = spec.max_iterations
-    if not spec.finish_at_limit or cap is None or cap < 2 or rounds + 1 != cap:
+    cap = settings["max_iterations"]
+    if not settings["finish_at_limit"] or cap is None or cap < 2 or rounds + 1 != cap:
         return None
     return LimitReached("max_iterations", f"the last round of its round cap (max_iterations={cap})")
 
 
-def limit_reached(spec: RunSpec, rounds: int, spent: Usage) -> LimitReached | None:
-    """The first limit of ``spec`` that ``rounds`` rounds and ``spent`` (this run's
+def limit_reached(settings: RunSettings, rounds: int, spent: Usage) -> LimitReached | None:
+    """The first limit of ``settings`` that ``rounds`` rounds and ``spent`` (this run's
     replies, nested runs' included) have reached, or ``None``.
 
     The round cap is reached at ``max(1, max_iterations)`` rounds; ``max_tokens`` when the
     tokens spent are at least it; ``max_cost`` when the cost is known and at least it (an
     unknown cost — a model without a price — never reaches it: see :func:`unpriced_notice`).
     """
-    cap = spec.max_iterations
+    cap = settings["max_iterations"]
     if cap is not None and rounds >= max(1, cap):
         return LimitReached("max_iterations", f"its round cap (max_iterations={cap})")
-    tokens = tokens_of(spent)
-    if spec.max_tokens is not None and tokens >= spec.max_tokens:
-        return LimitReached("max_tokens",
-                            f"its token limit (max_tokens={spec.max_tokens:,}; spent {tokens:,})")
-    if spec.max_cost is not None and spent.cost is not None and spent.cost >= spec.max_cost:
-        return LimitReached("max_cost", f"its cost limit (max_cost=${spec.max_cost:g}; spent ${spent.cost:.4f})")
+    tokens, max_tokens, max_cost = tokens_of(spent), settings["max_tokens"], settings["max_cost"]
+    if max_tokens is not None and tokens >= max_tokens:
+        return LimitReached("max_tokens", f"its token limit (max_tokens={max_tokens:,}; spent {tokens:,})")
+    if max_cost is not None and spent.cost is not None and spent.cost >= max_cost:
+        return LimitReached("max_cost", f"its cost limit (max_cost=${max_cost:g}; spent ${spent.cost:.4f})")
     return None
 
 
-def unpriced_notice(spec: RunSpec, spent: Usage, model: str) -> str | None:
+def unpriced_notice(settings: RunSettings, spent: Usage, model: str) -> str | None:
     """A sentence for a run whose ``max_cost`` cannot be checked because the cost of what
     it spent is unknown; ``None`` when there is no such problem."""
-    if spec.max_cost is None or spent.cost is not None:
+    max_cost = settings["max_cost"]
+    if max_cost is None or spent.cost is not None:
         return None
-    return (f"max_cost=${spec.max_cost:g} cannot be checked: the price of {model} is unknown "
+    return (f"max_cost=${max_cost:g} cannot be checked: the price of {model} is unknown "
             "(add it with openprogram_jupyter.models.pricing.register_price); max_tokens and "
             "max_iterations still apply")
 

@@ -44,16 +44,19 @@ async def execute(runtime: Runtime, spec: RunSpec, *, on_created: Callable[[Run]
     """Run ``spec`` on the current event loop with ``runtime``'s model and return the Run.
 
     ``on_created`` is called with the Run as soon as it exists (before the first event).
-    A set ``spec.abort`` stops the run gracefully (``stop_reason == "aborted"``). If the
+    A set ``abort`` hook stops the run gracefully (``stop_reason == "aborted"``). If the
     task awaiting this is cancelled instead (a kernel interrupt), the run is finished the
     same way, and ``CancelledError`` re-raises once the Run is complete. A top-level run is
     stored on ``runtime.last_run`` the moment it starts.
     """
-    judge = Judge(spec.decision.options, spec.get_follow_up_messages) if spec.decision is not None else None
+    hooks, settings = spec.hooks, spec.settings
+    judge = Judge(spec.decision.options, hooks.get("get_follow_up_messages")) if spec.decision is not None else None
     if judge is not None:
-        spec = spec.with_hooks(on_event=_both(judge.watch, spec.on_event), get_follow_up_messages=judge.follow_ups)
-    approve = spec.approve or runtime.approve
-    if spec.step and approve is None:
+        spec = spec.with_hooks(on_event=_both(judge.watch, hooks.get("on_event")),
+                               get_follow_up_messages=judge.follow_ups)
+        hooks = spec.hooks
+    approve = hooks.get("approve") or runtime.approve
+    if settings["step"] and approve is None:
         raise SetupError("step=True needs an approver to answer each pick: pass approve=... (a function "
                          "returning True, False, op.edit(**arguments) or op.skip(reason)); in a notebook, "
                          "%%agent --step gives each pick Run / Edit / Skip buttons", option="step")
@@ -61,15 +64,16 @@ async def execute(runtime: Runtime, spec: RunSpec, *, on_created: Callable[[Run]
     parent = spec.parent
     run = Run(new_id("run"), model.name, spec.menu.names, spec.depth,
               parent.context.tool_call_id if parent is not None else None)
-    sink = EventSink.for_run(run, spec.on_event, parent.emit if parent is not None else None)
+    sink = EventSink.for_run(run, hooks.get("on_event"), parent.emit if parent is not None else None)
     calls = CallEnvironment(
         menu=spec.menu, runtime=runtime, run_id=run.run_id, depth=spec.depth, emit=sink.emit, forward=sink.forward,
-        approve=approve, step=spec.step, inherited_tools=spec.inherited_tools,
-        budget=parent.budget if parent is not None and parent.budget is not None else CallBudget(spec.max_tool_calls),
+        approve=approve, step=settings["step"], inherited_tools=spec.inherited_tools, settings=settings,
+        budget=parent.budget if parent is not None and parent.budget is not None
+        else CallBudget(settings["max_tool_calls"]),
         cancel_grace=runtime.cancel_grace,
     )
-    stop = StopSignal(spec.abort, parent.context.cancelled if parent is not None else None)
-    if runtime.capture_wire:
+    stop = StopSignal(hooks.get("abort"), parent.context.cancelled if parent is not None else None)
+    if settings["capture_wire"]:
         run.wire_log = WireLog()
     config = LoopConfig(spec=spec, model=model, calls=calls, stop=stop, wire=run.wire_log, spent=lambda: run.usage)
     state = LoopState(conversation=list(spec.history))
@@ -84,7 +88,7 @@ async def execute(runtime: Runtime, spec: RunSpec, *, on_created: Callable[[Run]
     finally:
         run.pending_messages = list(state.undelivered)
     if judge is not None:
-        await judge.conclude(run, runtime=runtime, max_iterations=spec.max_iterations)
+        await judge.conclude(run, runtime=runtime, max_iterations=settings["max_iterations"])
     return run
 
 

@@ -19,7 +19,8 @@ from .spec import ReplayedRound, RunSpec
 
 __all__ = ["fork_spec", "recorded_rounds"]
 
-_REUSED_OPTIONS = ("tool_choice", "parallel_tool_calls", "max_iterations", "max_tool_calls")
+# The ways of watching a run are the fork's own: step mode needs the approver of wherever it runs.
+_NOT_REUSED = frozenset({"step"})
 
 
 def recorded_rounds(messages: Sequence[Any]) -> tuple[list[UserMessage], list[ReplayedRound]]:
@@ -45,8 +46,9 @@ def fork_spec(run: Any, round: Any, runtime: Any, *, tools: Sequence[object] | N
     Rounds ``1 .. round-1`` are replayed; ``round`` is asked of ``runtime``'s model with
     the conversation so far. ``tools`` (default: the original run's tool names, each looked
     up in ``runtime``'s registry first, so a redefined tool is the new one) and
-    ``options`` (``Runtime.run`` keywords; by default the original run's system prompt,
-    history, ``tool_choice``, ``parallel_tool_calls`` and caps) apply from ``round`` on.
+    ``options`` (``Runtime.run`` keywords; by default the original run's history and
+    every setting but ``step``: system prompt, ``tool_choice``, caps, budgets,
+    ``text_tool_calls``, ``capture_wire``…) apply from ``round`` on.
     A ``round`` that is not one of the run's rounds, a run without a prompt, or a tool
     name nothing provides raises :class:`SetupError` naming it.
     """
@@ -59,8 +61,7 @@ def fork_spec(run: Any, round: Any, runtime: Any, *, tools: Sequence[object] | N
     original: RunSpec | None = run.spec
     settings: dict[str, Any] = {}
     if original is not None:
-        settings = {name: getattr(original, name) for name in _REUSED_OPTIONS}
-        settings["system"] = original.system
+        settings = {name: value for name, value in original.settings.items() if name not in _NOT_REUSED}
         settings["messages"] = list(original.history)
     settings.update(options)
     chosen = list(tools) if tools is not None else _same_tools(run, original, runtime)

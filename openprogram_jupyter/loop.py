@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from ._limits import LimitReached, answer_round_under_cap, final_round_system, limit_reached, unpriced_notice
 from ._masking import ReplyMask
@@ -45,7 +45,7 @@ from .messages import (
 )
 from .models._text_tool_calls import read_text_tool_calls
 from .models._wire import WireLog
-from .models.base import MessageBuilder, Model, ModelRequest
+from .models.base import MessageBuilder, Model, ModelRequest, ToolChoice
 from .spec import ReplayedRound, RunSpec
 from .tool_execution import CallEnvironment, execute_tool_call, result_for_unrun_call
 
@@ -120,7 +120,7 @@ async def run_loop(config: LoopConfig, state: LoopState, prompts: Sequence[UserM
     """
     emit = config.calls.emit
     emit(AgentStartEvent, model=config.model.name, tools=config.calls.menu.names,
-         max_cost=config.spec.max_cost, max_tokens=config.spec.max_tokens)
+         max_cost=config.spec.settings["max_cost"], max_tokens=config.spec.settings["max_tokens"])
     try:
         await _run_rounds(config, state, list(prompts))
     except asyncio.CancelledError:
@@ -137,12 +137,12 @@ async def _run_rounds(config: LoopConfig, state: LoopState, pending: list[Any]) 
     while True:
         has_more_tool_calls = True
         while has_more_tool_calls or pending:
-            limit = limit_reached(config.spec, state.rounds, config.spent())
+            limit = limit_reached(config.spec.settings, state.rounds, config.spent())
             if limit is not None:  # the cap's own last round already was the answer round
                 await _end_at_limit(config, state, limit, pending,
                                     answer=has_more_tool_calls and limit.name != "max_iterations")
                 return
-            last = answer_round_under_cap(config.spec, state.rounds) if has_more_tool_calls else None
+            last = answer_round_under_cap(config.spec.settings, state.rounds) if has_more_tool_calls else None
             if last is not None:  # round N of a cap of N: the answer round, not one more
                 await _end_at_limit(config, state, last, pending, answer=True)
                 return
@@ -174,9 +174,9 @@ async def _run_rounds(config: LoopConfig, state: LoopState, pending: list[Any]) 
                 _notice_unpriced(config, state, message)
             _end_turn(config, state, message)
             if not pending:
-                pending = _take(config.spec.get_steering_messages)
+                pending = _take(config.spec.hooks.get("get_steering_messages"))
         _checkpoint(config)  # a step that swallowed the stop's cancellation still ends the run as stopped
-        pending = _take(config.spec.get_follow_up_messages)
+        pending = _take(config.spec.hooks.get("get_follow_up_messages"))
         if not pending:
             state.stop_reason = "stop"
             return
@@ -188,7 +188,7 @@ async def _end_at_limit(config: LoopConfig, state: LoopState, limit: LimitReache
     name); messages not delivered stay undelivered. With ``answer`` (the model still
     wanted tools) and ``finish_at_limit``, one last round, tool-free, answers first."""
     state.undelivered = list(pending)
-    if answer and config.spec.finish_at_limit:
+    if answer and config.spec.settings["finish_at_limit"]:
         await _final_round(config, state, limit)
     if state.stop_reason not in ("error", "aborted"):
         state.stop_reason = "max_iterations"
@@ -216,7 +216,7 @@ def _notice_unpriced(config: LoopConfig, state: LoopState, message: AssistantMes
     """Say once, in the round that showed it, that ``max_cost`` cannot be checked."""
     if state.unpriced_noticed:
         return
-    notice = unpriced_notice(config.spec, config.spent(), config.model.name)
+    notice = unpriced_notice(config.spec.settings, config.spent(), config.model.name)
     if notice is not None:
         state.unpriced_noticed = True
         config.calls.emit(MessageUpdateEvent, message=message, update=AssistantUpdate(kind="notice", delta=notice))
@@ -226,9 +226,9 @@ def _request(config: LoopConfig, state: LoopState, final: LimitReached | None) -
     """What this round sends: the first round's forced choice, then ``"auto"`` (``"none"``
     stays); the last round at a limit sends ``"none"`` and says why in the system prompt."""
     menu = config.calls.menu
-    forced = config.spec.tool_choice
+    forced = cast(ToolChoice, config.spec.settings["tool_choice"])  # normalised by its check
     choice = forced if state.rounds == 1 or forced == "none" else "auto"
-    system = config.spec.system
+    system = config.spec.settings["system"]
     if final is not None:
         choice, system = "none", final_round_system(system, final)
     request = ModelRequest(
@@ -236,7 +236,7 @@ def _request(config: LoopConfig, state: LoopState, final: LimitReached | None) -
         system=system,
         tools=menu.specs(),
         tool_choice=choice,
-        parallel_tool_calls=config.spec.parallel_tool_calls,
+        parallel_tool_calls=config.spec.settings["parallel_tool_calls"],
         menu_explicit=menu.explicit,
     )
     if config.wire is not None:
@@ -270,7 +270,7 @@ async def _stream_assistant_response(config: LoopConfig, state: LoopState,
     for update in masking.held_back():
         emit(MessageUpdateEvent, message=partial, update=update)
     masking.finish(partial)
-    if config.spec.text_tool_calls and partial.stop_reason not in ("error", "aborted"):
+    if config.spec.settings["text_tool_calls"] and partial.stop_reason not in ("error", "aborted"):
         read_text_tool_calls(partial, config.calls.menu.names)
     renamed = _make_call_ids_unique(partial)
     if renamed:
@@ -347,7 +347,7 @@ async def _execute_tool_calls(config: LoopConfig, state: LoopState, calls: list[
         if outcome.stopped:
             raise asyncio.CancelledError  # the run was stopped during this call: end it as aborted
         if index < len(calls) - 1:
-            steering = _take(config.spec.get_steering_messages)
+            steering = _take(config.spec.hooks.get("get_steering_messages"))
     return steering
 
 

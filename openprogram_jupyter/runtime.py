@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import _ambient
-from .errors import RunError
+from .errors import RunError, SetupError
 
 # The engine (and with it the loop, the tools layer and pydantic) loads with the first
 # run, not with this module: `%load_ext` creates the notebook's Runtime and must stay fast.
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from .messages import UserMessage
     from .models import Model
     from .run import Run
+    from .settings import RunSettings
     from .spec import RunOptions, RunSpec
     from .tool_execution import Approver
     from .tools.registry import Registry
@@ -45,23 +46,25 @@ class Runtime:
     for the default (``OPENPROGRAM_MODEL``, else the first provider whose key is set, else
     ``"offline"``). The model is resolved on first use, so constructing a Runtime is cheap
     and imports no SDK. ``api_key`` / ``base_url`` override the provider's environment
-    variables. ``approve`` answers ``requires_approval`` tools (see
+    variables for a model string (a model object carries its own: giving them with one
+    raises :class:`~openprogram_jupyter.errors.SetupError`). ``approve`` answers
+    ``requires_approval`` tools (see
     :class:`~openprogram_jupyter.tool_execution.ApprovalRequest`). ``tools_deny`` is a
     session-level deny list. ``max_depth`` caps nested runs. ``cancel_grace`` is how long
     a stopped tool may take to notice before it is abandoned. ``record`` names a JSON
-    cassette file that every reply of the model is saved to (``"replay:FILE"`` plays it
-    back). ``capture_wire`` keeps each round's request body and reply frames, masked, for
-    ``run.wire(round)`` and ``%agent wire`` (docs/wire.md); off by default.
-    back). ``text_tool_calls=True`` reads tool calls the model writes as text in its
-    reply (``<tool_call>{...}</tool_call>``; local models) into real calls, for every run
-    that does not say otherwise (docs/providers.md).
+    cassette file that every reply of the model through this Runtime is saved to
+    (``"replay:FILE"`` plays it back; docs/replay.md).
+
+    Any run setting (:class:`~openprogram_jupyter.settings.RunSettings`: ``system``,
+    ``max_iterations``, ``capture_wire``, ``text_tool_calls``, …; docs/settings.md) given
+    here is the default of this Runtime's runs; a run's own keywords win. They are checked
+    here and kept in :attr:`settings`.
     """
 
     def __init__(
         self,
         model: str | Model | None = None,
         *,
-        system: str | None = None,
         api_key: str | None = None,
         base_url: str | None = None,
         approve: Approver | None = None,
@@ -70,14 +73,15 @@ class Runtime:
         cancel_grace: float = 0.5,
         registry: Registry | None = None,
         record: str | os.PathLike[str] | None = None,
-        capture_wire: bool = False,
-        text_tool_calls: bool = False,
+        **settings: Unpack[RunSettings],
     ) -> None:
+        if (api_key is not None or base_url is not None) and not isinstance(model, (str, type(None))):
+            given = " and ".join(name for name, value in (("api_key", api_key), ("base_url", base_url))
+                                 if value is not None)
+            raise SetupError(f"{given} configure a model string; the {type(model).__name__} object given as model= "
+                             f"was built with its own (pass {given} to its class instead)", option="model")
         self._model_spec = model
-        self.record = record
-        self.capture_wire = capture_wire
         self._model: Model | None = None
-        self.system = system
         self._api_key = api_key
         self._base_url = base_url
         self.approve = approve
@@ -85,9 +89,39 @@ class Runtime:
         self.max_depth = max_depth
         self.cancel_grace = cancel_grace
         self._registry = registry
-        self.text_tool_calls = text_tool_calls
+        self.record = record
+        self._overrides = dict(settings)
+        self._settings: RunSettings | None = None
+        if settings:  # checked now; a Runtime without settings (%load_ext's) imports nothing more
+            self._settings = self.settings
         self.last_run: Run | None = None
         self._resources: list[Any] = []  # what close() ends: MCP servers connected for this Runtime
+
+    @property
+    def settings(self) -> RunSettings:
+        """Every run setting as this Runtime's runs start from: the declared defaults with
+        the Runtime's own keywords over them (a new dict each time; change a setting with
+        :meth:`replace`)."""
+        if self._settings is None:
+            from .settings import DEFAULTS, merge
+
+            self._settings = merge(DEFAULTS, self._overrides)
+        return dict(self._settings)  # type: ignore[return-value]
+
+    def replace(self, **changes: Any) -> Runtime:
+        """A new Runtime like this one — model, keys, approver, deny list, caps, registry,
+        cassette and settings — with ``changes`` (any keyword of ``Runtime(...)``) applied.
+        It shares nothing that runs: its MCP servers and its resolved model are its own
+        (a model object given as ``model`` is shared, as it would be)."""
+        arguments: dict[str, Any] = {
+            "model": self._model_spec, "api_key": self._api_key, "base_url": self._base_url,
+            "approve": self.approve, "tools_deny": self.tools_deny, "max_depth": self.max_depth,
+            "cancel_grace": self.cancel_grace, "registry": self._registry, "record": self.record,
+            **self._overrides,
+        }
+        if not isinstance(changes.get("model", ""), str) and changes.get("model") is not None:
+            arguments.update(api_key=None, base_url=None)  # a model object carries its own
+        return Runtime(**{**arguments, **changes})
 
     def _own(self, resource: Any) -> None:
         """Close ``resource`` (anything with ``close()``) when this Runtime closes."""
@@ -152,8 +186,7 @@ class Runtime:
         the spec in place of ``content`` (then with no other options)."""
         from .engine import RuntimeDefaults, build_spec
 
-        defaults = RuntimeDefaults(self.registry, self, self.system, tuple(self.tools_deny), self.max_depth,
-                                   self.text_tool_calls)
+        defaults = RuntimeDefaults(self.registry, self.settings, self, tuple(self.tools_deny), self.max_depth)
         return build_spec(content, defaults, **options)
 
     async def arun(self, content: Any, **options: Unpack[RunOptions]) -> Run:
@@ -233,15 +266,8 @@ class Runtime:
         new Run; it also becomes :attr:`last_run`."""
         from .forking import fork_spec
 
-        runtime = self if model is None else self.with_model(model)
+        runtime = self if model is None else self.replace(model=model)
         return runtime.run(fork_spec(run, round, runtime, tools=tools, **options))
-
-    def with_model(self, model: str | Model | None) -> Runtime:
-        """A new Runtime like this one (system prompt, keys, approver, deny list, caps,
-        registry) with another model. It shares nothing that runs: its MCP servers are its own."""
-        return Runtime(model, system=self.system, api_key=self._api_key, base_url=self._base_url,
-                       approve=self.approve, tools_deny=self.tools_deny, max_depth=self.max_depth,
-                       cancel_grace=self.cancel_grace, registry=self._registry)
 
 
 class RunHandle:
@@ -267,11 +293,12 @@ class RunHandle:
         # nested run started inside a tool body knows its parent.
         spec = self.runtime._spec(content, options)
         # The caller's abort event, if any, is the handle's: setting either stops the run.
-        self._abort = spec.abort or self._abort
+        hooks = spec.hooks
+        self._abort = hooks.get("abort") or self._abort
         spec = spec.with_hooks(
             abort=self._abort,
-            get_steering_messages=spec.get_steering_messages or (lambda: _drain(self._steering)),
-            get_follow_up_messages=spec.get_follow_up_messages or (lambda: _drain(self._follow_ups)),
+            get_steering_messages=hooks.get("get_steering_messages") or (lambda: _drain(self._steering)),
+            get_follow_up_messages=hooks.get("get_follow_up_messages") or (lambda: _drain(self._follow_ups)),
         )
 
         async def main() -> Run:

@@ -15,7 +15,7 @@ import json
 import time
 import traceback
 from collections import Counter
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -81,6 +81,7 @@ class CallEnvironment:
     approve: Approver | None = None
     step: bool = False
     inherited_tools: Sequence[object] | None = None
+    settings: Mapping[str, Any] | None = None
     budget: CallBudget = field(default_factory=lambda: CallBudget(None))
     cancel_grace: float = 0.5
     failures: Counter[str] = field(default_factory=Counter)
@@ -274,7 +275,7 @@ async def _execute(call: ToolCall, tool: Tool, kwargs: dict[str, Any], env: Call
         ),
     )
     output = _output_scope(call, tool, env)
-    token = current_call.set(CallFrame(context, env.inherited_tools, env.forward, env.budget))
+    token = current_call.set(CallFrame(context, env.inherited_tools, env.forward, env.budget, env.settings))
     try:
         if output is not None:
             output.__enter__()  # the body's thread or task copies the context: it captures there

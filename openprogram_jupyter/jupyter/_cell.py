@@ -113,7 +113,7 @@ def _live_for(magics: AgentMagics, plan: CellPlan, path: ClickPath) -> LiveRun:
     if plan.session is not None:
         notes.append(f"session {plan.session.name}: {len(plan.session.runs)} earlier run(s), "
                      f"{len(plan.session.messages)} message(s) of history")
-    if plan.spec.step and _has_widget_frontend(magics.shell) and not path.clicks:
+    if plan.spec.settings["step"] and _has_widget_frontend(magics.shell) and not path.clicks:
         raise UsageError("%%agent --step: every pick waits for a click on its card, and this cell cannot "
                          f"receive clicks while it runs ({path.note or path.tooltip}). Run it with autoawait "
                          "on (the default) or with --background, or answer picks in Python with "
@@ -127,9 +127,9 @@ def _live_for(magics: AgentMagics, plan: CellPlan, path: ClickPath) -> LiveRun:
         max_hz=magics.updates_per_second,
         shown_result_chars=magics.shown_result_chars,
         approve_without_clicks=None if _has_widget_frontend(magics.shell) else (
-            _step_in_terminal if plan.spec.step else _ask_in_terminal),
+            _step_in_terminal if plan.spec.settings["step"] else _ask_in_terminal),
         steerable=path.clicks,  # a box nobody's typing can reach would only mislead
-        step=plan.spec.step,
+        step=plan.spec.settings["step"],
     )
     return live
 

@@ -51,7 +51,8 @@ class AgentMagics(Magics):
     """The ``%%agent`` cell magic and the ``%agent`` line magic.
 
     Settings (``%config AgentMagics.<name> = value``): ``model`` (default model string),
-    ``system`` (default system prompt), ``max_iterations`` (round cap; ``-1`` for none),
+    ``system`` (default system prompt), ``max_iterations`` (round cap; ``-1`` for none;
+    ``None``, the default, leaves it to the cell's Runtime, whose own default is 20),
     ``shown_result_chars`` (how much of a result the view shows before cutting it),
     ``updates_per_second`` (the live view's redraw rate per widget).
     """
@@ -59,7 +60,8 @@ class AgentMagics(Magics):
     model = Unicode(None, allow_none=True, config=True,
                     help="Model for %%agent cells without -m, e.g. 'openai:gpt-4.1-mini' or 'offline'.")
     system = Unicode(None, allow_none=True, config=True, help="Default system prompt for %%agent cells.")
-    max_iterations = Int(20, config=True, help="Round cap for %%agent cells (-1 for no cap).")
+    max_iterations = Int(None, allow_none=True, config=True,
+                         help="Round cap for %%agent cells (-1 for no cap; None: the Runtime's, 20 by default).")
     shown_result_chars = Int(4000, config=True, help="Characters of a tool result shown before it is cut.")
     updates_per_second = Float(10.0, config=True, help="Most redraws per second of each live-view widget.")
 
@@ -152,9 +154,9 @@ class AgentMagics(Magics):
         from ..errors import SetupError
 
         runtime, notes = self._runtime_for(options.model)
-        if options.record is not None or (options.wire and not runtime.capture_wire):
-            runtime = _derived(runtime, options.record, capture_wire=options.wire or runtime.capture_wire)
         if options.record is not None:
+            # Saved from the model this runtime resolved; the cell's runtime is left as it was.
+            runtime = runtime.replace(model=_recording(runtime, options.record))
             notes.append(f"Recording each model reply to {options.record} (replay it with -m replay:{options.record}).")
         if options.session is not None and options.session not in self.sessions and not options.new:
             _refuse_a_session_only_the_notebook_holds(self.shell, options.session)
@@ -186,15 +188,13 @@ class AgentMagics(Magics):
     def _run_options(self, options: CellOptions, session: Session | None) -> dict[str, Any]:
         """The ``Runtime.prepare`` keywords of a cell: the flags that set one directly, then
         those the cell reads (the notebook's tools, the configured defaults, the session)."""
-        run_options: dict[str, Any] = {
-            **options.run_options,
-            "max_iterations": self._max_iterations(options),
-        }
+        run_options: dict[str, Any] = dict(options.run_options)
+        if self.max_iterations is not None:
+            run_options.setdefault("max_iterations", None if self.max_iterations < 0 else self.max_iterations)
+        if self.system is not None:
+            run_options.setdefault("system", self.system)
         if options.tools is not None or options.mcp is not None:
             run_options["tools"] = self._tools_named(options.tools or []) + self._mcp_tools(options.mcp or [])
-        system = options.system if options.system is not None else self.system
-        if system is not None:
-            run_options["system"] = system
         if session is not None:
             run_options["messages"] = list(session.messages)
         if options.choices is not None:
@@ -203,13 +203,6 @@ class AgentMagics(Magics):
                                  "in the notebook (a dict or list of options)")
             run_options["choices"] = self.namespace[options.choices]
         return run_options
-
-    def _max_iterations(self, options: CellOptions) -> int | None:
-        if options.no_cap:
-            return None
-        if options.max_iterations is not None:
-            return options.max_iterations
-        return None if self.max_iterations < 0 else self.max_iterations
 
     def _runtime_for(self, name: str | None) -> tuple[Any, list[str]]:
         """The Runtime for ``-m name`` (or the configured / default model) and any notes."""
@@ -359,16 +352,8 @@ def _in_flag_terms(error: Any) -> str:
     return message
 
 
-def _derived(runtime: Any, record: str | None, *, capture_wire: bool) -> Any:
-    """A Runtime like ``runtime`` (its resolved model, settings and registry) whose model's
-    replies are saved to the cassette ``record`` when one is named, and which captures the
-    wire when ``capture_wire`` (``--wire``: the cell's runtime is left as it was)."""
+def _recording(runtime: Any, path: str) -> Any:
+    """``runtime``'s model (resolved) wrapped to save each reply to the cassette ``path``."""
     from ..models.replay import RecordingModel
-    from ..runtime import Runtime
 
-    model = RecordingModel(runtime.model, record) if record is not None else runtime.model
-    return Runtime(
-        model=model, system=runtime.system, approve=runtime.approve,
-        tools_deny=runtime.tools_deny, max_depth=runtime.max_depth, cancel_grace=runtime.cancel_grace,
-        registry=runtime.registry, capture_wire=capture_wire,
-    )
+    return RecordingModel(runtime.model, path)

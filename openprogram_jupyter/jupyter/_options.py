@@ -16,6 +16,10 @@ from typing import Any, NoReturn
 
 from IPython.core.error import UsageError
 
+from ..errors import SetupError
+from ..settings import Flag as SettingFlag
+from ..settings import Setting
+
 __all__ = ["FLAGS", "USAGE", "CellOptions", "Flag", "fill_prompt", "parse_options"]
 
 
@@ -24,40 +28,6 @@ def _names(value: str) -> list[str]:
     if not names:
         raise argparse.ArgumentTypeError("expected one or more names separated by commas")
     return names
-
-
-def _iterations(value: str) -> int | None:
-    """``none`` (also ``inf``, ``unlimited``) for no cap, else a whole number: ``0`` caps at
-    one round, as ``max_iterations=0`` does in Python (the cap is ``max(1, N)``)."""
-    if value.lower() in ("none", "inf", "unlimited"):
-        return None
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number of rounds or 'none', got {value!r}") from None
-    if number < 0:
-        raise argparse.ArgumentTypeError(f"expected a whole number of rounds or 'none', got {value!r}")
-    return number
-
-
-def _dollars(value: str) -> float:
-    try:
-        number = float(value.lstrip("$"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an amount in dollars such as 0.05, got {value!r}") from None
-    if not number > 0 or number == float("inf"):
-        raise argparse.ArgumentTypeError(f"expected an amount above zero, got {value!r}")
-    return number
-
-
-def _tokens(value: str) -> int:
-    try:
-        number = int(value.replace(",", "").replace("_", ""))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number of tokens, got {value!r}") from None
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive number of tokens, got {value!r}")
-    return number
 
 
 @dataclass(frozen=True)
@@ -87,6 +57,38 @@ class Flag:
         return f"[{self.names[0]}{' ' + self.metavar if self.metavar else ''}]"
 
 
+def _setting_flags() -> tuple[Flag, ...]:
+    """A flag for every run setting declared with one (:mod:`openprogram_jupyter.settings`):
+    its value goes to the run option of the same name, where the keyword's check applies."""
+    from ..settings import SETTINGS
+
+    return tuple(Flag((flag.name,), _help(name, setting, flag), flag.metavar, _argument(name, setting),
+                      run_option=name, switch_value=flag.switch_value)
+                 for name, setting in SETTINGS.items() if (flag := setting.flag) is not None)
+
+
+def _help(name: str, setting: Setting, flag: SettingFlag) -> str:
+    """A setting's doc as its flag's help; a switch says what it sets (``--no-parallel``)."""
+    if flag.metavar is not None:
+        return setting.doc
+    return f"sets {name}={flag.switch_value!r} (default {setting.default!r}: {setting.doc})"
+
+
+def _argument(name: str, setting: Setting) -> Callable[[str], Any]:
+    """The flag's text parsed, then checked as the keyword ``name`` is; either's complaint
+    becomes the usage error."""
+    assert setting.flag is not None
+
+    def convert(text: str) -> Any:
+        try:
+            return setting.check(name, setting.flag.parse(text))  # type: ignore[union-attr]
+        except (ValueError, SetupError) as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+
+    return convert
+
+
+# The cell's own flags (what runs where, and how it is kept), then one per run setting.
 FLAGS: tuple[Flag, ...] = (
     Flag(("-m", "--model"), "model string or the name of a notebook variable holding a model; A,B runs the cell on "
          "each model side by side", "MODEL[,MODEL]"),
@@ -99,26 +101,11 @@ FLAGS: tuple[Flag, ...] = (
     Flag(("--toolset",), "a named toolset, or 'none' for no tools", "NAME|none", run_option="toolset"),
     Flag(("--allow",), "keep only these tools of the menu", "a,b", _names, run_option="tools_allow"),
     Flag(("--deny",), "remove these tools from the menu", "a,b", _names, run_option="tools_deny"),
-    Flag(("--tool-choice",), "auto, required, none, or a tool name", "auto|required|none|NAME",
-         run_option="tool_choice"),
-    Flag(("--no-parallel",), "at most one pick per round", run_option="parallel_tool_calls", switch_value=False),
-    Flag(("--max-iterations",), "cap on rounds (a number, or 'none')", "N|none", _iterations),
-    Flag(("--max-tool-calls",), "cap on tool calls, nested runs' included (a number, or 'none')", "N|none",
-         _iterations, run_option="max_tool_calls"),
-    Flag(("--step",), "every pick waits in its card for Run, Edit, Skip or Stop", run_option="step"),
-    Flag(("--max-cost",), "spending limit in dollars, nested runs' included", "DOLLARS", _dollars,
-         run_option="max_cost"),
-    Flag(("--max-tokens",), "token limit, nested runs' included", "N", _tokens, run_option="max_tokens"),
-    Flag(("--no-finish-at-limit",), "at a limit, stop without a last tool-free round that answers",
-         run_option="finish_at_limit", switch_value=False),
-    Flag(("--text-tools",), "read tool calls the model writes as text (local models; docs/providers.md)",
-         run_option="text_tool_calls"),
-    Flag(("--system",), "system prompt for this run", "TEXT"),
     Flag(("--background",), "return a handle at once; the run goes on"),
     Flag(("--keep-going",), "a run that ends in an error does not fail the cell (Run All carries on)"),
     Flag(("--choices",), "end with a pick among the options in notebook variable VAR; -o stores the result", "VAR"),
     Flag(("--record",), "save each model reply to a JSON cassette (replay:FILE)", "FILE"),
-    Flag(("--wire",), "keep each round's request and reply as sent (see them with %agent wire VAR)"),
+    *_setting_flags(),
 )
 
 
@@ -151,35 +138,32 @@ class CellOptions:
     new: bool = False
     tools: list[str] | None = None
     mcp: list[str] | None = None
-    max_iterations: int | None = None
-    no_cap: bool = False
-    system: str | None = None
     background: bool = False
     keep_going: bool = False
     choices: str | None = None
     record: str | None = None
-    wire: bool = False
     run_options: dict[str, Any] = field(default_factory=dict)
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        raise UsageError(f"%%agent: {message}\n\n{USAGE}")
+        raise UsageError(f"%%agent: {message} (%%agent -h lists every option)")
 
-    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
-        # Only -h/--help exits; show the usage as an error-free message.
-        raise UsageError(USAGE)
+    def print_help(self, file: Any = None) -> NoReturn:
+        # -h / --help: every flag and its help, shown as IPython shows a usage message.
+        raise UsageError(self.format_help())
 
 
 def _build_parser() -> _Parser:
     parser = _Parser(prog="%%agent", add_help=True, allow_abbrev=False)
     for flag in FLAGS:
+        help = flag.help.replace("%", "%%")  # argparse formats help with %: "%agent" must stay text
         if flag.metavar is None:
             parser.add_argument(*flag.names, dest=flag.field, action="store_const", const=flag.switch_value,
-                                default=argparse.SUPPRESS, help=flag.help)
+                                default=argparse.SUPPRESS, help=help)
         else:
             parser.add_argument(*flag.names, dest=flag.field, metavar=flag.metavar, type=flag.parse,
-                                default=argparse.SUPPRESS, help=flag.help)
+                                default=argparse.SUPPRESS, help=help)
     return parser
 
 
@@ -196,7 +180,7 @@ def parse_options(line: str) -> CellOptions:
     try:
         argv = shlex.split(line)
     except ValueError as error:
-        raise UsageError(f"%%agent: cannot read the option line ({error}); check its quotes\n\n{USAGE}") from None
+        raise UsageError(f"%%agent: cannot read the option line ({error}); check its quotes") from None
     given = vars(_PARSER.parse_args(argv))
     if "tools" in given and "toolset" in given:
         raise UsageError("%%agent: give --tools or --toolset, not both")
@@ -209,9 +193,7 @@ def parse_options(line: str) -> CellOptions:
         raise UsageError("%%agent: --choices waits for the decision; it cannot run in the --background")
     run_options = {flag.run_option: given.pop(flag.field) for flag in FLAGS
                    if flag.run_option is not None and flag.field in given}
-    options = CellOptions(run_options=run_options, **given)
-    options.no_cap = "max_iterations" in given and given["max_iterations"] is None
-    return options
+    return CellOptions(run_options=run_options, **given)
 
 
 # -- the prompt template -----------------------------------------------------------------

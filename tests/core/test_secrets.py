@@ -64,7 +64,8 @@ def test_a_tool_error_quoting_a_key_variable_is_masked_for_the_model_and_everywh
 
 
 def test_the_runtimes_own_api_key_is_masked_in_a_tool_error():
-    runtime = op.Runtime(model=op.ScriptedModel([call("connect", host="db"), "done"]), api_key=LOCAL_TOKEN)
+    # The offline model calls the one tool on its menu (with example arguments), then answers.
+    runtime = op.Runtime(model="offline", api_key=LOCAL_TOKEN)
     run = runtime.run("Connect.", tools=[leaky_tool(LOCAL_TOKEN)])
     assert f"the token {MASK}" in results(run)[0].content[0].text
     assert_nowhere(LOCAL_TOKEN, run)

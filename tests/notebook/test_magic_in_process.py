@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -32,10 +33,10 @@ def test_every_documented_option_is_read():
         "--tool-choice required --no-parallel --max-iterations 5 --system 'Be brief.' --background"
     )
     assert (options.model, options.output, options.session, options.new) == ("openai:gpt-4.1-mini", "out", "chat", True)
-    assert (options.tools, options.max_iterations) == (["a", "b"], 5)
-    assert (options.system, options.background) == ("Be brief.", True)
+    assert (options.tools, options.background) == (["a", "b"], True)
     assert options.run_options == {
         "tools_allow": ["a"], "tools_deny": ["b"], "tool_choice": "required", "parallel_tool_calls": False,
+        "max_iterations": 5, "system": "Be brief.",
     }
 
 
@@ -60,8 +61,8 @@ def test_limits_and_text_tools_reach_the_run_options():
 
 
 def test_max_iterations_none_means_no_cap():
-    options = parse_options("--max-iterations none")
-    assert options.no_cap and options.max_iterations is None
+    assert parse_options("--max-iterations none").run_options == {"max_iterations": None}
+    assert parse_options("--max-iterations 0").run_options == {"max_iterations": 0}
 
 
 @pytest.mark.parametrize("line, words", [
@@ -72,8 +73,10 @@ def test_max_iterations_none_means_no_cap():
     ("-o 1abc", "-o needs a variable name"),
     ("--system 'unclosed", "check its quotes"),
     ("--max-cost cheap", "expected an amount in dollars such as 0.05, got 'cheap'"),
-    ("--max-cost 0", "expected an amount above zero"),
-    ("--max-tokens -5", "expected a positive number of tokens"),
+    ("--max-cost 0", "argument --max-cost: max_cost must be a positive number (dollars) or None, got 0.0"),
+    ("--max-tokens -5", "argument --max-tokens: max_tokens must be a positive int or None, got -5"),
+    ("--max-tool-calls 0", "argument --max-tool-calls: max_tool_calls must be a positive int or None, got 0"),
+    ("--tool-choice ''", "argument --tool-choice: tool_choice='' is not valid"),
 ])
 def test_bad_options_say_what_is_wrong(line, words):
     with pytest.raises(UsageError, match=words.replace("(", r"\(").replace(")", r"\)")):
@@ -362,3 +365,43 @@ def test_a_runtime_variable_in_m_runs_with_that_runtime(shell):
     assert result.success, result.error_in_exec
     assert shell.user_ns["r"].text == "from the runtime" and model.requests[0].system == "Be brief."
     assert rt.last_run is shell.user_ns["r"]
+
+
+# -- settings as flags -----------------------------------------------------------------------
+
+
+def test_help_shows_every_flag_with_its_help_as_written(shell):
+    from openprogram_jupyter.jupyter._options import FLAGS
+
+    with pytest.raises(UsageError) as raised:
+        parse_options("-h")
+    shown = " ".join(str(raised.value).split())  # argparse wraps lines
+    assert "%(" not in shown and "option_strings" not in shown
+    for flag in FLAGS:
+        assert flag.names[-1] in shown, flag
+        assert " ".join(flag.help.split()[:6]) in shown, flag.help
+    assert "see them with %agent wire VAR" in shown, "a % in a help string is text, not a format code"
+
+
+def test_a_bad_flag_is_one_line(shell):
+    with pytest.raises(UsageError) as raised:
+        parse_options("--frobnicate")
+    assert str(raised.value) == "%%agent: unrecognized arguments: --frobnicate (%%agent -h lists every option)"
+
+
+def test_wire_and_record_keep_the_runtimes_other_settings(shell, tmp_path):
+    @op.function
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    shell.user_ns["rt"] = op.Runtime(model=op.ScriptedModel([op.ToolCall(name="add", arguments={"a": 1, "b": 2}),
+                                                             "It is 3."]), text_tool_calls=True, max_iterations=7)
+    cassette = tmp_path / "c.json"
+    assert shell.run_cell(f"%%agent -m rt -o r --wire --record {cassette} --tools add\nAdd.").success
+    run = shell.user_ns["r"]
+    assert run.spec.settings["text_tool_calls"] is True
+    assert run.spec.settings["max_iterations"] == 7, "the cell's Runtime's own round cap applies"
+    assert run.spec.settings["capture_wire"] is True and run.wire_log is not None
+    assert len(json.loads(cassette.read_text())["rounds"]) == 2
+    assert shell.user_ns["rt"].settings["capture_wire"] is False, "the notebook's Runtime is left as it was"

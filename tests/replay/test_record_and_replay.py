@@ -101,14 +101,22 @@ def test_runtime_record_wraps_the_model(tmp_path):
 
 
 def test_the_runtime_api_key_is_never_written(tmp_path):
+    from fakeserver import FakeServer, Turn
+
     key = "my-private-key-8c1f2e"
     path = tmp_path / "run.json"
-    leak = op.AssistantMessage(content=[op.TextContent(text=f"The key is {key}.")],
-                               stop_reason="error", error_message=f"401 for key {key}")
-    record(path, prompt=f"Use {key} please", script=[leak], api_key=key)
+    with FakeServer() as server:
+        server.script(Turn(text=f"The key is {key}."))
+        rt = op.Runtime(model="openai:gpt-4.1-mini", base_url=server.openai_base_url, api_key=key, record=path)
+        rt.run(f"Use {key} please", tools=[make_add()])
     text = path.read_text()
     assert key not in text
-    assert "The key is ***." in text and "Use *** please" in text and "401 for key ***" in text
+    assert "The key is ***." in text and "Use *** please" in text
+
+
+def test_a_model_object_refuses_the_runtimes_api_key_and_base_url():
+    with pytest.raises(op.SetupError, match=r"^api_key and base_url configure a model string; the ScriptedModel "):
+        op.Runtime(model=op.ScriptedModel(["hi"]), api_key="k", base_url="http://127.0.0.1:9/v1")
 
 
 @pytest.mark.parametrize("variable", SECRET_ENV_VARS)

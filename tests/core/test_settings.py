@@ -1,0 +1,153 @@
+"""Run settings: one declaration each (openprogram_jupyter/settings.py), merged Runtime →
+inherited → run, and everything that lists them generated from it."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import openprogram_jupyter as op
+from openprogram_jupyter.settings import DEFAULTS, SETTINGS, markdown_table
+from openprogram_jupyter.tools.registry import Registry
+
+from .conftest import call
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_the_docs_table_is_the_generated_one():
+    assert markdown_table() in (REPO / "docs" / "settings.md").read_text(), (
+        "docs/settings.md shows an old settings table: paste the output of settings.markdown_table()")
+
+
+def test_a_runtime_holds_defaults_and_a_run_lays_its_own_over_them():
+    model = op.ScriptedModel([call("add", a=1, b=2), call("add", a=3, b=4), "done"])
+    rt = op.Runtime(model=model, max_iterations=5, system="Be brief.")
+    spec = rt.prepare("Add.", tools=[], max_iterations=2)
+    assert spec.settings["max_iterations"] == 2
+    assert spec.settings["system"] == "Be brief."  # the Runtime's, not overwritten by the run
+    assert spec.settings["max_tool_calls"] == DEFAULTS["max_tool_calls"] == 500
+    assert rt.settings["max_iterations"] == 5, "a run's keyword leaves the Runtime as it was"
+    assert set(spec.settings) == set(SETTINGS)
+
+
+def test_a_bad_setting_is_refused_where_it_is_given_naming_it():
+    with pytest.raises(op.SetupError, match=r"^max_tool_calls must be a positive int or None, got 0$"):
+        op.Runtime(model="offline", max_tool_calls=0)
+    with pytest.raises(op.SetupError, match=r"^capture_wire must be True or False, got 'yes'$"):
+        op.Runtime(model="offline").prepare("x", capture_wire="yes")
+    with pytest.raises(op.SetupError, match=r"^not a run option: max_iteration \(see help"):
+        op.Runtime(model="offline").prepare("x", max_iteration=3)
+    with pytest.raises(op.SetupError, match=r"^not a run setting: temperature \(settings: system, "):
+        op.Runtime(model="offline", temperature=0.2)
+
+
+def test_the_settings_property_is_a_copy():
+    rt = op.Runtime(model="offline")
+    rt.settings["max_iterations"] = 1
+    assert rt.settings["max_iterations"] == 20
+
+
+def test_a_nested_run_inherits_only_the_settings_declared_inherited():
+    seen = {}
+
+    @op.agentic_function(register_globally=False)
+    def helper(runtime=None) -> str:
+        """Ask a helper."""
+        nested = runtime.prepare("inner", tools=[])
+        seen.update(nested.settings)
+        return "ok"
+
+    rt = op.Runtime(model=op.ScriptedModel([call("helper"), "done"]))
+    rt.run("Use the helper.", tools=[helper], text_tool_calls=True, capture_wire=True, max_iterations=3,
+           system="outer only")
+    assert (seen["text_tool_calls"], seen["capture_wire"]) == (True, True)
+    assert (seen["max_iterations"], seen["system"]) == (20, None), "caps and prompts are each run's own"
+
+
+def test_a_nested_run_can_turn_an_inherited_setting_off():
+    seen = {}
+
+    @op.agentic_function(register_globally=False)
+    def helper(runtime=None) -> str:
+        """Ask a helper."""
+        seen.update(runtime.prepare("inner", tools=[], capture_wire=False).settings)
+        return "ok"
+
+    op.Runtime(model=op.ScriptedModel([call("helper"), "done"])).run("Go.", tools=[helper], capture_wire=True)
+    assert seen["capture_wire"] is False
+
+
+def test_replace_keeps_every_keyword_of_the_runtime_but_the_changed_ones(tmp_path):
+    def approve(request):
+        return True
+
+    registry = Registry()
+    rt = op.Runtime(model="offline", approve=approve, tools_deny=["rm"], max_depth=3, cancel_grace=1.5,
+                    registry=registry, record=tmp_path / "c.json", text_tool_calls=True, capture_wire=True,
+                    max_cost=0.5)
+    other = op.ScriptedModel(["hi"])
+    copy = rt.replace(model=other)
+    assert copy.model_spec is other
+    assert copy.registry is registry
+    assert (copy.approve, copy.tools_deny, copy.max_depth, copy.cancel_grace) == (approve, ["rm"], 3, 1.5)
+    assert copy.record == tmp_path / "c.json"
+    assert copy.settings == rt.settings
+    assert copy.replace(max_cost=None).settings["max_cost"] is None
+    assert copy.settings["max_cost"] == 0.5
+
+
+def test_a_fork_on_another_model_keeps_wire_capture_and_text_tool_calls():
+    rt = op.Runtime(model=op.ScriptedModel([call("add", a=1, b=2), call("add", a=3, b=4), "done"]))
+
+    @op.function(register_globally=False)
+    def add(a: int, b: int) -> int:
+        """Add."""
+        return a + b
+
+    run = rt.run("Add twice.", tools=[add], capture_wire=True, text_tool_calls=True, max_cost=2.0)
+    forked = rt.fork(run, 2, model=op.ScriptedModel(["forked answer"]), tools=[add])
+    assert forked.text == "forked answer"
+    assert forked.spec.settings["capture_wire"] and forked.spec.settings["text_tool_calls"]
+    assert forked.spec.settings["max_cost"] == 2.0
+    assert forked.wire_log is not None, "the fork captured its own rounds"
+
+
+def test_a_new_setting_is_one_declaration(tmp_path):
+    """Declare a setting in a copy of the package; it is a keyword, a checked value, a flag,
+    in the usage and in the docs table, with nothing else written."""
+    copy = tmp_path / "openprogram_jupyter"
+    shutil.copytree(REPO / "openprogram_jupyter", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    settings = copy / "settings.py"
+    source = settings.read_text()
+    anchor = "\n\ndef _declarations()"
+    declaration = textwrap.indent(textwrap.dedent('''
+        shout_level: Annotated[int | None, Setting(
+            None, _whole(1, "a positive int"), "how loudly to answer", Flag("--shout-level", "N|none", _capped("x")))]
+    '''), "    ")
+    settings.write_text(source.replace(anchor, declaration.rstrip() + "\n" + anchor, 1))
+    probe = textwrap.dedent('''
+        import openprogram_jupyter as op
+        from openprogram_jupyter.jupyter._options import USAGE, parse_options
+        from openprogram_jupyter.settings import markdown_table
+        spec = op.Runtime(model="offline", shout_level=2).prepare("x", tools=[])
+        assert spec.settings["shout_level"] == 2, spec.settings
+        assert op.Runtime(model="offline").prepare("x", shout_level=7).settings["shout_level"] == 7
+        try:
+            op.Runtime(model="offline").prepare("x", shout_level=0)
+        except op.SetupError as error:
+            assert str(error) == "shout_level must be a positive int or None, got 0", error
+        else:
+            raise AssertionError("not checked")
+        assert parse_options("--shout-level 4").run_options == {"shout_level": 4}
+        assert "[--shout-level N|none]" in USAGE, USAGE
+        assert "| `shout_level` | `None` | `--shout-level N\\\\|none` | how loudly to answer. |" in markdown_table()
+        print("ok")
+    ''')
+    done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "ok", done.stderr

@@ -144,6 +144,14 @@ def check_pick(pick: Pick, options: Sequence[Option]) -> tuple[Option, dict[str,
 # -- seeing a decision run through ------------------------------------------------------
 
 
+# How a decision's failure names the limit that ended its run before a valid pick.
+_LIMIT_WORDS = {
+    "max_iterations": "its round cap (max_iterations={max_iterations})",
+    "max_cost": "its cost limit (max_cost)",
+    "max_tokens": "its token limit (max_tokens)",
+}
+
+
 class Judge:
     """Watches one run's replies and reads the pick when the run would end.
 
@@ -211,9 +219,10 @@ class Judge:
 
     def _failure(self, run: Run, max_iterations: int | None) -> DecisionError:
         errors = list(self.errors)
-        if run.stop_reason == "max_iterations":
+        if run.stop_reason in _LIMIT_WORDS:
+            limit = _LIMIT_WORDS[run.stop_reason].format(max_iterations=max_iterations)
             errors.append(
-                f"the run reached its round cap (max_iterations={max_iterations}) before "
+                f"the run reached {limit} before "
                 + ("the re-ask could be sent" if self.errors else "the model finished, so it made no pick")
             )
         attempts = len(self.errors)

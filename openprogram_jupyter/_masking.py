@@ -68,6 +68,9 @@ class ReplyMask:
                     block.thinking, block.signature = masked, None
         if message.error_message:
             message.error_message = self.secrets.mask(message.error_message)
+        if message.error is not None:
+            message.error.summary = self.secrets.mask(message.error.summary)
+            message.error.detail = self.secrets.mask(message.error.detail) if message.error.detail else None
 
 
 def mask_result(result: ToolResultMessage, secrets: Secrets | None = None) -> ToolResultMessage:

@@ -31,7 +31,7 @@ from .messages import AssistantMessage, ToolResultMessage
 
 __all__ = ["ANY", "RunCheck", "check"]
 
-_STOP_REASONS = ("stop", "max_iterations", "error", "aborted")
+_STOP_REASONS = ("stop", "max_iterations", "max_cost", "max_tokens", "error", "aborted")
 _PREVIEW = 100
 
 

@@ -20,12 +20,13 @@ built-in type it has always been (a bad setting is still a ``ValueError`` or a
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ._controls import visible_controls
 from ._secrets import mask
 
 if TYPE_CHECKING:
+    from .messages import ReplyError
     from .run import Run
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "CassetteError",
     "DecisionError",
     "OpenProgramError",
+    "ProviderError",
     "RunError",
     "SaveError",
     "SchemaError",
@@ -58,6 +60,78 @@ def split_model_error(text: str) -> tuple[str, str | None]:
 
 class OpenProgramError(Exception):
     """Base of every error this package raises on purpose."""
+
+
+class ProviderError(OpenProgramError):
+    """Why a round of the model failed: a provider's error reply, an SDK that refused
+    before sending (no key), a connection that failed or broke, a refusal, a cassette that
+    could not play. It is ``run.error`` of a run that ended in an error.
+
+    ``str()`` is the one-line ``message`` the views show; ``detail`` the SDK's or
+    provider's own words where they add something. ``status`` is the HTTP status
+    (``None`` without one), ``code`` the provider's error type (``rate_limit_error``,
+    ``ThrottlingException``, …), ``retryable`` whether trying again could succeed,
+    ``retry_after`` the wait the server asked for, ``provider`` its name, ``body`` the
+    error body it sent (parsed JSON or text; kept only while the run is in memory), and
+    ``kind`` what kind of failure it is (:data:`~openprogram_jupyter.messages.ErrorKind`;
+    from ``status`` and ``code`` unless given) — decide by it, never by the words.
+    """
+
+    def __init__(self, message: str, *, status: int | None = None, code: str | None = None,
+                 retryable: bool = False, retry_after: float | None = None, detail: str | None = None,
+                 body: Any = None, provider: str | None = None, kind: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.code = code
+        self.retryable = retryable
+        self.retry_after = retry_after
+        self.detail = detail
+        self.body = body
+        self.provider = provider
+        self.kind = kind or kind_of(status, code)
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={value!r}" for name, value in
+                           (("kind", self.kind), ("status", self.status), ("code", self.code),
+                            ("provider", self.provider)) if value is not None)
+        return f"ProviderError({self.message!r}, {fields})"
+
+    @classmethod
+    def of_reply(cls, text: str, error: ReplyError | None) -> ProviderError:
+        """The error of a failed reply: from its fields, or — a reply saved before they
+        existed — from its text (summary and the provider's words)."""
+        if error is None:
+            summary, detail = split_model_error(text)
+            return cls(summary, detail=detail, kind="other")
+        return cls(error.summary or split_model_error(text)[0], status=error.status, code=error.code,
+                   retryable=error.retryable, detail=error.detail, provider=error.provider, kind=error.kind)
+
+
+def kind_of(status: int | None, code: str | None) -> str:
+    """The :data:`~openprogram_jupyter.messages.ErrorKind` an HTTP ``status`` and a
+    provider's error ``code`` say (``"other"`` when neither says anything known)."""
+    text = (code or "").lower()
+    if status in (401, 403) or any(word in text for word in ("authentication", "permission", "unauthorized")):
+        return "auth"
+    if status == 429 or any(word in text for word in ("rate", "throttl", "exhausted", "quota")):
+        return "rate_limit"
+    if status == 529 or "overload" in text:
+        return "overloaded"
+    if "context_length" in text or "too_long" in text:
+        return "context_length"
+    if status == 408 or "timeout" in text:
+        return "timeout"
+    if status == 404 or "not_found" in text:
+        return "not_found"
+    if status in (400, 413, 422) or "invalid_request" in text or "validation" in text:
+        return "bad_request"
+    if status is not None and status >= 500:
+        return "server"
+    return "other"
 
 
 class UserMistake:

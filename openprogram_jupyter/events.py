@@ -33,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ._dispatch import KindTable, UnhandledKindError
 from .messages import (
     AssistantMessage,
+    ReplyError,
     RunStopReason,
     ToolCall,
     ToolResultMessage,
@@ -212,12 +213,14 @@ class TurnEndEvent(Event):
 
 class AgentEndEvent(Event):
     """The run ended. ``messages`` are the messages this run added, in order. ``limit``
-    names the limit that ended it (``stop_reason`` is then ``"max_iterations"``)."""
+    names the limit that ended it (``stop_reason`` is then that name, unless the last round
+    failed or was stopped); ``error`` is a failure's fields (``error_message`` its text)."""
 
     type: Literal["agent_end"] = "agent_end"
     messages: list[AnyMessage]
     stop_reason: RunStopReason
     error_message: str | None = None
+    error: ReplyError | None = None
     limit: str | None = None
 
 

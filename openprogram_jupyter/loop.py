@@ -36,6 +36,7 @@ from .events import (
 )
 from .messages import (
     AssistantMessage,
+    ReplyError,
     RunStopReason,
     ToolCall,
     ToolResultMessage,
@@ -95,6 +96,7 @@ class LoopState:
     undelivered: list[Any] = field(default_factory=list)
     stop_reason: RunStopReason = "stop"
     error_message: str | None = None
+    error: ReplyError | None = None
     limit: str | None = None
     unpriced_noticed: bool = False
 
@@ -129,8 +131,9 @@ async def run_loop(config: LoopConfig, state: LoopState, prompts: Sequence[UserM
         _close_after_abort(config, state)
         state.stop_reason = "error"
         state.error_message = mask(f"internal error: {type(error).__name__}: {error}")
+        state.error = ReplyError(kind="internal", summary=state.error_message)
     emit(AgentEndEvent, messages=list(state.new_messages), stop_reason=state.stop_reason,
-         error_message=state.error_message, limit=state.limit)
+         error_message=state.error_message, error=state.error, limit=state.limit)
 
 
 async def _run_rounds(config: LoopConfig, state: LoopState, pending: list[Any]) -> None:
@@ -162,7 +165,7 @@ async def _run_rounds(config: LoopConfig, state: LoopState, pending: list[Any]) 
                 _answer_unrun_calls(config, state, message, UNRUN_AFTER_FAILED_REPLY)
                 _end_turn(config, state, message)
                 state.stop_reason = message.stop_reason
-                state.error_message = message.error_message
+                state.error_message, state.error = message.error_message, message.error
                 return
 
             tool_calls = message.tool_calls
@@ -184,14 +187,14 @@ async def _run_rounds(config: LoopConfig, state: LoopState, pending: list[Any]) 
 
 async def _end_at_limit(config: LoopConfig, state: LoopState, limit: LimitReached, pending: list[Any],
                         *, answer: bool) -> None:
-    """End the run at ``limit`` (``stop_reason == "max_iterations"``, ``state.limit`` its
-    name); messages not delivered stay undelivered. With ``answer`` (the model still
-    wanted tools) and ``finish_at_limit``, one last round, tool-free, answers first."""
+    """End the run at ``limit`` (``stop_reason`` and ``state.limit`` its name); messages
+    not delivered stay undelivered. With ``answer`` (the model still wanted tools) and
+    ``finish_at_limit``, one last round, tool-free, answers first."""
     state.undelivered = list(pending)
     if answer and config.spec.settings["finish_at_limit"]:
         await _final_round(config, state, limit)
     if state.stop_reason not in ("error", "aborted"):
-        state.stop_reason = "max_iterations"
+        state.stop_reason = limit.name
     state.limit = limit.name
 
 
@@ -209,7 +212,7 @@ async def _final_round(config: LoopConfig, state: LoopState, limit: LimitReached
     _end_turn(config, state, message)
     if message.stop_reason == "aborted":
         state.stop_reason = "aborted"
-    state.error_message = message.error_message
+    state.error_message, state.error = message.error_message, message.error
 
 
 def _notice_unpriced(config: LoopConfig, state: LoopState, message: AssistantMessage) -> None:
@@ -264,7 +267,7 @@ async def _stream_assistant_response(config: LoopConfig, state: LoopState,
     except asyncio.CancelledError:
         raise
     except Exception as error:
-        builder.fail(f"{config.model.name}: {type(error).__name__}: {error}")
+        builder.fail(f"{config.model.name}: {type(error).__name__}: {error}", kind="internal")
     if partial.stop_reason not in ("error", "aborted"):
         builder.finish(partial.stop_reason if partial.stop_reason != "stop" else None)
     for update in masking.held_back():

@@ -20,8 +20,10 @@ __all__ = [
     "SAVED_DEPTH",
     "AssistantMessage",
     "AssistantStopReason",
+    "ErrorKind",
     "ImageContent",
     "Message",
+    "ReplyError",
     "RunStopReason",
     "TextContent",
     "ThinkingContent",
@@ -37,8 +39,22 @@ __all__ = [
 AssistantStopReason = Literal["stop", "length", "toolUse", "error", "aborted"]
 """Why one assistant message ended. ``"toolUse"``: it holds tool calls."""
 
-RunStopReason = Literal["stop", "max_iterations", "error", "aborted"]
-"""Why a whole run ended (``Run.stop_reason``)."""
+RunStopReason = Literal["stop", "max_iterations", "max_cost", "max_tokens", "error", "aborted"]
+"""Why a whole run ended (``Run.stop_reason``): the model finished, a limit ended it (the
+round cap, the cost limit, the token limit), a reply failed, or it was stopped."""
+
+ErrorKind = Literal[
+    "credentials", "auth", "rate_limit", "overloaded", "context_length", "bad_request", "not_found", "timeout",
+    "server", "connection", "stream_cut", "refused", "incomplete", "replay", "internal", "other",
+]
+"""What kind of failure ended a reply (``ReplyError.kind``, ``run.error.kind``): ``credentials``
+no key was found; ``auth`` HTTP 401/403; ``rate_limit`` 429 or a throttling code;
+``overloaded`` 529 or an overload code; ``context_length`` a context-length code;
+``bad_request`` 400/422; ``not_found`` 404; ``timeout`` 408 or a timeout code; ``server``
+another 5xx; ``connection`` no connection was made; ``stream_cut`` the stream ended early;
+``refused`` the model or a content filter refused; ``incomplete`` the provider stopped the
+reply; ``replay`` a cassette could not play the round; ``internal`` a bug below the loop;
+``other`` anything else."""
 
 ToolResultStatus = Literal["done", "error", "skipped", "cancelled", "interrupted", "denied"]
 """How a tool call ended. Everything but ``"done"`` is sent to the model with ``is_error``."""
@@ -146,13 +162,33 @@ class UserMessage(BaseModel):
         return "".join(b.text for b in self.content if isinstance(b, TextContent))
 
 
+class ReplyError(BaseModel):
+    """Why a reply failed, as fields (``AssistantMessage.error``): what a view or a cell
+    decides by, never the message's words. ``summary`` is one line (what the views show),
+    ``detail`` the SDK's or provider's own words where they add something; ``status`` the
+    HTTP status, ``code`` the provider's error type, ``retryable`` whether trying again
+    could succeed, ``provider`` the provider's name (``"openai"``, …; ``None`` for a
+    model that is not a provider's)."""
+
+    kind: ErrorKind = "other"
+    summary: str = ""
+    detail: str | None = None
+    status: int | None = None
+    code: str | None = None
+    retryable: bool = False
+    provider: str | None = None
+
+
 class AssistantMessage(BaseModel):
-    """One reply of the model: text, thinking and tool-call blocks, in the order streamed."""
+    """One reply of the model: text, thinking and tool-call blocks, in the order streamed.
+    A failed one (``stop_reason == "error"``) says why in ``error_message`` (its text) and
+    ``error`` (its fields; ``None`` in replies saved before it existed)."""
 
     role: Literal["assistant"] = "assistant"
     content: list[AssistantContent] = Field(default_factory=list)
     stop_reason: AssistantStopReason = "stop"
     error_message: str | None = None
+    error: ReplyError | None = None
     usage: Usage = Field(default_factory=Usage)
     model: str | None = None
     timestamp: float = Field(default_factory=_now)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import _ambient, _viewer
-from .errors import RunError
+from .errors import ProviderError, RunError
 from .events import AgentEndEvent, MessageEndEvent, TurnStartEvent
 from .messages import AssistantMessage, RunStopReason, ToolResultMessage, Usage, UserMessage
 
@@ -30,11 +30,14 @@ class Run:
     ``messages`` are the messages this run added (the prompt, each reply, each tool
     result); ``events`` every event in order, including those of nested runs (``depth >
     0``). ``text`` is the final answer: the text of the last reply that had any.
-    ``stop_reason`` is ``"stop"``, ``"max_iterations"``, ``"error"`` or ``"aborted"``;
-    ``error`` says what went wrong for the latter two kinds of end where known (and for
-    a last, tool-free round at a limit that failed). ``limit`` names the limit that ended
-    the run — ``"max_iterations"``, ``"max_cost"`` or ``"max_tokens"`` — with
-    ``stop_reason == "max_iterations"``; ``None`` when no limit did.
+    ``stop_reason`` is ``"stop"``, the limit that ended it (``"max_iterations"``,
+    ``"max_cost"``, ``"max_tokens"``), ``"error"`` or ``"aborted"``;
+    ``error`` is the :class:`~openprogram_jupyter.errors.ProviderError` saying what went
+    wrong for the latter two kinds of end where known (and for a last, tool-free round at
+    a limit that failed): ``str(run.error)`` is its one line, its fields (``kind``,
+    ``status``, ``code``, ``retryable``, ``provider``, ``detail``) what to decide by.
+    ``limit`` names the limit that ended the run (also when its last round failed or was
+    stopped); ``None`` when no limit did.
     ``result`` holds the resolved decision's value when the run was asked for
     ``choices=``, and ``decision`` the :class:`~openprogram_jupyter.decision.Decision`
     itself (``None`` otherwise — a decision's value may be ``None`` too).
@@ -50,7 +53,7 @@ class Run:
         self.messages: list[UserMessage | AssistantMessage | ToolResultMessage] = []
         self.events: list[Any] = []
         self.stop_reason: RunStopReason | None = None
-        self.error: str | None = None
+        self.error: ProviderError | None = None
         self.limit: str | None = None
         self.rounds = 0
         self.result: Any = None
@@ -79,7 +82,7 @@ class Run:
         elif type(event) is AgentEndEvent and event.run_id == self.run_id:
             self.messages = list(event.messages)
             self.stop_reason = event.stop_reason
-            self.error = event.error_message
+            self.error = ProviderError.of_reply(event.error_message, event.error) if event.error_message else None
             self.limit = event.limit
             self.ended_at = event.timestamp
 

@@ -247,9 +247,10 @@ class Runtime:
     def exec(self, content: Any, **options: Unpack[RunOptions]) -> Any:
         """Run to the end and return the answer.
 
-        The answer is the final text; with ``choices=`` it is the resolved decision. At
-        the round cap (``max_iterations``) it is the last reply's text and the Run says
-        ``"max_iterations"``; when stopped it is whatever text had arrived. If the run
+        The answer is the final text; with ``choices=`` it is the resolved decision. At a
+        limit it is the last reply's text and the Run's ``stop_reason`` names the limit
+        (``"max_iterations"``, ``"max_cost"``, ``"max_tokens"``); when stopped it is
+        whatever text had arrived. If the run
         failed (``stop_reason == "error"``) :class:`RunError` is raised, carrying the Run.
         """
         return _answer(self.run(content, **options))

@@ -80,7 +80,7 @@ def judge(outcome: EvalOutcome, prompt: str, model: str, expect: Callable[[Run],
     elif run.stop_reason == "aborted":
         row.verdict, row.why = "stopped", "the evaluation was stopped before this run ended"
     elif run.stop_reason == "error":
-        row.why = run.error or "the run ended with an error"
+        row.why = str(run.error or "the run ended with an error")
     else:
         row.verdict, row.why = _expectation(expect, run)
     return row

@@ -35,7 +35,7 @@ from .._controls import visible_controls
 from .._install import install_hint
 from .._secrets import mask
 from ..approvals import Skip
-from ..errors import ArgumentError, DecisionError, SetupError, split_model_error
+from ..errors import ArgumentError, DecisionError, SetupError
 from ._cell_errors import RunFailed, RunInterrupted, where_the_run_is
 from ._live import LiveRun
 from ._saved_runs import saved_run_metadata
@@ -230,9 +230,9 @@ def _fail_if_the_run_failed(plan: CellPlan, run: Any) -> None:
     if run is None or run.stop_reason != "error" or plan.options.keep_going:
         return
     where = where_the_run_is(plan.options.output)
-    summary = split_model_error(run.error)[0] if run.error else "the run ended with an error"
+    summary = run.error.message if run.error is not None else "the run ended with an error"
     hint = ""
-    if "no API key" in summary or "no AWS credentials" in summary:
+    if run.error is not None and run.error.kind == "credentials":
         hint = " — or choose a model: %config AgentMagics.model = '...', -m MODEL, or -m offline"
     tail = f"{hint} (the Run is in {where}; pass --keep-going to let the notebook carry on)"
     raise RunFailed(summary + tail, shown="the run ended with the error shown above" + tail)

@@ -31,7 +31,6 @@ from html import escape
 from typing import Any
 
 from .._secrets import Secrets
-from ..errors import split_model_error
 from ..render import _format as fmt
 from ..render._groups import left_out_line, tally
 from ..render._text_html import text_html
@@ -404,8 +403,8 @@ class RunView:
         box = self._widget_for(round_, lambda: self._make(w.VBox), pool="vbox")
         label = self._widget_for(("round-label", id(round_)), lambda: self._make(w.HTML), pool="html")
         text = fmt.round_label(round_)
-        if round_.stop_reason == "error" and round_.error_message:
-            text += f" · model error: {split_model_error(round_.error_message)[0]}"
+        if round_.stop_reason == "error" and round_.error is not None:
+            text += f" · model error: {round_.error.message}"
         self._want(label, value=f'<span style="{_MUTED}">{escape(text)}</span>')
         size = _window.ROUND if run.depth == 0 else _window.NESTED_ROUND
         shown = self._round_windows.setdefault(id(round_), _window.RoundWindow()).shown(round_, size)

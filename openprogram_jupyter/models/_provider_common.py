@@ -28,9 +28,9 @@ from typing import Any
 
 from .._install import missing_dependency_message
 from .._secrets import mask, remember
-from ..errors import PROVIDER_SAID
+from ..errors import PROVIDER_SAID, ProviderError
 from ..events import AssistantUpdate, RetryWait
-from ..messages import Usage, UserMessage
+from ..messages import ReplyError, Usage, UserMessage
 from .base import MessageBuilder, Model, ModelRequest
 from .pricing import cost_of
 
@@ -140,35 +140,12 @@ def wait_text(seconds: float) -> str:
     return f"{seconds:.1f} s" if seconds < 10 else f"{seconds:.0f} s"
 
 
-@dataclass
-class ProviderError(Exception):
-    """A failed request or stream, in the provider's own words.
-
-    ``status`` is the HTTP status (``None`` for a connection failure or an error frame
-    inside a stream), ``code`` the provider's error type (``rate_limit_error``,
-    ``ThrottlingException``, ...), ``message`` the provider's message, or our own one-line
-    account where the provider's is unhelpful, with its words kept in ``detail``. ``body``
-    is the error body the provider sent, as parsed JSON (or text), when it sent one: wire
-    capture keeps it (:meth:`~._wire.WireRecorder.failed`).
-    """
-
-    message: str
-    status: int | None = None
-    code: str | None = None
-    retryable: bool = False
-    retry_after: float | None = None
-    detail: str | None = None
-    body: Any = None
-
-    def __str__(self) -> str:
-        return self.message
-
-
 class StreamCutError(ProviderError):
     """The stream ended before the provider's end marker."""
 
     def __init__(self, marker: str) -> None:
-        super().__init__(f"the stream ended before {marker} (connection closed early)", retryable=True)
+        super().__init__(f"the stream ended before {marker} (connection closed early)", retryable=True,
+                         kind="stream_cut")
 
 
 # -- secrets ---------------------------------------------------------------------------
@@ -269,7 +246,7 @@ class ProviderModel(Model):
         try:
             payload, notices = self._prepare(request)
         except ValueError as error:  # a request we cannot translate (bad image, ...)
-            out.fail(self._format_error(ProviderError(str(error)), 0))
+            out.fail(*self._format_error(ProviderError(str(error), kind="bad_request"), 0))
             if request.wire is not None:
                 request.wire.not_sent(scrub_secrets(str(error), self._secrets()))
             return
@@ -299,7 +276,7 @@ class ProviderModel(Model):
             wait = None if streamed else self.retry.wait_before(retry_number, failure)
             if wait is None:
                 too_long = not streamed and self.retry.waits_too_long(retry_number, failure)
-                out.fail(self._format_error(failure, retry_number, refused_wait=too_long))
+                out.fail(*self._format_error(failure, retry_number, refused_wait=too_long))
                 return
             yield out.retry_wait(self._retry_wait(failure, wait, retry_number + 1))
             await asyncio.sleep(wait)
@@ -309,24 +286,30 @@ class ProviderModel(Model):
         return RetryWait(seconds=wait, until=time.time() + wait, retry=retry, max_retries=self.retry.max_retries,
                          reason=retry_reason(failure), message=scrub_secrets(failure.message, self._secrets()))
 
-    def _format_error(self, error: ProviderError, retries: int, *, refused_wait: bool = False) -> str:
-        """``<model> failed, HTTP <status>, <code>: <message> (after N retries)``, and with
-        ``refused_wait`` the wait the server asked for that was longer than ``max_retry_after``."""
+    def _format_error(self, error: ProviderError, retries: int, *,
+                      refused_wait: bool = False) -> tuple[str, None, ReplyError]:
+        """The failed reply's text and fields (as ``out.fail`` takes them, no usage):
+        ``<model> failed, HTTP <status>, <code>: <message> (after N retries)``, with
+        ``refused_wait`` the wait the server asked for that was longer than
+        ``max_retry_after``, then the SDK's own words; every secret masked."""
         parts = [f"{self.name} failed"]
         if error.status is not None:
             parts.append(f"HTTP {error.status}")
         if error.code:
             parts.append(str(error.code))
-        text = ", ".join(parts) + f": {error.message or 'no message'}"
+        summary = ", ".join(parts) + f": {error.message or 'no message'}"
         if retries:
-            text += f" (after {retries} {'retry' if retries == 1 else 'retries'})"
+            summary += f" (after {retries} {'retry' if retries == 1 else 'retries'})"
         if refused_wait and error.retry_after is not None:
-            text += (f"; the server asked to wait {wait_text(error.retry_after)} before trying again, longer "
-                     f"than max_retry_after ({wait_text(self.retry.max_retry_after)}), so the round ended "
-                     "without waiting")
-        if error.detail:
-            text += PROVIDER_SAID + error.detail
-        return scrub_secrets(text, self._secrets())
+            summary += (f"; the server asked to wait {wait_text(error.retry_after)} before trying again, longer "
+                        f"than max_retry_after ({wait_text(self.retry.max_retry_after)}), so the round ended "
+                        "without waiting")
+        secrets = self._secrets()
+        summary = scrub_secrets(summary, secrets)
+        detail = scrub_secrets(error.detail, secrets) if error.detail else None
+        fields = ReplyError(kind=error.kind, summary=summary, detail=detail, status=error.status,  # type: ignore[arg-type]
+                            code=error.code, retryable=error.retryable, provider=self.provider)
+        return (summary if detail is None else summary + PROVIDER_SAID + detail), None, fields
 
     def _usage(self, input: int = 0, output: int = 0, cache_read: int = 0, cache_write: int = 0) -> Usage:
         return make_usage(self.name, input, output, cache_read, cache_write)
@@ -407,7 +390,8 @@ def connection_failed(exc: BaseException, shown: BaseException | None = None) ->
     shown = shown or exc
     retryable = connection_retryable(exc)
     why = "" if retryable else "; a wrong address cannot succeed on retry, so it was not retried"
-    return ProviderError(f"connection failed ({type(shown).__name__}: {shown}){why}", retryable=retryable)
+    return ProviderError(f"connection failed ({type(shown).__name__}: {shown}){why}", retryable=retryable,
+                         kind="connection")
 
 
 _PERMANENT_CONNECTION_ERRORS = frozenset({  # httpx / httpx2, requests, urllib3

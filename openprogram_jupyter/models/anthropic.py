@@ -192,7 +192,7 @@ class AnthropicModel(ProviderModel):
             raise StreamCutError("message_stop")
         usage = self._usage(**counts)
         if stop == "refusal":
-            out.fail(f"{self.name}: the model refused to answer (stop_reason refusal)", usage)
+            out.fail(f"{self.name}: the model refused to answer (stop_reason refusal)", usage, kind="refused")
         else:
             out.finish("length" if stop == "max_tokens" else None, usage)
 
@@ -211,7 +211,8 @@ class AnthropicModel(ProviderModel):
             return connection_failed(exc, exc.__cause__ or exc.__context__)
         credentials_error = getattr(anthropic, "CredentialsError", None)
         if credentials_error is not None and isinstance(exc, credentials_error):
-            return ProviderError(f"no API key: {INFO.key_hint}", detail=f"{type(exc).__name__}: {exc}")
+            return ProviderError(f"no API key: {INFO.key_hint}", detail=f"{type(exc).__name__}: {exc}",
+                                 kind="credentials")
         return transport_error(exc) or ProviderError(f"{type(exc).__name__}: {exc}")
 
 

@@ -24,6 +24,8 @@ from ..events import AssistantUpdate, RetryWait
 from ..messages import (
     AssistantMessage,
     AssistantStopReason,
+    ErrorKind,
+    ReplyError,
     TextContent,
     ThinkingContent,
     ToolCall,
@@ -228,10 +230,14 @@ class MessageBuilder:
             stop_reason = "toolUse" if self.message.tool_calls else "stop"
         self.message.stop_reason = stop_reason
 
-    def fail(self, error_message: str, usage: Usage | None = None) -> None:
-        """End the message as failed; whatever streamed so far stays in it."""
+    def fail(self, error_message: str, usage: Usage | None = None, error: ReplyError | None = None, *,
+             kind: ErrorKind = "other") -> None:
+        """End the message as failed; whatever streamed so far stays in it. ``error`` is
+        the failure as fields; without it, one of ``kind`` with ``error_message`` as its
+        summary."""
         self.finish("error", usage)
         self.message.error_message = error_message
+        self.message.error = error if error is not None else ReplyError(kind=kind, summary=error_message)
 
 
 class Model(ABC):

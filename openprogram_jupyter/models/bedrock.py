@@ -210,7 +210,7 @@ class BedrockModel(ProviderModel):
                                       cache_read=usage.get("cacheReadInputTokens", 0),
                                       cache_write=usage.get("cacheWriteInputTokens", 0))
         if stop in ("guardrail_intervened", "content_filtered"):
-            out.fail(f"{self.name}: the reply was stopped ({stop})", round_usage)
+            out.fail(f"{self.name}: the reply was stopped ({stop})", round_usage, kind="incomplete")
         else:
             out.finish("length" if stop == "max_tokens" else None, round_usage)
 
@@ -232,9 +232,9 @@ class BedrockModel(ProviderModel):
         if isinstance(exc, (boto_errors.HTTPClientError, boto_errors.ConnectionError)):
             return connection_failed(exc)
         if isinstance(exc, boto_errors.NoRegionError):
-            return ProviderError("no AWS region: set AWS_REGION or pass region= to BedrockModel")
+            return ProviderError("no AWS region: set AWS_REGION or pass region= to BedrockModel", kind="credentials")
         if isinstance(exc, boto_errors.NoCredentialsError):
-            return ProviderError(f"no AWS credentials: {INFO.key_hint}")
+            return ProviderError(f"no AWS credentials: {INFO.key_hint}", kind="credentials")
         return transport_error(exc) or ProviderError(f"{type(exc).__name__}: {exc}")
 
 

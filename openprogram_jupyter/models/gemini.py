@@ -145,7 +145,7 @@ class GeminiModel(ProviderModel):
         from httpx_sse import aconnect_sse
 
         if not self._api_key:
-            raise ProviderError(f"no API key: {INFO.key_hint}")
+            raise ProviderError(f"no API key: {INFO.key_hint}", kind="credentials")
         url = f"{self.base_url}/v1beta/models/{quote(self.model_id, safe='')}:streamGenerateContent?alt=sse"
         headers = {"x-goog-api-key": self._api_key, "content-type": "application/json"}
         async with aconnect_sse(self._client(), "POST", url, json=payload, headers=headers) as source:
@@ -192,7 +192,7 @@ class GeminiModel(ProviderModel):
         elif finish in ("STOP", "MAX_TOKENS"):
             out.finish(None, round_usage)
         else:  # SAFETY, RECITATION, MALFORMED_FUNCTION_CALL, a blocked prompt, ...
-            out.fail(f"{self.name}: the reply was stopped ({finish})", round_usage)
+            out.fail(f"{self.name}: the reply was stopped ({finish})", round_usage, kind="incomplete")
 
     def _classify(self, exc: Exception) -> ProviderError:
         return transport_error(exc) or ProviderError(f"{type(exc).__name__}: {exc}")

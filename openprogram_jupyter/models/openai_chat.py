@@ -161,7 +161,8 @@ class OpenAIChatModel(ProviderModel):
             round_usage = self._usage(input=(usage.prompt_tokens or 0) - cached, output=usage.completion_tokens or 0,
                                       cache_read=cached)
         if finish == "content_filter":
-            out.fail(f"{self.name}: the provider stopped the reply (finish_reason content_filter)", round_usage)
+            out.fail(f"{self.name}: the provider stopped the reply (finish_reason content_filter)", round_usage,
+                     kind="refused")
         else:
             out.finish("length" if finish == "length" else None, round_usage)
 
@@ -229,7 +230,8 @@ def classify_openai_error(exc: Exception) -> ProviderError:
         message, code = error_details(exc.body)
         return ProviderError(message or exc.message, code=code, retryable=retryable_code(code), body=exc.body)
     if isinstance(exc, openai.OpenAIError) and "api_key" in str(exc):  # no key: raised making the client
-        return ProviderError(f"no API key: {INFO.key_hint}", detail=f"{type(exc).__name__}: {exc}")
+        return ProviderError(f"no API key: {INFO.key_hint}", detail=f"{type(exc).__name__}: {exc}",
+                             kind="credentials")
     return ProviderError(f"{type(exc).__name__}: {exc}")
 
 

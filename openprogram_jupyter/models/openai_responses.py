@@ -137,7 +137,7 @@ class OpenAIResponsesModel(OpenAIChatModel):
         if getattr(response, "status", None) == "incomplete":
             reason = getattr(getattr(response, "incomplete_details", None), "reason", None)
             if reason != "max_output_tokens":
-                out.fail(f"{self.name}: the response is incomplete ({reason})", round_usage)
+                out.fail(f"{self.name}: the response is incomplete ({reason})", round_usage, kind="incomplete")
                 return
             out.finish("length", round_usage)
             return

@@ -153,18 +153,18 @@ class ReplayModel(Model):
         self.played += 1
         if index >= len(self.rounds):
             out.fail(f"replay {self.path}: the cassette has {len(self.rounds)} round(s) and round {index + 1} "
-                     "was requested — this run asks the model more often than the recorded one did")
+                     "was requested — this run asks the model more often than the recorded one did", kind="replay")
             return
         recorded_request, reply = self.rounds[index]
         problem = _drift(recorded_request, _request_summary(request))
         if problem:
-            out.fail(f"replay {self.path}: round {index + 1} drifted from the recording: {problem}")
+            out.fail(f"replay {self.path}: round {index + 1} drifted from the recording: {problem}", kind="replay")
             return
         refused = _calls_off_menu(reply, request)
         if refused:
             out.fail(f"replay {self.path}: round {index + 1} calls {refused}, not on this run's menu "
                      f"[{', '.join(spec['name'] for spec in request.tools)}]; a cassette may call only "
-                     "the run's own tools, so nothing of this round was played")
+                     "the run's own tools, so nothing of this round was played", kind="replay")
             return
         if request.wire is not None:
             request.wire.replayed(self.recorded_model, reply)

@@ -100,7 +100,7 @@ class ScriptedModel(Model):
                 yield out.end_tool_call(start.content_index, dict(block.arguments))
         usage = message.usage if message.usage != Usage() else None
         if message.stop_reason == "error":
-            out.fail(message.error_message or "scripted error", usage)
+            out.fail(message.error_message or "scripted error", usage, message.error)
         else:
             default: AssistantStopReason = "toolUse" if message.tool_calls else "stop"
             out.finish(message.stop_reason if message.stop_reason != "stop" else default, usage)

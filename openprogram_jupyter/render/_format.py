@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 from .._secrets import mask
-from ..errors import split_model_error
 from ..messages import ImageContent, TextContent, ToolResultMessage, Usage
 from ._sanitize import is_base64
 from .tree import CallNode, RetryNode, RoundNode, RunNode, elapsed
@@ -58,20 +57,16 @@ APPROVAL_LABEL = {"approved": "approved by the user", "denied": "denied by the u
 RUN_END_LABEL = {
     "stop": "finished",
     "max_iterations": "stopped at the round cap (max_iterations)",
+    "max_cost": "stopped at the cost limit (max_cost)",
+    "max_tokens": "stopped at the token limit (max_tokens)",
     "error": "ended with an error",
     "aborted": "stopped (aborted); the transcript up to that point is kept",
 }
 
-LIMIT_END_LABEL = {
-    "max_cost": "stopped at the cost limit (max_cost)",
-    "max_tokens": "stopped at the token limit (max_tokens)",
-}
-"""How a run ended by a spending limit says so (it has ``stop_reason == "max_iterations"``)."""
-
 
 def run_end_label(run: RunNode) -> str:
-    """The words for how ``run`` ended: its limit's when a spending limit ended it."""
-    return LIMIT_END_LABEL.get(run.limit or "") or RUN_END_LABEL.get(run.stop_reason or "", "ended")
+    """The words for how ``run`` ended."""
+    return RUN_END_LABEL.get(run.stop_reason or "", "ended")
 
 
 def round_label(round_: RoundNode) -> str:
@@ -207,7 +202,7 @@ def end_line(run: RunNode) -> str:
     line = run_end_label(run)
     if run.error:
         shown_in = round_showing_error(run)
-        line += f" (round {shown_in}, above)" if shown_in is not None else f": {split_model_error(run.error)[0]}"
+        line += f" (round {shown_in}, above)" if shown_in is not None else f": {run.error.message}"
     over = over_budget(run)
     return f"{line} · {over}" if over else line
 
@@ -228,7 +223,8 @@ def over_budget(run: RunNode) -> str | None:
 def round_showing_error(run: RunNode) -> int | None:
     """The number of the round that already shows the run's error, if one does."""
     return next((item.number for item in run.timeline
-                 if isinstance(item, RoundNode) and item.error_message == run.error), None)
+                 if isinstance(item, RoundNode) and item.error is not None and run.error is not None
+                 and item.error.message == run.error.message), None)
 
 
 def retry_line(wait: RetryNode, now: float | None = None) -> str:

@@ -19,7 +19,6 @@ from collections.abc import Callable
 from html import escape
 from typing import Any
 
-from ..errors import split_model_error
 from . import _format as fmt
 from . import _groups as groups
 from ._output import output_html
@@ -125,8 +124,8 @@ def _user_html(user: UserNode, _limits: fmt.Limits) -> str:
 def _round_html(round_: RoundNode, limits: fmt.Limits) -> str:
     out = [f'<div style="margin:6px 0"><div style="{_MUTED}">{escape(fmt.round_label(round_))}</div>']
     out += _span_html(round_.items, lambda item: _item_html(item, limits), groups.ROUND_SPAN, limits)
-    if round_.stop_reason == "error" and round_.error_message:
-        summary, detail = split_model_error(round_.error_message)
+    if round_.stop_reason == "error" and round_.error is not None:
+        summary, detail = round_.error.message, round_.error.detail
         out.append(f'<div style="color:#cf222e">model error: {escape(summary)}</div>')
         if detail is not None:
             out.append(f'<details style="margin:2px 0 2px 4px"><summary style="{_MUTED}">the SDK said</summary>'

@@ -18,7 +18,6 @@ from collections.abc import Callable
 from typing import Any
 
 from .._controls import visible_controls
-from ..errors import split_model_error
 from . import _format as fmt
 from . import _groups as groups
 from ._markdown_inert import inert_markdown
@@ -82,7 +81,8 @@ def _run_markdown(run: RunNode, limits: fmt.Limits, indent: str) -> str:
                             groups.TIMELINE_SPAN, limits, indent)
     lines.append(f"{indent}*{_end_words(run)}*")
     if run.error and fmt.round_showing_error(run) is None:
-        lines += ["", fence(run.error, indent=indent)]
+        said = f"\n\nThe SDK said: {run.error.detail}" if run.error.detail else ""
+        lines += ["", fence(run.error.message + said, indent=indent)]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -142,8 +142,8 @@ def _round_markdown(round_: RoundNode, limits: fmt.Limits, indent: str) -> list[
     lines = [f"{indent}*{fmt.round_label(round_)}*", ""]
     lines += _span_markdown(round_.items, lambda item: _item_markdown(item, limits, indent),
                             groups.ROUND_SPAN, limits, indent)
-    if round_.stop_reason == "error" and round_.error_message:
-        summary, detail = split_model_error(round_.error_message)
+    if round_.stop_reason == "error" and round_.error is not None:
+        summary, detail = round_.error.message, round_.error.detail
         lines += [f"{indent}*model error*", "", fence(summary, indent=indent), ""]
         if detail is not None:
             lines += [f"{indent}*the SDK said*", "", fence(detail, indent=indent), ""]

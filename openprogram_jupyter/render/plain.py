@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import split_model_error
 from . import _format as fmt
 from . import _groups as groups
 from ._output import OUTPUT_KEPT, output_texts
@@ -92,8 +91,8 @@ def _round_plain(round_: RoundNode, limits: fmt.Limits, indent: str) -> list[str
     lines = [f"{indent}[{fmt.round_label(round_)}]"]
     lines += _span_plain(round_.items, lambda item: _item_plain(item, limits, indent + "  "),
                          groups.ROUND_SPAN, limits, indent + "  ")
-    if round_.stop_reason == "error" and round_.error_message:
-        summary, detail = split_model_error(round_.error_message)
+    if round_.stop_reason == "error" and round_.error is not None:
+        summary, detail = round_.error.message, round_.error.detail
         lines.append(f"{indent}  model error: {summary}")
         if detail is not None:
             lines.append(f"{indent}    (the SDK said: {detail})")

@@ -109,7 +109,7 @@ def test_a_handle_is_waited_for_and_anything_else_is_refused(lesson):
     op.check(handle).called("celsius_to_fahrenheit", celsius=0).stopped("stop")
     with pytest.raises(TypeError, match="needs a Run or a RunHandle"):
         op.check("run")
-    with pytest.raises(ValueError, match="one of stop, max_iterations, error, aborted"):
+    with pytest.raises(ValueError, match="one of stop, max_iterations, max_cost, max_tokens, error, aborted"):
         op.check(lesson).stopped("finished")
 
 

@@ -299,13 +299,14 @@ def test_a_bug_inside_the_loop_ends_the_run_as_an_error_and_keeps_the_transcript
     run = runtime.run("go", tools=[add], on_event=events.append)
 
     assert run.stop_reason == "error"
-    assert run.error.startswith("internal error: RuntimeError: a bug, with sk-")
-    assert "0123456789abcdefghijklmnop" not in run.error, "the message is masked like every kept text"
+    assert str(run.error).startswith("internal error: RuntimeError: a bug, with sk-")
+    assert "0123456789abcdefghijklmnop" not in str(run.error), "the message is masked like every kept text"
     assert [r.text for r in results(run)] == ["3"], "the round before the bug is kept"
     assert_one_result_per_call(run)
     assert len(model.requests) == 1
     ends = [e for e in events if e.type == "agent_end"]
-    assert [(e.stop_reason, e.error_message) for e in ends] == [("error", run.error)]
+    assert [(e.stop_reason, e.error_message) for e in ends] == [("error", str(run.error))]
+    assert run.error.kind == "internal"
 
 
 class SwallowsCancellation(op.Model):

@@ -90,7 +90,7 @@ def test_without_python_dotenv_the_file_is_not_read_and_the_origins_say_so(tmp_p
 async def test_the_no_key_error_names_every_place_a_key_may_come_from_in_one_line(tmp_path):
     run = await op.Runtime(model="openai:gpt-4.1-mini").arun("Hi.")  # no key: fails making the client
     assert run.stop_reason == "error"
-    line = run.error.splitlines()[0]
+    line = str(run.error).splitlines()[0]
     for place in ("OPENAI_API_KEY", "the environment", ".env file", "Colab's secrets", "%agent key openai",
                   "api_key="):
         assert place in line, place

@@ -40,7 +40,7 @@ def test_max_cost_ends_with_a_last_tool_free_round_whose_text_is_the_answer():
 
     assert run.text == "Sums so far: 1, 2, 3."
     assert run.rounds == 4 and [r.tool_choice for r in model.requests] == ["auto", "auto", "auto", "none"]
-    assert run.stop_reason == "max_iterations" and run.limit == "max_cost"
+    assert run.stop_reason == run.limit == "max_cost"
     assert [n for n in notices(run) if "max_cost=$0.05" in n and "no tools" in n]
     assert "max_cost=$0.05" in model.requests[-1].system and "Do not call any tool" in model.requests[-1].system
     assert model.requests[0].system is None
@@ -61,7 +61,7 @@ def test_max_tokens_is_reached_when_the_tokens_spent_equal_it():
     model = op.ScriptedModel([costly(call("add", a=1, b=1), tokens=500), costly(call("add", a=2, b=1), tokens=500),
                               "Done at exactly the limit.", "never"])
     run = op.Runtime(model=model).run("Add.", tools=[add], max_tokens=1000)
-    assert (run.rounds, run.limit, run.stop_reason) == (3, "max_tokens", "max_iterations")
+    assert (run.rounds, run.limit, run.stop_reason) == (3, "max_tokens", "max_tokens")
     assert [r.tool_choice for r in model.requests] == ["auto", "auto", "none"]
     assert any("max_tokens=1,000; spent 1,000" in n for n in notices(run))
 
@@ -71,7 +71,7 @@ def test_max_cost_is_reached_when_the_cost_spent_equals_it():
     model = op.ScriptedModel([costly(call("add", a=1, b=1), cost=0.25), costly(call("add", a=2, b=1), cost=0.25),
                               "Done at exactly the limit.", "never"])
     run = op.Runtime(model=model).run("Add.", tools=[add], max_cost=0.5)
-    assert (run.rounds, run.limit, run.stop_reason) == (3, "max_cost", "max_iterations")
+    assert (run.rounds, run.limit, run.stop_reason) == (3, "max_cost", "max_cost")
     assert [r.tool_choice for r in model.requests] == ["auto", "auto", "none"]
 
 
@@ -126,7 +126,7 @@ def test_finish_at_limit_false_ends_at_the_limit_without_a_last_round():
     model = op.ScriptedModel([costly(call("add", a=i, b=1)) for i in range(5)])
     run = op.Runtime(model=model).run("Add.", tools=[add], max_cost=0.03, finish_at_limit=False)
     assert run.rounds == 2 and model.rounds_played == 2
-    assert run.stop_reason == "max_iterations" and run.limit == "max_cost"
+    assert run.stop_reason == run.limit == "max_cost"
     assert "none" not in [r.tool_choice for r in model.requests]
 
 

@@ -56,7 +56,7 @@ def test_running_past_the_script_fails_loudly():
     model = op.ScriptedModel([call("add", a=1, b=2)])
     run = op.Runtime(model=model).run("hi", tools=[make_add()])
     assert run.stop_reason == "error"
-    assert "script has 1 round" in run.error
+    assert "script has 1 round" in str(run.error)
 
 
 def test_calls_run_one_after_another_in_the_models_order():

@@ -97,7 +97,7 @@ def test_scripted_model_records_what_each_round_sent():
 
 def test_scripted_model_rejects_items_it_cannot_play():
     run = op.Runtime(model=op.ScriptedModel([42])).run("go")
-    assert run.stop_reason == "error" and "expected a str, a ToolCall" in run.error
+    assert run.stop_reason == "error" and "expected a str, a ToolCall" in str(run.error)
 
 
 async def test_arun_and_aexec_run_on_the_callers_event_loop():

@@ -23,7 +23,7 @@ LOCAL_TOKEN = "local-server-token-7f3a9c21"
 
 def every_place(run: op.Run) -> list[str]:
     """Everything a run keeps or shows, as text."""
-    places = [run.error or "", repr(run), run._repr_html_(), run._repr_markdown_(), str(vars(run))]
+    places = [str(run.error or ""), repr(run), run._repr_html_(), run._repr_markdown_(), str(vars(run))]
     places += [e.model_dump_json() for e in run.events]
     places += [json.dumps(m.model_dump(mode="json")) for m in run.messages]
     places += list(render_bundle(run).values())

@@ -65,7 +65,7 @@ async def test_a_drift_check_against_many_masks_does_not_freeze_the_kernel(kerne
         cell = await kernel.run(f"%%agent -m replay:{path} --tools add -o r\n{{prompt}}")
         error = error_of(cell)  # the run failed: the cell says so in one line, the Run is in r
         assert error.ename == "RunFailed" and "round 1 drifted from the recording" in error.evalue
-        said = await kernel.text("print(r.stop_reason, 'drifted from the recording' in r.error)")
+        said = await kernel.text("print(r.stop_reason, 'drifted from the recording' in str(r.error))")
         assert said.split() == ["error", "True"]
 
 

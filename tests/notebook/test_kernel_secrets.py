@@ -47,7 +47,7 @@ async def test_a_key_echoed_by_a_tool_and_a_401_is_nowhere_in_the_saved_notebook
 
             # The kernel is alive, and the Run it keeps holds no key either.
             answer = await kernel.text(
-                "kept = [r.error, repr(r), r._repr_html_(), r.tool_results[0].details['traceback'],\n"
+                "kept = [str(r.error), repr(r), r._repr_html_(), r.tool_results[0].details['traceback'],\n"
                 "        *(e.model_dump_json() for e in r.events)]\n"
                 "print(r.stop_reason, any(os.environ['OPENAI_API_KEY'] in text for text in kept))")
             assert answer.split() == ["error", "False"]

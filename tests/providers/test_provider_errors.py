@@ -46,8 +46,8 @@ async def test_persistent_429_ends_the_run_with_the_providers_message(case, serv
 
     assert run.stop_reason == "error"
     assert len(server.requests) == 3, "the first try and two retries (FAST_RETRY.max_retries == 2)"
-    assert case.model in run.error and "HTTP 429" in run.error
-    assert "Rate limit reached for requests" in run.error and "after 2 retries" in run.error
+    assert case.model in str(run.error) and "HTTP 429" in str(run.error)
+    assert "Rate limit reached for requests" in str(run.error) and "after 2 retries" in str(run.error)
 
 
 async def test_a_rejected_request_is_not_retried(case, server):
@@ -56,7 +56,29 @@ async def test_a_rejected_request_is_not_retried(case, server):
 
     assert run.stop_reason == "error"
     assert len(server.requests) == 1
-    assert "HTTP 400" in run.error and "Invalid request: something is off" in run.error
+    assert "HTTP 400" in str(run.error) and "Invalid request: something is off" in str(run.error)
+    assert (run.error.status, run.error.kind, run.error.retryable) == (400, "bad_request", False)
+
+
+async def test_a_401_is_kept_as_fields_on_the_run_error_and_survives_a_save(case, server):
+    server.expected_key = "some-other-key"
+    run = await case.runtime(server).arun("Hi.", tools=make_tools())
+
+    assert isinstance(run.error, op.ProviderError) and isinstance(run.error, op.OpenProgramError)
+    assert (run.error.status, run.error.kind, run.error.retryable) == (401, "auth", False)
+    assert run.error.provider == case.prefix
+    assert str(run.error).startswith(f"{case.model} failed, HTTP 401") and "\n" not in str(run.error)
+    saved = op.AssistantMessage.model_validate_json([m for m in run.messages if m.role == "assistant"][-1]
+                                                    .model_dump_json())
+    again = op.ProviderError.of_reply(saved.error_message, saved.error)
+    assert (again.status, again.kind, str(again)) == (401, "auth", str(run.error))
+
+
+async def test_a_persistent_429_is_a_retryable_rate_limit(case, server):
+    server.script(*[Turn.http_error(429, "Slow down") for _ in range(3)])
+    run = await case.runtime(server).arun("Hi.", tools=make_tools())
+
+    assert (run.error.status, run.error.kind, run.error.retryable) == (429, "rate_limit", True)
 
 
 async def test_error_frame_mid_stream_keeps_what_arrived_and_is_not_retried(case, server):
@@ -65,7 +87,7 @@ async def test_error_frame_mid_stream_keeps_what_arrived_and_is_not_retried(case
 
     assert run.stop_reason == "error"
     assert len(server.requests) == 1, "something had streamed: no retry"
-    assert "Overloaded right now" in run.error
+    assert "Overloaded right now" in str(run.error)
     reply = _replies(run)[-1]
     assert reply.stop_reason == "error"
     assert reply.text and PARTIAL.startswith(reply.text) and reply.text != PARTIAL
@@ -77,7 +99,7 @@ async def test_connection_dropped_mid_stream_keeps_what_arrived(case, server):
 
     assert run.stop_reason == "error"
     assert len(server.requests) == 1
-    assert "connection failed" in run.error
+    assert "connection failed" in str(run.error)
     reply = _replies(run)[-1]
     assert reply.text and PARTIAL.startswith(reply.text) and reply.text != PARTIAL
 
@@ -88,7 +110,7 @@ async def test_stream_ending_without_its_end_marker_keeps_what_arrived(case, ser
 
     assert run.stop_reason == "error"
     assert len(server.requests) == 1
-    assert "the stream ended before" in run.error
+    assert "the stream ended before" in str(run.error)
     reply = _replies(run)[-1]
     assert reply.text and PARTIAL.startswith(reply.text) and reply.text != PARTIAL
 
@@ -116,7 +138,7 @@ async def test_connection_refused_ends_with_a_readable_error(case, server):
     run = await runtime.arun("Hi.", tools=make_tools())
 
     assert run.stop_reason == "error"
-    assert "connection failed" in run.error and "after 2 retries" in run.error
+    assert "connection failed" in str(run.error) and "after 2 retries" in str(run.error)
 
 
 async def test_the_key_never_appears_in_errors_events_reprs_or_html(case, server):
@@ -125,9 +147,9 @@ async def test_the_key_never_appears_in_errors_events_reprs_or_html(case, server
     run = await runtime.arun("Hi.", tools=make_tools())
 
     assert run.stop_reason == "error"
-    assert "HTTP 401" in run.error and "Incorrect API key provided" in run.error
+    assert "HTTP 401" in str(run.error) and "Incorrect API key provided" in str(run.error)
     assert server.requests[0].headers  # the key did go out, to the server only
-    places = [run.error, repr(run), run._repr_html_(), run._repr_markdown_(), repr(runtime), repr(runtime.model),
+    places = [str(run.error), repr(run), run._repr_html_(), run._repr_markdown_(), repr(runtime), repr(runtime.model),
               str(vars(run))]
     places += [e.model_dump_json() for e in run.events]
     places += [json.dumps(m.model_dump()) for m in run.messages]
@@ -161,6 +183,6 @@ async def test_an_address_that_cannot_work_fails_at_once_without_retries(case, s
     runtime = op.Runtime(model=case.model, api_key=SECRET, base_url="ftp://127.0.0.1:9/v1")
     run = await runtime.arun("Hi.", tools=make_tools())
     assert run.stop_reason == "error"
-    assert "retries" not in run.error, run.error
-    assert "connection failed" in run.error and "cannot succeed on retry" in run.error
+    assert "retries" not in str(run.error), run.error
+    assert "connection failed" in str(run.error) and "cannot succeed on retry" in str(run.error)
     assert server.requests == []

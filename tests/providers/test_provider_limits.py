@@ -31,7 +31,7 @@ async def test_a_cost_limit_smaller_than_three_rounds_ends_with_a_tool_free_answ
     assert server.rejections == []
     assert run.text == "So far: 3 and 7."
     assert (run.rounds, len(server.requests)) == (3, 3)
-    assert run.stop_reason == "max_iterations" and run.limit == "max_cost"
+    assert run.stop_reason == run.limit == "max_cost"
     notices = [e.update.delta for e in run.events if e.type == "message_update" and e.update.kind == "notice"]
     assert any(f"max_cost=${per_round * 1.5:g}" in n for n in notices)
     if case.prefix != "bedrock":  # Converse cannot say "none" once the history has tool blocks

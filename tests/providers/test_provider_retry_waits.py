@@ -45,8 +45,8 @@ async def test_a_retry_after_past_the_cap_ends_the_round_at_once_stating_the_wai
     assert time.monotonic() - started < AT_ONCE
     assert len(server.requests) == 1, "not retried"
     assert run.stop_reason == "error" and _waits(run) == []
-    assert "HTTP 429" in run.error and "Rate limit reached" in run.error
-    assert run.error.endswith("; the server asked to wait 60 s before trying again, longer than max_retry_after "
+    assert "HTTP 429" in str(run.error) and "Rate limit reached" in str(run.error)
+    assert str(run.error).endswith("; the server asked to wait 60 s before trying again, longer than max_retry_after "
                               "(20 s), so the round ended without waiting")
     assert "the server asked to wait 60 s" in run._repr_html_()
 
@@ -57,7 +57,7 @@ async def test_the_cap_is_a_constructor_option_of_the_provider_model(case, serve
     run = await op.Runtime(model=model).arun("Hi.", tools=make_tools())
 
     assert len(server.requests) == 1
-    assert "the server asked to wait 2.5 s before trying again, longer than max_retry_after (1.0 s)" in run.error
+    assert "the server asked to wait 2.5 s before trying again, longer than max_retry_after (1.0 s)" in str(run.error)
 
     server.script(Turn.http_error(429, "Slow down", retry_after=0.2), Turn(text="ok"))
     model = _model(case, server, dataclasses.replace(FAST_RETRY, max_retry_after=5.0))

@@ -10,7 +10,6 @@ import pytest
 from fakeserver import Call, Turn
 
 import openprogram_jupyter as op
-from openprogram_jupyter.errors import split_model_error
 from openprogram_jupyter.render import render_bundle
 
 from .cases import CASE_IDS, CASES, SECRET
@@ -26,7 +25,7 @@ KEYS = {
 
 
 def places(run: op.Run, runtime: op.Runtime, cassette) -> list[str]:
-    found = [run.error or "", repr(run), repr(runtime), repr(runtime.model), str(vars(run)), cassette.read_text()]
+    found = [str(run.error or ""), repr(run), repr(runtime), repr(runtime.model), str(vars(run)), cassette.read_text()]
     found += [e.model_dump_json() for e in run.events]
     found += [json.dumps(m.model_dump(mode="json")) for m in run.messages]
     return found + list(render_bundle(run).values())
@@ -63,7 +62,7 @@ async def test_a_401_echoing_a_key_of_any_shape_leaks_nowhere(case, server, vari
     run = await runtime.arun("Hi.")
 
     assert run.stop_reason == "error"
-    assert "HTTP 401" in run.error and "Incorrect API key provided: ***. Get one at example.com." in run.error
+    assert "HTTP 401" in str(run.error) and "Incorrect API key provided: ***. Get one at example.com." in str(run.error)
     with pytest.raises(op.RunError) as raised:
         raise op.RunError(run)
     assert_nowhere(key, [*places(run, runtime, tmp_path / "run.json"), str(raised.value)])
@@ -108,7 +107,8 @@ async def test_the_missing_key_message_keeps_its_words(server):
     runtime = op.Runtime(model="anthropic:claude-sonnet-4-5", base_url=server.url)  # no key anywhere
     run = await runtime.arun("Hi.")
     assert run.stop_reason == "error" and not server.requests
-    summary, provider_said = split_model_error(run.error)
+    assert run.error.kind == "credentials" and run.error.provider == "anthropic" and run.error.status is None
+    summary, provider_said = run.error.message, run.error.detail
     assert summary.endswith("no API key: set ANTHROPIC_API_KEY (in the environment, a .env file next to the "
                             "notebook, Colab's secrets, or %agent key anthropic) or pass api_key=")
     assert provider_said is not None and provider_said.startswith("CredentialsError")

@@ -20,7 +20,7 @@ async def test_a_failed_response_ends_the_run_with_its_message_and_keeps_the_tex
     run = await RESPONSES.runtime(server).arun("Hi.", tools=make_tools())
 
     assert run.stop_reason == "error"
-    assert "The prompt was refused" in run.error
+    assert "The prompt was refused" in str(run.error)
     assert len(server.requests) == 1, "text had streamed, and the code is not a 'try later' one: no retry"
     reply = _last_reply(run)
     assert (reply.stop_reason, reply.text) == ("error", "Half an answer")
@@ -38,7 +38,7 @@ async def test_a_failed_response_without_a_message_still_says_it_failed(server):
     server.script(Turn(failed_code="invalid_prompt", error_message=""))
     run = await RESPONSES.runtime(server).arun("Hi.", tools=make_tools())
 
-    assert run.stop_reason == "error" and "the response failed" in run.error
+    assert run.stop_reason == "error" and "the response failed" in str(run.error)
 
 
 async def test_an_incomplete_response_cut_by_the_content_filter_is_an_error_that_names_the_reason(server):
@@ -46,7 +46,7 @@ async def test_an_incomplete_response_cut_by_the_content_filter_is_an_error_that
     run = await RESPONSES.runtime(server).arun("Hi.", tools=make_tools())
 
     assert run.stop_reason == "error"
-    assert "the response is incomplete (content_filter)" in run.error
+    assert "the response is incomplete (content_filter)" in str(run.error)
     reply = _last_reply(run)
     assert reply.text == "Once upon" and reply.stop_reason == "error"
     assert (run.usage.input, run.usage.output) == (20, 3), "the round's tokens are billed even so"

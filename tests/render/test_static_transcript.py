@@ -233,7 +233,8 @@ def test_a_model_error_reads_as_one_line_with_the_providers_words_collapsed(monk
     run = op.Runtime(model="openai:gpt-4.1-mini").run("hi", tools=[])
     summary = ("openai:gpt-4.1-mini failed: no API key: set OPENAI_API_KEY (in the environment, a .env file "
                "next to the notebook, Colab's secrets, or %agent key openai) or pass api_key=")
-    assert run.error.startswith(summary + "\n\nThe SDK said: OpenAIError")
+    assert str(run.error) == summary and run.error.detail.startswith("OpenAIError")
+    assert run.error.kind == "credentials"
     plain = repr(run)
     assert plain.count(summary) == 1 and "ended with an error (round 1, above)" in plain
     assert "(the SDK said: OpenAIError" in plain

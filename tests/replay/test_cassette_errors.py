@@ -85,18 +85,18 @@ def test_bad_cassette_error_reaches_exec_as_a_value_error(cassette):
 def test_replay_with_different_tools_names_the_round_and_the_tools(cassette):
     run = op.Runtime(model=f"replay:{cassette}").run("What is 2 + 3?", tools=tools(add, mul))
     assert run.stop_reason == "error"
-    assert run.error == (f"replay {cassette}: round 1 drifted from the recording: the tools differ "
+    assert str(run.error) == (f"replay {cassette}: round 1 drifted from the recording: the tools differ "
                          "(recorded [add], now [add, mul]; new now: mul)")
 
 
 def test_replay_with_a_tool_missing_says_which(cassette):
     run = op.Runtime(model=f"replay:{cassette}").run("What is 2 + 3?", tools=tools(mul))
-    assert "missing now: add; new now: mul" in run.error
+    assert "missing now: add; new now: mul" in str(run.error)
 
 
 def test_replay_with_a_different_prompt_says_where_it_differs(cassette):
     run = op.Runtime(model=f"replay:{cassette}").run("What is 2 + 4?", tools=tools(add))
-    assert run.error == (f"replay {cassette}: round 1 drifted from the recording: the last user message differs "
+    assert str(run.error) == (f"replay {cassette}: round 1 drifted from the recording: the last user message differs "
                          "(from character 12: recorded 'What is 2 + 3?', now 'What is 2 + 4?')")
 
 
@@ -106,7 +106,7 @@ def test_drift_in_a_later_round_names_that_round(cassette):
     cassette.write_text(json.dumps(data))
     run = op.Runtime(model=f"replay:{cassette}").run("What is 2 + 3?", tools=tools(add))
     assert run.rounds == 2
-    assert f"replay {cassette}: round 2 drifted" in run.error
+    assert f"replay {cassette}: round 2 drifted" in str(run.error)
 
 
 def test_drift_raises_run_error_from_exec(cassette):
@@ -118,7 +118,7 @@ def test_asking_for_more_rounds_than_recorded_says_how_many_there_are(cassette):
     rt = op.Runtime(model=f"replay:{cassette}")
     rt.exec("What is 2 + 3?", tools=tools(add))
     run = rt.run("What is 2 + 3?", tools=tools(add))
-    assert run.error == (f"replay {cassette}: the cassette has 2 round(s) and round 3 was requested — this run "
+    assert str(run.error) == (f"replay {cassette}: the cassette has 2 round(s) and round 3 was requested — this run "
                          "asks the model more often than the recorded one did")
 
 

@@ -87,7 +87,7 @@ def test_a_prompt_with_many_masks_is_compared_in_linear_time(cassette):
     run = op.Runtime(model=f"replay:{cassette}").run("a" * 20_100, tools=tools(add))
     took = time.monotonic() - started
     assert took < LINEAR_BOUND, f"the drift check took {took:.1f} s"
-    assert run.stop_reason == "error" and "round 1 drifted from the recording: the last user message" in run.error
+    assert run.stop_reason == "error" and "round 1 drifted from the recording: the last user message" in str(run.error)
 
 
 def test_a_long_prompt_with_many_masks_still_matches_what_they_hid(cassette):
@@ -122,7 +122,7 @@ def test_a_call_to_a_tool_not_on_the_menu_is_refused_naming_the_tool_and_the_rou
     run = op.Runtime(model=f"replay:{cassette}").run("What is 2 + 3?", tools=tools(add))
     assert ran == []
     assert run.stop_reason == "error"
-    assert run.error == (f"replay {cassette}: round 1 calls the tool 'wipe_disk', not on this run's menu [add]; "
+    assert str(run.error) == (f"replay {cassette}: round 1 calls the tool 'wipe_disk', not on this run's menu [add]; "
                          "a cassette may call only the run's own tools, so nothing of this round was played")
     assert not [m for m in run.messages if m.role == "toolResult" and m.status == "done"]
 
@@ -149,4 +149,4 @@ def test_a_refused_call_in_a_later_round_names_that_round_and_earlier_rounds_ran
     run = op.Runtime(model=f"replay:{cassette}").run("What is 2 + 3?", tools=[op.function(
         add_counted, name="add", register_globally=False)])
     assert calls == [(2, 3)]
-    assert f"replay {cassette}: round 2 calls the tools 'rm', 'curl', not on this run's menu [add]" in run.error
+    assert f"replay {cassette}: round 2 calls the tools 'rm', 'curl', not on this run's menu [add]" in str(run.error)

@@ -192,7 +192,7 @@ def test_error_round_replays_as_the_same_error(tmp_path):
                                   error_message="HTTP 529 overloaded")
     record(path, script=[failure])
     run = replay(path)
-    assert run.stop_reason == "error" and run.error == "HTTP 529 overloaded"
+    assert run.stop_reason == "error" and str(run.error) == "HTTP 529 overloaded"
 
 
 def test_a_decision_with_a_reask_records_and_replays_to_the_same_result(tmp_path):

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
 from typing import Any, Literal
 
+from ...errors import ProviderError
 from ...events import (
     AgentEndEvent,
     AgentStartEvent,
@@ -119,7 +120,7 @@ class TreeBuilder:
     def _on_agent_end(self, event: AgentEndEvent) -> None:
         run = self._run(event)
         run.stop_reason = event.stop_reason
-        run.error = event.error_message
+        run.error = ProviderError.of_reply(event.error_message, event.error) if event.error_message else None
         run.limit = event.limit
         run.ended_at = event.timestamp
         round_ = self._open_round.pop(run.run_id, None)
@@ -185,7 +186,7 @@ class TreeBuilder:
             self._end_wait(round_, event.timestamp, stopped=message.stop_reason == "aborted")
             self.reconcile(round_, message)
             round_.stop_reason = message.stop_reason
-            round_.error_message = message.error_message
+            round_.error = _reply_error(message)
             round_.usage = message.usage
             run.usage = run.usage + message.usage
             round_.touch()
@@ -417,9 +418,14 @@ def tree_from_messages(run: Any) -> RunNode:
             root.timeline.append(round_)
             builder.reconcile(round_, message)
             round_.stop_reason = message.stop_reason
-            round_.error_message = message.error_message
+            round_.error = _reply_error(message)
             round_.usage = message.usage
         elif isinstance(message, ToolResultMessage):
             builder._set_result(message, root)
     root.stop_reason = getattr(run, "stop_reason", None) or "stop"
     return root
+
+
+def _reply_error(message: AssistantMessage) -> ProviderError | None:
+    """A failed reply's error, as the views read it (``None`` for a reply that did not fail)."""
+    return ProviderError.of_reply(message.error_message, message.error) if message.error_message else None

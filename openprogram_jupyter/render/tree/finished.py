@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...errors import ProviderError
 from ...messages import Usage
 from .builder import TreeBuilder, tree_from_messages
 from .nodes import RunNode
@@ -33,7 +34,7 @@ def tree_of(run: Any, folded: TreeBuilder | None = None) -> RunNode:
         root.stop_reason = stop_reason
     error = getattr(run, "error", None)
     if error:
-        root.error = error
+        root.error = error if isinstance(error, ProviderError) else ProviderError.of_reply(str(error), None)
     usage = getattr(run, "usage", None)
     if isinstance(usage, Usage):
         root.usage = usage

@@ -13,6 +13,7 @@ from types import MappingProxyType
 from typing import Any, Literal, TypeVar
 
 from ..._dispatch import KindTable
+from ...errors import ProviderError
 from ...messages import ToolResultMessage, Usage
 
 __all__ = [
@@ -178,7 +179,7 @@ class RoundNode(_Node):
     items: list[RoundItem] = field(default_factory=list)
     by_index: dict[int, Block | CallNode] = field(default_factory=dict)
     stop_reason: str | None = None  # the assistant message's, once it ended
-    error_message: str | None = None
+    error: ProviderError | None = None
     usage: Usage | None = None
     finished: bool = False
     version: int = 0
@@ -210,7 +211,7 @@ class RunNode(_Node):
     tools: list[str] = field(default_factory=list)
     timeline: list[TimelineItem] = field(default_factory=list)
     stop_reason: str | None = None  # None while running
-    error: str | None = None
+    error: ProviderError | None = None
     limit: str | None = None
     max_cost: float | None = None
     max_tokens: int | None = None

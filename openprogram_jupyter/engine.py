@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._ambient import CallBudget
 from ._decision_judge import Judge
-from ._stop import StopSignal
+from ._stop import StopSignal, closing_time
 from .errors import SetupError
 from .loop import LoopConfig, LoopState, run_loop
 from .messages import new_id
@@ -36,8 +36,6 @@ if TYPE_CHECKING:
 __all__ = [
     "EventSink", "RunSpec", "RuntimeDefaults", "build_spec", "default_registry", "execute", "resolve_model",
 ]
-
-_INTERRUPT_GRACE_SECONDS = 2.0
 
 
 async def execute(runtime: Runtime, spec: RunSpec, *, on_created: Callable[[Run], None] | None = None) -> Run:
@@ -84,7 +82,7 @@ async def execute(runtime: Runtime, spec: RunSpec, *, on_created: Callable[[Run]
         on_created(run)
     try:
         await _drive(asyncio.ensure_future(run_loop(config, state, spec.prompts)), stop,
-                     grace=runtime.cancel_grace + _INTERRUPT_GRACE_SECONDS)
+                     grace=closing_time(runtime.cancel_grace))
     finally:
         run.pending_messages = list(state.undelivered)
     if judge is not None:

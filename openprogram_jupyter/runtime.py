@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import _ambient
+from ._stop import StopToken, waiting_time
 from .errors import RunError, SetupError
 
 # The engine (and with it the loop, the tools layer and pydantic) loads with the first
@@ -239,7 +240,7 @@ class Runtime:
             return handle.wait()
         except KeyboardInterrupt:
             handle.abort()
-            handle._finished.wait(self.cancel_grace + 2.0)
+            handle._finished.wait(waiting_time(self.cancel_grace))
             if handle.run is not None:
                 self.last_run = handle.run
             raise
@@ -283,7 +284,7 @@ class RunHandle:
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
         self.run: Run | None = None
-        self._abort = threading.Event()
+        self._abort: threading.Event = StopToken()
         self._finished = threading.Event()
         self._steering: deque[Any] = deque()
         self._follow_ups: deque[Any] = deque()

@@ -454,6 +454,10 @@ MUTATIONS: tuple[Mutation, ...] = (
       ("tests/providers/test_provider_errors.py::test_a_persistent_429_is_a_retryable_rate_limit",
        "tests/providers/test_provider_errors.py::test_a_401_is_kept_as_fields_on_the_run_error_and_survives_a_save"),
       "a failed reply keeps the provider's fields, not only its words"),
+    M("stop-token-not-heard", "_stop.py",
+      "forgets = [event.on_set(wake) for event in events if isinstance(event, StopToken)]", "forgets = []",
+      ("tests/core/test_stop_token.py::test_run_handle_abort_reaches_the_run_without_polling",),
+      "the Stop button, RunHandle.abort() and a parent call's cancel reach the run at once, not at a poll"),
 )
 
 

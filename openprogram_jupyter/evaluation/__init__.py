@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from .._ambient import ambient_runtime
+from .._stop import StopToken, waiting_time
 from ..errors import SetupError
 from ..models import Model
 from ..run import Run
@@ -28,7 +29,7 @@ from ._report import EvalRow, Evaluation, ModelSummary, judge
 __all__ = ["EvalRow", "Evaluation", "EvaluationInterrupted", "ModelSummary", "aevaluate", "evaluate"]
 
 Expect = Callable[[Run], Any]
-_INTERRUPT_GRACE_SECONDS = 5.0
+_CANCEL_GRACE = 0.5  # every run of an evaluation is on a Runtime with the default cancel_grace (._jobs)
 
 
 class EvaluationInterrupted(KeyboardInterrupt):
@@ -73,7 +74,7 @@ def evaluate(
     before any run starts.
     """
     plan = _plan(prompts, models, tools, expect, concurrency, timeout, executor, run_options)
-    stop = abort or threading.Event()
+    stop = abort or StopToken()
     outcomes: dict[int, EvalOutcome] = {}
     meter = Progress(len(plan.jobs), progress)
     finished = threading.Event()
@@ -94,7 +95,7 @@ def evaluate(
             meter.tick()
     except KeyboardInterrupt:
         stop.set()
-        finished.wait(_INTERRUPT_GRACE_SECONDS)
+        finished.wait(waiting_time(_CANCEL_GRACE))
         raise EvaluationInterrupted(plan.result(outcomes, stopped=True)) from None
     finally:
         meter.close()
@@ -118,7 +119,7 @@ async def aevaluate(
     which keeps the kernel free while it runs). Cancelling the awaiting task stops the
     evaluation and re-raises once the runs going on have ended."""
     plan = _plan(prompts, models, tools, expect, concurrency, timeout, executor, run_options)
-    stop = abort or threading.Event()
+    stop = abort or StopToken()
     outcomes: dict[int, EvalOutcome] = {}
     meter = Progress(len(plan.jobs), progress)
 
@@ -137,7 +138,7 @@ async def aevaluate(
         work.result()
     except asyncio.CancelledError:
         stop.set()
-        await asyncio.wait({work}, timeout=_INTERRUPT_GRACE_SECONDS)
+        await asyncio.wait({work}, timeout=waiting_time(_CANCEL_GRACE))
         raise
     finally:
         meter.close()

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._stop import StopToken, wait_until_set
 from ..models import Model, ScriptedModel
 from ..run import Run
 from ..runtime import Runtime
@@ -70,7 +71,7 @@ def _runtime(job: EvalJob) -> Runtime:
 async def arun_job(job: EvalJob, stop: threading.Event) -> EvalOutcome:
     """Run ``job`` on the current event loop; ``stop`` (or the timeout) ends it as aborted."""
     started = time.monotonic()
-    abort = threading.Event()
+    abort = StopToken()
     outcome = EvalOutcome(job.index)
     loop = asyncio.get_running_loop()
     timer = loop.call_later(job.timeout, _time_out, outcome, abort) if job.timeout is not None else None
@@ -111,8 +112,7 @@ def _time_out(outcome: EvalOutcome, abort: threading.Event) -> None:
 
 
 async def _forward(source: threading.Event, target: threading.Event) -> None:
-    while not source.is_set():
-        await asyncio.sleep(0.05)
+    await wait_until_set(source)
     target.set()
 
 

@@ -34,6 +34,7 @@ from IPython.core.error import UsageError
 from .._controls import visible_controls
 from .._install import install_hint
 from .._secrets import mask
+from .._stop import waiting_time
 from ..approvals import Skip
 from ..errors import ArgumentError, DecisionError, SetupError
 from ._cell_errors import RunFailed, RunInterrupted, where_the_run_is
@@ -248,7 +249,7 @@ async def _tick_until_done(task: asyncio.Future[Any], live: LiveRun, poll: Any) 
 
 def _interrupt_grace(plan: CellPlan) -> float:
     """How long an interrupted cell waits for its run to close its open calls and end."""
-    return float(getattr(plan.runtime, "cancel_grace", 0.5)) + 3.0
+    return waiting_time(float(getattr(plan.runtime, "cancel_grace", 0.5)))
 
 
 def interrupted_note(ended: bool, grace: float, output: str | None = None) -> str:

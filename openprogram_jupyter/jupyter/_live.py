@@ -24,6 +24,7 @@ from typing import Any
 
 from .._controls import visible_controls
 from .._secrets import Secrets
+from .._stop import StopToken
 from ..approvals import Edit
 from ..errors import ArgumentError
 from ..render import render_bundle
@@ -56,7 +57,7 @@ class LiveRun:
         approve_without_clicks: Callable[[Any], Any] | None = None,
         step: bool = False,
     ) -> None:
-        self.abort = threading.Event()
+        self.abort: threading.Event = StopToken()
         self.notes = list(notes or [])
         self.clicks = clicks
         self.on_stop: Callable[[], None] | None = None

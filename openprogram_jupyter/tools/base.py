@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, overload
 
+from .._stop import StopToken
 from ..errors import ArgumentError, ToolExit
 from ._jsonschema import validate_json_schema
 from .results import DEFAULT_MAX_RESULT_CHARS
@@ -70,7 +71,7 @@ class ToolContext:
     run_id: str
     depth: int
     runtime: Runtime | None
-    cancelled: threading.Event = field(default_factory=threading.Event)
+    cancelled: threading.Event = field(default_factory=StopToken)
     _report: Callable[[Any], None] | None = None
 
     def report(self, data: Any) -> None:

@@ -52,12 +52,12 @@ def _variable_for(name: str) -> str:
 
     for info in PROVIDER_INFOS:
         if info.prefix == name and info.key_variables:
-            if info.prefix == "bedrock":
-                break  # AWS credentials come in pairs: name the variable
+            if not info.one_key:
+                break  # its credentials come in pairs: the user names the variable
             return info.key_variables[0]
     if name in SECRET_ENV_VARS:
         return name
-    providers = ", ".join(i.prefix for i in PROVIDER_INFOS if i.key_variables and i.prefix != "bedrock")
+    providers = ", ".join(i.prefix for i in PROVIDER_INFOS if i.key_variables and i.one_key)
     raise UsageError(f"%agent key {name}: expected a provider ({providers}) or a key variable "
                      f"({', '.join(sorted(SECRET_ENV_VARS))})")
 

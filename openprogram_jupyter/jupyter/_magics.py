@@ -23,13 +23,17 @@ from ._options import FLAGS, USAGE, CellOptions, fill_prompt, parse_options
 from ._sessions import Session, Sessions
 from ._warm_up import wait_for_warm_up
 
-__all__ = ["OFFLINE_NOTE", "AgentMagics", "CellPlan"]
+__all__ = ["AgentMagics", "CellPlan", "offline_note"]
 
-OFFLINE_NOTE = (
-    "Using the built-in offline model: no model was chosen and no provider key is set. "
-    "Set OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY (or OPENPROGRAM_MODEL), "
-    "%config AgentMagics.model = 'provider:model', or pass -m."
-)
+
+def offline_note() -> str:
+    """What a cell says when it fell back to the offline model, naming the key variables
+    the providers declare."""
+    from ..models.providers import key_variables_text
+
+    return ("Using the built-in offline model: no model was chosen and no provider key is set. "
+            f"Set {key_variables_text()} (or OPENPROGRAM_MODEL), "
+            "%config AgentMagics.model = 'provider:model', or pass -m.")
 
 
 @dataclass
@@ -260,7 +264,7 @@ class AgentMagics(Magics):
         if self._offline_noted:
             return "Offline model (no provider key set)." if not chosen else "Offline model (OPENPROGRAM_MODEL)."
         self._offline_noted = True
-        return "Using the built-in offline model (OPENPROGRAM_MODEL=offline)." if chosen else OFFLINE_NOTE
+        return "Using the built-in offline model (OPENPROGRAM_MODEL=offline)." if chosen else offline_note()
 
     def _runtime_for_string(self, name: str, what: str) -> Any:
         from ..runtime import Runtime

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
+from ..models._provider_info import tools_and_choice
 from ..render._safe import safe_bundle
 
 __all__ = ["HIGHLIGHT", "round_summary", "wire_bundle"]
@@ -35,15 +36,12 @@ _INDENT = "margin-left:1.2em"
 
 
 def _tools_and_choice(provider: str, request: dict[str, Any]) -> tuple[int, Any]:
-    """How many tools the body declares and its tool choice, in the provider's own terms."""
-    if provider == "gemini":
-        declared = sum(len(t.get("functionDeclarations") or []) for t in request.get("tools") or [])
-        return declared, ((request.get("toolConfig") or {}).get("functionCallingConfig") or {}).get("mode")
-    if provider == "bedrock":
-        config = request.get("toolConfig") or {}
-        extra = (request.get("additionalModelRequestFields") or {}).get("tool_choice")
-        return len(config.get("tools") or []), config.get("toolChoice") or extra
-    return len(request.get("tools") or []), request.get("tool_choice")
+    """How many tools the body declares and its tool choice, in the provider's own terms
+    (its descriptor's ``tools_in_body``)."""
+    from ..models.providers import provider_info
+
+    info = provider_info(provider)
+    return info.tools_in_body(request) if info is not None else tools_and_choice(request)
 
 
 def _tokens(final: Any) -> str:

@@ -16,13 +16,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["PLAIN_TOOL_NAME", "ProviderInfo", "Spec", "ToolRules", "ToolShape", "declared_parameters"]
+__all__ = ["PLAIN_TOOL_NAME", "ProviderInfo", "Spec", "ToolRules", "ToolShape", "declared_parameters",
+           "tools_and_choice"]
 
 Spec = dict[str, Any]
 """A tool spec: ``{"name", "description", "parameters"}``."""
 
 PLAIN_TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 """The tool-name rule most APIs share: ``[A-Za-z0-9_-]``, 1 to 64 characters."""
+
+
+def tools_and_choice(body: dict[str, Any]) -> tuple[int, Any]:
+    """How many tools a request body declares, and its tool choice, where most APIs put
+    them: ``"tools"`` and ``"tool_choice"``."""
+    return len(body.get("tools") or []), body.get("tool_choice")
 
 
 def declared_parameters(spec: Spec) -> dict[str, Any]:
@@ -82,6 +89,15 @@ class ProviderInfo:
     - ``key_hint``: how to supply credentials, as its missing-credentials error says it
       (``"set GEMINI_API_KEY (or GOOGLE_API_KEY) or pass api_key="``); ``None`` when the
       SDK's own error says it.
+    - ``one_key``: ``%agent key PREFIX`` sets its first key variable; ``False`` when its
+      credentials come in pairs (Bedrock), so the user names the variable.
+    - ``wire_messages``: the key of its request body that holds the conversation
+      (``"messages"``, ``"input"``, ``"contents"``), which wire capture stores once per
+      message; ``None`` for a provider that sends nothing over a wire.
+    - ``fold_frames``: folds its streamed reply frames into the reply object its
+      non-streaming API would return (``%agent wire`` shows it); ``None``: not folded.
+    - ``tools_in_body``: how many tools a request body declares and its tool choice, in
+      its own terms (the wire view's round line).
 
     Raises ``ValueError`` when the fields contradict each other (a malformed
     ``model_class``, a default model without a key variable, rules without a shape).
@@ -95,6 +111,10 @@ class ProviderInfo:
     tool_rules: ToolRules | None = None
     extra: str | None = None
     key_hint: str | None = None
+    one_key: bool = True
+    wire_messages: str | None = None
+    fold_frames: Callable[[list[Any]], dict[str, Any] | None] | None = None
+    tools_in_body: Callable[[dict[str, Any]], tuple[int, Any]] = tools_and_choice
 
     def __post_init__(self) -> None:
         module, sep, name = self.model_class.partition(":")

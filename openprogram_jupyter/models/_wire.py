@@ -37,14 +37,28 @@ from typing import Any, Literal
 
 from .._secrets import Secrets
 from ._json_data import to_json_data
-from ._wire_fold import fold_frames
 from ._wire_preview import wire_preview
 from .base import ModelRequest
 
-__all__ = ["MESSAGE_FIELDS", "AskedRequest", "WireLog", "WireRecorder", "rebuilt_request", "wire_round"]
+__all__ = ["AskedRequest", "WireLog", "WireRecorder", "rebuilt_request", "wire_round"]
 
-MESSAGE_FIELDS = {"openai": "messages", "openai-responses": "input", "anthropic": "messages",
-                  "gemini": "contents", "bedrock": "messages"}
+def fold_frames(provider: str, frames: list[Any]) -> dict[str, Any] | None:
+    """The final object of ``provider``'s wire format folded from ``frames`` (by its
+    descriptor's ``fold_frames``; ``None`` for a provider that declares none)."""
+    from .providers import provider_info
+
+    info = provider_info(provider)
+    folder = info.fold_frames if info is not None else None
+    return folder(frames) if folder is not None and frames else None
+
+
+def _messages_field(provider: str) -> str | None:
+    """The key of ``provider``'s request body that holds the conversation (its descriptor's
+    ``wire_messages``), or ``None`` when it sends nothing over a wire."""
+    from .providers import provider_info
+
+    info = provider_info(provider)
+    return info.wire_messages if info is not None else None
 """The body field holding the provider's message list, by wire format."""
 
 _DIGEST_BYTES = 64  # a hex SHA-256 digest
@@ -102,7 +116,7 @@ class WireRecorder:
 
     def request(self, body: dict[str, Any], provider: str, secrets: Iterable[str | None] = ()) -> None:
         """Store ``body``, the JSON data that goes on the wire in ``provider``'s wire
-        format (a key of :data:`MESSAGE_FIELDS`), masked by value."""
+        format (a provider's prefix), masked by value."""
         self._secrets = Secrets.now(secrets)
         self._log._store_request(self._number, provider, body, self._secrets)
 
@@ -137,7 +151,7 @@ class WireRecorder:
         entry = self._log._rounds[self._number]
         entry.recorded = self._text(reply)
         provider, _, model_id = (recorded_model or "").partition(":")
-        if provider not in MESSAGE_FIELDS or not model_id:
+        if _messages_field(provider) is None or not model_id:
             entry.no_request = (f"the cassette was recorded from {recorded_model or 'an unnamed model'}, which "
                                  "sends nothing over a wire, so there is no request to rebuild")
             return
@@ -199,7 +213,7 @@ class WireLog:
     def _store_request(self, number: int, provider: str, body: dict[str, Any], secrets: Secrets) -> None:
         entry = self._rounds[number]
         entry.provider = provider
-        key = MESSAGE_FIELDS.get(provider)
+        key = _messages_field(provider)
         entry.messages_field = key if isinstance(body.get(key or ""), list) else None
         for name, value in body.items():  # the message list's place kept with an empty digest
             entry.fields[name] = "" if name == entry.messages_field else self._blob(value, secrets)

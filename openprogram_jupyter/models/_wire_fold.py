@@ -1,31 +1,25 @@
 """Stream frames folded into the provider's non-streamed response object.
 
-:func:`fold_frames` takes one round's frames as plain JSON data (as :mod:`._wire` keeps
-them) and returns what the provider would have answered without streaming: a Chat
-Completion, a Responses ``response``, an Anthropic ``message``, a Gemini
-``GenerateContentResponse`` or a Bedrock ``Converse`` response. Fragments are joined
-(text into one block or part, argument JSON into one value); a frame of an unknown kind is ignored. No frames
-give ``None``; an unknown wire format gives ``None`` too.
+One function per wire format, named by its provider's descriptor
+(``ProviderInfo.fold_frames``; :func:`._wire.fold_frames` picks it), takes one round's
+frames as plain JSON data (as :mod:`._wire` keeps them) and returns what the provider would
+have answered without streaming: a Chat Completion, a Responses ``response``, an Anthropic
+``message``, a Gemini ``GenerateContentResponse`` or a Bedrock ``Converse`` response.
+Fragments are joined (text into one block or part, argument JSON into one value); a frame
+of an unknown kind is ignored.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any
 
-__all__ = ["fold_frames"]
+__all__ = ["anthropic_frames", "bedrock_frames", "gemini_frames", "openai_chat_frames", "openai_responses_frames"]
 
 Frames = list[dict[str, Any]]
 
 
-def fold_frames(provider: str, frames: Frames) -> dict[str, Any] | None:
-    """The final object of ``provider``'s wire format folded from ``frames``."""
-    folder = _FOLDERS.get(provider)
-    return folder(frames) if folder is not None and frames else None
-
-
-def _openai_chat(frames: Frames) -> dict[str, Any]:
+def openai_chat_frames(frames: Frames) -> dict[str, Any]:
     first = frames[0]
     message: dict[str, Any] = {"role": "assistant", "content": None}
     calls: dict[int, dict[str, Any]] = {}
@@ -51,7 +45,7 @@ def _openai_chat(frames: Frames) -> dict[str, Any]:
             "usage": usage}
 
 
-def _openai_responses(frames: Frames) -> dict[str, Any] | None:
+def openai_responses_frames(frames: Frames) -> dict[str, Any] | None:
     final = None
     for event in frames:
         if isinstance(event.get("response"), dict):
@@ -59,7 +53,7 @@ def _openai_responses(frames: Frames) -> dict[str, Any] | None:
     return final
 
 
-def _anthropic(frames: Frames) -> dict[str, Any] | None:
+def anthropic_frames(frames: Frames) -> dict[str, Any] | None:
     message: dict[str, Any] | None = None
     partial: dict[int, str] = {}
     for event in frames:
@@ -104,7 +98,7 @@ def _json_or_text(raw: str) -> Any:
         return raw
 
 
-def _gemini(frames: Frames) -> dict[str, Any]:
+def gemini_frames(frames: Frames) -> dict[str, Any]:
     parts: list[dict[str, Any]] = []
     final: dict[str, Any] = {}
     for chunk in frames:
@@ -132,7 +126,7 @@ def _append_part(parts: list[dict[str, Any]], part: dict[str, Any]) -> None:
         parts.append(dict(part))
 
 
-def _bedrock(frames: Frames) -> dict[str, Any]:
+def bedrock_frames(frames: Frames) -> dict[str, Any]:
     blocks: dict[int, dict[str, Any]] = {}
     role, out = "assistant", {}
     for event in frames:
@@ -167,9 +161,3 @@ def _bedrock_delta(block: dict[str, Any], delta: dict[str, Any]) -> None:
         reasoning["text"] += delta["reasoningContent"].get("text") or ""
         if "signature" in delta["reasoningContent"]:
             reasoning["signature"] = delta["reasoningContent"]["signature"]
-
-
-_FOLDERS: dict[str, Callable[[Frames], dict[str, Any] | None]] = {
-    "openai": _openai_chat, "openai-responses": _openai_responses, "anthropic": _anthropic,
-    "gemini": _gemini, "bedrock": _bedrock,
-}

@@ -55,6 +55,7 @@ from ._provider_common import (
     transport_error,
 )
 from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, Spec, ToolRules, ToolShape, declared_parameters
+from ._wire_fold import anthropic_frames
 from .base import MessageBuilder, ModelRequest
 
 __all__ = ["INFO", "AnthropicModel", "anthropic_tool"]
@@ -68,6 +69,8 @@ def anthropic_tool(spec: Spec) -> dict[str, Any]:
 
 INFO = ProviderInfo(
     prefix="anthropic",
+    wire_messages="messages",
+    fold_frames=anthropic_frames,
     model_class="openprogram_jupyter.models.anthropic:AnthropicModel",
     key_variables=("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),
     default_model="claude-sonnet-4-5",

@@ -59,12 +59,24 @@ from ._provider_common import (
     transport_error,
 )
 from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, ToolRules, ToolShape
+from ._wire_fold import bedrock_frames
 from .base import MessageBuilder, ModelRequest
 
 __all__ = ["INFO", "BedrockModel"]
 
+
+def _tools_and_choice(body: dict[str, Any]) -> tuple[int, Any]:
+    """A Converse body's tools, counted, and its tool choice (or the Anthropic model's own)."""
+    config = body.get("toolConfig") or {}
+    extra = (body.get("additionalModelRequestFields") or {}).get("tool_choice")
+    return len(config.get("tools") or []), config.get("toolChoice") or extra
+
 INFO = ProviderInfo(
     prefix="bedrock",
+    one_key=False,
+    wire_messages="messages",
+    fold_frames=bedrock_frames,
+    tools_in_body=_tools_and_choice,
     model_class="openprogram_jupyter.models.bedrock:BedrockModel",
     key_variables=("AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN", "AWS_BEARER_TOKEN_BEDROCK"),
     tool_shape=ToolShape("Bedrock Converse", 'an element of "toolConfig.tools"', bedrock_tool),

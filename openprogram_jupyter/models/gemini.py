@@ -52,12 +52,22 @@ from ._provider_common import (
     transport_error,
 )
 from ._provider_info import ProviderInfo, ToolRules, ToolShape
+from ._wire_fold import gemini_frames
 from .base import MessageBuilder, ModelRequest
 
 __all__ = ["INFO", "GeminiModel"]
 
+
+def _tools_and_choice(body: dict[str, Any]) -> tuple[int, Any]:
+    """A Gemini body's function declarations, counted, and its function-calling mode."""
+    declared = sum(len(t.get("functionDeclarations") or []) for t in body.get("tools") or [])
+    return declared, ((body.get("toolConfig") or {}).get("functionCallingConfig") or {}).get("mode")
+
 INFO = ProviderInfo(
     prefix="gemini",
+    wire_messages="contents",
+    fold_frames=gemini_frames,
+    tools_in_body=_tools_and_choice,
     model_class="openprogram_jupyter.models.gemini:GeminiModel",
     key_variables=("GEMINI_API_KEY", "GOOGLE_API_KEY"),
     default_model="gemini-2.5-flash",

@@ -43,6 +43,7 @@ from ._provider_common import (
 )
 from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, Spec, ToolRules, ToolShape, declared_parameters
 from ._text_tool_calls import is_written_as_text, tool_responses_text, written_reply
+from ._wire_fold import openai_chat_frames
 from .base import MessageBuilder, ModelRequest
 
 __all__ = ["INFO", "OpenAIChatModel", "classify_openai_error", "openai_chat_tool"]
@@ -56,6 +57,8 @@ def openai_chat_tool(spec: Spec) -> dict[str, Any]:
 
 INFO = ProviderInfo(
     prefix="openai",
+    wire_messages="messages",
+    fold_frames=openai_chat_frames,
     model_class="openprogram_jupyter.models.openai_chat:OpenAIChatModel",
     key_variables=("OPENAI_API_KEY",),
     default_model="gpt-4.1-mini",

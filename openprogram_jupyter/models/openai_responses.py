@@ -28,6 +28,7 @@ from ..messages import TextContent, UserMessage
 from ._history import data_url, json_arguments, paired_history, result_images, result_text, user_blocks
 from ._provider_common import ProviderError, StreamCutError, retryable_code
 from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, Spec, ToolRules, ToolShape, declared_parameters
+from ._wire_fold import openai_responses_frames
 from .base import MessageBuilder, ModelRequest
 from .openai_chat import INFO as CHAT_INFO
 from .openai_chat import OpenAIChatModel, untransformed
@@ -43,6 +44,8 @@ def openai_responses_tool(spec: Spec) -> dict[str, Any]:
 
 INFO = ProviderInfo(
     prefix="openai-responses",
+    wire_messages="input",
+    fold_frames=openai_responses_frames,
     model_class="openprogram_jupyter.models.openai_responses:OpenAIResponsesModel",
     key_variables=CHAT_INFO.key_variables,
     tool_shape=ToolShape("OpenAI Responses", 'an element of "tools"', openai_responses_tool),

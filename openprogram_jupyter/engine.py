@@ -13,12 +13,13 @@ import asyncio
 import os
 import warnings
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._ambient import CallBudget
 from ._decision_judge import Judge
 from ._stop import StopSignal, closing_time
 from .errors import SetupError
+from .events import Event
 from .loop import LoopConfig, LoopState, run_loop
 from .messages import new_id
 from .models import Model
@@ -32,6 +33,8 @@ from .tools.registry import default_registry
 
 if TYPE_CHECKING:
     from .runtime import Runtime
+
+AnyEvent = TypeVar("AnyEvent", bound=Event)
 
 __all__ = [
     "EventSink", "RunSpec", "RuntimeDefaults", "build_spec", "default_registry", "execute", "resolve_model",
@@ -124,9 +127,10 @@ class EventSink:
             listeners.append(parent)
         return cls(run.run_id, run.depth, run.parent_tool_call_id, listeners)
 
-    def emit(self, event_class: type, **fields: Any) -> Any:
-        event = event_class(run_id=self.run_id, depth=self.depth,
-                            parent_tool_call_id=self.parent_tool_call_id, **fields)
+    def emit(self, event: AnyEvent) -> AnyEvent:
+        """Stamp this run's ``run_id``, ``depth`` and ``parent_tool_call_id`` on ``event``,
+        publish it, and return it."""
+        event.run_id, event.depth, event.parent_tool_call_id = self.run_id, self.depth, self.parent_tool_call_id
         self.forward(event)
         return event
 

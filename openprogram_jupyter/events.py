@@ -125,11 +125,14 @@ class AssistantUpdate(BaseModel):
 
 
 class Event(BaseModel):
-    """What every event carries. Each subclass declares ``type: Literal["name"] = "name"``."""
+    """What every event carries. Each subclass declares ``type: Literal["name"] = "name"``.
+
+    The loop builds an event with its own fields only (``TurnStartEvent(turn=3)``); the
+    run's event sink stamps ``run_id``, ``depth`` and ``parent_tool_call_id`` on it."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    run_id: str
+    run_id: str = ""
     depth: int = 0
     parent_tool_call_id: str | None = None
     timestamp: float = Field(default_factory=time.time)

@@ -121,8 +121,8 @@ async def run_loop(config: LoopConfig, state: LoopState, prompts: Sequence[UserM
     as ``"aborted"`` and this coroutine returns normally.
     """
     emit = config.calls.emit
-    emit(AgentStartEvent, model=config.model.name, tools=config.calls.menu.names,
-         max_cost=config.spec.settings["max_cost"], max_tokens=config.spec.settings["max_tokens"])
+    emit(AgentStartEvent(model=config.model.name, tools=config.calls.menu.names,
+                         max_cost=config.spec.settings["max_cost"], max_tokens=config.spec.settings["max_tokens"]))
     try:
         await _run_rounds(config, state, list(prompts))
     except asyncio.CancelledError:
@@ -132,8 +132,8 @@ async def run_loop(config: LoopConfig, state: LoopState, prompts: Sequence[UserM
         state.stop_reason = "error"
         state.error_message = mask(f"internal error: {type(error).__name__}: {error}")
         state.error = ReplyError(kind="internal", summary=state.error_message)
-    emit(AgentEndEvent, messages=list(state.new_messages), stop_reason=state.stop_reason,
-         error_message=state.error_message, error=state.error, limit=state.limit)
+    emit(AgentEndEvent(messages=list(state.new_messages), stop_reason=state.stop_reason,
+                       error_message=state.error_message, error=state.error, limit=state.limit))
 
 
 async def _run_rounds(config: LoopConfig, state: LoopState, pending: list[Any]) -> None:
@@ -154,7 +154,7 @@ async def _run_rounds(config: LoopConfig, state: LoopState, pending: list[Any]) 
             _checkpoint(config)
             state.rounds += 1
             state.turn_open, state.turn_results = True, []
-            config.calls.emit(TurnStartEvent, turn=state.rounds)
+            config.calls.emit(TurnStartEvent(turn=state.rounds))
 
             replayed = config.spec.replay[state.rounds - 1] if state.rounds <= len(config.spec.replay) else None
             if replayed is not None:
@@ -205,7 +205,7 @@ async def _final_round(config: LoopConfig, state: LoopState, limit: LimitReached
     _checkpoint(config)
     state.rounds += 1
     state.turn_open, state.turn_results = True, []
-    config.calls.emit(TurnStartEvent, turn=state.rounds, final_for=limit.name)
+    config.calls.emit(TurnStartEvent(turn=state.rounds, final_for=limit.name))
     message = await _stream_assistant_response(config, state, final=limit)
     text = limit.not_run_text() if message.stop_reason not in ("error", "aborted") else UNRUN_AFTER_FAILED_REPLY
     _answer_unrun_calls(config, state, message, text, status="skipped")
@@ -222,7 +222,7 @@ def _notice_unpriced(config: LoopConfig, state: LoopState, message: AssistantMes
     notice = unpriced_notice(config.spec.settings, config.spent(), config.model.name)
     if notice is not None:
         state.unpriced_noticed = True
-        config.calls.emit(MessageUpdateEvent, message=message, update=AssistantUpdate(kind="notice", delta=notice))
+        config.calls.emit(MessageUpdateEvent(message=message, update=AssistantUpdate(kind="notice", delta=notice)))
 
 
 def _request(config: LoopConfig, state: LoopState, final: LimitReached | None) -> ModelRequest:
@@ -258,12 +258,12 @@ async def _stream_assistant_response(config: LoopConfig, state: LoopState,
     state.streaming = builder
     partial = builder.message
     masking = ReplyMask()
-    emit(MessageStartEvent, message=partial)
+    emit(MessageStartEvent(message=partial))
     if final is not None:
-        emit(MessageUpdateEvent, message=partial, update=builder.notice(final.notice))
+        emit(MessageUpdateEvent(message=partial, update=builder.notice(final.notice)))
     try:
         async for update in config.model.stream(request, builder):
-            emit(MessageUpdateEvent, message=partial, update=masking.update(update))
+            emit(MessageUpdateEvent(message=partial, update=masking.update(update)))
     except asyncio.CancelledError:
         raise
     except Exception as error:
@@ -271,17 +271,17 @@ async def _stream_assistant_response(config: LoopConfig, state: LoopState,
     if partial.stop_reason not in ("error", "aborted"):
         builder.finish(partial.stop_reason if partial.stop_reason != "stop" else None)
     for update in masking.held_back():
-        emit(MessageUpdateEvent, message=partial, update=update)
+        emit(MessageUpdateEvent(message=partial, update=update))
     masking.finish(partial)
     if config.spec.settings["text_tool_calls"] and partial.stop_reason not in ("error", "aborted"):
         read_text_tool_calls(partial, config.calls.menu.names)
     renamed = _make_call_ids_unique(partial)
     if renamed:
-        emit(MessageUpdateEvent, message=partial, update=builder.notice(
-            "the model gave two or more calls the same id; renamed to keep them apart: " + ", ".join(renamed)))
+        emit(MessageUpdateEvent(message=partial, update=builder.notice(
+            "the model gave two or more calls the same id; renamed to keep them apart: " + ", ".join(renamed))))
     state.streaming = None
     state.append(partial)
-    emit(MessageEndEvent, message=partial)
+    emit(MessageEndEvent(message=partial))
     return partial
 
 
@@ -290,12 +290,12 @@ def _replay_reply(config: LoopConfig, state: LoopState, recorded: ReplayedRound)
     Its usage is not counted again; a notice says where it came from."""
     emit = config.calls.emit
     message = recorded.reply.model_copy(deep=True, update={"usage": Usage(cost=0.0)})  # known: nothing
-    emit(MessageStartEvent, message=message)
-    emit(MessageUpdateEvent, message=message, update=AssistantUpdate(
-        kind="notice", delta=f"replayed from {config.spec.replayed_from}: the recorded reply and results, "
-                             "no model request and no tool run"))
+    emit(MessageStartEvent(message=message))
+    notice = (f"replayed from {config.spec.replayed_from}: the recorded reply and results, "
+              "no model request and no tool run")
+    emit(MessageUpdateEvent(message=message, update=AssistantUpdate(kind="notice", delta=notice)))
     state.append(message)
-    emit(MessageEndEvent, message=message)
+    emit(MessageEndEvent(message=message))
     return message
 
 
@@ -304,10 +304,10 @@ def _replay_results(config: LoopConfig, state: LoopState, recorded: ReplayedRoun
     state.open_round(recorded.reply.tool_calls)
     for result in recorded.results:
         call = next((c for c in recorded.reply.tool_calls if c.id == result.tool_call_id), None)
-        config.calls.emit(ToolExecutionStartEvent, tool_call_id=result.tool_call_id, tool_name=result.tool_name,
-                          arguments=dict(call.arguments) if call is not None else {})
-        config.calls.emit(ToolExecutionEndEvent, tool_call_id=result.tool_call_id, tool_name=result.tool_name,
-                          result=result, status=result.status, duration=0.0)
+        config.calls.emit(ToolExecutionStartEvent(tool_call_id=result.tool_call_id, tool_name=result.tool_name,
+                                                  arguments=dict(call.arguments) if call is not None else {}))
+        config.calls.emit(ToolExecutionEndEvent(tool_call_id=result.tool_call_id, tool_name=result.tool_name,
+                                                result=result, status=result.status, duration=0.0))
         _record_result(config, state, result)
     return list(recorded.then)
 
@@ -359,8 +359,8 @@ def _record_result(config: LoopConfig, state: LoopState, result: ToolResultMessa
     state.answered += 1
     state.turn_results.append(result)
     state.append(result)
-    config.calls.emit(MessageStartEvent, message=result)
-    config.calls.emit(MessageEndEvent, message=result)
+    config.calls.emit(MessageStartEvent(message=result))
+    config.calls.emit(MessageEndEvent(message=result))
 
 
 def _answer_unrun_calls(config: LoopConfig, state: LoopState, message: AssistantMessage, text: str,
@@ -374,15 +374,15 @@ def _answer_unrun_calls(config: LoopConfig, state: LoopState, message: Assistant
 
 def _end_turn(config: LoopConfig, state: LoopState, message: AssistantMessage) -> None:
     state.turn_open = False
-    config.calls.emit(TurnEndEvent, turn=state.rounds, message=message, tool_results=list(state.turn_results))
+    config.calls.emit(TurnEndEvent(turn=state.rounds, message=message, tool_results=list(state.turn_results)))
 
 
 def _deliver(config: LoopConfig, state: LoopState, messages: Sequence[Any]) -> None:
     for message in messages:
         user = message if isinstance(message, UserMessage) else UserMessage(content=str(message))
         state.append(user)
-        config.calls.emit(MessageStartEvent, message=user)
-        config.calls.emit(MessageEndEvent, message=user)
+        config.calls.emit(MessageStartEvent(message=user))
+        config.calls.emit(MessageEndEvent(message=user))
 
 
 def _checkpoint(config: LoopConfig) -> None:
@@ -404,7 +404,7 @@ def _close_after_abort(config: LoopConfig, state: LoopState) -> None:
         message = builder.message
         ReplyMask().finish(message)
         state.append(message)
-        emit(MessageEndEvent, message=message)
+        emit(MessageEndEvent(message=message))
         state.open_round(message.tool_calls)
     for call in state.open_calls:
         _record_result(

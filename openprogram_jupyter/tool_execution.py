@@ -25,7 +25,7 @@ from ._secrets import Secrets
 from ._tool_output import OutputCapture, capturing
 from .approvals import ApprovalAnswer, Edit, Skip, answer_kind
 from .errors import ToolExit
-from .events import ToolExecutionEndEvent, ToolExecutionStartEvent, ToolExecutionUpdateEvent
+from .events import Event, ToolExecutionEndEvent, ToolExecutionStartEvent, ToolExecutionUpdateEvent
 from .messages import TextContent, ToolCall, ToolResultMessage, ToolResultStatus
 from .tools._display import result_display
 from .tools._schema import ArgumentError
@@ -76,7 +76,7 @@ class CallEnvironment:
     runtime: Runtime | None
     run_id: str
     depth: int
-    emit: Callable[..., Any]
+    emit: Callable[[Event], Any]
     forward: Callable[[Any], None]
     approve: Approver | None = None
     step: bool = False
@@ -115,7 +115,7 @@ async def execute_tool_call(call: ToolCall, env: CallEnvironment) -> CallOutcome
     """
     assert call.id is not None
     started = time.perf_counter()
-    env.emit(ToolExecutionStartEvent, tool_call_id=call.id, tool_name=call.name, arguments=call.arguments)
+    env.emit(ToolExecutionStartEvent(tool_call_id=call.id or "", tool_name=call.name, arguments=call.arguments))
     try:
         outcome = await _prepare_and_execute(call, env)
     except asyncio.CancelledError:  # stopped before the tool itself started (e.g. awaiting approval)
@@ -156,14 +156,8 @@ def _finalize(
         status=outcome.status,
         details={**outcome.details, "duration": round(duration, 6)},
     ))
-    env.emit(
-        ToolExecutionEndEvent,
-        tool_call_id=result.tool_call_id,
-        tool_name=call.name,
-        result=result,
-        status=outcome.status,
-        duration=duration,
-    )
+    env.emit(ToolExecutionEndEvent(tool_call_id=result.tool_call_id, tool_name=call.name, result=result,
+                                   status=outcome.status, duration=duration))
     return result
 
 
@@ -242,7 +236,7 @@ async def _ask_approval(call: ToolCall, tool: Tool, env: CallEnvironment) -> _Ou
             f"denied: {call.name} requires approval and no approver is configured "
             "(the user did not see this call; give the Runtime approve=...)",
         )
-    env.emit(ToolExecutionUpdateEvent, tool_call_id=call.id, tool_name=call.name, status="awaiting_approval")
+    env.emit(ToolExecutionUpdateEvent(tool_call_id=call.id or "", tool_name=call.name, status="awaiting_approval"))
     try:
         answer = env.approve(ApprovalRequest(call, tool))
         if inspect.isawaitable(answer):
@@ -258,7 +252,7 @@ async def _ask_approval(call: ToolCall, tool: Tool, env: CallEnvironment) -> _Ou
     if kind == "deny":
         return _Outcome("denied", f"denied: the user did not approve this call to {call.name}",
                         details={"approval": "denied"})
-    env.emit(ToolExecutionUpdateEvent, tool_call_id=call.id, tool_name=call.name, status="approved")
+    env.emit(ToolExecutionUpdateEvent(tool_call_id=call.id or "", tool_name=call.name, status="approved"))
     return answer if isinstance(answer, Edit) else True
 
 
@@ -269,10 +263,8 @@ async def _execute(call: ToolCall, tool: Tool, kwargs: dict[str, Any], env: Call
         run_id=env.run_id,
         depth=env.depth,
         runtime=env.runtime,
-        _report=lambda data: env.emit(
-            ToolExecutionUpdateEvent, tool_call_id=call.id, tool_name=call.name, status="progress",
-            data=mask_progress(data),
-        ),
+        _report=lambda data: env.emit(ToolExecutionUpdateEvent(
+            tool_call_id=call.id or "", tool_name=call.name, status="progress", data=mask_progress(data))),
     )
     output = _output_scope(call, tool, env)
     token = current_call.set(CallFrame(context, env.inherited_tools, env.forward, env.budget, env.settings))
@@ -328,7 +320,7 @@ def _output_scope(call: ToolCall, tool: Tool, env: CallEnvironment) -> capturing
 
     def live(piece: dict[str, Any]) -> None:
         data = Secrets.now().mask_data(piece, shapes=piece["type"] == "stream")
-        env.emit(ToolExecutionUpdateEvent, tool_call_id=call.id, tool_name=call.name, status="output", data=data)
+        env.emit(ToolExecutionUpdateEvent(tool_call_id=call.id or "", tool_name=call.name, status="output", data=data))
 
     return capturing(OutputCapture(live))
 

@@ -1,0 +1,48 @@
+"""What a document's prose and comments claim about its examples, checked after the
+document has run, on the names it left in its namespace.
+
+Outputs a document shows are ``>>>`` doctests, which Sybil compares itself; these are the
+claims written in words beside code (``# 2b: only read_file``), stated here by hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+
+def _sent(runtime: Any, request: int) -> list[str]:
+    return [spec["name"] for spec in runtime.model.requests[request].tools]
+
+
+def _tool_results(run: Any) -> list[str]:
+    import openprogram_jupyter as op
+
+    return [m.content[0].text for m in run.messages if isinstance(m, op.ToolResultMessage)]
+
+
+def tools_md(ns: dict[str, Any]) -> None:
+    import openprogram_jupyter as op
+
+    gated = ns["gated"]
+    assert _sent(gated, 0) == ["add", "place", "read_file", "delete_file", "tool_search"]  # default menu
+    assert _sent(gated, 1) == ["read_file"]        # toolset="files"
+    assert _sent(gated, 2) == ["read_file"]        # tools_source="web" + allow
+    assert _sent(gated, 3) == ["normalize"]        # tools=[normalize]
+    assert "add_numbers" not in op.default_registry and ns["add_numbers"].options.cache
+    assert list(ns["crunch"].spec["parameters"]["properties"]) == ["n"]   # ctx is left out
+    weather_run = ns["rt"].last_run
+    assert (_tool_results(weather_run), weather_run.text) == (["Sunny in Oslo"], "Sunny.")
+    assert list(ns["research"].spec["parameters"]["properties"]) == ["topic"]  # runtime is hidden
+
+
+def readme_md(ns: dict[str, Any]) -> None:
+    cell_run = ns["runtime"].last_run   # the %%agent cell, on the offline model
+    assert [r.tool_name for r in cell_run.tool_results] == ["add"] and cell_run.stop_reason == "stop"
+    assert ns["run"].stop_reason == "stop" and "offline" in ns["text"]
+
+
+CLAIMS: dict[str, Callable[[dict[str, Any]], None]] = {
+    "tools.md": tools_md,
+    "README.md": readme_md,
+}

@@ -1,5 +1,6 @@
 """What a document's prose and comments claim about its examples, checked after the
-document has run, on the names it left in its namespace.
+document has run, on the names it left in its namespace (and the loopback server it ran
+against, if any).
 
 Outputs a document shows are ``>>>`` doctests, which Sybil compares itself; these are the
 claims written in words beside code (``# 2b: only read_file``), stated here by hand.
@@ -7,7 +8,9 @@ claims written in words beside code (``# 2b: only read_file``), stated here by h
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 
@@ -21,7 +24,7 @@ def _tool_results(run: Any) -> list[str]:
     return [m.content[0].text for m in run.messages if isinstance(m, op.ToolResultMessage)]
 
 
-def tools_md(ns: dict[str, Any]) -> None:
+def tools_md(ns: dict[str, Any], server: Any) -> None:
     import openprogram_jupyter as op
 
     gated = ns["gated"]
@@ -36,13 +39,34 @@ def tools_md(ns: dict[str, Any]) -> None:
     assert list(ns["research"].spec["parameters"]["properties"]) == ["topic"]  # runtime is hidden
 
 
-def readme_md(ns: dict[str, Any]) -> None:
+def readme_md(ns: dict[str, Any], server: Any) -> None:
     cell_run = ns["runtime"].last_run   # the %%agent cell, on the offline model
     assert [r.tool_name for r in cell_run.tool_results] == ["add"] and cell_run.stop_reason == "stop"
     assert ns["run"].stop_reason == "stop" and "offline" in ns["text"]
 
 
-CLAIMS: dict[str, Callable[[dict[str, Any]], None]] = {
-    "tools.md": tools_md,
+def replay_md(ns: dict[str, Any], server: Any) -> None:
+    cassette = json.loads(Path("cassettes/run.json").read_text())   # in the test's scratch folder
+    assert cassette["model"] == "openai:gpt-4.1-mini" and len(server.requests) == 2  # recorded live
+    assert [r["request"]["tools"] for r in cassette["rounds"]] == [["temperature"], ["temperature"]]
+    assert [r.text for r in ns["rt"].last_run.tool_results] == ["31.0"]   # the replay ran the tool again
+    assert len(server.requests) == 2                                      # and sent nothing
+
+
+def wire_md(ns: dict[str, Any], server: Any) -> None:
+    run = ns["run"]
+    assert [run.wire(n)[0] for n in (1, 2)] == server.bodies("anthropic")  # "the body as sent"
+    assert run.wire(1)[1]["attempts"] == 1 and run.wire(1)[1]["errors"] == []
+    openai = ns["lesson_run"].request_as(2, "openai")["messages"]
+    assert [m["role"] for m in openai][-2:] == ["assistant", "tool"] and openai[-2]["tool_calls"]
+    anthropic = ns["lesson_run"].request_as(2, "anthropic")["messages"]
+    assert anthropic[-1]["role"] == "user" and anthropic[-1]["content"][0]["type"] == "tool_result"
+    assert anthropic[-2]["content"][-1]["type"] == "tool_use"
+
+
+CLAIMS: dict[str, Callable[[dict[str, Any], Any], None]] = {
     "README.md": readme_md,
+    "tools.md": tools_md,
+    "replay.md": replay_md,
+    "wire.md": wire_md,
 }

@@ -38,12 +38,11 @@ def _block_of(text: str, position: int) -> int:
 
 @pytest.mark.parametrize("path", DOCUMENTS, ids=[p.name for p in DOCUMENTS])
 def test_every_block_of_the_document_runs_as_written(path, doc_shell, loopback):
-    if path.name in LOOPBACK_TURNS:
-        loopback(path.name)
+    server = loopback(path.name) if path.name in LOOPBACK_TURNS else None
     ran = run_document(path, doc_shell)
     assert ran == run_blocks(path)  # no block was left out by the parser
     if path.name in CLAIMS:
-        CLAIMS[path.name](doc_shell.user_ns)
+        CLAIMS[path.name](doc_shell.user_ns, server)
 
 
 def test_blocks_not_run_are_marked_with_a_reason_and_counted_in_testing_md():

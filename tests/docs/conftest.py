@@ -5,22 +5,10 @@ in its place."""
 from __future__ import annotations
 
 import pytest
+from fakeserver import FakeServer
 from IPython.core.interactiveshell import InteractiveShell
 
-from tests.fakeserver import Call, FakeServer, Turn
-
-# The documents whose examples name a hosted model ("openai:…", "anthropic:…"): the
-# provider's base URL points at the loopback server, which plays these turns in order.
-LOOPBACK_TURNS: dict[str, list[Turn]] = {
-    "replay.md": [
-        Turn(calls=[Call("temperature", {"city": "Cairo"})]),
-        Turn(text="Cairo is warmest, at 31 °C."),
-    ],
-    "wire.md": [
-        Turn(calls=[Call("add", {"a": 2, "b": 3})]),
-        Turn(text="2 + 3 = 5."),
-    ],
-}
+from .loopback import LOOPBACK_TURNS
 
 _KEY_VARIABLES = (
     "OPENPROGRAM_MODEL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN",

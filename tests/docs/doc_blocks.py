@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from sybil import Document, Example, Region, Sybil
 from sybil.evaluators.doctest import DocTestEvaluator
@@ -55,11 +56,11 @@ def _fenced_blocks(document: Document) -> Iterator[Region]:
 class IPythonCell:
     """Runs a block in ``shell`` with ``run_cell``; the cell's own error, if any, is raised."""
 
-    def __init__(self, shell: object) -> None:
+    def __init__(self, shell: Any) -> None:
         self.shell = shell
 
     def __call__(self, example: Example) -> None:
-        result = self.shell.run_cell(str(example.parsed), store_history=True)  # type: ignore[attr-defined]
+        result = self.shell.run_cell(str(example.parsed), store_history=True)
         result.raise_error()
 
 
@@ -67,7 +68,7 @@ class DocBlocks:
     """The Sybil parser: one region per python/ipython block (per ``>>>`` example in a
     doctest block), none for a block marked not run."""
 
-    def __init__(self, shell: object) -> None:
+    def __init__(self, shell: Any) -> None:
         self.python = PythonEvaluator()
         self.ipython = IPythonCell(shell)
         self.doctest = DocTestStringParser(DocTestEvaluator(doctest.NORMALIZE_WHITESPACE))  # outputs may wrap
@@ -87,10 +88,10 @@ class DocBlocks:
                 yield Region(block.start, block.end, source, self.python)
 
 
-def parse(path: Path, shell: object) -> Document:
+def parse(path: Path, shell: Any) -> Document:
     """``path`` parsed into a Sybil document whose namespace is ``shell``'s user namespace."""
     document = Sybil(parsers=[DocBlocks(shell)]).parse(path)
-    document.namespace = shell.user_ns  # type: ignore[attr-defined]
+    document.namespace = shell.user_ns
     return document
 
 

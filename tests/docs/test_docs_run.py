@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from .claims import CLAIMS
-from .conftest import LOOPBACK_TURNS
 from .doc_blocks import not_run_markers, parse, run_blocks
+from .loopback import LOOPBACK_TURNS
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

@@ -4,6 +4,8 @@ in its place."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from fakeserver import FakeServer
 from IPython.core.interactiveshell import InteractiveShell
@@ -19,9 +21,15 @@ _KEY_VARIABLES = (
 @pytest.fixture
 def doc_shell(monkeypatch, tmp_path):
     """A new ``InteractiveShell`` for one document (the process's shell is put back after),
-    run from an empty folder with no provider key and ``OPENPROGRAM_WARM_UP=0``."""
+    run from an empty folder with no provider key and ``OPENPROGRAM_WARM_UP=0``.
+
+    What a document may change for the whole process is put back afterwards: the
+    environment (``%env`` in a block), the tool registry and the price table
+    (``pricing.register_price`` in providers.md)."""
+    from openprogram_jupyter.models.pricing import PRICES
     from openprogram_jupyter.tools.registry import default_registry
 
+    environment, prices = dict(os.environ), dict(PRICES)
     for name in _KEY_VARIABLES:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("OPENPROGRAM_WARM_UP", "0")
@@ -35,6 +43,11 @@ def doc_shell(monkeypatch, tmp_path):
     InteractiveShell.clear_instance()
     for klass in InteractiveShell._walk_mro():
         klass._instance = previous
+    PRICES.clear()
+    PRICES.update(prices)
+    for name in set(os.environ) - set(environment):  # monkeypatch restores only what it set
+        del os.environ[name]
+    os.environ.update(environment)
 
 
 @pytest.fixture

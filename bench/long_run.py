@@ -63,7 +63,7 @@ def main() -> None:
             starts.append(time.perf_counter())
 
     run = op.Runtime(model=CountingModel(args.rounds)).run(
-        "Add.", tools=[add], max_iterations=args.rounds, on_event=on_event)
+        "Add.", tools=[add], max_iterations=None, on_event=on_event)  # the model ends the run itself
     assert run.stop_reason == "stop" and run.rounds == args.rounds, (run.stop_reason, run.rounds)
     gaps = [later - earlier for earlier, later in itertools.pairwise(starts)]
     first = statistics.median(gaps[: args.window])

@@ -295,9 +295,8 @@ def _round_times(server: FakeServer, start: int) -> list[float]:
 
 async def bench_long(rounds: int, repeats: int) -> None:
     """Per-round time near round 10 and near round ``rounds``, from the server's arrival
-    times, medians over interleaved repetitions; and what a finished ``Runtime.run`` retains."""
-    import tracemalloc
-
+    times, medians over interleaved repetitions. (What a run retains: bench/run_memory.py,
+    which leaves out the server's own records of the requests.)"""
     near = {"round 10": slice(5, 15), f"round {rounds}": slice(rounds - 10, rounds)}
     with FakeServer() as server:
         server.responder = responder(rounds)
@@ -313,15 +312,6 @@ async def bench_long(rounds: int, repeats: int) -> None:
                 for label, where in near.items():
                     samples[name][label].append(statistics.median(gaps[where]))
         last_body = len(json.dumps(server.requests[-1].body).encode())
-        runtime = op.Runtime(model="openai:gpt-bench", api_key=KEY, base_url=server.openai_base_url)
-        tool = op.function(add, register_globally=False)
-        runtime.run(PROMPT, tools=[tool], max_iterations=None)  # warm
-        tracemalloc.start()
-        before = tracemalloc.get_traced_memory()[0]
-        kept = runtime.run(PROMPT, tools=[tool], max_iterations=None)
-        retained = tracemalloc.get_traced_memory()[0] - before
-        tracemalloc.stop()
-        assert kept.stop_reason == "stop"
         for client in CLIENTS:
             await client.close()
         for client in SYNC_CLIENTS:
@@ -337,8 +327,6 @@ async def bench_long(rounds: int, repeats: int) -> None:
             value = statistics.median(samples[name][label])
             cells.append(f"{value * 1000:.1f} | {value / floor[label]:.2f}")
         print(f"| {name} | " + " | ".join(cells) + " |")
-    print(f"\nA finished {rounds}-round `Runtime.run` (the Run and what the runtime keeps of it) retains "
-          f"{retained:,} bytes: {retained / rounds:,.0f} bytes per round (tracemalloc).")
 
 
 def bench_imports(repeats: int) -> None:

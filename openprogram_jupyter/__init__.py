@@ -15,13 +15,16 @@
 Importing this package imports no provider SDK; each loads when a run first needs it.
 """
 
-from typing import TYPE_CHECKING, Any
+from __future__ import annotations
 
-# Light (the standard library only), and it must be imported before the tools layer can be
-# used: it gives the tools layer the default Runtime an agentic function falls back to.
-from . import runtime as _runtime  # noqa: F401
-
+# Nothing of the package is imported here, not even `typing` (≈ 7 ms of a fresh
+# interpreter's start): every public name below loads on first use, so
+# `import openprogram_jupyter` costs only this module (docs/benchmarks.md, "Import time").
+# Type checkers treat a name TYPE_CHECKING as true whatever its value.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from . import decision
     from .approvals import Edit, Skip, edit, skip
     from .check import ANY, RunCheck, check
@@ -55,7 +58,8 @@ if TYPE_CHECKING:
     from .run import Run
     from .runtime import RunHandle, Runtime, default_runtime
     from .tool_execution import ApprovalRequest
-    from .tools import Tool, ToolContext, agentic_function, default_registry, function
+    from .tools import Tool, ToolContext, default_registry
+    from .tools.function import agentic_function, function  # not via .tools: mypy mistakes the name for the submodule
     from .tools.mcp_source import McpError, McpServer, mcp
 
 # Public names load on first use (PEP 562): `%load_ext` and `import openprogram_jupyter`
@@ -97,6 +101,9 @@ def __getattr__(name: str) -> Any:
     from .jupyter._warm_up import wait_for_warm_up
 
     wait_for_warm_up()
+    # The runtime module gives the tools layer the default Runtime an agentic function falls
+    # back to (`_ambient`), so it loads with the first public name, whichever that is.
+    importlib.import_module(".runtime", __name__)
     module = importlib.import_module(module_name, __name__)
     value = module if name == "decision" else getattr(module, name)
     globals()[name] = value

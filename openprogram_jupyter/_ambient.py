@@ -67,7 +67,8 @@ _default_runtime: Callable[[], Runtime] | None = None
 
 
 def provide_default_runtime(factory: Callable[[], Runtime]) -> None:
-    """Called once by :mod:`openprogram_jupyter.runtime` (which the package imports first)."""
+    """Called once by :mod:`openprogram_jupyter.runtime` when it is imported (the package
+    imports it with the first public name used, ``op.function``, ``op.Runtime``, ...)."""
     global _default_runtime
     _default_runtime = factory
 
@@ -78,5 +79,6 @@ def ambient_runtime() -> Runtime:
     if runtime is not None:
         return runtime
     if _default_runtime is None:
-        raise RuntimeError("openprogram_jupyter.runtime was not imported; import openprogram_jupyter first")
+        raise RuntimeError("no default Runtime: openprogram_jupyter.runtime was not imported (it loads with the "
+                           "first name used from openprogram_jupyter); import it, or pass runtime=")
     return _default_runtime()

@@ -6,8 +6,9 @@
 - A ```` ```ipython ```` block is a notebook cell (``%load_ext``, ``%%agent``, ``%env``):
   it runs in a real IPython ``InteractiveShell`` (:class:`IPythonCell`), and any error
   the cell raises fails it.
-- A block right after a line ``<!-- not run: REASON -->`` is not run; :func:`not_run_markers`
-  lists those markers so the test can count them against docs/testing.md.
+- A block right after a line ``<!-- not run: REASON -->`` (indented with the block in a
+  list item, or not) is not run; :func:`not_run_markers` lists those markers so the test
+  can count them against docs/testing.md.
 
 Every block of a document shares one namespace, the shell's, and runs in document order.
 Other fences (```` ```bash ````, ```` ```json ````, bare ```` ``` ```` for output or
@@ -31,7 +32,7 @@ from sybil.parsers.markdown.lexers import FencedCodeBlockLexer
 
 RUN_LANGUAGES = ("python", "ipython")
 # The marker must be the last thing before the block's opening fence (blank lines aside).
-NOT_RUN = re.compile(r"^<!-- not run: (?P<reason>[^\n]+?) -->\s*\Z", re.M)
+NOT_RUN = re.compile(r"^[ \t]*<!-- not run: (?P<reason>[^\n]+?) -->\s*\Z", re.M)
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,7 @@ def not_run_markers(path: Path) -> list[NotRun]:
     """Every ``<!-- not run: ... -->`` marker in ``path``; each must stand right before a
     python or ipython block (else it is reported with the reason ``"(marks no block)"``)."""
     document = Document(path.read_text(), str(path))
-    marked = {m.start(): m for m in re.finditer(r"^<!-- not run: (?P<reason>[^\n]+?) -->", document.text, re.M)}
+    marked = {m.start(): m for m in re.finditer(r"^[ \t]*<!-- not run: (?P<reason>[^\n]+?) -->", document.text, re.M)}
     found = []
     for block in _fenced_blocks(document):
         match = NOT_RUN.search(document.text, 0, block.start)

@@ -135,7 +135,7 @@ async def test_cancelling_the_awaiting_task_finalizes_the_run_and_reraises():
     assert [r.status for r in results(run)] == ["cancelled"]
 
 
-def test_keyboard_interrupt_during_sync_run_aborts_keeps_the_run_and_reraises():
+def test_keyboard_interrupt_during_sync_run_aborts_keeps_the_run_and_reraises(sigint_raises):
     started, cancelled = threading.Event(), threading.Event()
 
     @op.function

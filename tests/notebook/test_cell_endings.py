@@ -82,6 +82,11 @@ async def until(condition, what: str, timeout: float = 30.0) -> None:
         await asyncio.sleep(0.02)
 
 
+@pytest.fixture(autouse=True)
+def _ctrl_c_raises(sigint_raises):
+    yield
+
+
 def interrupt_main_when(ready: threading.Event, times: int = 1, gap: float = 0.3) -> threading.Thread:
     """Kernel ▸ Interrupt for a blocking cell: ``KeyboardInterrupt`` in the main thread,
     ``times`` times, once ``ready`` is set."""

@@ -6,21 +6,24 @@ round with ``tool_choice="none"`` and :func:`final_round_system` added to the sy
 prompt, so the run ends with an answer made of what the model has instead of a dangling
 tool result. For the round cap that round is the cap's own last round
 (:func:`answer_round_under_cap`): ``max_iterations=3`` sends 3 requests, the third
-tool-free. A cost or token limit cannot be known ahead, so its answer round comes after.
-docs/semantics.md, "Limits", states the rules.
+tool-free. A cost or token limit cannot be known ahead, so its answer round comes after;
+until then :func:`output_cap` lowers each round's output cap so that the round cannot take
+the spend past the budget. docs/semantics.md, "Limits", states the rules.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Literal
 
 from .messages import Usage
+from .models.pricing import price_for
 from .settings import RunSettings
 
 __all__ = [
-    "LimitName", "LimitReached", "answer_round_under_cap", "final_round_system", "limit_reached", "tokens_of",
-    "unpriced_notice",
+    "LimitName", "LimitReached", "answer_round_under_cap", "final_round_system", "limit_reached", "output_cap",
+    "tokens_of", "unpriced_notice",
 ]
 
 LimitName = Literal["max_iterations", "max_cost", "max_tokens"]
@@ -61,6 +64,24 @@ def answer_round_under_cap(settings: RunSettings, rounds: int) -> LimitReached |
     if not settings["finish_at_limit"] or cap is None or cap < 2 or rounds + 1 != cap:
         return None
     return LimitReached("max_iterations", f"the last round of its round cap (max_iterations={cap})")
+
+
+def output_cap(settings: RunSettings, spent: Usage, model: str, next_input: int) -> int | None:
+    """The most output tokens the next round may spend and keep the run within its
+    ``max_tokens`` and ``max_cost``, or ``None`` when neither applies (no such limit, or —
+    for ``max_cost`` — an unknown price). ``next_input`` estimates the tokens the round's
+    request will take as input (the last round's; the conversation only grows), which
+    count against both. At least 1: a round is only asked while the limits are not yet
+    reached (:func:`limit_reached`)."""
+    caps = []
+    max_tokens, max_cost = settings["max_tokens"], settings["max_cost"]
+    if max_tokens is not None:
+        caps.append(max_tokens - tokens_of(spent) - next_input)
+    price = price_for(model) if max_cost is not None and spent.cost is not None else None
+    if max_cost is not None and price is not None and price.output > 0:
+        left = max_cost - (spent.cost or 0.0) - next_input * price.input / 1e6
+        caps.append(math.floor(left * 1e6 / price.output))
+    return max(1, min(caps)) if caps else None
 
 
 def limit_reached(settings: RunSettings, rounds: int, spent: Usage) -> LimitReached | None:

@@ -18,7 +18,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from ._limits import LimitReached, answer_round_under_cap, final_round_system, limit_reached, unpriced_notice
+from ._limits import (
+    LimitReached,
+    answer_round_under_cap,
+    final_round_system,
+    limit_reached,
+    output_cap,
+    unpriced_notice,
+)
 from ._masking import ReplyMask
 from ._secrets import mask
 from ._stop import StopSignal
@@ -225,6 +232,15 @@ def _notice_unpriced(config: LoopConfig, state: LoopState, message: AssistantMes
         config.calls.emit(MessageUpdateEvent(message=message, update=AssistantUpdate(kind="notice", delta=notice)))
 
 
+def _last_input(state: LoopState) -> int:
+    """The input tokens of the latest reply (0 before the first): what the next request's
+    input will at least be, the conversation only growing."""
+    for message in reversed(state.conversation):
+        if isinstance(message, AssistantMessage):
+            return message.usage.input + message.usage.cache_read + message.usage.cache_write
+    return 0
+
+
 def _request(config: LoopConfig, state: LoopState, final: LimitReached | None) -> ModelRequest:
     """What this round sends: the first round's forced choice, then ``"auto"`` (``"none"``
     stays); the last round at a limit sends ``"none"`` and says why in the system prompt."""
@@ -232,8 +248,11 @@ def _request(config: LoopConfig, state: LoopState, final: LimitReached | None) -
     forced = cast(ToolChoice, config.spec.settings["tool_choice"])  # normalised by its check
     choice = forced if state.rounds == 1 or forced == "none" else "auto"
     system = config.spec.settings["system"]
-    if final is not None:
+    cap = None
+    if final is not None:  # the answer at a limit: the one round a budget does not cap
         choice, system = "none", final_round_system(system, final)
+    else:
+        cap = output_cap(config.spec.settings, config.spent(), config.model.name, _last_input(state))
     request = ModelRequest(
         messages=state.conversation,
         system=system,
@@ -241,6 +260,7 @@ def _request(config: LoopConfig, state: LoopState, final: LimitReached | None) -
         tool_choice=choice,
         parallel_tool_calls=config.spec.settings["parallel_tool_calls"],
         menu_explicit=menu.explicit,
+        max_output_tokens=cap,
     )
     if config.wire is not None:
         request.wire = config.wire.recorder(state.rounds, request)

@@ -458,6 +458,23 @@ MUTATIONS: tuple[Mutation, ...] = (
       "forgets = [event.on_set(wake) for event in events if isinstance(event, StopToken)]", "forgets = []",
       ("tests/core/test_stop_token.py::test_run_handle_abort_reaches_the_run_without_polling",),
       "the Stop button, RunHandle.abort() and a parent call's cancel reach the run at once, not at a poll"),
+    M("budget-cap-takes-the-looser-limit", "_limits.py",
+      "return max(1, min(caps)) if caps else None", "return max(1, max(caps)) if caps else None",
+      ("tests/core/test_limits.py::test_with_two_budgets_the_tighter_one_caps",),
+      "with a token and a cost budget, the tighter one caps the round"),
+    M("budget-cap-ignores-the-next-input", "_limits.py",
+      "caps.append(max_tokens - tokens_of(spent) - next_input)", "caps.append(max_tokens - tokens_of(spent))",
+      ("tests/core/test_limits.py::test_a_token_budget_caps_each_round_at_what_is_left",),
+      "the round's own input counts against the token budget its output cap leaves"),
+    M("budget-cap-not-sent-to-openai", "models/openai_chat.py",
+      'payload["max_completion_tokens"] = request.max_output_tokens', "pass",
+      ("tests/providers/test_provider_budget_cap.py::test_a_token_budget_caps_each_rounds_output_at_what_is_left",),
+      "OpenAI is sent the round's output cap"),
+    M("budget-cap-on-the-answer-round", "loop.py",
+      "        cap = output_cap(config.spec.settings, config.spent(), config.model.name, _last_input(state))",
+      "        cap = None",
+      ("tests/core/test_limits.py::test_a_token_budget_caps_each_round_at_what_is_left",),
+      "every working round is capped by the budget"),
 )
 
 

@@ -132,9 +132,17 @@ class AnthropicModel(ProviderModel):
             payload["system"] = request.system
         notices: list[str] = []
         choice = request.tool_choice
-        if self.thinking_budget:
+        cap = request.max_output_tokens
+        if cap is not None:
+            payload["max_tokens"] = min(self.max_tokens, cap)
+        if self.thinking_budget and cap is not None and cap <= self.thinking_budget:
+            notices.append(f"the run's budget leaves {cap:,} output tokens, no more than the thinking budget "
+                           f"({self.thinking_budget:,}): extended thinking is off for this round")
+        elif self.thinking_budget:
             payload["thinking"] = {"type": "enabled", "budget_tokens": self.thinking_budget}
             payload["max_tokens"] = max(self.max_tokens, self.thinking_budget + 1024)
+            if cap is not None:
+                payload["max_tokens"] = min(payload["max_tokens"], cap)
             if choice not in ("auto", "none"):
                 notices.append(f"with extended thinking Anthropic accepts only tool_choice auto or none; "
                                f"tool_choice={choice!r} was sent as auto")

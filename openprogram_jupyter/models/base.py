@@ -81,7 +81,9 @@ class ModelRequest:
     taking the full default menu; only the offline model looks at it. ``wire`` is set
     when the run captures the wire (``Runtime(capture_wire=True)``): a provider reports
     the body it sends and the frames it receives to it (:mod:`._wire`); other models
-    ignore it.
+    ignore it. ``max_output_tokens`` is the most output tokens this round may spend and
+    stay within the run's budget (``max_tokens`` / ``max_cost``), or ``None``: a provider
+    sends it as its output cap, lowering any cap of its own.
     """
 
     messages: list[UserMessage | AssistantMessage | ToolResultMessage]
@@ -90,6 +92,7 @@ class ModelRequest:
     tool_choice: ToolChoice = "auto"
     parallel_tool_calls: bool | None = None
     menu_explicit: bool = False
+    max_output_tokens: int | None = None
     wire: WireRecorder | None = field(default=None, repr=False, compare=False)
 
 

@@ -157,8 +157,9 @@ class BedrockModel(ProviderModel):
                 if entry.results:
                     append_merged(messages, "user", [_result_block(r) for r in entry.results])
         payload: dict[str, Any] = {"modelId": self.model_id, "messages": messages}
-        if self.max_tokens:
-            payload["inferenceConfig"] = {"maxTokens": self.max_tokens}
+        caps = [cap for cap in (self.max_tokens, request.max_output_tokens) if cap]
+        if caps:
+            payload["inferenceConfig"] = {"maxTokens": min(caps)}
         controls = tool_config(self.model_id, request)
         system = [{"text": request.system}] if request.system else []
         system += [{"text": text} for text in controls.instructions]

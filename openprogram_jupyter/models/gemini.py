@@ -135,6 +135,8 @@ class GeminiModel(ProviderModel):
             payload["systemInstruction"] = {"parts": [{"text": request.system}]}
         if self.include_thoughts:
             payload["generationConfig"] = {"thinkingConfig": {"includeThoughts": True}}
+        if request.max_output_tokens is not None:
+            payload.setdefault("generationConfig", {})["maxOutputTokens"] = request.max_output_tokens
         notices: list[str] = []
         if request.tools:
             payload["tools"] = [{"functionDeclarations": [gemini_function_declaration(t) for t in request.tools]}]

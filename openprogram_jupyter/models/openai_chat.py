@@ -118,6 +118,8 @@ class OpenAIChatModel(ProviderModel):
             )
             if request.parallel_tool_calls is not None:
                 payload["parallel_tool_calls"] = request.parallel_tool_calls
+        if request.max_output_tokens is not None:
+            payload["max_completion_tokens"] = request.max_output_tokens
         return payload, []
 
     # -- response ----------------------------------------------------------------------

@@ -89,6 +89,8 @@ class OpenAIResponsesModel(OpenAIChatModel):
             )
             if request.parallel_tool_calls is not None:
                 payload["parallel_tool_calls"] = request.parallel_tool_calls
+        if request.max_output_tokens is not None:
+            payload["max_output_tokens"] = request.max_output_tokens
         return payload, []
 
     async def _attempt(self, payload: dict[str, Any], out: MessageBuilder) -> AsyncGenerator[AssistantUpdate, None]:

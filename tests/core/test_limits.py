@@ -211,3 +211,43 @@ def test_a_run_that_ends_above_its_budget_says_so_in_every_view():
     assert "over budget: spent \\$0.0099 of \\$0.001" in bundle["text/markdown"]  # not TeX math
     within = op.Runtime(model=op.ScriptedModel([costly("Done.", cost=0.0005)])).run("Hi.", tools=[], max_cost=0.001)
     assert "over budget" not in render_bundle(within)["text/plain"]
+
+
+# -- the output cap a budget puts on each round -------------------------------------------------
+
+
+def test_a_token_budget_caps_each_round_at_what_is_left():
+    model = op.ScriptedModel([costly(call("add", a=1, b=1), tokens=1000), costly(call("add", a=2, b=1), tokens=1000),
+                              "So far: 2 and 3."])
+    run = op.Runtime(model=model).run("Add.", tools=[add_tool()], max_tokens=2_500)
+    caps = [request.max_output_tokens for request in model.requests]
+    # 2,500 at first; then less what was spent and the 900 the next input takes at least
+    # (round 3 is still asked, 2,000 < 2,500, with the floor of 1 token).
+    assert caps == [2_500, 2_500 - 1_000 - 900, 1]
+    assert run.stop_reason == "stop"
+
+
+def test_the_answer_round_at_a_limit_is_not_capped():
+    model = op.ScriptedModel([costly(call("add", a=1, b=1), tokens=1000), "So far: 2."])
+    run = op.Runtime(model=model).run("Add.", tools=[add_tool()], max_tokens=1_000)
+    assert run.stop_reason == "max_tokens" and len(model.requests) == 2
+    assert [request.max_output_tokens for request in model.requests] == [1_000, None]
+    assert model.requests[1].tool_choice == "none"
+
+
+def test_the_cap_is_never_below_one_token():
+    model = op.ScriptedModel([costly(call("add", a=1, b=1), tokens=1000), costly("Done.", tokens=10)])
+    op.Runtime(model=model).run("Add.", tools=[add_tool()], max_tokens=1_500)
+    assert [request.max_output_tokens for request in model.requests] == [1_500, 1]  # 1,500 - 1,000 - 900 < 1
+
+
+def test_with_two_budgets_the_tighter_one_caps(monkeypatch):
+    from openprogram_jupyter.models import pricing
+
+    monkeypatch.setitem(pricing.PRICES, "priced-script", pricing.Price(input=1.0, output=10.0))
+    model = op.ScriptedModel(["Done."], name="priced-script")
+    op.Runtime(model=model).run("Hi.", tools=[], max_tokens=50_000, max_cost=0.01)  # $0.01 buys 1,000 output tokens
+    assert model.requests[0].max_output_tokens == 1_000
+    model = op.ScriptedModel(["Done."], name="priced-script")
+    op.Runtime(model=model).run("Hi.", tools=[], max_tokens=500, max_cost=0.01)
+    assert model.requests[0].max_output_tokens == 500

@@ -353,3 +353,18 @@ async def test_a_missing_key_is_a_readable_error_without_retries(server):
         assert reply.error_message.startswith(f"{model.name} failed") and expected in reply.error_message
         assert "(after" not in reply.error_message, "a missing key is not retried"
     assert server.requests == [], "nothing was sent without a key"
+
+
+def test_anthropic_thinking_is_off_for_a_round_whose_cap_leaves_no_room_for_it():
+    from openprogram_jupyter.messages import UserMessage
+    from openprogram_jupyter.models.anthropic import AnthropicModel
+    from openprogram_jupyter.models.base import ModelRequest
+
+    model = AnthropicModel("claude-sonnet-4-5", api_key="sk-ant-test", thinking_budget=2_048)
+    tight, notices = model._prepare(ModelRequest(messages=[UserMessage(content="Hi.")], max_output_tokens=1_000))
+    assert "thinking" not in tight and tight["max_tokens"] == 1_000
+    assert notices == ["the run's budget leaves 1,000 output tokens, no more than the thinking budget (2,048): "
+                       "extended thinking is off for this round"]
+    roomy, notices = model._prepare(ModelRequest(messages=[UserMessage(content="Hi.")], max_output_tokens=5_000))
+    assert roomy["thinking"] == {"type": "enabled", "budget_tokens": 2_048} and roomy["max_tokens"] == 5_000
+    assert notices == []

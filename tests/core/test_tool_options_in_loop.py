@@ -119,3 +119,50 @@ def test_tool_progress_reports_become_update_events():
     run = op.Runtime(model=model).run("go", tools=[work])
     progress = [e.data for e in run.events if e.type == "tool_execution_update" and e.status == "progress"]
     assert progress == [{"step": 0}, {"step": 1}, {"step": 2}]
+
+
+def test_a_failed_call_is_not_cached_and_runs_again():
+    calls = []
+
+    @op.function(cache=True)
+    def flaky(n: int) -> int:
+        """Fails the first time."""
+        calls.append(n)
+        if len(calls) == 1:
+            raise ConnectionError("try again")
+        return n * 2
+
+    model = op.ScriptedModel([call("flaky", n=3), call("flaky", n=3), call("flaky", n=3), "ok"])
+    run = op.Runtime(model=model).run("go", tools=[flaky])
+    assert calls == [3, 3], "the failure was not kept: the second call ran, the third was cached"
+    assert [r.status for r in results(run)] == ["error", "done", "done"]
+    assert results(run)[2].details.get("cached") is True
+
+
+def test_a_tool_without_cache_runs_every_time():
+    calls = []
+
+    @op.function
+    def fresh(n: int) -> int:
+        """Counts."""
+        calls.append(n)
+        return len(calls)
+
+    model = op.ScriptedModel([call("fresh", n=1), call("fresh", n=1), "ok"])
+    run = op.Runtime(model=model).run("go", tools=[fresh])
+    assert calls == [1, 1] and [r.text for r in results(run)] == ["1", "2"]
+
+
+def test_the_same_arguments_in_another_order_are_the_same_cached_call():
+    calls = []
+
+    @op.function(cache=True)
+    def area(width: int, height: int) -> int:
+        """Area."""
+        calls.append((width, height))
+        return width * height
+
+    model = op.ScriptedModel([op.ToolCall(name="area", arguments={"width": 2, "height": 3}),
+                              op.ToolCall(name="area", arguments={"height": 3, "width": 2}), "ok"])
+    run = op.Runtime(model=model).run("go", tools=[area])
+    assert calls == [(2, 3)] and [r.text for r in results(run)] == ["6", "6"]

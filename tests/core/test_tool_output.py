@@ -158,3 +158,21 @@ def test_a_flood_of_output_is_bounded_with_a_note():
     [result] = results(op.Runtime(model=op.ScriptedModel([call("flood"), "ok"])).run("go", tools=[flood]))
     texts = [i["text"] for i in result.details["output"]]
     assert sum(len(t) for t in texts[:-1]) == MAX_STREAM_CHARS and "more characters of output not kept" in texts[-1]
+
+
+def test_the_streams_and_the_display_publisher_are_given_back_after_the_call():
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    before = (sys.stdout, sys.stderr, vars(shell.display_pub).get("publish"))
+
+    @op.function
+    def chatty() -> str:
+        """Print."""
+        print("inside")
+        assert sys.stdout is not before[0], "while the call runs, its output is routed"
+        return "ok"
+
+    [result] = results(op.Runtime(model=op.ScriptedModel([call("chatty"), "ok"])).run("go", tools=[chatty]))
+    assert result.details["output"] == [{"type": "stream", "name": "stdout", "text": "inside\n"}]
+    assert (sys.stdout, sys.stderr, vars(shell.display_pub).get("publish")) == before

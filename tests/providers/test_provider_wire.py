@@ -41,6 +41,18 @@ async def test_captured_request_is_the_body_the_server_received(case, server):
         assert SECRET not in captured
 
 
+async def test_a_key_made_known_after_the_capture_is_masked_when_the_round_is_read(server):
+    from openprogram_jupyter._secrets import remember
+
+    later = "later-known-token-4f9e2a7c1d"  # not a secret while the run is captured
+    server.script(Turn(text="Noted."))
+    run = await CASES[0].runtime(server, capture_wire=True).arun(f"Keep {later} for me.", tools=make_tools())
+    assert later in json.dumps(run.wire(1)[0])
+    remember(later)  # e.g. the user pasted it as an api_key= afterwards
+    request, reply = run.wire(1)
+    assert later not in json.dumps(request) and later not in json.dumps(reply)
+
+
 @pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
 async def test_final_reply_folds_the_streamed_text_and_calls(case, server):
     _script(server)

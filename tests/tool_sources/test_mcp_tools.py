@@ -158,6 +158,18 @@ def test_closing_the_server_ends_its_process_and_unregisters_its_tools(runtime, 
     assert default_registry.get("demo_add") is None and stdio_demo.closed
 
 
+def test_closing_a_server_leaves_a_tool_the_user_registered_under_its_name(stdio_demo):
+    @op.function
+    def demo_add(a: int, b: int) -> int:
+        """The user's own add, defined after the server connected."""
+        return a + b
+
+    assert default_registry.get("demo_add") is demo_add
+    stdio_demo.close()
+    assert default_registry.get("demo_add") is demo_add, "only the server's own tools are unregistered"
+    assert default_registry.get("demo_pid") is None
+
+
 def test_closing_the_runtime_ends_every_server_it_owns(stdio_demo, runtime):
     second = op.mcp(command=STDIO_COMMAND, name="other", runtime=runtime)
     pids = [server_pid(runtime)]

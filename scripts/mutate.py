@@ -644,12 +644,27 @@ def _apply_and_test(mutation: Mutation, root: Path, timeout: float) -> tuple[str
     return "NOT RUN", f"pytest exit {code}: {tail[0]}"  # collection errors, timeouts: not a kill
 
 
+def per_module_table() -> str:
+    """How many mutations each module has, most first (then by name), as a Markdown table."""
+    counts: dict[str, int] = {}
+    for m in MUTATIONS:
+        counts[m.file] = counts.get(m.file, 0) + 1
+    rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return "\n".join(["| module (`openprogram_jupyter/…`) | mutations |", "|---|---|",
+                      *(f"| `{name}` | {count} |" for name, count in rows)])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("names", nargs="*", help="mutations to run (default: all)")
     parser.add_argument("--list", action="store_true", help="list the mutations and exit")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds for one mutation's tests")
+    parser.add_argument("--per-module", action="store_true",
+                        help="print how many mutations each module has, as docs/testing.md's table, and exit")
     args = parser.parse_args(argv)
+    if args.per_module:
+        print(per_module_table())
+        return 0
     by_name = {m.name: m for m in MUTATIONS}
     unknown = [n for n in args.names if n not in by_name]
     if unknown:

@@ -194,12 +194,12 @@ def test_an_async_tool_that_swallows_cancellation_does_not_hold_wait():
         time.sleep(0.01)
     started = time.monotonic()
     handle.abort()
-    run = handle.wait(timeout=5)
+    run = handle.wait(timeout=30)
     waited = time.monotonic() - started
     release.set()
     assert run.stop_reason == "aborted"
     assert results(run)[0].status == "interrupted"
-    assert waited < 3.0, f"wait() took {waited:.1f} s after abort (grace 0.3 s)"
+    assert waited < 10.0, f"wait() took {waited:.1f} s after abort (grace 0.3 s; the body never ends by itself)"
 
 
 # -- many calls in one reply ---------------------------------------------------------------

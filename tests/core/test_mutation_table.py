@@ -17,14 +17,18 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 @functools.cache
-def load_mutations():
+def load_script():
     name = "_scripts_mutate"
     spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / "mutate.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # dataclasses look their module up
     spec.loader.exec_module(module)
-    return module.MUTATIONS
+    return module
+
+
+def load_mutations():
+    return load_script().MUTATIONS
 
 
 def test_the_mutations_have_distinct_names_and_the_docs_give_their_number():
@@ -62,3 +66,9 @@ def test_docs_testing_lists_every_mutation_and_its_killing_test():
         assert m.name in rows, f"docs/testing.md has no row for {m.name}"
         for node in m.tests:
             assert node.split("::")[-1] in rows[m.name], f"{m.name}: the row does not name {node}"
+
+
+
+def test_docs_testing_gives_the_count_per_module():
+    assert load_script().per_module_table() in (REPO / "docs" / "testing.md").read_text(), (
+        "docs/testing.md's per-module table is stale: paste python scripts/mutate.py --per-module")

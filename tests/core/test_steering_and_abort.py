@@ -63,13 +63,13 @@ def test_abort_event_stops_a_running_sync_tool_cooperatively():
     def long_job(ctx: op.ToolContext) -> str:
         """Works until cancelled."""
         abort.set()  # the user clicks Stop while this runs
-        noticed.append(ctx.cancelled.wait(5))
+        noticed.append(ctx.cancelled.wait(30))
         return "stopped early"
 
     model = op.ScriptedModel([call("long_job"), "never reached"])
     started = time.monotonic()
     run = op.Runtime(model=model).run("go", tools=[long_job], abort=abort)
-    assert time.monotonic() - started < 3
+    assert time.monotonic() - started < 10  # generous: unstopped, the job waits 30 s
     assert run.stop_reason == "aborted"
     assert noticed == [True]
     [result] = results(run)
@@ -85,7 +85,7 @@ def test_a_tool_that_ignores_cancellation_is_abandoned_as_interrupted():
     def stubborn() -> str:
         """Ignores the cancel flag."""
         abort.set()
-        release.wait(10)
+        release.wait(30)
         return "finally"
 
     model = op.ScriptedModel([[call("stubborn"), call("stubborn")], "never"])
@@ -93,7 +93,7 @@ def test_a_tool_that_ignores_cancellation_is_abandoned_as_interrupted():
     run = op.Runtime(model=model, cancel_grace=0.2).run("go", tools=[stubborn], abort=abort)
     elapsed = time.monotonic() - started
     release.set()
-    assert elapsed < 3
+    assert elapsed < 10  # generous: not abandoned, the body would hold the run 30 s
     first, second = results(run)
     assert first.status == "interrupted" and "abandoned" in first.text
     assert second.status == "cancelled"  # never started
@@ -110,7 +110,7 @@ def test_abort_mid_stream_keeps_the_partial_reply_and_answers_its_calls():
             yield start
             yield out.tool_call_delta(start.content_index, '{"a": 1')
             abort.set()
-            await asyncio.sleep(10)
+            await asyncio.sleep(30)
             yield out.text_delta("never")
 
     @op.function
@@ -120,7 +120,7 @@ def test_abort_mid_stream_keeps_the_partial_reply_and_answers_its_calls():
 
     started = time.monotonic()
     run = op.Runtime(model=SlowModel([])).run("go", tools=[add], abort=abort)
-    assert time.monotonic() - started < 3
+    assert time.monotonic() - started < 10  # generous: unstopped, the stream sleeps 30 s
     assert run.stop_reason == "aborted"
     reply = run.messages[1]
     assert isinstance(reply, op.AssistantMessage) and reply.stop_reason == "aborted"

@@ -76,7 +76,7 @@ async def test_a_blocking_cell_says_to_interrupt_and_an_interrupt_keeps_the_run(
         interrupted = time.monotonic()
         await kernel.interrupt()
         await task
-        assert time.monotonic() - interrupted < 3
+        assert time.monotonic() - interrupted < 10  # generous: unstopped, the reply streams for 20 s
         assert error_of(cell).ename == "RunInterrupted" and len(error_of(cell).traceback) <= 3
         assert (await kernel.text("print(r.stop_reason, len(r.text.split()) < 1000)")).split() == ["aborted", "True"]
         assert all(mimes == STATIC_MIMES for mimes in outputs_mimes(cell))

@@ -76,7 +76,7 @@ async def test_stop_clicked_mid_call_cancels_it_on_the_server(kernel_name, tmp_p
         await task
         latency = time.monotonic() - clicked
         print(f"\nStop click mid MCP call → cell finished in {latency:.3f} s")
-        assert latency < 3.0 and time.monotonic() - started < FULL_WAIT_SECONDS
+        assert latency < 10.0 and time.monotonic() - started < FULL_WAIT_SECONDS  # generous: unstopped, 30 s
         assert error_of(cell) is None and "Stopped with the Stop button" in plain_output(cell)
         await kernel.wait_for(lambda: "cancelled" in marker.read_text(), timeout=5,
                               what="the server to hear notifications/cancelled")

@@ -58,7 +58,7 @@ async def test_each_stop_stops_its_own_run_and_stop_all_stops_every_run(kernel_n
         kernel.click(stop_all)
         await task
         print(f"\n[{kernel_name}] Stop all → cell finished in {time.monotonic() - clicked:.3f} s")
-        assert time.monotonic() - clicked < 3.0 and time.monotonic() - started < FULL_RUN_SECONDS
+        assert time.monotonic() - clicked < 10.0 and time.monotonic() - started < FULL_RUN_SECONDS  # generous
         assert error_of(cell) is None
         reasons = (await kernel.text("print(r['slow_a'].stop_reason, r['slow_b'].stop_reason)")).split()
         assert reasons == ["aborted", "aborted"]

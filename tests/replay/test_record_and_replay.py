@@ -94,7 +94,10 @@ def test_recording_model_is_invisible_to_the_run(tmp_path):
 
 def test_runtime_record_wraps_the_model(tmp_path):
     rt = op.Runtime(model=op.ScriptedModel(["hi"]), record=tmp_path / "x.json")
-    assert isinstance(rt.model, RecordingModel)
+    assert isinstance(rt.model, RecordingModel) and rt.model.inner.name == "scripted"
+    rt.exec("Say hi.", tools=[])
+    [recorded] = json.loads((tmp_path / "x.json").read_text())["rounds"]
+    assert recorded["reply"]["content"][0]["text"] == "hi"
 
 
 # -- secrets ------------------------------------------------------------------------------

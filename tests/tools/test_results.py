@@ -133,7 +133,7 @@ def test_bytes_with_an_image_mime_type_become_an_image_block():
 
 def test_bytes_with_a_non_image_mime_type_are_not_an_image():
     content, _ = result_content((b"abc", "text/plain"))
-    assert isinstance(content[0], TextContent)
+    assert content == [TextContent(text='[\n  "b\'abc\'",\n  "text/plain"\n]')]  # the tuple, as JSON text
 
 
 def test_ten_megabyte_string_is_cut_keeping_head_and_tail_with_a_marker():

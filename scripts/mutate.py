@@ -334,7 +334,8 @@ MUTATIONS: tuple[Mutation, ...] = (
       ("tests/core/test_step_mode.py::test_true_and_edit_run_a_call_false_and_skip_do_not",),
       "an approver's False never runs the call"),
     M("restore-infinite-start", "jupyter/_saved_runs.py",
-      "Field(strict=True, allow_inf_nan=False)", "Field(strict=True, allow_inf_nan=True)",
+      "started_at: Annotated[float, Field(strict=True, allow_inf_nan=False)]",
+      "started_at: Annotated[float, Field(strict=True, allow_inf_nan=True)]",
       ("tests/notebook/test_restore_untrusted.py::test_an_infinite_start_time_is_refused",),
       "a saved run whose start time is 1e999 is refused, not sorted as infinity"),
     M("restore-non-notebook", "jupyter/_saved_runs.py",
@@ -576,6 +577,10 @@ MUTATIONS: tuple[Mutation, ...] = (
       'json.dumps(call.arguments, sort_keys=True, default=str)', 'json.dumps(call.arguments, default=str)',
       ("tests/core/test_tool_options_in_loop.py::test_the_same_arguments_in_another_order_are_the_same_cached_call",),
       "the same arguments in another order are the same call"),
+    M("restore-ignores-new", "jupyter/_saved_runs.py",
+      "saved = [run for run in every if (run.session_created_at or 0.0) == latest]", "saved = every",
+      ("tests/notebook/test_kernel_teaching.py::test_restore_follows_the_kernels_order_and_a_new_start_not_the_notebooks_cell_order",),
+      "a session started again with --new is restored from that start, as the kernel had it"),
 )
 
 

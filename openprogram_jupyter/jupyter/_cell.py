@@ -427,5 +427,6 @@ def _record(
     if run is not None:
         session = plan.session.name if plan.session is not None else None
         appended_at = plan.session.appended_at(run) if plan.session is not None else None
-        metadata = saved_run_metadata(run, session, len(plan.spec.history), appended_at)
+        created_at = plan.session.created_at if plan.session is not None else None
+        metadata = saved_run_metadata(run, session, len(plan.spec.history), appended_at, created_at)
     live.finish(run, notes=notes, metadata=metadata)

@@ -61,6 +61,7 @@ class SavedRunData(BaseModel):
     started_at: Annotated[float, Field(strict=True, allow_inf_nan=False)] = 0.0
     stop_reason: StrictStr | None = None
     messages: list[Message] = Field(default_factory=list)
+    session_created_at: Annotated[float, Field(strict=True, allow_inf_nan=False)] | None = None
 
 
 @dataclass(frozen=True)
@@ -75,18 +76,21 @@ class SavedRun:
     stop_reason: str | None
     messages: list[Any]
     cell: int  # the code cell's index in the notebook, for messages
+    session_created_at: float | None = None  # which start of its session it belongs to (None: older notebooks)
 
 
 def saved_run_metadata(run: Any, session: str | None, history_length: int,
-                       appended_at: int | None = None) -> dict[str, Any]:
+                       appended_at: int | None = None, session_created_at: float | None = None) -> dict[str, Any]:
     """The output metadata that saves ``run`` (see the module docstring); ``appended_at``
-    is where the session put its messages (``None``: right after its history)."""
+    is where the session put its messages (``None``: right after its history), and
+    ``session_created_at`` when that session was started (``--new`` starts it again)."""
     secrets = Secrets.now()
     messages = [_masked(dump_message(message), secrets) for message in run.messages]
     return {METADATA_KEY: {
         "format": FORMAT, "run_id": run.run_id, "model": run.model, "session": session,
         "history_length": history_length, "appended_at": history_length if appended_at is None else appended_at,
         "started_at": run.started_at, "stop_reason": run.stop_reason, "messages": messages,
+        "session_created_at": session_created_at,
     }}
 
 
@@ -151,19 +155,25 @@ def _saved_run(saved: dict[str, Any], cell: int) -> SavedRun:
     assert math.isfinite(data.started_at)
     appended_at = data.history_length if data.appended_at is None else data.appended_at
     return SavedRun(data.run_id, data.session, data.history_length, appended_at, data.started_at,
-                    data.stop_reason, list(data.messages), cell)
+                    data.stop_reason, list(data.messages), cell, data.session_created_at)
 
 
 def restore_sessions(sessions: Any, runs: list[SavedRun]) -> list[str]:
     """Rebuild each named session of ``runs`` into ``sessions`` (replacing a session of the
-    same name); returns one line per session saying what was restored, and any gap."""
+    same name); returns one line per session saying what was restored, and any gap.
+
+    Only the session's latest start counts: runs saved before a ``--new`` started it again
+    are left out (as the kernel had left them), and the rebuilt session keeps that start."""
     by_session: dict[str, list[SavedRun]] = {}
     for run in runs:
         if run.session:
             by_session.setdefault(run.session, []).append(run)
     lines = []
-    for name, saved in by_session.items():
+    for name, every in by_session.items():
+        latest = max(run.session_created_at or 0.0 for run in every)
+        saved = [run for run in every if (run.session_created_at or 0.0) == latest]
         session = sessions.get(name, new=True)
+        session.created_at = latest or session.created_at
         gaps = 0
         for run in sorted(saved, key=lambda r: (r.appended_at, r.started_at)):
             if run.appended_at > len(session.messages):
@@ -172,6 +182,8 @@ def restore_sessions(sessions: Any, runs: list[SavedRun]) -> list[str]:
             session.messages.extend(run.messages)
             session.runs.append(_RestoredRun(run))
         line = f"session {name}: {len(session.messages)} message(s) from {len(saved)} run(s)"
+        if len(saved) < len(every):
+            line += f" ({len(every) - len(saved)} run(s) from before a --new left out)"
         if gaps:
             line += (f"; {gaps} run(s) had more history than the notebook holds (an earlier cell's output "
                      "was cleared?), so the conversation has a gap")

@@ -143,3 +143,29 @@ async def test_a_session_comes_back_after_a_restart_from_the_saved_notebook(kern
             "user", "assistant", "toolResult", "assistant", "user", "assistant", "user"]
         assert roles_and_texts[0][1] == "What is 1 + 1?" and roles_and_texts[2][1] == "2"
         assert roles_and_texts[4][1] == "And plus one?" and roles_and_texts[-1][1] == "And one more?"
+
+
+async def test_restore_follows_the_kernels_order_and_a_new_start_not_the_notebooks_cell_order(kernel_name, tmp_path):
+    """Cells run out of order and a session started again with --new: the restored session
+    is the one the kernel had — the runs after the last --new, in the order they ran."""
+    async with live_kernel(kernel_name) as kernel:
+        await kernel.text(SETUP + "m = op.ScriptedModel(['one', 'two', 'three', 'four'])\n")
+        first = await kernel.run("%%agent -m m -s lesson\nFirst?")
+        second = await kernel.run("%%agent -m m -s lesson\nSecond?")
+        fresh = await kernel.run("%%agent -m m -s lesson --new\nStart again?")
+        after = await kernel.run("%%agent -m m -s lesson\nAnd then?")
+        # The notebook shows the cells in another order than they ran (the user moved them).
+        kernel.notebook.cells = [after, second, fresh, first, *kernel.notebook.cells[:-4]]
+        saved = tmp_path / "lesson.ipynb"
+        nbformat.write(kernel.notebook, saved)
+        await kernel.client.km.restart_kernel(now=True)
+        await kernel.client.kc.wait_for_ready(timeout=60)
+        await kernel.text(SETUP + f"import os\nos.environ['JPY_SESSION_NAME'] = {str(saved)!r}\n"
+                                  "m2 = op.ScriptedModel(['five'])\n")
+        restored = await kernel.run("%agent restore")
+        assert error_of(restored) is None
+        said = plain_output(restored)
+        assert "session lesson: 4 message(s) from 2 run(s) (2 run(s) from before a --new left out)" in said
+        await kernel.run("%%agent -m m2 -s lesson\nAnd now?")
+        sent = await kernel.text("print([x.text for x in m2.requests[0].messages])")
+        assert sent.strip() == "['Start again?', 'three', 'And then?', 'four', 'And now?']"

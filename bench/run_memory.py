@@ -20,38 +20,14 @@ import argparse
 import gc
 import sys
 import tracemalloc
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from fakeserver import Call, FakeServer, Turn
+from fakeserver import FakeServer
+from provider_overhead import KEY, PROMPT, add, responder  # the same tool and scripted server as the timing bench
 
 import openprogram_jupyter as op
-
-KEY = "sk-bench-not-a-real-key"
-PROMPT = "Add the numbers one round at a time."
-
-
-def add(a: int, b: int) -> int:
-    """Add two integers.
-
-    Args:
-        a: First integer.
-        b: Second integer.
-    """
-    return a + b
-
-
-def responder(rounds: int) -> Callable[[Any, Any], Turn]:
-    """Answers a request holding N tool results with call N+1, then a text after ``rounds``."""
-    def reply(recorded: Any, wire: Any) -> Turn:
-        done = wire.result_count(recorded.body)
-        if done < rounds:
-            return Turn(calls=[Call("add", {"a": done, "b": 1})])
-        return Turn(text=f"Done after {done} calls.")
-    return reply
 
 
 def retained_by_one_run(rounds: int) -> tuple[int, int]:

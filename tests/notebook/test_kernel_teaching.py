@@ -115,18 +115,22 @@ async def test_agent_code_fills_the_next_cell_and_running_it_gives_the_runs_resu
         assert same.split() == ["True", "True"]  # equal results, and no model request beyond the run's
 
 
+async def save_and_restart(kernel: LiveKernel, saved, then: str) -> None:
+    """Save the notebook as it stands to ``saved``, restart the kernel, and set it up again
+    as JupyterLab would (the notebook's path in ``JPY_SESSION_NAME``), then run ``then``."""
+    nbformat.write(kernel.notebook, saved)
+    await kernel.client.km.restart_kernel(now=True)
+    await kernel.client.kc.wait_for_ready(timeout=60)
+    await kernel.text(SETUP + f"import os\nos.environ['JPY_SESSION_NAME'] = {str(saved)!r}\n" + then)
+
+
 async def test_a_session_comes_back_after_a_restart_from_the_saved_notebook(kernel_name, tmp_path):
     async with live_kernel(kernel_name) as kernel:
         await kernel.text(SETUP + "m = op.ScriptedModel([op.ToolCall(name='add', arguments={'a': 1, 'b': 1}),"
                                   " 'two', 'and three'])\n")
         await kernel.run("%%agent -m m -s lesson\nWhat is 1 + 1?")
         await kernel.run("%%agent -m m -s lesson\nAnd plus one?")
-        saved = tmp_path / "lesson.ipynb"
-        nbformat.write(kernel.notebook, saved)
-        await kernel.client.km.restart_kernel(now=True)
-        await kernel.client.kc.wait_for_ready(timeout=60)
-        await kernel.text(SETUP + f"import os\nos.environ['JPY_SESSION_NAME'] = {str(saved)!r}\n"
-                                  "m2 = op.ScriptedModel(['four'])\n")
+        await save_and_restart(kernel, tmp_path / "lesson.ipynb", "m2 = op.ScriptedModel(['four'])\n")
         # The kernel lacks the session the notebook holds: the cell says how to bring it back.
         refused = await kernel.run("%%agent -m m2 -s lesson\nAnd one more?")
         said = "".join(o.get("text", "") for o in refused.outputs if o.output_type == "stream")
@@ -156,12 +160,7 @@ async def test_restore_follows_the_kernels_order_and_a_new_start_not_the_noteboo
         after = await kernel.run("%%agent -m m -s lesson\nAnd then?")
         # The notebook shows the cells in another order than they ran (the user moved them).
         kernel.notebook.cells = [after, second, fresh, first, *kernel.notebook.cells[:-4]]
-        saved = tmp_path / "lesson.ipynb"
-        nbformat.write(kernel.notebook, saved)
-        await kernel.client.km.restart_kernel(now=True)
-        await kernel.client.kc.wait_for_ready(timeout=60)
-        await kernel.text(SETUP + f"import os\nos.environ['JPY_SESSION_NAME'] = {str(saved)!r}\n"
-                                  "m2 = op.ScriptedModel(['five'])\n")
+        await save_and_restart(kernel, tmp_path / "lesson.ipynb", "m2 = op.ScriptedModel(['five'])\n")
         restored = await kernel.run("%agent restore")
         assert error_of(restored) is None
         said = plain_output(restored)

@@ -132,6 +132,8 @@ def _live_for(magics: AgentMagics, plan: CellPlan, path: ClickPath) -> LiveRun:
         steerable=path.clicks,  # a box nobody's typing can reach would only mislead
         step=plan.spec.settings["step"],
     )
+    if plan.options.output:
+        live.show_again = f"%agent show {plan.options.output}"
     return live
 
 

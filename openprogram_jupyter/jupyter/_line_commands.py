@@ -117,9 +117,17 @@ def _sessions(magics: AgentMagics, rest: str) -> None:
 
 
 def _show(magics: AgentMagics, rest: str) -> None:
+    """``%agent show [VAR]``: a view of the Run (or handle) in VAR, by default of the
+    latest run of the notebook's runtime — running or finished (``_show``)."""
     from ._show import show_run
 
-    show_run(variable(magics, rest, "show VAR"))
+    if rest.strip():
+        show_run(variable(magics, rest.strip(), "show [VAR]"))
+        return
+    last = getattr(magics.namespace_runtime, "last_run", None)
+    if last is None:
+        raise UsageError("%agent show: no run yet in this kernel; name one with %agent show VAR")
+    show_run(last)
 
 
 def _wire(magics: AgentMagics, rest: str) -> None:
@@ -196,7 +204,7 @@ COMMANDS: dict[str, LineCommand] = {
         LineCommand("tools [SOURCE]", _tools),
         LineCommand("schema NAME", _schema),
         LineCommand("sessions", _sessions),
-        LineCommand("show VAR", _show),
+        LineCommand("show [VAR]", _show),
         LineCommand("code VAR", _code),
         LineCommand("wire VAR [ROUND]", _wire),
         LineCommand("restore [NOTEBOOK]", _restore),

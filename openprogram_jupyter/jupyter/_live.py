@@ -58,6 +58,7 @@ class LiveRun:
         step: bool = False,
     ) -> None:
         self.abort: threading.Event = StopToken()
+        self.show_again = "%agent show"  # what draws this run again (the cell names its -o variable)
         self.notes = list(notes or [])
         self.clicks = clicks
         self.on_stop: Callable[[], None] | None = None
@@ -181,7 +182,7 @@ class LiveRun:
         from IPython.display import display
 
         self.view.tick(force=True)
-        self.display_handle = display(self.view.mimebundle(), raw=True, display_id=True)
+        self.display_handle = display(self.view.mimebundle(self.show_again), raw=True, display_id=True)
 
     def tick(self, *, force: bool = False) -> None:
         """Redraw the view. A view that fails stops being redrawn, and says so; the run

@@ -162,9 +162,12 @@ class RunView:
         style, with comms of their own)."""
         return len(self._created)
 
-    def mimebundle(self) -> dict[str, Any]:
-        """The bundle to display: the widget plus static text for frontends without it."""
-        text = "agent run in progress (the live view needs a Jupyter frontend with ipywidgets)"
+    def mimebundle(self, show_again: str = "%agent show") -> dict[str, Any]:
+        """The bundle to display: the widget plus static text for frontends without it, and
+        for a page reloaded while the run goes on (it cannot receive the run's updates any
+        more): the text says how to draw the run again (``show_again``)."""
+        text = ("agent run in progress (the live view needs a Jupyter frontend with ipywidgets). "
+                f"If the page was reloaded while it ran, {show_again} draws it again, running or finished.")
         return {
             "text/plain": text,
             "text/html": f"<p><i>{escape(text)}</i></p>",

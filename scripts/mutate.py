@@ -273,7 +273,7 @@ MUTATIONS: tuple[Mutation, ...] = (
       ("tests/core/test_secrets.py::test_a_key_replaced_with_agent_key_stays_masked",),
       "a key replaced with %agent key stays masked for the rest of the kernel"),
     M("streaming-arguments-show-key-prefix", "jupyter/_call_card.py",
-      "    return text[: len(text) - view._secrets.open_prefix(text)]", "    return text",
+      "    return text[: len(text) - view.secrets.open_prefix(text)]", "    return text",
       ("tests/widgets/test_view.py::test_arguments_streaming_in_never_show_a_growing_prefix_of_a_known_key",),
       "arguments streaming into a card never show a growing prefix of a known key"),
     M("offline-range-end-ignored", "tools/prompt_arguments.py",

@@ -25,7 +25,7 @@ from ..render.tree import CallNode
 from ._step_card import step_widgets
 
 if TYPE_CHECKING:
-    from ._view import RunView
+    from ._card_host import CardHost
 
 __all__ = ["LIVE_CALL_CHARS", "NESTED_RUNS_LIVE", "OPEN_STATUSES", "call_widget", "progress_html"]
 
@@ -45,106 +45,106 @@ _PRE = (
 )
 
 
-def call_widget(view: RunView, call: CallNode) -> Any:
+def call_widget(view: CardHost, call: CallNode) -> Any:
     """The widget of ``call``: its open card, or one HTML line (queued or ended)."""
     if call.status in OPEN_STATUSES:
         return _open_card(view, call)
     # Its own pool: a call-line widget only ever shows a call, so what it was last drawn
     # from says whether it needs drawing again.
-    widget = view._widget_for(("call-line", id(call)), lambda: view._make(view._w.HTML), pool="call-line")
+    widget = view.widget_for(("call-line", id(call)), lambda: view.make(view.widgets.HTML), pool="call-line")
     drawn = (id(call), call.version, tuple(child.version for child in call.children))
-    if view._drawn.get(widget) != drawn:
-        view._drawn[widget] = drawn
+    if view.drawn.get(widget) != drawn:
+        view.drawn[widget] = drawn
         if call.finished:
             limits = fmt.Limits(view.shown_result_chars, view.max_text_chars, LIVE_CALL_CHARS)
-            view._want(widget, value=call_html(call, limits))
+            view.want(widget, value=call_html(call, limits))
         else:
-            view._want(widget, value=f'<div style="margin:2px 0 2px 4px">{call_summary_html(call)}</div>')
+            view.want(widget, value=f'<div style="margin:2px 0 2px 4px">{call_summary_html(call)}</div>')
     return widget
 
 
-def _open_card(view: RunView, call: CallNode) -> Any:
-    parts = view._widget_for(("open-card", id(call)), lambda: _build_card(view), pool="open-card")
-    view._want(parts["summary"], value=call_summary_html(call))
+def _open_card(view: CardHost, call: CallNode) -> Any:
+    parts = view.widget_for(("open-card", id(call)), lambda: _build_card(view), pool="open-card")
+    view.want(parts["summary"], value=call_summary_html(call))
     args = _cut_pre(_arguments_shown(view, call), view.max_text_chars, fmt.ARGUMENTS_KEPT)
     error = f'<div style="color:#cf222e">{escape(call.arguments_error)}</div>' if call.arguments_error else ""
-    view._want(parts["arguments"], value=args + error)
+    view.want(parts["arguments"], value=args + error)
     shown = [parts["summary"], parts["arguments"]]
     if call.id in view.controls.awaiting() and not view.finished and view.controls.step:
         shown += step_widgets(view, call)
     elif call.id in view.controls.awaiting() and not view.finished:
-        shown.append(view._widget_for(("approval", call.id), lambda: _approval_row(view, call))["row"])
+        shown.append(view.widget_for(("approval", call.id), lambda: _approval_row(view, call))["row"])
     if call.progress:
         progress = _part(view, parts, "progress")
-        view._want(progress, value=progress_html(call.progress[-1]))
+        view.want(progress, value=progress_html(call.progress[-1]))
         shown.append(progress)
     if call.output:  # what the tool has printed, displayed or plotted so far
         output = _part(view, parts, "output")
-        view._want(output, value=output_html(call.output, view.shown_result_chars))
+        view.want(output, value=output_html(call.output, view.shown_result_chars))
         shown.append(output)
     if call.children:
         shown += _nested_runs(view, call, parts)
-    view._want(parts["card"], children=tuple(shown))
+    view.want(parts["card"], children=tuple(shown))
     return parts["card"]
 
 
-def _arguments_shown(view: RunView, call: CallNode) -> str:
+def _arguments_shown(view: CardHost, call: CallNode) -> str:
     """The call's arguments as the card shows them. While they stream, an end that could
     be the start of a known secret waits for the next fragment: masking a whole value is
     not enough when the screen shows it growing (37 of a key's 38 characters were shown)."""
     text = fmt.arguments_text(call)
     if call.status != "streaming":
         return text
-    text = view._secrets.mask_values(text)
-    return text[: len(text) - view._secrets.open_prefix(text)]
+    text = view.secrets.mask_values(text)
+    return text[: len(text) - view.secrets.open_prefix(text)]
 
 
-def _nested_runs(view: RunView, call: CallNode, parts: dict[str, Any]) -> list[Any]:
+def _nested_runs(view: CardHost, call: CallNode, parts: dict[str, Any]) -> list[Any]:
     """The latest :data:`NESTED_RUNS_LIVE` nested runs, after a line counting the others."""
     latest = call.children[-NESTED_RUNS_LIVE:]
-    boxes = [view._run_widget(child, nested=True) for child in latest]
+    boxes = [view.run_widget(child, nested=True) for child in latest]
     earlier = len(call.children) - len(latest)
     shown = []
     if earlier:
         note = _part(view, parts, "children-note")
-        view._want(note, value=f'<span style="{_MUTED}">… {earlier:,} earlier nested run{"s" if earlier != 1 else ""} '
+        view.want(note, value=f'<span style="{_MUTED}">… {earlier:,} earlier nested run{"s" if earlier != 1 else ""} '
                                "not drawn live</span>")
         shown.append(note)
     children = _part(view, parts, "children")
-    view._want(children, children=tuple(boxes))
+    view.want(children, children=tuple(boxes))
     return [*shown, children]
 
 
-def _build_card(view: RunView) -> dict[str, Any]:
+def _build_card(view: CardHost) -> dict[str, Any]:
     """The widgets every open card has; the others are built when a call first needs them
     (:func:`_part`), and stay with the card when it is reused for another call."""
-    w = view._w
+    w = view.widgets
     return {
-        "summary": view._make(w.HTML),
-        "arguments": view._make(w.HTML),
-        "card": view._make(w.VBox, layout=w.Layout(border="1px solid rgba(127,127,127,0.3)",
+        "summary": view.make(w.HTML),
+        "arguments": view.make(w.HTML),
+        "card": view.make(w.VBox, layout=w.Layout(border="1px solid rgba(127,127,127,0.3)",
                                                    margin="2px 0", padding="2px 6px")),
     }
 
 
-def _approval_row(view: RunView, call: CallNode) -> dict[str, Any]:
+def _approval_row(view: CardHost, call: CallNode) -> dict[str, Any]:
     """Approve / Deny for ``call`` alone (a click never answers another call the card
     shows later); kept while the call waits, closed after."""
-    w = view._w
+    w = view.widgets
     call_id = call.id
-    approve = view._make(w.Button, description="Approve", button_style="success", tooltip=f"Let {call.name} run")
-    deny = view._make(w.Button, description="Deny", button_style="warning",
+    approve = view.make(w.Button, description="Approve", button_style="success", tooltip=f"Let {call.name} run")
+    deny = view.make(w.Button, description="Deny", button_style="warning",
                       tooltip=f"Do not run {call.name}; the model is told it was denied")
-    approve.on_click(lambda _b: view._on_decide_click(call_id, True))
-    deny.on_click(lambda _b: view._on_decide_click(call_id, False))
-    return {"approve": approve, "deny": deny, "row": view._make(w.HBox, children=(approve, deny))}
+    approve.on_click(lambda _b: view.on_decide_click(call_id, True))
+    deny.on_click(lambda _b: view.on_decide_click(call_id, False))
+    return {"approve": approve, "deny": deny, "row": view.make(w.HBox, children=(approve, deny))}
 
 
-def _part(view: RunView, parts: dict[str, Any], name: str) -> Any:
+def _part(view: CardHost, parts: dict[str, Any], name: str) -> Any:
     """The card's ``name`` widget: ``"progress"``, ``"output"``, ``"children-note"`` or
     ``"children"``; built on first use."""
     if name not in parts:
-        parts[name] = view._make(view._w.VBox if name == "children" else view._w.HTML)
+        parts[name] = view.make(view.widgets.VBox if name == "children" else view.widgets.HTML)
     return parts[name]
 
 

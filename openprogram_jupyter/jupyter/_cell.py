@@ -107,7 +107,7 @@ def _has_widget_frontend(shell: Any) -> bool:
     return getattr(shell, "kernel", None) is not None
 
 
-def _live_for(magics: AgentMagics, plan: CellPlan, path: ClickPath) -> LiveRun:
+def live_for(magics: AgentMagics, plan: CellPlan, path: ClickPath) -> LiveRun:
     notes = list(plan.notes)
     if path.note and path.clicks:
         notes.append(path.note)  # blocking cells show theirs in place of the Stop button
@@ -149,7 +149,7 @@ def _step_in_terminal(request: Any) -> Any:
     """Step mode on a terminal: the same four answers as the card's buttons. ``r`` runs the
     call, ``e`` asks for the arguments as JSON (checked; a mistake asks again), ``s`` asks
     for the reason the model reads, ``t`` stops the run. Anything else asks again."""
-    from ._step_card import _edited
+    from ._step_card import parse_edited
 
     question = visible_controls(mask(f"{request.tool_name}({request.arguments}): [r]un, [e]dit, [s]kip or "
                                      "s[t]op? "))
@@ -162,7 +162,7 @@ def _step_in_terminal(request: Any) -> Any:
         if choice in ("t", "stop"):
             raise asyncio.CancelledError  # the call ends "cancelled" and the run stops, as with the card's Stop
         if choice in ("e", "edit"):
-            edited = _edited(input("arguments as JSON: "))
+            edited = parse_edited(input("arguments as JSON: "))
             if not isinstance(edited, str):
                 try:
                     request.tool.validate(dict(edited.arguments))
@@ -173,7 +173,7 @@ def _step_in_terminal(request: Any) -> Any:
             print(visible_controls(mask(edited)))
 
 
-def _hooked_spec(plan: CellPlan, live: LiveRun, **hooks: Any) -> Any:
+def hooked_spec(plan: CellPlan, live: LiveRun, **hooks: Any) -> Any:
     """The plan's run with the live view's hooks: events, approvals, steering, and its
     Stop button's event as the run's abort signal (``hooks`` adds or overrides some)."""
     # A Runtime given its own approve= policy keeps it; otherwise the buttons ask.
@@ -195,9 +195,9 @@ async def run_awaited(magics: AgentMagics, line: str, cell: str) -> None:
         start_background(magics, plan)
         return
     path = click_path(magics.shell, "awaited")
-    live = _live_for(magics, plan, path)
+    live = live_for(magics, plan, path)
     live.show()
-    task = asyncio.ensure_future(plan.runtime.arun(_hooked_spec(plan, live)))
+    task = asyncio.ensure_future(plan.runtime.arun(hooked_spec(plan, live)))
     try:
         if path.pump is not None:
             async with path.pump() as poll:
@@ -207,7 +207,7 @@ async def run_awaited(magics: AgentMagics, line: str, cell: str) -> None:
     except asyncio.CancelledError:
         run, ended = await _finish_after_interrupt(task, live, plan)
         _record(magics, plan, live, run, interrupted=True, ended=ended)
-        raise _interrupted(plan) from None
+        raise interrupted_error(plan) from None
     try:
         run = task.result()
     except DecisionError as error:
@@ -220,15 +220,15 @@ async def run_awaited(magics: AgentMagics, line: str, cell: str) -> None:
         _record(magics, plan, live, plan.runtime.last_run, failure=error)
         raise
     _record(magics, plan, live, run)
-    _fail_if_the_run_failed(plan, run)
+    fail_if_the_run_failed(plan, run)
 
 
-def _interrupted(plan: CellPlan) -> RunInterrupted:
+def interrupted_error(plan: CellPlan) -> RunInterrupted:
     where = where_the_run_is(plan.options.output)
     return RunInterrupted(f"the run was stopped; its transcript up to then is above and the Run is in {where}")
 
 
-def _fail_if_the_run_failed(plan: CellPlan, run: Any) -> None:
+def fail_if_the_run_failed(plan: CellPlan, run: Any) -> None:
     """A run that ended in an error fails the cell (after its transcript), unless --keep-going."""
     if run is None or run.stop_reason != "error" or plan.options.keep_going:
         return
@@ -249,7 +249,7 @@ async def _tick_until_done(task: asyncio.Future[Any], live: LiveRun, poll: Any) 
         live.tick()
 
 
-def _interrupt_grace(plan: CellPlan) -> float:
+def interrupt_grace(plan: CellPlan) -> float:
     """How long an interrupted cell waits for its run to close its open calls and end."""
     return waiting_time(float(getattr(plan.runtime, "cancel_grace", 0.5)))
 
@@ -284,7 +284,7 @@ async def _finish_after_interrupt(task: asyncio.Future[Any], live: LiveRun, plan
     cancelled and left to end on its own."""
     live.abort.set()
     try:
-        await asyncio.wait({task}, timeout=_interrupt_grace(plan))
+        await asyncio.wait({task}, timeout=interrupt_grace(plan))
     except asyncio.CancelledError:
         pass  # interrupted again: take what there is
     if task.done() and not task.cancelled() and task.exception() is None:
@@ -299,11 +299,11 @@ async def _finish_after_interrupt(task: asyncio.Future[Any], live: LiveRun, plan
 def run_blocking(magics: AgentMagics, plan: CellPlan) -> None:
     """The plain magic: a worker thread runs it, this thread ticks; Ctrl-C stops it."""
     path = click_path(magics.shell, "blocking")
-    live = _live_for(magics, plan, path)
+    live = live_for(magics, plan, path)
     live.show()
     handle = None
     try:  # the start too: an interrupt the moment it returns must still stop the run
-        handle = plan.runtime.start(_hooked_spec(plan, live))
+        handle = plan.runtime.start(hooked_spec(plan, live))
         while True:
             try:
                 run = handle.wait(timeout=TICK_SECONDS)
@@ -316,9 +316,9 @@ def run_blocking(magics: AgentMagics, plan: CellPlan) -> None:
     except KeyboardInterrupt:
         if handle is None:
             raise  # interrupted before the run began: nothing ran, nothing to keep
-        stop_and_wait([handle], _interrupt_grace(plan))
+        stop_and_wait([handle], interrupt_grace(plan))
         _record(magics, plan, live, handle.run, interrupted=True, ended=handle.done)
-        raise _interrupted(plan) from None
+        raise interrupted_error(plan) from None
     except SetupError as error:
         live.finish(None, notes=[f"The run could not start: {error}"])
         raise UsageError(f"%%agent: {error}") from None
@@ -326,7 +326,7 @@ def run_blocking(magics: AgentMagics, plan: CellPlan) -> None:
         _record(magics, plan, live, handle.run if handle is not None else None, failure=error)
         raise
     _record(magics, plan, live, run)
-    _fail_if_the_run_failed(plan, run)
+    fail_if_the_run_failed(plan, run)
 
 
 # -- background ---------------------------------------------------------------------------
@@ -337,7 +337,7 @@ def start_background(magics: AgentMagics, plan: CellPlan) -> Any:
     variable = plan.options.output or "agent_handle"
     plan.notes.append(f"Running in the background: {variable} holds the handle "
                       f"({variable}.wait() returns the Run, {variable}.abort() stops it).")
-    live = _live_for(magics, plan, click_path(magics.shell, "background"))
+    live = live_for(magics, plan, click_path(magics.shell, "background"))
     started: list[Any] = []
 
     def on_event(event: Any) -> None:
@@ -348,7 +348,7 @@ def start_background(magics: AgentMagics, plan: CellPlan) -> Any:
             _store(magics, plan, started[0].run)
 
     # No steering hook: the handle's own queue serves it, so the box and h.steer() share it.
-    handle = plan.runtime.start(_hooked_spec(plan, live, on_event=on_event, get_steering_messages=None))
+    handle = plan.runtime.start(hooked_spec(plan, live, on_event=on_event, get_steering_messages=None))
     started.append(handle)
     if live.view is not None:
         live.view.controls.steer = handle.steer
@@ -420,7 +420,7 @@ def _record(
             magics.namespace[plan.options.output] = run.result if decided else run
         _store(magics, plan, run)
     if interrupted:
-        notes.append(interrupted_note(ended, _interrupt_grace(plan), plan.options.output))
+        notes.append(interrupted_note(ended, interrupt_grace(plan), plan.options.output))
     elif live.stopped_by_button and run is not None and run.stop_reason == "aborted":
         notes.append("Stopped with the Stop button; the transcript up to that point is kept.")
     if failure is not None:

@@ -72,6 +72,6 @@ def _follow(run: Any, view: Any) -> None:
     except RuntimeError:
         loop = None
     if loop is not None:
-        view._ticker = loop.create_task(ticker())
+        view.ticker = loop.create_task(ticker())
     else:
         threading.Thread(target=lambda: asyncio.run(ticker()), daemon=True, name="openprogram-view").start()

@@ -19,13 +19,13 @@ from ..render.markdown import code_span
 from ._cell import (
     TICK_SECONDS,
     ClickPath,
-    _fail_if_the_run_failed,
-    _hooked_spec,
-    _interrupt_grace,
-    _interrupted,
-    _live_for,
     click_path,
+    fail_if_the_run_failed,
+    hooked_spec,
+    interrupt_grace,
+    interrupted_error,
     interrupted_note,
+    live_for,
     stop_and_wait,
 )
 from ._live import LiveRun, static_bundle
@@ -120,7 +120,7 @@ def side_by_side_bundle(labels: list[str], bundles: list[dict[str, str]]) -> dic
 
 
 def _lives(magics: AgentMagics, plans: list[CellPlan], path: ClickPath) -> tuple[SideBySide, list[LiveRun]]:
-    lives = [_live_for(magics, plan, path) for plan in plans]
+    lives = [live_for(magics, plan, path) for plan in plans]
     return SideBySide([plan.options.model or "" for plan in plans], lives), lives
 
 
@@ -130,7 +130,7 @@ async def run_side_by_side_awaited(magics: AgentMagics, plan: CellPlan) -> None:
     path = click_path(magics.shell, "awaited")
     board, lives = _lives(magics, plans, path)
     board.show()
-    tasks = [asyncio.ensure_future(p.runtime.arun(_hooked_spec(p, live))) for p, live in zip(plans, lives, strict=True)]
+    tasks = [asyncio.ensure_future(p.runtime.arun(hooked_spec(p, live))) for p, live in zip(plans, lives, strict=True)]
     try:
         if path.pump is not None:  # ipykernel < 7: jupyter-ui-poll delivers the clicks
             async with path.pump() as poll:
@@ -139,7 +139,7 @@ async def run_side_by_side_awaited(magics: AgentMagics, plan: CellPlan) -> None:
             await _tick_until_done(tasks, board, None)
     except asyncio.CancelledError:
         board.request_stop_all()
-        grace = max(_interrupt_grace(p) for p in plans)
+        grace = max(interrupt_grace(p) for p in plans)
         try:
             await asyncio.wait(tasks, timeout=grace)
         except asyncio.CancelledError:
@@ -149,7 +149,7 @@ async def run_side_by_side_awaited(magics: AgentMagics, plan: CellPlan) -> None:
             task.cancel()  # a run still going is let go: cancelled, it ends on its own
         runs = [_outcome(t, p) for t, p in zip(tasks, plans, strict=True)]
         _record(magics, plan, board, runs, interrupted=(ended, grace))
-        raise _interrupted(plan) from None
+        raise interrupted_error(plan) from None
     runs = [_outcome(task, p) for task, p in zip(tasks, plans, strict=True)]
     _record(magics, plan, board, runs)
 
@@ -169,17 +169,17 @@ def run_side_by_side_blocking(magics: AgentMagics, plan: CellPlan) -> None:
     board.show()
     handles: list[Any] = []
     try:  # the starts too: an interrupt between them must still stop the runs started
-        handles.extend(p.runtime.start(_hooked_spec(p, live)) for p, live in zip(plans, lives, strict=True))
+        handles.extend(p.runtime.start(hooked_spec(p, live)) for p, live in zip(plans, lives, strict=True))
         while not all(handle.done for handle in handles):
             handles[[h.done for h in handles].index(False)]._finished.wait(TICK_SECONDS)
             board.tick()
     except KeyboardInterrupt:
-        grace = max(_interrupt_grace(p) for p in plans)
+        grace = max(interrupt_grace(p) for p in plans)
         stop_and_wait(handles, grace)
         missing = [None] * (len(plans) - len(handles))  # runs the interrupt kept from starting
         ended = [h.done for h in handles] + [True] * len(missing)
         _record(magics, plan, board, [h.run for h in handles] + missing, interrupted=(ended, grace))
-        raise _interrupted(plan) from None
+        raise interrupted_error(plan) from None
     _record(magics, plan, board, [h.run for h in handles])
 
 
@@ -216,4 +216,4 @@ def _record(magics: AgentMagics, plan: CellPlan, board: SideBySide, runs: list[A
     board.finish(runs, notes)
     if interrupted is None:
         for sub_plan, run in zip(plan.side_by_side, runs, strict=True):
-            _fail_if_the_run_failed(sub_plan, run)
+            fail_if_the_run_failed(sub_plan, run)

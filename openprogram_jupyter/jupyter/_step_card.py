@@ -26,7 +26,7 @@ from ..render.tree import CallNode
 from ._typed_box import TypedBox
 
 if TYPE_CHECKING:
-    from ._view import RunView
+    from ._card_host import CardHost
 
 __all__ = ["StepControls", "step_widgets"]
 
@@ -38,7 +38,7 @@ _TOOLTIPS = {
 }
 
 
-def step_widgets(view: RunView, call: CallNode) -> list[Any]:
+def step_widgets(view: CardHost, call: CallNode) -> list[Any]:
     """The step controls of ``call``'s card: the button row, and the editor while open.
 
     The controls belong to this one call (kept while it waits, closed after): a click
@@ -46,7 +46,7 @@ def step_widgets(view: RunView, call: CallNode) -> list[Any]:
     whichever call the card showed at the time the click arrived, a double click on Run
     could run the next pick unseen.
     """
-    controls = view._widget_for(("step", call.id), lambda: StepControls(view, call))
+    controls = view.widget_for(("step", call.id), lambda: StepControls(view, call))
     return controls.widgets()
 
 
@@ -57,41 +57,41 @@ class StepControls:
     the view's controls; the view's writer draws (:meth:`widgets`).
     """
 
-    def __init__(self, view: RunView, call: CallNode) -> None:
-        w = view._w
+    def __init__(self, view: CardHost, call: CallNode) -> None:
+        w = view.widgets
         self._view = view
         self._call_id = call.id
         self._arguments = call.arguments or {}
         self.editing = False
         self.message = ""
-        buttons = {name: view._make(w.Button, description=name, tooltip=tip,
+        buttons = {name: view.make(w.Button, description=name, tooltip=tip,
                                     button_style={"Run": "success", "Stop": "danger"}.get(name, ""))
                    for name, tip in _TOOLTIPS.items()}
         self._buttons = tuple(buttons.values())
-        self.reason = TypedBox(view._make, view._close_widget, w.Text,
+        self.reason = TypedBox(view.make, view.close_widget, w.Text,
                                placeholder="reason for skipping (the model reads it)",
                                layout=lambda: w.Layout(width="280px"))
-        self.editor = TypedBox(view._make, view._close_widget, w.Textarea,
+        self.editor = TypedBox(view.make, view.close_widget, w.Textarea,
                                value=fmt.pretty_json(self._arguments),
                                layout=lambda: w.Layout(width="100%", height="120px"))
-        run_edited = view._make(w.Button, description="Run edited", button_style="success",
+        run_edited = view.make(w.Button, description="Run edited", button_style="success",
                                 tooltip="Check these arguments against the tool's schema and run the call with them")
-        cancel = view._make(w.Button, description="Cancel", tooltip="Close the editor; the call keeps waiting")
-        self._row = view._make(w.HBox)
-        self._edit_buttons = view._make(w.HBox, children=(run_edited, cancel))
-        self._edit_box = view._make(w.VBox)
-        self._error = view._make(w.HTML)
+        cancel = view.make(w.Button, description="Cancel", tooltip="Close the editor; the call keeps waiting")
+        self._row = view.make(w.HBox)
+        self._edit_buttons = view.make(w.HBox, children=(run_edited, cancel))
+        self._edit_box = view.make(w.VBox)
+        self._error = view.make(w.HTML)
         self._widgets = [*self._buttons, run_edited, cancel, self._row, self._edit_buttons, self._edit_box, self._error]
 
         buttons["Run"].on_click(lambda _b: self._answer(True))
         buttons["Edit"].on_click(lambda _b: self._open_editor())
         buttons["Skip"].on_click(lambda _b: self._answer(Skip(self.reason.value.strip())))
-        buttons["Stop"].on_click(lambda _b: view._on_stop_click())
-        run_edited.on_click(lambda _b: self._answer(_edited(self.editor.value)))
+        buttons["Stop"].on_click(lambda _b: view.on_stop_click())
+        run_edited.on_click(lambda _b: self._answer(parse_edited(self.editor.value)))
         cancel.on_click(lambda _b: setattr(self, "editing", False))
 
     def _answer(self, value: Any) -> None:
-        error = value if isinstance(value, str) else self._view._on_decide_click(self._call_id, value)
+        error = value if isinstance(value, str) else self._view.on_decide_click(self._call_id, value)
         self.message = error or ""
 
     def _open_editor(self) -> None:
@@ -100,12 +100,12 @@ class StepControls:
     def widgets(self) -> list[Any]:
         """What the card shows of these controls now (called by the view's writer)."""
         view = self._view
-        view._want(self._row, children=(*self._buttons, self.reason.widget()))
-        view._want(self._error, value=f'<div style="color:#cf222e">{escape(self.message)}</div>'
+        view.want(self._row, children=(*self._buttons, self.reason.widget()))
+        view.want(self._error, value=f'<div style="color:#cf222e">{escape(self.message)}</div>'
                    if self.message else "")
         shown = [self._row]
         if self.editing:
-            view._want(self._edit_box, children=(self.editor.widget(), self._edit_buttons))
+            view.want(self._edit_box, children=(self.editor.widget(), self._edit_buttons))
             shown.append(self._edit_box)
         shown.append(self._error)
         return shown
@@ -115,10 +115,10 @@ class StepControls:
         self.reason.close()
         self.editor.close()
         for widget in self._widgets:
-            self._view._close_widget(widget)
+            self._view.close_widget(widget)
 
 
-def _edited(text: str) -> Edit | str:
+def parse_edited(text: str) -> Edit | str:
     """The editor's text as an :class:`Edit`, or why it is not one (shown in the card)."""
     try:
         arguments = json.loads(text)

@@ -88,7 +88,7 @@ class RunView:
     ) -> None:
         import ipywidgets as widgets
 
-        self._w = widgets
+        self.widgets = widgets
         self.controls = controls or Controls()
         self.builder = TreeBuilder()
         self.max_hz = max_hz
@@ -102,9 +102,10 @@ class RunView:
         self._created: dict[int, Any] = {}  # every widget open now, by id
         self.widgets_created = 0
         self._pending: dict[Any, dict[str, Any]] = {}
-        self._secrets = Secrets.now()  # taken again at each redraw
-        self._node_widgets = KeptWidgets(close=self._close_widget)
-        self._drawn: dict[Any, Any] = {}  # what a call-line widget was last drawn from
+        self.secrets = Secrets.now()  # taken again at each redraw
+        self._node_widgets = KeptWidgets(close=self.close_widget)
+        self.drawn: dict[Any, Any] = {}  # what a call-line widget was last drawn from
+        self.ticker: Any = None  # a task that feeds this view (run.show() of a running run keeps it here)
         self._round_windows: dict[int, _window.RoundWindow] = {}
         self._timeline_tallies: dict[int, _window.PrefixTally] = {}
         self._users_seen = 0  # the root's timeline items checked for delivered messages
@@ -123,24 +124,24 @@ class RunView:
 
     def _build_frame(self, *, can_stop: bool, stop_tooltip: str, stop_note: str | None) -> None:
         """The widgets around the run's body: header, Stop, notes, the steering row."""
-        w = self._w
-        self.header = self._make(w.HTML, value="")
-        self.stop_button = self._make(
+        w = self.widgets
+        self.header = self.make(w.HTML, value="")
+        self.stop_button = self.make(
             w.Button, description="Stop", button_style="danger", tooltip=stop_tooltip, icon="stop"
         )
-        self.stop_button.on_click(self._on_stop_click)
+        self.stop_button.on_click(self.on_stop_click)
         if not can_stop:
             self.stop_button.layout.display = "none"
             self._notes.append(stop_note or "This cell blocks: use Kernel ▸ Interrupt to stop it.")
-        self.notes = self._make(w.HTML, value="")
-        self.body = self._make(w.VBox)
-        self.steering = SteeringRow(w, self._make, self._close_widget, self._queue_steering, self._clock)
+        self.notes = self.make(w.HTML, value="")
+        self.body = self.make(w.VBox)
+        self.steering = SteeringRow(w, self.make, self.close_widget, self._queue_steering, self._clock)
         self.steer_button, self.steer_row = self.steering.button, self.steering.row
         if self.controls.steer is None:
             self.steer_row.layout.display = "none"
-        self.top = self._make(w.HBox, children=(self.header, self.stop_button),
+        self.top = self.make(w.HBox, children=(self.header, self.stop_button),
                               layout=w.Layout(justify_content="space-between", align_items="center"))
-        self.root = self._make(
+        self.root = self.make(
             w.VBox, children=(self.top, self.notes, self.body, self.steer_row, self.steering.sent),
             layout=w.Layout(border="1px solid rgba(127,127,127,0.35)", padding="4px 8px"),
         )
@@ -150,7 +151,7 @@ class RunView:
         """The steering box on screen now (a fresh one after each text it delivers)."""
         return self.steering.box.current
 
-    def _make(self, cls: Any, **kwargs: Any) -> Any:
+    def make(self, cls: Any, **kwargs: Any) -> Any:
         widget = cls(**kwargs)
         self._created[id(widget)] = widget
         self.widgets_created += 1
@@ -189,7 +190,7 @@ class RunView:
         """Queue a line for the notes area (shown at the next tick)."""
         self._click_notes.append(text)
 
-    def _on_stop_click(self, _button: Any = None) -> None:
+    def on_stop_click(self, _button: Any = None) -> None:
         if self.finished:
             self.note("This run has already ended; there is nothing to stop.")
             self._tick_if_idle()
@@ -211,7 +212,7 @@ class RunView:
         self.controls.steer(text)
         return True
 
-    def _on_decide_click(self, call_id: str, answer: Any) -> str | None:
+    def on_decide_click(self, call_id: str, answer: Any) -> str | None:
         """Give a waiting call the user's answer; returns why it was not taken, if it was not."""
         if self.finished or self.controls.decide is None:
             self.note("This run has already ended; the answer was not used.")
@@ -263,12 +264,12 @@ class RunView:
         """Close every widget this view created (their comms close too)."""
         self.closed = True
         for widget in list(self._created.values()):
-            self._close_widget(widget)
+            self.close_widget(widget)
         self._created.clear()
         self._node_widgets.clear()
-        self._drawn.clear()
+        self.drawn.clear()
 
-    def _close_widget(self, widget: Any) -> None:
+    def close_widget(self, widget: Any) -> None:
         """Close a widget this view made, with its layout and style (widgets of their own,
         with their own comms); a group of widgets (a dict) is closed part by part, and an
         object that owns widgets (``close_widgets()``) closes its own."""
@@ -279,10 +280,10 @@ class RunView:
         if isinstance(widget, dict):
             for part in widget.values():
                 if id(part) in self._created:
-                    self._close_widget(part)
+                    self.close_widget(part)
             return
         self._created.pop(id(widget), None)
-        self._drawn.pop(widget, None)
+        self.drawn.pop(widget, None)
         for part in (getattr(widget, "layout", None), getattr(widget, "style", None), widget):
             if part is None or not hasattr(part, "close"):
                 continue
@@ -291,11 +292,11 @@ class RunView:
 
     # -- redraw: compute wanted traits, then send each widget's changes once ---------
 
-    def _want(self, widget: Any, **traits: Any) -> None:
+    def want(self, widget: Any, **traits: Any) -> None:
         """Ask for ``traits`` on ``widget`` at the next flush; a string has every known
         secret masked (the record's are already: this catches the prompt and arguments)."""
         wanted = self._pending.setdefault(widget, {})
-        wanted.update({k: self._secrets.mask_values(v) if isinstance(v, str) else v for k, v in traits.items()})
+        wanted.update({k: self.secrets.mask_values(v) if isinstance(v, str) else v for k, v in traits.items()})
 
     def _flush(self) -> None:
         pending, self._pending = self._pending, {}
@@ -312,21 +313,21 @@ class RunView:
                     setattr(widget, key, value)
 
     def _redraw(self, now: float) -> None:
-        self._secrets = Secrets.now()
+        self.secrets = Secrets.now()
         root = self.builder.root
         if root is not None:
             self._see_delivered_messages(root)
-        self._want(self.header, value=header_html(root, self.builder, self._wall_clock(), self.steering.queued))
+        self.want(self.header, value=header_html(root, self.builder, self._wall_clock(), self.steering.queued))
         notes = self._notes + list(self._click_notes)
-        self._want(self.notes, value="".join(f'<div style="{_MUTED}">{escape(n)}</div>' for n in notes[-6:]))
+        self.want(self.notes, value="".join(f'<div style="{_MUTED}">{escape(n)}</div>' for n in notes[-6:]))
         stop_disabled = self.finished or self._stop_requested
-        self._want(self.stop_button, disabled=stop_disabled,
+        self.want(self.stop_button, disabled=stop_disabled,
                    description="Stopping…" if self._stop_requested and not self.finished else "Stop")
         if self.finished:
-            self._want(self.stop_button, tooltip="This run has ended")
+            self.want(self.stop_button, tooltip="This run has ended")
         if root is not None:
-            self._want(self.body, children=(self._run_widget(root, nested=False),))
-        self.steering.redraw(self._want, finished=self.finished)
+            self.want(self.body, children=(self.run_widget(root, nested=False),))
+        self.steering.redraw(self.want, finished=self.finished)
         self._flush()
         # After the flush: a widget closed now has already left its container on screen.
         self._node_widgets.release_unused()
@@ -341,27 +342,27 @@ class RunView:
 
     # -- node widgets -----------------------------------------------------------------
 
-    def _widget_for(self, key: Any, build: Callable[[], Any], pool: str | None = None) -> Any:
+    def widget_for(self, key: Any, build: Callable[[], Any], pool: str | None = None) -> Any:
         """The widget kept for ``key`` (a node, or a tuple naming a part of one) while it is
         on screen: built by ``build``, or a spare from ``pool`` (see :class:`KeptWidgets`)."""
         key = ("node", id(key)) if not isinstance(key, tuple) else key
         return self._node_widgets.get(key, build, pool)
 
-    def _run_widget(self, run: RunNode, *, nested: bool) -> Any:
-        w = self._w
-        box = self._widget_for(run, lambda: self._make(
+    def run_widget(self, run: RunNode, *, nested: bool) -> Any:
+        w = self.widgets
+        box = self.widget_for(run, lambda: self.make(
             # `border` (not border_left): ipywidgets 7 Layouts have no per-side borders.
             w.VBox, layout=w.Layout(border="1px dashed rgba(127,127,127,0.45)", margin="2px 0 2px 8px",
                                     padding="0 0 0 6px") if nested else w.Layout()))
         children = []
         if nested:
-            label = self._widget_for(("nested-label", run.run_id), lambda: self._make(w.HTML))
-            self._want(label, value=f'<span style="{_MUTED}">nested run · '
+            label = self.widget_for(("nested-label", run.run_id), lambda: self.make(w.HTML))
+            self.want(label, value=f'<span style="{_MUTED}">nested run · '
                        + escape(" · ".join(fmt.header_parts(run)[:2]))
                        + (f" · {escape(fmt.end_line(run))}" if run.finished else " · running") + "</span>")
             children.append(label)
         children += self._timeline_widgets(run)
-        self._want(box, children=tuple(children))
+        self.want(box, children=tuple(children))
         return box
 
     def _timeline_widgets(self, run: RunNode) -> list[Any]:
@@ -379,8 +380,8 @@ class RunView:
         return [*self._item_widgets(timeline[:1], run), line, *self._item_widgets(timeline[start:end], run)]
 
     def _left_out_widget(self, key: tuple[Any, ...], text: str) -> Any:
-        widget = self._widget_for(key, lambda: self._make(self._w.HTML), pool="html")
-        self._want(widget, value=f'<div style="{_MUTED}">{escape(text)}</div>')
+        widget = self.widget_for(key, lambda: self.make(self.widgets.HTML), pool="html")
+        self.want(widget, value=f'<div style="{_MUTED}">{escape(text)}</div>')
         return widget
 
     def _item_widgets(self, items: list[Any], parent: RunNode | RoundNode) -> list[Any]:
@@ -394,21 +395,21 @@ class RunView:
         return widgets
 
     def _user_widget(self, user: UserNode, _run: RunNode) -> Any:
-        widget = self._widget_for(user, lambda: self._make(self._w.HTML))
+        widget = self.widget_for(user, lambda: self.make(self.widgets.HTML))
         label = "prompt" if user.kind == "prompt" else "you"
-        self._want(widget, value=f'<div style="{_MUTED}">{label}</div><pre style="{_PRE}">{escape(user.text)}</pre>')
+        self.want(widget, value=f'<div style="{_MUTED}">{label}</div><pre style="{_PRE}">{escape(user.text)}</pre>')
         return widget
 
     def _round_widget(self, round_: RoundNode, run: RunNode) -> Any:
         """The round's label and the window on its items (:class:`._window.RoundWindow`),
         with a line for what comes before it and one for what comes after."""
-        w = self._w
-        box = self._widget_for(round_, lambda: self._make(w.VBox), pool="vbox")
-        label = self._widget_for(("round-label", id(round_)), lambda: self._make(w.HTML), pool="html")
+        w = self.widgets
+        box = self.widget_for(round_, lambda: self.make(w.VBox), pool="vbox")
+        label = self.widget_for(("round-label", id(round_)), lambda: self.make(w.HTML), pool="html")
         text = fmt.round_label(round_)
         if round_.stop_reason == "error" and round_.error is not None:
             text += f" · model error: {round_.error.message}"
-        self._want(label, value=f'<span style="{_MUTED}">{escape(text)}</span>')
+        self.want(label, value=f'<span style="{_MUTED}">{escape(text)}</span>')
         size = _window.ROUND if run.depth == 0 else _window.NESTED_ROUND
         shown = self._round_windows.setdefault(id(round_), _window.RoundWindow()).shown(round_, size)
         children = [label]
@@ -419,40 +420,40 @@ class RunView:
         if shown.after:
             children.append(self._left_out_widget(
                 ("round-after", id(round_)), f"… {left_out_line(shown.after, statuses=False)} more in this round"))
-        self._want(box, children=tuple(children))
+        self.want(box, children=tuple(children))
         return box
 
     def _notice_widget(self, notice: NoticeNode, _round: RoundNode) -> Any:
-        widget = self._widget_for(notice, lambda: self._make(self._w.HTML))
-        self._want(widget, value=f'<span style="{_MUTED}">note: {escape(notice.text)}</span>')
+        widget = self.widget_for(notice, lambda: self.make(self.widgets.HTML))
+        self.want(widget, value=f'<span style="{_MUTED}">note: {escape(notice.text)}</span>')
         return widget
 
     def _retry_widget(self, wait: RetryNode, _round: RoundNode) -> Any:
         """``rate limited (HTTP 429) — retrying in 58 s (retry 1 of 3)``, counting down."""
-        widget = self._widget_for(wait, lambda: self._make(self._w.HTML))
+        widget = self.widget_for(wait, lambda: self.make(self.widgets.HTML))
         line = fmt.retry_line(wait, self._wall_clock())
-        self._want(widget, value=f'<span style="color:#9a6700;font-size:12px">{escape(line)}</span>')
+        self.want(widget, value=f'<span style="color:#9a6700;font-size:12px">{escape(line)}</span>')
         return widget
 
     def _block_widget(self, block: Block, round_: RoundNode) -> Any:
         """Text rendered from its Markdown (:func:`~openprogram_jupyter.render._text_html.text_html`,
         sanitized), thinking the same in a closed accordion; a cursor while the round
         streams. Past ``max_text_chars`` the text is cut, with a note saying how much."""
-        w = self._w
+        w = self.widgets
         streaming = not round_.finished and round_.stop_reason is None
         cursor = "▍" if streaming else ""
         html = text_html(block.text, self.max_text_chars, thinking=block.kind == "thinking", cursor=cursor)
         if block.kind == "text":
-            widget = self._widget_for(block, lambda: self._make(w.HTML))
-            self._want(widget, value=html)
+            widget = self.widget_for(block, lambda: self.make(w.HTML))
+            self.want(widget, value=html)
             return widget
-        inner = self._widget_for(("thinking", id(block)), lambda: self._make(w.HTML))
-        self._want(inner, value=html)
-        accordion = self._widget_for(block, lambda: self._make_accordion(inner, "thinking", open_=False))
+        inner = self.widget_for(("thinking", id(block)), lambda: self.make(w.HTML))
+        self.want(inner, value=html)
+        accordion = self.widget_for(block, lambda: self._make_accordion(inner, "thinking", open_=False))
         return accordion
 
     def _make_accordion(self, child: Any, title: str, *, open_: bool) -> Any:
-        accordion = self._make(self._w.Accordion, children=(child,))
+        accordion = self.make(self.widgets.Accordion, children=(child,))
         accordion.set_title(0, title)
         accordion.selected_index = 0 if open_ else None
         return accordion

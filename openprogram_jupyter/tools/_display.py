@@ -19,7 +19,7 @@ import io
 from collections.abc import Callable
 from typing import Any
 
-from .results import _as_image
+from .results import as_image
 
 __all__ = ["DISPLAY_MAX_CHARS", "Display", "result_display"]
 
@@ -83,7 +83,7 @@ def _library_display(value: Any) -> Display | None:
 
 def _image_display(value: Any) -> Display | None:
     """A PIL image or a ``(bytes, "image/...")`` pair as that image (as a result shows it)."""
-    image = _as_image(value)
+    image = as_image(value)
     return {"mime": image.mime_type, "data": image.data} if image is not None else None
 
 

@@ -11,7 +11,7 @@ from ..errors import ArgumentError
 from ._jsonschema import validate_json_schema
 from .base import DICT_TOOL_KEYS, ExternalTool, Tool, ToolContext, ToolOptions
 from .function import function
-from .registry import Registry, _check_names, _check_toolset, _denied, _hidden_by
+from .registry import Registry, _check_toolset, _denied, _hidden_by, check_menu_names
 
 if TYPE_CHECKING:
     from ..runtime import Runtime
@@ -199,6 +199,6 @@ def resolve_menu(
         ]
     allow = set(tools_allow) if tools_allow is not None else None
     deny = set(tools_deny or ())
-    _check_names(registry, allow, deny, {t.name for t in candidates})
+    check_menu_names(registry, allow, deny, {t.name for t in candidates})
     chosen = [t for t in candidates if _denied(t.name, allow, deny, set(session_deny)) is None]
     return Menu(chosen, explicit=explicit)

@@ -100,7 +100,7 @@ class Registry:
         _check_toolset(self, toolset)
         allow = set(tools_allow) if tools_allow is not None else None
         deny = set(tools_deny or ())
-        _check_names(self, allow, deny, set())
+        check_menu_names(self, allow, deny, set())
         session_deny = set(runtime.tools_deny) if runtime is not None else set()
         reports = [ToolReport(t.name, t.spec, "available_if: false at decoration", "1")
                    for t in self._unavailable.values()]
@@ -182,7 +182,7 @@ def _check_toolset(registry: Registry, toolset: str | None) -> None:
         raise ValueError(f"unknown toolset {toolset!r}; known toolsets: {known} (or 'none')")
 
 
-def _check_names(registry: Registry, allow: set[str] | None, deny: set[str], extra_known: set[str]) -> None:
+def check_menu_names(registry: Registry, allow: set[str] | None, deny: set[str], extra_known: set[str]) -> None:
     """A name in tools_allow / tools_deny that no tool has is a typo, not a no-op."""
     known = {t.name for t in registry} | set(registry._unavailable) | extra_known
     for label, names in (("tools_allow", allow or set()), ("tools_deny", deny)):

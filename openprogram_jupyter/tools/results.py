@@ -38,7 +38,7 @@ def result_content(
     """
     if _is_blocks(value):
         return _render_blocks(value if isinstance(value, list) else [value], max_chars)
-    image = _as_image(value)
+    image = as_image(value)
     if image is not None:
         return [image], {}
     text = _as_text(value)
@@ -130,7 +130,7 @@ def _json_key(key: Any) -> str:
     return repr(key)
 
 
-def _as_image(value: Any) -> ImageContent | None:
+def as_image(value: Any) -> ImageContent | None:
     if (
         isinstance(value, tuple)
         and len(value) == 2

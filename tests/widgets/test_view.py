@@ -296,7 +296,7 @@ def test_stop_click_after_the_run_ended_is_a_clear_no_op(recorder):
         view.feed(event)
     view.feed(AgentEndEvent(run_id=RUN, messages=[], stop_reason="stop"))
     view.finish()
-    view._on_stop_click()
+    view.on_stop_click()
     assert stops == []
     assert "already ended" in view.notes.value
     assert view.stop_button.disabled

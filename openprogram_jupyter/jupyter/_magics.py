@@ -158,6 +158,8 @@ class AgentMagics(Magics):
         from ..errors import SetupError
 
         runtime, notes = self._runtime_for(options.model)
+        if options.base_url is not None:
+            runtime = self._at(runtime, options.base_url)
         if options.record is not None:
             # Saved from the model this runtime resolved; the cell's runtime is left as it was.
             runtime = runtime.replace(model=_recording(runtime, options.record))
@@ -265,6 +267,20 @@ class AgentMagics(Magics):
             return "Offline model (no provider key set)." if not chosen else "Offline model (OPENPROGRAM_MODEL)."
         self._offline_noted = True
         return "Using the built-in offline model (OPENPROGRAM_MODEL=offline)." if chosen else offline_note()
+
+    def _at(self, runtime: Any, base_url: str) -> Any:
+        """``runtime`` with its model string sent to ``base_url`` (one Runtime per model and URL)."""
+        from ..errors import SetupError
+
+        key = f"{runtime.model_spec}@{base_url}"
+        if key not in self._runtimes:
+            try:
+                self._runtimes[key] = runtime.replace(base_url=base_url)
+            except SetupError:
+                raise UsageError(f"%%agent: --base-url applies to a model string; -m names a "
+                                 f"{type(runtime.model_spec).__name__} object, built with its own endpoint") from None
+            self._resolve(self._runtimes[key], f"--base-url {base_url}")
+        return self._runtimes[key]
 
     def _runtime_for_string(self, name: str, what: str) -> Any:
         from ..runtime import Runtime

@@ -105,6 +105,8 @@ FLAGS: tuple[Flag, ...] = (
     Flag(("--keep-going",), "a run that ends in an error does not fail the cell (Run All carries on)"),
     Flag(("--choices",), "end with a pick among the options in notebook variable VAR; -o stores the result", "VAR"),
     Flag(("--record",), "save each model reply to a JSON cassette (replay:FILE)", "FILE"),
+    Flag(("--base-url",), "the endpoint of the -m model string, e.g. a local server's http://127.0.0.1:11434/v1",
+         "URL"),
     *_setting_flags(),
 )
 
@@ -142,6 +144,7 @@ class CellOptions:
     keep_going: bool = False
     choices: str | None = None
     record: str | None = None
+    base_url: str | None = None
     run_options: dict[str, Any] = field(default_factory=dict)
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from fakeserver import FakeServer, Turn
 
+import openprogram_jupyter as op
 from openprogram_jupyter.models.providers import DEFAULT_MODELS, SECRET_ENV_VARS
 
 KEY = "sk-test-not-a-real-key-0000"
@@ -88,3 +89,20 @@ def test_a_local_server_named_by_openai_base_url_needs_no_key(shell, no_keys, se
     assert shell.user_ns["r"].text == "Hello from a local model.", shell.user_ns["r"].error
     assert server.requests[0].body["model"] == "llama3.1"
     assert server.requests[0].headers.get("authorization") == "Bearer local"
+
+
+def test_base_url_in_a_cell_points_the_model_string_at_a_local_server(shell, no_keys, server):
+    server.expected_key = "local"
+    server.script(Turn(text="Hello from the flag."))
+    result = shell.run_cell(f"%%agent -m openai:llama3.1 --base-url {server.openai_base_url} -o r --toolset none\nHi.")
+    assert result.error_in_exec is None, result.error_in_exec
+    assert shell.user_ns["r"].text == "Hello from the flag."
+    assert server.requests[0].body["model"] == "llama3.1"
+    assert server.requests[0].headers.get("authorization") == "Bearer local"
+
+
+def test_base_url_with_a_model_object_is_one_usage_line(shell, no_keys):
+    shell.user_ns["m"] = op.ScriptedModel(["hi"])
+    result = shell.run_cell("%%agent -m m --base-url http://127.0.0.1:9/v1\nHi.")
+    assert str(result.error_in_exec) == ("%%agent: --base-url applies to a model string; -m names a ScriptedModel "
+                                         "object, built with its own endpoint")

@@ -98,8 +98,8 @@ class LoopState:
     streaming: MessageBuilder | None = None
     round_calls: list[ToolCall] = field(default_factory=list)
     answered: int = 0
-    turn_results: list[ToolResultMessage] = field(default_factory=list)
-    turn_open: bool = False
+    round_results: list[ToolResultMessage] = field(default_factory=list)
+    round_open: bool = False
     undelivered: list[Any] = field(default_factory=list)
     stop_reason: RunStopReason = "stop"
     error_message: str | None = None
@@ -160,7 +160,7 @@ async def _run_rounds(config: LoopConfig, state: LoopState, pending: list[Any]) 
             pending = []
             _checkpoint(config)
             state.rounds += 1
-            state.turn_open, state.turn_results = True, []
+            state.round_open, state.round_results = True, []
             config.calls.emit(TurnStartEvent(turn=state.rounds))
 
             replayed = config.spec.replay[state.rounds - 1] if state.rounds <= len(config.spec.replay) else None
@@ -170,7 +170,7 @@ async def _run_rounds(config: LoopConfig, state: LoopState, pending: list[Any]) 
                 message = await _stream_assistant_response(config, state)
             if message.stop_reason in ("error", "aborted"):
                 _answer_unrun_calls(config, state, message, UNRUN_AFTER_FAILED_REPLY)
-                _end_turn(config, state, message)
+                _end_round(config, state, message)
                 state.stop_reason = message.stop_reason
                 state.error_message, state.error = message.error_message, message.error
                 return
@@ -182,7 +182,7 @@ async def _run_rounds(config: LoopConfig, state: LoopState, pending: list[Any]) 
             elif tool_calls:
                 pending = await _execute_tool_calls(config, state, tool_calls)
                 _notice_unpriced(config, state, message)
-            _end_turn(config, state, message)
+            _end_round(config, state, message)
             if not pending:
                 pending = _take(config.spec.hooks.get("get_steering_messages"))
         _checkpoint(config)  # a step that swallowed the stop's cancellation still ends the run as stopped
@@ -211,12 +211,12 @@ async def _final_round(config: LoopConfig, state: LoopState, limit: LimitReached
     (the run still ends at the limit); a stop ends it as aborted, as anywhere."""
     _checkpoint(config)
     state.rounds += 1
-    state.turn_open, state.turn_results = True, []
+    state.round_open, state.round_results = True, []
     config.calls.emit(TurnStartEvent(turn=state.rounds, final_for=limit.name))
     message = await _stream_assistant_response(config, state, final=limit)
     text = limit.not_run_text() if message.stop_reason not in ("error", "aborted") else UNRUN_AFTER_FAILED_REPLY
     _answer_unrun_calls(config, state, message, text, status="skipped")
-    _end_turn(config, state, message)
+    _end_round(config, state, message)
     if message.stop_reason == "aborted":
         state.stop_reason = "aborted"
     state.error_message, state.error = message.error_message, message.error
@@ -377,7 +377,7 @@ async def _execute_tool_calls(config: LoopConfig, state: LoopState, calls: list[
 def _record_result(config: LoopConfig, state: LoopState, result: ToolResultMessage) -> None:
     """Record the result of the next open call (results come in the calls' order)."""
     state.answered += 1
-    state.turn_results.append(result)
+    state.round_results.append(result)
     state.append(result)
     config.calls.emit(MessageStartEvent(message=result))
     config.calls.emit(MessageEndEvent(message=result))
@@ -392,9 +392,9 @@ def _answer_unrun_calls(config: LoopConfig, state: LoopState, message: Assistant
         _record_result(config, state, result_for_unrun_call(call, status, text, config.calls))
 
 
-def _end_turn(config: LoopConfig, state: LoopState, message: AssistantMessage) -> None:
-    state.turn_open = False
-    config.calls.emit(TurnEndEvent(turn=state.rounds, message=message, tool_results=list(state.turn_results)))
+def _end_round(config: LoopConfig, state: LoopState, message: AssistantMessage) -> None:
+    state.round_open = False
+    config.calls.emit(TurnEndEvent(turn=state.rounds, message=message, tool_results=list(state.round_results)))
 
 
 def _deliver(config: LoopConfig, state: LoopState, messages: Sequence[Any]) -> None:
@@ -431,9 +431,9 @@ def _close_after_abort(config: LoopConfig, state: LoopState) -> None:
             config, state,
             result_for_unrun_call(call, "cancelled", CANCELLED_BEFORE_IT_RAN, config.calls),
         )
-    if state.turn_open:
+    if state.round_open:
         last = message or next(
             (m for m in reversed(state.new_messages) if isinstance(m, AssistantMessage)), AssistantMessage()
         )
-        _end_turn(config, state, last)
+        _end_round(config, state, last)
     state.stop_reason = "aborted"

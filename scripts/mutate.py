@@ -150,8 +150,8 @@ MUTATIONS: tuple[Mutation, ...] = (
       ("tests/core/test_loop_rules.py::test_same_failing_call_a_third_time_is_refused",),
       "the same failing call is refused after MAX_IDENTICAL_FAILURES tries, not one more"),
     M("abort-stop-reason", "loop.py",
-      '        _end_turn(config, state, last)\n    state.stop_reason = "aborted"',
-      '        _end_turn(config, state, last)\n    state.stop_reason = "stop"',
+      '        _end_round(config, state, last)\n    state.stop_reason = "aborted"',
+      '        _end_round(config, state, last)\n    state.stop_reason = "stop"',
       ("tests/core/test_steering_and_abort.py::test_run_handle_abort_stops_a_running_tool_and_keeps_the_run",),
       "a stopped run says it was aborted"),
     # -- ten more -------------------------------------------------------------------------

@@ -196,7 +196,7 @@ async def run_awaited(magics: AgentMagics, line: str, cell: str) -> None:
         return
     path = click_path(magics.shell, "awaited")
     live = live_for(magics, plan, path)
-    live.show()
+    live.show(foreground=True)
     task = asyncio.ensure_future(plan.runtime.arun(hooked_spec(plan, live)))
     try:
         if path.pump is not None:
@@ -300,7 +300,7 @@ def run_blocking(magics: AgentMagics, plan: CellPlan) -> None:
     """The plain magic: a worker thread runs it, this thread ticks; Ctrl-C stops it."""
     path = click_path(magics.shell, "blocking")
     live = live_for(magics, plan, path)
-    live.show()
+    live.show(foreground=True)
     handle = None
     try:  # the start too: an interrupt the moment it returns must still stop the run
         handle = plan.runtime.start(hooked_spec(plan, live))

@@ -59,6 +59,7 @@ class LiveRun:
     ) -> None:
         self.abort: threading.Event = StopToken()
         self.show_again = "%agent show"  # what draws this run again (the cell names its -o variable)
+        self._clear_at_end = False
         self.notes = list(notes or [])
         self.clicks = clicks
         self.on_stop: Callable[[], None] | None = None
@@ -175,14 +176,26 @@ class LiveRun:
 
     # -- display ------------------------------------------------------------------------
 
-    def show(self) -> None:
-        """Display the live view (nothing where there are no widgets)."""
+    def show(self, *, foreground: bool = False) -> None:
+        """Display the live view (nothing where there are no widgets).
+
+        A ``foreground`` cell (awaited or blocking: the cell is still running when the run
+        ends) also shows, under the view, how to draw the run again after a page reload — a
+        reloaded page receives nothing more of this cell, and JupyterLab cannot bring the
+        widget back while the kernel is busy — and at the end its outputs are cleared and
+        the transcript displayed, so the hint goes with the view."""
         if self.view is None:
             return
         from IPython.display import display
 
         self.view.tick(force=True)
         self.display_handle = display(self.view.mimebundle(self.show_again), raw=True, display_id=True)
+        if foreground:
+            hint = (f"If this page is reloaded before the run ends, the run goes on but this cell stops "
+                    f"updating: run {self.show_again} in a cell to see it.")
+            display({"text/plain": hint, "text/html": f'<div style="color:#57606a;font-size:11px">{escape(hint)}'
+                     "</div>"}, raw=True)
+            self._clear_at_end = True
 
     def tick(self, *, force: bool = False) -> None:
         """Redraw the view. A view that fails stops being redrawn, and says so; the run
@@ -213,7 +226,12 @@ class LiveRun:
         folded = self.view.folded() if self.view is not None and self.view_error is None else None
         bundle = static_bundle(run, self.notes + list(notes or []), folded)
         extra = {"metadata": metadata} if metadata else {}
-        if self.display_handle is not None:
+        if self._clear_at_end:  # the cell is still running: its outputs are the view and the hint
+            from IPython.display import clear_output
+
+            clear_output()
+            display(bundle, raw=True, **extra)
+        elif self.display_handle is not None:
             self.display_handle.update(bundle, raw=True, **extra)
         else:
             display(bundle, raw=True, **extra)

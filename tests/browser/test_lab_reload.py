@@ -2,10 +2,10 @@
 
 A reloaded page no longer receives the outputs of the cell that was running (the request
 to run it came from the page that is gone), so the final transcript never reaches that
-cell, and JupyterLab leaves its output blank (it prefers the widget, whose models are
-closed when the run ends). What the user has instead: ``%agent show VAR`` draws the run —
-finished, with its transcript — in the cell where they run it, which is then saved; the
-saved placeholder's text (what renderers without widgets show) says so.
+cell, and JupyterLab cannot bring the live view back while the kernel is busy with it.
+What the user has instead: a line under the view, saved with it, says to run
+``%agent show VAR``, which draws the run — finished, with its transcript — in the cell
+where they run it, and saving keeps that.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def _notebook_ready(page) -> None:
                            f" && {_KERNEL}", timeout=60_000)
 
 
-def test_after_a_page_reload_mid_run_agent_show_draws_the_finished_run_and_saving_keeps_it(lab):
+def test_a_page_reloaded_mid_run_says_how_to_see_the_run_and_agent_show_draws_it(lab):
     url, root = lab
     name = write_notebook(root, "reload.ipynb", CELLS)
     with chromium_page(1100, 900, "reload-failure.png") as page:
@@ -45,6 +45,7 @@ def test_after_a_page_reload_mid_run_agent_show_draws_the_finished_run_and_savin
         page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty", timeout=30_000)
         page.reload()
         _notebook_ready(page)
+        page.locator(".jp-Cell").nth(1).get_by_text("run %agent show r in a cell to see it").wait_for(timeout=30_000)
         page.wait_for_function(f"() => {_KERNEL}.status === 'idle'", timeout=60_000)  # the run has ended
         # The user runs the last cell again: the run, finished, drawn where they asked for it.
         page.locator(".jp-Cell").nth(2).click()
@@ -55,7 +56,7 @@ def test_after_a_page_reload_mid_run_agent_show_draws_the_finished_run_and_savin
         page.screenshot(path=str(OUTPUT / "reload.png"), full_page=True)
 
     saved = nbformat.read(root / name, as_version=4)
-    placeholder = "".join(str(o.get("data", {}).get("text/plain", "")) for o in saved.cells[1].outputs)
-    assert "If the page was reloaded while it ran, %agent show r draws it again" in placeholder
+    left = "".join(str(o.get("data", {}).get("text/plain", "")) for o in saved.cells[1].outputs)
+    assert "If this page is reloaded before the run ends" in left and "run %agent show r in a cell" in left
     shown = "".join(str(o.get("data", {}).get("text/plain", "")) for o in saved.cells[2].outputs)
     assert "Talk for a while." in shown and "finished" in shown and shown.count("word") == 150

@@ -98,8 +98,9 @@ def test_enter_in_the_steering_box_queues_a_message_and_the_readme_pictures(lab)
         box.press("Enter")
         page.get_by_text("queued", exact=False).first.wait_for(timeout=10_000)
         assert box.input_value() == ""  # sent, and the box is ready for the next one
-        page.locator(".jp-OutputArea-output").last.scroll_into_view_if_needed()
-        page.locator(".jp-OutputArea-output").last.screenshot(path=str(pictures / "live-view.png"))
+        view = page.locator(".jp-OutputArea-output", has=page.locator(".widget-button")).last  # not the hint under it
+        view.scroll_into_view_if_needed()
+        view.screenshot(path=str(pictures / "live-view.png"))
 
         page.get_by_text("Mean high", exact=False).first.wait_for(timeout=60_000)
         page.get_by_text("finished", exact=False).last.wait_for(timeout=30_000)

@@ -18,6 +18,8 @@ from .messages import AssistantMessage, RunStopReason, ToolResultMessage, Usage,
 
 if TYPE_CHECKING:
     from .models._wire import WireLog
+    from .runtime import Runtime
+    from .spec import RunSpec
 
 __all__ = ["Run", "RunError"]
 
@@ -62,8 +64,8 @@ class Run:
         self.started_at = time.time()
         self.ended_at: float | None = None
         self.wire_log: WireLog | None = None  # set by the engine when the Runtime captures the wire
-        self.spec: Any = None  # the RunSpec it ran, and the Runtime that ran it (not pickled)
-        self.runtime: Any = None
+        self.spec: RunSpec | None = None  # the spec it ran, and the Runtime that ran it (not pickled)
+        self.runtime: Runtime | None = None
         self._usage = Usage.total([])  # kept as replies end: the loop reads it every round
 
     def __getstate__(self) -> dict[str, Any]:

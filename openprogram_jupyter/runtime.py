@@ -240,7 +240,7 @@ class Runtime:
             return handle.wait()
         except KeyboardInterrupt:
             handle.abort()
-            handle._finished.wait(waiting_time(self.cancel_grace))
+            handle.join(waiting_time(self.cancel_grace))
             if handle.run is not None:
                 self.last_run = handle.run
             raise
@@ -350,6 +350,11 @@ class RunHandle:
         A run started with ``abort=EVENT`` uses that event as its own, so this sets it.
         """
         self._abort.set()
+
+    def join(self, timeout: float | None = None) -> bool:
+        """Block until the run ends or ``timeout`` seconds pass; return whether it has
+        ended. Unlike :meth:`wait` it raises nothing: what ended the run is for ``wait``."""
+        return self._finished.wait(timeout)
 
     def wait(self, timeout: float | None = None) -> Run:
         """Block until the run ends (in 0.1 s slices, so an interrupt lands) and return it.

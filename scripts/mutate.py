@@ -581,6 +581,23 @@ MUTATIONS: tuple[Mutation, ...] = (
       "saved = [run for run in every if (run.session_created_at or 0.0) == latest]", "saved = every",
       ("tests/notebook/test_kernel_teaching.py::test_restore_follows_the_kernels_order_and_a_new_start_not_the_notebooks_cell_order",),
       "a session started again with --new is restored from that start, as the kernel had it"),
+    M("side-by-side-failure-passed-over", "jupyter/_foreground.py",
+      "        raise_failure(outcome)\n", "        pass\n",
+      ("tests/notebook/test_cell_endings.py::test_a_side_by_side_run_that_breaks_is_shown_beside_the_other_and_fails_the_cell",),
+      "a run of a side-by-side cell that raises fails the cell, as one on one model does"),
+    M("stale-run-for-a-run-never-begun", "jupyter/_foreground.py",
+      "since = plan.runtime.last_run if plan.runtime.last_run is not before else None",
+      "since = plan.runtime.last_run",
+      ("tests/notebook/test_cell_endings.py::test_a_run_that_breaks_before_it_exists_does_not_show_the_runtimes_earlier_run",),
+      "a run that never began is not taken for the Runtime's earlier run"),
+    M("blocking-interrupt-says-ended", "jupyter/_foreground.py",
+      "Outcome(handle.run, ended=handle.done)", "Outcome(handle.run, ended=True)",
+      ("tests/notebook/test_cell_endings.py::test_a_blocking_cell_interrupted_keeps_the_run_even_when_the_run_will_not_stop",),
+      "an interrupted blocking cell says when its run had not stopped"),
+    M("awaited-interrupt-says-ended", "jupyter/_foreground.py",
+      "ended = [task.done() for task in tasks]", "ended = [True for task in tasks]",
+      ("tests/notebook/test_cell_endings.py::test_an_awaited_run_that_ignores_the_interrupt_is_let_go_after_the_grace",),
+      "an interrupted awaited cell says when its run had not stopped"),
 )
 
 

@@ -6,7 +6,9 @@ Modules, in the order a cell meets them:
 - :mod:`._options` — reads the option line and fills ``{name}`` in the prompt;
 - :mod:`._magics` — ``AgentMagics``: the cell becomes a plan;
 - :mod:`._line_commands` — the ``%agent`` commands (tools, schema, sessions, show, ...), one table;
-- :mod:`._cell` — runs the plan awaited, blocking or in the background, and records it;
+- :mod:`._foreground` — runs the plan while the cell waits (awaited or blocking), on one
+  model or side by side on several (:mod:`._side_by_side`); :mod:`._background` starts it
+  and returns; :mod:`._cell` holds what both need and records the runs;
 - :mod:`._live` — the run's controls (Stop, steering, approval) and its finish;
 - :mod:`._view` — the widgets, redrawn from events by one writer at a bounded rate;
 - :mod:`._sessions` — conversations continued with ``-s NAME``;
@@ -52,7 +54,7 @@ def load_ipython_extension(shell: Any) -> None:
 
     async def agent_cell(line: str, cell: str) -> None:
         wait_for_warm_up()
-        from ._cell import run_awaited  # the view's modules load with the first cell
+        from ._foreground import run_awaited  # the view's modules load with the first cell
 
         await run_awaited(magics, line, cell)
 

@@ -1,33 +1,19 @@
-"""Running a planned ``%%agent`` cell: awaited, blocking, or in the background.
+"""What every ``%%agent`` cell's run needs, however it runs: how clicks reach it, its
+:class:`~._live.LiveRun`, the spec with the view's hooks, and how it is recorded.
 
-The three ways differ only in who waits and whether clicks can arrive:
-
-- **awaited** (:func:`run_awaited`): the cell rewrite made the cell ``await`` this, so it
-  runs on the kernel's event loop. The run is a task; this coroutine is the ticker
-  (every 0.1 s it redraws the view and keeps the loop awake). On ipykernel ≥ 7.4 the
-  kernel handles widget messages while the cell awaits, so Stop works; on ipykernel < 7
-  jupyter-ui-poll (the ``legacy-kernel`` extra) pumps them from the ticker.
-  Kernel ▸ Interrupt arrives as ``CancelledError``: the run is finished as aborted,
-  stored, and the error re-raised so Run All stops.
-- **blocking** (:func:`run_blocking`): the plain magic. The run goes on a worker thread
-  (``Runtime.start``) and the cell's thread ticks and waits in 0.1 s slices; it cannot
-  receive clicks, so the view says to use Kernel ▸ Interrupt (``KeyboardInterrupt``).
-- **background** (:func:`start_background`): ``Runtime.start``, a ticker on the kernel's
-  loop (or a thread), and the cell returns at once with the handle stored in a variable.
-
-Every way ends in :func:`_record`: store the Run (``-o``, ``runtime.last_run``, the
-session), then replace the live view with the static transcript.
+A cell runs one of two ways — in the foreground (:mod:`._foreground`: the cell waits,
+awaited on the kernel's loop or blocking) or in the background (:mod:`._background`: the
+cell returns a handle at once) — and both end in :func:`record`: store each Run (``-o``,
+``runtime.last_run``, the session), then replace the live view with the static
+transcript, a note under each run saying how it ended.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextvars
-import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from IPython.core.error import UsageError
 
@@ -42,9 +28,11 @@ from ._live import LiveRun
 from ._saved_runs import saved_run_metadata
 
 if TYPE_CHECKING:
+    from ..run import Run
     from ._magics import AgentMagics, CellPlan
 
-__all__ = ["ClickPath", "click_path", "run_awaited", "run_blocking", "start_background"]
+__all__ = ["ClickPath", "OneRun", "Outcome", "ShowsRuns", "click_path", "failed", "hooked_spec", "live_for",
+           "record", "store"]
 
 TICK_SECONDS = 0.1
 INTERRUPT_HINT = "use Kernel ▸ Interrupt to stop it; the transcript is kept"
@@ -182,45 +170,56 @@ def hooked_spec(plan: CellPlan, live: LiveRun, **hooks: Any) -> Any:
                                    "get_steering_messages": live.take_steering, **hooks})
 
 
-# -- awaited ------------------------------------------------------------------------------
+# -- how a run ended ----------------------------------------------------------------------
 
 
-async def run_awaited(magics: AgentMagics, line: str, cell: str) -> None:
-    """The body of a rewritten ``%%agent`` cell (see :mod:`._transformer`)."""
-    plan = magics.plan(line, cell)
-    if plan.side_by_side:
-        await magics.run_side_by_side(plan)
-        return
-    if plan.options.background:
-        start_background(magics, plan)
-        return
-    path = click_path(magics.shell, "awaited")
-    live = live_for(magics, plan, path)
-    live.show(foreground=True)
-    task = asyncio.ensure_future(plan.runtime.arun(hooked_spec(plan, live)))
-    try:
-        if path.pump is not None:
-            async with path.pump() as poll:
-                await _tick_until_done(task, live, poll)
-        else:
-            await _tick_until_done(task, live, None)
-    except asyncio.CancelledError:
-        run, ended = await _finish_after_interrupt(task, live, plan)
-        _record(magics, plan, live, run, interrupted=True, ended=ended)
-        raise interrupted_error(plan) from None
-    try:
-        run = task.result()
-    except DecisionError as error:
-        _record(magics, plan, live, error.run, failure=error)
-        raise
-    except SetupError as error:
-        live.finish(None, notes=[f"The run could not start: {error}"])
-        raise UsageError(f"%%agent: {error}") from None
-    except Exception as error:  # e.g. a picked function option that raised: the run is kept
-        _record(magics, plan, live, plan.runtime.last_run, failure=error)
-        raise
-    _record(magics, plan, live, run)
-    fail_if_the_run_failed(plan, run)
+@dataclass(frozen=True)
+class Outcome:
+    """How one run of a cell ended: the Run (``None`` if there is none to keep), whether
+    it had ended (``False``: interrupted, and still going when the cell stopped waiting),
+    and what it raised instead of returning, if anything."""
+
+    run: Run | None
+    ended: bool = True
+    failure: BaseException | None = None
+
+
+class ShowsRuns(Protocol):
+    """Where a cell's runs are on screen, to be replaced by their transcripts."""
+
+    lives: list[LiveRun]
+
+    def finish(self, runs: list[Run | None], notes: list[list[str]],
+               metadata: list[dict[str, Any] | None]) -> None: ...
+
+
+def failed(error: BaseException, kept: Run | None) -> Outcome:
+    """A run that raised instead of returning: a failed decision carries its run; a run
+    that could not start has none; otherwise ``kept`` (the run as far as it went)."""
+    if isinstance(error, DecisionError):
+        return Outcome(error.run, failure=error)
+    return Outcome(None if isinstance(error, SetupError) else kept, failure=error)
+
+
+class OneRun:
+    """The board of a cell on one model: its live view (a cell on several models has
+    :class:`~._side_by_side.SideBySide`)."""
+
+    def __init__(self, live: LiveRun) -> None:
+        self.lives = [live]
+
+    def show(self) -> None:
+        self.lives[0].show(foreground=True)
+
+    def tick(self) -> None:
+        self.lives[0].tick()
+
+    def abort_all(self) -> None:
+        self.lives[0].abort.set()
+
+    def finish(self, runs: list[Run | None], notes: list[list[str]],
+               metadata: list[dict[str, Any] | None]) -> None:
+        self.lives[0].finish(runs[0], notes=notes[0], metadata=metadata[0])
 
 
 def interrupted_error(plan: CellPlan) -> RunInterrupted:
@@ -228,7 +227,17 @@ def interrupted_error(plan: CellPlan) -> RunInterrupted:
     return RunInterrupted(f"the run was stopped; its transcript up to then is above and the Run is in {where}")
 
 
-def fail_if_the_run_failed(plan: CellPlan, run: Any) -> None:
+def raise_failure(outcome: Outcome) -> None:
+    """Fail the cell with what the run raised: a run that could not start as one usage
+    line, anything else (e.g. a picked function option that raised) as itself."""
+    if outcome.failure is None:
+        return
+    if isinstance(outcome.failure, SetupError):
+        raise UsageError(f"%%agent: {outcome.failure}") from None
+    raise outcome.failure
+
+
+def fail_if_the_run_failed(plan: CellPlan, run: Run | None) -> None:
     """A run that ended in an error fails the cell (after its transcript), unless --keep-going."""
     if run is None or run.stop_reason != "error" or plan.options.keep_going:
         return
@@ -239,14 +248,6 @@ def fail_if_the_run_failed(plan: CellPlan, run: Any) -> None:
         hint = " — or choose a model: %config AgentMagics.model = '...', -m MODEL, or -m offline"
     tail = f"{hint} (the Run is in {where}; pass --keep-going to let the notebook carry on)"
     raise RunFailed(summary + tail, shown="the run ended with the error shown above" + tail)
-
-
-async def _tick_until_done(task: asyncio.Future[Any], live: LiveRun, poll: Any) -> None:
-    while not task.done():
-        await asyncio.wait({task}, timeout=TICK_SECONDS)
-        if poll is not None:
-            await poll(20)
-        live.tick()
 
 
 def interrupt_grace(plan: CellPlan) -> float:
@@ -265,132 +266,10 @@ def interrupted_note(ended: bool, grace: float, output: str | None = None) -> st
             f"(after {grace:g} s, or at a second interrupt); it was cancelled and ends on its own. The {kept}")
 
 
-def stop_and_wait(handles: list[Any], grace: float) -> None:
-    """Abort every run and wait up to ``grace`` seconds in all for them to end; a second
-    interrupt ends the wait. Whether each ended is ``handle.done``."""
-    for handle in handles:
-        handle.abort()
-    deadline = time.monotonic() + grace
-    try:
-        while not all(handle.done for handle in handles) and time.monotonic() < deadline:
-            time.sleep(0.05)  # short slices, so a second interrupt lands at once
-    except KeyboardInterrupt:
-        pass  # interrupted twice: take what there is
-
-
-async def _finish_after_interrupt(task: asyncio.Future[Any], live: LiveRun, plan: CellPlan) -> tuple[Any, bool]:
-    """Kernel ▸ Interrupt: stop the run gracefully; return it (or what there is) and
-    whether it ended. A run still going after the grace, or at a second interrupt, is
-    cancelled and left to end on its own."""
-    live.abort.set()
-    try:
-        await asyncio.wait({task}, timeout=interrupt_grace(plan))
-    except asyncio.CancelledError:
-        pass  # interrupted again: take what there is
-    if task.done() and not task.cancelled() and task.exception() is None:
-        return task.result(), True
-    task.cancel()
-    return plan.runtime.last_run, False
-
-
-# -- blocking -----------------------------------------------------------------------------
-
-
-def run_blocking(magics: AgentMagics, plan: CellPlan) -> None:
-    """The plain magic: a worker thread runs it, this thread ticks; Ctrl-C stops it."""
-    path = click_path(magics.shell, "blocking")
-    live = live_for(magics, plan, path)
-    live.show(foreground=True)
-    handle = None
-    try:  # the start too: an interrupt the moment it returns must still stop the run
-        handle = plan.runtime.start(hooked_spec(plan, live))
-        while True:
-            try:
-                run = handle.wait(timeout=TICK_SECONDS)
-                break
-            except TimeoutError:
-                live.tick()
-    except DecisionError as error:
-        _record(magics, plan, live, error.run, failure=error)
-        raise
-    except KeyboardInterrupt:
-        if handle is None:
-            raise  # interrupted before the run began: nothing ran, nothing to keep
-        stop_and_wait([handle], interrupt_grace(plan))
-        _record(magics, plan, live, handle.run, interrupted=True, ended=handle.done)
-        raise interrupted_error(plan) from None
-    except SetupError as error:
-        live.finish(None, notes=[f"The run could not start: {error}"])
-        raise UsageError(f"%%agent: {error}") from None
-    except Exception as error:  # e.g. a picked function option that raised: the run is kept
-        _record(magics, plan, live, handle.run if handle is not None else None, failure=error)
-        raise
-    _record(magics, plan, live, run)
-    fail_if_the_run_failed(plan, run)
-
-
-# -- background ---------------------------------------------------------------------------
-
-
-def start_background(magics: AgentMagics, plan: CellPlan) -> Any:
-    """Start the run and return at once; the handle goes into ``-o VAR`` (or ``agent_handle``)."""
-    variable = plan.options.output or "agent_handle"
-    plan.notes.append(f"Running in the background: {variable} holds the handle "
-                      f"({variable}.wait() returns the Run, {variable}.abort() stops it).")
-    live = live_for(magics, plan, click_path(magics.shell, "background"))
-    started: list[Any] = []
-
-    def on_event(event: Any) -> None:
-        live.on_event(event)
-        # Store the Run the moment it ends, from the run's thread: the ticker that shows
-        # the transcript may wait behind a blocking cell (e.g. one calling handle.wait()).
-        if getattr(event, "type", "") == "agent_end" and event.depth == 0 and started and started[0].run:
-            _store(magics, plan, started[0].run)
-
-    # No steering hook: the handle's own queue serves it, so the box and h.steer() share it.
-    handle = plan.runtime.start(hooked_spec(plan, live, on_event=on_event, get_steering_messages=None))
-    started.append(handle)
-    if live.view is not None:
-        live.view.controls.steer = handle.steer
-    magics.namespace[variable] = handle
-    live.show()
-
-    def finish() -> None:
-        try:
-            run = handle.wait(timeout=1.0)  # it has ended: returns at once, or raises why it never started
-        except Exception as error:  # shown to the user in place of a transcript
-            live.finish(handle.run, notes=[f"The run could not start: {error}"])
-            return
-        _record(magics, plan, live, run, store=False)
-
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
-        loop = None
-    if loop is not None:
-        async def ticker() -> None:
-            while not handle.done:
-                await asyncio.sleep(TICK_SECONDS)
-                live.tick()
-            finish()
-
-        live.ticker = loop.create_task(ticker())
-    else:
-        def thread_ticker() -> None:
-            while not handle.done:
-                time.sleep(TICK_SECONDS)
-                live.tick()
-            finish()
-
-        context = contextvars.copy_context()
-        threading.Thread(target=context.run, args=(thread_ticker,), name="openprogram-view", daemon=True).start()
-    return handle
-
-
 # -- the end ------------------------------------------------------------------------------
 
 
-def _store(magics: AgentMagics, plan: CellPlan, run: Any) -> None:
+def store(magics: AgentMagics, plan: CellPlan, run: Run) -> None:
     """``runtime.last_run`` and the session get the Run (once, from whichever thread ends it)."""
     namespace_runtime = magics.namespace_runtime
     if namespace_runtime is not None and namespace_runtime is not plan.runtime:
@@ -399,36 +278,53 @@ def _store(magics: AgentMagics, plan: CellPlan, run: Any) -> None:
         plan.session.add(run)
 
 
-def _record(
-    magics: AgentMagics,
-    plan: CellPlan,
-    live: LiveRun,
-    run: Any,
-    *,
-    interrupted: bool = False,
-    ended: bool = True,
-    failure: BaseException | None = None,
-    store: bool = True,
-) -> None:
-    """Store the Run everywhere it belongs, then show its static transcript.
+def record(magics: AgentMagics, plans: list[CellPlan], shown: ShowsRuns, outcomes: list[Outcome], *,
+           interrupted: bool = False, store_output: bool = True) -> None:
+    """Store every run of a cell (its ``plans``, one per model) where it belongs, then
+    replace ``shown`` with the transcripts.
 
-    ``ended=False``: an interrupted run that had not ended when the cell stopped waiting."""
-    notes: list[str] = []
-    if run is not None:
-        if store and plan.options.output:
-            decided = plan.options.choices is not None and run.decision is not None
-            magics.namespace[plan.options.output] = run.result if decided else run
-        _store(magics, plan, run)
-    if interrupted:
-        notes.append(interrupted_note(ended, interrupt_grace(plan), plan.options.output))
-    elif live.stopped_by_button and run is not None and run.stop_reason == "aborted":
-        notes.append("Stopped with the Stop button; the transcript up to that point is kept.")
+    ``-o VAR`` gets the Run (its decision's result with ``--choices``), or for a cell on
+    several models a dict from each model's name to its Run; ``store_output=False`` leaves
+    it alone (a background cell's variable holds the handle). ``interrupted``: the cell
+    was interrupted, and each outcome says whether its run had ended."""
+    output = plans[0].options.output
+    if store_output and output:
+        if len(plans) > 1:
+            magics.namespace[output] = {p.options.model: o.run for p, o in zip(plans, outcomes, strict=True)}
+        elif (run := outcomes[0].run) is not None:
+            decided = plans[0].options.choices is not None and run.decision is not None
+            magics.namespace[output] = run.result if decided else run
+    for one, outcome in zip(plans, outcomes, strict=True):
+        if outcome.run is not None:
+            store(magics, one, outcome.run)
+    grace = max(interrupt_grace(one) for one in plans)
+    notes = [_notes(live, outcome, grace if interrupted else None, output)
+             for live, outcome in zip(shown.lives, outcomes, strict=True)]
+    metadata = [_metadata(one, outcome.run) for one, outcome in zip(plans, outcomes, strict=True)]
+    shown.finish([outcome.run for outcome in outcomes], notes, metadata)
+
+
+def _notes(live: LiveRun, outcome: Outcome, grace: float | None, output: str | None) -> list[str]:
+    """What the transcript says about how the run ended (``grace``: it was interrupted)."""
+    run, failure = outcome.run, outcome.failure
+    if grace is not None:
+        return [interrupted_note(outcome.ended, grace, output)]
+    if isinstance(failure, SetupError):
+        return [f"The run could not start: {failure}"]
     if failure is not None:
-        notes.append(f"The run failed: {type(failure).__name__}: {failure}")
-    metadata = None
-    if run is not None:
-        session = plan.session.name if plan.session is not None else None
-        appended_at = plan.session.appended_at(run) if plan.session is not None else None
-        created_at = plan.session.created_at if plan.session is not None else None
-        metadata = saved_run_metadata(run, session, len(plan.spec.history), appended_at, created_at)
-    live.finish(run, notes=notes, metadata=metadata)
+        return [f"The run failed: {type(failure).__name__}: {failure}"]
+    if run is None:
+        return ["The run left no record."]
+    if live.stopped_by_button and run.stop_reason == "aborted":
+        return ["Stopped with the Stop button; the transcript up to that point is kept."]
+    return []
+
+
+def _metadata(plan: CellPlan, run: Run | None) -> dict[str, Any] | None:
+    """The run as data, saved with its transcript for ``%agent restore``."""
+    if run is None:
+        return None
+    session = plan.session
+    return saved_run_metadata(run, session.name if session is not None else None, len(plan.spec.history),
+                              session.appended_at(run) if session is not None else None,
+                              session.created_at if session is not None else None)

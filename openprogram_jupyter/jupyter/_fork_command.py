@@ -29,7 +29,8 @@ def fork_command(magics: AgentMagics, rest: str) -> None:
     from ..errors import SetupError
     from ..forking import fork_spec
     from ..run import Run
-    from . import _cell
+    from ..runtime import default_runtime
+    from ._foreground import run_blocking
 
     name, round_number, model, output = _parse(rest)
     if name not in magics.namespace:
@@ -37,7 +38,8 @@ def fork_command(magics: AgentMagics, rest: str) -> None:
     run = magics.namespace[name]
     if not isinstance(run, Run):
         raise UsageError(f"%agent fork: {name!r} holds a {type(run).__name__}, not a Run (store one with -o)")
-    runtime = magics._runtime_for(model)[0] if model is not None else (run.runtime or magics.namespace_runtime)
+    runtime = (magics._runtime_for(model)[0] if model is not None
+               else run.runtime or magics.namespace_runtime or default_runtime())
     try:
         spec = fork_spec(run, round_number, runtime)
     except SetupError as error:
@@ -46,7 +48,7 @@ def fork_command(magics: AgentMagics, rest: str) -> None:
         "round 1 replayed" if round_number == 2 else "nothing replayed")
     note = f"Fork of {name} ({run.run_id}) at round {round_number}: {replayed} from the record, live from there on."
     plan = magics.plan_of(runtime, spec, CellOptions(output=output or f"{name}_fork"), notes=[note])
-    _cell.run_blocking(magics, plan)
+    run_blocking(magics, [plan])
 
 
 def _parse(rest: str) -> tuple[str, int, str | None, str | None]:

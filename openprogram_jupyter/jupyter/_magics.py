@@ -2,8 +2,8 @@
 
 :class:`AgentMagics` turns an ``%%agent`` cell into a :class:`CellPlan` (which runtime,
 which prompt, which keyword arguments for ``Runtime.arun``) and hands it to
-:mod:`._cell`, which runs it one of three ways: awaited on the kernel's loop (the cell
-rewrite), blocking (the plain magic), or in the background. Its traits are the
+:mod:`._foreground`, which runs it awaited on the kernel's loop (the cell rewrite) or
+blocking (the plain magic), or to :mod:`._background`. Its traits are the
 ``%config AgentMagics.*`` settings.
 """
 
@@ -13,7 +13,7 @@ import dataclasses
 import os
 import weakref
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
@@ -22,6 +22,11 @@ from traitlets import Float, Int, Unicode
 from ._options import FLAGS, USAGE, CellOptions, fill_prompt, parse_options
 from ._sessions import Session, Sessions
 from ._warm_up import wait_for_warm_up
+
+if TYPE_CHECKING:
+    from ..models import Model
+    from ..runtime import Runtime
+    from ..spec import RunSpec
 
 __all__ = ["AgentMagics", "CellPlan", "offline_note"]
 
@@ -38,16 +43,16 @@ def offline_note() -> str:
 
 @dataclass
 class CellPlan:
-    """Everything needed to run one ``%%agent`` cell; built (and checked) before anything
-    is shown. ``spec`` is the run, without the live view's hooks yet. For ``-m A,B``,
-    ``side_by_side`` holds one plan per model and ``runtime`` / ``spec`` are ``None``."""
+    """Everything needed for one run of an ``%%agent`` cell; built (and checked) before
+    anything is shown. ``spec`` is the run, without the live view's hooks yet. A cell
+    ``-m A,B`` has one plan per model (:meth:`AgentMagics.plans`), each ``options.model``
+    naming its one model."""
 
     options: CellOptions
-    runtime: Any
-    spec: Any
+    runtime: Runtime
+    spec: RunSpec
     session: Session | None = None
     notes: list[str] = field(default_factory=list)
-    side_by_side: list[CellPlan] = field(default_factory=list)
 
 
 @magics_class
@@ -69,11 +74,11 @@ class AgentMagics(Magics):
     shown_result_chars = Int(4000, config=True, help="Characters of a tool result shown before it is cut.")
     updates_per_second = Float(10.0, config=True, help="Most redraws per second of each live-view widget.")
 
-    def __init__(self, shell: Any, namespace_runtime: Any = None) -> None:
+    def __init__(self, shell: Any, namespace_runtime: Runtime | None = None) -> None:
         super().__init__(shell)
         self.sessions = Sessions()
         self.namespace_runtime = namespace_runtime
-        self._runtimes: dict[str, Any] = {}
+        self._runtimes: dict[str, Runtime] = {}
         # Where each cell first started each ScriptedModel (rewound to when the cell runs again).
         self._script_starts: weakref.WeakKeyDictionary[Any, dict[str, int]] = weakref.WeakKeyDictionary()
         self._offline_noted = False
@@ -96,22 +101,19 @@ class AgentMagics(Magics):
         awaited call instead, so its Stop button works while it runs.
         """
         wait_for_warm_up()
-        from . import _cell
+        from ._background import start_background
+        from ._foreground import run_blocking
 
-        plan = self.plan(line, cell)
-        if plan.side_by_side:
-            from ._side_by_side import run_side_by_side_blocking
-
-            run_side_by_side_blocking(self, plan)
-            return None
-        if plan.options.background:
-            _cell.start_background(self, plan)
-            return None
-        _cell.run_blocking(self, plan)
+        plans = self.plans(line, cell)
+        if plans[0].options.background:
+            start_background(self, plans[0])
+        else:
+            run_blocking(self, plans)
         return None
 
-    def plan(self, line: str, cell: str) -> CellPlan:
-        """Read an ``%%agent`` cell into a :class:`CellPlan`, or raise ``UsageError``."""
+    def plans(self, line: str, cell: str) -> list[CellPlan]:
+        """Read an ``%%agent`` cell into a :class:`CellPlan` per model (one, unless ``-m A,B``),
+        or raise ``UsageError``."""
         options = parse_options(line)
         template = cell.strip()
         if not template:
@@ -120,21 +122,18 @@ class AgentMagics(Magics):
             )
         prompt = fill_prompt(template, self.namespace)
         models = [name.strip() for name in (options.model or "").split(",")]
-        if len(models) > 1:
-            plan = CellPlan(options, None, None, side_by_side=self._side_by_side(options, models, prompt))
-        else:
-            plan = self._plan_one(options, prompt)
-        for one in plan.side_by_side or [plan]:
-            self._replay_script_on_rerun(one.runtime, f"{line}\n{cell}")
-        return plan
+        plans = self._side_by_side(options, models, prompt) if len(models) > 1 else [self._plan_one(options, prompt)]
+        for plan in plans:
+            self._replay_script_on_rerun(plan.runtime, f"{line}\n{cell}")
+        return plans
 
-    def _replay_script_on_rerun(self, runtime: Any, cell: str) -> None:
+    def _replay_script_on_rerun(self, runtime: Runtime, cell: str) -> None:
         """A cell run again with the same ``ScriptedModel`` replays the rounds it played the
         first time: the model is rewound to where this cell first started it (cells run in
         order go on through the script, as a session's cells do)."""
         from ..models.scripted import ScriptedModel
 
-        model = getattr(runtime, "model_spec", None)
+        model = runtime.model_spec
         if not isinstance(model, ScriptedModel):
             return
         starts = self._script_starts.setdefault(model, {})
@@ -173,13 +172,7 @@ class AgentMagics(Magics):
             raise UsageError(f"%%agent: {_in_flag_terms(error)}") from None
         return CellPlan(options, runtime, spec, session, notes)
 
-    async def run_side_by_side(self, plan: CellPlan) -> None:
-        """Run a ``-m A,B`` plan awaited (see :mod:`._side_by_side`)."""
-        from ._side_by_side import run_side_by_side_awaited
-
-        await run_side_by_side_awaited(self, plan)
-
-    def plan_of(self, runtime: Any, spec: Any, options: CellOptions, *, notes: list[str]) -> CellPlan:
+    def plan_of(self, runtime: Runtime, spec: RunSpec, options: CellOptions, *, notes: list[str]) -> CellPlan:
         """A plan for a run built elsewhere (``%agent fork``), shown and stored like a cell's."""
         return CellPlan(options, runtime, spec, notes=list(notes))
 
@@ -210,7 +203,7 @@ class AgentMagics(Magics):
             run_options["choices"] = self.namespace[options.choices]
         return run_options
 
-    def _runtime_for(self, name: str | None) -> tuple[Any, list[str]]:
+    def _runtime_for(self, name: str | None) -> tuple[Runtime, list[str]]:
         """The Runtime for ``-m name`` (or the configured / default model) and any notes."""
         from ..models import Model, default_model_name
         from ..runtime import Runtime, default_runtime
@@ -250,7 +243,7 @@ class AgentMagics(Magics):
         return runtime, notes
 
     @staticmethod
-    def _follow_the_default(runtime: Any, default: str) -> None:
+    def _follow_the_default(runtime: Runtime, default: str) -> None:
         """A key set (or ``OPENPROGRAM_MODEL`` changed) after the runtime resolved its
         default model: resolve it again, so the next cell runs on the model it names."""
         try:
@@ -268,7 +261,7 @@ class AgentMagics(Magics):
         self._offline_noted = True
         return "Using the built-in offline model (OPENPROGRAM_MODEL=offline)." if chosen else offline_note()
 
-    def _at(self, runtime: Any, base_url: str) -> Any:
+    def _at(self, runtime: Runtime, base_url: str) -> Runtime:
         """``runtime`` with its model string sent to ``base_url`` (one Runtime per model and URL)."""
         from ..errors import SetupError
 
@@ -282,7 +275,7 @@ class AgentMagics(Magics):
             self._resolve(self._runtimes[key], f"--base-url {base_url}")
         return self._runtimes[key]
 
-    def _runtime_for_string(self, name: str, what: str) -> Any:
+    def _runtime_for_string(self, name: str, what: str) -> Runtime:
         from ..runtime import Runtime
 
         runtime = self._runtimes.get(name)
@@ -293,7 +286,7 @@ class AgentMagics(Magics):
         return runtime
 
     @staticmethod
-    def _resolve(runtime: Any, what: str) -> None:
+    def _resolve(runtime: Runtime, what: str) -> None:
         try:
             runtime.model  # noqa: B018 - resolving raises a readable error for a bad model string
         except (ValueError, TypeError) as error:
@@ -372,7 +365,7 @@ def _in_flag_terms(error: Any) -> str:
     return message
 
 
-def _recording(runtime: Any, path: str) -> Any:
+def _recording(runtime: Runtime, path: str) -> Model:
     """``runtime``'s model (resolved) wrapped to save each reply to the cassette ``path``."""
     from ..models.replay import RecordingModel
 

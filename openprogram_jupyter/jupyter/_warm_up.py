@@ -32,7 +32,7 @@ _FIRST_CELL_MODULES = (
     "openprogram_jupyter.engine",
     "openprogram_jupyter.run",
     "openprogram_jupyter.tools",
-    "openprogram_jupyter.jupyter._cell",
+    "openprogram_jupyter.jupyter._foreground",
     "openprogram_jupyter.jupyter._view",
     "ipywidgets",
     "openprogram_jupyter.render",

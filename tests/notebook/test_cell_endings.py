@@ -164,6 +164,19 @@ async def test_an_awaited_cell_whose_run_breaks_before_it_exists_reraises_and_sa
     assert "r" not in shell.user_ns
 
 
+async def test_a_run_that_breaks_before_it_exists_does_not_show_the_runtimes_earlier_run(shell, capsys, monkeypatch):
+    """The cell's Runtime (``-m rt``) ran before: a run of this cell that never began must
+    not be taken for it — not shown, not stored in ``-o``."""
+    shell.user_ns["rt"] = rt = op.Runtime(model=op.ScriptedModel(["The earlier answer."]))
+    rt.run("Earlier.")
+    _fail_to_start(monkeypatch, RuntimeError("a bug below the cell"))
+    with pytest.raises(RuntimeError, match=r"^a bug below the cell$"):
+        await awaited(shell, "-m rt -o r", "Hi.")
+    out = capsys.readouterr().out
+    assert "The run failed: RuntimeError: a bug below the cell" in out
+    assert "The earlier answer." not in out and "r" not in shell.user_ns
+
+
 def test_a_background_run_that_cannot_start_says_so_and_its_handle_raises_why(shell, capsys, monkeypatch):
     _fail_to_start(monkeypatch, RuntimeError("a bug below the cell"))
     shell.user_ns["m"] = op.ScriptedModel(["never asked"])
@@ -177,7 +190,7 @@ def test_a_background_run_that_cannot_start_says_so_and_its_handle_raises_why(sh
             time.sleep(0.05)
         out = capsys.readouterr().out
         assert "Running in the background: r holds the handle" in out
-        assert "The run could not start: a bug below the cell" in out
+        assert "The run failed: RuntimeError: a bug below the cell" in out  # as an awaited cell says it
         assert handle.run is None and shell.user_ns["m"].requests == []
     finally:
         shell.user_ns.pop("r", None)
@@ -308,8 +321,7 @@ async def test_an_awaited_cell_on_an_older_ipykernel_says_how_to_stop_it(shell, 
 
 # -- side by side -----------------------------------------------------------------------------
 
-STOPPED = "Interrupted (Kernel ▸ Interrupt): the run was stopped; the transcript up to that point is kept."
-LET_GO_UNNAMED = LET_GO.replace(" in r.", ".")
+STOPPED = "Interrupted (Kernel ▸ Interrupt): the run was stopped; the transcript up to that point is kept in r."
 
 
 @pytest.fixture
@@ -326,7 +338,7 @@ def assert_each_run_says_how_it_ended(shell, out: str) -> None:
     assert list(runs) == ["a", "b"] and runs["a"].stop_reason == "aborted"
     part_a, part_b = out.split("== b ==")
     assert STOPPED in part_a and "had not stopped" not in part_a
-    assert LET_GO_UNNAMED.format(grace="3.5") in part_b  # each runtime's cancel_grace 0.5 + 3 s
+    assert LET_GO.format(grace="3.5") in part_b  # each runtime's cancel_grace 0.5 + 3 s
     assert runs["b"].stop_reason is None, "b had not stopped when the cell stopped waiting"
 
 
@@ -397,3 +409,32 @@ def test_step_mode_in_a_terminal_offers_run_edit_skip_and_stop(shell, monkeypatc
     assert "three is plenty" in run.tool_results[2].text and run.stop_reason == "aborted"
     assert questions[0] == "add({'a': 1, 'b': 1}): [r]un, [e]dit, [s]kip or s[t]op? "
     assert questions.count("arguments as JSON: ") == 3  # a list, then a schema mistake, were asked again
+
+
+@pytest.mark.parametrize("form", ["awaited", "blocking"])
+async def test_a_side_by_side_run_that_breaks_is_shown_beside_the_other_and_fails_the_cell(
+    shell, capsys, monkeypatch, form
+):
+    """One driver for every foreground cell: a run of a side-by-side cell that raises is
+    reported in its column and re-raised, as a cell on one model does — not passed over
+    as a run that "left no record"."""
+    real = engine.execute
+
+    async def execute(runtime, spec, *, on_created=None):
+        if runtime.model.name == "b":
+            raise RuntimeError("b broke below the cell")
+        return await real(runtime, spec, on_created=on_created)
+
+    monkeypatch.setattr(engine, "execute", execute)
+    shell.user_ns["a"] = op.ScriptedModel(["A answers."], name="a")
+    shell.user_ns["b"] = op.ScriptedModel(["never asked"], name="b")
+    with pytest.raises(RuntimeError, match=r"^b broke below the cell$"):
+        if form == "awaited":
+            await awaited(shell, "-m a,b -o r", "Hi.")
+        else:
+            shell.run_cell_magic("agent", "-m a,b -o r", "Hi.")
+    part_a, part_b = capsys.readouterr().out.split("== b ==")
+    assert "A answers." in part_a and "The run failed" not in part_a
+    assert "The run failed: RuntimeError: b broke below the cell" in part_b and "left no record" not in part_b
+    runs = shell.user_ns["r"]
+    assert runs["a"].text == "A answers." and runs["b"] is None

@@ -204,7 +204,7 @@ def test_config_model_is_used_when_no_m(shell):
     shell.run_line_magic("config", "AgentMagics.model = 'offline'")
     try:
         assert agent.model == "offline"
-        plan = agent.plan("", "hi")
+        plan = agent.plans("", "hi")[0]
         assert plan.runtime.model.name == "offline"
         assert not any("no provider key" in note for note in plan.notes)
     finally:
@@ -213,22 +213,22 @@ def test_config_model_is_used_when_no_m(shell):
 
 def test_dash_m_naming_nothing_is_a_clear_error(shell):
     with pytest.raises(UsageError, match="names neither a notebook variable"):
-        magics(shell).plan("-m gpt4", "hi")
+        magics(shell).plans("-m gpt4", "hi")
     shell.user_ns["x"] = 3
     with pytest.raises(UsageError, match="holds a int, not a model"):
-        magics(shell).plan("-m x", "hi")
+        magics(shell).plans("-m x", "hi")
     with pytest.raises(UsageError, match="unknown provider 'nosuch'"):
-        magics(shell).plan("-m nosuch:model", "hi")
+        magics(shell).plans("-m nosuch:model", "hi")
 
 
 def test_an_empty_cell_is_a_clear_error(shell):
     with pytest.raises(UsageError, match="the cell is empty"):
-        magics(shell).plan("", "   \n  ")
+        magics(shell).plans("", "   \n  ")
 
 
 def test_tools_by_name_must_exist(shell):
     with pytest.raises(UsageError, match="--tools names 'nope', which is no tool"):
-        magics(shell).plan("--tools nope", "hi")
+        magics(shell).plans("--tools nope", "hi")
 
 
 def test_sessions_continue_a_conversation_and_new_restarts_it(shell):

@@ -64,7 +64,7 @@ def test_bad_model_lists_are_refused_before_anything_runs(two_models, flags, mat
     from openprogram_jupyter.jupyter import _LOADED
 
     with pytest.raises(UsageError, match=match):
-        _LOADED[id(two_models)].plan(flags, "Add 1 and 2.")
+        _LOADED[id(two_models)].plans(flags, "Add 1 and 2.")
     assert not two_models.user_ns["a"].requests
 
 

@@ -32,7 +32,7 @@ def test_mcp_flag_puts_exactly_that_server_s_tools_with_the_named_ones_on_the_me
         return x
 
     shell.user_ns["helper"] = helper
-    plan = _LOADED[id(shell)].plan("--mcp demo --tools helper", "Add.")
+    plan = _LOADED[id(shell)].plans("--mcp demo --tools helper", "Add.")[0]
     assert sorted(plan.spec.menu.names) == [
         "demo_add", "demo_crash", "demo_env_value", "demo_fail", "demo_pid", "demo_wait", "helper"]
 
@@ -46,18 +46,18 @@ def test_an_mcp_cell_round_trips_through_the_server(shell):
 
 def test_mcp_flag_names_a_server_that_is_not_connected(shell):
     with pytest.raises(UsageError, match="--mcp nowhere: no MCP server"):
-        _LOADED[id(shell)].plan("--mcp nowhere", "Add.")
+        _LOADED[id(shell)].plans("--mcp nowhere", "Add.")
 
 
 def test_mcp_flag_refuses_a_closed_server(shell):
     shell.user_ns["demo"].close()
     with pytest.raises(UsageError, match="was closed"):
-        _LOADED[id(shell)].plan("--mcp demo", "Add.")
+        _LOADED[id(shell)].plans("--mcp demo", "Add.")
 
 
 def test_mcp_flag_and_toolset_together_are_refused(shell):
     with pytest.raises(UsageError, match="--mcp or --toolset"):
-        _LOADED[id(shell)].plan("--mcp demo --toolset demo", "Add.")
+        _LOADED[id(shell)].plans("--mcp demo --toolset demo", "Add.")
 
 
 def test_agent_tools_and_schema_show_mcp_tools(shell, capsys):

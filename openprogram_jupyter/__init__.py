@@ -25,6 +25,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from IPython.core.interactiveshell import InteractiveShell
+
     from . import decision
     from .approvals import Edit, Skip, edit, skip
     from .check import ANY, RunCheck, check
@@ -169,14 +171,14 @@ __all__ = [
 ]
 
 
-def load_ipython_extension(ipython: Any) -> None:
+def load_ipython_extension(ipython: InteractiveShell) -> None:
     """``%load_ext openprogram_jupyter``: the magics, the cell rewrite, and ``runtime``."""
     from .jupyter import load_ipython_extension as load
 
     load(ipython)
 
 
-def unload_ipython_extension(ipython: Any) -> None:
+def unload_ipython_extension(ipython: InteractiveShell) -> None:
     from .jupyter import unload_ipython_extension as unload
 
     unload(ipython)

@@ -17,13 +17,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ._decision_options import Option
+from ._json import JsonObject
 from .errors import ArgumentError, DecisionError, ToolExit
 from .events import AgentStartEvent, MessageEndEvent
 from .messages import AssistantMessage, UserMessage
 from .tools.base import ToolContext
 
 if TYPE_CHECKING:
+    from .events import Event
     from .run import Run
+    from .runtime import Runtime
 
 __all__ = ["MAX_ATTEMPTS", "PICK_KEYS", "Decision", "Judge", "Pick", "check_pick", "parse_pick"]
 
@@ -44,7 +47,7 @@ class Decision:
     ``value`` it resolved to (also ``run.result``) and how many ``attempts`` it took."""
 
     option: str
-    arguments: dict[str, Any]
+    arguments: JsonObject
     value: Any
     attempts: int
 
@@ -57,7 +60,7 @@ class Pick:
     """A pick read from a reply: the option's ``name`` and the ``arguments`` given."""
 
     name: str
-    arguments: dict[str, Any] = field(default_factory=dict)
+    arguments: JsonObject = field(default_factory=dict)
 
 
 def parse_pick(text: str) -> Pick:
@@ -92,7 +95,7 @@ def parse_pick(text: str) -> Pick:
     return Pick(name, arguments)
 
 
-def _pick_name(pick: dict[str, Any]) -> Any:
+def _pick_name(pick: JsonObject) -> Any:
     key = next(k for k in PICK_KEYS if k in pick)
     value = pick[key]
     if isinstance(value, dict) and isinstance(value.get("name"), str):  # {"function": {"name": ...}}
@@ -100,10 +103,10 @@ def _pick_name(pick: dict[str, Any]) -> Any:
     return value
 
 
-def _json_objects(text: str) -> tuple[list[dict[str, Any]], str | None]:
+def _json_objects(text: str) -> tuple[list[JsonObject], str | None]:
     """Every top-level JSON object in ``text``, and the first decode error met."""
     decoder = json.JSONDecoder()
-    objects: list[dict[str, Any]] = []
+    objects: list[JsonObject] = []
     first_error: str | None = None
     position = text.find("{")
     while position != -1:
@@ -167,9 +170,9 @@ class Judge:
         self.run_id: str | None = None
         self.last_reply: AssistantMessage | None = None
         self.errors: list[str] = []
-        self.chosen: tuple[Option, dict[str, Any]] | None = None
+        self.chosen: tuple[Option, JsonObject] | None = None
 
-    def watch(self, event: Any) -> None:
+    def watch(self, event: Event) -> None:
         if self.run_id is None and type(event) is AgentStartEvent:
             self.run_id = event.run_id
         elif (type(event) is MessageEndEvent and event.run_id == self.run_id
@@ -188,7 +191,7 @@ class Judge:
                 return [UserMessage(content=self._reask(str(error)))]
         return []
 
-    async def conclude(self, run: Run, *, runtime: Any, max_iterations: int | None) -> None:
+    async def conclude(self, run: Run, *, runtime: Runtime, max_iterations: int | None) -> None:
         """Resolve the pick into ``run.decision`` and ``run.result``.
 
         A run that failed or was stopped is left without a decision. Raises
@@ -235,7 +238,7 @@ class Judge:
         return DecisionError(message, attempts=attempts, errors=errors, reply=reply, run=run)
 
 
-async def _resolve(option: Option, arguments: dict[str, Any], run: Run, runtime: Any) -> Any:
+async def _resolve(option: Option, arguments: JsonObject, run: Run, runtime: Runtime) -> Any:
     if option.kind == "value":
         return option.value
     if option.kind == "schema":

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import ConfigDict, Field, TypeAdapter, with_config
 from typing_extensions import TypedDict
 
+from ._json import JsonObject
 from .messages import TextContent, UserMessage
 from .tools._schema import SchemaError, build_signature_schema
 from .tools.base import Tool
@@ -44,8 +45,8 @@ class Option:
     name: str
     kind: Literal["function", "value", "schema"]
     description: str
-    parameters: dict[str, Any]
-    validate: Callable[[dict[str, Any]], dict[str, Any]]
+    parameters: JsonObject
+    validate: Callable[[JsonObject], JsonObject]
     value: Any = None
     tool: Tool | None = None
 
@@ -133,7 +134,7 @@ def _tool_name(name: str) -> str:
 # -- schema options: one schema system, the one tools use -------------------------------
 
 
-def _schema_signature(name: str, description: str, schema: dict[str, Any]) -> Any:
+def _schema_signature(name: str, description: str, schema: JsonObject) -> Any:
     """A :class:`SignatureSchema` for a schema option, built like a function's.
 
     The fields become keyword-only parameters of a stand-in function, so the schema, the

@@ -25,6 +25,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ._json import JsonObject
 from ._secrets import remember
 
 __all__ = ["MISSING_KEY_SOURCES", "fill_missing_keys", "origin_of", "origins", "set_key"]
@@ -99,7 +100,7 @@ def _from_dotenv(path: Path, wanted: list[str]) -> dict[str, str]:
         _dotenv_missing = path
         return {}
     try:
-        values: dict[str, Any] = dotenv.dotenv_values(path)
+        values: JsonObject = dotenv.dotenv_values(path)
     except (OSError, UnicodeDecodeError):
         return {}
     return {name: str(values[name]) for name in wanted if values.get(name)}

@@ -25,11 +25,16 @@ from __future__ import annotations
 
 import keyword
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ._json import JsonObject
 from ._secrets import mask
 from .messages import AssistantMessage, ToolCall, ToolResultMessage
 from .tools.registry import Registry
+
+if TYPE_CHECKING:
+    from .run import Run
+    from .tools.base import Tool
 
 __all__ = ["run_code"]
 
@@ -42,7 +47,7 @@ _NOT_RUN = {
 }
 
 
-def run_code(run: Any, registry: Registry) -> str:
+def run_code(run: Run, registry: Registry) -> str:
     """The source described in the module docstring, for ``run`` (tools looked up in
     ``registry`` to know which convert their arguments or are agentic)."""
     header = [f"# The picks of the run (model {_comment(str(run.model))}), in order, as direct calls.",
@@ -98,13 +103,13 @@ def _picks(messages: Iterable[Any]) -> list[tuple[int, ToolCall, ToolResultMessa
     return picks
 
 
-def _call_arguments(callee: str, arguments: dict[str, Any], tool: Any) -> str:
+def _call_arguments(callee: str, arguments: JsonObject, tool: Tool | None) -> str:
     if tool is not None and _converts(tool, arguments):
         return f"**{callee}.validate({arguments!r})"
     return _arguments(arguments)
 
 
-def _converts(tool: Any, arguments: dict[str, Any]) -> bool:
+def _converts(tool: Tool, arguments: JsonObject) -> bool:
     """Whether the tool's check turns these JSON arguments into other values."""
     try:
         checked = tool.validate(dict(arguments))
@@ -113,7 +118,7 @@ def _converts(tool: Any, arguments: dict[str, Any]) -> bool:
     return any(type(checked.get(k)) is not type(v) and checked.get(k) != v for k, v in arguments.items())
 
 
-def _arguments(arguments: dict[str, Any]) -> str:
+def _arguments(arguments: JsonObject) -> str:
     if all(_is_plain_name(name) for name in arguments):
         return ", ".join(f"{name}={value!r}" for name, value in arguments.items())
     return f"**{arguments!r}"

@@ -33,6 +33,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from ._json import JsonObject
+
 __all__ = ["DISPLAY_MIMES", "LIVE_INTERVAL", "MAX_STREAM_CHARS", "OutputCapture", "capturing"]
 
 DISPLAY_MIMES = ("image/png", "image/jpeg", "image/gif", "text/html", "text/markdown", "text/plain")
@@ -50,11 +52,11 @@ _CURRENT: contextvars.ContextVar[OutputCapture | None] = contextvars.ContextVar(
 class OutputCapture:
     """The outputs of one call's body, in order; safe to write from any thread."""
 
-    def __init__(self, on_output: Callable[[dict[str, Any]], None] | None = None) -> None:
-        self.items: list[dict[str, Any]] = []
+    def __init__(self, on_output: Callable[[JsonObject], None] | None = None) -> None:
+        self.items: list[JsonObject] = []
         self._on_output = on_output
         self._lock = threading.Lock()
-        self._pending: dict[str, Any] | None = None  # stream text not yet handed on
+        self._pending: JsonObject | None = None  # stream text not yet handed on
         self._last_sent = 0.0
         self._stream_chars = 0
         self._dropped = 0
@@ -82,7 +84,7 @@ class OutputCapture:
                 self.items.append({"type": "stream", "name": name, "text": text})
             self._queue({"type": "stream", "name": name, "text": text})
 
-    def display(self, data: dict[str, Any]) -> None:
+    def display(self, data: JsonObject) -> None:
         """Keep the :data:`DISPLAY_MIMES` of a ``display()`` bundle (image bytes as base64)."""
         kept = {}
         for mime in DISPLAY_MIMES:
@@ -107,7 +109,7 @@ class OutputCapture:
                 self._queue({"type": "stream", "name": "stderr", "text": note})
             self._flush_pending()
 
-    def _queue(self, piece: dict[str, Any]) -> None:
+    def _queue(self, piece: JsonObject) -> None:
         pending = self._pending
         if pending is not None and pending["name"] == piece["name"]:
             pending["text"] += piece["text"]
@@ -122,7 +124,7 @@ class OutputCapture:
         if pending is not None:
             self._send(pending)
 
-    def _send(self, piece: dict[str, Any]) -> None:
+    def _send(self, piece: JsonObject) -> None:
         self._last_sent = time.monotonic()
         if self._on_output is not None:
             self._on_output(piece)

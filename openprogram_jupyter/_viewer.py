@@ -8,7 +8,10 @@ module is tiny on purpose: the extension loads it without the core.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .run import Run
 
 __all__ = ["provide_viewer", "show"]
 
@@ -21,7 +24,7 @@ def provide_viewer(viewer: Callable[[Any], None]) -> None:
     _viewer = viewer
 
 
-def show(run: Any) -> None:
+def show(run: Run) -> None:
     """Display a live view of ``run``; without the extension loaded, say how to load it."""
     if _viewer is None:
         raise RuntimeError("run.show() draws in a notebook: run %load_ext openprogram_jupyter first")

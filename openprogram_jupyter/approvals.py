@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ._json import JsonObject
+
 __all__ = ["ApprovalAnswer", "Edit", "Skip", "answer_kind", "edit", "skip"]
 
 
@@ -24,7 +26,7 @@ __all__ = ["ApprovalAnswer", "Edit", "Skip", "answer_kind", "edit", "skip"]
 class Edit:
     """Run the call with ``arguments`` in place of the model's."""
 
-    arguments: dict[str, Any]
+    arguments: JsonObject
 
 
 @dataclass(frozen=True)

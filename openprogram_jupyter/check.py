@@ -24,10 +24,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ._json import JsonObject
 from ._secrets import mask
 from .messages import AssistantMessage, ToolResultMessage
+
+if TYPE_CHECKING:
+    from .run import Run
 
 __all__ = ["ANY", "RunCheck", "check"]
 
@@ -56,11 +60,11 @@ class _Pick:
     number: int
     round: int
     name: str
-    arguments: dict[str, Any]
+    arguments: JsonObject
     result: ToolResultMessage | None
 
     @property
-    def edited(self) -> dict[str, Any] | None:
+    def edited(self) -> JsonObject | None:
         edited = self.result.details.get("edited_arguments") if self.result is not None else None
         return edited if isinstance(edited, dict) else None
 
@@ -68,7 +72,7 @@ class _Pick:
     def ok(self) -> bool:
         return self.result is not None and self.result.status == "done"
 
-    def matches(self, name: str, arguments: dict[str, Any], ok: bool) -> bool:
+    def matches(self, name: str, arguments: JsonObject, ok: bool) -> bool:
         if self.name != name or (ok and not self.ok):
             return False
         return any(all(k in given and given[k] == v for k, v in arguments.items())
@@ -83,7 +87,7 @@ class _Pick:
         return f"{self.number}. round {self.round}: {call} → {self.result.status}: {_preview(self.result.text)}"
 
 
-def check(run: Any) -> RunCheck:
+def check(run: Run) -> RunCheck:
     """A :class:`RunCheck` on ``run``: a ``Run`` (live, finished or replayed) or a
     ``RunHandle``, which is waited for first."""
     return RunCheck(run)
@@ -92,7 +96,7 @@ def check(run: Any) -> RunCheck:
 class RunCheck:
     """Chainable checks on one run; see the module docstring. Create with :func:`check`."""
 
-    def __init__(self, run: Any) -> None:
+    def __init__(self, run: Run) -> None:
         if hasattr(run, "wait") and hasattr(run, "abort"):  # a RunHandle: grade what it ends with
             run = run.wait()
         if not hasattr(run, "messages") or not hasattr(run, "stop_reason"):
@@ -215,7 +219,7 @@ def _picks(messages: list[Any]) -> list[_Pick]:
     return picks
 
 
-def _arguments(arguments: dict[str, Any]) -> str:
+def _arguments(arguments: JsonObject) -> str:
     return ", ".join(f"{k}={v!r}" if v is ANY else f"{k}={json.dumps(v, ensure_ascii=False, default=repr)}"
                      for k, v in arguments.items())
 

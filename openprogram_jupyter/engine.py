@@ -134,7 +134,7 @@ class EventSink:
         self.forward(event)
         return event
 
-    def forward(self, event: Any) -> None:
+    def forward(self, event: Event) -> None:
         for listener in self.listeners:
             listener(event)
 
@@ -143,7 +143,7 @@ def _both(first: Callable[[Any], None], second: Callable[[Any], None] | None) ->
     if second is None:
         return first
 
-    def call(event: Any) -> None:
+    def call(event: Event) -> None:
         first(event)
         second(event)
 
@@ -154,7 +154,7 @@ def _guarded(listener: Callable[[Any], None]) -> Callable[[Any], None]:
     """A watcher that raises must not break the run: warn once and keep going."""
     warned = False
 
-    def call(event: Any) -> None:
+    def call(event: Event) -> None:
         nonlocal warned
         try:
             listener(event)

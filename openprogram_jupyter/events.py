@@ -31,6 +31,7 @@ from typing import Any, Literal, TypeVar, get_args
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._dispatch import KindTable, UnhandledKindError
+from ._json import JsonObject
 from .messages import (
     AssistantMessage,
     ReplyError,
@@ -180,7 +181,7 @@ class ToolExecutionStartEvent(Event):
     type: Literal["tool_execution_start"] = "tool_execution_start"
     tool_call_id: str
     tool_name: str
-    arguments: dict[str, Any]
+    arguments: JsonObject
 
 
 class ToolExecutionUpdateEvent(Event):

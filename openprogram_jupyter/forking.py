@@ -11,11 +11,16 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ._json import JsonObject
 from .errors import SetupError
 from .messages import AssistantMessage, ToolResultMessage, UserMessage
 from .spec import ReplayedRound, RunSpec
+
+if TYPE_CHECKING:
+    from .run import Run
+    from .runtime import Runtime
 
 __all__ = ["fork_spec", "recorded_rounds"]
 
@@ -39,7 +44,7 @@ def recorded_rounds(messages: Sequence[Any]) -> tuple[list[UserMessage], list[Re
     return prompts, rounds
 
 
-def fork_spec(run: Any, round: Any, runtime: Any, *, tools: Sequence[object] | None = None,
+def fork_spec(run: Run, round: Any, runtime: Runtime, *, tools: Sequence[object] | None = None,
               **options: Any) -> RunSpec:
     """The spec of ``run`` forked at ``round`` on ``runtime``.
 
@@ -59,7 +64,7 @@ def fork_spec(run: Any, round: Any, runtime: Any, *, tools: Sequence[object] | N
     if not prompts:
         raise SetupError(f"fork: run {run.run_id} has no prompt to start from")
     original: RunSpec | None = run.spec
-    settings: dict[str, Any] = {}
+    settings: JsonObject = {}
     if original is not None:
         settings = {name: value for name, value in original.settings.items() if name not in _NOT_REUSED}
         settings["messages"] = list(original.history)
@@ -70,7 +75,7 @@ def fork_spec(run: Any, round: Any, runtime: Any, *, tools: Sequence[object] | N
                                replayed_from=run.run_id)
 
 
-def _same_tools(run: Any, original: RunSpec | None, runtime: Any) -> list[Any]:
+def _same_tools(run: Run, original: RunSpec | None, runtime: Runtime) -> list[Any]:
     found = []
     for name in run.tools:
         if name == "tool_search":  # the menu adds it again when a tool is deferred

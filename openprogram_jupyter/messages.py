@@ -16,6 +16,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from ._json import JsonObject
+
 __all__ = [
     "SAVED_DEPTH",
     "AssistantMessage",
@@ -105,9 +107,9 @@ class ToolCall(_Block):
 
     type: Literal["toolCall"] = "toolCall"
     name: str
-    arguments: dict[str, Any] = Field(default_factory=dict)
+    arguments: JsonObject = Field(default_factory=dict)
     id: str | None = None
-    provider_data: dict[str, Any] | None = None
+    provider_data: JsonObject | None = None
 
 
 UserContent = Annotated[TextContent | ImageContent, Field(discriminator="type")]
@@ -217,7 +219,7 @@ class ToolResultMessage(BaseModel):
     content: list[UserContent] = Field(default_factory=list)
     is_error: bool = False
     status: ToolResultStatus = "done"
-    details: dict[str, Any] = Field(default_factory=dict)
+    details: JsonObject = Field(default_factory=dict)
     timestamp: float = Field(default_factory=_now)
 
     @property
@@ -232,7 +234,7 @@ Message = Annotated[
 _message_adapter: TypeAdapter[Message] = TypeAdapter(Message)
 
 
-def parse_message(data: dict[str, Any]) -> UserMessage | AssistantMessage | ToolResultMessage:
+def parse_message(data: JsonObject) -> UserMessage | AssistantMessage | ToolResultMessage:
     """Load a message saved with ``model_dump()``; the ``role`` key picks the class."""
     return _message_adapter.validate_python(data)
 
@@ -242,7 +244,7 @@ SAVED_DEPTH = 64
 message (:func:`dump_message`); deeper levels are replaced by a note."""
 
 
-def dump_message(message: UserMessage | AssistantMessage | ToolResultMessage) -> dict[str, Any]:
+def dump_message(message: UserMessage | AssistantMessage | ToolResultMessage) -> JsonObject:
     """``message.model_dump(mode="json")``, for saving (a notebook's metadata, a cassette).
 
     Data a model sent can nest deeper than pydantic serialises (it refuses past its own

@@ -12,11 +12,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import _ambient, _viewer
+from ._json import JsonObject
 from .errors import ProviderError, RunError
 from .events import AgentEndEvent, MessageEndEvent, TurnStartEvent
 from .messages import AssistantMessage, RunStopReason, ToolResultMessage, Usage, UserMessage
 
 if TYPE_CHECKING:
+    from .events import Event
     from .models._wire import WireLog
     from .runtime import Runtime
     from .spec import RunSpec
@@ -74,7 +76,7 @@ class Run:
 
     # -- filled in by the runtime -------------------------------------------------------
 
-    def record(self, event: Any) -> None:
+    def record(self, event: Event) -> None:
         """Append an event (called for every event, nested ones included)."""
         self.events.append(event)
         if type(event) is MessageEndEvent and isinstance(event.message, AssistantMessage):
@@ -115,7 +117,7 @@ class Run:
     def tool_results(self) -> list[ToolResultMessage]:
         return [m for m in self.messages if isinstance(m, ToolResultMessage)]
 
-    def wire(self, round: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    def wire(self, round: int) -> tuple[JsonObject, JsonObject]:
         """Round ``round``'s ``(request, reply)`` as plain JSON data, rounds numbered from 1.
 
         ``request`` is the body sent to the provider, whole; ``reply`` holds ``final`` (the
@@ -132,7 +134,7 @@ class Run:
 
         return wire_round(self.wire_log, round, self.model)
 
-    def request_as(self, round: int, model: str) -> dict[str, Any]:
+    def request_as(self, round: int, model: str) -> JsonObject:
         """The JSON body ``model`` would be sent for round ``round``, built offline by that
         provider's own request code from what the loop asked that round (its messages,
         system prompt, tools and controls). ``model`` is ``"provider:model_id"``, or a
@@ -158,7 +160,7 @@ class Run:
     # -- forking ------------------------------------------------------------------------
 
     def fork(self, round: int, *, model: Any = None, tools: Any = None, system: Any = _KEEP,
-             runtime: Any = None, **options: Any) -> Run:
+             runtime: Runtime | None = None, **options: Any) -> Run:
         """A new run that replays this one's rounds before ``round`` from the record — no
         model request, no tool run, each marked as replayed in every view — and goes on
         live from ``round`` with the changes: another ``model``, ``tools`` (by default the

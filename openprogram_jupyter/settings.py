@@ -24,12 +24,13 @@ from typing import Annotated, Any
 
 from typing_extensions import TypedDict, get_type_hints
 
+from ._json import JsonObject
 from .errors import SetupError
 
 # What tool_choice= accepts: "auto", "required", "none", a tool's name, or a dict naming one.
 # (Stored normalised: models.base.ToolChoice. This module imports nothing heavy: the
 # %%agent flags are built from it when %load_ext runs.)
-ToolChoiceOption = str | dict[str, Any]
+ToolChoiceOption = str | JsonObject
 
 __all__ = [
     "DEFAULTS", "SETTINGS", "Flag", "RunSettings", "Setting", "check_settings", "inherited", "markdown_table", "merge",
@@ -203,7 +204,7 @@ def merge(base: RunSettings, overrides: Mapping[str, Any]) -> RunSettings:
     return {**base, **check_settings(overrides)}
 
 
-def inherited(outer: Mapping[str, Any]) -> dict[str, Any]:
+def inherited(outer: Mapping[str, Any]) -> JsonObject:
     """The settings of ``outer`` that a run started inside one of its tool calls takes."""
     return {name: value for name, value in outer.items() if name in SETTINGS and SETTINGS[name].inherited}
 

@@ -23,12 +23,14 @@ from typing_extensions import TypedDict, Unpack
 
 from ._ambient import CallFrame, current_call
 from ._decision_options import Option, menu_text, normalize_options, prompt_with_menu, tools_to_hide
+from ._json import JsonObject
 from .errors import SetupError
 from .messages import AssistantMessage, ImageContent, TextContent, ToolResultMessage, UserMessage, parse_message
 from .settings import SETTINGS, RunSettings, inherited, merge
 from .tools.menu import Menu, resolve_menu
 
 if TYPE_CHECKING:
+    from .runtime import Runtime
     from .tool_execution import Approver
     from .tools.registry import Registry
 
@@ -144,7 +146,7 @@ class RuntimeDefaults:
 
     registry: Registry
     settings: RunSettings
-    runtime: Any = None
+    runtime: Runtime | None = None
     session_deny: Sequence[str] = ()
     max_depth: int = 8
 
@@ -163,7 +165,7 @@ def build_spec(content: Any, defaults: RuntimeDefaults, **options: Unpack[RunOpt
     engine checks that ``step`` has an approver.)"""
     given: dict[str, Any] = dict(options)
     hooks = cast(RunHooks, {name: given.pop(name) for name in _HOOKS & set(given)})
-    inputs: dict[str, Any] = {name: given.pop(name) for name in RunInputs.__optional_keys__ & set(given)}
+    inputs: JsonObject = {name: given.pop(name) for name in RunInputs.__optional_keys__ & set(given)}
     unknown = sorted(set(given) - set(SETTINGS))
     if unknown:
         raise SetupError(f"not a run option: {', '.join(unknown)} (see help(op.Runtime.run) and docs/settings.md)")
@@ -210,7 +212,7 @@ def _decision_setup(choices: Any, tools: Sequence[object] | None, toolset: str |
     return DecisionSetup(tuple(options), work_first)
 
 
-def _menu(defaults: RuntimeDefaults, inputs: dict[str, Any]) -> Menu:
+def _menu(defaults: RuntimeDefaults, inputs: JsonObject) -> Menu:
     try:
         return resolve_menu(
             defaults.registry, tools=inputs.get("tools"), toolset=inputs.get("toolset"),

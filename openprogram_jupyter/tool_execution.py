@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ._ambient import CallBudget, CallFrame, current_call
+from ._json import JsonObject
 from ._masking import mask_progress, mask_result
 from ._secrets import Secrets
 from ._tool_output import OutputCapture, capturing
@@ -54,7 +55,7 @@ class ApprovalRequest:
         return self.tool_call.name
 
     @property
-    def arguments(self) -> dict[str, Any]:
+    def arguments(self) -> JsonObject:
         return self.tool_call.arguments
 
 
@@ -92,7 +93,7 @@ class _Outcome:
     status: ToolResultStatus
     text: str = ""
     value: Any = None
-    details: dict[str, Any] = field(default_factory=dict)
+    details: JsonObject = field(default_factory=dict)
     stopped: bool = False  # the run was stopped while this call ran
 
 
@@ -212,7 +213,7 @@ async def _approved_and_executed(call: ToolCall, tool: Tool, kwargs: dict[str, A
 
 
 async def _cached_or_executed(call: ToolCall, tool: Tool, kwargs: dict[str, Any], env: CallEnvironment,
-                              arguments: dict[str, Any] | None = None) -> _Outcome:
+                              arguments: JsonObject | None = None) -> _Outcome:
     """The earlier value for the same arguments (``arguments``, else the call's) of a
     ``cache=True`` tool, else a run of it."""
     cache = getattr(tool, "cache", None) if tool.options.cache else None
@@ -318,7 +319,7 @@ def _output_scope(call: ToolCall, tool: Tool, env: CallEnvironment) -> capturing
     if not tool.options.capture_output:
         return None
 
-    def live(piece: dict[str, Any]) -> None:
+    def live(piece: JsonObject) -> None:
         data = Secrets.now().mask_data(piece, shapes=piece["type"] == "stream")
         env.emit(ToolExecutionUpdateEvent(tool_call_id=call.id or "", tool_name=call.name, status="output", data=data))
 
@@ -370,7 +371,7 @@ async def _wait_after_cancel(running: asyncio.Future[Any], grace: float) -> _Out
     )
 
 
-def _result_content(call: ToolCall, value: Any, env: CallEnvironment) -> tuple[list[Any], dict[str, Any]]:
+def _result_content(call: ToolCall, value: Any, env: CallEnvironment) -> tuple[list[Any], JsonObject]:
     """What the model reads of ``value``, and its details: the rich form its card shows
     (``details["display"]``, :func:`.tools._display.result_display`) among them."""
     tool = env.menu.get(call.name)
@@ -382,7 +383,7 @@ def _result_content(call: ToolCall, value: Any, env: CallEnvironment) -> tuple[l
     return content, details
 
 
-def _with_edit_note(content: list[Any], edited: dict[str, Any]) -> list[Any]:
+def _with_edit_note(content: list[Any], edited: JsonObject) -> list[Any]:
     """``content`` after a first line telling the model the user changed the arguments."""
     note = ("Note: the user changed this call's arguments before it ran, to "
             f"{json.dumps(edited, ensure_ascii=False, default=str)}; this is the result for those arguments.")

@@ -20,14 +20,19 @@ The static transcript that replaces the view lives in :mod:`openprogram_jupyter.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from ..run import Run
 
 __all__ = ["AgentMagics", "load_ipython_extension", "show_run", "unload_ipython_extension"]
 
 _LOADED: dict[int, Any] = {}
 
 
-def load_ipython_extension(shell: Any) -> None:
+def load_ipython_extension(shell: InteractiveShell) -> None:
     """Register ``%%agent`` / ``%agent``, the cell rewrite, and a ready ``runtime``.
 
     Loading twice is harmless: the second load replaces nothing the first one set up.
@@ -46,8 +51,9 @@ def load_ipython_extension(shell: Any) -> None:
     runtime = default_runtime()
     magics = AgentMagics(shell, namespace_runtime=runtime)
     shell.register_magics(magics)
-    if magics not in shell.configurables:
-        shell.configurables.append(magics)
+    configurables: list[Any] = shell.configurables  # traitlets types it loosely
+    if magics not in configurables:
+        configurables.append(magics)
     # A config file's AgentMagics.model applies to the notebook's runtime from the start.
     if magics.model:
         runtime.model = magics.model
@@ -67,7 +73,7 @@ def load_ipython_extension(shell: Any) -> None:
     start_warm_up(shell, magics, runtime)
 
 
-def unload_ipython_extension(shell: Any) -> None:
+def unload_ipython_extension(shell: InteractiveShell) -> None:
     """Remove the cell rewrite (``%unload_ext``); the magics stay registered, as IPython does."""
     shell.input_transformers_cleanup[:] = [
         t for t in shell.input_transformers_cleanup if not getattr(t, "openprogram", False)
@@ -75,7 +81,7 @@ def unload_ipython_extension(shell: Any) -> None:
     _LOADED.pop(id(shell), None)
 
 
-def show_run(run: Any) -> None:
+def show_run(run: Run) -> None:
     """Display a live view of ``run`` (a ``Run`` or a ``RunHandle``); see :mod:`._show`."""
     from ._show import show_run as show  # the view's modules load with the first use
 

@@ -19,6 +19,7 @@ from IPython.core.error import UsageError
 
 from .._controls import visible_controls
 from .._install import install_hint
+from .._json import JsonObject
 from .._secrets import mask
 from .._stop import waiting_time
 from ..approvals import Skip
@@ -28,7 +29,10 @@ from ._live import LiveRun
 from ._saved_runs import saved_run_metadata
 
 if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
     from ..run import Run
+    from ..tool_execution import ApprovalRequest
     from ._magics import AgentMagics, CellPlan
 
 __all__ = ["ClickPath", "OneRun", "Outcome", "ShowsRuns", "click_path", "failed", "hooked_spec", "live_for",
@@ -60,7 +64,7 @@ def _ipykernel_version() -> tuple[int, ...] | None:
     return tuple(parts)
 
 
-def click_path(shell: Any, mode: str) -> ClickPath:
+def click_path(shell: InteractiveShell | None, mode: str) -> ClickPath:
     """How clicks reach a cell running in ``mode`` ("awaited", "blocking", "background")."""
     stop_tip = "Stop the run: the transcript so far is kept"
     if mode == "background":
@@ -91,7 +95,7 @@ def click_path(shell: Any, mode: str) -> ClickPath:
     )
 
 
-def _has_widget_frontend(shell: Any) -> bool:
+def _has_widget_frontend(shell: InteractiveShell | None) -> bool:
     return getattr(shell, "kernel", None) is not None
 
 
@@ -125,7 +129,7 @@ def live_for(magics: AgentMagics, plan: CellPlan, path: ClickPath) -> LiveRun:
     return live
 
 
-def _ask_in_terminal(request: Any) -> bool:
+def _ask_in_terminal(request: ApprovalRequest) -> bool:
     """Ask on the terminal; the question shows the call's arguments with every secret
     masked and every control character visible (the terminal would obey them)."""
     question = visible_controls(mask(f"Allow {request.tool_name}({request.arguments})? [y/N] "))
@@ -133,7 +137,7 @@ def _ask_in_terminal(request: Any) -> bool:
     return answer.strip().lower() in ("y", "yes")
 
 
-def _step_in_terminal(request: Any) -> Any:
+def _step_in_terminal(request: ApprovalRequest) -> Any:
     """Step mode on a terminal: the same four answers as the card's buttons. ``r`` runs the
     call, ``e`` asks for the arguments as JSON (checked; a mistake asks again), ``s`` asks
     for the reason the model reads, ``t`` stops the run. Anything else asks again."""
@@ -190,7 +194,7 @@ class ShowsRuns(Protocol):
     lives: list[LiveRun]
 
     def finish(self, runs: list[Run | None], notes: list[list[str]],
-               metadata: list[dict[str, Any] | None]) -> None: ...
+               metadata: list[JsonObject | None]) -> None: ...
 
 
 def failed(error: BaseException, kept: Run | None) -> Outcome:
@@ -218,7 +222,7 @@ class OneRun:
         self.lives[0].abort.set()
 
     def finish(self, runs: list[Run | None], notes: list[list[str]],
-               metadata: list[dict[str, Any] | None]) -> None:
+               metadata: list[JsonObject | None]) -> None:
         self.lives[0].finish(runs[0], notes=notes[0], metadata=metadata[0])
 
 
@@ -320,7 +324,7 @@ def _notes(live: LiveRun, outcome: Outcome, grace: float | None, output: str | N
     return []
 
 
-def _metadata(plan: CellPlan, run: Run | None) -> dict[str, Any] | None:
+def _metadata(plan: CellPlan, run: Run | None) -> JsonObject | None:
     """The run as data, saved with its transcript for ``%agent restore``."""
     if run is None:
         return None

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import getpass
 from html import escape
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from IPython.core.error import UsageError
 
@@ -21,6 +21,7 @@ from .._key_sources import origins, set_key
 from ..render._table import html_table
 
 if TYPE_CHECKING:
+    from ..runtime import Runtime
     from ._magics import AgentMagics
 
 __all__ = ["key_command"]
@@ -80,7 +81,7 @@ def _ask(prompt: str) -> str:
 
 def _follow_new_key(magics: AgentMagics) -> None:
     """The notebook's ``runtime`` on the default model chooses again (a key may change it)."""
-    runtime: Any = magics.namespace_runtime
+    runtime: Runtime | None = magics.namespace_runtime
     if runtime is not None and runtime.model_spec is None:
         runtime.model = None
 

@@ -20,9 +20,10 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._controls import visible_controls
+from .._json import JsonObject
 from .._secrets import Secrets
 from .._stop import StopToken
 from ..approvals import Edit
@@ -30,6 +31,11 @@ from ..errors import ArgumentError
 from ..render import render_bundle
 from ..render.tree import TreeBuilder
 from ._view import Controls, RunView
+
+if TYPE_CHECKING:
+    from ..events import Event
+    from ..run import Run
+    from ..tool_execution import ApprovalRequest
 
 __all__ = ["LiveRun", "static_bundle"]
 
@@ -92,7 +98,7 @@ class LiveRun:
 
     # -- called by the runtime (any thread) --------------------------------------------
 
-    def on_event(self, event: Any) -> None:
+    def on_event(self, event: Event) -> None:
         if self.view is not None:
             self.view.feed(event)
 
@@ -103,7 +109,7 @@ class LiveRun:
             taken.append(self._steering.popleft())
         return taken
 
-    async def approve(self, request: Any) -> Any:
+    async def approve(self, request: ApprovalRequest) -> Any:
         """Ask with buttons on the call's card (Approve / Deny, or in step mode Run / Edit /
         Skip / Stop); wait for a click or a stop, and return the answer.
 
@@ -128,7 +134,7 @@ class LiveRun:
             return False
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
-        call_id = request.tool_call.id
+        call_id = request.tool_call.id or request.tool_name  # models always assign an id
         with self._lock:
             self._approvals[call_id] = _Waiting(loop, future, request)
         try:
@@ -209,8 +215,8 @@ class LiveRun:
             self.notes.append(f"The live view stopped updating ({type(error).__name__}: {error}); "
                               "the transcript appears when the run ends.")
 
-    def finish(self, run: Any | None, *, notes: list[str] | None = None,
-               metadata: dict[str, Any] | None = None) -> None:
+    def finish(self, run: Run | None, *, notes: list[str] | None = None,
+               metadata: JsonObject | None = None) -> None:
         """Replace the live view with the static transcript, then close the widgets.
 
         ``run`` may be ``None`` when the run never started (bad arguments): then only the
@@ -246,7 +252,7 @@ class _Waiting:
 
     loop: asyncio.AbstractEventLoop
     future: asyncio.Future[Any]
-    request: Any
+    request: ApprovalRequest
 
 
 def _settle(future: asyncio.Future[Any], value: Any) -> None:
@@ -257,7 +263,7 @@ def _settle(future: asyncio.Future[Any], value: Any) -> None:
 _MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]<>#!|{}()~"})
 
 
-def static_bundle(run: Any | None, notes: list[str], folded: TreeBuilder | None = None) -> dict[str, str]:
+def static_bundle(run: Run | None, notes: list[str], folded: TreeBuilder | None = None) -> dict[str, str]:
     """The saved form of a run: its transcript in three MIME types, notes first
     (``folded``: a builder that folded the run's events already, as for
     :func:`~openprogram_jupyter.render.render_bundle`).

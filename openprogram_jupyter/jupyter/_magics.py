@@ -19,11 +19,14 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from traitlets import Float, Int, Unicode
 
+from .._json import JsonObject
 from ._options import FLAGS, USAGE, CellOptions, fill_prompt, parse_options
 from ._sessions import Session, Sessions
 from ._warm_up import wait_for_warm_up
 
 if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
     from ..models import Model
     from ..runtime import Runtime
     from ..spec import RunSpec
@@ -74,7 +77,7 @@ class AgentMagics(Magics):
     shown_result_chars = Int(4000, config=True, help="Characters of a tool result shown before it is cut.")
     updates_per_second = Float(10.0, config=True, help="Most redraws per second of each live-view widget.")
 
-    def __init__(self, shell: Any, namespace_runtime: Runtime | None = None) -> None:
+    def __init__(self, shell: InteractiveShell, namespace_runtime: Runtime | None = None) -> None:
         super().__init__(shell)
         self.sessions = Sessions()
         self.namespace_runtime = namespace_runtime
@@ -84,7 +87,7 @@ class AgentMagics(Magics):
         self._offline_noted = False
         self.observe(self._follow_model, names=["model"])
 
-    def _follow_model(self, change: dict[str, Any]) -> None:
+    def _follow_model(self, change: JsonObject) -> None:
         # The notebook's `runtime` follows %config AgentMagics.model, as long as it is ours.
         runtime = self.namespace_runtime
         if runtime is not None and self.shell is not None and self.shell.user_ns.get("runtime") is runtime:
@@ -336,7 +339,7 @@ class AgentMagics(Magics):
         run_line_command(self, line)
 
 
-def _refuse_a_session_only_the_notebook_holds(shell: Any, name: str) -> None:
+def _refuse_a_session_only_the_notebook_holds(shell: InteractiveShell | None, name: str) -> None:
     """A session new to this kernel that the saved notebook holds (the kernel restarted):
     ``UsageError`` saying how to restore it, rather than a run that forgot the conversation."""
     from ._saved_runs import notebook_path, read_saved_runs

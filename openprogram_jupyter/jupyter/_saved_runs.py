@@ -27,13 +27,19 @@ import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
+from .._json import JsonObject
 from .._secrets import Secrets
 from ..messages import Message, dump_message
 from ..models._json_depth import nesting_past
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from ..run import Run
 
 __all__ = ["METADATA_KEY", "SavedRun", "notebook_path", "read_saved_runs", "restore_sessions", "saved_run_metadata"]
 
@@ -79,8 +85,8 @@ class SavedRun:
     session_created_at: float | None = None  # which start of its session it belongs to (None: older notebooks)
 
 
-def saved_run_metadata(run: Any, session: str | None, history_length: int,
-                       appended_at: int | None = None, session_created_at: float | None = None) -> dict[str, Any]:
+def saved_run_metadata(run: Run, session: str | None, history_length: int,
+                       appended_at: int | None = None, session_created_at: float | None = None) -> JsonObject:
     """The output metadata that saves ``run`` (see the module docstring); ``appended_at``
     is where the session put its messages (``None``: right after its history), and
     ``session_created_at`` when that session was started (``--new`` starts it again)."""
@@ -104,7 +110,7 @@ def _masked(value: Any, secrets: Secrets) -> Any:
     return value
 
 
-def notebook_path(shell: Any) -> Path | None:
+def notebook_path(shell: InteractiveShell | None) -> Path | None:
     """The kernel's own notebook, where the frontend said (``JPY_SESSION_NAME``, or VS
     Code's ``__vsc_ipynb_file__``) and it exists; else ``None``."""
     candidates = [os.environ.get("JPY_SESSION_NAME"), getattr(shell, "user_ns", {}).get("__vsc_ipynb_file__")]

@@ -5,7 +5,10 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..run import Run
 
 __all__ = ["Session", "Sessions"]
 
@@ -25,13 +28,13 @@ class Session:
     created_at: float = field(default_factory=time.time)
     _positions: dict[int, int] = field(default_factory=dict, repr=False)
 
-    def add(self, run: Any) -> None:
+    def add(self, run: Run) -> None:
         """Append ``run``'s messages (where they start is :meth:`appended_at`)."""
         self._positions[id(run)] = len(self.messages)
         self.messages.extend(run.messages)
         self.runs.append(run)
 
-    def appended_at(self, run: Any) -> int | None:
+    def appended_at(self, run: Run) -> int | None:
         """Where ``run``'s messages start in :attr:`messages` (``None``: not added here).
         Two runs started side by side share a history but not this position, which is
         what a notebook must save to be restored as it was."""

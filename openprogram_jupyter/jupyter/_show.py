@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import Any
+from typing import TYPE_CHECKING
 
 from IPython import get_ipython
 from IPython.display import display
@@ -12,23 +12,29 @@ from IPython.display import display
 from ..render import render_bundle
 from ._view import Controls, RunView
 
+if TYPE_CHECKING:
+    from ..run import Run
+    from ..runtime import RunHandle
+
 __all__ = ["show_run"]
 
 
-def show_run(run: Any) -> None:
+def show_run(shown: Run | RunHandle) -> None:
     """Display a live view of ``run`` (a ``Run`` or a ``RunHandle``).
 
     A finished run is drawn from its events, with Stop disabled. A run still going on (a
     background handle) is followed until it ends, its new events polled ten times a
     second. Outside a widget frontend the static transcript is displayed instead.
     """
-    handle = None
-    if hasattr(run, "wait") and hasattr(run, "abort"):  # a RunHandle
-        handle, run = run, run.run
-        if run is None:
-            raise ValueError("this run has not started yet; show it again in a moment")
-    if not hasattr(run, "events"):
-        raise TypeError(f"show_run needs a Run or a RunHandle, not {type(run).__name__}")
+    from ..run import Run
+    from ..runtime import RunHandle
+
+    handle = shown if isinstance(shown, RunHandle) else None
+    run = shown.run if isinstance(shown, RunHandle) else shown
+    if handle is not None and run is None:
+        raise ValueError("this run has not started yet; show it again in a moment")
+    if not isinstance(run, Run):
+        raise TypeError(f"show_run needs a Run or a RunHandle, not {type(shown).__name__}")
     shell = get_ipython()
     if shell is None or getattr(shell, "kernel", None) is None:
         display(render_bundle(run), raw=True)
@@ -50,7 +56,7 @@ def show_run(run: Any) -> None:
     _follow(run, view)
 
 
-def _follow(run: Any, view: Any) -> None:
+def _follow(run: Run, view: RunView) -> None:
     """Feed a running Run's new events to ``view`` until it ends, from a ticker task."""
     seen = len(run.events)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING, Any
 
+from .._json import JsonObject
 from .._secrets import Secrets
 from ..render.markdown import code_span
 from ._live import LiveRun, static_bundle
@@ -72,7 +73,7 @@ class SideBySide:
             live.tick()
 
     def finish(self, runs: list[Run | None], notes: list[list[str]],
-               metadata: list[dict[str, Any] | None]) -> None:
+               metadata: list[JsonObject | None]) -> None:
         """Replace the views with the side-by-side transcript, then close every widget.
         (``metadata`` is not saved: ``%agent restore`` restores runs of one model.)"""
         from IPython.display import display

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any, Literal
 
+from .._json import JsonObject
 from ..render import _format as fmt
 from ._typed_box import TypedBox
 
@@ -76,7 +77,7 @@ class SteeringRow:
 
     # -- from the frontend (any thread) ---------------------------------------------------
 
-    def _on_box_message(self, _widget: Any, content: dict[str, Any], _buffers: Any = None) -> None:
+    def _on_box_message(self, _widget: Any, content: JsonObject, _buffers: Any = None) -> None:
         if content.get("event") == "submit":  # Enter
             self._submitted_at = self._clock()
 

@@ -19,7 +19,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
 
 __all__ = ["CELL_FUNCTION", "make_transformer", "rewrites"]
 
@@ -27,7 +30,7 @@ CELL_FUNCTION = "_openprogram_agent_cell"
 _FIRST_LINE = re.compile(r"^%%agent(?:[ \t]+(?P<options>.*?))?[ \t]*\r?\n?$")
 
 
-def rewrites(shell: Any) -> bool:
+def rewrites(shell: InteractiveShell) -> bool:
     """Whether ``shell`` can run the rewritten (awaited) form of a cell right now."""
     if getattr(shell, "kernel", None) is None or not getattr(shell, "autoawait", False):
         return False
@@ -38,7 +41,7 @@ def rewrites(shell: Any) -> bool:
     return getattr(shell, "loop_runner", None) is _asyncio_runner
 
 
-def make_transformer(shell: Any) -> Callable[[list[str]], list[str]]:
+def make_transformer(shell: InteractiveShell) -> Callable[[list[str]], list[str]]:
     """A cleanup transformer bound to ``shell`` (IPython passes it the cell's lines)."""
     return _AgentCellRewrite(shell)
 
@@ -49,7 +52,7 @@ class _AgentCellRewrite:
 
     openprogram = True  # how unload_ipython_extension finds it again
 
-    def __init__(self, shell: Any) -> None:
+    def __init__(self, shell: InteractiveShell) -> None:
         self.shell = shell
 
     def __call__(self, lines: list[str]) -> list[str]:

@@ -28,8 +28,9 @@ import threading
 import time
 from collections.abc import Callable
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from .._json import JsonObject
 from .._secrets import Secrets
 from ..render import _format as fmt
 from ..render._groups import left_out_line, tally
@@ -51,6 +52,9 @@ from ._call_card import call_widget
 from ._header import header_html
 from ._kept_widgets import KeptWidgets
 from ._steering import SteeringRow
+
+if TYPE_CHECKING:
+    from ..events import Event
 
 __all__ = ["WIDGET_MIME", "WIDGET_OF", "Controls", "RunView"]
 
@@ -101,7 +105,7 @@ class RunView:
         self._click_notes: collections.deque[str] = collections.deque()
         self._created: dict[int, Any] = {}  # every widget open now, by id
         self.widgets_created = 0
-        self._pending: dict[Any, dict[str, Any]] = {}
+        self._pending: dict[Any, JsonObject] = {}
         self.secrets = Secrets.now()  # taken again at each redraw
         self._node_widgets = KeptWidgets(close=self.close_widget)
         self.drawn: dict[Any, Any] = {}  # what a call-line widget was last drawn from
@@ -163,7 +167,7 @@ class RunView:
         style, with comms of their own)."""
         return len(self._created)
 
-    def mimebundle(self, show_again: str = "%agent show") -> dict[str, Any]:
+    def mimebundle(self, show_again: str = "%agent show") -> JsonObject:
         """The bundle to display: the widget plus static text for frontends without it, and
         for a page reloaded while the run goes on (it cannot receive the run's updates any
         more): the text says how to draw the run again (``show_again``)."""
@@ -177,7 +181,7 @@ class RunView:
 
     # -- input from any thread ----------------------------------------------------------
 
-    def feed(self, event: Any) -> None:
+    def feed(self, event: Event) -> None:
         """Queue an event. Safe from any thread; never touches a widget.
 
         The next :meth:`tick` folds it; an object whose class is not one of

@@ -21,7 +21,13 @@ from __future__ import annotations
 import importlib
 import os
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from ..jupyter._magics import AgentMagics
+    from ..runtime import Runtime
 
 __all__ = ["THREAD_NAME", "start_warm_up", "wait_for_warm_up", "warm_up"]
 
@@ -41,13 +47,13 @@ _FIRST_CELL_MODULES = (
 )
 
 
-def _enabled(shell: Any) -> bool:
+def _enabled(shell: InteractiveShell) -> bool:
     if os.environ.get("OPENPROGRAM_WARM_UP", "").strip().lower() in {"0", "false", "no", "off"}:
         return False
     return getattr(shell, "kernel", None) is not None
 
 
-def _first_cell_model(magics: Any, runtime: Any) -> Any:
+def _first_cell_model(magics: AgentMagics, runtime: Runtime) -> Any:
     """The model string (or Model) a plain ``%%agent`` cell would run on now."""
     from ..models import default_model_name
 
@@ -57,7 +63,7 @@ def _first_cell_model(magics: Any, runtime: Any) -> Any:
     return spec if spec is not None else default_model_name()
 
 
-def warm_up(magics: Any, runtime: Any) -> None:
+def warm_up(magics: AgentMagics, runtime: Runtime) -> None:
     """Import the first cell's modules and the SDK of the model it would use (see the module)."""
     for name in _FIRST_CELL_MODULES:
         importlib.import_module(name)
@@ -68,14 +74,14 @@ def warm_up(magics: Any, runtime: Any) -> None:
         prepare()
 
 
-def _quietly(magics: Any, runtime: Any) -> None:
+def _quietly(magics: AgentMagics, runtime: Runtime) -> None:
     try:
         warm_up(magics, runtime)
     except Exception:  # the cell that needs the module reports the failure
         pass
 
 
-def start_warm_up(shell: Any, magics: Any, runtime: Any) -> threading.Thread | None:
+def start_warm_up(shell: InteractiveShell, magics: AgentMagics, runtime: Runtime) -> threading.Thread | None:
     """Start :func:`warm_up` on a daemon thread and return it, or ``None`` when disabled."""
     global _running
     if not _enabled(shell):

@@ -22,10 +22,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from .._json import JsonObject
 from ..models._provider_info import tools_and_choice
 from ..render._safe import safe_bundle
+
+if TYPE_CHECKING:
+    from ..run import Run
 
 __all__ = ["HIGHLIGHT", "round_summary", "wire_bundle"]
 
@@ -35,7 +39,7 @@ _PRE = "margin:0;white-space:pre-wrap;word-break:break-word"
 _INDENT = "margin-left:1.2em"
 
 
-def _tools_and_choice(provider: str, request: dict[str, Any]) -> tuple[int, Any]:
+def _tools_and_choice(provider: str, request: JsonObject) -> tuple[int, Any]:
     """How many tools the body declares and its tool choice, in the provider's own terms
     (its descriptor's ``tools_in_body``)."""
     from ..models.providers import provider_info
@@ -56,7 +60,7 @@ def _tokens(final: Any) -> str:
     return f"{into if into is not None else '?'} in / {came if came is not None else '?'} out tokens"
 
 
-def round_summary(number: int, request: dict[str, Any], reply: dict[str, Any], messages_field: str | None,
+def round_summary(number: int, request: JsonObject, reply: JsonObject, messages_field: str | None,
                   shared: int) -> str:
     """``round 3: 2,140 bytes, 7 messages (2 new), 3 tools, tool_choice "auto", 40 in / 5 out tokens``,
     then ``, 2 attempts`` after a retry, ``, failed (HTTP 400)`` when the round's last attempt
@@ -83,16 +87,17 @@ class _Shown:
     """One round as shown: its request and reply, and what changed since the round before."""
 
     number: int
-    request: dict[str, Any]
-    reply: dict[str, Any]
+    request: JsonObject
+    reply: JsonObject
     messages_field: str | None
     shared: int
     changed: list[str]
     previous: int | None
 
     @classmethod
-    def of(cls, run: Any, number: int) -> _Shown:
+    def of(cls, run: Run, number: int) -> _Shown:
         log = run.wire_log
+        assert log is not None, "the caller checks that the run captured the wire"
         request, reply = run.wire(number)
         shared, _ = log.new_messages(number)
         first = number == log.rounds[0]
@@ -200,7 +205,7 @@ def _text_lines(shown: _Shown, *, whole: bool) -> list[str]:
     return lines
 
 
-def wire_bundle(run: Any, number: int | None = None, *, name: str = "VAR") -> dict[str, str]:
+def wire_bundle(run: Run, number: int | None = None, *, name: str = "VAR") -> dict[str, str]:
     """The ``text/plain`` and ``text/html`` of round ``number`` of ``run`` whole, or (no
     ``number``) of what changed in every round with a wire; ``name`` is the notebook
     variable holding ``run``, for the hint. Raises ``ValueError`` as :meth:`Run.wire` does

@@ -33,6 +33,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._json import JsonObject
 from ._history import forced_tool_name, history_has_tool_blocks, stub_specs_for_history
 from ._provider_info import Spec, declared_parameters
 from .base import ModelRequest
@@ -42,7 +43,7 @@ __all__ = ["BedrockControls", "bedrock_tool", "model_family", "tool_config"]
 _REGION_PREFIX = re.compile(r"^(us|eu|apac|jp|au|ca|us-gov|global)\.")
 
 
-def bedrock_tool(spec: Spec) -> dict[str, Any]:
+def bedrock_tool(spec: Spec) -> JsonObject:
     """An element of Converse's ``toolConfig.tools``. Bedrock refuses an empty description,
     so a tool without one is described by its name."""
     return {"toolSpec": {"name": spec["name"], "description": spec.get("description") or spec["name"],
@@ -51,7 +52,7 @@ def bedrock_tool(spec: Spec) -> dict[str, Any]:
 
 @dataclass
 class BedrockControls:
-    tool_config: dict[str, Any] | None = None
+    tool_config: JsonObject | None = None
     additional_fields: dict[str, Any] | None = None
     instructions: list[str] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
@@ -67,7 +68,7 @@ def model_family(model_id: str) -> tuple[bool, bool, bool]:
     return claude, claude or nova or mistral_large, claude or nova
 
 
-def _specs(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _specs(tools: list[JsonObject]) -> list[JsonObject]:
     return [bedrock_tool(t) for t in tools]
 
 
@@ -86,7 +87,7 @@ def tool_config(model_id: str, request: ModelRequest) -> BedrockControls:
                                         "uses them) and the model was told in the system prompt not to call any")
         return controls
 
-    mapped: dict[str, Any]
+    mapped: JsonObject
     forced = forced_tool_name(choice)
     if choice == "auto":
         mapped = {"auto": {}}
@@ -117,7 +118,7 @@ def tool_config(model_id: str, request: ModelRequest) -> BedrockControls:
     if request.parallel_tool_calls is False:
         if claude:
             kind = next(iter(mapped))
-            anthropic_choice: dict[str, Any] = {"type": kind, "disable_parallel_tool_use": True}
+            anthropic_choice: JsonObject = {"type": kind, "disable_parallel_tool_use": True}
             if kind == "tool":
                 anthropic_choice["name"] = forced
             controls.additional_fields = {"tool_choice": anthropic_choice}

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .._json import JsonObject
 from ._provider_info import Spec, declared_parameters
 
 __all__ = ["gemini_function_declaration", "gemini_schema_problems"]
@@ -25,13 +26,13 @@ _GEMINI_KEYWORDS = frozenset({
 })
 
 
-def gemini_function_declaration(spec: Spec) -> dict[str, Any]:
+def gemini_function_declaration(spec: Spec) -> JsonObject:
     """An element of ``tools[].functionDeclarations`` (plain JSON Schema in ``parametersJsonSchema``)."""
     return {"name": spec["name"], "description": spec.get("description") or "",
             "parametersJsonSchema": declared_parameters(spec)}
 
 
-def gemini_schema_problems(parameters: dict[str, Any]) -> list[str]:
+def gemini_schema_problems(parameters: JsonObject) -> list[str]:
     """Each place in ``parameters`` that uses a keyword outside Gemini's documented subset,
     or an enum with values other than strings and numbers, one line each, named by its
     path from ``parameters`` (``parameters.items[].n``)."""

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._json import JsonObject
 from ..messages import AssistantMessage, ImageContent, TextContent, ToolCall, ToolResultMessage, UserMessage
 
 __all__ = [
@@ -31,7 +32,7 @@ EMPTY_RESULT_TEXT = "(no output)"
 MISSING_RESULT_TEXT = "error: no result was recorded for this call"
 
 
-def json_arguments(text: str | None) -> dict[str, Any] | None:
+def json_arguments(text: str | None) -> JsonObject | None:
     """Parsed JSON object arguments, or ``None`` (the builder then records the problem)."""
     if not text:
         return None
@@ -144,12 +145,12 @@ def history_has_tool_blocks(messages: Iterable[Any]) -> bool:
     )
 
 
-def stub_specs_for_history(messages: Iterable[Any], tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def stub_specs_for_history(messages: Iterable[Any], tools: list[JsonObject]) -> list[JsonObject]:
     """``tools``, plus a minimal spec for each tool named in the history but not on the
     menu — for providers that reject tool blocks in a history without those tools
     declared. The stubs accept any object."""
     known = {spec["name"] for spec in tools}
-    extra: list[dict[str, Any]] = []
+    extra: list[JsonObject] = []
     for message in messages:
         if isinstance(message, AssistantMessage):
             for call in message.tool_calls:
@@ -163,7 +164,7 @@ def stub_specs_for_history(messages: Iterable[Any], tools: list[dict[str, Any]])
     return list(tools) + extra
 
 
-def append_merged(messages: list[dict[str, Any]], role: str, blocks: list[dict[str, Any]]) -> None:
+def append_merged(messages: list[JsonObject], role: str, blocks: list[JsonObject]) -> None:
     """Add ``blocks`` as a ``{"role", "content": [...]}`` message, joining the previous
     message when it has the same role (Anthropic and Bedrock want roles to alternate, so
     a steering message after tool results joins the results' user message)."""

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._install import missing_dependency_message
+from .._json import JsonObject
 from .._secrets import mask, remember
 from ..errors import PROVIDER_SAID, ProviderError
 from ..events import AssistantUpdate, RetryWait
@@ -314,7 +315,7 @@ class ProviderModel(Model):
     def _usage(self, input: int = 0, output: int = 0, cache_read: int = 0, cache_write: int = 0) -> Usage:
         return make_usage(self.name, input, output, cache_read, cache_write)
 
-    def _wire_body(self, payload: Any) -> dict[str, Any]:
+    def _wire_body(self, payload: Any) -> JsonObject:
         """The JSON body that goes on the wire for ``payload`` (the SDK is given
         ``payload`` as keyword arguments and sends it as it is, unless a provider says
         otherwise)."""

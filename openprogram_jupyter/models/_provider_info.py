@@ -16,23 +16,25 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .._json import JsonObject
+
 __all__ = ["PLAIN_TOOL_NAME", "ProviderInfo", "Spec", "ToolRules", "ToolShape", "declared_parameters",
            "tools_and_choice"]
 
-Spec = dict[str, Any]
+Spec = JsonObject
 """A tool spec: ``{"name", "description", "parameters"}``."""
 
 PLAIN_TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 """The tool-name rule most APIs share: ``[A-Za-z0-9_-]``, 1 to 64 characters."""
 
 
-def tools_and_choice(body: dict[str, Any]) -> tuple[int, Any]:
+def tools_and_choice(body: JsonObject) -> tuple[int, Any]:
     """How many tools a request body declares, and its tool choice, where most APIs put
     them: ``"tools"`` and ``"tool_choice"``."""
     return len(body.get("tools") or []), body.get("tool_choice")
 
 
-def declared_parameters(spec: Spec) -> dict[str, Any]:
+def declared_parameters(spec: Spec) -> JsonObject:
     """The parameters schema a declaration carries: the spec's, else an empty object schema."""
     return spec.get("parameters") or {"type": "object"}
 
@@ -49,7 +51,7 @@ class ToolShape:
 
     api: str
     place: str
-    declare: Callable[[Spec], dict[str, Any]]
+    declare: Callable[[Spec], JsonObject]
 
 
 @dataclass(frozen=True)
@@ -66,7 +68,7 @@ class ToolRules:
     name_pattern: re.Pattern[str]
     name_rule: str
     plain_top_level: bool = True
-    parameter_problems: Callable[[dict[str, Any]], list[str]] | None = None
+    parameter_problems: Callable[[JsonObject], list[str]] | None = None
 
 
 @dataclass(frozen=True)
@@ -113,8 +115,8 @@ class ProviderInfo:
     key_hint: str | None = None
     one_key: bool = True
     wire_messages: str | None = None
-    fold_frames: Callable[[list[Any]], dict[str, Any] | None] | None = None
-    tools_in_body: Callable[[dict[str, Any]], tuple[int, Any]] = tools_and_choice
+    fold_frames: Callable[[list[Any]], JsonObject | None] | None = None
+    tools_in_body: Callable[[JsonObject], tuple[int, Any]] = tools_and_choice
 
     def __post_init__(self) -> None:
         module, sep, name = self.model_class.partition(":")

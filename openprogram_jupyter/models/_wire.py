@@ -35,6 +35,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .._json import JsonObject
 from .._secrets import Secrets
 from ._json_data import to_json_data
 from ._wire_preview import wire_preview
@@ -42,7 +43,7 @@ from .base import ModelRequest
 
 __all__ = ["AskedRequest", "WireLog", "WireRecorder", "rebuilt_request", "wire_round"]
 
-def fold_frames(provider: str, frames: list[Any]) -> dict[str, Any] | None:
+def fold_frames(provider: str, frames: list[Any]) -> JsonObject | None:
     """The final object of ``provider``'s wire format folded from ``frames`` (by its
     descriptor's ``fold_frames``; ``None`` for a provider that declares none)."""
     from .providers import provider_info
@@ -74,7 +75,7 @@ class AskedRequest:
     conversation: Sequence[Any]
     length: int
     system: str | None
-    tools: tuple[dict[str, Any], ...]
+    tools: tuple[JsonObject, ...]
     tool_choice: Any
     parallel_tool_calls: bool | None
     menu_explicit: bool
@@ -114,7 +115,7 @@ class WireRecorder:
         self._log, self._number = log, number
         self._secrets = Secrets.now()
 
-    def request(self, body: dict[str, Any], provider: str, secrets: Iterable[str | None] = ()) -> None:
+    def request(self, body: JsonObject, provider: str, secrets: Iterable[str | None] = ()) -> None:
         """Store ``body``, the JSON data that goes on the wire in ``provider``'s wire
         format (a provider's prefix), masked by value."""
         self._secrets = Secrets.now(secrets)
@@ -175,7 +176,7 @@ class WireLog:
         self._digest_objects: dict[str, str] = {}  # digest -> the same digest, the one object kept for it
         self._rounds: dict[int, _Round] = {}
         self._last: tuple[int, list[str]] | None = None  # the last captured round and its message digests
-        self._tools: tuple[object, tuple[dict[str, Any], ...]] = (None, ())  # the last tools list seen, kept
+        self._tools: tuple[object, tuple[JsonObject, ...]] = (None, ())  # the last tools list seen, kept
 
     def recorder(self, number: int, request: ModelRequest) -> WireRecorder:
         """The recorder for round ``number``, which the loop asks ``request``. A round
@@ -210,7 +211,7 @@ class WireLog:
             self._digest_objects[digest] = digest
         return self._digest_objects[digest]  # one object per distinct digest, however often it recurs
 
-    def _store_request(self, number: int, provider: str, body: dict[str, Any], secrets: Secrets) -> None:
+    def _store_request(self, number: int, provider: str, body: JsonObject, secrets: Secrets) -> None:
         entry = self._rounds[number]
         entry.provider = provider
         key = _messages_field(provider)
@@ -244,7 +245,7 @@ class WireLog:
             digests = digests[:link.shared] + link.new
         return digests
 
-    def request(self, number: int) -> dict[str, Any]:
+    def request(self, number: int) -> JsonObject:
         """Round ``number``'s request body rebuilt whole (fields in the order sent, the
         message list in place), masked with every secret known now."""
         entry = self._rounds[number]
@@ -253,7 +254,7 @@ class WireLog:
             body[entry.messages_field] = [json.loads(self._blobs[d]) for d in self._digests(number)]
         return Secrets.now().mask_data(body, shapes=False)
 
-    def reply(self, number: int) -> dict[str, Any]:
+    def reply(self, number: int) -> JsonObject:
         """Round ``number``'s reply: ``provider`` (its wire format), ``source`` (``"wire"``;
         ``"cassette"`` for a replayed round), ``final`` (the frames folded into the
         provider's non-streamed response; a replayed round's recorded message), ``frames``
@@ -261,7 +262,7 @@ class WireLog:
         ``status``, ``code``, ``message``, ``body``). A replayed round adds ``note``."""
         entry = self._rounds[number]
         frames = mask_split_secrets([json.loads(text) for text in entry.frames], Secrets.now())
-        reply: dict[str, Any] = {"provider": entry.provider, "source": entry.source, "final": None, "frames": frames,
+        reply: JsonObject = {"provider": entry.provider, "source": entry.source, "final": None, "frames": frames,
                                  "attempts": entry.attempts, "errors": [json.loads(e) for e in entry.errors]}
         if entry.recorded is not None:
             reply["final"] = json.loads(entry.recorded)
@@ -272,7 +273,7 @@ class WireLog:
             reply["final"] = fold_frames(entry.provider, frames)
         return Secrets.now().mask_data(reply, shapes=False)
 
-    def request_as(self, number: int, model: str) -> dict[str, Any]:
+    def request_as(self, number: int, model: str) -> JsonObject:
         """The body ``model`` (``"provider:model_id"``, or a provider's prefix for its default
         model) would be sent for round ``number``, built offline from what the loop asked
         (:func:`~._wire_preview.wire_preview`), masked with every secret known now."""
@@ -315,7 +316,7 @@ class WireLog:
         return entry.no_request or "its model sends no request over a wire (only the provider models do)"
 
 
-def wire_round(log: WireLog | None, number: int, model_name: str) -> tuple[dict[str, Any], dict[str, Any]]:
+def wire_round(log: WireLog | None, number: int, model_name: str) -> tuple[JsonObject, JsonObject]:
     """``(request, reply)`` of round ``number`` of a run whose log is ``log`` (``None``:
     the run did not capture). Raises ``ValueError`` saying why there is nothing: the run
     did not capture (pass ``capture_wire=True``), the round's model sends nothing over a
@@ -330,7 +331,7 @@ def wire_round(log: WireLog | None, number: int, model_name: str) -> tuple[dict[
     return log.request(number), log.reply(number)
 
 
-def rebuilt_request(log: WireLog | None, number: int, model: str) -> dict[str, Any]:
+def rebuilt_request(log: WireLog | None, number: int, model: str) -> JsonObject:
     """:meth:`WireLog.request_as` of a run's log, or ``ValueError`` saying why not (as
     :func:`wire_round`); a model that sends nothing over a wire raises ``TypeError``."""
     _check_round(log, number)

@@ -14,15 +14,17 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .._json import JsonObject
+
 __all__ = ["anthropic_frames", "bedrock_frames", "gemini_frames", "openai_chat_frames", "openai_responses_frames"]
 
-Frames = list[dict[str, Any]]
+Frames = list[JsonObject]
 
 
-def openai_chat_frames(frames: Frames) -> dict[str, Any]:
+def openai_chat_frames(frames: Frames) -> JsonObject:
     first = frames[0]
-    message: dict[str, Any] = {"role": "assistant", "content": None}
-    calls: dict[int, dict[str, Any]] = {}
+    message: JsonObject = {"role": "assistant", "content": None}
+    calls: dict[int, JsonObject] = {}
     finish, usage = None, None
     for chunk in frames:
         usage = chunk.get("usage") or usage
@@ -45,7 +47,7 @@ def openai_chat_frames(frames: Frames) -> dict[str, Any]:
             "usage": usage}
 
 
-def openai_responses_frames(frames: Frames) -> dict[str, Any] | None:
+def openai_responses_frames(frames: Frames) -> JsonObject | None:
     final = None
     for event in frames:
         if isinstance(event.get("response"), dict):
@@ -53,8 +55,8 @@ def openai_responses_frames(frames: Frames) -> dict[str, Any] | None:
     return final
 
 
-def anthropic_frames(frames: Frames) -> dict[str, Any] | None:
-    message: dict[str, Any] | None = None
+def anthropic_frames(frames: Frames) -> JsonObject | None:
+    message: JsonObject | None = None
     partial: dict[int, str] = {}
     for event in frames:
         kind = event.get("type")
@@ -77,7 +79,7 @@ def anthropic_frames(frames: Frames) -> dict[str, Any] | None:
     return message
 
 
-def _anthropic_delta(block: dict[str, Any], delta: dict[str, Any], partial: dict[int, str], index: int) -> None:
+def _anthropic_delta(block: JsonObject, delta: JsonObject, partial: dict[int, str], index: int) -> None:
     kind = delta.get("type")
     if kind == "text_delta":
         block["text"] = block.get("text", "") + delta.get("text", "")
@@ -98,9 +100,9 @@ def _json_or_text(raw: str) -> Any:
         return raw
 
 
-def gemini_frames(frames: Frames) -> dict[str, Any]:
-    parts: list[dict[str, Any]] = []
-    final: dict[str, Any] = {}
+def gemini_frames(frames: Frames) -> JsonObject:
+    parts: list[JsonObject] = []
+    final: JsonObject = {}
     for chunk in frames:
         for candidate in (chunk.get("candidates") or [])[:1]:
             for part in (candidate.get("content") or {}).get("parts") or []:
@@ -116,7 +118,7 @@ def gemini_frames(frames: Frames) -> dict[str, Any]:
     return {"candidates": [candidate], **final}
 
 
-def _append_part(parts: list[dict[str, Any]], part: dict[str, Any]) -> None:
+def _append_part(parts: list[JsonObject], part: JsonObject) -> None:
     """Append ``part``, joining it to the part before when both are plain text of the
     same kind (thought or not) with no signature, as the whole reply would carry it."""
     plain = set(part) <= {"text", "thought"}
@@ -126,8 +128,8 @@ def _append_part(parts: list[dict[str, Any]], part: dict[str, Any]) -> None:
         parts.append(dict(part))
 
 
-def bedrock_frames(frames: Frames) -> dict[str, Any]:
-    blocks: dict[int, dict[str, Any]] = {}
+def bedrock_frames(frames: Frames) -> JsonObject:
+    blocks: dict[int, JsonObject] = {}
     role, out = "assistant", {}
     for event in frames:
         if "messageStart" in event:
@@ -150,7 +152,7 @@ def bedrock_frames(frames: Frames) -> dict[str, Any]:
     return {"output": {"message": {"role": role, "content": content}}, **out}
 
 
-def _bedrock_delta(block: dict[str, Any], delta: dict[str, Any]) -> None:
+def _bedrock_delta(block: JsonObject, delta: JsonObject) -> None:
     if "text" in delta:
         block["text"] = block.get("text", "") + delta["text"]
     elif "toolUse" in delta:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._json import JsonObject
 from .base import ModelRequest
 
 __all__ = ["model_string", "wire_preview"]
@@ -39,7 +40,7 @@ def model_string(model: str) -> str:
     return info.default_model_name
 
 
-def wire_preview(request: ModelRequest, model: str) -> dict[str, Any]:
+def wire_preview(request: ModelRequest, model: str) -> JsonObject:
     """The JSON body ``model`` (a ``"provider:model_id"`` string, or a provider's prefix
     for its default model) would be sent for ``request``. An unknown provider, or one
     whose SDK is not installed, raises ``ValueError`` saying which; a model without a wire
@@ -54,5 +55,5 @@ def wire_preview(request: ModelRequest, model: str) -> dict[str, Any]:
     if prepare is None:
         raise TypeError(f"{model!r} sends nothing over a wire: name a provider model such as 'openai:gpt-4.1-mini'")
     payload, _notices = prepare(request)
-    body: dict[str, Any] = provider_model._wire_body(payload)
+    body: JsonObject = provider_model._wire_body(payload)
     return body

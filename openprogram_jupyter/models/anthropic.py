@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator
 from typing import Any
 
+from .._json import JsonObject
 from ..events import AssistantUpdate
 from ..messages import ImageContent, TextContent, ThinkingContent, ToolCall, UserMessage
 from ._history import (
@@ -61,7 +62,7 @@ from .base import MessageBuilder, ModelRequest
 __all__ = ["INFO", "AnthropicModel", "anthropic_tool"]
 
 
-def anthropic_tool(spec: Spec) -> dict[str, Any]:
+def anthropic_tool(spec: Spec) -> JsonObject:
     """An element of Anthropic Messages' ``tools``."""
     return {"name": spec["name"], "description": spec.get("description") or "",
             "input_schema": declared_parameters(spec)}
@@ -117,8 +118,8 @@ class AnthropicModel(ProviderModel):
 
     # -- request -----------------------------------------------------------------------
 
-    def _prepare(self, request: ModelRequest) -> tuple[dict[str, Any], list[str]]:
-        messages: list[dict[str, Any]] = []
+    def _prepare(self, request: ModelRequest) -> tuple[JsonObject, list[str]]:
+        messages: list[JsonObject] = []
         for entry in paired_history(request.messages):
             if isinstance(entry, UserMessage):
                 append_merged(messages, "user", [_user_block(b) for b in user_blocks(entry) if _non_empty(b)])
@@ -126,7 +127,7 @@ class AnthropicModel(ProviderModel):
                 append_merged(messages, "assistant", _assistant_blocks(entry))
                 if entry.results:
                     append_merged(messages, "user", [_result_block(r) for r in entry.results])
-        payload: dict[str, Any] = {"model": self.model_id, "max_tokens": self.max_tokens, "messages": messages,
+        payload: JsonObject = {"model": self.model_id, "max_tokens": self.max_tokens, "messages": messages,
                                    "stream": True}
         if request.system:
             payload["system"] = request.system
@@ -157,7 +158,7 @@ class AnthropicModel(ProviderModel):
 
     # -- response ----------------------------------------------------------------------
 
-    async def _attempt(self, payload: dict[str, Any], out: MessageBuilder) -> AsyncGenerator[AssistantUpdate, None]:
+    async def _attempt(self, payload: JsonObject, out: MessageBuilder) -> AsyncGenerator[AssistantUpdate, None]:
         stream = await self._client().messages.create(**payload)
         async with stream:
             calls: dict[int, int] = {}  # wire block index -> content index
@@ -242,14 +243,14 @@ def _non_empty(block: TextContent | ImageContent) -> bool:
     return not isinstance(block, TextContent) or bool(block.text)
 
 
-def _user_block(block: TextContent | ImageContent) -> dict[str, Any]:
+def _user_block(block: TextContent | ImageContent) -> JsonObject:
     if isinstance(block, TextContent):
         return {"type": "text", "text": block.text}
     return {"type": "image", "source": {"type": "base64", "media_type": block.mime_type, "data": block.data}}
 
 
-def _assistant_blocks(turn: AssistantTurn) -> list[dict[str, Any]]:
-    blocks: list[dict[str, Any]] = []
+def _assistant_blocks(turn: AssistantTurn) -> list[JsonObject]:
+    blocks: list[JsonObject] = []
     for block in turn.message.content:
         if isinstance(block, ThinkingContent):
             if block.signature:
@@ -263,16 +264,16 @@ def _assistant_blocks(turn: AssistantTurn) -> list[dict[str, Any]]:
     return blocks
 
 
-def _result_block(result: Any) -> dict[str, Any]:
-    content: list[dict[str, Any]] = [{"type": "text", "text": result_text(result)}]
+def _result_block(result: Any) -> JsonObject:
+    content: list[JsonObject] = [{"type": "text", "text": result_text(result)}]
     content += [_user_block(image) for image in result_images(result)]
     return {"type": "tool_result", "tool_use_id": safe_tool_id(result.tool_call_id), "content": content,
             "is_error": result.is_error}
 
 
-def _tool_choice(choice: Any, parallel: bool | None) -> dict[str, Any]:
+def _tool_choice(choice: Any, parallel: bool | None) -> JsonObject:
     if isinstance(choice, dict):
-        mapped: dict[str, Any] = {"type": "tool", "name": choice["name"]}
+        mapped: JsonObject = {"type": "tool", "name": choice["name"]}
     else:
         mapped = {"type": {"auto": "auto", "required": "any", "none": "none"}[choice]}
     if parallel is False and mapped["type"] != "none":

@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from .._json import JsonObject
 from ..events import AssistantUpdate, RetryWait
 from ..messages import (
     AssistantMessage,
@@ -88,7 +89,7 @@ class ModelRequest:
 
     messages: list[UserMessage | AssistantMessage | ToolResultMessage]
     system: str | None = None
-    tools: list[dict[str, Any]] = field(default_factory=list)
+    tools: list[JsonObject] = field(default_factory=list)
     tool_choice: ToolChoice = "auto"
     parallel_tool_calls: bool | None = None
     menu_explicit: bool = False
@@ -153,7 +154,7 @@ class MessageBuilder:
     # -- tool calls --------------------------------------------------------------------
 
     def start_tool_call(
-        self, name: str, id: str | None = None, provider_data: dict[str, Any] | None = None
+        self, name: str, id: str | None = None, provider_data: JsonObject | None = None
     ) -> AssistantUpdate:
         """Open a tool call; returns an update whose ``content_index`` addresses it."""
         call = ToolCall(name=name, id=id or new_id("call"), provider_data=provider_data)
@@ -168,7 +169,7 @@ class MessageBuilder:
         self._raw_arguments[index].append(delta)
         return AssistantUpdate(kind="toolcall_delta", content_index=index, delta=delta)
 
-    def end_tool_call(self, index: int, arguments: dict[str, Any] | None = None) -> AssistantUpdate:
+    def end_tool_call(self, index: int, arguments: JsonObject | None = None) -> AssistantUpdate:
         """Close a call. ``arguments`` given (whole-call providers) wins over fragments."""
         call = self.message.content[index]
         assert isinstance(call, ToolCall)
@@ -181,16 +182,16 @@ class MessageBuilder:
     def tool_call(
         self,
         name: str,
-        arguments: dict[str, Any],
+        arguments: JsonObject,
         id: str | None = None,
-        provider_data: dict[str, Any] | None = None,
+        provider_data: JsonObject | None = None,
     ) -> list[AssistantUpdate]:
         """A whole call at once (Gemini): the start and end updates."""
         start = self.start_tool_call(name, id, provider_data)
         return [start, self.end_tool_call(start.content_index, dict(arguments))]
 
     @staticmethod
-    def _parse_arguments(call: ToolCall, raw: str) -> dict[str, Any]:
+    def _parse_arguments(call: ToolCall, raw: str) -> JsonObject:
         if not raw.strip():
             return {}
         try:

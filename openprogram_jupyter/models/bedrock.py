@@ -30,8 +30,9 @@ import os
 import socket
 import threading
 from collections.abc import AsyncGenerator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from .._json import JsonObject
 from .._secrets import remember
 from ..events import AssistantUpdate
 from ..messages import TextContent, ThinkingContent, ToolCall, UserMessage
@@ -62,10 +63,13 @@ from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, ToolRules, ToolShape
 from ._wire_fold import bedrock_frames
 from .base import MessageBuilder, ModelRequest
 
+if TYPE_CHECKING:
+    pass
+
 __all__ = ["INFO", "BedrockModel"]
 
 
-def _tools_and_choice(body: dict[str, Any]) -> tuple[int, Any]:
+def _tools_and_choice(body: JsonObject) -> tuple[int, Any]:
     """A Converse body's tools, counted, and its tool choice (or the Anthropic model's own)."""
     config = body.get("toolConfig") or {}
     extra = (body.get("additionalModelRequestFields") or {}).get("tool_choice")
@@ -147,8 +151,8 @@ class BedrockModel(ProviderModel):
 
     # -- request -----------------------------------------------------------------------
 
-    def _prepare(self, request: ModelRequest) -> tuple[dict[str, Any], list[str]]:
-        messages: list[dict[str, Any]] = []
+    def _prepare(self, request: ModelRequest) -> tuple[JsonObject, list[str]]:
+        messages: list[JsonObject] = []
         for entry in paired_history(request.messages):
             if isinstance(entry, UserMessage):
                 append_merged(messages, "user", [b for b in map(_user_block, user_blocks(entry)) if b])
@@ -156,7 +160,7 @@ class BedrockModel(ProviderModel):
                 append_merged(messages, "assistant", _assistant_blocks(entry))
                 if entry.results:
                     append_merged(messages, "user", [_result_block(r) for r in entry.results])
-        payload: dict[str, Any] = {"modelId": self.model_id, "messages": messages}
+        payload: JsonObject = {"modelId": self.model_id, "messages": messages}
         caps = [cap for cap in (self.max_tokens, request.max_output_tokens) if cap]
         if caps:
             payload["inferenceConfig"] = {"maxTokens": min(caps)}
@@ -171,20 +175,20 @@ class BedrockModel(ProviderModel):
             payload["additionalModelRequestFields"] = controls.additional_fields
         return payload, controls.notices
 
-    def _wire_body(self, payload: dict[str, Any]) -> dict[str, Any]:
+    def _wire_body(self, payload: JsonObject) -> JsonObject:
         """boto3 puts ``modelId`` in the URL and sends the rest as the JSON body, ``bytes``
         as base64 text."""
         return to_json_data({key: value for key, value in payload.items() if key != "modelId"})
 
     # -- response ----------------------------------------------------------------------
 
-    async def _attempt(self, payload: dict[str, Any], out: MessageBuilder) -> AsyncGenerator[AssistantUpdate, None]:
+    async def _attempt(self, payload: JsonObject, out: MessageBuilder) -> AsyncGenerator[AssistantUpdate, None]:
         pump = _StreamPump(self._client(), payload, asyncio.get_running_loop())
         pump.start()
         try:
             calls: dict[int, int] = {}  # contentBlockIndex -> content index
             stop: str | None = None
-            usage: dict[str, Any] | None = None
+            usage: JsonObject | None = None
             while True:
                 kind, item = await pump.queue.get()
                 if kind == "error":
@@ -268,7 +272,7 @@ class _StreamPump:
     ``("error", exc)`` or ``("end", None)`` on :attr:`queue`. :meth:`stop` shuts the
     socket down, which wakes the thread from a blocked read at once."""
 
-    def __init__(self, client: Any, payload: dict[str, Any], loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, client: Any, payload: JsonObject, loop: asyncio.AbstractEventLoop) -> None:
         self.client, self.payload, self.loop = client, payload, loop
         self.queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         self._stream: Any = None
@@ -333,7 +337,7 @@ def _close_stream(stream: Any) -> None:
         pass
 
 
-def _delta_updates(delta: dict[str, Any], call_index: int | None, out: MessageBuilder) -> list[AssistantUpdate]:
+def _delta_updates(delta: JsonObject, call_index: int | None, out: MessageBuilder) -> list[AssistantUpdate]:
     if "text" in delta:
         return [out.text_delta(delta["text"])] if delta["text"] else []
     if "toolUse" in delta and call_index is not None:
@@ -347,7 +351,7 @@ def _delta_updates(delta: dict[str, Any], call_index: int | None, out: MessageBu
     return []
 
 
-def _user_block(block: Any) -> dict[str, Any] | None:
+def _user_block(block: Any) -> JsonObject | None:
     if isinstance(block, TextContent):
         return {"text": block.text} if block.text.strip() else None
     image_format = _IMAGE_FORMATS.get(block.mime_type.lower())
@@ -356,9 +360,9 @@ def _user_block(block: Any) -> dict[str, Any] | None:
     return {"image": {"format": image_format, "source": {"bytes": base64.b64decode(block.data)}}}
 
 
-def _assistant_blocks(turn: AssistantTurn) -> list[dict[str, Any]]:
+def _assistant_blocks(turn: AssistantTurn) -> list[JsonObject]:
     own = turn.message.model is None or turn.message.model.startswith("bedrock:")
-    blocks: list[dict[str, Any]] = []
+    blocks: list[JsonObject] = []
     for block in turn.message.content:
         if isinstance(block, ThinkingContent):
             if own and block.signature and block.thinking:
@@ -373,7 +377,7 @@ def _assistant_blocks(turn: AssistantTurn) -> list[dict[str, Any]]:
     return blocks
 
 
-def _result_block(result: Any) -> dict[str, Any]:
+def _result_block(result: Any) -> JsonObject:
     content = [{"text": result_text(result)}]
     content += [b for b in map(_user_block, result_images(result)) if b]
     return {"toolResult": {"toolUseId": safe_tool_id(result.tool_call_id), "content": content,

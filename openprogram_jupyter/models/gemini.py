@@ -35,6 +35,7 @@ from collections.abc import AsyncGenerator
 from typing import Any
 from urllib.parse import quote
 
+from .._json import JsonObject
 from ..events import AssistantUpdate
 from ..messages import TextContent, ThinkingContent, ToolCall, UserMessage
 from ._gemini_schema import gemini_function_declaration, gemini_schema_problems
@@ -58,7 +59,7 @@ from .base import MessageBuilder, ModelRequest
 __all__ = ["INFO", "GeminiModel"]
 
 
-def _tools_and_choice(body: dict[str, Any]) -> tuple[int, Any]:
+def _tools_and_choice(body: JsonObject) -> tuple[int, Any]:
     """A Gemini body's function declarations, counted, and its function-calling mode."""
     declared = sum(len(t.get("functionDeclarations") or []) for t in body.get("tools") or [])
     return declared, ((body.get("toolConfig") or {}).get("functionCallingConfig") or {}).get("mode")
@@ -117,8 +118,8 @@ class GeminiModel(ProviderModel):
 
     # -- request -----------------------------------------------------------------------
 
-    def _prepare(self, request: ModelRequest) -> tuple[dict[str, Any], list[str]]:
-        contents: list[dict[str, Any]] = []
+    def _prepare(self, request: ModelRequest) -> tuple[JsonObject, list[str]]:
+        contents: list[JsonObject] = []
         for entry in paired_history(request.messages):
             if isinstance(entry, UserMessage):
                 parts = [_user_part(b) for b in user_blocks(entry) if not isinstance(b, TextContent) or b.text]
@@ -130,7 +131,7 @@ class GeminiModel(ProviderModel):
                 contents.append({"role": "model", "parts": parts})
             if entry.results:
                 contents.append({"role": "user", "parts": _result_parts(entry)})
-        payload: dict[str, Any] = {"contents": contents}
+        payload: JsonObject = {"contents": contents}
         if request.system:
             payload["systemInstruction"] = {"parts": [{"text": request.system}]}
         if self.include_thoughts:
@@ -142,7 +143,7 @@ class GeminiModel(ProviderModel):
             payload["tools"] = [{"functionDeclarations": [gemini_function_declaration(t) for t in request.tools]}]
             choice = request.tool_choice
             if isinstance(choice, dict):
-                config: dict[str, Any] = {"mode": "ANY", "allowedFunctionNames": [choice["name"]]}
+                config: JsonObject = {"mode": "ANY", "allowedFunctionNames": [choice["name"]]}
             else:
                 config = {"mode": _MODES[choice]}
             payload["toolConfig"] = {"functionCallingConfig": config}
@@ -153,7 +154,7 @@ class GeminiModel(ProviderModel):
 
     # -- response ----------------------------------------------------------------------
 
-    async def _attempt(self, payload: dict[str, Any], out: MessageBuilder) -> AsyncGenerator[AssistantUpdate, None]:
+    async def _attempt(self, payload: JsonObject, out: MessageBuilder) -> AsyncGenerator[AssistantUpdate, None]:
         from httpx_sse import aconnect_sse
 
         if not self._api_key:
@@ -173,7 +174,7 @@ class GeminiModel(ProviderModel):
                                     retryable=is_retryable_status(response.status_code),
                                     retry_after=parse_retry_after(response.headers), body=body)
             finish: str | None = None
-            usage: dict[str, Any] = {}
+            usage: JsonObject = {}
             async for event in source.aiter_sse():
                 if not event.data.strip():
                     continue
@@ -210,11 +211,11 @@ class GeminiModel(ProviderModel):
         return transport_error(exc) or ProviderError(f"{type(exc).__name__}: {exc}")
 
 
-def _part_updates(part: dict[str, Any], out: MessageBuilder) -> list[AssistantUpdate]:
+def _part_updates(part: JsonObject, out: MessageBuilder) -> list[AssistantUpdate]:
     signature = part.get("thoughtSignature")
     if "functionCall" in part:
         call = part["functionCall"]
-        data: dict[str, Any] = {}
+        data: JsonObject = {}
         if signature:
             data["thoughtSignature"] = signature
         if call.get("id"):
@@ -235,9 +236,9 @@ def _from_gemini(turn: AssistantTurn) -> bool:
     return turn.message.model is None or turn.message.model.startswith("gemini:")
 
 
-def _model_parts(turn: AssistantTurn) -> list[dict[str, Any]]:
+def _model_parts(turn: AssistantTurn) -> list[JsonObject]:
     own = _from_gemini(turn)
-    parts: list[dict[str, Any]] = []
+    parts: list[JsonObject] = []
     previous: object = None
     for block in turn.message.content:
         if isinstance(block, TextContent):
@@ -258,7 +259,7 @@ def _model_parts(turn: AssistantTurn) -> list[dict[str, Any]]:
                     parts.append({"text": "", "thoughtSignature": block.signature})
         elif isinstance(block, ToolCall):
             data = block.provider_data or {}
-            call: dict[str, Any] = {"name": block.name, "args": block.arguments}
+            call: JsonObject = {"name": block.name, "args": block.arguments}
             if data.get("gemini_call_id"):
                 call["id"] = data["gemini_call_id"]
             part = {"functionCall": call}
@@ -269,12 +270,12 @@ def _model_parts(turn: AssistantTurn) -> list[dict[str, Any]]:
     return parts
 
 
-def _result_parts(turn: AssistantTurn) -> list[dict[str, Any]]:
-    parts: list[dict[str, Any]] = []
-    images: list[dict[str, Any]] = []
+def _result_parts(turn: AssistantTurn) -> list[JsonObject]:
+    parts: list[JsonObject] = []
+    images: list[JsonObject] = []
     for call, result in zip(turn.calls, turn.results, strict=True):
         response = {"error" if result.is_error else "output": result_text(result)}
-        function_response: dict[str, Any] = {"name": call.name, "response": response}
+        function_response: JsonObject = {"name": call.name, "response": response}
         if call_id := (call.provider_data or {}).get("gemini_call_id"):
             function_response["id"] = call_id
         parts.append({"functionResponse": function_response})
@@ -282,7 +283,7 @@ def _result_parts(turn: AssistantTurn) -> list[dict[str, Any]]:
     return parts + images
 
 
-def _user_part(block: Any) -> dict[str, Any]:
+def _user_part(block: Any) -> JsonObject:
     if isinstance(block, TextContent):
         return {"text": block.text}
     return {"inlineData": {"mimeType": block.mime_type, "data": block.data}}

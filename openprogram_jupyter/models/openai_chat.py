@@ -29,6 +29,7 @@ import os
 from collections.abc import AsyncGenerator
 from typing import Any
 
+from .._json import JsonObject
 from ..events import AssistantUpdate
 from ..messages import ImageContent, TextContent, UserMessage
 from ._history import AssistantTurn, data_url, paired_history, result_images, result_text, user_blocks
@@ -49,7 +50,7 @@ from .base import MessageBuilder, ModelRequest
 __all__ = ["INFO", "OpenAIChatModel", "classify_openai_error", "openai_chat_tool"]
 
 
-def openai_chat_tool(spec: Spec) -> dict[str, Any]:
+def openai_chat_tool(spec: Spec) -> JsonObject:
     """An element of Chat Completions' ``tools``."""
     return {"type": "function", "function": {"name": spec["name"], "description": spec.get("description") or "",
                                              "parameters": declared_parameters(spec)}}
@@ -95,8 +96,8 @@ class OpenAIChatModel(ProviderModel):
 
     # -- request -----------------------------------------------------------------------
 
-    def _prepare(self, request: ModelRequest) -> tuple[dict[str, Any], list[str]]:
-        messages: list[dict[str, Any]] = []
+    def _prepare(self, request: ModelRequest) -> tuple[JsonObject, list[str]]:
+        messages: list[JsonObject] = []
         if request.system:
             messages.append({"role": "system", "content": request.system})
         for entry in paired_history(request.messages):
@@ -104,7 +105,7 @@ class OpenAIChatModel(ProviderModel):
                 messages.append({"role": "user", "content": _user_content(user_blocks(entry))})
             else:
                 messages.extend(_assistant_turn(entry))
-        payload: dict[str, Any] = {
+        payload: JsonObject = {
             "model": self.model_id,
             "messages": messages,
             "stream": True,
@@ -124,7 +125,7 @@ class OpenAIChatModel(ProviderModel):
 
     # -- response ----------------------------------------------------------------------
 
-    async def _attempt(self, payload: dict[str, Any], out: MessageBuilder) -> AsyncGenerator[AssistantUpdate, None]:
+    async def _attempt(self, payload: JsonObject, out: MessageBuilder) -> AsyncGenerator[AssistantUpdate, None]:
         stream = await self._client().chat.completions.create(**untransformed(payload, "messages"))
         async with stream:
             calls: dict[int, int] = {}  # the wire's call index -> content index
@@ -172,7 +173,7 @@ class OpenAIChatModel(ProviderModel):
             out.finish("length" if finish == "length" else None, round_usage)
 
 
-def _user_content(blocks: list[TextContent | ImageContent]) -> str | list[dict[str, Any]]:
+def _user_content(blocks: list[TextContent | ImageContent]) -> str | list[JsonObject]:
     """Text only: one string. With an image: OpenAI's list of text and image_url parts."""
     texts = [b.text for b in blocks if isinstance(b, TextContent)]
     if len(texts) == len(blocks):
@@ -184,11 +185,11 @@ def _user_content(blocks: list[TextContent | ImageContent]) -> str | list[dict[s
     ]
 
 
-def _assistant_turn(turn: AssistantTurn) -> list[dict[str, Any]]:
+def _assistant_turn(turn: AssistantTurn) -> list[JsonObject]:
     if turn.calls and all(is_written_as_text(call) for call in turn.calls):
         return _written_turn(turn)
     text = turn.message.text
-    message: dict[str, Any] = {"role": "assistant", "content": text or None}
+    message: JsonObject = {"role": "assistant", "content": text or None}
     if turn.calls:
         message["tool_calls"] = [
             {"id": call.id, "type": "function",
@@ -198,7 +199,7 @@ def _assistant_turn(turn: AssistantTurn) -> list[dict[str, Any]]:
     elif not text:
         return []  # only thinking: nothing Chat Completions can carry
     out = [message]
-    images: list[dict[str, Any]] = []
+    images: list[JsonObject] = []
     for result in turn.results:
         out.append({"role": "tool", "tool_call_id": result.tool_call_id, "content": result_text(result)})
         for image in result_images(result):
@@ -209,7 +210,7 @@ def _assistant_turn(turn: AssistantTurn) -> list[dict[str, Any]]:
     return out
 
 
-def _written_turn(turn: AssistantTurn) -> list[dict[str, Any]]:
+def _written_turn(turn: AssistantTurn) -> list[JsonObject]:
     """Calls the model wrote as text go back as it wrote them, and their results as one user
     turn of ``<tool_response>`` blocks: a server that did not parse the calls may not take
     ``tool_calls`` or ``role: "tool"`` messages (models/_text_tool_calls.py)."""
@@ -240,7 +241,7 @@ def classify_openai_error(exc: Exception) -> ProviderError:
     return ProviderError(f"{type(exc).__name__}: {exc}")
 
 
-def untransformed(payload: dict[str, Any], field: str) -> dict[str, Any]:
+def untransformed(payload: JsonObject, field: str) -> JsonObject:
     """``payload`` as ``create()`` arguments whose ``field`` (the history) goes in
     ``extra_body``, so the SDK sends it as it is instead of walking it against its typed
     request schema on every call: that walk costs more than everything else a round does,

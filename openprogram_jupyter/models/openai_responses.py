@@ -23,6 +23,7 @@ import json
 from collections.abc import AsyncGenerator
 from typing import Any
 
+from .._json import JsonObject
 from ..events import AssistantUpdate
 from ..messages import TextContent, UserMessage
 from ._history import data_url, json_arguments, paired_history, result_images, result_text, user_blocks
@@ -36,7 +37,7 @@ from .openai_chat import OpenAIChatModel, untransformed
 __all__ = ["INFO", "OpenAIResponsesModel", "openai_responses_tool"]
 
 
-def openai_responses_tool(spec: Spec) -> dict[str, Any]:
+def openai_responses_tool(spec: Spec) -> JsonObject:
     """An element of the Responses API's ``tools`` (flat; ``strict`` off, as in Chat Completions)."""
     return {"type": "function", "name": spec["name"], "description": spec.get("description") or "",
             "parameters": declared_parameters(spec), "strict": False}
@@ -59,8 +60,8 @@ class OpenAIResponsesModel(OpenAIChatModel):
     provider = INFO.prefix
     _warm_up_resource = "responses"
 
-    def _prepare(self, request: ModelRequest) -> tuple[dict[str, Any], list[str]]:
-        items: list[dict[str, Any]] = []
+    def _prepare(self, request: ModelRequest) -> tuple[JsonObject, list[str]]:
+        items: list[JsonObject] = []
         for entry in paired_history(request.messages):
             if isinstance(entry, UserMessage):
                 items.append({"role": "user", "content": [_input_part(b) for b in user_blocks(entry)]})
@@ -78,7 +79,7 @@ class OpenAIResponsesModel(OpenAIChatModel):
                         {"type": "input_image", "image_url": data_url(image)} for image in images
                     ]
                 items.append({"type": "function_call_output", "call_id": result.tool_call_id, "output": output})
-        payload: dict[str, Any] = {"model": self.model_id, "input": items, "stream": True, "store": False}
+        payload: JsonObject = {"model": self.model_id, "input": items, "stream": True, "store": False}
         if request.system:
             payload["instructions"] = request.system
         if request.tools:
@@ -93,7 +94,7 @@ class OpenAIResponsesModel(OpenAIChatModel):
             payload["max_output_tokens"] = request.max_output_tokens
         return payload, []
 
-    async def _attempt(self, payload: dict[str, Any], out: MessageBuilder) -> AsyncGenerator[AssistantUpdate, None]:
+    async def _attempt(self, payload: JsonObject, out: MessageBuilder) -> AsyncGenerator[AssistantUpdate, None]:
         stream = await self._client().responses.create(**untransformed(payload, "input"))
         async with stream:
             calls: dict[str, int] = {}  # item id -> content index
@@ -149,7 +150,7 @@ class OpenAIResponsesModel(OpenAIChatModel):
         out.finish(None, round_usage)
 
 
-def _input_part(block: Any) -> dict[str, Any]:
+def _input_part(block: Any) -> JsonObject:
     if isinstance(block, TextContent):
         return {"type": "input_text", "text": block.text}
     return {"type": "input_image", "image_url": data_url(block)}

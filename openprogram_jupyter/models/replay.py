@@ -31,6 +31,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from .._json import JsonObject
 from .._secrets import Secrets, remember
 from ..errors import CassetteError
 from ..events import AssistantUpdate
@@ -72,7 +73,7 @@ def _without_auth_headers(value: Any) -> Any:
     return value
 
 
-def _request_summary(request: ModelRequest) -> dict[str, Any]:
+def _request_summary(request: ModelRequest) -> JsonObject:
     last_user = next((m for m in reversed(request.messages) if isinstance(m, UserMessage)), None)
     return {"tools": [spec["name"] for spec in request.tools],
             "last_user_text": last_user.text if last_user is not None else None}
@@ -93,7 +94,7 @@ class RecordingModel(Model):
         self.name = inner.name
         self.__secrets = [s for s in secrets if s]
         remember(*self.__secrets)
-        self.rounds: list[dict[str, Any]] = []
+        self.rounds: list[JsonObject] = []
 
     async def stream(self, request: ModelRequest, out: MessageBuilder) -> AsyncIterator[AssistantUpdate]:
         summary = _request_summary(request)
@@ -180,7 +181,7 @@ class ReplayModel(Model):
         return f"<ReplayModel {self.path}: {self.played}/{len(self.rounds)} rounds played>"
 
 
-def _drift(recorded: dict[str, Any], live: dict[str, Any]) -> str | None:
+def _drift(recorded: JsonObject, live: JsonObject) -> str | None:
     problems = []
     if recorded.get("tools") is not None and sorted(recorded["tools"]) != sorted(live["tools"]):
         was, now = set(recorded["tools"]), set(live["tools"])
@@ -237,7 +238,7 @@ def _first_difference(was: str | None, now: str | None) -> str:
     return f"from character {at}: recorded {was[start:at + 40]!r}, now {now[start:at + 40]!r}"
 
 
-def load_cassette(path: str | os.PathLike[str]) -> tuple[list[tuple[dict[str, Any], AssistantMessage]], str | None]:
+def load_cassette(path: str | os.PathLike[str]) -> tuple[list[tuple[JsonObject, AssistantMessage]], str | None]:
     """Read a cassette: ``([(request summary, reply), ...], recorded model name)``.
 
     A request summary that is not an object reads as ``{}``, a model name that is not a
@@ -284,7 +285,7 @@ def _read_json(path: Path) -> Any:
         ) from None
 
 
-def _read_round(path: Path, number: int, entry: Any) -> tuple[dict[str, Any], AssistantMessage]:
+def _read_round(path: Path, number: int, entry: Any) -> tuple[JsonObject, AssistantMessage]:
     """Round ``number``'s request summary and reply, or :class:`CassetteError` naming the round."""
     if not isinstance(entry, dict) or not isinstance(entry.get("reply"), dict):
         raise CassetteError(f"cassette {path}, round {number}: expected an object with a \"reply\" object")

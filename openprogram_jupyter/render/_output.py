@@ -12,8 +12,8 @@ fence) and name each display (``[output: image/png, 12.3 KB: shown in the HTML v
 from __future__ import annotations
 
 from html import escape
-from typing import Any
 
+from .._json import JsonObject
 from . import _format as fmt
 from ._sanitize import clean_html, is_base64
 from ._text_html import text_html
@@ -26,7 +26,7 @@ _PRE = ("white-space:pre-wrap;word-break:break-word;margin:2px 0;padding:4px 6px
 OUTPUT_KEPT = "the full output is in the result's details['output']"
 
 
-def output_html(output: list[dict[str, Any]], limit: int) -> str:
+def output_html(output: list[JsonObject], limit: int) -> str:
     """The output as one ``<div class="openprogram-output">``; ``""`` when there is none."""
     parts = []
     for item in output:
@@ -42,7 +42,7 @@ def output_html(output: list[dict[str, Any]], limit: int) -> str:
     return f'<div class="openprogram-output"><div style="{_MUTED}">output</div>{"".join(parts)}</div>'
 
 
-def _display_html(data: dict[str, Any], limit: int) -> str:
+def _display_html(data: JsonObject, limit: int) -> str:
     for mime in ("image/png", "image/jpeg", "image/gif"):
         value = data.get(mime)
         if isinstance(value, str) and is_base64(value):
@@ -56,7 +56,7 @@ def _display_html(data: dict[str, Any], limit: int) -> str:
     return f'<pre style="{_PRE}">{escape(shown)}</pre>'
 
 
-def output_label(data: dict[str, Any]) -> str:
+def output_label(data: JsonObject) -> str:
     """A display named in one line, for views that cannot draw it."""
     mime = next((m for m in ("image/png", "image/jpeg", "image/gif", "text/html", "text/markdown", "text/plain")
                  if isinstance(data.get(m), str)), "display")
@@ -66,7 +66,7 @@ def output_label(data: dict[str, Any]) -> str:
     return f"[output: {mime}, {size / 1024:.1f} KB: shown in the HTML view]"
 
 
-def output_texts(output: list[dict[str, Any]]) -> list[tuple[str, str]]:
+def output_texts(output: list[JsonObject]) -> list[tuple[str, str]]:
     """The output as ``(kind, text)`` pairs: ``("stdout" | "stderr", text)`` for stream
     text, ``("display", label)`` for a display (:func:`output_label`)."""
     pairs = []

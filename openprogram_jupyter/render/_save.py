@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..errors import SaveError
+
+if TYPE_CHECKING:
+    from ..run import Run
 
 __all__ = ["DOCUMENT_HEAD", "DOCUMENT_TAIL", "SAVE_FORMATS", "save_transcript"]
 
@@ -28,7 +31,7 @@ SAVE_FORMATS = {".html": "text/html", ".htm": "text/html", ".md": "text/markdown
 """The file suffixes :func:`save_transcript` writes, and the transcript each one holds."""
 
 
-def save_transcript(run: Any, path: str | os.PathLike[str]) -> Path:
+def save_transcript(run: Run, path: str | os.PathLike[str]) -> Path:
     """Write ``run``'s transcript to ``path`` (UTF-8, replacing a file that is there) and
     return the path.
 

@@ -6,6 +6,7 @@ import json
 from html import escape
 from typing import Any
 
+from .._json import JsonObject
 from ._safe import safe_bundle
 
 __all__ = ["SideBySide", "side_by_side"]
@@ -18,7 +19,7 @@ class SideBySide:
     """Named JSON values shown in columns (HTML) or one after another (plain text), each
     pretty-printed, every known secret masked."""
 
-    def __init__(self, columns: dict[str, Any]) -> None:
+    def __init__(self, columns: JsonObject) -> None:
         if not isinstance(columns, dict) or not columns:
             raise TypeError("op.side_by_side needs a dict of name → JSON value, e.g. {'OpenAI': body, ...}")
         self.columns = {str(name): json.dumps(value, indent=2, ensure_ascii=False, default=repr)
@@ -37,7 +38,7 @@ class SideBySide:
         return self._repr_mimebundle_()["text/plain"]
 
 
-def side_by_side(columns: dict[str, Any]) -> SideBySide:
+def side_by_side(columns: JsonObject) -> SideBySide:
     """Show ``columns`` (name → JSON value, e.g. two :func:`~openprogram_jupyter.wire_preview`
     bodies) side by side."""
     return SideBySide(columns)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import _format as fmt
 from . import _groups as groups
@@ -37,6 +37,9 @@ from .tree import (
     tree_of,
 )
 
+if TYPE_CHECKING:
+    from ..run import Run
+
 __all__ = ["HTML_OF", "call_html", "call_summary_html", "render_html", "run_html"]
 
 _BOX = "font-family:var(--jp-ui-font-family,system-ui,sans-serif);font-size:13px;line-height:1.4;"
@@ -47,7 +50,7 @@ _PRE = (
 _MUTED = "color:#57606a;font-size:12px;"
 
 
-def render_html(run: Any, *, shown_result_chars: int = fmt.DEFAULT_SHOWN_RESULT_CHARS,
+def render_html(run: Run, *, shown_result_chars: int = fmt.DEFAULT_SHOWN_RESULT_CHARS,
                 max_text_chars: int = fmt.DEFAULT_MAX_TEXT_CHARS) -> str:
     """The whole run as one self-contained, script-free HTML fragment. A tool result longer
     than ``shown_result_chars``, and a model's text, thinking or arguments longer than

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._controls import visible_controls
 from . import _format as fmt
@@ -34,6 +34,9 @@ from .tree import (
     UserNode,
     tree_of,
 )
+
+if TYPE_CHECKING:
+    from ..run import Run
 
 __all__ = ["MARKDOWN_OF", "code_span", "fence", "render_markdown", "run_markdown"]
 
@@ -59,7 +62,7 @@ def code_span(text: str) -> str:
     return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
-def render_markdown(run: Any, *, shown_result_chars: int = fmt.DEFAULT_SHOWN_RESULT_CHARS,
+def render_markdown(run: Run, *, shown_result_chars: int = fmt.DEFAULT_SHOWN_RESULT_CHARS,
                     max_text_chars: int = fmt.DEFAULT_MAX_TEXT_CHARS) -> str:
     """The whole run as markdown; model and tool strings only ever inside code. Long results
     and model texts are cut as in :func:`~openprogram_jupyter.render.html.render_html`."""

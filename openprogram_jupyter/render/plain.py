@@ -12,7 +12,7 @@ between (:mod:`._groups`), the whole within ``transcript_chars``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import _format as fmt
 from . import _groups as groups
@@ -20,12 +20,15 @@ from ._output import OUTPUT_KEPT, output_texts
 from ._result_display import display_label
 from .tree import Block, CallNode, NodeHandlers, NoticeNode, RetryNode, RoundNode, RunNode, UserNode, tree_of
 
+if TYPE_CHECKING:
+    from ..run import Run
+
 __all__ = ["PLAIN_OF", "render_plain", "run_plain"]
 
 DEFAULT_PLAIN_SHOWN_RESULT_CHARS = 1000
 
 
-def render_plain(run: Any, *, shown_result_chars: int = DEFAULT_PLAIN_SHOWN_RESULT_CHARS,
+def render_plain(run: Run, *, shown_result_chars: int = DEFAULT_PLAIN_SHOWN_RESULT_CHARS,
                  max_text_chars: int = fmt.DEFAULT_MAX_TEXT_CHARS) -> str:
     """The whole run as indented plain text. Long results and model texts are cut as in
     :func:`~openprogram_jupyter.render.html.render_html` (results shorter by default)."""

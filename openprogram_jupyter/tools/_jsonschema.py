@@ -17,6 +17,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from .._json import JsonObject
+
 __all__ = ["validate_json_schema"]
 
 _TYPE_CHECKS = {
@@ -30,7 +32,7 @@ _TYPE_CHECKS = {
 }
 
 
-def validate_json_schema(value: Any, schema: dict[str, Any], path: str = "") -> list[tuple[str, str]]:
+def validate_json_schema(value: Any, schema: JsonObject, path: str = "") -> list[tuple[str, str]]:
     """Return one ``(path, reason)`` per problem; an empty list means valid.
 
     ``path`` is dotted (``"point.x"``, ``"items.2"``); the whole value is ``"(arguments)"``.
@@ -38,7 +40,7 @@ def validate_json_schema(value: Any, schema: dict[str, Any], path: str = "") -> 
     return _check(value, schema, path, schema)
 
 
-def _check(value: Any, schema: Any, path: str, root: dict[str, Any]) -> list[tuple[str, str]]:
+def _check(value: Any, schema: Any, path: str, root: JsonObject) -> list[tuple[str, str]]:
     where = path or "(arguments)"
     if schema is False:
         return [(where, "no value is allowed here")]
@@ -85,7 +87,7 @@ def _check(value: Any, schema: Any, path: str, root: dict[str, Any]) -> list[tup
 
 
 def _check_object(
-    value: dict[str, Any], schema: dict[str, Any], path: str, root: dict[str, Any]
+    value: JsonObject, schema: JsonObject, path: str, root: JsonObject
 ) -> list[tuple[str, str]]:
     problems = []
     properties = schema.get("properties", {})
@@ -105,7 +107,7 @@ def _check_object(
     return problems
 
 
-def _check_array(value: list[Any], schema: dict[str, Any], path: str, root: dict[str, Any]) -> list[tuple[str, str]]:
+def _check_array(value: list[Any], schema: JsonObject, path: str, root: JsonObject) -> list[tuple[str, str]]:
     problems = []
     prefix = schema.get("prefixItems")
     items = schema.get("items")
@@ -123,7 +125,7 @@ def _check_array(value: list[Any], schema: dict[str, Any], path: str, root: dict
     return problems
 
 
-def _bounds(value: Any, schema: dict[str, Any], where: str) -> list[tuple[str, str]]:
+def _bounds(value: Any, schema: JsonObject, where: str) -> list[tuple[str, str]]:
     # (keyword, whether the bound holds, how the message words it)
     checks: list[tuple[str, Callable[[float], bool], str]] = []
     if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -154,7 +156,7 @@ def _json_equal(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b
 
 
-def _resolve(ref: str, root: dict[str, Any]) -> Any:
+def _resolve(ref: str, root: JsonObject) -> Any:
     if not ref.startswith("#/"):
         return None
     node: Any = root

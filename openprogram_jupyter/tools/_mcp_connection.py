@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any, TextIO, TypeVar, cast
 
 from .._install import install_hint
+from .._json import JsonObject
 from .._secrets import mask
 from ..errors import UserMistake
 
@@ -185,7 +186,7 @@ class McpConnection:
             if not cursor:
                 return tools
 
-    async def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
+    async def call_tool(self, name: str, arguments: JsonObject) -> Any:
         """Call ``name`` from any event loop; returns the SDK's ``CallToolResult``.
 
         Cancelling the awaiting task cancels the request on the connection's loop, which
@@ -203,7 +204,7 @@ class McpConnection:
         finally:
             future.cancel()  # a stop (or an unreadable reply): the request is cancelled on the server too
 
-    async def _call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
+    async def _call_tool(self, name: str, arguments: JsonObject) -> Any:
         client = self._require_client()
         try:
             return await client.call_tool(name, arguments)

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 from pydantic.fields import FieldInfo
 from pydantic.json_schema import GenerateJsonSchema
 
+from .._json import JsonObject
 from ..errors import ArgumentError, SchemaError
 from ._annotations import map_type_arguments
 from ._literals import refusing_bools
@@ -40,7 +41,7 @@ class SignatureSchema:
     """
 
     description: str
-    parameters: dict[str, Any]
+    parameters: JsonObject
     validator: type[BaseModel]
     injected: dict[str, str]
     # validator field name -> parameter name (they differ only where pydantic reserves the name)
@@ -48,7 +49,7 @@ class SignatureSchema:
     # parameters whose default comes from the Python signature (the function applies it)
     python_defaults: frozenset[str] = frozenset()
 
-    def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
+    def validate(self, arguments: JsonObject) -> JsonObject:
         """Return keyword arguments for the call, nested values turned into real instances.
 
         Validation is strict, as on JSON input: ``"3"`` is not an integer, ``3.0`` is not
@@ -231,7 +232,7 @@ def _type_name(annotation: Any) -> str:
     return getattr(annotation, "__qualname__", None) or repr(annotation)
 
 
-def _resolve_annotations(fn: Callable[..., Any], signature: inspect.Signature, name: str) -> dict[str, Any]:
+def _resolve_annotations(fn: Callable[..., Any], signature: inspect.Signature, name: str) -> JsonObject:
     """Parameter annotations with string (``from __future__ import annotations``) ones resolved."""
     target: Any = fn
     if isinstance(fn, functools.partial):
@@ -323,13 +324,13 @@ class _ToolJsonSchema(GenerateJsonSchema):
       a user model that ignores extras gets the description of the first use.)
     """
 
-    def dataclass_schema(self, schema: Any) -> dict[str, Any]:
+    def dataclass_schema(self, schema: Any) -> JsonObject:
         result = super().dataclass_schema(schema)
         if schema.get("config", {}).get("extra_fields_behavior") == "forbid":
             result.setdefault("additionalProperties", False)
         return result
 
-    def dict_schema(self, schema: Any) -> dict[str, Any]:
+    def dict_schema(self, schema: Any) -> JsonObject:
         result = super().dict_schema(schema)
         keys = schema.get("keys_schema", {})
         if keys.get("type") == "int" and "propertyNames" not in result and len(keys) == 1:
@@ -347,7 +348,7 @@ _SUBSCHEMA_ONE = (
 )
 
 
-def _map_subschemas(node: dict[str, Any], fn: Callable[[Any], Any]) -> dict[str, Any]:
+def _map_subschemas(node: JsonObject, fn: Callable[[Any], Any]) -> JsonObject:
     """``node`` with ``fn`` applied to each of its direct subschemas (never to values such
     as ``default``, ``enum``, ``const`` or ``examples``)."""
     out = dict(node)
@@ -364,7 +365,7 @@ def _map_subschemas(node: dict[str, Any], fn: Callable[[Any], Any]) -> dict[str,
     return out
 
 
-def _clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
+def _clean_schema(schema: JsonObject) -> JsonObject:
     """Inline ``$ref``s (unless recursive), drop titles and non-JSON defaults."""
     schema = _tidy(inline_refs(schema))
     schema.setdefault("properties", {})
@@ -396,7 +397,7 @@ def _is_json(value: Any) -> bool:
     return True
 
 
-def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
+def inline_refs(schema: JsonObject) -> JsonObject:
     """Replace ``{"$ref": "#/$defs/X"}`` with the definition; keep ``$defs`` only if recursive."""
     defs = schema.get("$defs", {})
     if not defs:

@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, overload
 
+from .._json import JsonObject
 from .._stop import StopToken
 from ..errors import ArgumentError, ToolExit
 from ._jsonschema import validate_json_schema
@@ -90,11 +91,11 @@ class Tool:
 
     name: str
     description: str
-    parameters: dict[str, Any]
+    parameters: JsonObject
     options: ToolOptions
 
     @property
-    def spec(self) -> dict[str, Any]:
+    def spec(self) -> JsonObject:
         """``{"name", "description", "parameters"}`` — what providers send to the model."""
         return {"name": self.name, "description": self.description, "parameters": self.parameters}
 
@@ -103,7 +104,7 @@ class Tool:
         """The first line of the description (used in the deferred-tool catalog)."""
         return (self.description.strip().splitlines() or [""])[0]
 
-    def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
+    def validate(self, arguments: JsonObject) -> JsonObject:
         """Return the keyword arguments to call with; raise ``ArgumentError`` naming the problem."""
         raise NotImplementedError
 
@@ -143,7 +144,7 @@ class ExternalTool(Tool):
         )
         self._execute = execute
 
-    def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
+    def validate(self, arguments: JsonObject) -> JsonObject:
         problems = validate_json_schema(arguments, self.parameters)
         if problems:
             raise ArgumentError(problems)

@@ -11,16 +11,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._json import JsonObject
+
 __all__ = ["example_arguments", "example_value"]
 
 
-def example_arguments(schema: dict[str, Any]) -> dict[str, Any]:
+def example_arguments(schema: JsonObject) -> JsonObject:
     """Arguments for an object schema: every required property, each with an example value."""
     value = example_value(schema, schema.get("$defs", {}))
     return value if isinstance(value, dict) else {}
 
 
-def example_value(schema: dict[str, Any], defs: dict[str, Any] | None = None) -> Any:
+def example_value(schema: JsonObject, defs: JsonObject | None = None) -> Any:
     """A value that satisfies ``schema`` (the common keywords of tool schemas)."""
     defs = defs or {}
     if "$ref" in schema:
@@ -66,7 +68,7 @@ def example_value(schema: dict[str, Any], defs: dict[str, Any] | None = None) ->
     return "example"
 
 
-def _number(schema: dict[str, Any], preferred: float, cast: type) -> Any:
+def _number(schema: JsonObject, preferred: float, cast: type) -> Any:
     low = schema.get("minimum", schema.get("exclusiveMinimum"))
     high = schema.get("maximum", schema.get("exclusiveMaximum"))
     value = preferred

@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeVar, overload
 
 from .._ambient import ambient_runtime
+from .._json import JsonObject
 from ._schema import SchemaError, build_signature_schema
 from .base import Tool, ToolContext, ToolOptions, run_in_daemon_thread
 from .registry import Registry, default_registry
@@ -84,7 +85,7 @@ class FunctionTool(Tool):
                 kwargs[parameter] = ToolContext(tool_call_id="", tool_name=self.name, run_id="", depth=0, runtime=None)
         return self.fn(*args, **kwargs)
 
-    def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
+    def validate(self, arguments: JsonObject) -> JsonObject:
         return self._schema.validate(arguments)
 
     def call(self, kwargs: dict[str, Any], context: ToolContext) -> Awaitable[Any]:

@@ -21,9 +21,10 @@ import re
 import shlex
 import warnings
 from collections.abc import Awaitable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._ambient import ambient_runtime
+from .._json import JsonObject
 from .._secrets import remember
 from ..errors import ArgumentError
 from ..messages import ImageContent, TextContent
@@ -31,6 +32,9 @@ from ._jsonschema import validate_json_schema
 from ._mcp_connection import McpConnection, McpError, McpTarget
 from .base import Tool, ToolContext, ToolOptions
 from .registry import Registry, default_registry
+
+if TYPE_CHECKING:
+    from ..runtime import Runtime
 
 __all__ = ["McpError", "McpServer", "McpTool", "McpToolError", "mcp", "mcp_server"]
 
@@ -60,7 +64,7 @@ class McpTool(Tool):
         self.parameters = schema
         self.options = options
 
-    def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
+    def validate(self, arguments: JsonObject) -> JsonObject:
         problems = validate_json_schema(arguments, self.parameters)
         if problems:
             raise ArgumentError(problems)
@@ -164,7 +168,7 @@ def mcp(
     cwd: str | os.PathLike[str] | None = None,
     headers: dict[str, str] | None = None,
     connect_timeout: float = 30.0,
-    runtime: Any = None,
+    runtime: Runtime | None = None,
     register_globally: bool = True,
     registry: Registry | None = None,
     **tool_options: Any,
@@ -241,7 +245,7 @@ def _target(command: str | Sequence[str] | None, url: str | None, env: dict[str,
     return McpTarget(command=tuple(parts), env=dict(env) if env else None, cwd=os.fspath(cwd) if cwd else None)
 
 
-def _tool_options(given: dict[str, Any]) -> ToolOptions:
+def _tool_options(given: JsonObject) -> ToolOptions:
     unknown = sorted(set(given) - _TOOL_OPTION_NAMES)
     if unknown:
         raise TypeError(f"op.mcp: unknown option(s) {', '.join(unknown)}; tool options are: "

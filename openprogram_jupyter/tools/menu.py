@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .._json import JsonObject
 from ..errors import ArgumentError
 from ._jsonschema import validate_json_schema
 from .base import DICT_TOOL_KEYS, ExternalTool, Tool, ToolContext, ToolOptions
@@ -90,7 +91,7 @@ class Menu:
     def __len__(self) -> int:
         return len(self._tools)
 
-    def specs(self) -> list[dict[str, Any]]:
+    def specs(self) -> list[JsonObject]:
         if self._specs_cache is None:
             self._specs_cache = [
                 tool.spec for tool in self._tools.values()
@@ -145,7 +146,7 @@ class _ToolSearch(Tool):
             "their schemas are sent from your next turn on.\n" + catalog
         )
 
-    def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
+    def validate(self, arguments: JsonObject) -> JsonObject:
         problems = validate_json_schema(arguments, self.parameters)
         if problems:
             raise ArgumentError(problems)

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._json import JsonObject
 from .examples import example_value
 
 __all__ = ["PromptValues", "arguments_from_prompt"]
@@ -70,7 +71,7 @@ class PromptValues:
         return self.strings.pop(0) if self.strings else None
 
 
-def arguments_from_prompt(schema: dict[str, Any], values: PromptValues) -> dict[str, Any]:
+def arguments_from_prompt(schema: JsonObject, values: PromptValues) -> JsonObject:
     """Arguments for an object ``schema``: each property, in order, takes the first unused
     value of ``values`` that fits it; a required property nothing fits gets an example
     value, an optional one is left out."""
@@ -78,7 +79,7 @@ def arguments_from_prompt(schema: dict[str, Any], values: PromptValues) -> dict[
     required = set(schema.get("required", []))
     properties = {name: _resolved(sub, definitions) for name, sub in (schema.get("properties") or {}).items()}
     lone_number = sum(sub.get("type") in ("integer", "number") for sub in properties.values()) == 1
-    arguments: dict[str, Any] = {}
+    arguments: JsonObject = {}
     for name, subschema in (schema.get("properties") or {}).items():
         value = _fitting(properties[name], values, range_end_first=lone_number)
         if value is not None:
@@ -88,14 +89,14 @@ def arguments_from_prompt(schema: dict[str, Any], values: PromptValues) -> dict[
     return arguments
 
 
-def _resolved(schema: dict[str, Any], definitions: dict[str, Any]) -> dict[str, Any]:
+def _resolved(schema: JsonObject, definitions: JsonObject) -> JsonObject:
     if "$ref" in schema:
         return definitions.get(schema["$ref"].split("/")[-1], {})
     options = [o for o in schema.get("anyOf", []) if o.get("type") != "null"]
     return _resolved(options[0], definitions) if len(options) == 1 else schema
 
 
-def _fitting(schema: dict[str, Any], values: PromptValues, *, range_end_first: bool = False) -> Any:
+def _fitting(schema: JsonObject, values: PromptValues, *, range_end_first: bool = False) -> Any:
     if "enum" in schema:
         return values.take_word(schema["enum"])
     kind = schema.get("type")

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .._json import JsonObject
 from .base import Tool, ToolOptions
 
 if TYPE_CHECKING:
@@ -126,7 +127,7 @@ class ToolReport:
     """One line of :meth:`Registry.explain`: ``layer`` is ``"1"``..``"6"`` (or ``"2b"``)."""
 
     name: str
-    spec: dict[str, Any]
+    spec: JsonObject
     hidden_by: str | None
     layer: str | None = None
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from .._json import JsonObject
 from ..messages import ImageContent, TextContent
 
 __all__ = ["DEFAULT_MAX_RESULT_CHARS", "result_content", "truncate_text"]
@@ -22,7 +23,7 @@ _IMAGE_MIME_PREFIX = "image/"
 
 def result_content(
     value: Any, max_chars: int | None = DEFAULT_MAX_RESULT_CHARS
-) -> tuple[list[TextContent | ImageContent], dict[str, Any]]:
+) -> tuple[list[TextContent | ImageContent], JsonObject]:
     """Render a tool's return value; returns ``(content, details)``.
 
     - ``str`` as is; ``None`` as an empty result;
@@ -42,7 +43,7 @@ def result_content(
     if image is not None:
         return [image], {}
     text = _as_text(value)
-    details: dict[str, Any] = {}
+    details: JsonObject = {}
     if max_chars is not None and len(text) > max_chars:
         details["truncated_chars"] = len(text) - max_chars
         details["original_chars"] = len(text)
@@ -58,7 +59,7 @@ def _is_blocks(value: Any) -> bool:
 
 def _render_blocks(
     blocks: list[TextContent | ImageContent], max_chars: int | None
-) -> tuple[list[TextContent | ImageContent], dict[str, Any]]:
+) -> tuple[list[TextContent | ImageContent], JsonObject]:
     content: list[TextContent | ImageContent] = []
     cut = 0
     for block in blocks:

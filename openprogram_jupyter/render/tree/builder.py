@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
+from ..._json import JsonObject
 from ...errors import ProviderError
 from ...events import (
     AgentEndEvent,
@@ -40,6 +41,9 @@ from ...messages import (
     UserMessage,
 )
 from .nodes import Approval, Block, CallNode, NoticeNode, RetryNode, RoundItem, RoundNode, RunNode, UserNode
+
+if TYPE_CHECKING:
+    from ...run import Run
 
 __all__ = ["EVENT_HANDLERS", "UPDATE_HANDLERS", "TreeBuilder", "tree_from_messages"]
 
@@ -360,7 +364,7 @@ def _approval_of(result: ToolResultMessage | None) -> Approval | None:
     return answer if answer in ("approved", "denied", "edited", "skipped") else None
 
 
-def _edited_arguments_of(result: ToolResultMessage | None) -> dict[str, Any] | None:
+def _edited_arguments_of(result: ToolResultMessage | None) -> JsonObject | None:
     """The arguments the user ran in place of the model's (``details["edited_arguments"]``)."""
     edited = result.details.get("edited_arguments") if result is not None else None
     return dict(edited) if isinstance(edited, dict) else None
@@ -401,7 +405,7 @@ UPDATE_HANDLERS: Mapping[UpdateKind, UpdateHandler | None] = MappingProxyType({
 """How a ``message_update`` folds, by its update's kind (``None``: deliberately nothing)."""
 
 
-def tree_from_messages(run: Any) -> RunNode:
+def tree_from_messages(run: Run) -> RunNode:
     """The tree of a ``Run`` that has no events (built by hand, or loaded from messages).
 
     Rounds are finished; ``stop_reason`` is the Run's, or ``"stop"``.

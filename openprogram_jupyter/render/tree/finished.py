@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ...errors import ProviderError
 from ...messages import Usage
 from .builder import TreeBuilder, tree_from_messages
 from .nodes import RunNode
 
+if TYPE_CHECKING:
+    from ...run import Run
+
 __all__ = ["tree_of"]
 
 
-def tree_of(run: Any, folded: TreeBuilder | None = None) -> RunNode:
+def tree_of(run: Run, folded: TreeBuilder | None = None) -> RunNode:
     """The tree of a finished ``Run``: its events folded, then checked against the Run.
 
     ``folded`` is a builder that has folded the run's events already (a live view's): when

@@ -13,6 +13,7 @@ from types import MappingProxyType
 from typing import Any, Literal, TypeVar
 
 from ..._dispatch import KindTable
+from ..._json import JsonObject
 from ...errors import ProviderError
 from ...messages import ToolResultMessage, Usage
 
@@ -123,7 +124,7 @@ class CallNode(_Node):
     id: str
     name: str
     raw_arguments: list[str] = field(default_factory=list)
-    arguments: dict[str, Any] | None = None  # set once the call is complete
+    arguments: JsonObject | None = None  # set once the call is complete
     arguments_error: str | None = None
     status: CallStatus = "streaming"
     result: ToolResultMessage | None = None
@@ -132,8 +133,8 @@ class CallNode(_Node):
     progress: list[Any] = field(default_factory=list)
     children: list[RunNode] = field(default_factory=list)
     approval: Approval | None = None  # the user's answer, for a call that asked for one
-    edited_arguments: dict[str, Any] | None = None  # what the user ran instead of ``arguments``
-    output: list[dict[str, Any]] = field(default_factory=list)
+    edited_arguments: JsonObject | None = None  # what the user ran instead of ``arguments``
+    output: list[JsonObject] = field(default_factory=list)
     """What the tool's body wrote, in order: ``{"type": "stream", "name", "text"}`` and
     ``{"type": "display", "data": {mime: value}}`` (``_tool_output.py``)."""
     version: int = 0

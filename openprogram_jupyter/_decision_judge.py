@@ -48,7 +48,7 @@ class Decision:
 
     option: str
     arguments: JsonObject
-    value: Any
+    value: object
     attempts: int
 
 

@@ -47,7 +47,7 @@ class Option:
     description: str
     parameters: JsonObject
     validate: Callable[[JsonObject], JsonObject]
-    value: Any = None
+    value: object = None
     tool: Tool | None = None
 
 
@@ -122,7 +122,7 @@ def _option(name: str, option: Any) -> Option:
     return Option(name, "value", "", {"type": "object", "properties": {}}, lambda arguments: {}, value=option)
 
 
-def _is_plain_callable(option: Any) -> bool:
+def _is_plain_callable(option: object) -> bool:
     return callable(option) and not isinstance(option, (Tool, dict)) and not hasattr(option, "spec")
 
 
@@ -199,7 +199,7 @@ def _field(spec: Any, path: str) -> tuple[Any, str]:
 # -- the menu ----------------------------------------------------------------------------
 
 
-def render_menu(choices: Any, *, work_first: bool = True) -> str:
+def render_menu(choices: object, *, work_first: bool = True) -> str:
     """The text appended to the prompt: how to answer, then one entry per option.
 
     Each entry is the option's signature, its description, and one ``Call:`` line with
@@ -259,7 +259,7 @@ def _signature(option: Option) -> str:
     return f"{option.name}({', '.join(parts)})"
 
 
-def _type_text(schema: Any) -> str:
+def _type_text(schema: object) -> str:
     """A compact reading of a JSON Schema: ``string``, ``[integer]``, ``{a: string}``."""
     if not isinstance(schema, dict):
         return "any"
@@ -301,7 +301,7 @@ def example_pick(text: str) -> str | None:
     return None
 
 
-def prompt_with_menu(content: Any, menu: str) -> Any:
+def prompt_with_menu(content: object, menu: str) -> Any:
     """``content`` (a str, a ``UserMessage`` or a list of content blocks) with the decision
     menu appended as its last text; anything else is returned as is for the caller to refuse."""
     if isinstance(content, str):

@@ -87,7 +87,7 @@ def mask_result(result: ToolResultMessage, secrets: Secrets | None = None) -> To
     return result
 
 
-def mask_progress(data: Any) -> Any:
+def mask_progress(data: object) -> Any:
     """What a tool reported as progress, with every string in it masked (in new containers)."""
     return Secrets.now().mask_data(data)
 

@@ -218,7 +218,7 @@ class _Routing:
         if publisher is not None and "publish" not in vars(publisher):
             original = publisher.publish
 
-            def publish(data: Any, *args: Any, **kwargs: Any) -> Any:
+            def publish(data: Any, *args: object, **kwargs: object) -> Any:
                 capture = _CURRENT.get()
                 if capture is None or kwargs.get("update"):
                     return original(data, *args, **kwargs)

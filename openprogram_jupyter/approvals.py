@@ -15,7 +15,7 @@ buttons) answers each call that asks — every call in step mode (``step=True``)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from ._json import JsonObject
 
@@ -39,7 +39,7 @@ class Skip:
 ApprovalAnswer = bool | Edit | Skip
 
 
-def edit(**arguments: Any) -> Edit:
+def edit(**arguments: object) -> Edit:
     """An approver's answer: run this call with ``arguments`` instead of the model's."""
     return Edit(dict(arguments))
 
@@ -51,7 +51,7 @@ def skip(reason: str = "") -> Skip:
     return Skip(reason.strip())
 
 
-def answer_kind(answer: Any) -> Literal["run", "deny", "edit", "skip"]:
+def answer_kind(answer: object) -> Literal["run", "deny", "edit", "skip"]:
     """``"run"`` for ``True``, ``"deny"`` for ``False``, ``"edit"`` for an :class:`Edit`,
     ``"skip"`` for a :class:`Skip`.
 

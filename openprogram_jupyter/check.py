@@ -109,7 +109,7 @@ class RunCheck:
     # -- the checks -------------------------------------------------------------------
 
     def called(self, name: str, /, *, times: int | None = None, ok: bool = False,
-               arguments: dict[str, Any] | None = None, **matching: Any) -> RunCheck:
+               arguments: dict[str, Any] | None = None, **matching: object) -> RunCheck:
         """The model called ``name`` with at least these arguments (``**matching``, or
         ``arguments=`` for argument names such as ``times``): at least once, or exactly
         ``times`` times; with ``ok=True`` only picks that ran and returned count."""
@@ -124,7 +124,7 @@ class RunCheck:
             self._fail(f"expected {_times(times)} call(s) to {what}; the run made {_times(count)}")
         return self._pass(f"called {what}" + (f" exactly {_times(times)} time(s)" if times is not None else ""))
 
-    def not_called(self, name: str, /, **matching: Any) -> RunCheck:
+    def not_called(self, name: str, /, **matching: object) -> RunCheck:
         """The model never called ``name`` (with these arguments, if any are given)."""
         __tracebackhide__ = True
         found = [pick for pick in self._picks if pick.matches(name, matching, ok=False)]

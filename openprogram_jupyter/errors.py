@@ -20,7 +20,7 @@ built-in type it has always been (a bad setting is still a ``ValueError`` or a
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ._controls import visible_controls
 from ._secrets import mask
@@ -79,7 +79,7 @@ class ProviderError(OpenProgramError):
 
     def __init__(self, message: str, *, status: int | None = None, code: str | None = None,
                  retryable: bool = False, retry_after: float | None = None, detail: str | None = None,
-                 body: Any = None, provider: str | None = None, kind: str | None = None) -> None:
+                 body: object = None, provider: str | None = None, kind: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.status = status

@@ -26,7 +26,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
-from typing import Any, Literal, TypeVar, get_args
+from typing import Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -196,7 +196,7 @@ class ToolExecutionUpdateEvent(Event):
     tool_call_id: str
     tool_name: str
     status: str
-    data: Any = None
+    data: object = None
 
 
 class ToolExecutionEndEvent(Event):

@@ -267,7 +267,7 @@ def dump_message(message: UserMessage | AssistantMessage | ToolResultMessage) ->
     raise ValueError("a message nested past what can be saved, with no tool call or details to cut")
 
 
-def _cut_depth(value: Any, levels: int) -> Any:
+def _cut_depth(value: object, levels: int) -> Any:
     """``value`` with whatever lies more than ``levels`` containers deep replaced by a note."""
     if not isinstance(value, (dict, list)):
         return value

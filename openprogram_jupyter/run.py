@@ -60,7 +60,7 @@ class Run:
         self.error: ProviderError | None = None
         self.limit: str | None = None
         self.rounds = 0
-        self.result: Any = None
+        self.result: object = None
         self.decision: Any = None
         self.pending_messages: list[Any] = []
         self.started_at = time.time()

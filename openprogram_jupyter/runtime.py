@@ -181,7 +181,7 @@ class Runtime:
 
     # -- the async core -------------------------------------------------------------------
 
-    def prepare(self, content: Any, **options: Unpack[RunOptions]) -> RunSpec:
+    def prepare(self, content: object, **options: Unpack[RunOptions]) -> RunSpec:
         """Check ``content`` and the run ``options`` and return the :class:`RunSpec` a run
         would execute; raises :class:`~openprogram_jupyter.errors.SetupError` (naming the
         problem) before anything is sent. ``arun``, ``run``, ``start`` and ``exec`` accept
@@ -191,7 +191,7 @@ class Runtime:
         defaults = RuntimeDefaults(self.registry, self.settings, self, tuple(self.tools_deny), self.max_depth)
         return build_spec(content, defaults, **options)
 
-    async def arun(self, content: Any, **options: Unpack[RunOptions]) -> Run:
+    async def arun(self, content: object, **options: Unpack[RunOptions]) -> Run:
         """Run the loop on the current event loop and return the :class:`Run`.
 
         ``content`` is the prompt (a str, an ``op.UserMessage`` or content blocks) or a
@@ -208,7 +208,7 @@ class Runtime:
 
         return await execute(self, spec, on_created=on_created)
 
-    def _spec(self, content: Any, options: dict[str, Any] | RunOptions) -> RunSpec:
+    def _spec(self, content: object, options: dict[str, Any] | RunOptions) -> RunSpec:
         from .engine import RunSpec
 
         if isinstance(content, RunSpec):
@@ -217,19 +217,19 @@ class Runtime:
             return content
         return self.prepare(content, **options)
 
-    async def aexec(self, content: Any, **options: Unpack[RunOptions]) -> Any:
+    async def aexec(self, content: object, **options: Unpack[RunOptions]) -> Any:
         """Like :meth:`arun`, returning the answer (see :meth:`exec`)."""
         return _answer(await self.arun(content, **options))
 
     # -- sync entry points ----------------------------------------------------------------
 
-    def start(self, content: Any, **options: Unpack[RunOptions]) -> RunHandle:
+    def start(self, content: object, **options: Unpack[RunOptions]) -> RunHandle:
         """Start a run on a worker thread and return its :class:`RunHandle` at once."""
         handle = RunHandle(self)
         handle._start(content, dict(options))
         return handle
 
-    def run(self, content: Any, **options: Unpack[RunOptions]) -> Run:
+    def run(self, content: object, **options: Unpack[RunOptions]) -> Run:
         """Run to the end and return the :class:`Run` (works inside Jupyter too).
 
         A ``KeyboardInterrupt`` (Ctrl-C, Kernel ▸ Interrupt) while waiting aborts the run,
@@ -246,7 +246,7 @@ class Runtime:
                 self.last_run = handle.run
             raise
 
-    def exec(self, content: Any, **options: Unpack[RunOptions]) -> Any:
+    def exec(self, content: object, **options: Unpack[RunOptions]) -> Any:
         """Run to the end and return the answer.
 
         The answer is the final text; with ``choices=`` it is the resolved decision. At a
@@ -291,7 +291,7 @@ class RunHandle:
         self._follow_ups: deque[Any] = deque()
         self._error: BaseException | None = None
 
-    def _start(self, content: Any, options: dict[str, Any]) -> None:
+    def _start(self, content: object, options: dict[str, Any]) -> None:
         # Checked here, in the caller's context: a bad option raises from start(), and a
         # nested run started inside a tool body knows its parent.
         spec = self.runtime._spec(content, options)

@@ -50,7 +50,7 @@ class Flag:
     name: str
     metavar: str | None = None
     parse: Callable[[str], Any] = str
-    switch_value: Any = True
+    switch_value: object = True
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ class Setting:
     run started inside a tool body takes the value of the run it is inside, unless it sets
     its own."""
 
-    default: Any
+    default: object
     check: Callable[[str, Any], Any]
     doc: str
     flag: Flag | None = None
@@ -71,24 +71,24 @@ class Setting:
 # -- checks: each returns the value as stored, or raises SetupError naming the setting ------
 
 
-def _text(name: str, value: Any) -> str | None:
+def _text(name: str, value: object) -> str | None:
     if value is not None and not isinstance(value, str):
         raise SetupError(f"{name} must be a str or None, got {type(value).__name__}", option=name)
     return value
 
 
-def _switch(name: str, value: Any) -> bool:
+def _switch(name: str, value: object) -> bool:
     if not isinstance(value, bool):
         raise SetupError(f"{name} must be True or False, got {value!r}", option=name)
     return value
 
 
-def _optional_switch(name: str, value: Any) -> bool | None:
+def _optional_switch(name: str, value: object) -> bool | None:
     return None if value is None else _switch(name, value)
 
 
 def _whole(minimum: int | None, kind: str) -> Callable[[str, Any], int | None]:
-    def check(name: str, value: Any) -> int | None:
+    def check(name: str, value: object) -> int | None:
         if value is None:
             return None
         if not isinstance(value, int) or isinstance(value, bool) or (minimum is not None and value < minimum):
@@ -98,7 +98,7 @@ def _whole(minimum: int | None, kind: str) -> Callable[[str, Any], int | None]:
     return check
 
 
-def _dollars(name: str, value: Any) -> float | None:
+def _dollars(name: str, value: object) -> float | None:
     if value is None:
         return None
     if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value) or value <= 0:
@@ -106,7 +106,7 @@ def _dollars(name: str, value: Any) -> float | None:
     return float(value)
 
 
-def _tool_choice(name: str, value: Any) -> ToolChoiceOption:
+def _tool_choice(name: str, value: object) -> ToolChoiceOption:
     from .models.base import normalize_tool_choice
 
     try:

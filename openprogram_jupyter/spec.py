@@ -94,7 +94,7 @@ class RunInputs(TypedDict, total=False):
     tools_source: str | None
     tools_allow: Sequence[str] | None
     tools_deny: Sequence[str] | None
-    choices: Any
+    choices: object
 
 
 class RunOptions(RunSettings, RunInputs, RunHooks, total=False):
@@ -151,7 +151,7 @@ class RuntimeDefaults:
     max_depth: int = 8
 
 
-def build_spec(content: Any, defaults: RuntimeDefaults, **options: Unpack[RunOptions]) -> RunSpec:
+def build_spec(content: object, defaults: RuntimeDefaults, **options: Unpack[RunOptions]) -> RunSpec:
     """Check one run's options (:class:`RunOptions`) and build its :class:`RunSpec`.
 
     The run's settings are ``defaults.settings`` with, for a nested run (inside a tool
@@ -201,7 +201,7 @@ def _nesting(max_depth: int) -> tuple[CallFrame | None, int]:
     return parent, depth
 
 
-def _decision_setup(choices: Any, tools: Sequence[object] | None, toolset: str | None) -> DecisionSetup | None:
+def _decision_setup(choices: object, tools: Sequence[object] | None, toolset: str | None) -> DecisionSetup | None:
     if choices is None:
         return None
     try:
@@ -233,7 +233,7 @@ def _check_forced_choice(settings: RunSettings, menu: Menu) -> None:
         )
 
 
-def _as_prompts(content: Any, *, allow_empty: bool) -> list[UserMessage]:
+def _as_prompts(content: object, *, allow_empty: bool) -> list[UserMessage]:
     if isinstance(content, UserMessage):
         return [content]
     if isinstance(content, str):

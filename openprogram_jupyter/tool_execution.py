@@ -92,7 +92,7 @@ class CallEnvironment:
 class _Outcome:
     status: ToolResultStatus
     text: str = ""
-    value: Any = None
+    value: object = None
     details: JsonObject = field(default_factory=dict)
     stopped: bool = False  # the run was stopped while this call ran
 
@@ -371,7 +371,7 @@ async def _wait_after_cancel(running: asyncio.Future[Any], grace: float) -> _Out
     )
 
 
-def _result_content(call: ToolCall, value: Any, env: CallEnvironment) -> tuple[list[Any], JsonObject]:
+def _result_content(call: ToolCall, value: object, env: CallEnvironment) -> tuple[list[Any], JsonObject]:
     """What the model reads of ``value``, and its details: the rich form its card shows
     (``details["display"]``, :func:`.tools._display.result_display`) among them."""
     tool = env.menu.get(call.name)

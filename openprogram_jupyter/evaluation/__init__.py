@@ -225,7 +225,7 @@ def _models(models: Any) -> list[tuple[str, Any]]:
     return named
 
 
-def _label(model: Any) -> str:
+def _label(model: object) -> str:
     if isinstance(model, str):
         return model
     if isinstance(model, Model):
@@ -239,7 +239,7 @@ def _label(model: Any) -> str:
     raise TypeError(f"{model!r} is not a model: give a model string, a model object or a callable that makes one")
 
 
-def _guarded(finished: threading.Event, work: Callable[..., None], *args: Any) -> None:
+def _guarded(finished: threading.Event, work: Callable[..., None], *args: object) -> None:
     try:
         work(*args)
     finally:

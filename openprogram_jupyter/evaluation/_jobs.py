@@ -33,7 +33,7 @@ class EvalJob:
     index: int
     prompt: str
     model_label: str
-    model: Any
+    model: object
     options: dict[str, Any] = field(default_factory=dict)
     timeout: float | None = None
 
@@ -52,7 +52,7 @@ class EvalOutcome:
     seconds: float = 0.0
 
 
-def fresh_model(model: Any) -> Any:
+def fresh_model(model: object) -> Any:
     """The model one run gets. A :class:`ScriptedModel` plays its script from the first
     round for every run (a shared one would go on where the last run stopped); a callable
     that is not a model is called for a new one; a model string or any other model is

@@ -149,7 +149,7 @@ def _part(view: CardHost, parts: JsonObject, name: str) -> Any:
     return parts[name]
 
 
-def progress_html(data: Any) -> str:
+def progress_html(data: object) -> str:
     """A progress report: a bar and its words (``3 of 10 (30%)``) when it carries a
     fraction (:func:`~openprogram_jupyter.render._progress.progress_fraction`), else
     ``progress: <its text>``."""

@@ -155,7 +155,7 @@ class LiveRun:
         if self.on_stop is not None:
             self.on_stop()
 
-    def decide(self, call_id: str, answer: Any) -> str | None:
+    def decide(self, call_id: str, answer: object) -> str | None:
         """Answer the waiting call ``call_id``: ``True``, ``False``, an ``Edit`` or a ``Skip``.
 
         An ``Edit`` whose arguments the tool's schema refuses is not taken: the call keeps
@@ -255,7 +255,7 @@ class _Waiting:
     request: ApprovalRequest
 
 
-def _settle(future: asyncio.Future[Any], value: Any) -> None:
+def _settle(future: asyncio.Future[Any], value: object) -> None:
     if not future.done():
         future.set_result(value)
 

@@ -46,7 +46,7 @@ class Flag:
     metavar: str | None = None
     parse: Callable[[str], Any] = str
     run_option: str | None = None
-    switch_value: Any = True
+    switch_value: object = True
 
     @property
     def field(self) -> str:

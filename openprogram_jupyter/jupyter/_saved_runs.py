@@ -100,7 +100,7 @@ def saved_run_metadata(run: Run, session: str | None, history_length: int,
     }}
 
 
-def _masked(value: Any, secrets: Secrets) -> Any:
+def _masked(value: object, secrets: Secrets) -> Any:
     if isinstance(value, str):
         return secrets.mask(value)
     if isinstance(value, dict):

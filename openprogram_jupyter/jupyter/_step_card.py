@@ -90,7 +90,7 @@ class StepControls:
         run_edited.on_click(lambda _b: self._answer(parse_edited(self.editor.value)))
         cancel.on_click(lambda _b: setattr(self, "editing", False))
 
-    def _answer(self, value: Any) -> None:
+    def _answer(self, value: object) -> None:
         error = value if isinstance(value, str) else self._view.on_decide_click(self._call_id, value)
         self.message = error or ""
 

@@ -41,7 +41,7 @@ class TypedBox:
     ``on_box(box)`` is called with each new box, to hook frontend messages (Enter).
     """
 
-    def __init__(self, make: Callable[..., Any], close: Callable[[Any], None], cls: Any, *, value: str = "",
+    def __init__(self, make: Callable[..., Any], close: Callable[[Any], None], cls: object, *, value: str = "",
                  on_text: Callable[[str], None] | None = None, on_box: Callable[[Any], None] | None = None,
                  layout: Callable[[], Any] | None = None, **traits: Any) -> None:
         self._make = make

@@ -194,7 +194,7 @@ class RunView:
         """Queue a line for the notes area (shown at the next tick)."""
         self._click_notes.append(text)
 
-    def on_stop_click(self, _button: Any = None) -> None:
+    def on_stop_click(self, _button: object = None) -> None:
         if self.finished:
             self.note("This run has already ended; there is nothing to stop.")
             self._tick_if_idle()
@@ -216,7 +216,7 @@ class RunView:
         self.controls.steer(text)
         return True
 
-    def on_decide_click(self, call_id: str, answer: Any) -> str | None:
+    def on_decide_click(self, call_id: str, answer: object) -> str | None:
         """Give a waiting call the user's answer; returns why it was not taken, if it was not."""
         if self.finished or self.controls.decide is None:
             self.note("This run has already ended; the answer was not used.")
@@ -296,7 +296,7 @@ class RunView:
 
     # -- redraw: compute wanted traits, then send each widget's changes once ---------
 
-    def want(self, widget: Any, **traits: Any) -> None:
+    def want(self, widget: object, **traits: Any) -> None:
         """Ask for ``traits`` on ``widget`` at the next flush; a string has every known
         secret masked (the record's are already: this catches the prompt and arguments)."""
         wanted = self._pending.setdefault(widget, {})
@@ -346,7 +346,7 @@ class RunView:
 
     # -- node widgets -----------------------------------------------------------------
 
-    def widget_for(self, key: Any, build: Callable[[], Any], pool: str | None = None) -> Any:
+    def widget_for(self, key: object, build: Callable[[], Any], pool: str | None = None) -> Any:
         """The widget kept for ``key`` (a node, or a tuple naming a part of one) while it is
         on screen: built by ``build``, or a spare from ``pool`` (see :class:`KeptWidgets`)."""
         key = ("node", id(key)) if not isinstance(key, tuple) else key

@@ -63,7 +63,7 @@ class PrefixTally:
         self._end = 0
         self.counts: Counter[str] = Counter()
 
-    def upto(self, items: Sequence[Any], end: int, key: Any = None) -> Counter[str]:
+    def upto(self, items: Sequence[Any], end: int, key: object = None) -> Counter[str]:
         if items is not self._items or key != self._key or end < self._end:
             self._items, self._key, self._end, self.counts = items, key, 0, Counter()
         for index in range(self._end, end):

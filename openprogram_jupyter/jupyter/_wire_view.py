@@ -48,7 +48,7 @@ def _tools_and_choice(provider: str, request: JsonObject) -> tuple[int, Any]:
     return info.tools_in_body(request) if info is not None else tools_and_choice(request)
 
 
-def _tokens(final: Any) -> str:
+def _tokens(final: object) -> str:
     if not isinstance(final, dict):
         return "no reply"
     usage = final.get("usage") or final.get("usageMetadata") or {}
@@ -118,7 +118,7 @@ class _Shown:
         return round_summary(self.number, self.request, self.reply, self.messages_field, self.shared)
 
 
-def _pretty(value: Any) -> str:
+def _pretty(value: object) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False)
 
 
@@ -127,17 +127,17 @@ def _details(summary: str, body: str, *, open_: bool = False, style: str = "") -
     return f'<details{attributes}><summary>{summary}</summary><div style="{_INDENT}">{body}</div></details>'
 
 
-def _json_html(value: Any) -> str:
+def _json_html(value: object) -> str:
     return f'<pre style="{_PRE}">{escape(_pretty(value))}</pre>'
 
 
-def _message_html(shown: _Shown, index: int, message: Any) -> str:
+def _message_html(shown: _Shown, index: int, message: object) -> str:
     new = index >= shown.shared
     label = f"[{index}] new" if new else f"[{index}] as in round {shown.previous}"
     return _details(f"<small>{escape(label)}</small>", _json_html(message), open_=new, style=HIGHLIGHT if new else "")
 
 
-def _field_html(shown: _Shown, name: str, value: Any) -> str:
+def _field_html(shown: _Shown, name: str, value: object) -> str:
     changed = name in shown.changed
     label = escape(name) + (" (changed)" if changed else "")
     return _details(f"<b>{label}</b>", _json_html(value), open_=changed, style=HIGHLIGHT if changed else "")

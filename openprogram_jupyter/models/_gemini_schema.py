@@ -9,7 +9,6 @@ values must be strings or numbers. :func:`gemini_schema_problems` lists such pla
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from .._json import JsonObject
 from ._provider_info import Spec, declared_parameters
@@ -39,7 +38,7 @@ def gemini_schema_problems(parameters: JsonObject) -> list[str]:
     return _problems(parameters, "parameters")
 
 
-def _problems(schema: Any, path: str) -> list[str]:
+def _problems(schema: object, path: str) -> list[str]:
     if not isinstance(schema, dict):
         return []
     problems = []

@@ -131,7 +131,7 @@ def safe_tool_id(call_id: str) -> str:
     return cleaned[:64]
 
 
-def forced_tool_name(choice: Any) -> str | None:
+def forced_tool_name(choice: object) -> str | None:
     """The tool a ``{"type": "function", "name": X}`` choice forces, else ``None``."""
     if isinstance(choice, dict):
         return choice.get("name")

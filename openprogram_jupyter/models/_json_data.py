@@ -9,7 +9,7 @@ from typing import Any
 __all__ = ["to_json_data"]
 
 
-def to_json_data(value: Any) -> Any:
+def to_json_data(value: object) -> Any:
     """``value`` as plain JSON data: an SDK object through its ``to_dict()`` (or pydantic
     ``model_dump(mode="json")``), ``bytes`` as base64 text, containers recursively."""
     if hasattr(value, "to_dict"):

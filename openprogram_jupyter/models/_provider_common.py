@@ -349,7 +349,7 @@ async def _close_at_loop_shutdown(client: Any, forget: Callable[[], object]) -> 
             pass
 
 
-def error_details(body: Any) -> tuple[str | None, str | None]:
+def error_details(body: object) -> tuple[str | None, str | None]:
     """``(message, code)`` from a provider's JSON error body, whichever shape it has:
     ``{"error": {"message", "type"|"code"|"status"}}``, ``{"message", ...}`` or a string."""
     if isinstance(body, str):

@@ -127,11 +127,11 @@ class WireRecorder:
         entry.attempts += 1
         entry.frames = []
 
-    def frame(self, frame: Any) -> None:
+    def frame(self, frame: object) -> None:
         """Keep one stream frame (an SDK event object or parsed JSON)."""
         self._log._rounds[self._number].frames.append(self._text(frame))
 
-    def failed(self, *, status: int | None, code: str | None, message: str, body: Any = None) -> None:
+    def failed(self, *, status: int | None, code: str | None, message: str, body: object = None) -> None:
         """The current attempt failed: keep the HTTP status, the provider's error type and
         message, and the error body it sent (``None`` when it sent none, as for a cut
         connection)."""
@@ -164,7 +164,7 @@ class WireRecorder:
         self._log._store_request(self._number, provider, body, self._secrets)
         entry.source, entry.attempts = "cassette", 1
 
-    def _text(self, value: Any) -> str:
+    def _text(self, value: object) -> str:
         return json.dumps(self._secrets.mask_data(to_json_data(value), shapes=False), ensure_ascii=False)
 
 
@@ -200,7 +200,7 @@ class WireLog:
         """Every round the loop asked a model, in order (whatever the model)."""
         return list(self._rounds)
 
-    def _blob(self, value: Any, secrets: Secrets) -> str:
+    def _blob(self, value: object, secrets: Secrets) -> str:
         # Keys in the order sent (the same code builds the same message with its keys in the
         # same order, so equal messages still share one digest).
         text = json.dumps(secrets.mask_data(to_json_data(value), shapes=False), ensure_ascii=False,
@@ -379,7 +379,8 @@ def mask_split_secrets(frames: list[Any], secrets: Secrets) -> list[Any]:
     return frames
 
 
-def _collect_strings(value: Any, path: tuple[Any, ...], streams: dict[tuple[Any, ...], list[tuple[Any, Any]]]) -> None:
+def _collect_strings(value: object, path: tuple[Any, ...],
+                     streams: dict[tuple[Any, ...], list[tuple[Any, Any]]]) -> None:
     items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
     for key, item in items:
         if isinstance(item, str):

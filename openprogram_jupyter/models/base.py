@@ -18,7 +18,7 @@ import json
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from .._json import JsonObject
 from ..events import AssistantUpdate, RetryWait
@@ -45,7 +45,7 @@ ToolChoice = Literal["auto", "required", "none"] | dict[str, str]
 """``"auto"``, ``"required"``, ``"none"`` or ``{"type": "function", "name": X}``."""
 
 
-def normalize_tool_choice(choice: Any) -> ToolChoice:
+def normalize_tool_choice(choice: object) -> ToolChoice:
     """Return ``choice`` in its canonical form.
 
     ``None`` means ``"auto"``. A bare string other than the three keywords names a tool to
@@ -117,7 +117,7 @@ class MessageBuilder:
         self._open_block: int | None = None
         self.wire: WireRecorder | None = None
 
-    def frame(self, frame: Any) -> None:
+    def frame(self, frame: object) -> None:
         """Keep one raw stream frame when the wire is captured (:attr:`wire` set); else nothing."""
         if self.wire is not None:
             self.wire.frame(frame)

@@ -302,7 +302,7 @@ class _StreamPump:
             if stream is not None:
                 _close_stream(stream)
 
-    def _emit(self, kind: str, item: Any) -> None:
+    def _emit(self, kind: str, item: object) -> None:
         try:
             self.loop.call_soon_threadsafe(self.queue.put_nowait, (kind, item))
         except RuntimeError:  # the loop has closed: nobody is listening

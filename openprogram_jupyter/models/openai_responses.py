@@ -98,7 +98,7 @@ class OpenAIResponsesModel(OpenAIChatModel):
         stream = await self._client().responses.create(**untransformed(payload, "input"))
         async with stream:
             calls: dict[str, int] = {}  # item id -> content index
-            final: Any = None
+            final: object = None
             async for event in stream:
                 out.frame(event)
                 kind = getattr(event, "type", "")

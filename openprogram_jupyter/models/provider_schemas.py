@@ -38,7 +38,7 @@ __all__ = [
 _TOP_LEVEL_COMBINATORS = ("anyOf", "oneOf", "allOf", "enum", "not")
 
 
-def tool_spec(tool: Any) -> Spec:
+def tool_spec(tool: object) -> Spec:
     """The spec of anything usable as a tool: a :class:`Tool`, ``@function``, a
     ``{"spec", "execute"}`` dict, a bare spec dict, a callable, or the name of a
     registered tool. Raises ``TypeError`` / ``ValueError`` saying what it got."""
@@ -55,7 +55,7 @@ def tool_spec(tool: Any) -> Spec:
     return as_tool(tool).spec
 
 
-def provider_schemas(tool: Any) -> dict[str, dict[str, Any]]:
+def provider_schemas(tool: object) -> dict[str, dict[str, Any]]:
     """``{provider: declaration}`` for every provider tools are declared to (``openai``,
     ``openai-responses``, ``anthropic``, ``gemini``, ``bedrock``, in registry order) —
     exactly what each provider is sent for ``tool``."""
@@ -66,7 +66,7 @@ def provider_schemas(tool: Any) -> dict[str, dict[str, Any]]:
 # -- what providers reject ----------------------------------------------------------------
 
 
-def schema_problems(tool: Any) -> list[str]:
+def schema_problems(tool: object) -> list[str]:
     """What providers would reject in ``tool``'s declaration, one line each:
     ``"<provider>: <what> (<rule>)"``. An empty list means every provider accepts it.
 
@@ -100,7 +100,7 @@ def schema_problems(tool: Any) -> list[str]:
     return problems
 
 
-def format_provider_schemas(tool: Any) -> str:
+def format_provider_schemas(tool: object) -> str:
     """A readable page: each provider's declaration as pretty JSON, then the problems."""
     spec = tool_spec(tool)
     lines = [f"Tool {spec['name']!r} as each provider receives it", ""]

@@ -54,7 +54,7 @@ _AUTH_HEADER = re.compile(r"(?i)\b((?:proxy-)?authorization|x-api-key|x-goog-api
                           r"([\"']?\s*[:=]\s*[\"']?)[^\"'\n,;]+")
 
 
-def scrub(value: Any, secrets: Iterable[str | None] = ()) -> Any:
+def scrub(value: object, secrets: Iterable[str | None] = ()) -> Any:
     """``value`` with every string in it scrubbed (keys included): the given secrets, every
     secret known now (:mod:`.._secrets`: each ``api_key=`` given, the values of the
     provider key variables, :data:`SECRET_ENV_VARS`), and anything shaped like a key or an
@@ -63,7 +63,7 @@ def scrub(value: Any, secrets: Iterable[str | None] = ()) -> Any:
     return _without_auth_headers(Secrets.now([*secrets, *variables]).mask_data(value))
 
 
-def _without_auth_headers(value: Any) -> Any:
+def _without_auth_headers(value: object) -> Any:
     if isinstance(value, str):
         return _AUTH_HEADER.sub(r"\1\2***", value)
     if isinstance(value, dict):

@@ -6,7 +6,6 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from .._secrets import mask
 from ..messages import ImageContent, TextContent, ToolResultMessage, Usage
@@ -250,7 +249,7 @@ def arguments_text(call: CallNode) -> str:
     return call.raw_arguments_text
 
 
-def pretty_json(value: Any) -> str:
+def pretty_json(value: object) -> str:
     try:
         return json.dumps(value, indent=2, ensure_ascii=False, default=repr)
     except (TypeError, ValueError):

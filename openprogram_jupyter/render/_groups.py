@@ -80,7 +80,7 @@ def _drawn_within(budget: Budget, draw: Callable[[T], S], item: T, size: Callabl
     return drawing
 
 
-def tally_item(item: Any, counts: Counter[str]) -> None:
+def tally_item(item: object, counts: Counter[str]) -> None:
     """Add what ``item`` is to ``counts``: ``"round"`` (and its calls), ``"call"`` and
     ``"call:<status>"``, ``"message"`` (a user message after the prompt), ``"prompt"``,
     ``"text"``, ``"thinking"``, ``"note"``, ``"retry wait"`` or ``"nested run"``."""

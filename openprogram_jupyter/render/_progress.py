@@ -9,14 +9,13 @@ A report carries a fraction when it is a number from 0 to 1 (``0.4``), a mapping
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from ._format import shorten
 
 __all__ = ["progress_fraction", "progress_text"]
 
 
-def _number(value: Any) -> float | None:
+def _number(value: object) -> float | None:
     """``value`` as a float; ``None`` for anything else, an int too large for a float among them."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
@@ -26,7 +25,7 @@ def _number(value: Any) -> float | None:
         return None
 
 
-def progress_fraction(data: Any) -> float | None:
+def progress_fraction(data: object) -> float | None:
     """The fraction of the work done that ``data`` states (0.0 to 1.0), or ``None`` if it
     states none. ``step / of`` is clamped to 0–1; a bare number or ``"progress"`` outside
     0–1 is no fraction."""
@@ -44,7 +43,7 @@ def progress_fraction(data: Any) -> float | None:
     return None
 
 
-def progress_text(data: Any, limit: int = 200) -> str:
+def progress_text(data: object, limit: int = 200) -> str:
     """``data`` in one line of at most ``limit`` characters: ``3 of 10 (30%)`` for a step
     report, ``40%`` for a fraction (each followed by ``· message`` when the report has
     one), else the report's own text."""
@@ -67,7 +66,7 @@ def _plain_number(value: float) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def _text(data: Any) -> str:
+def _text(data: object) -> str:
     """``str(data)``, or a line saying it has none (an int past Python's digit limit, a
     ``__str__`` that raises): a report must never break the view or the transcript."""
     try:

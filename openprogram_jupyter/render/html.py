@@ -80,7 +80,7 @@ def _run_html(run: RunNode, limits: fmt.Limits, *, nested: bool) -> str:
     return "".join(out)
 
 
-def _item_html(node: Any, limits: fmt.Limits) -> str:
+def _item_html(node: object, limits: fmt.Limits) -> str:
     """A timeline or round item, drawn by its kind's entry in :data:`HTML_OF`."""
     draw = HTML_OF.handler_for(node)
     return draw(node, limits) if draw is not None else ""

@@ -89,7 +89,7 @@ def _run_markdown(run: RunNode, limits: fmt.Limits, indent: str) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _item_markdown(node: Any, limits: fmt.Limits, indent: str) -> list[str]:
+def _item_markdown(node: object, limits: fmt.Limits, indent: str) -> list[str]:
     """A timeline or round item's lines, drawn by its kind's entry in :data:`MARKDOWN_OF`."""
     draw = MARKDOWN_OF.handler_for(node)
     return draw(node, limits, indent) if draw is not None else []

@@ -54,7 +54,7 @@ def _run_plain(run: RunNode, limits: fmt.Limits, indent: str) -> str:
     return "\n".join(lines)
 
 
-def _item_plain(node: Any, limits: fmt.Limits, indent: str) -> list[str]:
+def _item_plain(node: object, limits: fmt.Limits, indent: str) -> list[str]:
     """A timeline or round item's lines, drawn by its kind's entry in :data:`PLAIN_OF`."""
     draw = PLAIN_OF.handler_for(node)
     return draw(node, limits, indent) if draw is not None else []

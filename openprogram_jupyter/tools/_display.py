@@ -32,7 +32,7 @@ out, with a sentence saying so."""
 _IMAGE_TYPES = {"png": "image/png", "jpeg": "image/jpeg"}
 
 
-def result_display(value: Any, render: Callable[[Any], Any] | None = None) -> Display | None:
+def result_display(value: object, render: Callable[[Any], Any] | None = None) -> Display | None:
     """The display of a tool's return ``value``, or ``None`` for none.
 
     Without ``render``, only a pandas object with ``_repr_html_`` (a DataFrame, a Styler)
@@ -64,12 +64,12 @@ def result_display(value: Any, render: Callable[[Any], Any] | None = None) -> Di
     return _bounded(display)
 
 
-def _library(value: Any) -> str:
+def _library(value: object) -> str:
     """The top-level package ``value``'s class comes from (``"pandas"``, ``"PIL"``, ...)."""
     return str(getattr(type(value), "__module__", "") or "").partition(".")[0]
 
 
-def _library_display(value: Any) -> Display | None:
+def _library_display(value: object) -> Display | None:
     """A pandas object's HTML or a matplotlib figure's PNG; ``None`` for anything else."""
     library = _library(value)
     if library == "pandas" and hasattr(value, "_repr_html_"):
@@ -81,13 +81,13 @@ def _library_display(value: Any) -> Display | None:
     return None
 
 
-def _image_display(value: Any) -> Display | None:
+def _image_display(value: object) -> Display | None:
     """A PIL image or a ``(bytes, "image/...")`` pair as that image (as a result shows it)."""
     image = as_image(value)
     return {"mime": image.mime_type, "data": image.data} if image is not None else None
 
 
-def _protocol_display(value: Any) -> Display | None:
+def _protocol_display(value: object) -> Display | None:
     """IPython's display protocol: ``_repr_html_``, else ``_repr_png_``, else ``_repr_jpeg_``."""
     if hasattr(value, "_repr_html_"):
         html = _html_of(value)

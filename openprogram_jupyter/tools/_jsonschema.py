@@ -32,7 +32,7 @@ _TYPE_CHECKS = {
 }
 
 
-def validate_json_schema(value: Any, schema: JsonObject, path: str = "") -> list[tuple[str, str]]:
+def validate_json_schema(value: object, schema: JsonObject, path: str = "") -> list[tuple[str, str]]:
     """Return one ``(path, reason)`` per problem; an empty list means valid.
 
     ``path`` is dotted (``"point.x"``, ``"items.2"``); the whole value is ``"(arguments)"``.
@@ -40,7 +40,7 @@ def validate_json_schema(value: Any, schema: JsonObject, path: str = "") -> list
     return _check(value, schema, path, schema)
 
 
-def _check(value: Any, schema: Any, path: str, root: JsonObject) -> list[tuple[str, str]]:
+def _check(value: object, schema: object, path: str, root: JsonObject) -> list[tuple[str, str]]:
     where = path or "(arguments)"
     if schema is False:
         return [(where, "no value is allowed here")]
@@ -125,7 +125,7 @@ def _check_array(value: list[Any], schema: JsonObject, path: str, root: JsonObje
     return problems
 
 
-def _bounds(value: Any, schema: JsonObject, where: str) -> list[tuple[str, str]]:
+def _bounds(value: object, schema: JsonObject, where: str) -> list[tuple[str, str]]:
     # (keyword, whether the bound holds, how the message words it)
     checks: list[tuple[str, Callable[[float], bool], str]] = []
     if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -159,7 +159,7 @@ def _json_equal(a: Any, b: Any) -> bool:
 def _resolve(ref: str, root: JsonObject) -> Any:
     if not ref.startswith("#/"):
         return None
-    node: Any = root
+    node: object = root
     for part in ref[2:].split("/"):
         part = part.replace("~1", "/").replace("~0", "~")
         if not isinstance(node, dict) or part not in node:
@@ -168,7 +168,7 @@ def _resolve(ref: str, root: JsonObject) -> Any:
     return node
 
 
-def _show(value: Any) -> str:
+def _show(value: object) -> str:
     text = json.dumps(value, default=repr)
     return text if len(text) <= 80 else text[:77] + "..."
 

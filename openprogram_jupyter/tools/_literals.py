@@ -18,7 +18,7 @@ from ._annotations import map_type_arguments
 __all__ = ["refusing_bools"]
 
 
-def refusing_bools(annotation: Any) -> Any:
+def refusing_bools(annotation: object) -> Any:
     """``annotation`` with each all-integer ``Literal`` in it refusing ``True`` / ``False``."""
     origin, args = typing.get_origin(annotation), typing.get_args(annotation)
     if origin is typing.Literal:
@@ -31,7 +31,7 @@ def refusing_bools(annotation: Any) -> Any:
 def _no_bool(choices: tuple[int, ...]) -> Any:
     listed = " or ".join(str(choice) for choice in choices)
 
-    def check(value: Any) -> Any:
+    def check(value: object) -> Any:
         if isinstance(value, bool):
             raise ValueError(f"Input should be {listed}, not a boolean")
         return value

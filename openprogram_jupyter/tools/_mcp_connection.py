@@ -129,7 +129,7 @@ class McpConnection:
         parameters = StdioServerParameters(command=command, args=args, env=target.env, cwd=target.cwd)
         return Client(stdio_client(parameters, errlog=self._stderr), message_handler=self._on_message)
 
-    async def _on_message(self, message: Any) -> None:
+    async def _on_message(self, message: object) -> None:
         """The SDK hands over what the server sent that it could not read (nested too deep,
         not JSON-RPC) as an exception; the request waiting for it would otherwise wait out
         its whole timeout. Waiters check :attr:`_unreadable` and fail at once, saying why."""

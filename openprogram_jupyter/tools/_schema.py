@@ -75,7 +75,7 @@ class SignatureSchema:
             if key in validated.model_fields_set or self.names.get(key, key) not in self.python_defaults
         }
 
-    def _internal_names_used(self, arguments: Any) -> list[tuple[str, str]]:
+    def _internal_names_used(self, arguments: object) -> list[tuple[str, str]]:
         # pydantic silently drops a key equal to an aliased field's own name; refuse it here.
         if not isinstance(arguments, dict):
             return []
@@ -83,7 +83,7 @@ class SignatureSchema:
         return [(key, "unexpected argument (not in the schema)") for key in arguments if key in hidden]
 
 
-def _to_json(arguments: Any) -> str:
+def _to_json(arguments: object) -> str:
     # A lone surrogate (legal in a Python str, e.g. from json.loads("\"\\ud800\"")) is not
     # legal JSON text; it becomes U+FFFD instead of failing the whole call as "invalid JSON".
     text = json.dumps(arguments, ensure_ascii=False, default=str)
@@ -373,7 +373,7 @@ def _clean_schema(schema: JsonObject) -> JsonObject:
     return schema
 
 
-def _tidy(node: Any) -> Any:
+def _tidy(node: object) -> Any:
     if not isinstance(node, dict):
         return node
     node = _map_subschemas(node, _tidy)
@@ -389,7 +389,7 @@ def _tidy(node: Any) -> Any:
     return node
 
 
-def _is_json(value: Any) -> bool:
+def _is_json(value: object) -> bool:
     try:
         json.dumps(value, allow_nan=False)
     except (TypeError, ValueError):
@@ -404,7 +404,7 @@ def inline_refs(schema: JsonObject) -> JsonObject:
         return schema
     recursive = False
 
-    def resolve(node: Any, seen: tuple[str, ...]) -> Any:
+    def resolve(node: object, seen: tuple[str, ...]) -> Any:
         nonlocal recursive
         if not isinstance(node, dict):
             return node

@@ -75,7 +75,7 @@ class ToolContext:
     cancelled: threading.Event = field(default_factory=StopToken)
     _report: Callable[[Any], None] | None = None
 
-    def report(self, data: Any) -> None:
+    def report(self, data: object) -> None:
         """Publish progress; safe to call from any thread."""
         if self._report is not None:
             self._report(data)
@@ -160,7 +160,7 @@ DICT_TOOL_KEYS = {"spec", "execute", "requires_approval", "timeout", "max_result
                   "output_as_result"}
 
 
-def _option(source: object, key: str, default: Any) -> Any:
+def _option(source: object, key: str, default: object) -> Any:
     if isinstance(source, dict):
         return source.get(key, default)
     return getattr(source, key, default)
@@ -180,7 +180,7 @@ def run_in_daemon_thread(fn: Callable[..., Any], kwargs: dict[str, Any], *, name
     future: asyncio.Future[Any] = loop.create_future()
     context = contextvars.copy_context()
 
-    def settle(method: str, value: Any) -> None:
+    def settle(method: str, value: object) -> None:
         if not future.done():
             getattr(future, method)(value)
 

@@ -58,14 +58,14 @@ class FunctionTool(Tool):
         self.is_async = inspect.iscoroutinefunction(fn)
         self.cache: dict[str, Any] = {}
 
-    def _injection_kind(self, param: inspect.Parameter, annotation: Any) -> str | None:
+    def _injection_kind(self, param: inspect.Parameter, annotation: object) -> str | None:
         if annotation is ToolContext:
             return "context"
         if self.agentic and param.name == "runtime":
             return "runtime"
         return None
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, *args: object, **kwargs: object) -> Any:
         """Call the function. Injected parameters the caller leaves out are filled in: an
         agentic function's ``runtime`` with the ambient Runtime, a ``ToolContext`` (if it
         has no default) with a detached one whose ``report`` does nothing."""

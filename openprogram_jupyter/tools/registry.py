@@ -169,7 +169,7 @@ def _denied(name: str, allow: set[str] | None, deny: set[str], session_deny: set
     return None
 
 
-def _safe_bool(check: Any, *args: Any) -> bool:
+def _safe_bool(check: Any, *args: object) -> bool:
     """A check that raises counts as false: a broken tool is not offered."""
     try:
         return bool(check(*args))

@@ -51,7 +51,7 @@ def result_content(
     return ([TextContent(text=text)] if text else []), details
 
 
-def _is_blocks(value: Any) -> bool:
+def _is_blocks(value: object) -> bool:
     if isinstance(value, (TextContent, ImageContent)):
         return True
     return isinstance(value, list) and bool(value) and all(isinstance(b, (TextContent, ImageContent)) for b in value)
@@ -80,7 +80,7 @@ def truncate_text(text: str, max_chars: int) -> str:
     return f"{text[:head]}\n\n[... {cut:,} characters cut of {len(text):,} ...]\n\n{text[-tail:] if tail else ''}"
 
 
-def _as_text(value: Any) -> str:
+def _as_text(value: object) -> str:
     if value is None:
         return ""
     if isinstance(value, str):
@@ -92,7 +92,7 @@ def _as_text(value: Any) -> str:
     return repr(value)
 
 
-def _is_dataclass_instance(value: Any) -> bool:
+def _is_dataclass_instance(value: object) -> bool:
     return dataclasses.is_dataclass(value) and not isinstance(value, type)
 
 
@@ -123,7 +123,7 @@ def _jsonable(value: Any, parents: tuple[int, ...]) -> Any:
     return repr(value)
 
 
-def _json_key(key: Any) -> str:
+def _json_key(key: object) -> str:
     if isinstance(key, str):
         return key
     if key is None or isinstance(key, (bool, int, float)):

@@ -46,7 +46,7 @@ class Option:
     kind: Literal["function", "value", "schema"]
     description: str
     parameters: JsonObject
-    validate: Callable[[JsonObject], JsonObject]
+    validate: Callable[[JsonObject], dict[str, Any]]
     value: object = None
     tool: Tool | None = None
 

@@ -25,7 +25,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ._json import JsonObject
 from ._secrets import remember
 
 __all__ = ["MISSING_KEY_SOURCES", "fill_missing_keys", "origin_of", "origins", "set_key"]
@@ -100,7 +99,7 @@ def _from_dotenv(path: Path, wanted: list[str]) -> dict[str, str]:
         _dotenv_missing = path
         return {}
     try:
-        values: JsonObject = dotenv.dotenv_values(path)
+        values: dict[str, str | None] = dotenv.dotenv_values(path)
     except (OSError, UnicodeDecodeError):
         return {}
     return {name: str(values[name]) for name in wanted if values.get(name)}

@@ -13,7 +13,6 @@ import dataclasses
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ._json import JsonObject
 from .errors import SetupError
 from .messages import AssistantMessage, ToolResultMessage, UserMessage
 from .spec import ReplayedRound, RunSpec
@@ -64,7 +63,7 @@ def fork_spec(run: Run, round: Any, runtime: Runtime, *, tools: Sequence[object]
     if not prompts:
         raise SetupError(f"fork: run {run.run_id} has no prompt to start from")
     original: RunSpec | None = run.spec
-    settings: JsonObject = {}
+    settings: dict[str, Any] = {}
     if original is not None:
         settings = {name: value for name, value in original.settings.items() if name not in _NOT_REUSED}
         settings["messages"] = list(original.history)

@@ -19,7 +19,6 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import _ambient
-from ._json import JsonObject
 from ._stop import StopToken, waiting_time
 from .errors import RunError, SetupError
 
@@ -115,7 +114,7 @@ class Runtime:
         cassette and settings — with ``changes`` (any keyword of ``Runtime(...)``) applied.
         It shares nothing that runs: its MCP servers and its resolved model are its own
         (a model object given as ``model`` is shared, as it would be)."""
-        arguments: JsonObject = {
+        arguments: dict[str, Any] = {
             "model": self._model_spec, "api_key": self._api_key, "base_url": self._base_url,
             "approve": self.approve, "tools_deny": self.tools_deny, "max_depth": self.max_depth,
             "cancel_grace": self.cancel_grace, "registry": self._registry, "record": self.record,

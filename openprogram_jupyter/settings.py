@@ -204,7 +204,7 @@ def merge(base: RunSettings, overrides: Mapping[str, Any]) -> RunSettings:
     return {**base, **check_settings(overrides)}
 
 
-def inherited(outer: Mapping[str, Any]) -> JsonObject:
+def inherited(outer: Mapping[str, Any]) -> dict[str, Any]:
     """The settings of ``outer`` that a run started inside one of its tool calls takes."""
     return {name: value for name, value in outer.items() if name in SETTINGS and SETTINGS[name].inherited}
 

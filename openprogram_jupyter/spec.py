@@ -23,7 +23,6 @@ from typing_extensions import TypedDict, Unpack
 
 from ._ambient import CallFrame, current_call
 from ._decision_options import Option, menu_text, normalize_options, prompt_with_menu, tools_to_hide
-from ._json import JsonObject
 from .errors import SetupError
 from .messages import AssistantMessage, ImageContent, TextContent, ToolResultMessage, UserMessage, parse_message
 from .settings import SETTINGS, RunSettings, inherited, merge
@@ -165,7 +164,7 @@ def build_spec(content: object, defaults: RuntimeDefaults, **options: Unpack[Run
     engine checks that ``step`` has an approver.)"""
     given: dict[str, Any] = dict(options)
     hooks = cast(RunHooks, {name: given.pop(name) for name in _HOOKS & set(given)})
-    inputs: JsonObject = {name: given.pop(name) for name in RunInputs.__optional_keys__ & set(given)}
+    inputs: dict[str, Any] = {name: given.pop(name) for name in RunInputs.__optional_keys__ & set(given)}
     unknown = sorted(set(given) - set(SETTINGS))
     if unknown:
         raise SetupError(f"not a run option: {', '.join(unknown)} (see help(op.Runtime.run) and docs/settings.md)")
@@ -212,7 +211,7 @@ def _decision_setup(choices: object, tools: Sequence[object] | None, toolset: st
     return DecisionSetup(tuple(options), work_first)
 
 
-def _menu(defaults: RuntimeDefaults, inputs: JsonObject) -> Menu:
+def _menu(defaults: RuntimeDefaults, inputs: dict[str, Any]) -> Menu:
     try:
         return resolve_menu(
             defaults.registry, tools=inputs.get("tools"), toolset=inputs.get("toolset"),

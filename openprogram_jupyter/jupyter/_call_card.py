@@ -17,7 +17,6 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING, Any
 
-from .._json import JsonObject
 from ..render import _format as fmt
 from ..render._output import output_html
 from ..render._progress import progress_fraction, progress_text
@@ -100,7 +99,7 @@ def _arguments_shown(view: CardHost, call: CallNode) -> str:
     return text[: len(text) - view.secrets.open_prefix(text)]
 
 
-def _nested_runs(view: CardHost, call: CallNode, parts: JsonObject) -> list[Any]:
+def _nested_runs(view: CardHost, call: CallNode, parts: dict[str, Any]) -> list[Any]:
     """The latest :data:`NESTED_RUNS_LIVE` nested runs, after a line counting the others."""
     latest = call.children[-NESTED_RUNS_LIVE:]
     boxes = [view.run_widget(child, nested=True) for child in latest]
@@ -116,7 +115,7 @@ def _nested_runs(view: CardHost, call: CallNode, parts: JsonObject) -> list[Any]
     return [*shown, children]
 
 
-def _build_card(view: CardHost) -> JsonObject:
+def _build_card(view: CardHost) -> dict[str, Any]:
     """The widgets every open card has; the others are built when a call first needs them
     (:func:`_part`), and stay with the card when it is reused for another call."""
     w = view.widgets
@@ -128,7 +127,7 @@ def _build_card(view: CardHost) -> JsonObject:
     }
 
 
-def _approval_row(view: CardHost, call: CallNode) -> JsonObject:
+def _approval_row(view: CardHost, call: CallNode) -> dict[str, Any]:
     """Approve / Deny for ``call`` alone (a click never answers another call the card
     shows later); kept while the call waits, closed after."""
     w = view.widgets
@@ -141,7 +140,7 @@ def _approval_row(view: CardHost, call: CallNode) -> JsonObject:
     return {"approve": approve, "deny": deny, "row": view.make(w.HBox, children=(approve, deny))}
 
 
-def _part(view: CardHost, parts: JsonObject, name: str) -> Any:
+def _part(view: CardHost, parts: dict[str, Any], name: str) -> Any:
     """The card's ``name`` widget: ``"progress"``, ``"output"``, ``"children-note"`` or
     ``"children"``; built on first use."""
     if name not in parts:

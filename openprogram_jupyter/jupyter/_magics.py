@@ -19,7 +19,6 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from traitlets import Float, Int, Unicode
 
-from .._json import JsonObject
 from ._options import FLAGS, USAGE, CellOptions, fill_prompt, parse_options
 from ._sessions import Session, Sessions
 from ._warm_up import wait_for_warm_up
@@ -87,7 +86,7 @@ class AgentMagics(Magics):
         self._offline_noted = False
         self.observe(self._follow_model, names=["model"])
 
-    def _follow_model(self, change: JsonObject) -> None:
+    def _follow_model(self, change: dict[str, Any]) -> None:
         # The notebook's `runtime` follows %config AgentMagics.model, as long as it is ours.
         runtime = self.namespace_runtime
         if runtime is not None and self.shell is not None and self.shell.user_ns.get("runtime") is runtime:

@@ -26,8 +26,6 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from .._json import JsonObject
-
 __all__ = ["TypedBox"]
 
 
@@ -65,7 +63,7 @@ class TypedBox:
             self._on_box(box)
         return box
 
-    def _arrived(self, change: JsonObject) -> None:
+    def _arrived(self, change: dict[str, Any]) -> None:
         """A text from the frontend (the kernel side never sets the box's value)."""
         with self._lock:
             if change["owner"] is not self._box:

@@ -105,7 +105,7 @@ class RunView:
         self._click_notes: collections.deque[str] = collections.deque()
         self._created: dict[int, Any] = {}  # every widget open now, by id
         self.widgets_created = 0
-        self._pending: dict[Any, JsonObject] = {}
+        self._pending: dict[Any, dict[str, Any]] = {}
         self.secrets = Secrets.now()  # taken again at each redraw
         self._node_widgets = KeptWidgets(close=self.close_widget)
         self.drawn: dict[Any, Any] = {}  # what a call-line widget was last drawn from

@@ -49,7 +49,7 @@ class SignatureSchema:
     # parameters whose default comes from the Python signature (the function applies it)
     python_defaults: frozenset[str] = frozenset()
 
-    def validate(self, arguments: JsonObject) -> JsonObject:
+    def validate(self, arguments: JsonObject) -> dict[str, Any]:
         """Return keyword arguments for the call, nested values turned into real instances.
 
         Validation is strict, as on JSON input: ``"3"`` is not an integer, ``3.0`` is not
@@ -232,7 +232,7 @@ def _type_name(annotation: Any) -> str:
     return getattr(annotation, "__qualname__", None) or repr(annotation)
 
 
-def _resolve_annotations(fn: Callable[..., Any], signature: inspect.Signature, name: str) -> JsonObject:
+def _resolve_annotations(fn: Callable[..., Any], signature: inspect.Signature, name: str) -> dict[str, Any]:
     """Parameter annotations with string (``from __future__ import annotations``) ones resolved."""
     target: Any = fn
     if isinstance(fn, functools.partial):

@@ -104,7 +104,7 @@ class Tool:
         """The first line of the description (used in the deferred-tool catalog)."""
         return (self.description.strip().splitlines() or [""])[0]
 
-    def validate(self, arguments: JsonObject) -> JsonObject:
+    def validate(self, arguments: JsonObject) -> dict[str, Any]:
         """Return the keyword arguments to call with; raise ``ArgumentError`` naming the problem."""
         raise NotImplementedError
 
@@ -144,7 +144,7 @@ class ExternalTool(Tool):
         )
         self._execute = execute
 
-    def validate(self, arguments: JsonObject) -> JsonObject:
+    def validate(self, arguments: JsonObject) -> dict[str, Any]:
         problems = validate_json_schema(arguments, self.parameters)
         if problems:
             raise ArgumentError(problems)

@@ -85,7 +85,7 @@ class FunctionTool(Tool):
                 kwargs[parameter] = ToolContext(tool_call_id="", tool_name=self.name, run_id="", depth=0, runtime=None)
         return self.fn(*args, **kwargs)
 
-    def validate(self, arguments: JsonObject) -> JsonObject:
+    def validate(self, arguments: JsonObject) -> dict[str, Any]:
         return self._schema.validate(arguments)
 
     def call(self, kwargs: dict[str, Any], context: ToolContext) -> Awaitable[Any]:

@@ -64,7 +64,7 @@ class McpTool(Tool):
         self.parameters = schema
         self.options = options
 
-    def validate(self, arguments: JsonObject) -> JsonObject:
+    def validate(self, arguments: JsonObject) -> dict[str, Any]:
         problems = validate_json_schema(arguments, self.parameters)
         if problems:
             raise ArgumentError(problems)

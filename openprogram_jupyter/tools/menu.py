@@ -146,7 +146,7 @@ class _ToolSearch(Tool):
             "their schemas are sent from your next turn on.\n" + catalog
         )
 
-    def validate(self, arguments: JsonObject) -> JsonObject:
+    def validate(self, arguments: JsonObject) -> dict[str, Any]:
         problems = validate_json_schema(arguments, self.parameters)
         if problems:
             raise ArgumentError(problems)

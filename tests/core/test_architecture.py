@@ -15,7 +15,7 @@ ROOT = "openprogram_jupyter"
 # one above (the package root is the top: it only re-exports). Each entry is a module or a
 # package prefix.
 LAYERS: list[list[str]] = [
-    ["errors", "_viewer", "_install", "_ambient", "_stop", "messages", "events", "_dispatch",
+    ["_json", "errors", "_viewer", "_install", "_ambient", "_stop", "messages", "events", "_dispatch",
      "_secrets", "_controls", "_masking", "approvals", "_key_sources"],
     ["tools"],
     ["_decision_options"],

@@ -96,9 +96,9 @@ class _Shown:
 
     @classmethod
     def of(cls, run: Run, number: int) -> _Shown:
+        request, reply = run.wire(number)  # raises, saying how to capture, if the run did not
         log = run.wire_log
-        assert log is not None, "the caller checks that the run captured the wire"
-        request, reply = run.wire(number)
+        assert log is not None
         shared, _ = log.new_messages(number)
         first = number == log.rounds[0]
         previous = None if first else max(n for n in log.rounds if n < number)

@@ -51,6 +51,7 @@ from .messages import (
     Usage,
     UserMessage,
 )
+from .models._history import without_images
 from .models._text_tool_calls import read_text_tool_calls
 from .models._wire import WireLog
 from .models.base import MessageBuilder, Model, ModelRequest, ToolChoice
@@ -254,7 +255,7 @@ def _request(config: LoopConfig, state: LoopState, final: LimitReached | None) -
     else:
         cap = output_cap(config.spec.settings, config.spent(), config.model.name, _last_input(state))
     request = ModelRequest(
-        messages=state.conversation,
+        messages=state.conversation if config.spec.settings["images_to_model"] else without_images(state.conversation),
         system=system,
         tools=menu.specs(),
         tool_choice=choice,

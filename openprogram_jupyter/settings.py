@@ -171,6 +171,13 @@ class RunSettings(TypedDict, total=False):
     text_tool_calls: Annotated[bool, Setting(
         False, _switch, "read tool calls the model writes as text (local models; docs/providers.md)",
         Flag("--text-tools"), inherited=True)]
+    figures_to_model: Annotated[bool, Setting(
+        False, _switch,
+        "every tool's pictures from its output (figures left open, images displayed) go to the model too",
+        Flag("--figures-to-model"), inherited=True)]
+    images_to_model: Annotated[bool, Setting(
+        True, _switch, "False: images in the conversation reach the model as a text note (a model that takes none)",
+        Flag("--no-images", switch_value=False), inherited=True)]
     capture_wire: Annotated[bool, Setting(
         False, _switch,
         "keep each round's request and reply as sent, masked (see them with %agent wire VAR; docs/wire.md)",

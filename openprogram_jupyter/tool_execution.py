@@ -15,7 +15,7 @@ import json
 import time
 import traceback
 from collections import Counter
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -27,8 +27,9 @@ from ._tool_output import OutputCapture, capturing
 from .approvals import ApprovalAnswer, Edit, Skip, answer_kind
 from .errors import ToolExit
 from .events import Event, ToolExecutionEndEvent, ToolExecutionStartEvent, ToolExecutionUpdateEvent
-from .messages import TextContent, ToolCall, ToolResultMessage, ToolResultStatus
+from .messages import ImageContent, TextContent, ToolCall, ToolResultMessage, ToolResultStatus
 from .tools._display import result_display
+from .tools._images import fit_image
 from .tools._schema import ArgumentError
 from .tools.base import Tool, ToolContext
 from .tools.menu import Menu
@@ -138,6 +139,7 @@ def _finalize(
     if outcome.status == "done":
         try:
             content, render_details = _result_content(call, outcome.value, env)
+            content += _pictures_for_the_model(call, outcome.details.get("output", ()), env)
         except Exception as error:  # turning the value into a result is part of the call
             outcome = _Outcome("error", f"Error: {call.name} returned a value that cannot be shown as a result "
                                         f"({type(error).__name__}: {_short(error)})")
@@ -381,6 +383,22 @@ def _result_content(call: ToolCall, value: object, env: CallEnvironment) -> tupl
     if display is not None:
         details["display"] = display
     return content, details
+
+
+def _pictures_for_the_model(call: ToolCall, output: Iterable[JsonObject],
+                            env: CallEnvironment) -> list[ImageContent | TextContent]:
+    """The pictures the call's card shows from the body's output (one per display: PNG
+    if it has one, else JPEG), fitted for the model — when the tool or the run asks for
+    them (``figures_to_model``); none otherwise."""
+    tool = env.menu.get(call.name)
+    if not ((env.settings or {}).get("figures_to_model") or (tool is not None and tool.options.figures_to_model)):
+        return []
+    pictures: list[ImageContent | TextContent] = []
+    for item in output:
+        mime = next((m for m in ("image/png", "image/jpeg") if m in item.get("data", {})), None)
+        if item["type"] == "display" and mime is not None and isinstance(item["data"][mime], str):
+            pictures.append(fit_image(ImageContent(data=item["data"][mime], mime_type=mime)))
+    return pictures
 
 
 def _with_edit_note(content: list[Any], edited: JsonObject) -> list[Any]:

@@ -26,7 +26,10 @@ __all__ = [
     "safe_tool_id",
     "stub_specs_for_history",
     "user_blocks",
+    "without_images",
 ]
+
+IMAGE_LEFT_OUT = "(an image was left out here: this run sends no images to the model, images_to_model=False)"
 
 EMPTY_RESULT_TEXT = "(no output)"
 MISSING_RESULT_TEXT = "error: no result was recorded for this call"
@@ -119,6 +122,26 @@ def user_blocks(message: UserMessage) -> list[TextContent | ImageContent]:
     if isinstance(message.content, str):
         return [TextContent(text=message.content)]
     return list(message.content)
+
+
+def without_images(
+    messages: list[UserMessage | AssistantMessage | ToolResultMessage],
+) -> list[UserMessage | AssistantMessage | ToolResultMessage]:
+    """``messages`` with every image of a user message or a tool result replaced by a
+    text block saying so (for a model that takes no images); the others are the same
+    objects, and nothing is changed in place."""
+    def swapped(blocks: list[TextContent | ImageContent]) -> list[TextContent | ImageContent]:
+        return [TextContent(text=IMAGE_LEFT_OUT) if isinstance(b, ImageContent) else b for b in blocks]
+
+    shown: list[UserMessage | AssistantMessage | ToolResultMessage] = []
+    for message in messages:
+        if isinstance(message, UserMessage) and not isinstance(message.content, str) and any(
+                isinstance(b, ImageContent) for b in message.content):
+            message = message.model_copy(update={"content": swapped(list(message.content))})
+        elif isinstance(message, ToolResultMessage) and result_images(message):
+            message = message.model_copy(update={"content": swapped(list(message.content))})
+        shown.append(message)
+    return shown
 
 
 _UNSAFE_ID_CHARS = re.compile(r"[^A-Za-z0-9_\-]")

@@ -56,6 +56,10 @@ class ToolOptions:
     output_as_result: bool = True
     """A body that returns ``None`` after writing to stdout / stderr hands that text to the
     model as its result (cut like any result)."""
+    figures_to_model: bool = False
+    """The pictures its card shows from the body's output — figures it drew and left open,
+    images it displayed — go to the model too, after the result (the run setting of the
+    same name does this for every tool)."""
 
 
 @dataclass
@@ -121,9 +125,9 @@ class ExternalTool(Tool):
 
     Arguments are checked against ``spec["parameters"]`` (see ``_jsonschema``: types,
     required and unexpected fields, enums, bounds) and passed to ``execute`` as keyword
-    arguments, sync or async. ``requires_approval``, ``timeout``, ``max_result_chars`` and
-    ``render``, ``capture_output`` and ``output_as_result`` may be given as extra dict keys
-    or attributes of the object.
+    arguments, sync or async. ``requires_approval``, ``timeout``, ``max_result_chars``,
+    ``render``, ``capture_output``, ``output_as_result`` and ``figures_to_model`` may be
+    given as extra dict keys or attributes of the object.
     """
 
     def __init__(self, spec: Any, execute: Callable[..., Any], source: object) -> None:
@@ -141,6 +145,7 @@ class ExternalTool(Tool):
             render=_option(source, "render", None),
             capture_output=bool(_option(source, "capture_output", True)),
             output_as_result=bool(_option(source, "output_as_result", True)),
+            figures_to_model=bool(_option(source, "figures_to_model", False)),
         )
         self._execute = execute
 
@@ -157,7 +162,7 @@ class ExternalTool(Tool):
 
 
 DICT_TOOL_KEYS = {"spec", "execute", "requires_approval", "timeout", "max_result_chars", "render", "capture_output",
-                  "output_as_result"}
+                  "output_as_result", "figures_to_model"}
 
 
 def _option(source: object, key: str, default: object) -> Any:

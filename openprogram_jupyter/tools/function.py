@@ -121,6 +121,7 @@ def _make_decorator(agentic: bool) -> Callable[..., Any]:
         render: Callable[[Any], Any] | None = None,
         capture_output: bool = True,
         output_as_result: bool = True,
+        figures_to_model: bool = False,
         register_globally: bool = True,
         registry: Registry | None = None,
     ) -> Any:
@@ -140,6 +141,7 @@ def _make_decorator(agentic: bool) -> Callable[..., Any]:
             render=render,
             capture_output=capture_output,
             output_as_result=output_as_result,
+            figures_to_model=figures_to_model,
         )
 
         def wrap(target: Callable[..., Any]) -> FunctionTool:
@@ -148,17 +150,24 @@ def _make_decorator(agentic: bool) -> Callable[..., Any]:
             if not callable(target):
                 raise TypeError(f"@{'agentic_function' if agentic else 'function'} needs a callable, got {target!r}")
             tool = FunctionTool(target, name=name, description=description, options=options, agentic=agentic)
-            available = available_if() if callable(available_if) else bool(available_if)
-            target_registry = registry if registry is not None else default_registry
-            if not available:
-                target_registry.mark_unavailable(tool)
-            elif register_globally or registry is not None:
-                target_registry.register(tool)
+            _enter(tool, available_if, registry, register_globally)
             return tool
 
         return wrap(fn) if fn is not None else wrap
 
     return decorator
+
+
+def _enter(tool: FunctionTool, available_if: bool | Callable[[], bool], registry: Registry | None,
+           register_globally: bool) -> None:
+    """Register ``tool`` in ``registry`` (or the default one, if ``register_globally``), or
+    mark it unavailable there when ``available_if`` says no (decided now, once)."""
+    available = available_if() if callable(available_if) else bool(available_if)
+    target_registry = registry if registry is not None else default_registry
+    if not available:
+        target_registry.mark_unavailable(tool)
+    elif register_globally or registry is not None:
+        target_registry.register(tool)
 
 
 def _check_options(*, timeout: float | None, max_result_chars: int | None, render: object,
@@ -204,6 +213,8 @@ def function(fn: Any = None, **options: Any) -> Any:
     ``capture_output`` (default True: what the body prints, displays or plots is shown in
     its call's card; False: it lands in the cell as usual), ``output_as_result`` (default
     True: a body that returns ``None`` hands what it printed to the model),
+    ``figures_to_model`` (default False: True sends the pictures its card shows — figures
+    the body drew and left open, images it displayed — to the model after the result),
     ``register_globally`` (False: only usable through ``tools=[...]``), ``registry``.
     """
     return _make_decorator(agentic=False)(fn, **options)

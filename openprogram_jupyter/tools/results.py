@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import base64
 import dataclasses
-import io
 import json
 from typing import Any
 
@@ -12,13 +10,12 @@ from pydantic import BaseModel
 
 from .._json import JsonObject
 from ..messages import ImageContent, TextContent
+from ._images import as_image, fit_image, mixed_blocks
 
-__all__ = ["DEFAULT_MAX_RESULT_CHARS", "result_content", "truncate_text"]
+__all__ = ["DEFAULT_MAX_RESULT_CHARS", "as_image", "result_content", "truncate_text"]
 
 DEFAULT_MAX_RESULT_CHARS = 50_000
 """Results longer than this are cut (head and tail kept) unless a tool sets its own limit."""
-
-_IMAGE_MIME_PREFIX = "image/"
 
 
 def result_content(
@@ -29,19 +26,25 @@ def result_content(
     - ``str`` as is; ``None`` as an empty result;
     - dicts, lists, tuples, numbers, booleans, pydantic models and dataclasses as
       indented JSON (values and keys JSON cannot hold fall back to their ``repr``);
-    - a PIL image, or ``(bytes, "image/...")``, as an image block;
-    - a ``TextContent`` / ``ImageContent`` block, or a list of them, as those blocks
-      (each text block cut like any text);
+    - a picture — a matplotlib figure, a PIL image, an ``IPython.display.Image`` (anything
+      with ``_repr_png_`` / ``_repr_jpeg_``), ``(bytes, "image/...")`` — as an image block;
+    - a ``TextContent`` / ``ImageContent`` block, or a list mixing blocks, strings and
+      pictures, as those blocks in order (each text block cut like any text);
     - anything else as its ``repr``.
 
-    Text past ``max_chars`` keeps its head and tail with a marker saying how many
-    characters were cut; ``details["truncated_chars"]`` records the number.
+    Every image is fitted to what providers accept (:func:`._images.fit_image`: scaled
+    down, or a text block saying why it was left out). Text past ``max_chars`` keeps its
+    head and tail with a marker saying how many characters were cut;
+    ``details["truncated_chars"]`` records the number.
     """
     if _is_blocks(value):
         return _render_blocks(value if isinstance(value, list) else [value], max_chars)
+    blocks = mixed_blocks(value)
+    if blocks is not None:
+        return _render_blocks(blocks, max_chars)
     image = as_image(value)
     if image is not None:
-        return [image], {}
+        return [fit_image(image)], {}
     text = _as_text(value)
     details: JsonObject = {}
     if max_chars is not None and len(text) > max_chars:
@@ -66,7 +69,7 @@ def _render_blocks(
         if isinstance(block, TextContent) and max_chars is not None and len(block.text) > max_chars:
             cut += len(block.text) - max_chars
             block = TextContent(text=truncate_text(block.text, max_chars))
-        content.append(block)
+        content.append(fit_image(block) if isinstance(block, ImageContent) else block)
     return content, ({"truncated_chars": cut} if cut else {})
 
 
@@ -129,23 +132,3 @@ def _json_key(key: object) -> str:
     if key is None or isinstance(key, (bool, int, float)):
         return json.dumps(key)
     return repr(key)
-
-
-def as_image(value: Any) -> ImageContent | None:
-    if (
-        isinstance(value, tuple)
-        and len(value) == 2
-        and isinstance(value[0], (bytes, bytearray))
-        and isinstance(value[1], str)
-        and value[1].startswith(_IMAGE_MIME_PREFIX)
-    ):
-        return ImageContent(data=base64.b64encode(bytes(value[0])).decode("ascii"), mime_type=value[1])
-    if type(value).__module__.startswith("PIL.") and hasattr(value, "save"):
-        buffer = io.BytesIO()
-        try:
-            value.save(buffer, format="PNG")
-        except (OSError, ValueError):  # a mode PNG cannot hold (CMYK, ...): convert first
-            buffer = io.BytesIO()
-            value.convert("RGBA").save(buffer, format="PNG")
-        return ImageContent(data=base64.b64encode(buffer.getvalue()).decode("ascii"), mime_type="image/png")
-    return None

@@ -68,14 +68,14 @@ def test_a_dataframe_shows_its_html_and_the_model_reads_its_text():
     assert result.details["display"] == {"mime": "text/html", "data": DataFrame()._repr_html_()}
 
 
-def test_a_figure_shows_as_png_and_the_model_reads_its_repr():
+def test_a_figure_shows_as_png_and_the_model_sees_the_same_picture():
     @op.function
     def plot() -> object:
         """A plot."""
         return Figure()
 
     [result] = run_tool(plot)
-    assert result.text == "<Figure size 640x480 with 1 Axes>"
+    assert result.content == [op.ImageContent(data=PNG_DISPLAY["data"], mime_type="image/png")]
     assert result.details["display"] == PNG_DISPLAY
 
 

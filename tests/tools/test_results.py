@@ -163,3 +163,54 @@ def test_no_limit_means_no_cut():
 def test_images_are_never_cut():
     content, details = result_content((b"x" * 10_000, "image/png"), 100)
     assert isinstance(content[0], ImageContent) and details == {}
+
+
+def test_a_list_of_plain_strings_is_data_not_text_blocks():
+    assert json.loads(text_of(["a", "b"])) == ["a", "b"]
+
+
+def test_a_list_of_text_and_a_picture_is_blocks_in_order():
+    content, _ = result_content(["above", Image.new("RGB", (2, 2)), TextContent(text="below")])
+    assert [type(b).__name__ for b in content] == ["TextContent", "ImageContent", "TextContent"]
+    assert (content[0].text, content[2].text) == ("above", "below")
+
+
+def test_an_ipython_image_and_any_png_repr_become_image_blocks():
+    from IPython.display import Image as IPythonImage
+
+    png = io.BytesIO()
+    Image.new("RGB", (4, 3), "blue").save(png, format="PNG")
+    (block,) = result_content(IPythonImage(data=png.getvalue(), format="png"))[0]
+    assert isinstance(block, ImageContent) and base64.b64decode(block.data) == png.getvalue()
+
+
+def _noise_png(side: int) -> bytes:
+    """A PNG that cannot compress: ``side`` × ``side`` random pixels, about 3 bytes each."""
+    import random
+
+    rng = random.Random(7)
+    picture = Image.frombytes("RGB", (side, side), bytes(rng.getrandbits(8) for _ in range(side * side * 3)))
+    buffer = io.BytesIO()
+    picture.save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def test_an_image_over_the_byte_limit_is_reencoded_under_it():
+    from openprogram_jupyter.tools._images import MAX_BYTES
+
+    big = _noise_png(1200)
+    assert len(big) > MAX_BYTES
+    (block,) = result_content((big, "image/png"))[0]
+    assert isinstance(block, ImageContent) and block.mime_type == "image/jpeg"
+    assert len(base64.b64decode(block.data)) <= MAX_BYTES
+
+
+def test_without_pillow_an_image_over_the_byte_limit_is_a_note_not_a_refused_request(monkeypatch):
+    import sys
+
+    big = _noise_png(1200)
+    monkeypatch.setitem(sys.modules, "PIL", None)  # import PIL now raises ImportError
+    (block,) = result_content((big, "image/png"))[0]
+    assert isinstance(block, TextContent) and "was left out" in block.text and "pip install pillow" in block.text
+    small = (b"\x89PNG small", "image/png")
+    assert isinstance(result_content(small)[0][0], ImageContent)  # within the limit: sent as given

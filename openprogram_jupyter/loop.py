@@ -262,6 +262,7 @@ def _request(config: LoopConfig, state: LoopState, final: LimitReached | None) -
         parallel_tool_calls=config.spec.settings["parallel_tool_calls"],
         menu_explicit=menu.explicit,
         max_output_tokens=cap,
+        prompt_cache=config.spec.settings["prompt_cache"],
     )
     if config.wire is not None:
         request.wire = config.wire.recorder(state.rounds, request)

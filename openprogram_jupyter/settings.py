@@ -178,6 +178,11 @@ class RunSettings(TypedDict, total=False):
     images_to_model: Annotated[bool, Setting(
         True, _switch, "False: images in the conversation reach the model as a text note (a model that takes none)",
         Flag("--no-images", switch_value=False), inherited=True)]
+    prompt_cache: Annotated[bool, Setting(
+        True, _switch,
+        "mark the tools, the system prompt and the newest message for the provider's prompt cache where it must be "
+        "asked (Anthropic; Bedrock's Claude and Nova models); OpenAI and Gemini cache on their own",
+        Flag("--no-prompt-cache", switch_value=False), inherited=True)]
     capture_wire: Annotated[bool, Setting(
         False, _switch,
         "keep each round's request and reply as sent, masked (see them with %agent wire VAR; docs/wire.md)",

@@ -154,6 +154,8 @@ class AnthropicModel(ProviderModel):
         if tools:
             payload["tools"] = [anthropic_tool(t) for t in tools]
             payload["tool_choice"] = _tool_choice(choice, request.parallel_tool_calls)
+        if request.prompt_cache:
+            _mark_cache_points(payload)
         return payload, notices
 
     # -- response ----------------------------------------------------------------------
@@ -237,6 +239,28 @@ def _count(counts: dict[str, int], usage: Any) -> None:
         value = getattr(usage, attribute, None)
         if value is not None:
             counts[key] = value
+
+
+_EPHEMERAL = {"type": "ephemeral"}
+
+
+def _mark_cache_points(payload: JsonObject) -> None:
+    """Anthropic caches the prefix of a request up to each block marked ``cache_control``
+    (at most four per request). Three are marked: the last tool (the tool list), the system
+    prompt, and the newest message's last block — so the next round reads the whole
+    conversation so far from the cache and pays full price only for what is new. A
+    prefix shorter than the model's minimum is simply not cached (no error)."""
+    if payload.get("tools"):
+        payload["tools"][-1]["cache_control"] = _EPHEMERAL
+    if payload.get("system"):
+        payload["system"] = [{"type": "text", "text": payload["system"], "cache_control": _EPHEMERAL}]
+    if payload["messages"]:
+        last = payload["messages"][-1]
+        if isinstance(last["content"], str):
+            last["content"] = [{"type": "text", "text": last["content"]}]
+        markable = [b for b in last["content"] if b.get("type") not in ("thinking", "redacted_thinking")]
+        if markable:
+            markable[-1]["cache_control"] = _EPHEMERAL
 
 
 def _non_empty(block: TextContent | ImageContent) -> bool:

@@ -84,7 +84,8 @@ class ModelRequest:
     the body it sends and the frames it receives to it (:mod:`._wire`); other models
     ignore it. ``max_output_tokens`` is the most output tokens this round may spend and
     stay within the run's budget (``max_tokens`` / ``max_cost``), or ``None``: a provider
-    sends it as its output cap, lowering any cap of its own.
+    sends it as its output cap, lowering any cap of its own. ``prompt_cache``: a provider
+    whose cache must be asked for marks where the cached prefix ends (the run setting).
     """
 
     messages: list[UserMessage | AssistantMessage | ToolResultMessage]
@@ -94,6 +95,7 @@ class ModelRequest:
     parallel_tool_calls: bool | None = None
     menu_explicit: bool = False
     max_output_tokens: int | None = None
+    prompt_cache: bool = True
     wire: WireRecorder | None = field(default=None, repr=False, compare=False)
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import os
+import re
 import socket
 import threading
 from collections.abc import AsyncGenerator
@@ -173,6 +174,8 @@ class BedrockModel(ProviderModel):
             payload["toolConfig"] = controls.tool_config
         if controls.additional_fields:
             payload["additionalModelRequestFields"] = controls.additional_fields
+        if request.prompt_cache and caches_prompts(self.model_id):
+            _mark_cache_points(payload)
         return payload, controls.notices
 
     def _wire_body(self, payload: JsonObject) -> JsonObject:
@@ -349,6 +352,32 @@ def _delta_updates(delta: JsonObject, call_index: int | None, out: MessageBuilde
     if reasoning.get("signature"):
         return [out.thinking_delta("", signature=reasoning["signature"])]
     return []
+
+
+_CACHE_POINT = {"cachePoint": {"type": "default"}}
+_NO_PROMPT_CACHE = re.compile(r"claude-(v2|instant|3-(opus|sonnet|haiku)|3-5-sonnet-20240620)")
+
+
+def caches_prompts(model_id: str) -> bool:
+    """Whether Bedrock takes cache points for ``model_id``: its Claude models from 3.5
+    Sonnet v2 on, and Amazon Nova. Bedrock refuses a request with a cache point for any
+    other model, so an unknown model gets none."""
+    base = re.sub(r"^(us|eu|apac|jp|au|us-gov|global)\.", "", model_id)
+    if base.startswith("anthropic.claude-"):
+        return _NO_PROMPT_CACHE.match(base.removeprefix("anthropic.")) is None
+    return base.startswith("amazon.nova-")
+
+
+def _mark_cache_points(payload: JsonObject) -> None:
+    """A ``cachePoint`` block after the tools, the system prompt and the newest message's
+    content: Bedrock caches the prefix before each (at most four per request)."""
+    tools = (payload.get("toolConfig") or {}).get("tools")
+    if tools:
+        tools.append(dict(_CACHE_POINT))
+    if payload.get("system"):
+        payload["system"].append(dict(_CACHE_POINT))
+    if payload["messages"]:
+        payload["messages"][-1]["content"].append(dict(_CACHE_POINT))
 
 
 def _user_block(block: Any) -> JsonObject | None:

@@ -39,6 +39,7 @@ class Turn:
     input_tokens: int = 11
     output_tokens: int = 7
     cached_tokens: int = 0
+    cache_write_tokens: int = 0        # Anthropic and Bedrock report what a round wrote to the cache
     stop: str | None = None            # "length" → the provider's max-tokens stop reason;
                                        # "content_filter" (OpenAI Responses) → incomplete, filtered
     chunk_size: int = 6                # characters per text / argument fragment

@@ -89,7 +89,7 @@ class AnthropicWire(Wire):
             return sse({"type": kind, **fields}, event=kind)
 
         usage = {"input_tokens": turn.input_tokens, "output_tokens": 1, "cache_read_input_tokens": turn.cached_tokens,
-                 "cache_creation_input_tokens": 0}
+                 "cache_creation_input_tokens": turn.cache_write_tokens}
         message = {"id": new_id("msg"), "type": "message", "role": "assistant", "content": [],
                    "model": body.get("model", ""), "stop_reason": None, "stop_sequence": None, "usage": usage}
         out = [event("message_start", message=message), event("ping")]

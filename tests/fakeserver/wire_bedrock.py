@@ -150,6 +150,8 @@ class BedrockWire(Wire):
                  "totalTokens": turn.input_tokens + turn.output_tokens}
         if turn.cached_tokens:
             usage["cacheReadInputTokens"] = turn.cached_tokens
+        if turn.cache_write_tokens:
+            usage["cacheWriteInputTokens"] = turn.cache_write_tokens
         out.append(_event("metadata", {"usage": usage, "metrics": {"latencyMs": 5}}))
         return out
 

@@ -263,6 +263,7 @@ def _request(config: LoopConfig, state: LoopState, final: LimitReached | None) -
         menu_explicit=menu.explicit,
         max_output_tokens=cap,
         prompt_cache=config.spec.settings["prompt_cache"],
+        reasoning=config.spec.settings["reasoning"],
     )
     if config.wire is not None:
         request.wire = config.wire.recorder(state.rounds, request)

@@ -81,11 +81,15 @@ class TextContent(_Block):
 
 
 class ThinkingContent(_Block):
-    """Reasoning the provider chose to show. ``signature`` is provider data sent back as is."""
+    """Reasoning the provider chose to show. ``signature`` and ``provider_data`` are
+    what the provider needs back unchanged, in the next round, to go on from it (a
+    signature over the text; Anthropic's redacted thinking; an OpenAI Responses
+    reasoning item's id and encrypted content)."""
 
     type: Literal["thinking"] = "thinking"
     thinking: str
     signature: str | None = None
+    provider_data: JsonObject | None = None
 
 
 class ImageContent(_Block):

@@ -106,6 +106,19 @@ def _dollars(name: str, value: object) -> float | None:
     return float(value)
 
 
+REASONING_EFFORTS = ("low", "medium", "high")
+MIN_REASONING_BUDGET = 1024  # Anthropic's smallest thinking budget, and so the smallest for all
+
+
+def _reasoning(name: str, value: object) -> str | int | None:
+    if value is None or value in REASONING_EFFORTS:
+        return value
+    if isinstance(value, int) and not isinstance(value, bool) and value >= MIN_REASONING_BUDGET:
+        return value
+    raise SetupError(f"{name} must be 'low', 'medium', 'high', a token budget of at least "
+                     f"{MIN_REASONING_BUDGET:,}, or None, got {value!r}", option=name)
+
+
 def _tool_choice(name: str, value: object) -> ToolChoiceOption:
     from .models.base import normalize_tool_choice
 
@@ -130,6 +143,16 @@ def _capped(kind: str) -> Callable[[str], int | None]:
             raise ValueError(f"expected a whole number of {kind} or 'none', got {text!r}") from None
 
     return parse
+
+
+def _effort_or_budget(text: str) -> str | int:
+    """``low``, ``medium``, ``high``, or a whole number of tokens."""
+    if text.lower() in REASONING_EFFORTS:
+        return text.lower()
+    try:
+        return int(text.replace(",", "").replace("_", ""))
+    except ValueError:
+        raise ValueError(f"expected low, medium, high or a number of tokens, got {text!r}") from None
 
 
 def _amount(text: str) -> float:
@@ -166,6 +189,11 @@ class RunSettings(TypedDict, total=False):
     finish_at_limit: Annotated[bool, Setting(
         True, _switch, "at a limit (rounds, cost, tokens), one last round without tools answers",
         Flag("--no-finish-at-limit", switch_value=False))]
+    reasoning: Annotated[str | int | None, Setting(
+        None, _reasoning,
+        "how much the model reasons before it answers: low, medium, high, or a token budget (None: the model's "
+        "default); each provider's own field (docs/providers.md)",
+        Flag("--reasoning", "low|medium|high|N", _effort_or_budget), inherited=True)]
     step: Annotated[bool, Setting(
         False, _switch, "every pick waits for the approver: run, edit, skip or stop", Flag("--step"))]
     text_tool_calls: Annotated[bool, Setting(

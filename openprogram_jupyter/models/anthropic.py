@@ -9,9 +9,11 @@ this module does exactly:
   Claude 3 Opus/Sonnet/Haiku models and 8192 for the rest.
 - ``tool_choice``: auto → ``{type: auto}``, required → ``{type: any}``, none →
   ``{type: none}``, forced X → ``{type: tool, name: X}``; ``parallel_tool_calls=False``
-  adds ``disable_parallel_tool_use: true`` (except with none). With extended thinking
-  (``thinking_budget=``) the API accepts only auto and none: required and forced are
-  sent as auto, and a notice says so.
+  adds ``disable_parallel_tool_use: true`` (except with none). Extended thinking: the
+  run setting ``reasoning`` as ``thinking.budget_tokens`` (:mod:`._reasoning`), else the
+  model's ``thinking_budget=``, with ``max_tokens`` raised to the budget plus 1,024; the
+  API then accepts only tool_choice auto and none: required and forced are sent as
+  auto, and a notice says so.
 - A history holding tool blocks must declare tools: when the round has none, the tools
   named in the history are declared as stubs and ``tool_choice`` is ``none``.
 - Streaming: text, thinking (with its signature) and tool calls with argument
@@ -20,9 +22,13 @@ this module does exactly:
 - Tool results: all of a turn's results in **one** user message, first in its content,
   each ``tool_result`` with ``is_error`` and its text and images. A user message that
   follows (a steering message) joins that same user message after the results.
-- Thinking blocks are sent back only when they carry a signature (Anthropic's own).
-  ``redacted_thinking`` blocks are not kept (the builder has no block for them), so a
-  history that needs one sent back will be rejected by the API.
+- Prompt caching (the run setting ``prompt_cache``): ``cache_control`` on the last tool,
+  the system prompt and the newest message's last block.
+- Thinking blocks are sent back unchanged in the turn that made them, as the API requires
+  during tool use: a ``thinking`` block with its signature, a ``redacted_thinking`` block
+  with its encrypted data (kept as a thinking block with nothing to show). A thinking
+  block without a signature (another provider's, or one whose text was masked, which
+  voids the signature) is not sent.
 """
 
 from __future__ import annotations
@@ -56,6 +62,7 @@ from ._provider_common import (
     transport_error,
 )
 from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, Spec, ToolRules, ToolShape, declared_parameters
+from ._reasoning import reasoning_budget
 from ._wire_fold import anthropic_frames
 from .base import MessageBuilder, ModelRequest
 
@@ -136,12 +143,13 @@ class AnthropicModel(ProviderModel):
         cap = request.max_output_tokens
         if cap is not None:
             payload["max_tokens"] = min(self.max_tokens, cap)
-        if self.thinking_budget and cap is not None and cap <= self.thinking_budget:
+        budget = reasoning_budget(request.reasoning) or self.thinking_budget
+        if budget and cap is not None and cap <= budget:
             notices.append(f"the run's budget leaves {cap:,} output tokens, no more than the thinking budget "
-                           f"({self.thinking_budget:,}): extended thinking is off for this round")
-        elif self.thinking_budget:
-            payload["thinking"] = {"type": "enabled", "budget_tokens": self.thinking_budget}
-            payload["max_tokens"] = max(self.max_tokens, self.thinking_budget + 1024)
+                           f"({budget:,}): extended thinking is off for this round")
+        elif budget:
+            payload["thinking"] = {"type": "enabled", "budget_tokens": budget}
+            payload["max_tokens"] = max(self.max_tokens, budget + 1024)
             if cap is not None:
                 payload["max_tokens"] = min(payload["max_tokens"], cap)
             if choice not in ("auto", "none"):
@@ -182,6 +190,8 @@ class AnthropicModel(ProviderModel):
                         yield out.text_delta(block.text)
                     elif block.type == "thinking" and block.thinking:
                         yield out.thinking_delta(block.thinking)
+                    elif block.type == "redacted_thinking":  # encrypted: nothing to show, all to send back
+                        yield out.opaque_thinking({"redacted_thinking": block.data})
                 elif kind == "content_block_delta":
                     delta = event.delta
                     if delta.type == "text_delta":
@@ -277,8 +287,11 @@ def _assistant_blocks(turn: AssistantTurn) -> list[JsonObject]:
     blocks: list[JsonObject] = []
     for block in turn.message.content:
         if isinstance(block, ThinkingContent):
+            redacted = (block.provider_data or {}).get("redacted_thinking")
             if block.signature:
                 blocks.append({"type": "thinking", "thinking": block.thinking, "signature": block.signature})
+            elif isinstance(redacted, str):
+                blocks.append({"type": "redacted_thinking", "data": redacted})
         elif isinstance(block, TextContent):
             if block.text:
                 blocks.append({"type": "text", "text": block.text})

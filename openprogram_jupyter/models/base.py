@@ -86,6 +86,8 @@ class ModelRequest:
     stay within the run's budget (``max_tokens`` / ``max_cost``), or ``None``: a provider
     sends it as its output cap, lowering any cap of its own. ``prompt_cache``: a provider
     whose cache must be asked for marks where the cached prefix ends (the run setting).
+    ``reasoning``: ``"low"``, ``"medium"``, ``"high"``, a token budget, or ``None`` for the
+    model's default (the run setting; :mod:`._reasoning` maps it for each provider).
     """
 
     messages: list[UserMessage | AssistantMessage | ToolResultMessage]
@@ -96,6 +98,7 @@ class ModelRequest:
     menu_explicit: bool = False
     max_output_tokens: int | None = None
     prompt_cache: bool = True
+    reasoning: str | int | None = None
     wire: WireRecorder | None = field(default=None, repr=False, compare=False)
 
 
@@ -139,6 +142,18 @@ class MessageBuilder:
         if signature is not None:
             block.signature = signature
         return AssistantUpdate(kind="thinking_delta", content_index=index, delta=delta)
+
+    def opaque_thinking(self, provider_data: JsonObject) -> AssistantUpdate:
+        """A new thinking block with no text to show, only ``provider_data`` to send back
+        (Anthropic's redacted thinking); it never joins the block before it."""
+        index, _ = self._open(ThinkingContent(thinking="", provider_data=provider_data))
+        return AssistantUpdate(kind="thinking_delta", content_index=index, delta="")
+
+    def thinking_data(self, provider_data: JsonObject) -> None:
+        """Keep ``provider_data`` on the thinking block streaming now (opening an empty one
+        if none is): what the provider needs back from it next round."""
+        _, block = self._streaming(ThinkingContent) or self._open(ThinkingContent(thinking=""))
+        block.provider_data = {**(block.provider_data or {}), **provider_data}
 
     def _streaming(self, kind: type[_StreamedBlock]) -> tuple[int, _StreamedBlock] | None:
         """The block streaming now and its index, if it is a ``kind`` block."""

@@ -37,7 +37,7 @@ from .._json import JsonObject
 from .._secrets import remember
 from ..events import AssistantUpdate
 from ..messages import TextContent, ThinkingContent, ToolCall, UserMessage
-from ._bedrock_controls import bedrock_tool, tool_config
+from ._bedrock_controls import bedrock_tool, model_family, tool_config
 from ._history import (
     AssistantTurn,
     append_merged,
@@ -61,6 +61,7 @@ from ._provider_common import (
     transport_error,
 )
 from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, ToolRules, ToolShape
+from ._reasoning import reasoning_budget
 from ._wire_fold import bedrock_frames
 from .base import MessageBuilder, ModelRequest
 
@@ -174,6 +175,9 @@ class BedrockModel(ProviderModel):
             payload["toolConfig"] = controls.tool_config
         if controls.additional_fields:
             payload["additionalModelRequestFields"] = controls.additional_fields
+        budget = reasoning_budget(request.reasoning)
+        if budget is not None:
+            _ask_for_thinking(payload, self.model_id, budget, request.max_output_tokens, controls.notices)
         if request.prompt_cache and caches_prompts(self.model_id):
             _mark_cache_points(payload)
         return payload, controls.notices
@@ -352,6 +356,28 @@ def _delta_updates(delta: JsonObject, call_index: int | None, out: MessageBuilde
     if reasoning.get("signature"):
         return [out.thinking_delta("", signature=reasoning["signature"])]
     return []
+
+
+def _ask_for_thinking(payload: JsonObject, model_id: str, budget: int, cap: int | None, notices: list[str]) -> None:
+    """Extended thinking for a Claude model: ``thinking`` in the additional fields, the
+    output cap raised to the budget plus 1,024 (within the run's cap), and a forced tool
+    choice sent as auto, the only kinds Claude takes while thinking. Other models are
+    not sent it, and a notice says so."""
+    if not model_family(model_id)[0]:
+        notices.append(f"{model_id}: reasoning is sent only to Claude models on Bedrock; it was not sent")
+        return
+    additional = payload.setdefault("additionalModelRequestFields", {})
+    additional["thinking"] = {"type": "enabled", "budget_tokens": budget}
+    wanted = max(budget + 1024, payload.get("inferenceConfig", {}).get("maxTokens", 0))
+    payload["inferenceConfig"] = {"maxTokens": min(wanted, cap) if cap is not None else wanted}
+    choice = (payload.get("toolConfig") or {}).get("toolChoice")
+    anthropic_choice = additional.get("tool_choice")
+    if (choice is not None and "auto" not in choice) or (anthropic_choice or {}).get("type") in ("any", "tool"):
+        if choice is not None:
+            payload["toolConfig"]["toolChoice"] = {"auto": {}}
+        if anthropic_choice is not None:
+            additional["tool_choice"] = {"type": "auto", "disable_parallel_tool_use": True}
+        notices.append("with extended thinking Claude accepts only tool_choice auto or none; it was sent as auto")
 
 
 _CACHE_POINT = {"cachePoint": {"type": "default"}}

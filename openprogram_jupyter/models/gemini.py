@@ -10,7 +10,9 @@ this module does exactly:
 - ``tool_choice``: auto/required/none → ``AUTO``/``ANY``/``NONE``; forced X → ``ANY``
   with ``allowedFunctionNames: [X]``. ``parallel_tool_calls=False`` cannot be said:
   nothing is sent, every returned call is answered in order, and a notice says so.
-- Streaming: text; thought parts (only with ``include_thoughts=True``) as thinking;
+- Reasoning (the run setting ``reasoning``): ``generationConfig.thinkingConfig`` with
+  ``thinkingBudget`` (:mod:`._reasoning`) and ``includeThoughts``.
+- Streaming: text; thought parts (with ``include_thoughts=True`` or ``reasoning``) as thinking;
   function calls arrive whole (a start and an end update each, no argument deltas).
   Tool use is detected by the calls, not by ``finishReason``. The end is a chunk with
   ``finishReason``; ``MAX_TOKENS`` → ``stop_reason="length"``; a safety or other block
@@ -53,6 +55,7 @@ from ._provider_common import (
     transport_error,
 )
 from ._provider_info import ProviderInfo, ToolRules, ToolShape
+from ._reasoning import reasoning_budget
 from ._wire_fold import gemini_frames
 from .base import MessageBuilder, ModelRequest
 
@@ -134,8 +137,12 @@ class GeminiModel(ProviderModel):
         payload: JsonObject = {"contents": contents}
         if request.system:
             payload["systemInstruction"] = {"parts": [{"text": request.system}]}
-        if self.include_thoughts:
-            payload["generationConfig"] = {"thinkingConfig": {"includeThoughts": True}}
+        budget = reasoning_budget(request.reasoning)
+        if self.include_thoughts or budget is not None:
+            thinking: JsonObject = {"includeThoughts": True}
+            if budget is not None:
+                thinking["thinkingBudget"] = budget
+            payload["generationConfig"] = {"thinkingConfig": thinking}
         if request.max_output_tokens is not None:
             payload.setdefault("generationConfig", {})["maxOutputTokens"] = request.max_output_tokens
         notices: list[str] = []

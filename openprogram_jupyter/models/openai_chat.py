@@ -43,6 +43,7 @@ from ._provider_common import (
     retryable_code,
 )
 from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, Spec, ToolRules, ToolShape, declared_parameters
+from ._reasoning import reasoning_effort
 from ._text_tool_calls import is_written_as_text, tool_responses_text, written_reply
 from ._wire_fold import openai_chat_frames
 from .base import MessageBuilder, ModelRequest
@@ -121,6 +122,9 @@ class OpenAIChatModel(ProviderModel):
                 payload["parallel_tool_calls"] = request.parallel_tool_calls
         if request.max_output_tokens is not None:
             payload["max_completion_tokens"] = request.max_output_tokens
+        effort = reasoning_effort(request.reasoning)
+        if effort is not None:
+            payload["reasoning_effort"] = effort
         return payload, []
 
     # -- response ----------------------------------------------------------------------

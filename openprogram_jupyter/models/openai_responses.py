@@ -9,8 +9,11 @@ endpoint and the client are those of
   call). Tools are sent with ``strict: false`` so ordinary JSON Schemas are accepted as
   they are.
 - Tool results may carry images (``input_image`` parts inside the output).
-- Reasoning summaries stream as thinking. Reasoning items are not sent back, so hidden
-  reasoning is not carried from one round to the next.
+- Reasoning (the run setting ``reasoning``): ``reasoning: {effort, summary: "auto"}`` and
+  ``include: ["reasoning.encrypted_content"]``. Summaries stream as thinking; each
+  reasoning item's id and encrypted content are kept on its thinking block and sent back
+  as that ``reasoning`` item, before the turn's calls, so the model goes on from its own
+  reasoning in the next round (only items of this provider carry them).
 - The end of the reply is ``response.completed``; ``response.incomplete`` for
   ``max_output_tokens`` ends it with ``stop_reason="length"``, any other reason, a
   ``response.failed`` or an ``error`` event ends it as an error. A stream that ends
@@ -25,10 +28,11 @@ from typing import Any
 
 from .._json import JsonObject
 from ..events import AssistantUpdate
-from ..messages import TextContent, UserMessage
+from ..messages import AssistantMessage, TextContent, ThinkingContent, UserMessage
 from ._history import data_url, json_arguments, paired_history, result_images, result_text, user_blocks
 from ._provider_common import ProviderError, StreamCutError, retryable_code
 from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, Spec, ToolRules, ToolShape, declared_parameters
+from ._reasoning import reasoning_effort
 from ._wire_fold import openai_responses_frames
 from .base import MessageBuilder, ModelRequest
 from .openai_chat import INFO as CHAT_INFO
@@ -66,6 +70,7 @@ class OpenAIResponsesModel(OpenAIChatModel):
             if isinstance(entry, UserMessage):
                 items.append({"role": "user", "content": [_input_part(b) for b in user_blocks(entry)]})
                 continue
+            items += _reasoning_items(entry.message)
             if entry.message.text:
                 items.append({"role": "assistant", "content": entry.message.text})
             for call in entry.calls:
@@ -92,6 +97,11 @@ class OpenAIResponsesModel(OpenAIChatModel):
                 payload["parallel_tool_calls"] = request.parallel_tool_calls
         if request.max_output_tokens is not None:
             payload["max_output_tokens"] = request.max_output_tokens
+        effort = reasoning_effort(request.reasoning)
+        if effort is not None:
+            # Stateless (store: false): the reasoning comes back encrypted, to be sent again next round.
+            payload["reasoning"] = {"effort": effort, "summary": "auto"}
+            payload["include"] = ["reasoning.encrypted_content"]
         return payload, []
 
     async def _attempt(self, payload: JsonObject, out: MessageBuilder) -> AsyncGenerator[AssistantUpdate, None]:
@@ -112,6 +122,10 @@ class OpenAIResponsesModel(OpenAIChatModel):
                     yield start
                 elif kind == "response.function_call_arguments.delta" and event.item_id in calls:
                     yield out.tool_call_delta(calls[event.item_id], event.delta)
+                elif kind == "response.output_item.done" and event.item.type == "reasoning":
+                    encrypted = getattr(event.item, "encrypted_content", None)
+                    if encrypted:
+                        out.thinking_data({"reasoning_id": event.item.id, "encrypted_content": encrypted})
                 elif kind == "response.output_item.done" and event.item.type == "function_call":
                     index = calls.pop(event.item.id, None)
                     if index is not None:
@@ -154,3 +168,17 @@ def _input_part(block: Any) -> JsonObject:
     if isinstance(block, TextContent):
         return {"type": "input_text", "text": block.text}
     return {"type": "input_image", "image_url": data_url(block)}
+
+
+def _reasoning_items(message: AssistantMessage) -> list[JsonObject]:
+    """The reasoning items of an earlier reply, as the API gave them, to be sent back."""
+    items: list[JsonObject] = []
+    for block in message.content:
+        if not isinstance(block, ThinkingContent):
+            continue
+        data = block.provider_data or {}
+        if "encrypted_content" in data and "reasoning_id" in data:
+            summary = [{"type": "summary_text", "text": block.thinking}] if block.thinking else []
+            items.append({"type": "reasoning", "id": data["reasoning_id"], "summary": summary,
+                          "encrypted_content": data["encrypted_content"]})
+    return items

@@ -35,6 +35,7 @@ class Call:
 class Turn:
     text: str = ""
     thinking: str = ""
+    redacted_thinking: str = ""        # Anthropic: an encrypted thinking block's data
     calls: list[Call] = field(default_factory=list)
     input_tokens: int = 11
     output_tokens: int = 7

@@ -103,6 +103,11 @@ class AnthropicWire(Wire):
                              delta={"type": "signature_delta", "signature": "sig-" + turn.thinking[:8]}))
             out.append(event("content_block_stop", index=index))
             index += 1
+        if turn.redacted_thinking:  # encrypted thinking: a start and a stop, nothing in between
+            out.append(event("content_block_start", index=index,
+                             content_block={"type": "redacted_thinking", "data": turn.redacted_thinking}))
+            out.append(event("content_block_stop", index=index))
+            index += 1
         if turn.text:
             out.append(event("content_block_start", index=index, content_block={"type": "text", "text": ""}))
             for p in pieces(turn.text, turn.chunk_size):

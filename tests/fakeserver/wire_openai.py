@@ -173,6 +173,8 @@ class OpenAIResponsesWire(Wire):
                 out.append(event("response.reasoning_summary_text.delta", item_id=item["id"], output_index=n,
                                  summary_index=0, delta=p))
             item = {**item, "summary": [{"type": "summary_text", "text": turn.thinking}]}
+            if "reasoning.encrypted_content" in body.get("include", []):  # the reasoning, for a stateless client
+                item["encrypted_content"] = f"enc-{item['id']}"
             out.append(event("response.output_item.done", output_index=n, item=item))
             output.append(item)
         if turn.text:

@@ -140,14 +140,16 @@ class Event(BaseModel):
 
 
 class AgentStartEvent(Event):
-    """The run began: its model, its menu, and its spending limits (``None``: none), which
-    the live view's cost meter measures against."""
+    """The run began: its model, its menu, its spending limits (``None``: none), which
+    the live view's cost meter measures against, and its model's context window
+    (``None``: not known), which its context meter does."""
 
     type: Literal["agent_start"] = "agent_start"
     model: str = ""
     tools: list[str] = Field(default_factory=list)
     max_cost: float | None = None
     max_tokens: int | None = None
+    context_window: int | None = None
 
 
 class TurnStartEvent(Event):

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from ._context import context_refusal, context_window
 from ._limits import (
     LimitReached,
     answer_round_under_cap,
@@ -130,7 +131,8 @@ async def run_loop(config: LoopConfig, state: LoopState, prompts: Sequence[UserM
     """
     emit = config.calls.emit
     emit(AgentStartEvent(model=config.model.name, tools=config.calls.menu.names,
-                         max_cost=config.spec.settings["max_cost"], max_tokens=config.spec.settings["max_tokens"]))
+                         max_cost=config.spec.settings["max_cost"], max_tokens=config.spec.settings["max_tokens"],
+                         context_window=context_window(config.spec.settings, config.model)))
     try:
         await _run_rounds(config, state, list(prompts))
     except asyncio.CancelledError:
@@ -284,9 +286,13 @@ async def _stream_assistant_response(config: LoopConfig, state: LoopState,
     emit(MessageStartEvent(message=partial))
     if final is not None:
         emit(MessageUpdateEvent(message=partial, update=builder.notice(final.notice)))
+    too_big = context_refusal(request, context_window(config.spec.settings, config.model), config.model.name)
     try:
-        async for update in config.model.stream(request, builder):
-            emit(MessageUpdateEvent(message=partial, update=masking.update(update)))
+        if too_big is not None:
+            builder.fail(f"{config.model.name}: {too_big}", kind="context_length")
+        else:
+            async for update in config.model.stream(request, builder):
+                emit(MessageUpdateEvent(message=partial, update=masking.update(update)))
     except asyncio.CancelledError:
         raise
     except Exception as error:

@@ -186,6 +186,10 @@ class RunSettings(TypedDict, total=False):
     max_tokens: Annotated[int | None, Setting(
         None, _whole(1, "a positive int"), "token limit, nested runs' included",
         Flag("--max-tokens", "N|none", _capped("tokens")))]
+    context_window: Annotated[int | None, Setting(
+        None, _whole(1, "a positive int"),
+        "tokens a request may carry (None: the model's, from the model data); a larger one ends the run unsent",
+        Flag("--context-window", "N|none", _capped("tokens")))]
     finish_at_limit: Annotated[bool, Setting(
         True, _switch, "at a limit (rounds, cost, tokens), one last round without tools answers",
         Flag("--no-finish-at-limit", switch_value=False))]

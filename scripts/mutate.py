@@ -659,6 +659,19 @@ MUTATIONS: tuple[Mutation, ...] = (
       "    if not model_family(model_id)[0]:\n        notices.append", "    if False:\n        notices.append",
       ("tests/providers/test_provider_reasoning.py::test_bedrock_sends_reasoning_only_to_claude_and_says_so_for_others",),
       "Bedrock sends thinking only to Claude models"),
+    M("oversized-request-sent", "loop.py",
+      "        if too_big is not None:\n", "        if False:\n",
+      ("tests/providers/test_provider_context.py::test_a_first_request_larger_than_the_window_is_never_sent",),
+      "a request larger than the context window is never sent"),
+    M("context-meter-first-round", "render/_format.py",
+      "(r.usage for r in reversed(run.rounds))", "(r.usage for r in run.rounds)",
+      ("tests/providers/test_provider_context.py::test_the_meter_is_the_latest_requests_tokens_as_the_provider_counted_them",),
+      "the context meter shows the latest request, not the first"),
+    M("context-estimate-ignores-what-came-after", "_context.py",
+      "usage.input + usage.cache_read + usage.cache_write + usage.output, messages[last + 1:], 0",
+      "usage.input + usage.cache_read + usage.cache_write + usage.output, [], 0",
+      ("tests/providers/test_provider_context.py::test_a_later_round_that_would_not_fit_stops_before_it_is_sent",),
+      "the estimate counts what was added since the provider's last count"),
 )
 
 

@@ -1,5 +1,5 @@
-"""The live view's header line: model, round, tokens and cost, the spending meter, time,
-state, and how many steering messages are queued."""
+"""The live view's header line: model, round, tokens and cost, the spending meter, the
+context meter, time, state, and how many steering messages are queued."""
 
 from __future__ import annotations
 
@@ -27,7 +27,10 @@ def header_html(root: RunNode | None, builder: TreeBuilder, wall_now: float, que
     parts.append(escape(fmt.usage_summary(usage)))
     meter = fmt.spend_meter(usage, root.max_cost, root.max_tokens)
     if meter is not None:
-        parts.append(_meter_html(*meter))
+        parts.append(_meter_html(f"budget {meter[0]}", meter[1]))
+    context = fmt.context_meter(root)
+    if context is not None:
+        parts.append(_meter_html(*context))
     took = elapsed(root, wall_now) if root.ended_at is None else elapsed(root)
     if took is not None:
         parts.append(fmt.running_seconds(took) if not root.finished else fmt.seconds(took))
@@ -37,12 +40,14 @@ def header_html(root: RunNode | None, builder: TreeBuilder, wall_now: float, que
     return f'<span style="font-size:12px">{" · ".join(parts)}</span>'
 
 
+
 def _meter_html(text: str, fraction: float) -> str:
-    """The spending meter: muted, amber from :data:`~..render._format.METER_WARN_FRACTION`
-    of a budget, red once one is spent."""
+    """A meter (spending, context): muted, amber from
+    :data:`~..render._format.METER_WARN_FRACTION` of its limit, red once it is reached."""
     color = "#cf222e" if fraction >= 1.0 else "#9a6700" if fraction >= fmt.METER_WARN_FRACTION else "#57606a"
     weight = "font-weight:600;" if fraction >= fmt.METER_WARN_FRACTION else ""
-    return f'<span class="openprogram-meter" style="color:{color};{weight}">budget {escape(text)}</span>'
+    return f'<span class="openprogram-meter" style="color:{color};{weight}">{escape(text)}</span>'
+
 
 
 def _round_count(run: RunNode) -> int:

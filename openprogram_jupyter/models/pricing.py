@@ -95,8 +95,10 @@ def register_price(
     return price
 
 
-def price_for(model_name: str) -> Price | None:
-    """The price of ``model_name`` (``"provider:model"`` or a bare id), or ``None``."""
+def lookup_keys(model_name: str) -> list[str]:
+    """The names a model's data is looked up under, in order: ``model_name`` itself, the
+    bare id after ``provider:``, the id without a dated snapshot suffix, and without a
+    Bedrock cross-region prefix (for prices and context windows alike)."""
     candidates = [model_name]
     _, sep, bare = model_name.partition(":")
     if sep and bare:
@@ -105,11 +107,12 @@ def price_for(model_name: str) -> Price | None:
         bare = model_name
     candidates.append(_DATED_SUFFIX.sub("", bare))
     candidates.append(_BEDROCK_REGION_PREFIX.sub("", bare))
-    for candidate in candidates:
-        price = PRICES.get(candidate)
-        if price is not None:
-            return price
-    return None
+    return candidates
+
+
+def price_for(model_name: str) -> Price | None:
+    """The price of ``model_name`` (``"provider:model"`` or a bare id), or ``None``."""
+    return next((PRICES[key] for key in lookup_keys(model_name) if key in PRICES), None)
 
 
 def cost_of(model_name: str, usage: Usage) -> float | None:

@@ -169,6 +169,26 @@ def spend_meter(usage: Usage, max_cost: float | None, max_tokens: int | None) ->
     return (" · ".join(parts), fraction) if parts else None
 
 
+def context_meter(run: RunNode) -> tuple[str, float] | None:
+    """``context 41k of 200k`` — the tokens the latest request carried, as the provider
+    counted them (prompt, cache reads and writes), against the model's context window —
+    and that fraction; ``None`` without a known window or before the first reply."""
+    if run.context_window is None:
+        return None
+    carried = next((u.input + u.cache_read + u.cache_write for u in
+                    (r.usage for r in reversed(run.rounds)) if u is not None and u.input + u.cache_read > 0), None)
+    if carried is None:
+        return None
+    return f"context {compact_count(carried)} of {compact_count(run.context_window)}", carried / run.context_window
+
+
+def compact_count(tokens: int) -> str:
+    """``850``, ``41k``, ``1.0M``: a token count as a header has room for."""
+    if tokens >= 1_000_000:
+        return f"{tokens / 1_000_000:.1f}M"
+    return f"{round(tokens / 1000)}k" if tokens >= 1000 else str(tokens)
+
+
 def all_usage(run: RunNode) -> Usage:
     """The run's usage plus that of every nested run (a live view's running total)."""
     total = run.usage
@@ -184,6 +204,9 @@ def header_parts(run: RunNode, *, now: float | None = None) -> list[str]:
     rounds = len(run.rounds)
     parts.append(f"{rounds} round{'s' if rounds != 1 else ''}")
     parts.append(usage_summary(run.usage))
+    context = context_meter(run)
+    if context is not None:
+        parts.append(context[0])
     took = elapsed(run, now)
     if took is not None:
         parts.append(seconds(took))

@@ -118,6 +118,7 @@ class TreeBuilder:
         run.model = event.model or run.model
         run.tools = list(event.tools or [])
         run.max_cost, run.max_tokens = event.max_cost, event.max_tokens
+        run.context_window = event.context_window
         run.started_at = event.timestamp
         run.touch()
 

@@ -203,7 +203,7 @@ TimelineItem = UserNode | RoundNode
 class RunNode(_Node):
     """One run: the top level, or a run opened by a call's tool (then a child of that call).
     ``max_cost`` / ``max_tokens`` are its spending limits; ``limit`` names the limit that
-    ended it."""
+    ended it; ``context_window`` is its model's, when known."""
 
     run_id: str
     depth: int = 0
@@ -216,6 +216,7 @@ class RunNode(_Node):
     limit: str | None = None
     max_cost: float | None = None
     max_tokens: int | None = None
+    context_window: int | None = None
     usage: Usage = field(default_factory=lambda: Usage(cost=0.0))
     started_at: float | None = None
     ended_at: float | None = None

@@ -88,7 +88,8 @@ def _served_declaration(provider: str, body: dict) -> dict:
         return body["tools"][0]["functionDeclarations"][0]
     if provider == "bedrock":
         return body["toolConfig"]["tools"][0]
-    return body["tools"][0]
+    # Anthropic: the prompt cache's mark on the last tool is not part of the tool's declaration.
+    return {key: value for key, value in body["tools"][0].items() if key != "cache_control"}
 
 
 MODEL_IDS = {"openai": "gpt-4.1-mini", "openai-responses": "gpt-4.1-mini", "anthropic": "claude-sonnet-4-5",

@@ -46,7 +46,8 @@ def test_every_flag_is_in_the_usage_and_the_parser():
 
     for flag in FLAGS:
         assert flag.usage in USAGE
-        value = "" if flag.metavar is None else " 3" if flag.metavar.startswith(("N", "DOLLARS")) else " x"
+        value = ("" if flag.metavar is None else " 3" if flag.metavar.startswith(("N", "DOLLARS"))
+                 else " high" if flag.metavar.startswith("low|") else " x")
         parsed = parse_options(flag.names[0] + value)
         if flag.run_option is not None:
             assert flag.run_option in parsed.run_options, flag

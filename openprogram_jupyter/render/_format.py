@@ -344,8 +344,9 @@ def result_images(result: ToolResultMessage) -> list[ImageContent]:
 
 
 def image_label(image: ImageContent) -> str:
+    """``[PNG image, 6.8 KB]``: an image where text stands in for it."""
     size = len(image.data) * 3 // 4
-    return f"[image {image.mime_type}, {size / 1024:.1f} KB]"
+    return f"[{image.mime_type.removeprefix('image/').upper()} image, {size / 1024:.1f} KB]"
 
 
 _PACKAGE_DIR = str(Path(__file__).resolve().parents[1])

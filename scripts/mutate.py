@@ -672,6 +672,14 @@ MUTATIONS: tuple[Mutation, ...] = (
       "usage.input + usage.cache_read + usage.cache_write + usage.output, [], 0",
       ("tests/providers/test_provider_context.py::test_a_later_round_that_would_not_fit_stops_before_it_is_sent",),
       "the estimate counts what was added since the provider's last count"),
+    M("server-in-tools-is-not-a-tool", "tools/menu.py",
+      "for tool in (toolset_of(entry) or [entry])]", "for tool in [entry]]",
+      ("tests/tool_sources/test_mcp_tools.py::test_a_server_in_tools_stands_for_its_tools",),
+      "tools=[server] stands for the server's tools"),
+    M("tools-flag-ignores-a-server", "jupyter/_magics.py",
+      "toolset = toolset_of(value) if value is not None else None", "toolset = None",
+      ("tests/tool_sources/test_mcp_magic.py::test_tools_flag_takes_a_server_variable_as_its_tools",),
+      "--tools with a server variable puts its tools on the menu"),
 )
 
 

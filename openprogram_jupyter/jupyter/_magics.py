@@ -295,13 +295,20 @@ class AgentMagics(Magics):
             raise UsageError(f"%%agent: {what}: {error}") from None
 
     def _tools_named(self, names: list[str]) -> list[Any]:
+        """The tools ``--tools`` names: a notebook variable holding a tool or a toolset (an
+        ``op.mcp(...)`` server: all its tools), else a registered tool's name."""
+        from ..tools.menu import toolset_of
         from ..tools.registry import default_registry
 
-        tools = []
+        tools: list[Any] = []
         for name in names:
             value = self.namespace.get(name)
             if value is not None and hasattr(value, "spec") and hasattr(value, "name"):
                 tools.append(value)
+                continue
+            toolset = toolset_of(value) if value is not None else None
+            if toolset is not None:
+                tools += toolset
                 continue
             tool = default_registry.get(name)
             if tool is None:

@@ -17,7 +17,7 @@ from .registry import Registry, _check_toolset, _denied, _hidden_by, check_menu_
 if TYPE_CHECKING:
     from ..runtime import Runtime
 
-__all__ = ["Menu", "as_tool", "as_tools", "resolve_menu"]
+__all__ = ["Menu", "as_tool", "as_tools", "resolve_menu", "toolset_of"]
 
 
 def as_tool(entry: object) -> Tool:
@@ -40,14 +40,26 @@ def as_tool(entry: object) -> Tool:
     if callable(entry):
         return function(entry, register_globally=False)
     raise TypeError(
-        f"{entry!r} is not a tool: use @function, a {{'spec', 'execute'}} dict, or an object "
-        "with .spec and .execute"
+        f"{entry!r} is not a tool: use @function, a {{'spec', 'execute'}} dict, an object "
+        "with .spec and .execute, or a toolset (an op.mcp(...) server, an object with .tools)"
     )
 
 
+def toolset_of(entry: object) -> list[object] | None:
+    """The tools of a toolset entry — an MCP server (``op.mcp(...)``) or any object whose
+    ``.tools`` is a list or tuple, as ``tools=[server]`` gives it — or ``None`` for an
+    entry that is one tool."""
+    if isinstance(entry, (Tool, dict)) or hasattr(entry, "execute"):
+        return None
+    tools = getattr(entry, "tools", None)
+    return list(tools) if isinstance(tools, (list, tuple)) else None
+
+
 def as_tools(entries: Sequence[object]) -> list[Tool]:
-    """Normalize a ``tools=[...]`` list; a name given twice raises ``ValueError``."""
-    tools = [as_tool(entry) for entry in entries]
+    """Normalize a ``tools=[...]`` list, each toolset (:func:`toolset_of`) standing for
+    its tools in place; a name given twice raises ``ValueError``."""
+    flat = [tool for entry in entries for tool in (toolset_of(entry) or [entry])]
+    tools = [as_tool(entry) for entry in flat]
     seen: set[str] = set()
     for tool in tools:
         if tool.name in seen:

@@ -59,6 +59,20 @@ def test_a_stdio_round_trip_feeds_the_server_s_answer_to_the_model(runtime, stdi
     assert "demo_add" in [spec["name"] for spec in model.requests[0].tools]  # on the default menu
 
 
+def test_a_server_in_tools_stands_for_its_tools(runtime, stdio_demo):
+    """``tools=[server]``, as a toolset: exactly its tools, beside the others named."""
+    @op.function(register_globally=False)
+    def helper(x: int) -> int:
+        """A notebook tool."""
+        return x
+
+    model = scripted(runtime, call("demo_add", a=2, b=3), "5.")
+    run = runtime.run("Add 2 and 3.", tools=[stdio_demo, helper])
+    assert run.stop_reason == "stop" and text_of(results(run)[0]) == "5.0"
+    assert sorted(spec["name"] for spec in model.requests[0].tools) == sorted(
+        [t.name for t in stdio_demo.tools] + ["helper"])
+
+
 def test_a_streamable_http_round_trip_on_loopback(runtime, http_url):
     server = op.mcp(url=http_url, name="web", runtime=runtime)
     scripted(runtime, call("web_add", a=1.5, b=2), "3.5")

@@ -61,6 +61,11 @@ async def execute(runtime: Runtime, spec: RunSpec, *, on_created: Callable[[Run]
         raise SetupError("step=True needs an approver to answer each pick: pass approve=... (a function "
                          "returning True, False, op.edit(**arguments) or op.skip(reason)); in a notebook, "
                          "%%agent --step gives each pick Run / Edit / Skip buttons", option="step")
+    if settings["trace"] and spec.depth == 0:  # nested runs' events reach the top-level run's spans
+        from ._tracing import RunSpans, tracer_for
+
+        spans = RunSpans(tracer_for(settings["trace"]), content=settings["trace_content"])
+        hooks = spec.with_hooks(on_event=_both(spans.watch, hooks.get("on_event"))).hooks
     model = runtime.model
     parent = spec.parent
     run = Run(new_id("run"), model.name, spec.menu.names, spec.depth,

@@ -119,6 +119,23 @@ def _reasoning(name: str, value: object) -> str | int | None:
                      f"{MIN_REASONING_BUDGET:,}, or None, got {value!r}", option=name)
 
 
+def _tracing(name: str, value: object) -> object:
+    """``False``, ``True`` (the global tracer provider) or a tracer provider; tracing
+    needs the ``otel`` extra, said here, before anything runs."""
+    if value is False:
+        return value
+    if value is not True and not callable(getattr(value, "get_tracer", None)):
+        raise SetupError(f"{name} must be True, False or an OpenTelemetry tracer provider, got {value!r}",
+                         option=name)
+    import importlib.util
+
+    if importlib.util.find_spec("opentelemetry") is None or importlib.util.find_spec("opentelemetry.trace") is None:
+        from ._install import install_hint
+
+        raise SetupError(f"{name}: tracing needs OpenTelemetry's API: {install_hint('otel')}", option=name)
+    return value
+
+
 def _tool_choice(name: str, value: object) -> ToolChoiceOption:
     from .models.base import normalize_tool_choice
 
@@ -215,6 +232,13 @@ class RunSettings(TypedDict, total=False):
         "mark the tools, the system prompt and the newest message for the provider's prompt cache where it must be "
         "asked (Anthropic; Bedrock's Claude and Nova models); OpenAI and Gemini cache on their own",
         Flag("--no-prompt-cache", switch_value=False), inherited=True)]
+    trace: Annotated[object, Setting(
+        False, _tracing,
+        "OpenTelemetry spans of the run (GenAI conventions): True for the global tracer provider, or a provider "
+        "(the otel extra; docs/tracing.md)", Flag("--trace"), inherited=True)]
+    trace_content: Annotated[bool, Setting(
+        False, _switch, "traced spans carry the messages too (replies, tool arguments and results), masked",
+        Flag("--trace-content"), inherited=True)]
     capture_wire: Annotated[bool, Setting(
         False, _switch,
         "keep each round's request and reply as sent, masked (see them with %agent wire VAR; docs/wire.md)",

@@ -680,6 +680,23 @@ MUTATIONS: tuple[Mutation, ...] = (
       "toolset = toolset_of(value) if value is not None else None", "toolset = None",
       ("tests/tool_sources/test_mcp_magic.py::test_tools_flag_takes_a_server_variable_as_its_tools",),
       "--tools with a server variable puts its tools on the menu"),
+    M("nested-run-span-not-under-its-call", "_tracing.py",
+      'parent, agent = self._tools.get(event.parent_tool_call_id or "", (None, ""))', 'parent, agent = None, ""',
+      ("tests/core/test_tracing.py::test_a_run_with_two_rounds_a_call_and_a_nested_run_is_one_span_tree",),
+      "a nested run's span hangs under the call that started it"),
+    M("tool-contents-always-traced", "_tracing.py",
+      "        if self._content:\n            span.set_attribute(TOOL_ARGUMENTS",
+      "        if True:\n            span.set_attribute(TOOL_ARGUMENTS",
+      ("tests/core/test_tracing.py::test_a_run_with_two_rounds_a_call_and_a_nested_run_is_one_span_tree",),
+      "contents are traced only with trace_content=True"),
+    M("nested-runs-traced-twice", "engine.py",
+      'if settings["trace"] and spec.depth == 0:', 'if settings["trace"]:',
+      ("tests/core/test_tracing.py::test_a_run_with_two_rounds_a_call_and_a_nested_run_is_one_span_tree",),
+      "a nested run's spans are made once, by the top-level run"),
+    M("trace-without-the-api", "settings.py",
+      'if importlib.util.find_spec("opentelemetry") is None or', 'if False and',
+      ("tests/core/test_tracing.py::test_without_the_api_trace_is_one_clear_error",),
+      "trace=True without OpenTelemetry's API is one clear error"),
 )
 
 

@@ -100,6 +100,8 @@ class ProviderInfo:
       non-streaming API would return (``%agent wire`` shows it); ``None``: not folded.
     - ``tools_in_body``: how many tools a request body declares and its tool choice, in
       its own terms (the wire view's round line).
+    - ``trace_name``: its ``gen_ai.provider.name`` in OpenTelemetry's GenAI conventions
+      (``"aws.bedrock"``); ``None``: the prefix.
 
     Raises ``ValueError`` when the fields contradict each other (a malformed
     ``model_class``, a default model without a key variable, rules without a shape).
@@ -117,6 +119,7 @@ class ProviderInfo:
     wire_messages: str | None = None
     fold_frames: Callable[[list[Any]], JsonObject | None] | None = None
     tools_in_body: Callable[[JsonObject], tuple[int, Any]] = tools_and_choice
+    trace_name: str | None = None
 
     def __post_init__(self) -> None:
         module, sep, name = self.model_class.partition(":")

@@ -90,6 +90,7 @@ INFO = ProviderInfo(
     extra="bedrock",
     key_hint="set AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, AWS_PROFILE or AWS_BEARER_TOKEN_BEDROCK, "
              "or pass api_key= (a Bedrock API key)",
+    trace_name="aws.bedrock",
 )
 
 _IMAGE_FORMATS = {"image/png": "png", "image/jpeg": "jpeg", "image/jpg": "jpeg", "image/gif": "gif",

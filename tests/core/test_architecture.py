@@ -23,7 +23,7 @@ LAYERS: list[list[str]] = [
     ["render"],
     ["run", "tool_execution", "settings", "spec", "_decision_judge", "_limits", "_context", "_tool_output", "loop",
      "check", "_run_code"],
-    ["engine", "forking"],
+    ["engine", "forking", "_tracing"],
     ["runtime"],
     ["decision", "evaluation"],
     ["jupyter"],

@@ -697,6 +697,18 @@ MUTATIONS: tuple[Mutation, ...] = (
       'if importlib.util.find_spec("opentelemetry") is None or', 'if False and',
       ("tests/core/test_tracing.py::test_without_the_api_trace_is_one_clear_error",),
       "trace=True without OpenTelemetry's API is one clear error"),
+    M("sessions-not-completed", "jupyter/_completion.py",
+      "return [session.name for session in magics.sessions]", "return []",
+      ("tests/notebook/test_completion.py::test_a_kernel_completes_session_names_for_a_frontend",),
+      "Tab after -s offers the session names"),
+    M("completion-not-cut-at-the-symbol", "jupyter/_completion.py",
+      "cut = len(word) - len(event.symbol)", "cut = 0",
+      ("tests/notebook/test_completion.py::test_cell_line_offers_flags_sessions_models_and_tools",),
+      "a completion after ':' is the rest of the model string, not all of it again"),
+    M("a-run-is-a-toolset", "tools/menu.py",
+      'if all(isinstance(t, Tool) or hasattr(t, "execute") for t in tools) else None', "",
+      ("tests/notebook/test_completion.py::test_cell_line_offers_flags_sessions_models_and_tools",),
+      "a Run's .tools (names) do not make it a toolset"),
 )
 
 

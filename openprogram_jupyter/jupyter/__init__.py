@@ -6,6 +6,7 @@ Modules, in the order a cell meets them:
 - :mod:`._options` — reads the option line and fills ``{name}`` in the prompt;
 - :mod:`._magics` — ``AgentMagics``: the cell becomes a plan;
 - :mod:`._line_commands` — the ``%agent`` commands (tools, schema, sessions, show, ...), one table;
+- :mod:`._completion` — what Tab offers after ``%agent`` and on the ``%%agent`` line;
 - :mod:`._foreground` — runs the plan while the cell waits (awaited or blocking), on one
   model or side by side on several (:mod:`._side_by_side`); :mod:`._background` starts it
   and returns; :mod:`._cell` holds what both need and records the runs;
@@ -69,6 +70,8 @@ def load_ipython_extension(shell: InteractiveShell) -> None:
         shell.push({"runtime": runtime})
     shell.push({CELL_FUNCTION: agent_cell}, interactive=False)
     shell.input_transformers_cleanup.append(make_transformer(shell))
+    for command in ("%agent", "%%agent"):
+        shell.set_hook("complete_command", _completer, str_key=command)
     _LOADED[id(shell)] = magics
     start_warm_up(shell, magics, runtime)
 
@@ -79,6 +82,15 @@ def unload_ipython_extension(shell: InteractiveShell) -> None:
         t for t in shell.input_transformers_cleanup if not getattr(t, "openprogram", False)
     ]
     _LOADED.pop(id(shell), None)
+
+
+def _completer(shell: InteractiveShell, event: Any) -> list[str]:
+    """IPython's completion hook for ``%agent`` / ``%%agent`` (see :mod:`._completion`);
+    nothing once the extension is unloaded."""
+    from ._completion import complete
+
+    magics = _LOADED.get(id(shell))
+    return complete(magics, event) if magics is not None else []
 
 
 def show_run(run: Run) -> None:

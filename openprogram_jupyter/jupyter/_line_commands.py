@@ -26,20 +26,45 @@ __all__ = ["COMMANDS", "LineCommand", "run_line_command", "variable"]
 
 @dataclass(frozen=True)
 class LineCommand:
-    """One ``%agent`` command: ``usage`` as shown in errors (``"show VAR"``) and ``run``."""
+    """One ``%agent`` command: ``usage`` as shown in errors and help (``"show VAR"``),
+    ``help`` (what it does, one sentence), ``run``, and what each of its words completes
+    to (``completes``: ``"run"`` a variable holding a Run, ``"tool"``, ``"provider"``)."""
 
     usage: str
+    help: str
     run: Callable[[AgentMagics, str], None]
+    completes: str | None = None
 
     @property
     def name(self) -> str:
         return self.usage.split(" ", 1)[0]
 
 
+HELP_WORDS = ("-h", "--help", "help")
+
+
+def help_text(command: LineCommand | None = None) -> str:
+    """The help of one command, or (``None``) of the line magic: every command's usage
+    and what it does — both from :data:`COMMANDS`."""
+    if command is not None:
+        return f"%agent {command.usage}\n\n{command.help}"
+    width = max(len(c.usage) for c in COMMANDS.values())
+    rows = "\n".join(f"  %agent {c.usage:<{width}}  {c.help}" for c in COMMANDS.values())
+    return (f"%agent COMMAND ...: the line magic's commands (%agent COMMAND -h for one).\n\n{rows}\n\n"
+            "The cell magic is %%agent (two percent signs); %%agent -h lists its options.")
+
+
 def run_line_command(magics: AgentMagics, line: str) -> None:
-    """Run ``%agent LINE``; an unknown or missing command raises ``UsageError`` listing them."""
+    """Run ``%agent LINE``; ``-h`` (alone or after a command) prints help; an unknown or
+    missing command raises ``UsageError`` listing them."""
     name, _, rest = line.strip().partition(" ")
+    if name in HELP_WORDS:
+        print(help_text())
+        return
     command = COMMANDS.get(name)
+    if command is not None and rest.strip() in HELP_WORDS[:2]:
+        print(help_text(command))
+        return
     if command is None:
         raise UsageError(
             "%agent: expected one of: " + ", ".join(c.usage for c in COMMANDS.values())
@@ -201,14 +226,21 @@ def _tools_bundle(tools_source: str | None) -> dict[str, str]:
 COMMANDS: dict[str, LineCommand] = {
     command.name: command
     for command in (
-        LineCommand("tools [SOURCE]", _tools),
-        LineCommand("schema NAME", _schema),
-        LineCommand("sessions", _sessions),
-        LineCommand("show [VAR]", _show),
-        LineCommand("code VAR", _code),
-        LineCommand("wire VAR [ROUND]", _wire),
-        LineCommand("restore [NOTEBOOK]", _restore),
-        LineCommand("key [PROVIDER]", _key),
-        LineCommand("fork VAR ROUND [-m MODEL] [-o OUT]", _fork),
+        LineCommand("tools [SOURCE]", "every registered tool, its schema, and what keeps it off the menu "
+                    "(for tools_source=SOURCE)", _tools),
+        LineCommand("schema NAME", "what each provider is sent for the tool NAME, and what it would refuse",
+                    _schema, completes="tool"),
+        LineCommand("sessions", "the conversations continued with -s NAME, and how long each is", _sessions),
+        LineCommand("show [VAR]", "a run of this kernel drawn again, live if it is still going (no VAR: the "
+                    "latest)", _show, completes="run"),
+        LineCommand("code VAR", "the run's picks as Python, in a new cell below", _code, completes="run"),
+        LineCommand("wire VAR [ROUND]", "the request bodies and replies of a run made with --wire, one round "
+                    "or all", _wire, completes="run"),
+        LineCommand("restore [NOTEBOOK]", "the runs and sessions saved in this notebook, back after a "
+                    "restart", _restore),
+        LineCommand("key [PROVIDER]", "set a provider's key for this kernel, typed where it is never shown "
+                    "(no PROVIDER: where each key was found)", _key, completes="provider"),
+        LineCommand("fork VAR ROUND [-m MODEL] [-o OUT]", "the run again from ROUND: the rounds before it "
+                    "replayed, live from there on", _fork, completes="run"),
     )
 }

@@ -47,12 +47,14 @@ def as_tool(entry: object) -> Tool:
 
 def toolset_of(entry: object) -> list[object] | None:
     """The tools of a toolset entry — an MCP server (``op.mcp(...)``) or any object whose
-    ``.tools`` is a list or tuple, as ``tools=[server]`` gives it — or ``None`` for an
-    entry that is one tool."""
+    ``.tools`` is a non-empty list or tuple of tools, as ``tools=[server]`` gives it — or
+    ``None`` for anything else (one tool; a Run, whose ``.tools`` are names)."""
     if isinstance(entry, (Tool, dict)) or hasattr(entry, "execute"):
         return None
     tools = getattr(entry, "tools", None)
-    return list(tools) if isinstance(tools, (list, tuple)) else None
+    if not isinstance(tools, (list, tuple)) or not tools:
+        return None
+    return list(tools) if all(isinstance(t, Tool) or hasattr(t, "execute") for t in tools) else None
 
 
 def as_tools(entries: Sequence[object]) -> list[Tool]:

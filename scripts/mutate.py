@@ -709,6 +709,18 @@ MUTATIONS: tuple[Mutation, ...] = (
       'if all(isinstance(t, Tool) or hasattr(t, "execute") for t in tools) else None', "",
       ("tests/notebook/test_completion.py::test_cell_line_offers_flags_sessions_models_and_tools",),
       "a Run's .tools (names) do not make it a toolset"),
+    M("own-price-not-first", "models/pricing.py",
+      "    price = _own_price(model_name)\n    if price is None:", "    price = None\n    if price is None:",
+      ("tests/providers/test_provider_common.py::test_users_can_register_a_price",),
+      "a price you register is used before the library's"),
+    M("price-unknown-unsaid", "render/_format.py",
+      "if usage.cost is None and total:", "if False:",
+      ("tests/providers/test_provider_prices.py::test_a_model_the_library_does_not_know_reads_price_unknown_and_max_cost_says_so_once",),
+      "a model no price is known for reads price unknown, never $0"),
+    M("library-cost-without-cache-reads", "models/pricing.py",
+      "cache_read_tokens=usage.cache_read,", "cache_read_tokens=0,",
+      ("tests/providers/test_provider_prices.py::test_a_replys_cost_is_the_librarys_for_its_usage",),
+      "cached tokens are priced at their own price"),
 )
 
 

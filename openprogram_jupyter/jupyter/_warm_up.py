@@ -44,6 +44,7 @@ _FIRST_CELL_MODULES = (
     "openprogram_jupyter.render",
     "markdown_it",  # the answer's Markdown, rendered and sanitized
     "nh3",
+    "genai_prices",  # the first reply's cost (its data takes a third of a second to load)
 )
 
 

@@ -71,6 +71,16 @@ class ToolRules:
     parameter_problems: Callable[[JsonObject], list[str]] | None = None
 
 
+def declared(prefix: str) -> ProviderInfo | None:
+    """The descriptor declared for ``prefix`` — by its provider's module, once imported (a
+    model of that provider exists, or the registry in :mod:`.providers` was loaded) —
+    or ``None``. For modules below the registry, which cannot import it."""
+    return _DECLARED.get(prefix)
+
+
+_DECLARED: dict[str, ProviderInfo] = {}
+
+
 @dataclass(frozen=True)
 class ProviderInfo:
     """One provider, as the rest of the package knows it.
@@ -102,6 +112,8 @@ class ProviderInfo:
       its own terms (the wire view's round line).
     - ``trace_name``: its ``gen_ai.provider.name`` in OpenTelemetry's GenAI conventions
       (``"aws.bedrock"``); ``None``: the prefix.
+    - ``prices_id``: its provider id in genai-prices, where its models' prices and context
+      windows are looked up (``"google"``); ``None``: not priced there.
 
     Raises ``ValueError`` when the fields contradict each other (a malformed
     ``model_class``, a default model without a key variable, rules without a shape).
@@ -120,6 +132,7 @@ class ProviderInfo:
     fold_frames: Callable[[list[Any]], JsonObject | None] | None = None
     tools_in_body: Callable[[JsonObject], tuple[int, Any]] = tools_and_choice
     trace_name: str | None = None
+    prices_id: str | None = None
 
     def __post_init__(self) -> None:
         module, sep, name = self.model_class.partition(":")
@@ -131,6 +144,7 @@ class ProviderInfo:
             raise ValueError(f"{self.prefix}: a default model needs a key variable that selects it")
         if self.tool_rules is not None and self.tool_shape is None:
             raise ValueError(f"{self.prefix}: tool rules without a tool shape")
+        _DECLARED[self.prefix] = self
 
     @property
     def default_model_name(self) -> str | None:

@@ -86,6 +86,7 @@ INFO = ProviderInfo(
     tool_rules=ToolRules(PLAIN_TOOL_NAME, "letters, digits, '_' and '-', 1 to 64 characters"),
     key_hint="set ANTHROPIC_API_KEY (in the environment, a .env file next to the notebook, Colab's secrets, "
              "or %agent key anthropic) or pass api_key=",
+    prices_id="anthropic",
 )
 
 _SMALL_OUTPUT_MODELS = ("claude-3-opus", "claude-3-sonnet", "claude-3-haiku")

@@ -91,6 +91,7 @@ INFO = ProviderInfo(
     key_hint="set AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, AWS_PROFILE or AWS_BEARER_TOKEN_BEDROCK, "
              "or pass api_key= (a Bedrock API key)",
     trace_name="aws.bedrock",
+    prices_id="aws",
 )
 
 _IMAGE_FORMATS = {"image/png": "png", "image/jpeg": "jpeg", "image/jpg": "jpeg", "image/gif": "gif",

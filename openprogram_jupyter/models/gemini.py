@@ -86,6 +86,7 @@ INFO = ProviderInfo(
     key_hint="set GEMINI_API_KEY or GOOGLE_API_KEY (in the environment, a .env file next to the notebook, "
              "Colab's secrets, or %agent key gemini) or pass api_key=",
     trace_name="gcp.gemini",
+    prices_id="google",
 )
 
 DEFAULT_GEMINI_URL = "https://generativelanguage.googleapis.com"

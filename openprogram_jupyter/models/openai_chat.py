@@ -68,6 +68,7 @@ INFO = ProviderInfo(
     tool_rules=ToolRules(PLAIN_TOOL_NAME, "letters, digits, '_' and '-', 1 to 64 characters"),
     key_hint="set OPENAI_API_KEY (in the environment, a .env file next to the notebook, Colab's secrets, "
              "or %agent key openai) or pass api_key=",
+    prices_id="openai",
 )
 
 

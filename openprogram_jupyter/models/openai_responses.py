@@ -56,6 +56,7 @@ INFO = ProviderInfo(
     tool_shape=ToolShape("OpenAI Responses", 'an element of "tools"', openai_responses_tool),
     tool_rules=ToolRules(PLAIN_TOOL_NAME, "letters, digits, '_' and '-', 1 to 64 characters"),
     trace_name="openai",
+    prices_id="openai",
 )
 
 

@@ -1,36 +1,33 @@
 """Token prices, and the cost of one reply's usage.
 
-:data:`PRICES` maps a model id to its :class:`Price` in US dollars per million tokens.
-It is deliberately small: a price that is not in the table gives a cost of ``None``, never
-an estimate. Add your own models (or correct a price that changed) with
-:func:`register_price`::
+Prices come from `genai-prices <https://github.com/pydantic/genai-prices>`_, the pydantic
+team's maintained data (bundled with it, read without a network): every major provider,
+cache reads and writes at their own prices, tiered prices (Gemini 2.5 Pro above 200k
+prompt tokens) and price changes over time. A model it does not know costs ``None`` —
+"price unknown" in every view — never an estimate.
+
+Your own models (a local server, a fine-tune, a private deployment), or a price you know
+better, go in first with :func:`register_price`, in US dollars per million tokens::
 
     from openprogram_jupyter.models import pricing
     pricing.register_price("qwen2.5:7b", input=0.0, output=0.0)          # a local model
-    pricing.register_price("gpt-4.1-mini", input=0.40, output=1.60, cache_read=0.10)
+    pricing.register_price("openai:my-finetune", input=3.0, output=12.0, cache_read=0.75)
 
-Lookup (:func:`price_for`) tries the full model name first (``"openai:gpt-4.1-mini"``),
-then the bare model id (``"gpt-4.1-mini"``), then the bare id with a trailing dated
-snapshot or alias suffix removed (``"gpt-4.1-mini-2025-04-14"`` → ``"gpt-4.1-mini"``,
-``"claude-sonnet-4-0"`` → ``"claude-sonnet-4"``, ``-latest``), and for
-Bedrock ids a leading cross-region prefix (``"us."``, ``"eu."``, ``"apac."``, ``"global."``).
-The same model id under several providers (``openai:`` and ``openai-responses:``) shares
-one entry; register a full ``"provider:model"`` name to price one provider differently.
-
-The prices below are the providers' published list prices for standard (non-batch,
-non-priority) requests, as of 2025; providers change them, so check before relying on a
-total. Where a price has tiers (Gemini 2.5 Pro above 200k prompt tokens) only the first
-tier is listed and ``max_input_tokens`` marks its end: a larger prompt costs ``None``.
+Such a price is found under the full model name (``"openai:gpt-4.1-mini"``), the bare id,
+the id without a dated snapshot suffix (``"gpt-4.1-mini-2025-04-14"``) or without a
+Bedrock cross-region prefix (``"us."``, ``"eu."``, …): :func:`lookup_keys`. The library is
+asked with the provider's own id (``ProviderInfo.prices_id``) and the bare model id.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from ..messages import Usage
 
-__all__ = ["PRICES", "Price", "cost_of", "price_for", "register_price"]
+__all__ = ["PRICES", "Price", "cost_of", "library_model", "lookup_keys", "price_for", "register_price"]
 
 
 @dataclass(frozen=True)
@@ -50,31 +47,8 @@ class Price:
     max_input_tokens: int | None = None
 
 
-PRICES: dict[str, Price] = {
-    # OpenAI (https://openai.com/api/pricing)
-    "gpt-4.1": Price(2.00, 8.00, cache_read=0.50),
-    "gpt-4.1-mini": Price(0.40, 1.60, cache_read=0.10),
-    "gpt-4.1-nano": Price(0.10, 0.40, cache_read=0.025),
-    "gpt-4o": Price(2.50, 10.00, cache_read=1.25),
-    "gpt-4o-mini": Price(0.15, 0.60, cache_read=0.075),
-    "gpt-5": Price(1.25, 10.00, cache_read=0.125),
-    "gpt-5-mini": Price(0.25, 2.00, cache_read=0.025),
-    "gpt-5-nano": Price(0.05, 0.40, cache_read=0.005),
-    "o4-mini": Price(1.10, 4.40, cache_read=0.275),
-    # Anthropic (https://www.anthropic.com/pricing); cache_write is the 5-minute cache.
-    "claude-opus-4-1": Price(15.00, 75.00, cache_read=1.50, cache_write=18.75),
-    "claude-sonnet-4-5": Price(3.00, 15.00, cache_read=0.30, cache_write=3.75),
-    "claude-sonnet-4": Price(3.00, 15.00, cache_read=0.30, cache_write=3.75),
-    "claude-haiku-4-5": Price(1.00, 5.00, cache_read=0.10, cache_write=1.25),
-    "claude-3-5-haiku": Price(0.80, 4.00, cache_read=0.08, cache_write=1.00),
-    # Gemini (https://ai.google.dev/gemini-api/docs/pricing); cached-input prices omitted.
-    "gemini-2.5-pro": Price(1.25, 10.00, max_input_tokens=200_000),
-    "gemini-2.5-flash": Price(0.30, 2.50),
-    "gemini-2.5-flash-lite": Price(0.10, 0.40),
-    # Bedrock on-demand prices for Anthropic models equal Anthropic's list prices.
-    "anthropic.claude-sonnet-4-5-20250929-v1:0": Price(3.00, 15.00, cache_read=0.30, cache_write=3.75),
-    "anthropic.claude-haiku-4-5-20251001-v1:0": Price(1.00, 5.00, cache_read=0.10, cache_write=1.25),
-}
+PRICES: dict[str, Price] = {}
+"""The user's own prices (:func:`register_price`), looked up before the library's."""
 
 _DATED_SUFFIX = re.compile(r"-(\d{4}-\d{2}-\d{2}|\d{8}|latest|0)$")
 _BEDROCK_REGION_PREFIX = re.compile(r"^(us|eu|apac|jp|au|global)\.")
@@ -111,15 +85,31 @@ def lookup_keys(model_name: str) -> list[str]:
 
 
 def price_for(model_name: str) -> Price | None:
-    """The price of ``model_name`` (``"provider:model"`` or a bare id), or ``None``."""
-    return next((PRICES[key] for key in lookup_keys(model_name) if key in PRICES), None)
+    """The price of ``model_name`` (``"provider:model"`` or a bare id): yours if you
+    registered one, else the library's first tier; ``None`` when neither knows it."""
+    own = _own_price(model_name)
+    if own is not None:
+        return own
+    model = library_model(model_name)
+    if model is None:
+        return None
+    from datetime import datetime, timezone
+
+    prices = model.get_prices(datetime.now(timezone.utc))
+    input_price, tier_end = _first_tier(prices.input_mtok)
+    output_price, _ = _first_tier(prices.output_mtok)
+    if input_price is None or output_price is None:
+        return None
+    return Price(input_price, output_price, _first_tier(prices.cache_read_mtok)[0],
+                 _first_tier(prices.cache_write_mtok)[0], tier_end)
 
 
 def cost_of(model_name: str, usage: Usage) -> float | None:
-    """The cost of ``usage`` in dollars, or ``None`` when any needed price is unknown."""
-    price = price_for(model_name)
+    """The cost of ``usage`` in dollars, or ``None`` when any needed price is unknown:
+    your price if you registered one, else the library's calculation (tiers included)."""
+    price = _own_price(model_name)
     if price is None:
-        return None
+        return _library_cost(model_name, usage)
     prompt = usage.input + usage.cache_read + usage.cache_write
     if price.max_input_tokens is not None and prompt > price.max_input_tokens:
         return None
@@ -130,3 +120,55 @@ def cost_of(model_name: str, usage: Usage) -> float | None:
                 return None
             total += tokens * per_million
     return total / 1_000_000
+
+
+def _own_price(model_name: str) -> Price | None:
+    return next((PRICES[key] for key in lookup_keys(model_name) if key in PRICES), None)
+
+
+def library_ids(model_name: str) -> tuple[str | None, str]:
+    """``(provider id, model id)`` as genai-prices names them, for ``"prefix:model"`` (the
+    provider's declared ``prices_id``; ``None`` for a model of no declared provider)."""
+    from ._provider_info import declared
+
+    prefix, sep, model_id = model_name.partition(":")
+    info = declared(prefix) if sep else None
+    return (info.prices_id if info is not None else None), model_id
+
+
+def library_model(model_name: str) -> Any:
+    """The library's record of ``model_name`` (price, context window), or ``None``."""
+    provider_id, model_id = library_ids(model_name)
+    if provider_id is None:
+        return None
+    from genai_prices import data_snapshot
+
+    try:
+        return data_snapshot.get_snapshot().find_provider_model(model_id, None, provider_id, None)[1]
+    except LookupError:
+        return None
+
+
+def _library_cost(model_name: str, usage: Usage) -> float | None:
+    provider_id, model_id = library_ids(model_name)
+    if provider_id is None:
+        return None
+    import genai_prices
+
+    counted = genai_prices.Usage(input_tokens=usage.input + usage.cache_read + usage.cache_write,
+                                 cache_read_tokens=usage.cache_read, cache_write_tokens=usage.cache_write,
+                                 output_tokens=usage.output)
+    try:
+        return float(genai_prices.calc_price(counted, model_id, provider_id=provider_id).total_price)
+    except LookupError:
+        return None
+
+
+def _first_tier(price: Any) -> tuple[float | None, int | None]:
+    """A library price per million tokens as ``(first tier's price, where it ends)``."""
+    if price is None:
+        return None, None
+    tiers = getattr(price, "tiers", None)
+    if tiers is None:
+        return float(price), None
+    return float(price.base), min(tier.start for tier in tiers) if tiers else None

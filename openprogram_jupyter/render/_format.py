@@ -136,14 +136,17 @@ def running_seconds(value: float) -> str:
 
 
 def usage_summary(usage: Usage) -> str:
-    """``1,234 tokens (1,000 in, 234 out) · $0.0012`` — cost only where it is known; with
-    prompt caching ``(1,000 in, 4,000 cache read, 500 cache write, 234 out)``."""
+    """``1,234 tokens (1,000 in, 234 out) · $0.0012`` — with prompt caching ``(1,000 in,
+    4,000 cache read, 500 cache write, 234 out)``; ``· price unknown`` for tokens of a
+    model no price is known for (never $0)."""
     total = usage.total_tokens or (usage.input + usage.output + usage.cache_read + usage.cache_write)
     text = f"{total:,} tokens"
     cached = "".join(f", {count:,} cache {kind}" for kind, count in
                      (("read", usage.cache_read), ("write", usage.cache_write)) if count)
     if usage.input or usage.output or cached:
         text += f" ({usage.input:,} in{cached}, {usage.output:,} out)"
+    if usage.cost is None and total:
+        text += " · price unknown"
     if usage.cost:
         text += f" · ${usage.cost:.4f}"
     return text

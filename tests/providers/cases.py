@@ -168,3 +168,17 @@ async def stream_once(model: Model, request: ModelRequest) -> tuple[list[Any], A
     out = MessageBuilder(model.name)
     updates = [u async for u in model.stream(request, out)]
     return updates, out.message
+
+
+LIBRARY_PROVIDER = {"openai": "openai", "openai-responses": "openai", "anthropic": "anthropic", "gemini": "google",
+                    "bedrock": "aws"}
+
+
+def library_cost(case: Case, *, input: int, cache_read: int, cache_write: int, output: int) -> float:
+    """What genai-prices itself says the case's model costs for this usage (``input``
+    without the cached tokens, as our ``Usage`` counts it)."""
+    import genai_prices
+
+    usage = genai_prices.Usage(input_tokens=input + cache_read + cache_write, cache_read_tokens=cache_read,
+                               cache_write_tokens=cache_write, output_tokens=output)
+    return float(genai_prices.calc_price(usage, case.model_id, provider_id=LIBRARY_PROVIDER[case.prefix]).total_price)

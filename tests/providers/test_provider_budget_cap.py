@@ -24,9 +24,17 @@ CAP_FIELD = {
     "bedrock": lambda body: (body.get("inferenceConfig") or {}).get("maxTokens"),
 }
 
-# Dollars per million tokens (input, output) of each case's model, from the providers' price lists.
-PRICES = {"openai": (0.40, 1.60), "openai-responses": (0.40, 1.60), "anthropic": (3.00, 15.00),
-          "gemini": (0.30, 2.50), "bedrock": (3.00, 15.00)}
+
+def per_million(case) -> tuple[float, float]:
+    """Dollars per million tokens (input, output) of the case's model, asked of genai-prices itself."""
+    import genai_prices
+
+    provider, model = {"openai-responses": "openai", "gemini": "google", "bedrock": "aws"}.get(
+        case.prefix, case.prefix), case.model_id
+    # A thousand tokens each, scaled: a million would be priced at a long-context tier.
+    thousand = genai_prices.calc_price(genai_prices.Usage(input_tokens=1_000, output_tokens=1_000), model,
+                                       provider_id=provider)
+    return float(thousand.input_price) * 1000, float(thousand.output_price) * 1000
 
 
 def _script(server) -> None:
@@ -46,7 +54,7 @@ async def test_a_token_budget_caps_each_rounds_output_at_what_is_left(case, serv
 
 async def test_a_cost_budget_caps_each_rounds_output_at_what_the_dollars_left_buy(case, server):
     _script(server)
-    per_input, per_output = (price / 1e6 for price in PRICES[case.prefix])
+    per_input, per_output = (price / 1e6 for price in per_million(case))
     budget = 2_000 * per_output
     run = await case.runtime(server).arun("Add.", tools=make_tools(), max_cost=budget)
 

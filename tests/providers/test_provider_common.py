@@ -57,19 +57,29 @@ def test_unknown_model_costs_none_never_a_guess():
 
 
 def test_dated_snapshots_and_region_prefixes_share_the_base_price():
-    assert pricing.price_for("openai:gpt-4.1-mini-2025-04-14") == pricing.PRICES["gpt-4.1-mini"]
-    assert pricing.price_for("anthropic:claude-sonnet-4-5-20250929") == pricing.PRICES["claude-sonnet-4-5"]
+    assert pricing.price_for("openai:gpt-4.1-mini-2025-04-14") == pricing.price_for("openai:gpt-4.1-mini")
+    assert pricing.price_for("anthropic:claude-sonnet-4-5-20250929") == pricing.price_for("anthropic:claude-sonnet-4-5")
     assert pricing.price_for("bedrock:us.anthropic.claude-sonnet-4-5-20250929-v1:0") is not None
 
 
-def test_cached_tokens_without_a_cache_price_make_the_cost_unknown():
-    assert pricing.cost_of("gemini:gemini-2.5-flash", Usage(input=100, output=10)) is not None
-    assert pricing.cost_of("gemini:gemini-2.5-flash", Usage(input=100, output=10, cache_read=50)) is None
+def test_a_price_of_your_own_without_a_cache_price_makes_cached_tokens_cost_unknown():
+    pricing.register_price("openai:my-model", input=1.0, output=2.0)
+    try:
+        assert pricing.cost_of("openai:my-model", Usage(input=100, output=10)) == pytest.approx(120 / 1e6)
+        assert pricing.cost_of("openai:my-model", Usage(input=100, output=10, cache_read=50)) is None
+    finally:
+        pricing.PRICES.pop("openai:my-model")
 
 
-def test_prompts_past_the_first_price_tier_cost_none():
-    assert pricing.cost_of("gemini:gemini-2.5-pro", Usage(input=150_000, output=10)) is not None
-    assert pricing.cost_of("gemini:gemini-2.5-pro", Usage(input=250_000, output=10)) is None
+def test_a_prompt_past_the_first_tier_costs_the_tiers_price_as_the_library_says():
+    import genai_prices
+
+    for prompt in (150_000, 250_000):  # Gemini 2.5 Pro's input price doubles above 200k
+        expected = genai_prices.calc_price(genai_prices.Usage(input_tokens=prompt, output_tokens=10), "gemini-2.5-pro",
+                                           provider_id="google").total_price
+        assert pricing.cost_of("gemini:gemini-2.5-pro", Usage(input=prompt, output=10)) == float(expected)
+    assert pricing.cost_of("gemini:gemini-2.5-pro", Usage(input=250_000, output=10)) > 2 * pricing.cost_of(
+        "gemini:gemini-2.5-pro", Usage(input=125_000, output=5))
 
 
 def test_users_can_register_a_price():

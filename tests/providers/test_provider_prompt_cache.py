@@ -13,7 +13,7 @@ import openprogram_jupyter as op
 from openprogram_jupyter.models.bedrock import caches_prompts
 from openprogram_jupyter.render import render_html, render_plain
 
-from .cases import CASES, make_tools
+from .cases import CASES, library_cost, make_tools
 
 BY_PREFIX = {case.prefix: case for case in CASES}
 
@@ -95,8 +95,9 @@ async def test_a_bedrock_model_without_prompt_caching_gets_no_cache_point(server
 async def test_cache_reads_and_writes_are_in_the_usage_the_cost_the_header_and_the_transcript(server, prefix):
     run = await _run(server, prefix)
     assert (run.usage.cache_read, run.usage.cache_write) == (3000, 400)
-    # claude-sonnet-4-5: $3 in, $15 out, $0.30 cache read, $3.75 cache write per million tokens
     last = [m for m in run.messages if m.role == "assistant"][-1].usage
-    assert last.cost == pytest.approx((20 * 3.00 + 4 * 15.00 + 3000 * 0.30 + 400 * 3.75) / 1e6)
+    assert last.cost == pytest.approx(library_cost(BY_PREFIX[prefix], input=20, cache_read=3000, cache_write=400,
+                                                   output=4))
+    assert last.cost < library_cost(BY_PREFIX[prefix], input=3420, cache_read=0, cache_write=0, output=4) / 2
     for text in (render_plain(run), render_html(run)):
         assert "3,000 cache read, 400 cache write" in text

@@ -6,6 +6,7 @@ OpenTelemetry loaded by ``%load_ext``."""
 from __future__ import annotations
 
 import http.server
+import json
 import subprocess
 import sys
 import threading
@@ -140,15 +141,25 @@ def test_without_the_api_trace_is_one_clear_error(monkeypatch):
         op.Runtime(model=op.ScriptedModel(["x"])).run("Hi.", trace=True)
 
 
-def test_load_ext_imports_nothing_of_opentelemetry():
-    code = ("import sys; from IPython.testing.globalipapp import start_ipython; ip = start_ipython(); "
-            "ip.run_line_magic('load_ext', 'openprogram_jupyter'); "
-            "import openprogram_jupyter.jupyter._warm_up as w; w.wait_for_warm_up(); "
-            "print(sorted(m for m in sys.modules if m.startswith('opentelemetry')))")
+def _modules_after_load_ext(prefixes: tuple[str, ...], *, warmed_up: bool) -> list[str]:
+    """The modules starting with ``prefixes`` that a fresh process holds after ``%load_ext``
+    (and, ``warmed_up``, after the warm-up a kernel would run next, run here directly)."""
+    warm = ("from openprogram_jupyter.jupyter import _LOADED; "
+            "from openprogram_jupyter.jupyter._warm_up import warm_up; "
+            "magics = _LOADED[id(ip)]; warm_up(magics, magics.namespace_runtime); ") if warmed_up else ""
+    code = ("import json, sys; from IPython.testing.globalipapp import start_ipython; ip = start_ipython(); "
+            "ip.run_line_magic('load_ext', 'openprogram_jupyter'); " + warm +
+            f"print(json.dumps(sorted(m for m in sys.modules if m.startswith({prefixes!r}))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                         env={"OPENPROGRAM_WARM_UP": "1", "PATH": "/usr/bin:/bin"})
+                         env={"OPENPROGRAM_MODEL": "offline", "PATH": "/usr/bin:/bin"})
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip().splitlines()[-1] == "[]"
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_load_ext_imports_nothing_of_opentelemetry_and_leaves_the_price_data_to_the_warm_up():
+    assert _modules_after_load_ext(("opentelemetry", "genai_prices"), warmed_up=False) == []
+    assert _modules_after_load_ext(("opentelemetry",), warmed_up=True) == []  # not even the warm-up loads it
+    assert "genai_prices" in _modules_after_load_ext(("genai_prices",), warmed_up=True)  # ready for the first cost
 
 
 class _Receiver(http.server.BaseHTTPRequestHandler):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 import openprogram_jupyter as op
+from openprogram_jupyter.jupyter import _LOADED
 from openprogram_jupyter.jupyter._line_commands import COMMANDS
 
 from .kernels import live_kernel
@@ -27,9 +28,10 @@ def with_a_session(shell, clean_registry):
         return a + b
 
     shell.user_ns["m"] = op.ScriptedModel(["hi", "again"])
-    assert shell.run_cell("%%agent -m m -s trip -o r --tools add\nHi.").success
+    assert shell.run_cell("%%agent -m m -s tab-trip -o r --tools add\nHi.").success
     assert shell.user_ns["r"].tools == ["add"]  # a Run whose .tools are names
     yield shell
+    _LOADED[id(shell)].sessions._by_name.pop("tab-trip", None)  # the shell outlives the test: so would the session
 
 
 def test_line_magic_offers_its_commands_and_each_commands_words(with_a_session):
@@ -43,7 +45,8 @@ def test_line_magic_offers_its_commands_and_each_commands_words(with_a_session):
 
 def test_cell_line_offers_flags_sessions_models_and_tools(with_a_session):
     shell = with_a_session
-    assert offered(shell, "%%agent -s ") == ["trip"]
+    assert "tab-trip" in offered(shell, "%%agent -s ")  # (earlier tests' sessions are in this shell too)
+    assert offered(shell, "%%agent -s tab-t") == ["tab-trip"]
     assert "--tools" in offered(shell, "%%agent --to") and "--max-cost" not in offered(shell, "%%agent --to")
     models = offered(shell, "%%agent -m ")
     assert {"offline", "openai:gpt-4.1-mini", "m"} <= set(models) and "r" not in models

@@ -1,8 +1,9 @@
 """Pictures for the model: Python values as image blocks, fitted to what providers accept.
 
-A tool may return a matplotlib ``Figure``, a PIL image, an ``IPython.display.Image`` (or
-any object with ``_repr_png_`` / ``_repr_jpeg_``), ``(bytes, "image/...")``, an
-``op.ImageContent``, or a list mixing text and any of those. :func:`as_image` turns one
+A tool may return a matplotlib ``Figure``, a PIL image, an ``IPython.display.Image``,
+``(bytes, "image/...")``, an ``op.ImageContent``, or a list mixing text and any of those.
+(Other objects with a PNG ``_repr_png_`` — a SymPy expression — stay text: the model
+reads their text better than a picture of it.) :func:`as_image` turns one
 value into an :class:`~openprogram_jupyter.messages.ImageContent`; :func:`fit_image`
 makes it fit every provider before it is sent:
 
@@ -46,10 +47,11 @@ def as_image(value: object) -> ImageContent | None:
         buffer = io.BytesIO()
         value.savefig(buffer, format="png", bbox_inches="tight")
         return _block(buffer.getvalue(), "image/png")
-    for method, mime in (("_repr_png_", "image/png"), ("_repr_jpeg_", "image/jpeg")):
-        data = _repr_bytes(value, method)
-        if data is not None:
-            return _block(data, mime)
+    if module.startswith("IPython."):  # IPython.display.Image
+        for method, mime in (("_repr_png_", "image/png"), ("_repr_jpeg_", "image/jpeg")):
+            data = _repr_bytes(value, method)
+            if data is not None:
+                return _block(data, mime)
     return None
 
 

@@ -26,8 +26,8 @@ def result_content(
     - ``str`` as is; ``None`` as an empty result;
     - dicts, lists, tuples, numbers, booleans, pydantic models and dataclasses as
       indented JSON (values and keys JSON cannot hold fall back to their ``repr``);
-    - a picture — a matplotlib figure, a PIL image, an ``IPython.display.Image`` (anything
-      with ``_repr_png_`` / ``_repr_jpeg_``), ``(bytes, "image/...")`` — as an image block;
+    - a picture — a matplotlib figure, a PIL image, an ``IPython.display.Image``,
+      ``(bytes, "image/...")`` — as an image block;
     - a ``TextContent`` / ``ImageContent`` block, or a list mixing blocks, strings and
       pictures, as those blocks in order (each text block cut like any text);
     - anything else as its ``repr``.

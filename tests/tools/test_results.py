@@ -175,13 +175,22 @@ def test_a_list_of_text_and_a_picture_is_blocks_in_order():
     assert (content[0].text, content[2].text) == ("above", "below")
 
 
-def test_an_ipython_image_and_any_png_repr_become_image_blocks():
+def test_an_ipython_image_becomes_an_image_block_and_another_png_repr_stays_text():
     from IPython.display import Image as IPythonImage
 
     png = io.BytesIO()
     Image.new("RGB", (4, 3), "blue").save(png, format="PNG")
     (block,) = result_content(IPythonImage(data=png.getvalue(), format="png"))[0]
     assert isinstance(block, ImageContent) and base64.b64decode(block.data) == png.getvalue()
+
+    class Formula:  # draws itself, as a SymPy expression does, but is text to the model
+        def _repr_png_(self):
+            return png.getvalue()
+
+        def __repr__(self):
+            return "x**2 + 1"
+
+    assert result_content(Formula())[0] == [TextContent(text="x**2 + 1")]
 
 
 def _noise_png(side: int) -> bytes:

@@ -95,7 +95,9 @@ class RunSpans:
         self._lock = threading.Lock()
         self._runs: dict[str, Span] = {}
         self._chats: dict[str, Span] = {}
-        self._tools: dict[str, tuple[Span, str]] = {}
+        # call id -> its open execute_tool spans (and tool names), newest last: a nested run's
+        # calls may reuse its parent call's id (scripted models number calls per run)
+        self._tools: dict[str, list[tuple[Span, str]]] = {}
 
     def watch(self, event: Event) -> None:
         handler = _HANDLERS.get(type(event))
@@ -111,7 +113,7 @@ class RunSpans:
 
     def _on_agent_start(self, event: AgentStartEvent) -> None:
         provider, model = model_parts(event.model)
-        parent, agent = self._tools.get(event.parent_tool_call_id or "", (None, ""))
+        parent, agent = (self._tools.get(event.parent_tool_call_id or "") or [(None, "")])[-1]
         attributes = {OPERATION: "invoke_agent", AGENT_ID: event.run_id, PROVIDER: provider, REQUEST_MODEL: model}
         if agent:
             attributes[AGENT_NAME] = agent
@@ -146,12 +148,13 @@ class RunSpans:
             TOOL_TYPE: "function"})
         if self._content:
             span.set_attribute(TOOL_ARGUMENTS, _masked_json(event.arguments))
-        self._tools[event.tool_call_id] = (span, event.tool_name)
+        self._tools.setdefault(event.tool_call_id, []).append((span, event.tool_name))
 
     def _on_tool_end(self, event: ToolExecutionEndEvent) -> None:
-        span, _ = self._tools.pop(event.tool_call_id, (None, ""))
-        if span is None:
+        open_spans = self._tools.get(event.tool_call_id)
+        if not open_spans:
             return
+        span, _ = open_spans.pop()
         if event.status != "done":
             _failed(span, event.status, event.result.text)
         if self._content:

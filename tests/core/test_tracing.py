@@ -90,6 +90,32 @@ def test_a_run_with_two_rounds_a_call_and_a_nested_run_is_one_span_tree():
     assert gen_ai.GEN_AI_OUTPUT_MESSAGES not in first_chat.attributes
 
 
+def test_a_nested_run_whose_call_reuses_its_parents_call_id_still_nests_and_ends_every_span():
+    @op.function(register_globally=False)
+    def lookup(key: str) -> str:
+        """Look up."""
+        return key.upper()
+
+    @op.agentic_function(register_globally=False)
+    def research(topic: str, runtime=None) -> str:
+        """Research a topic."""
+        return runtime.exec(f"Research {topic}", tools=[lookup])
+
+    # Ids are the provider's: nothing keeps a nested run's call from having its parent call's id.
+    model = op.ScriptedModel([op.ToolCall(id="call-1", name="research", arguments={"topic": "owls"}),
+                              op.ToolCall(id="call-1", name="lookup", arguments={"key": "owls"}), "OWLS", "Done."],
+                             name="m")
+    provider, exporter = _provider()
+    run = op.Runtime(model=model).run("Go.", tools=[research], trace=provider)
+    assert run.text == "Done."
+    spans = exporter.get_finished_spans()
+    by_id = {span.context.span_id: span for span in spans}
+    parents = {span.name: by_id[span.parent.span_id].name for span in spans if span.parent is not None}
+    assert parents["execute_tool lookup"] == "invoke_agent research"
+    assert parents["invoke_agent research"] == "execute_tool research"
+    assert sorted(span.name for span in spans).count("execute_tool research") == 1  # it ended, once
+
+
 def test_contents_are_recorded_when_asked_and_masked(monkeypatch):
     from openprogram_jupyter import _secrets
 

@@ -227,7 +227,7 @@ class AgentMagics(Magics):
             if ":" not in name and name != "offline":
                 raise UsageError(
                     f"%%agent: -m {name!r} names neither a notebook variable holding a model nor a "
-                    "model string such as 'openai:gpt-4.1-mini', 'anthropic:claude-sonnet-4-5' or 'offline'"
+                    "model string such as 'openai:gpt-4.1-mini', 'anthropic:claude-sonnet-5-5' or 'offline'"
                 )
             if name == "offline":
                 notes.append("Using the built-in offline model (-m offline).")

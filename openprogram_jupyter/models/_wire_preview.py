@@ -1,6 +1,6 @@
 """What a round's request would be sent as to another provider, built offline.
 
-``op.wire_preview(request, "anthropic:claude-sonnet-4-5")`` turns a
+``op.wire_preview(request, "anthropic:claude-sonnet-5-5")`` turns a
 :class:`~openprogram_jupyter.models.base.ModelRequest` — one round of a run, as
 ``ScriptedModel.requests`` records them — into the JSON body that provider would be sent,
 by the provider's own request code (the same that builds a real round's body). Nothing is

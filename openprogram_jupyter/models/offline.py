@@ -26,7 +26,7 @@ __all__ = ["OfflineModel"]
 
 _HOW_TO_GO_ONLINE = (
     f"To use a real model, set {key_variables_text()}, or pick one "
-    "explicitly: Runtime(model=\"openai:gpt-4.1-mini\") or %%agent -m anthropic:claude-sonnet-4-5."
+    "explicitly: Runtime(model=\"openai:gpt-4.1-mini\") or %%agent -m anthropic:claude-sonnet-5-5."
 )
 
 

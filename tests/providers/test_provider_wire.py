@@ -179,7 +179,9 @@ def test_an_offline_runs_round_rebuilt_for_a_provider_is_a_request_that_provider
 
 def test_request_as_takes_a_provider_prefix_for_its_default_model():
     run = _offline_run()
-    assert run.request_as(2, "anthropic") == run.request_as(2, "anthropic:claude-sonnet-4-5")
+    from openprogram_jupyter.models.anthropic import INFO
+
+    assert run.request_as(2, "anthropic") == run.request_as(2, INFO.default_model_name)  # the one place it is named
     with pytest.raises(ValueError, match="'bedrock' has no default model: name one, as in 'bedrock:MODEL_ID'"):
         run.request_as(2, "bedrock")
     with pytest.raises(ValueError, match="unknown provider 'acme'"):

@@ -113,7 +113,8 @@ class RunSpans:
 
     def _on_agent_start(self, event: AgentStartEvent) -> None:
         provider, model = model_parts(event.model)
-        parent, agent = (self._tools.get(event.parent_tool_call_id or "") or [(None, "")])[-1]
+        open_calls = self._tools.get(event.parent_tool_call_id or "")
+        parent, agent = open_calls[-1] if open_calls else (None, "")
         attributes = {OPERATION: "invoke_agent", AGENT_ID: event.run_id, PROVIDER: provider, REQUEST_MODEL: model}
         if agent:
             attributes[AGENT_NAME] = agent

@@ -11,6 +11,14 @@ Either way it is a :class:`Board` over one or more runs, and the cell runs the s
    stop every run, wait up to the grace for them to end, and take what there is;
 4. record every run and replace the board with the static transcript
    (:func:`._cell.record`), then fail the cell if a run failed or was interrupted.
+
+Awaited (:func:`run_awaited`, the body of the rewritten cell) the runs are tasks on the
+kernel's loop and this coroutine is the ticker, which also keeps the loop awake: on
+ipykernel ≥ 7.4 the kernel handles widget messages while the cell awaits, so Stop works;
+on ipykernel < 7 jupyter-ui-poll (the ``legacy-kernel`` extra) pumps them from the ticker.
+Blocking (:func:`run_blocking`, the plain magic: terminal IPython, ``%autoawait off``) the
+runs go on worker threads and no click can arrive while the cell's thread waits, so the
+view says to use Kernel ▸ Interrupt.
 """
 
 from __future__ import annotations

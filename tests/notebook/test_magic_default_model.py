@@ -39,7 +39,9 @@ def test_a_cell_without_a_model_runs_on_the_provider_whose_key_is_set(shell, no_
     result = shell.run_cell("%%agent -o r --toolset none\nHi.")
     assert result.error_in_exec is None, result.error_in_exec
     run = shell.user_ns["r"]
-    assert run.model == dict(DEFAULT_MODELS)["ANTHROPIC_API_KEY"] == "anthropic:claude-sonnet-4-5"
+    from openprogram_jupyter.models.anthropic import INFO
+
+    assert run.model == dict(DEFAULT_MODELS)["ANTHROPIC_API_KEY"] == INFO.default_model_name
     assert run.text == "Hello from the key's provider."
     assert [r.path for r in server.requests] == ["/v1/messages"]
     assert "offline model" not in capsys.readouterr().out.lower()

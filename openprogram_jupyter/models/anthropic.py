@@ -33,6 +33,9 @@ this module does exactly:
 
 from __future__ import annotations
 
+import functools
+import inspect
+import json
 from collections.abc import AsyncGenerator
 from typing import Any
 
@@ -170,7 +173,7 @@ class AnthropicModel(ProviderModel):
     # -- response ----------------------------------------------------------------------
 
     async def _attempt(self, payload: JsonObject, out: MessageBuilder) -> AsyncGenerator[AssistantUpdate, None]:
-        stream = await self._client().messages.create(**payload)
+        stream = await _send(self._client(), payload)
         async with stream:
             calls: dict[int, int] = {}  # wire block index -> content index
             counts = {"input": 0, "output": 0, "cache_read": 0, "cache_write": 0}
@@ -239,6 +242,40 @@ class AnthropicModel(ProviderModel):
             return ProviderError(f"no API key: {INFO.key_hint}", detail=f"{type(exc).__name__}: {exc}",
                                  kind="credentials")
         return transport_error(exc) or ProviderError(f"{type(exc).__name__}: {exc}")
+
+
+async def _send(client: Any, payload: JsonObject) -> Any:
+    """Start the streamed request for ``payload`` through the SDK's client, as JSON we
+    encode ourselves (the SDK's ``post`` with ``content=``): the SDK otherwise walks the
+    whole body (the history above all) on every call, preparing it against its request
+    types, which costs more than the rest of a round and grows with the history. The
+    client still adds the headers, authenticates, and parses the stream. What we build is
+    plain JSON already (no files, dates or models for the walk to convert), encoded as the
+    SDK encodes it (UTF-8, compact, no NaN), so the server receives the same JSON. An SDK
+    whose ``post`` takes no ``content`` gets ``messages.create`` as before."""
+    if not _takes_raw_bodies(client):
+        return await client.messages.create(**payload)
+    body = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+    message, stream_class = _stream_types()
+    return await client.post("/v1/messages", cast_to=message, content=body, stream=True, stream_cls=stream_class)
+
+
+@functools.cache
+def _stream_types() -> tuple[Any, Any]:
+    from anthropic import AsyncStream
+    from anthropic.types import Message, RawMessageStreamEvent
+
+    return Message, AsyncStream[RawMessageStreamEvent]
+
+
+_RAW_BODIES: dict[Any, bool] = {}  # client class -> whether its post() takes content=
+
+
+def _takes_raw_bodies(client: Any) -> bool:
+    kind = type(client)
+    if kind not in _RAW_BODIES:
+        _RAW_BODIES[kind] = "content" in inspect.signature(kind.post).parameters
+    return _RAW_BODIES[kind]
 
 
 def _count(counts: dict[str, int], usage: Any) -> None:

@@ -1,43 +1,65 @@
-"""The OpenAI SDK validates a request's arguments by walking them against its typed request
-schema (``openai._utils._transform``) on every call. Walking the history costs more than
-everything else a round does and grows with it, so ours hands the history over in
-``extra_body``, which is sent as it is (``models/openai_chat.untransformed``). The bodies
-the server receives are the same (``test_provider_wire.py`` compares them field by field)."""
+"""The OpenAI and Anthropic SDKs walk a request's arguments on every call, against their
+typed request schema (``openai._utils._transform``; older ``anthropic`` releases too) or
+copying every container of the body (``anthropic._utils._prepare``). Walking the history
+costs more than everything else a round does and grows with it, so ours hands it over
+unwalked: OpenAI's in ``extra_body``, which is sent as it is
+(``models/openai_chat.untransformed``), Anthropic's as a body we encode ourselves
+(``models/anthropic._send``). The bodies the server receives are the same
+(``test_provider_wire.py`` compares them field by field)."""
 
 from __future__ import annotations
+
+import importlib
 
 import pytest
 from fakeserver import Call, Turn
 
 from .cases import CASES, make_tools
 
-OPENAI_CASES = [c for c in CASES if c.prefix in ("openai", "openai-responses")]
+WALKED_CASES = [c for c in CASES if c.prefix in ("openai", "openai-responses", "anthropic")]
+
+# (module, function) the SDK calls once per container it walks, newest layout first
+_WALKS = {
+    "openai": [("openai._utils._transform", "_async_transform_recursive")],
+    "anthropic": [("anthropic._utils._prepare", "copy_mapping"),
+                  ("anthropic._utils._transform", "_async_transform_recursive")],
+}
 
 
-async def _transform_calls(server, case, monkeypatch, rounds: int) -> int:
-    from openai._utils import _transform
+def _walk_function(sdk: str) -> tuple[object, str]:
+    for module_name, name in _WALKS[sdk]:
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            continue
+        if hasattr(module, name):
+            return module, name
+    pytest.fail(f"none of {_WALKS[sdk]} found in this {sdk} release: update the test")
 
+
+async def _walk_calls(server, case, monkeypatch, rounds: int) -> int:
+    module, name = _walk_function("anthropic" if case.prefix == "anthropic" else "openai")
     calls = 0
-    walk = _transform._async_transform_recursive
+    walk = getattr(module, name)
 
-    async def counted(*args, **kwargs):
+    def counted(*args, **kwargs):
         nonlocal calls
         calls += 1
-        return await walk(*args, **kwargs)
+        return walk(*args, **kwargs)
 
-    monkeypatch.setattr(_transform, "_async_transform_recursive", counted)
+    monkeypatch.setattr(module, name, counted)
     server.script(*[Turn(calls=[Call("add", {"a": n, "b": 1})]) for n in range(rounds - 1)], Turn(text="done"))
     run = await case.runtime(server).arun("Add one at a time.", tools=make_tools(), max_iterations=None)
     assert run.stop_reason == "stop", run.error
     assert run.rounds == rounds
-    monkeypatch.setattr(_transform, "_async_transform_recursive", walk)
+    monkeypatch.setattr(module, name, walk)
     return calls
 
 
-@pytest.mark.parametrize("case", OPENAI_CASES, ids=[c.prefix for c in OPENAI_CASES])
+@pytest.mark.parametrize("case", WALKED_CASES, ids=[c.prefix for c in WALKED_CASES])
 async def test_the_sdk_does_not_walk_the_history_so_a_rounds_cost_does_not_grow_with_it(server, case, monkeypatch):
-    short = await _transform_calls(server, case, monkeypatch, 3)
-    long = await _transform_calls(server, case, monkeypatch, 30)
+    short = await _walk_calls(server, case, monkeypatch, 3)
+    long = await _walk_calls(server, case, monkeypatch, 30)
     # Walking the history makes the calls grow with the square of the rounds (about 10×
     # per round here); without it each round walks the same small arguments.
     assert long / 30 <= 1.2 * short / 3, (short, long)

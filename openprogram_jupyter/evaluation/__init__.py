@@ -20,15 +20,16 @@ from .._ambient import ambient_runtime
 from .._stop import StopToken, waiting_time
 from ..errors import SetupError
 from ..models import Model
-from ..run import Run
 from ..runtime import Runtime
 from ._jobs import EvalJob, EvalOutcome, arun_job, check_names, run_job
+from ._judge import Judge, Judgement, judge
 from ._progress import Progress
-from ._report import EvalRow, Evaluation, ModelSummary, judge
+from ._report import EvalRow, Evaluation, Expect, ModelSummary, expectations, to_row
 
-__all__ = ["EvalRow", "Evaluation", "EvaluationInterrupted", "ModelSummary", "aevaluate", "evaluate"]
+__all__ = ["EvalRow", "Evaluation", "EvaluationInterrupted", "Judge", "Judgement", "ModelSummary", "aevaluate",
+           "evaluate", "judge"]
 
-Expect = Callable[[Run], Any]
+Expects = Expect | Sequence[Expect]
 _CANCEL_GRACE = 0.5  # every run of an evaluation is on a Runtime with the default cancel_grace (._jobs)
 
 
@@ -46,7 +47,7 @@ def evaluate(
     *,
     models: Sequence[Any] | Mapping[str, Any] | None = None,
     tools: Sequence[object] | None = None,
-    expect: Expect | None = None,
+    expect: Expects | None = None,
     concurrency: int = 8,
     timeout: float | None = None,
     executor: concurrent.futures.Executor | None = None,
@@ -63,7 +64,10 @@ def evaluate(
     and ``run_options`` (``toolset=``, ``system=``, ``max_iterations=``, …) are those of
     ``Runtime.run``, for every run. ``expect(run)`` judges each run: it passes unless it
     raises (an ``AssertionError``'s message is the row's reason) or returns a falsy value
-    other than ``None``. ``timeout`` caps each run in seconds. ``executor`` sends each run
+    other than ``None``; an ``op.judge(rubric, model=...)`` has a model grade it; a list
+    of them must all pass, asked in order until one fails. Judges grade after every run
+    has ended, one run at a time in table order (so a judge's cassette replays), their
+    tokens and cost kept apart from the runs'. ``timeout`` caps each run in seconds. ``executor`` sends each run
     to that executor (its jobs must be picklable: see :mod:`._jobs`). Setting ``abort``
     stops the evaluation: runs going on end as stopped, runs not started are not started,
     and the result says ``stopped``. Ctrl-C / Kernel ▸ Interrupt does the same, then
@@ -107,7 +111,7 @@ async def aevaluate(
     *,
     models: Sequence[Any] | Mapping[str, Any] | None = None,
     tools: Sequence[object] | None = None,
-    expect: Expect | None = None,
+    expect: Expects | None = None,
     concurrency: int = 8,
     timeout: float | None = None,
     executor: concurrent.futures.Executor | None = None,
@@ -142,13 +146,15 @@ async def aevaluate(
         raise
     finally:
         meter.close()
+    if any(isinstance(each, Judge) for each in plan.expect):  # a judge's model call would hold up this loop
+        return await asyncio.to_thread(plan.result, outcomes, stopped=stop.is_set())
     return plan.result(outcomes, stopped=stop.is_set())
 
 
 class _Plan:
     """The checked jobs, and how their outcomes become the table."""
 
-    def __init__(self, jobs: list[EvalJob], labels: list[str], expect: Expect | None) -> None:
+    def __init__(self, jobs: list[EvalJob], labels: list[str], expect: tuple[Expect, ...]) -> None:
         self.jobs = jobs
         self.labels = labels
         self.expect = expect
@@ -161,10 +167,10 @@ class _Plan:
         for job in self.jobs:
             outcome = outcomes.get(job.index) or EvalOutcome(job.index, skipped=True)
             try:
-                rows.append(judge(outcome, job.prompt, job.model_label, self.expect))
+                rows.append(to_row(outcome, job.prompt, job.model_label, self.expect))
             except KeyboardInterrupt:
                 for rest in self.jobs[len(rows):]:
-                    row = judge(outcomes.get(rest.index) or EvalOutcome(rest.index, skipped=True),
+                    row = to_row(outcomes.get(rest.index) or EvalOutcome(rest.index, skipped=True),
                                 rest.prompt, rest.model_label, None)
                     if row.verdict == "pass":
                         row.verdict, row.why = "stopped", "not judged: the evaluation was interrupted while judging"
@@ -175,12 +181,11 @@ class _Plan:
 
 def _plan(prompts: Sequence[str], models: Sequence[Any] | Mapping[str, Any] | None,
           tools: Sequence[object] | None,
-          expect: Expect | None, concurrency: int, timeout: float | None,
+          expect: Expects | None, concurrency: int, timeout: float | None,
           executor: concurrent.futures.Executor | None, run_options: dict[str, Any]) -> _Plan:
     prompt_list = _prompts(prompts)
     named = _models(models)
-    if expect is not None and not callable(expect):
-        raise TypeError(f"expect must be a callable taking the Run, got {type(expect).__name__}")
+    expect_all = expectations(expect)
     if not isinstance(concurrency, int) or isinstance(concurrency, bool) or concurrency < 1:
         raise ValueError(f"concurrency must be a positive int, got {concurrency!r}")
     if timeout is not None and (not isinstance(timeout, (int, float)) or timeout <= 0):
@@ -193,7 +198,7 @@ def _plan(prompts: Sequence[str], models: Sequence[Any] | Mapping[str, Any] | No
     Runtime(model="offline").prepare(prompt_list[0], **options)  # a bad option fails here, before any run
     jobs = [EvalJob(index, prompt, label, model, options, timeout)
             for index, (prompt, (label, model)) in enumerate((p, m) for p in prompt_list for m in named)]
-    return _Plan(jobs, [label for label, _ in named], expect)
+    return _Plan(jobs, [label for label, _ in named], expect_all)
 
 
 def _prompts(prompts: Any) -> list[str]:

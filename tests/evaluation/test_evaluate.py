@@ -105,7 +105,8 @@ def test_the_html_table_has_a_row_per_run_and_escapes_outside_text():
     evaluation = op.evaluate(["Add 1 and 2. <script>x</script>"], models=[careful(), sloppy()], tools=[add],
                              expect=right_sum, progress=False)
     html = evaluation._repr_html_()
-    assert html.count("<tr>") == 2 + 1 + 2 + 1  # summary rows + header, run rows + header
+    assert html.count("<tr>") == 2 + 1  # summary rows + header
+    assert html.count('<details class="openprogram-evaluation-row"') == 2  # a row per run, each opens on it
     assert "<script>" not in html and "&lt;script&gt;" in html
     assert '<img alt="pass rate and cost per model"' in html  # matplotlib is a test dependency
     assert "1/1 (100%)" in html and "✓ pass" in html

@@ -24,18 +24,18 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, get_args
 
 from ._json import JsonObject
 from ._secrets import mask
-from .messages import AssistantMessage, ToolResultMessage
+from .messages import AssistantMessage, RunStopReason, ToolResultMessage
 
 if TYPE_CHECKING:
     from .run import Run
 
 __all__ = ["ANY", "RunCheck", "check"]
 
-_STOP_REASONS = ("stop", "max_iterations", "max_cost", "max_tokens", "error", "aborted")
+_STOP_REASONS = get_args(RunStopReason)
 _PREVIEW = 100
 
 

@@ -11,6 +11,9 @@ A run emits, in this order (``docs/semantics.md``, section 5)::
       ... more turns ...
     agent_end
 
+A rerun (``Run.rerun``) also emits ``divergence`` at the end of the round whose results
+first differ from the recording, before its ``turn_end``.
+
 Every event carries ``run_id``, ``depth`` (0 for a top-level run) and
 ``parent_tool_call_id`` (the call whose tool opened a nested run), so one event stream can
 hold a whole tree of runs. Everything that watches a run — ``on_event=``, the notebook
@@ -49,6 +52,8 @@ __all__ = [
     "AgentEvent",
     "AgentStartEvent",
     "AssistantUpdate",
+    "Divergence",
+    "DivergenceEvent",
     "Event",
     "EventHandlers",
     "MessageEndEvent",
@@ -210,6 +215,33 @@ class ToolExecutionEndEvent(Event):
     duration: float
 
 
+class Divergence(BaseModel):
+    """Where a rerun first parted from its recording (``Run.rerun``).
+
+    ``round`` is the round; ``why`` says what differs in one sentence. For a call whose
+    result differs: ``tool_call_id``, ``tool_name`` and the recorded ``arguments``, the
+    ``recorded`` result and the result ``now``. Without a call (the recording ended while
+    the rerun went on), those are ``None``.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    round: int
+    why: str
+    tool_call_id: str | None = None
+    tool_name: str | None = None
+    arguments: JsonObject | None = None
+    recorded: ToolResultMessage | None = None
+    now: ToolResultMessage | None = None
+
+
+class DivergenceEvent(Event):
+    """A rerun's results differed from the recording in this round (emitted once per run)."""
+
+    type: Literal["divergence"] = "divergence"
+    divergence: Divergence
+
+
 class TurnEndEvent(Event):
     type: Literal["turn_end"] = "turn_end"
     turn: int
@@ -240,6 +272,7 @@ AgentEvent = (
     | ToolExecutionStartEvent
     | ToolExecutionUpdateEvent
     | ToolExecutionEndEvent
+    | DivergenceEvent
     | TurnEndEvent
     | AgentEndEvent
 )

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from .run import Run
     from .runtime import Runtime
 
-__all__ = ["fork_spec", "recorded_rounds"]
+__all__ = ["fork_spec", "recorded_rounds", "reused_settings", "same_tools"]
 
 # The ways of watching a run are the fork's own: step mode needs the approver of wherever it runs.
 _NOT_REUSED = frozenset({"step"})
@@ -62,26 +62,39 @@ def fork_spec(run: Run, round: Any, runtime: Runtime, *, tools: Sequence[object]
         raise SetupError(f"fork: round must be a round of run {run.run_id} ({span}), got {round!r}", option="round")
     if not prompts:
         raise SetupError(f"fork: run {run.run_id} has no prompt to start from")
-    original: RunSpec | None = run.spec
-    settings: dict[str, Any] = {}
-    if original is not None:
-        settings = {name: value for name, value in original.settings.items() if name not in _NOT_REUSED}
-        settings["messages"] = list(original.history)
-    settings.update(options)
-    chosen = list(tools) if tools is not None else _same_tools(run, original, runtime)
-    spec = runtime.prepare(prompts[0], tools=chosen, **settings)
+    chosen = list(tools) if tools is not None else same_tools(run, runtime, "fork")
+    spec = runtime.prepare(prompts[0], tools=chosen, **reused_settings(run, options))
     return dataclasses.replace(spec, prompts=tuple(prompts), replay=tuple(rounds[: round - 1]),
                                replayed_from=run.run_id)
 
 
-def _same_tools(run: Run, original: RunSpec | None, runtime: Runtime) -> list[Any]:
-    found = []
+def reused_settings(run: Run, options: dict[str, Any]) -> dict[str, Any]:
+    """``Runtime.run`` keywords that run as ``run`` did: its history and every setting but
+    ``step``, with ``options`` over them."""
+    settings: dict[str, Any] = {}
+    if run.spec is not None:
+        settings = {name: value for name, value in run.spec.settings.items() if name not in _NOT_REUSED}
+        settings["messages"] = list(run.spec.history)
+    settings.update(options)
+    return settings
+
+
+def same_tools(run: Run, runtime: Runtime, doing: str, *, given: Sequence[object] = ()) -> list[Any]:
+    """The tools ``run`` had, by name: each taken from ``given`` when a tool there has that
+    name, else looked up in ``runtime``'s registry (so a tool redefined since is the new
+    one), else the one the run ran with; the tools of ``given`` the run did not have come
+    last. A name nothing provides raises :class:`SetupError` (``doing`` names the caller)."""
+    from .tools.menu import as_tools
+
+    replacements = {tool.name: tool for tool in as_tools(list(given))}
+    found: list[Any] = []
     for name in run.tools:
         if name == "tool_search":  # the menu adds it again when a tool is deferred
             continue
-        tool = runtime.registry.get(name) or (original.menu.get(name) if original is not None else None)
+        tool = (replacements.pop(name, None) or runtime.registry.get(name)
+                or (run.spec.menu.get(name) if run.spec is not None else None))
         if tool is None:
-            raise SetupError(f"fork: the run used the tool {name!r}, which is no longer registered; "
+            raise SetupError(f"{doing}: the run used the tool {name!r}, which is no longer registered; "
                              "pass tools=[...]")
         found.append(tool)
-    return found
+    return [*found, *replacements.values()]

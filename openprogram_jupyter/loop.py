@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from ._context import context_refusal, context_window
+from ._divergence import divergence_of, recording_ended, round_to_rerun
 from ._limits import (
     LimitReached,
     answer_round_under_cap,
@@ -34,6 +35,8 @@ from .events import (
     AgentEndEvent,
     AgentStartEvent,
     AssistantUpdate,
+    Divergence,
+    DivergenceEvent,
     MessageEndEvent,
     MessageStartEvent,
     MessageUpdateEvent,
@@ -108,6 +111,7 @@ class LoopState:
     error: ReplyError | None = None
     limit: str | None = None
     unpriced_noticed: bool = False
+    divergence: Divergence | None = None  # a rerun's first departure from its recording
 
     def append(self, message: AnyMessage) -> None:
         self.conversation.append(message)
@@ -159,6 +163,8 @@ async def _run_rounds(config: LoopConfig, state: LoopState, pending: list[Any]) 
             if last is not None:  # round N of a cap of N: the answer round, not one more
                 await _end_at_limit(config, state, last, pending, answer=True)
                 return
+            if not _recording_goes_on(config, state):
+                return
             _deliver(config, state, pending)
             pending = []
             _checkpoint(config)
@@ -167,8 +173,10 @@ async def _run_rounds(config: LoopConfig, state: LoopState, pending: list[Any]) 
             config.calls.emit(TurnStartEvent(turn=state.rounds))
 
             replayed = config.spec.replay[state.rounds - 1] if state.rounds <= len(config.spec.replay) else None
-            if replayed is not None:
-                message = _replay_reply(config, state, replayed)
+            rerun = round_to_rerun(config.spec.rerun, state.rounds, state.divergence is not None)
+            recorded = replayed or rerun
+            if recorded is not None:
+                message = _replay_reply(config, state, recorded)
             else:
                 message = await _stream_assistant_response(config, state)
             if message.stop_reason in ("error", "aborted"):
@@ -185,7 +193,11 @@ async def _run_rounds(config: LoopConfig, state: LoopState, pending: list[Any]) 
             elif tool_calls:
                 pending = await _execute_tool_calls(config, state, tool_calls)
                 _notice_unpriced(config, state, message)
+            if rerun is not None:
+                pending = _compared_with_recording(config, state, rerun, pending)
             _end_round(config, state, message)
+            if state.stop_reason == "diverged":
+                return
             if not pending:
                 pending = _take(config.spec.hooks.get("get_steering_messages"))
         _checkpoint(config)  # a step that swallowed the stop's cancellation still ends the run as stopped
@@ -203,7 +215,7 @@ async def _end_at_limit(config: LoopConfig, state: LoopState, limit: LimitReache
     state.undelivered = list(pending)
     if answer and config.spec.settings["finish_at_limit"]:
         await _final_round(config, state, limit)
-    if state.stop_reason not in ("error", "aborted"):
+    if state.stop_reason not in ("error", "aborted", "diverged"):
         state.stop_reason = limit.name
     state.limit = limit.name
 
@@ -211,18 +223,51 @@ async def _end_at_limit(config: LoopConfig, state: LoopState, limit: LimitReache
 async def _final_round(config: LoopConfig, state: LoopState, limit: LimitReached) -> None:
     """One round with ``tool_choice="none"`` asking for the answer; a call the model makes
     anyway is answered "not run". A failed reply keeps its error in ``state.error_message``
-    (the run still ends at the limit); a stop ends it as aborted, as anywhere."""
+    (the run still ends at the limit); a stop ends it as aborted, as anywhere. A rerun plays
+    the recorded last round back."""
     _checkpoint(config)
+    if not _recording_goes_on(config, state):
+        return
     state.rounds += 1
     state.round_open, state.round_results = True, []
     config.calls.emit(TurnStartEvent(turn=state.rounds, final_for=limit.name))
-    message = await _stream_assistant_response(config, state, final=limit)
+    recorded = round_to_rerun(config.spec.rerun, state.rounds, state.divergence is not None)
+    message = (_replay_reply(config, state, recorded) if recorded is not None
+               else await _stream_assistant_response(config, state, final=limit))
     text = limit.not_run_text() if message.stop_reason not in ("error", "aborted") else UNRUN_AFTER_FAILED_REPLY
     _answer_unrun_calls(config, state, message, text, status="skipped")
     _end_round(config, state, message)
     if message.stop_reason == "aborted":
         state.stop_reason = "aborted"
     state.error_message, state.error = message.error_message, message.error
+
+
+def _compared_with_recording(config: LoopConfig, state: LoopState, recorded: ReplayedRound,
+                             pending: list[Any]) -> list[Any]:
+    """A rerun round's calls have run: when every result reads as recorded, the messages
+    the recording delivered then come next (before any steering); else the divergence."""
+    divergence = divergence_of(state.rounds, recorded, state.round_results, config.calls.menu)
+    if divergence is None:
+        return [*recorded.then, *pending]
+    _diverge(config, state, divergence)
+    return pending
+
+
+def _recording_goes_on(config: LoopConfig, state: LoopState) -> bool:
+    """``False`` when a rerun has played its whole recording, wants another round, and is
+    not live: it ends as diverged there."""
+    divergence = recording_ended(config.spec.rerun, state.rounds, state.divergence is not None)
+    if divergence is not None:
+        _diverge(config, state, divergence)
+    return state.stop_reason != "diverged"
+
+
+def _diverge(config: LoopConfig, state: LoopState, divergence: Divergence) -> None:
+    """Announce where the rerun parted from its recording; unless it is live, it ends there."""
+    state.divergence = divergence
+    config.calls.emit(DivergenceEvent(divergence=divergence))
+    if config.spec.rerun is not None and not config.spec.rerun.live:
+        state.stop_reason = "diverged"
 
 
 def _notice_unpriced(config: LoopConfig, state: LoopState, message: AssistantMessage) -> None:
@@ -315,12 +360,14 @@ async def _stream_assistant_response(config: LoopConfig, state: LoopState,
 
 
 def _replay_reply(config: LoopConfig, state: LoopState, recorded: ReplayedRound) -> AssistantMessage:
-    """Play back a recorded reply (a forked run's rounds before the fork): no model request.
-    Its usage is not counted again; a notice says where it came from."""
+    """Play back a recorded reply (a forked run's rounds before the fork, a rerun's rounds):
+    no model request. Its usage is not counted again; a notice says where it came from."""
     emit = config.calls.emit
     message = recorded.reply.model_copy(deep=True, update={"usage": Usage(cost=0.0)})  # known: nothing
     emit(MessageStartEvent(message=message))
-    notice = (f"replayed from {config.spec.replayed_from}: the recorded reply and results, "
+    notice = (f"rerun of {config.spec.replayed_from}: the recorded reply (no model request); its calls ran again"
+              if config.spec.rerun is not None else
+              f"replayed from {config.spec.replayed_from}: the recorded reply and results, "
               "no model request and no tool run")
     emit(MessageUpdateEvent(message=message, update=AssistantUpdate(kind="notice", delta=notice)))
     state.append(message)

@@ -41,9 +41,10 @@ __all__ = [
 AssistantStopReason = Literal["stop", "length", "toolUse", "error", "aborted"]
 """Why one assistant message ended. ``"toolUse"``: it holds tool calls."""
 
-RunStopReason = Literal["stop", "max_iterations", "max_cost", "max_tokens", "error", "aborted"]
+RunStopReason = Literal["stop", "max_iterations", "max_cost", "max_tokens", "error", "aborted", "diverged"]
 """Why a whole run ended (``Run.stop_reason``): the model finished, a limit ended it (the
-round cap, the cost limit, the token limit), a reply failed, or it was stopped."""
+round cap, the cost limit, the token limit), a reply failed, it was stopped, or — a rerun
+(``Run.rerun``) only — its tools' results parted from the recording."""
 
 ErrorKind = Literal[
     "credentials", "auth", "rate_limit", "overloaded", "context_length", "bad_request", "not_found", "timeout",

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from . import _ambient, _viewer
 from ._json import JsonObject
 from .errors import ProviderError, RunError
-from .events import AgentEndEvent, MessageEndEvent, TurnStartEvent
+from .events import AgentEndEvent, Divergence, DivergenceEvent, MessageEndEvent, TurnStartEvent
 from .messages import AssistantMessage, RunStopReason, ToolResultMessage, Usage, UserMessage
 
 if TYPE_CHECKING:
@@ -45,6 +45,8 @@ class Run:
     ``result`` holds the resolved decision's value when the run was asked for
     ``choices=``, and ``decision`` the :class:`~openprogram_jupyter.decision.Decision`
     itself (``None`` otherwise — a decision's value may be ``None`` too).
+    ``divergence``: for a rerun (:meth:`rerun`), where its results first parted from the
+    recording (``None`` while they have not).
     """
 
     def __init__(self, run_id: str, model: str, tools: list[str], depth: int = 0,
@@ -62,6 +64,7 @@ class Run:
         self.rounds = 0
         self.result: object = None
         self.decision: Any = None
+        self.divergence: Divergence | None = None
         self.pending_messages: list[Any] = []
         self.started_at = time.time()
         self.ended_at: float | None = None
@@ -83,6 +86,8 @@ class Run:
             self._usage = self._usage + event.message.usage
         elif type(event) is TurnStartEvent and event.run_id == self.run_id:
             self.rounds = event.turn
+        elif type(event) is DivergenceEvent and event.run_id == self.run_id:
+            self.divergence = event.divergence
         elif type(event) is AgentEndEvent and event.run_id == self.run_id:
             self.messages = list(event.messages)
             self.stop_reason = event.stop_reason
@@ -172,6 +177,23 @@ class Run:
         base = runtime or self.runtime or _ambient.ambient_runtime()
         changes = {} if system is _KEEP else {"system": system}
         return base.fork(self, round, model=model, tools=tools, **changes, **options)
+
+    def rerun(self, *, tools: Any = (), live: bool = False, runtime: Runtime | None = None,
+              **options: Any) -> Run:
+        """This run again with the tools as they are now: each recorded reply is played back
+        (no model request) and its calls run for real, with the run's own tools by name —
+        each from ``tools`` when one there has that name, else as registered now (a tool
+        redefined since is the new one). While every result reads to the model as the
+        recorded one did, the rerun follows the recording to its end. At the first round
+        whose results differ — a result changed, a recorded call no longer fits its tool's
+        schema, a tool gone, or the recording ending while the rerun goes on — the new
+        run's :attr:`divergence` says where and why, and the run ends as ``"diverged"``
+        (``live=False``: no request at all) or asks the model from the next round on
+        (``live=True``). ``options`` are run options over the run's own settings. Runs on
+        ``runtime`` (default: the Runtime that ran this one, else the notebook's); returns
+        the new Run. See :mod:`openprogram_jupyter.rerun`."""
+        base = runtime or self.runtime or _ambient.ambient_runtime()
+        return base.rerun(self, tools=tools, live=live, **options)
 
     # -- showing ------------------------------------------------------------------------
 

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DecisionSetup",
     "ReplayedRound",
+    "RerunPlan",
     "RunHooks",
     "RunInputs",
     "RunOptions",
@@ -66,6 +67,16 @@ class ReplayedRound:
     reply: AssistantMessage
     results: tuple[ToolResultMessage, ...] = ()
     then: tuple[UserMessage, ...] = ()
+
+
+@dataclass(frozen=True)
+class RerunPlan:
+    """A rerun's recording (``Run.rerun``): the loop plays back each recorded round's reply
+    and runs its calls for real, comparing their results with the recorded ones; from the
+    first round that differs it stops (``live=False``) or asks the model (``live=True``)."""
+
+    rounds: tuple[ReplayedRound, ...]
+    live: bool = False
 
 
 class RunHooks(TypedDict, total=False):
@@ -112,7 +123,8 @@ class RunSpec:
     :mod:`~openprogram_jupyter.settings`, checked, the run's own over the Runtime's;
     ``tool_choice`` also checked against the menu), ``decision`` (from ``choices=``),
     ``replay`` (recorded rounds played back first, from the run ``replayed_from``: see
-    ``Run.fork``). Context: ``depth`` and ``parent`` (the tool call a nested run runs
+    ``Run.fork``), ``rerun`` (recorded replies played back while the tools run again, from
+    the run ``replayed_from``: see ``Run.rerun``). Context: ``depth`` and ``parent`` (the tool call a nested run runs
     inside) and ``inherited_tools`` (the ``tools=`` list nested runs inherit). ``hooks``:
     see :class:`RunHooks`; :meth:`with_hooks` returns a copy with hooks added.
     """
@@ -124,6 +136,7 @@ class RunSpec:
     decision: DecisionSetup | None = None
     replay: tuple[ReplayedRound, ...] = field(default=(), repr=False)
     replayed_from: str | None = None
+    rerun: RerunPlan | None = field(default=None, repr=False)
     depth: int = 0
     parent: CallFrame | None = field(default=None, repr=False)
     inherited_tools: Sequence[object] | None = field(default=None, repr=False)

@@ -429,7 +429,7 @@ MUTATIONS: tuple[Mutation, ...] = (
        "tests/core/test_settings.py::test_a_fork_on_another_model_keeps_wire_capture_and_text_tool_calls"),
       "a Runtime copied for another model (a fork, --record) keeps every setting"),
     M("fork-forgets-settings", "forking.py",
-      "settings = {name: value for name, value in original.settings.items() if name not in _NOT_REUSED}",
+      "settings = {name: value for name, value in run.spec.settings.items() if name not in _NOT_REUSED}",
       "settings = {}",
       ("tests/core/test_settings.py::test_a_fork_on_another_model_keeps_wire_capture_and_text_tool_calls",),
       "a fork goes on with the settings of the run it forks"),
@@ -556,8 +556,10 @@ MUTATIONS: tuple[Mutation, ...] = (
       ("tests/core/test_fork.py::test_rounds_before_the_fork_make_no_model_request_and_run_no_tool",),
       "the fork's round is asked of the model, not replayed"),
     M("fork-takes-the-old-tool", "forking.py",
-      "tool = runtime.registry.get(name) or (original.menu.get(name) if original is not None else None)",
-      "tool = (original.menu.get(name) if original is not None else None) or runtime.registry.get(name)",
+      "tool = (replacements.pop(name, None) or runtime.registry.get(name)\n"
+      "                or (run.spec.menu.get(name) if run.spec is not None else None))",
+      "tool = (replacements.pop(name, None) or (run.spec.menu.get(name) if run.spec is not None else None)\n"
+      "                or runtime.registry.get(name))",
       ("tests/core/test_fork.py::test_by_default_the_fork_takes_the_tools_as_they_are_registered_now",),
       "a fork runs a tool as it is defined now"),
     M("cache-keeps-failures", "tool_execution.py",

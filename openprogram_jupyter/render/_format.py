@@ -60,6 +60,7 @@ RUN_END_LABEL = {
     "max_tokens": "stopped at the token limit (max_tokens)",
     "error": "ended with an error",
     "aborted": "stopped (aborted); the transcript up to that point is kept",
+    "diverged": "rerun stopped where it parted from the recording",
 }
 
 
@@ -228,11 +229,29 @@ def end_line(run: RunNode) -> str:
     if run.stop_reason is None:
         return "running"
     line = run_end_label(run)
+    if run.divergence is not None:
+        line += f" · {divergence_line(run)}"
     if run.error:
         shown_in = round_showing_error(run)
         line += f" (round {shown_in}, above)" if shown_in is not None else f": {run.error.message}"
     over = over_budget(run)
     return f"{line} · {over}" if over else line
+
+
+def divergence_line(run: RunNode) -> str:
+    """Where a rerun parted from its recording: ``round 3 (find_city): <why>`` when it
+    stopped there, ``parted from the recording in round 3 (find_city): <why>; live from
+    round 4 on`` when the model took over."""
+    found = run.divergence
+    if found is None:
+        return ""
+    line = f"round {found.round}" + (f" ({found.tool_name})" if found.tool_name else "") + f": {found.why}"
+    return line if run.stop_reason == "diverged" else (
+        f"parted from the recording in {line}; live from round {found.round + 1} on")
+
+
+DIVERGED_LABEL = "differs from the recording"
+"""What a call's line says when a rerun's result for it differs from the recorded one."""
 
 
 def over_budget(run: RunNode) -> str | None:

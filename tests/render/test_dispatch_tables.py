@@ -146,7 +146,7 @@ def _run_with_every_kind() -> op.Run:
 
 def test_a_run_with_every_event_type_and_node_kind_shows_each_in_every_format():
     run = _run_with_every_kind()
-    assert {event.type for event in run.events} == set(EVENT_TYPES)
+    assert {event.type for event in run.events} == set(EVENT_TYPES) - {"divergence"}
     tree = tree_of(run)
     round_ = tree.rounds[0]
     kinds = {type(item).__name__ for item in [*tree.timeline, *round_.items]}
@@ -160,3 +160,18 @@ def test_a_run_with_every_event_type_and_node_kind_shows_each_in_every_format():
         assert "go" in text, mime  # the prompt
     assert "let me report" in bundle["text/html"] and "let me report" in bundle["text/markdown"]
     assert "(thinking: let me report)" in bundle["text/plain"]
+
+
+def test_a_rerun_that_diverges_shows_where_in_every_format():
+    """The one event type a run does not emit: a rerun's divergence."""
+    run = _run_with_every_kind()
+
+    def report(context: op.ToolContext) -> str:
+        """Report progress."""
+        return "reported differently"
+
+    rerun = run.rerun(tools=[report])
+    assert "divergence" in {event.type for event in rerun.events}
+    for mime, text in render_bundle(rerun).items():
+        assert "differs from the recording" in text and "reported differently" in text, mime
+        assert "round 1 (report): report returned a different result" in text, mime

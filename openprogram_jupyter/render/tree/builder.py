@@ -20,6 +20,7 @@ from ...events import (
     AgentEndEvent,
     AgentStartEvent,
     AssistantUpdate,
+    DivergenceEvent,
     Event,
     EventHandlers,
     MessageEndEvent,
@@ -341,6 +342,21 @@ class TreeBuilder:
         call.edited_arguments = _edited_arguments_of(event.result)
         call.touch()
 
+    def _on_divergence(self, event: DivergenceEvent) -> None:
+        run = self._run(event)
+        run.divergence = event.divergence
+        diverged = event.divergence
+        if diverged.tool_call_id is not None:
+            call = self.calls.get(diverged.tool_call_id) or self._call_for(
+                ToolCall(id=diverged.tool_call_id, name=diverged.tool_name or "?"), self._round(run))
+            call.divergence = diverged
+            call.touch()
+        else:
+            round_ = self._round(run)
+            round_.items.append(NoticeNode(text=diverged.why))
+            round_.touch()
+        run.touch()
+
     def _set_result(self, result: ToolResultMessage, run: RunNode) -> None:
         call = self.calls.get(result.tool_call_id)
         if call is None:
@@ -382,6 +398,7 @@ EVENT_HANDLERS: EventHandlers[Callable[[TreeBuilder, Any], None]] = EventHandler
         ToolExecutionStartEvent: TreeBuilder._on_tool_execution_start,
         ToolExecutionUpdateEvent: TreeBuilder._on_tool_execution_update,
         ToolExecutionEndEvent: TreeBuilder._on_tool_execution_end,
+        DivergenceEvent: TreeBuilder._on_divergence,
         TurnEndEvent: TreeBuilder._on_turn_end,
         AgentEndEvent: TreeBuilder._on_agent_end,
     },

@@ -15,6 +15,7 @@ from typing import Any, Literal, TypeVar
 from ..._dispatch import KindTable
 from ..._json import JsonObject
 from ...errors import ProviderError
+from ...events import Divergence
 from ...messages import ToolResultMessage, Usage
 
 __all__ = [
@@ -137,6 +138,7 @@ class CallNode(_Node):
     output: list[JsonObject] = field(default_factory=list)
     """What the tool's body wrote, in order: ``{"type": "stream", "name", "text"}`` and
     ``{"type": "display", "data": {mime: value}}`` (``_tool_output.py``)."""
+    divergence: Divergence | None = None  # in a rerun: this call's result differs from the recording
     version: int = 0
 
     def add_output(self, piece: Any) -> None:
@@ -203,7 +205,8 @@ TimelineItem = UserNode | RoundNode
 class RunNode(_Node):
     """One run: the top level, or a run opened by a call's tool (then a child of that call).
     ``max_cost`` / ``max_tokens`` are its spending limits; ``limit`` names the limit that
-    ended it; ``context_window`` is its model's, when known."""
+    ended it; ``context_window`` is its model's, when known; ``divergence`` (a rerun) where
+    its results first parted from the recording."""
 
     run_id: str
     depth: int = 0
@@ -217,6 +220,7 @@ class RunNode(_Node):
     max_cost: float | None = None
     max_tokens: int | None = None
     context_window: int | None = None
+    divergence: Divergence | None = None
     usage: Usage = field(default_factory=lambda: Usage(cost=0.0))
     started_at: float | None = None
     ended_at: float | None = None

@@ -1,0 +1,72 @@
+"""Where a rerun parts from its recording: comparing one round's results with the recorded ones.
+
+A rerun (``Run.rerun``) plays back each recorded reply and runs its calls again with the
+tools as they are now. A round matches when every call's result reads the same to the
+model — the same ``is_error`` and the same content blocks — as the recorded one (details
+for people, timings and ids are not compared). The first call that does not is the
+:class:`~openprogram_jupyter.events.Divergence`, with a sentence saying why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ._json import JsonObject
+from .errors import ArgumentError
+from .events import Divergence
+from .messages import ToolCall, ToolResultMessage
+from .spec import ReplayedRound, RerunPlan
+from .tools.menu import Menu
+
+__all__ = ["divergence_of", "recording_ended", "round_to_rerun"]
+
+
+def round_to_rerun(plan: RerunPlan | None, number: int, diverged: bool) -> ReplayedRound | None:
+    """The recorded round to play back as round ``number`` of a rerun; ``None`` when this
+    is no rerun, it has diverged already, or the recording has no such round."""
+    if plan is None or diverged or not 1 <= number <= len(plan.rounds):
+        return None
+    return plan.rounds[number - 1]
+
+
+def recording_ended(plan: RerunPlan | None, rounds_so_far: int, diverged: bool) -> Divergence | None:
+    """In a rerun still following its recording whose every round has been played, the
+    divergence of asking for one more round; ``None`` otherwise."""
+    if plan is None or diverged or rounds_so_far < len(plan.rounds):
+        return None
+    return Divergence(round=rounds_so_far, why=f"the recording ends after round {rounds_so_far}, "
+                                              "and this rerun goes on to another round")
+
+
+def divergence_of(number: int, recorded: ReplayedRound, results: Sequence[ToolResultMessage],
+                  menu: Menu) -> Divergence | None:
+    """The first call of round ``number`` whose result now (``results``, in the calls'
+    order) differs from the recorded one; ``None`` when every result reads the same."""
+    was = {result.tool_call_id: result for result in recorded.results}
+    for call, now in zip(recorded.reply.tool_calls, results, strict=False):
+        before = was.get(call.id or "")
+        if before is not None and _as_the_model_reads(before) == _as_the_model_reads(now):
+            continue
+        return Divergence(round=number, why=_why(call, before, now, menu), tool_call_id=call.id,
+                          tool_name=call.name, arguments=dict(call.arguments), recorded=before, now=now)
+    return None
+
+
+def _as_the_model_reads(result: ToolResultMessage) -> tuple[bool, list[JsonObject]]:
+    return result.is_error, [block.model_dump(mode="json") for block in result.content]
+
+
+def _why(call: ToolCall, before: ToolResultMessage | None, now: ToolResultMessage, menu: Menu) -> str:
+    tool = menu.get(call.name)
+    if tool is None:
+        return f"{call.name} is no longer one of the tools, so the recorded call cannot run"
+    try:
+        tool.validate(dict(call.arguments))
+    except ArgumentError as error:
+        return f"the recorded arguments no longer fit {call.name}'s schema: {error}"
+    if before is None:
+        return f"the recording has no result for this call of {call.name}"
+    if before.is_error != now.is_error:
+        return f"{call.name} {'failed' if now.is_error else 'succeeded'} now; in the recording it " + (
+            "succeeded" if now.is_error else "failed")
+    return f"{call.name} returned a different result"

@@ -61,7 +61,8 @@ def rows_html(rows: Sequence[EvalRow], *, judged: bool) -> str:
                      for i, n in enumerate(names))
     budget = [TRANSCRIPT_CHARS]
     body = "".join(row_html(row, judged=judged, budget=budget) for row in rows)
-    return (f'<p style="{_MUTED}">Click a row to open its run (and the judge\'s verdict).</p>'
+    also = " and the judge's verdict" if judged else ""
+    return (f'<p style="{_MUTED}">Click a row to open its run{also}.</p>'
             f'<div class="openprogram-evaluation-rows">'
             f'<div style="{_columns(judged)};padding-left:1.2em;border-bottom:1px solid rgba(127,127,127,0.5)">'
             f"{header}</div>{body}</div>")

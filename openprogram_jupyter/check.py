@@ -4,6 +4,7 @@
 
     op.check(run).called("celsius_to_fahrenheit", celsius=-5) \\
                  .called_before("celsius_to_fahrenheit", "is_freezing") \\
+                 .called_in_order(("celsius_to_fahrenheit", {"celsius": -5}), "is_freezing") \\
                  .not_called("delete") \\
                  .answer_contains("frozen") \\
                  .stopped("stop")
@@ -144,6 +145,22 @@ class RunCheck:
             self._fail(f"expected {first} to be called before {second}; {second} came first "
                        f"(pick {numbers[second]}, {first} at pick {numbers[first]})")
         return self._pass(f"called {first} before {second}")
+
+    def called_in_order(self, *picks: str | tuple[str, dict[str, Any]], ok: bool = False) -> RunCheck:
+        """The run's picks are exactly these, in this order, and no others: each a tool name,
+        or ``(name, arguments)`` whose arguments match as a subset; with ``ok=True`` each
+        pick must also have run and returned."""
+        __tracebackhide__ = True
+        wanted = [(pick, {}) if isinstance(pick, str) else (pick[0], dict(pick[1])) for pick in picks]
+        shown = "; ".join(f"{name}({_arguments(arguments)})" for name, arguments in wanted) or "no picks"
+        for number, ((name, arguments), pick) in enumerate(zip(wanted, self._picks, strict=False), 1):
+            if not pick.matches(name, arguments, ok):
+                self._fail(f"expected pick {number} to be {name}({_arguments(arguments)})"
+                           + (" that ran and returned" if ok else "") + f", in the order {shown}")
+        if len(wanted) != len(self._picks):
+            self._fail(f"expected exactly {len(wanted)} pick(s), in the order {shown}; "
+                       f"the run made {len(self._picks)}")
+        return self._pass(f"picked, in order: {shown}")
 
     def answer_contains(self, text: str, /, *, case_sensitive: bool = False) -> RunCheck:
         """The run's answer (``run.text``) contains ``text`` (ignoring case unless asked)."""

@@ -162,6 +162,18 @@ class Run:
         from .tools.registry import default_registry
 
         return run_code(self, default_registry)
+
+    def to_test(self, path: str | os.PathLike[str], *, tools_from: str | None = None) -> Path:
+        """Write this run as a pytest file at ``path`` and its cassette beside it
+        (``<name>.cassette.json``); return the file's path. The test plays the recorded
+        replies back (offline) while the tools run for real — from the module
+        ``tools_from``, or written into the file from their source — and checks with
+        ``op.check`` the same picks in order, each running, the same results, answer and
+        ending: ``pytest path`` fails naming the call a tool change altered. See
+        :mod:`._run_test`."""
+        from ._run_test import write_test
+
+        return write_test(self, path, tools_from=tools_from)
     # -- forking ------------------------------------------------------------------------
 
     def fork(self, round: int, *, model: Any = None, tools: Any = None, system: Any = _KEEP,

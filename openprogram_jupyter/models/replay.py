@@ -41,7 +41,8 @@ from .base import MessageBuilder, Model, ModelRequest
 from .providers import SECRET_ENV_VARS
 from .scripted import ScriptedModel
 
-__all__ = ["CASSETTE_VERSION", "MAX_NESTING", "CassetteError", "RecordingModel", "ReplayModel", "load_cassette"]
+__all__ = ["CASSETTE_VERSION", "MAX_NESTING", "CassetteError", "RecordingModel", "ReplayModel", "load_cassette",
+           "save_cassette"]
 
 CASSETTE_MARK = "openprogram-jupyter"
 CASSETTE_VERSION = 1
@@ -108,21 +109,30 @@ class RecordingModel(Model):
         self._save()
 
     def _save(self) -> None:
-        data = scrub({"cassette": CASSETTE_MARK, "version": CASSETTE_VERSION, "model": self.inner.name,
-                      "rounds": self.rounds}, self.__secrets)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as file:
-                json.dump(data, file, indent=2, ensure_ascii=False)
-                file.write("\n")
-            os.replace(temporary, self.path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        save_cassette(self.path, self.inner.name, self.rounds, secrets=self.__secrets)
 
     def __repr__(self) -> str:
         return f"<RecordingModel {self.name} → {self.path}: {len(self.rounds)} rounds>"
+
+
+def save_cassette(path: str | os.PathLike[str], model: str, rounds: list[JsonObject], *,
+                  secrets: Iterable[str | None] = ()) -> None:
+    """Write ``rounds`` (``{"round", "request", "reply"}`` each) as the cassette of
+    ``model`` to ``path``, every secret scrubbed (:func:`scrub`), atomically: a crash
+    leaves the file as it was."""
+    path = Path(path)
+    data = scrub({"cassette": CASSETTE_MARK, "version": CASSETTE_VERSION, "model": model, "rounds": rounds},
+                 secrets)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            json.dump(data, file, indent=2, ensure_ascii=False)
+            file.write("\n")
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
 
 
 class ReplayModel(Model):

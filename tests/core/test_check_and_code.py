@@ -46,6 +46,24 @@ def test_checks_that_hold_chain_and_say_what_they_checked(lesson):
     assert repr(checker).startswith("✓ 7 check(s) passed")
 
 
+def test_called_in_order_takes_names_and_arguments_and_ok(lesson):
+    checker = op.check(lesson).called_in_order(("celsius_to_fahrenheit", {"celsius": -5}), "is_freezing", ok=True)
+    assert checker.passed == ["picked, in order: celsius_to_fahrenheit(celsius=-5); is_freezing()"]
+    assert op.check(lesson.runtime.run("Nothing.", tools=[])).called_in_order().passed  # no picks: none expected
+
+
+def test_called_in_order_with_ok_needs_each_pick_to_have_run(lesson):
+    @op.function
+    def is_freezing(fahrenheit: float) -> bool:
+        """Whether water freezes."""
+        raise ValueError("thermometer broken")
+
+    failed = lesson.rerun(live=True, runtime=op.Runtime(model=op.ScriptedModel(["Unknown."])))
+    op.check(failed).called_in_order("celsius_to_fahrenheit", "is_freezing")
+    with pytest.raises(AssertionError, match="expected pick 2 to be is_freezing\\(\\) that ran and returned"):
+        op.check(failed).called_in_order("celsius_to_fahrenheit", "is_freezing", ok=True)
+
+
 @pytest.mark.parametrize(("make_check", "expected"), [
     (lambda c: c.called("celsius_to_fahrenheit", celsius=10), "expected a call to celsius_to_fahrenheit(celsius=10)"),
     (lambda c: c.called("is_freezing", times=2), "expected 2 call(s) to is_freezing; the run made 1"),
@@ -54,6 +72,14 @@ def test_checks_that_hold_chain_and_say_what_they_checked(lesson):
     (lambda c: c.called_before("delete", "is_freezing"), "the run never called delete"),
     (lambda c: c.answer_contains("Frozen", case_sensitive=False).answer_contains("boiling"), "contain 'boiling'"),
     (lambda c: c.stopped("max_iterations"), "expected the run to end with 'max_iterations'"),
+    (lambda c: c.called_in_order("is_freezing", "celsius_to_fahrenheit"),
+     "expected pick 1 to be is_freezing(), in the order is_freezing(); celsius_to_fahrenheit()"),
+    (lambda c: c.called_in_order("celsius_to_fahrenheit"),
+     "expected exactly 1 pick(s), in the order celsius_to_fahrenheit(); the run made 2"),
+    (lambda c: c.called_in_order("celsius_to_fahrenheit", "is_freezing", "is_freezing"),
+     "expected exactly 3 pick(s)"),
+    (lambda c: c.called_in_order(("celsius_to_fahrenheit", {"celsius": 5}), "is_freezing"),
+     "expected pick 1 to be celsius_to_fahrenheit(celsius=5)"),
 ])
 def test_a_failing_check_names_what_was_expected_and_lists_what_the_run_did(lesson, make_check, expected):
     with pytest.raises(AssertionError) as raised:

@@ -1,0 +1,157 @@
+"""run.to_test(path): a run becomes a pytest file and a cassette; pytest passes offline, and
+fails naming the call when a tool change alters it."""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from fakeserver import Call, FakeServer, Turn
+
+import openprogram_jupyter as op
+
+from .conftest import call
+
+KEY = "sk-test-to-test-0123456789abcdef"
+
+
+def find_city(city: str) -> str:
+    """Look a city up."""
+    return city.upper()
+
+
+def pytest_on(path, *, extra_path=None):
+    """Run pytest on ``path`` in a fresh interpreter with no key and no server around."""
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith("OPENAI_")}
+    if extra_path is not None:
+        env["PYTHONPATH"] = f"{extra_path}{os.pathsep}{env.get('PYTHONPATH', '')}"
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "ignore", str(path)],
+                          capture_output=True, text=True, cwd=path.parent, env=env, timeout=120)
+    return done.returncode, done.stdout + done.stderr
+
+
+@pytest.fixture
+def recorded_over_the_wire():
+    """A four-round run of a real client against the loopback server, which is gone after."""
+    tool = op.function(find_city, register_globally=False)
+    with FakeServer() as server:
+        server.script(*[Turn(calls=[Call("find_city", {"city": c})]) for c in ("paris", "lyon", "nice")],
+                      Turn(text="Paris, Lyon and Nice."))
+        runtime = op.Runtime(model="openai:gpt-4.1-mini", api_key=KEY, base_url=server.openai_base_url)
+        run = runtime.run("Find Paris, Lyon and Nice.", tools=[tool], max_iterations=9)
+    assert run.rounds == 4 and run.stop_reason == "stop"
+    return run
+
+
+def test_the_test_passes_offline_and_fails_naming_the_call_a_schema_change_breaks(tmp_path, recorded_over_the_wire):
+    path = recorded_over_the_wire.to_test(tmp_path / "test_cities.py")
+    assert (tmp_path / "test_cities.cassette.json").exists()
+    code, output = pytest_on(path)
+    assert code == 0 and "2 passed" in output, output
+
+    source = path.read_text()
+    path.write_text(source.replace("def find_city(city: str)", "def find_city(place: str)")
+                          .replace("return city.upper()", "return place.upper()"))
+    code, output = pytest_on(path)
+    assert code == 1, output
+    assert 'op.check: expected pick 1 to be find_city(city="paris") that ran and returned' in output
+
+
+def test_the_test_fails_when_a_result_changes(tmp_path, recorded_over_the_wire):
+    path = recorded_over_the_wire.to_test(tmp_path / "test_cities.py")
+    path.write_text(path.read_text().replace("return city.upper()", "return city.upper().replace('NICE', 'NIZZA')"))
+    code, output = pytest_on(path)
+    assert code == 1 and "1 failed, 1 passed" in output, output
+    assert "('find_city', 'NIZZA')" in output and "('find_city', 'NICE')" in output
+
+
+def test_tools_from_a_module_are_imported_and_edits_to_it_count(tmp_path):
+    module = tmp_path / "city_tools.py"
+    module.write_text(textwrap.dedent('''
+        import openprogram_jupyter as op
+
+        @op.function(register_globally=False)
+        def find_city(city: str) -> str:
+            """Look a city up."""
+            return city.upper()
+    '''))
+    sys.path.insert(0, str(tmp_path))
+    try:
+        import city_tools
+    finally:
+        sys.path.remove(str(tmp_path))
+    model = op.ScriptedModel([call("find_city", city="oslo"), "Oslo."])
+    run = op.Runtime(model=model).run("Find Oslo.", tools=[city_tools.find_city])
+    path = run.to_test(tmp_path / "tests" / "test_oslo.py", tools_from="city_tools")
+    assert "from city_tools import find_city" in path.read_text()
+    assert "def find_city" not in path.read_text()
+    code, output = pytest_on(path, extra_path=tmp_path)
+    assert code == 0, output
+    module.write_text(module.read_text().replace("return city.upper()", "return city.title()"))
+    code, output = pytest_on(path, extra_path=tmp_path)
+    assert code == 1 and "('find_city', 'Oslo')" in output, output
+
+
+def test_text_from_the_run_never_becomes_code(tmp_path):
+    hostile = "x'''\"\"\" ); import os; os.system('echo pwned') #\u2028print('pwned')\n\r\x0c"
+    tool = op.function(find_city, register_globally=False)
+    model = op.ScriptedModel([call("find_city", city=hostile), hostile])
+    run = op.Runtime(model=model).run(hostile, tools=[tool])
+    path = run.to_test(tmp_path / "test_hostile.py")
+    tree = ast.parse(path.read_text())
+    calls = {node.func.attr for node in ast.walk(tree) if isinstance(node, ast.Call)
+             and isinstance(node.func, ast.Attribute)}
+    assert "system" not in calls
+    assert [n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == "os"] == []
+    code, output = pytest_on(path)
+    assert code == 0 and "pwned" not in output, output
+
+
+def test_secrets_are_masked_in_the_test_and_the_cassette(tmp_path):
+    def leaky(city: str) -> str:
+        """Look a city up."""
+        return f"{city} (looked up with {KEY})"
+
+    tool = op.function(leaky, register_globally=False)
+    from openprogram_jupyter._secrets import remember
+
+    remember(KEY)  # as an api_key= given to any Runtime of the kernel is
+    runtime = op.Runtime(model=op.ScriptedModel([call("leaky", city=KEY), f"Done with {KEY}."]))
+    path = runtime.run(f"Use {KEY}.", tools=[tool]).to_test(tmp_path / "test_leak.py")
+    for written in (path, tmp_path / "test_leak.cassette.json"):
+        text = written.read_text()
+        assert KEY not in text and "***" in text, written.name
+
+
+def _without_source():
+    namespace: dict = {}
+    exec('def echo(city: str) -> str:\n    "Echo."\n    return city', namespace)  # no file holds its source
+    return namespace["echo"]
+
+
+@pytest.mark.parametrize(("tool", "why"), [
+    (op.function(_without_source(), register_globally=False), "the source of the tool 'echo' cannot be written"),
+    ({"spec": {"name": "ext", "parameters": {"type": "object", "properties": {}}}, "execute": lambda: "x"},
+     "the source of the tool 'ext' cannot be written"),
+])
+def test_a_tool_without_a_source_to_write_asks_for_a_module(tmp_path, tool, why):
+    name = "ext" if isinstance(tool, dict) else "echo"
+    run = op.Runtime(model=op.ScriptedModel([call(name), "ok"])).run("go", tools=[tool])
+    with pytest.raises(op.SetupError, match=f"{why}.*tools_from='module'"):
+        run.to_test(tmp_path / "test_x.py")
+    assert not (tmp_path / "test_x.py").exists()
+
+
+def test_bad_paths_and_modules_are_named(tmp_path):
+    tool = op.function(find_city, register_globally=False)
+    run = op.Runtime(model=op.ScriptedModel([call("find_city", city="a"), "A."])).run("go", tools=[tool])
+    with pytest.raises(op.SetupError, match=r"does not end in \.py"):
+        run.to_test(tmp_path / "test_x.txt")
+    with pytest.raises(op.SetupError, match="tools_from names a module"):
+        run.to_test(tmp_path / "test_x.py", tools_from="my tools; import os")
+    with pytest.raises(op.SetupError, match="no prompt and recorded round"):
+        op.Run("run_empty", "scripted", []).to_test(tmp_path / "test_y.py")

@@ -30,7 +30,7 @@ TRANSCRIPT_CHARS = 1_000_000
 MARK = {"pass": "✓ pass", "fail": "✗ fail", "error": "✗ error", "timeout": "✗ timeout", "stopped": "– stopped"}
 _COLOR = {"pass": "#1a7f37", "stopped": "#57606a"}
 _PROMPT_CHARS = 300
-_CELL = "padding:2px 8px;min-width:0;overflow-wrap:anywhere"
+_CELL = "padding:2px 8px;min-width:0;overflow-wrap:break-word"
 _NUMBER = "padding:2px 8px;text-align:right;white-space:nowrap"
 _MUTED = "color:#57606a;font-size:0.9em"
 
@@ -49,23 +49,32 @@ def evaluation_html(rows: Sequence[EvalRow], summary: list[ModelSummary], *, sto
 
 
 def _columns(judged: bool) -> str:
-    numbers = "minmax(4.5em,auto) minmax(5em,auto) " + ("minmax(5em,auto) " if judged else "") + "minmax(4em,auto)"
-    return f"display:grid;grid-template-columns:3em 3fr 1fr 1fr 2fr {numbers};align-items:start"
+    # Each row is a grid of its own, so every track is sized without its content: the
+    # columns line up from row to row whatever each row holds.
+    numbers = "4.5em 5em " + ("5em " if judged else "") + "4.5em"
+    return ("display:grid;grid-template-columns:2.5em minmax(6em,3fr) minmax(7em,1.2fr) minmax(5em,1fr) "
+            f"minmax(8em,3fr) {numbers};align-items:start")
+
+
+def _least_width(judged: bool) -> str:
+    """The rows' narrowest width: narrower output scrolls sideways rather than squeeze a name."""
+    return f"{2.5 + 6 + 7 + 5 + 8 + 4.5 + 5 + (5 if judged else 0) + 4.5 + 1.2:g}em"
 
 
 def rows_html(rows: Sequence[EvalRow], *, judged: bool) -> str:
     """The rows under a header line; the header says a row opens on its run."""
     names = ["#", "prompt", "model", "picks", "result", "tokens", "cost"] + (["judge"] if judged else []) + ["time"]
     first_number = names.index("tokens")
-    header = "".join(f'<span style="{_NUMBER if i >= first_number else _CELL}"><b>{n}</b></span>'
+    header = "".join(f'<span style="{_NUMBER if i >= first_number else _CELL};white-space:nowrap"><b>{n}</b></span>'
                      for i, n in enumerate(names))
     budget = [TRANSCRIPT_CHARS]
     body = "".join(row_html(row, judged=judged, budget=budget) for row in rows)
     also = " and the judge's verdict" if judged else ""
     return (f'<p style="{_MUTED}">Click a row to open its run{also}.</p>'
-            f'<div class="openprogram-evaluation-rows">'
+            f'<div style="overflow-x:auto"><div class="openprogram-evaluation-rows" '
+            f'style="min-width:{_least_width(judged)}">'
             f'<div style="{_columns(judged)};padding-left:1.2em;border-bottom:1px solid rgba(127,127,127,0.5)">'
-            f"{header}</div>{body}</div>")
+            f"{header}</div>{body}</div></div>")
 
 
 def row_html(row: EvalRow, *, judged: bool, budget: list[int]) -> str:

@@ -54,13 +54,16 @@ def html_of(cell) -> str:
 
 
 def check_table(html: str) -> None:
-    """The displayed table: a summary row per model, then one row per prompt × model."""
+    """The displayed table: a summary row per model, then one row per prompt × model, each
+    a <details> that opens on its run's transcript."""
     assert "40/40 (100%)" in html and "20/40 (50%)" in html
-    cell = r"<td[^>]*>"
-    row = rf"<tr>{cell}(Add \d+ and \d+\.)</td>{cell}<code>(\w+)</code></td>{cell}([^<]*)</td>{cell}([^<]*)"
+    cell = r"<span[^>]*>"
+    row = (rf'<details class="openprogram-evaluation-row" data-row="(\d+)"[^>]*><summary[^>]*>{cell}'
+           rf"{cell}\1</span>{cell}(Add \d+ and \d+\.)</span>{cell}<code>(\w+)</code></span>{cell}([^<]*)</span>"
+           rf"{cell}{cell}([^<]*)</span>")
     rows = re.findall(row, html)
     assert len(rows) == 80
-    for prompt, model, picks, verdict in rows:
+    for _number, prompt, model, picks, verdict in rows:
         first = int(prompt.split()[1])
         if model == "careful":
             assert (picks, verdict) == ("add", "✓ pass")

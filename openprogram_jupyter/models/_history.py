@@ -190,11 +190,12 @@ def stub_specs_for_history(messages: Iterable[Any], tools: list[JsonObject]) -> 
 def append_merged(messages: list[JsonObject], role: str, blocks: list[JsonObject]) -> None:
     """Add ``blocks`` as a ``{"role", "content": [...]}`` message, joining the previous
     message when it has the same role (Anthropic and Bedrock want roles to alternate, so
-    a steering message after tool results joins the results' user message)."""
+    a steering message after tool results joins the results' user message). The joined
+    message is a new one: neither ``messages[-1]`` nor its content list is changed."""
     if not blocks:
         return
-    if messages and messages[-1]["role"] == role:
-        messages[-1]["content"].extend(blocks)
+    if messages and messages[-1]["role"] == role:  # a new message: one built before may be reused
+        messages[-1] = {**messages[-1], "content": [*messages[-1]["content"], *blocks]}
     else:
         messages.append({"role": role, "content": blocks})
 

@@ -32,6 +32,7 @@ from .._secrets import mask, remember
 from ..errors import PROVIDER_SAID, ProviderError
 from ..events import AssistantUpdate, RetryWait
 from ..messages import ReplyError, Usage, UserMessage
+from ._incremental import HistoryMemo
 from .base import MessageBuilder, Model, ModelRequest
 from .pricing import cost_of
 
@@ -190,6 +191,7 @@ class ProviderModel(Model):
         self.name = f"{self.provider}:{model_id}"
         self.base_url = base_url
         self.retry = retry or RetryPolicy()
+        self._history = HistoryMemo()  # what the last round built, for the next to reuse
         self.__api_key = api_key
         remember(api_key)
         # loop -> (client, the async generator that closes it when the loop shuts down)

@@ -37,6 +37,7 @@ from typing import Any, Literal
 
 from .._json import JsonObject
 from .._secrets import Secrets
+from ._incremental import common_prefix
 from ._json_data import to_json_data
 from ._wire_preview import wire_preview
 from .base import ModelRequest
@@ -177,6 +178,8 @@ class WireLog:
         self._rounds: dict[int, _Round] = {}
         self._last: tuple[int, list[str]] | None = None  # the last captured round and its message digests
         self._tools: tuple[object, tuple[JsonObject, ...]] = (None, ())  # the last tools list seen, kept
+        # the last request's message list, the secret forms it was masked with, its digests
+        self._last_messages: tuple[list[Any], tuple[str, ...], list[str]] = ([], (), [])
 
     def recorder(self, number: int, request: ModelRequest) -> WireRecorder:
         """The recorder for round ``number``, which the loop asks ``request``. A round
@@ -211,6 +214,17 @@ class WireLog:
             self._digest_objects[digest] = digest
         return self._digest_objects[digest]  # one object per distinct digest, however often it recurs
 
+    def _message_digests(self, messages: list[Any], secrets: Secrets) -> list[str]:
+        """The digests of ``messages`` (:meth:`_blob`). The leading messages that are the
+        same objects as those of the last request stored, masked with the same secrets,
+        keep their digests from then (a provider reuses the messages it built,
+        :mod:`._incremental`): else every round would encode and hash the whole history."""
+        last_messages, forms, last_digests = self._last_messages
+        reused = common_prefix(last_messages, messages) if forms == secrets.forms else 0
+        digests = last_digests[:reused] + [self._blob(m, secrets) for m in messages[reused:]]
+        self._last_messages = (list(messages), secrets.forms, digests)
+        return digests
+
     def _store_request(self, number: int, provider: str, body: JsonObject, secrets: Secrets) -> None:
         entry = self._rounds[number]
         entry.provider = provider
@@ -219,13 +233,10 @@ class WireLog:
         for name, value in body.items():  # the message list's place kept with an empty digest
             entry.fields[name] = "" if name == entry.messages_field else self._blob(value, secrets)
         if entry.messages_field is not None:
-            digests = [self._blob(m, secrets) for m in body[entry.messages_field]]
+            digests = self._message_digests(body[entry.messages_field], secrets)
             if self._last is not None:
-                before = self._last[1]
-                shared = 0
-                while shared < min(len(before), len(digests)) and before[shared] == digests[shared]:
-                    shared += 1
-                entry.previous, entry.shared = self._last[0], shared
+                # equal digests are one object (_blob), so comparing objects compares digests
+                entry.previous, entry.shared = self._last[0], common_prefix(self._last[1], digests)
             entry.new = digests[entry.shared:]
             self._last = (number, digests)
         elif self._last is not None:

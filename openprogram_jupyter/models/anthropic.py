@@ -33,9 +33,6 @@ this module does exactly:
 
 from __future__ import annotations
 
-import functools
-import inspect
-import json
 from collections.abc import AsyncGenerator
 from typing import Any
 
@@ -46,13 +43,13 @@ from ._history import (
     AssistantTurn,
     append_merged,
     history_has_tool_blocks,
-    paired_history,
     result_images,
     result_text,
     safe_tool_id,
     stub_specs_for_history,
     user_blocks,
 )
+from ._incremental import HistoryMemo, takes_raw_bodies
 from ._provider_common import (
     ProviderError,
     ProviderModel,
@@ -130,14 +127,7 @@ class AnthropicModel(ProviderModel):
     # -- request -----------------------------------------------------------------------
 
     def _prepare(self, request: ModelRequest) -> tuple[JsonObject, list[str]]:
-        messages: list[JsonObject] = []
-        for entry in paired_history(request.messages):
-            if isinstance(entry, UserMessage):
-                append_merged(messages, "user", [_user_block(b) for b in user_blocks(entry) if _non_empty(b)])
-            else:
-                append_merged(messages, "assistant", _assistant_blocks(entry))
-                if entry.results:
-                    append_merged(messages, "user", [_result_block(r) for r in entry.results])
+        messages = self._history.build(request.messages, _step)
         payload: JsonObject = {"model": self.model_id, "max_tokens": self.max_tokens, "messages": messages,
                                    "stream": True}
         if request.system:
@@ -173,7 +163,7 @@ class AnthropicModel(ProviderModel):
     # -- response ----------------------------------------------------------------------
 
     async def _attempt(self, payload: JsonObject, out: MessageBuilder) -> AsyncGenerator[AssistantUpdate, None]:
-        stream = await _send(self._client(), payload)
+        stream = await _send(self._client(), payload, self._history)
         async with stream:
             calls: dict[int, int] = {}  # wire block index -> content index
             counts = {"input": 0, "output": 0, "cache_read": 0, "cache_write": 0}
@@ -244,38 +234,33 @@ class AnthropicModel(ProviderModel):
         return transport_error(exc) or ProviderError(f"{type(exc).__name__}: {exc}")
 
 
-async def _send(client: Any, payload: JsonObject) -> Any:
+async def _send(client: Any, payload: JsonObject, history: HistoryMemo) -> Any:
     """Start the streamed request for ``payload`` through the SDK's client, as JSON we
-    encode ourselves (the SDK's ``post`` with ``content=``): the SDK otherwise walks the
-    whole body (the history above all) on every call, preparing it against its request
-    types, which costs more than the rest of a round and grows with the history. The
-    client still adds the headers, authenticates, and parses the stream. What we build is
-    plain JSON already (no files, dates or models for the walk to convert), encoded as the
-    SDK encodes it (UTF-8, compact, no NaN), so the server receives the same JSON. An SDK
-    whose ``post`` takes no ``content`` gets ``messages.create`` as before."""
-    if not _takes_raw_bodies(client):
+    encode ourselves (:meth:`HistoryMemo.encode`: the history's messages encoded once
+    each, not every round), sent by the SDK's ``post`` with ``content=``: the SDK otherwise
+    walks the whole body (the history above all) on every call, preparing it against its
+    request types, which costs more than the rest of a round and grows with the history.
+    The client still adds the headers, authenticates, and parses the stream. What we build
+    is plain JSON already (no files, dates or models for the walk to convert), encoded as
+    the SDK encodes it, so the server receives the same JSON. An SDK whose ``post`` takes
+    no ``content`` gets ``messages.create`` as before."""
+    if not takes_raw_bodies(client):
         return await client.messages.create(**payload)
-    body = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
-    message, stream_class = _stream_types()
-    return await client.post("/v1/messages", cast_to=message, content=body, stream=True, stream_cls=stream_class)
-
-
-@functools.cache
-def _stream_types() -> tuple[Any, Any]:
     from anthropic import AsyncStream
     from anthropic.types import Message, RawMessageStreamEvent
 
-    return Message, AsyncStream[RawMessageStreamEvent]
+    return await client.post("/v1/messages", cast_to=Message, content=history.encode(payload, "messages"),
+                             stream=True, stream_cls=AsyncStream[RawMessageStreamEvent])
 
 
-_RAW_BODIES: dict[Any, bool] = {}  # client class -> whether its post() takes content=
-
-
-def _takes_raw_bodies(client: Any) -> bool:
-    kind = type(client)
-    if kind not in _RAW_BODIES:
-        _RAW_BODIES[kind] = "content" in inspect.signature(kind.post).parameters
-    return _RAW_BODIES[kind]
+def _step(out: list[JsonObject], entry: UserMessage | AssistantTurn) -> None:
+    """Append one history entry's Messages blocks to ``out`` (merged by role)."""
+    if isinstance(entry, UserMessage):
+        append_merged(out, "user", [_user_block(b) for b in user_blocks(entry) if _non_empty(b)])
+    else:
+        append_merged(out, "assistant", _assistant_blocks(entry))
+        if entry.results:
+            append_merged(out, "user", [_result_block(r) for r in entry.results])
 
 
 def _count(counts: dict[str, int], usage: Any) -> None:
@@ -302,13 +287,13 @@ def _mark_cache_points(payload: JsonObject) -> None:
         payload["tools"][-1]["cache_control"] = _EPHEMERAL
     if payload.get("system"):
         payload["system"] = [{"type": "text", "text": payload["system"], "cache_control": _EPHEMERAL}]
-    if payload["messages"]:
-        last = payload["messages"][-1]
-        if isinstance(last["content"], str):
-            last["content"] = [{"type": "text", "text": last["content"]}]
-        markable = [b for b in last["content"] if b.get("type") not in ("thinking", "redacted_thinking")]
+    if payload["messages"]:  # a copy of the message and block it marks: built messages are reused
+        content = payload["messages"][-1]["content"]
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+        markable = [i for i, b in enumerate(blocks) if b.get("type") not in ("thinking", "redacted_thinking")]
         if markable:
-            markable[-1]["cache_control"] = _EPHEMERAL
+            blocks[markable[-1]] = {**blocks[markable[-1]], "cache_control": _EPHEMERAL}
+        payload["messages"][-1] = {**payload["messages"][-1], "content": blocks}
 
 
 def _non_empty(block: TextContent | ImageContent) -> bool:

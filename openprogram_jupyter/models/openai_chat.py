@@ -32,7 +32,8 @@ from typing import Any
 from .._json import JsonObject
 from ..events import AssistantUpdate
 from ..messages import ImageContent, TextContent, UserMessage
-from ._history import AssistantTurn, data_url, paired_history, result_images, result_text, user_blocks
+from ._history import AssistantTurn, data_url, result_images, result_text, user_blocks
+from ._incremental import takes_raw_bodies
 from ._provider_common import (
     ProviderError,
     ProviderModel,
@@ -101,12 +102,8 @@ class OpenAIChatModel(ProviderModel):
     def _prepare(self, request: ModelRequest) -> tuple[JsonObject, list[str]]:
         messages: list[JsonObject] = []
         if request.system:
-            messages.append({"role": "system", "content": request.system})
-        for entry in paired_history(request.messages):
-            if isinstance(entry, UserMessage):
-                messages.append({"role": "user", "content": _user_content(user_blocks(entry))})
-            else:
-                messages.extend(_assistant_turn(entry))
+            messages.append(self._history.same({"role": "system", "content": request.system}))
+        messages.extend(self._history.build(request.messages, _step))
         payload: JsonObject = {
             "model": self.model_id,
             "messages": messages,
@@ -128,10 +125,26 @@ class OpenAIChatModel(ProviderModel):
             payload["reasoning_effort"] = effort
         return payload, []
 
+    async def _send(self, client: Any, payload: JsonObject) -> Any:
+        """Start the streamed request: the body encoded by us (:meth:`HistoryMemo.encode`:
+        the history's messages encoded once each, not every round) and sent through the
+        SDK's ``post``, which adds the headers, authenticates and parses the stream, but
+        neither walks the history against its request types nor encodes it again. An SDK
+        whose ``post`` takes no ``content`` gets ``create`` with the history in
+        ``extra_body`` (:func:`untransformed`)."""
+        if not takes_raw_bodies(client):
+            return await client.chat.completions.create(**untransformed(payload, "messages"))
+        import openai
+        from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
+        return await client.post("/chat/completions", cast_to=ChatCompletion, stream=True,
+                                 content=self._history.encode(payload, "messages"),
+                                 stream_cls=openai.AsyncStream[ChatCompletionChunk])
+
     # -- response ----------------------------------------------------------------------
 
     async def _attempt(self, payload: JsonObject, out: MessageBuilder) -> AsyncGenerator[AssistantUpdate, None]:
-        stream = await self._client().chat.completions.create(**untransformed(payload, "messages"))
+        stream = await self._send(self._client(), payload)
         async with stream:
             calls: dict[int, int] = {}  # the wire's call index -> content index
             finish: str | None = None
@@ -176,6 +189,14 @@ class OpenAIChatModel(ProviderModel):
                      kind="refused")
         else:
             out.finish("length" if finish == "length" else None, round_usage)
+
+
+def _step(out: list[JsonObject], entry: UserMessage | AssistantTurn) -> None:
+    """Append one history entry's Chat Completions messages to ``out``."""
+    if isinstance(entry, UserMessage):
+        out.append({"role": "user", "content": _user_content(user_blocks(entry))})
+    else:
+        out.extend(_assistant_turn(entry))
 
 
 def _user_content(blocks: list[TextContent | ImageContent]) -> str | list[JsonObject]:

@@ -1,0 +1,127 @@
+"""A round's request built from what the round before it built, so that a round's cost
+does not grow with the history.
+
+Every round sends the whole history, and most of it is what the round before sent.
+:class:`HistoryMemo` (one per provider model) keeps, from the last round it built:
+
+- the history's *closed* part — every message before the last group (the last user
+  message, or the last assistant message and the results after it) — paired
+  (:func:`._history.paired_history`), and
+- the provider's wire messages for that part (``step`` applied to each entry).
+
+The next round's history starts with the same message objects (the loop only appends to
+its conversation), checked by identity, so only what is new is paired and converted; the
+last group is converted every round, since its results are still coming in. A history
+that does not start with the remembered part (another run, a fork) is built from the
+start. Wire messages are never changed once built: a ``step`` that merges into the
+previous message (:func:`._history.append_merged`) replaces it with a copy, and so must
+anything that marks the finished list (prompt-cache points).
+
+:meth:`HistoryMemo.encode` encodes a body whose wire messages begin with those it encoded
+last (the same objects) by joining their JSON bytes, kept from then, into the rest of the
+body encoded anew. The bytes are what ``json.dumps(body, ensure_ascii=False, separators=(",", ":"),
+allow_nan=False)`` gives: the SDKs' own encoding.
+
+A model used by two runs at once stays correct (the state is replaced whole, never
+changed in place); they only find less to reuse.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import operator
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .._json import JsonObject
+from ..messages import ToolResultMessage, UserMessage
+from ._history import AssistantTurn, paired_history
+
+__all__ = ["HistoryMemo", "common_prefix", "encode_json", "takes_raw_bodies"]
+
+Step = Callable[[list[JsonObject], "UserMessage | AssistantTurn"], None]
+
+_PLACEHOLDER = f"op-wire-messages-{uuid.uuid4().hex}"
+
+
+def encode_json(value: Any) -> bytes:
+    """``value`` as the SDKs encode a request body: UTF-8, compact, no NaN."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+
+
+@dataclass(frozen=True, slots=True)
+class _Built:
+    sources: list[Any]                         # the closed part of the history, as given
+    entries: list[UserMessage | AssistantTurn]  # it paired
+    wire: list[JsonObject]                      # its wire messages
+
+
+class HistoryMemo:
+    """What the last round built (see the module's docstring)."""
+
+    def __init__(self) -> None:
+        self._built: _Built | None = None
+        self._same: JsonObject = {}
+        self._encoded: tuple[list[object], list[bytes]] = ([], [])  # the list encoded last, its elements' JSON
+
+    def build(self, messages: Sequence[Any], step: Step) -> list[JsonObject]:
+        """The wire messages of ``messages``: ``step(out, entry)`` appends one paired entry's
+        wire messages to ``out``, replacing (never changing) any message already in it."""
+        closed = len(messages)
+        while closed > 0 and isinstance(messages[closed - 1], ToolResultMessage):
+            closed -= 1
+        closed = max(closed - 1, 0)  # the last group starts at the last message that is not a result
+        built = self._built
+        reused = 0 if built is None else len(built.sources)
+        if built is None or reused > closed or list(messages[:reused]) != built.sources:
+            built, reused = _Built([], [], []), 0
+        entries = built.entries + paired_history(messages[reused:closed])
+        wire = list(built.wire)
+        for entry in entries[len(built.entries):]:
+            step(wire, entry)
+        self._built = _Built(list(messages[:closed]), entries, list(wire))
+        for entry in paired_history(messages[closed:]):
+            step(wire, entry)
+        return wire
+
+    def same(self, value: JsonObject) -> JsonObject:
+        """``value``, or the equal object given here last time: a message built anew each
+        round (a system prompt) stays the object :meth:`encode` has already encoded."""
+        if value != self._same:
+            self._same = value
+        return self._same
+
+    def encode(self, body: JsonObject, field: str) -> bytes:
+        """``body`` as JSON bytes (:func:`encode_json`). Of ``body[field]`` (a list), the
+        leading elements that are the same objects as those of the list encoded last keep
+        their bytes from then; the rest are encoded now."""
+        items = body[field]
+        last_items, last_parts = self._encoded
+        reused = common_prefix(last_items, items)
+        parts = last_parts[:reused] + [encode_json(item) for item in items[reused:]]
+        self._encoded = (list(items), parts)
+        head, tail = encode_json({**body, field: _PLACEHOLDER}).split(b'"' + _PLACEHOLDER.encode() + b'"', 1)
+        return b"".join((head, b"[", b",".join(parts), b"]", tail))
+
+
+def common_prefix(before: Sequence[object], now: Sequence[object]) -> int:
+    """How many leading elements of ``now`` are the very objects ``before`` holds there."""
+    if all(map(operator.is_, before, now)):  # the usual case, at C speed
+        return min(len(before), len(now))
+    return next(i for i, (a, b) in enumerate(zip(before, now, strict=False)) if a is not b)
+
+
+_RAW_BODIES: dict[type, bool] = {}  # SDK client class -> whether its post() takes content=
+
+
+def takes_raw_bodies(client: Any) -> bool:
+    """Whether ``client`` (an ``openai`` or ``anthropic`` async client) can send a body we
+    encoded: its generic ``post`` takes ``content=`` (bytes sent as they are, with the
+    client's headers, authentication and stream parsing). Older SDK releases cannot."""
+    kind = type(client)
+    if kind not in _RAW_BODIES:
+        _RAW_BODIES[kind] = "content" in inspect.signature(kind.post).parameters
+    return _RAW_BODIES[kind]

@@ -60,15 +60,13 @@ def evaluate(
     ``models``: model strings, model objects (a ``ScriptedModel`` starts its script afresh
     for each run), or zero-argument callables that make one (a lambda is named after the
     model it makes); a dict names them; ``None`` (the default): the model of the runtime
-    in use — the notebook's ``runtime`` — alone. ``tools``
-    and ``run_options`` (``toolset=``, ``system=``, ``max_iterations=``, …) are those of
-    ``Runtime.run``, for every run. ``expect(run)`` judges each run: it passes unless it
-    raises (an ``AssertionError``'s message is the row's reason) or returns a falsy value
-    other than ``None``; an ``op.judge(rubric, model=...)`` has a model grade it; a list
-    of them must all pass, asked in order until one fails. Judges grade after every run
-    has ended, one run at a time in table order (so a judge's cassette replays), their
-    tokens and cost kept apart from the runs'. ``timeout`` caps each run in seconds. ``executor`` sends each run
-    to that executor (its jobs must be picklable: see :mod:`._jobs`). Setting ``abort``
+    in use — the notebook's ``runtime`` — alone. ``tools`` and ``run_options``
+    (``toolset=``, ``system=``, ``max_iterations=``, …) are those of ``Runtime.run``, for
+    every run. ``expect(run)`` judges each run: it passes unless it raises (an
+    ``AssertionError``'s message is the row's reason) or returns a falsy value other than
+    ``None``; an ``op.judge`` has a model grade it (after every run has ended, one at a
+    time in table order); in a list, all must pass. ``timeout`` caps each run in seconds.
+    ``executor`` sends each run to that executor (its jobs must be picklable: see :mod:`._jobs`). Setting ``abort``
     stops the evaluation: runs going on end as stopped, runs not started are not started,
     and the result says ``stopped``. Ctrl-C / Kernel ▸ Interrupt does the same, then
     raises :class:`EvaluationInterrupted` carrying the partial result. ``progress``: a

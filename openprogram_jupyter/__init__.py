@@ -41,7 +41,7 @@ if TYPE_CHECKING:
         SchemaError,
         SetupError,
     )
-    from .evaluation import Evaluation, EvaluationInterrupted, aevaluate, evaluate
+    from .evaluation import Evaluation, EvaluationInterrupted, Judgement, aevaluate, evaluate, judge
     from .events import AgentEvent
     from .messages import (
         AssistantMessage,
@@ -78,6 +78,7 @@ _LAZY = {
          "SaveError", "SchemaError", "SetupError"], ".errors"),
     "AgentEvent": ".events",
     **dict.fromkeys(["Evaluation", "EvaluationInterrupted", "aevaluate", "evaluate"], ".evaluation"),
+    **dict.fromkeys(["Judgement", "judge"], ".evaluation"),
     **dict.fromkeys(
         ["AssistantMessage", "ImageContent", "ReplyError", "TextContent", "ThinkingContent", "ToolCall",
          "ToolResultMessage", "Usage", "UserMessage"], ".messages"),
@@ -130,6 +131,7 @@ __all__ = [
     "Evaluation",
     "EvaluationInterrupted",
     "ImageContent",
+    "Judgement",
     "McpError",
     "McpServer",
     "Model",
@@ -163,6 +165,7 @@ __all__ = [
     "edit",
     "evaluate",
     "function",
+    "judge",
     "load_ipython_extension",
     "mcp",
     "side_by_side",

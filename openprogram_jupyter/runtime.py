@@ -50,7 +50,8 @@ class Runtime:
     variables for a model string (a model object carries its own: giving them with one
     raises :class:`~openprogram_jupyter.errors.SetupError`). ``approve`` answers
     ``requires_approval`` tools (see
-    :class:`~openprogram_jupyter.tool_execution.ApprovalRequest`). ``tools_deny`` is a
+    :class:`~openprogram_jupyter.tool_execution.ApprovalRequest`); an ``op.policy(...)``
+    there decides every call by rule (:mod:`openprogram_jupyter.approval_policy`). ``tools_deny`` is a
     session-level deny list. ``max_depth`` caps nested runs. ``cancel_grace`` is how long
     a stopped tool may take to notice before it is abandoned. ``record`` names a JSON
     cassette file that every reply of the model through this Runtime is saved to

@@ -24,6 +24,7 @@ from ._json import JsonObject
 from ._masking import mask_progress, mask_result
 from ._secrets import Secrets
 from ._tool_output import OutputCapture, capturing
+from .approval_policy import Decision, Policy
 from .approvals import ApprovalAnswer, Edit, Skip, answer_kind
 from .errors import ToolExit
 from .events import Event, ToolExecutionEndEvent, ToolExecutionStartEvent, ToolExecutionUpdateEvent
@@ -189,9 +190,31 @@ async def _prepare_and_execute(call: ToolCall, env: CallEnvironment) -> _Outcome
         kwargs = tool.validate(dict(call.arguments))
     except ArgumentError as error:
         return _Outcome("error", f"Error: {call.name}: {error}")
+    decision = env.approve.decide(call.name, call.arguments) if isinstance(env.approve, Policy) else None
+    if decision is not None:
+        return await _decided(call, tool, kwargs, env, decision)
     if not (tool.options.requires_approval or env.step):
         return await _cached_or_executed(call, tool, kwargs, env)
     return await _approved_and_executed(call, tool, kwargs, env)
+
+
+async def _decided(call: ToolCall, tool: Tool, kwargs: dict[str, Any], env: CallEnvironment,
+                   decision: Decision) -> _Outcome:
+    """A call a policy's rule (or its default) decided: run, refuse, or ask. The result's
+    details record the rule (``approval_rule``) and who decided (``approval_by``:
+    ``"policy"``, ``"user"``, or ``"nobody"`` when there was no one to ask)."""
+    if decision.action == "deny":
+        outcome = _Outcome("denied", f"denied by {decision.describe()} of the approval policy: "
+                                     f"{call.name} did not run", details={"approval": "denied"})
+    elif decision.action == "allow":
+        outcome = await _cached_or_executed(call, tool, kwargs, env)
+        outcome.details["approval"] = "approved"
+    else:
+        outcome = await _approved_and_executed(call, tool, kwargs, env)
+    outcome.details.setdefault("approval_by", "user" if decision.action == "ask" else "policy")
+    outcome.details.setdefault("approval", "denied")  # the approver failed: the call did not run
+    outcome.details["approval_rule"] = decision.record()
+    return outcome
 
 
 async def _approved_and_executed(call: ToolCall, tool: Tool, kwargs: dict[str, Any], env: CallEnvironment) -> _Outcome:
@@ -233,15 +256,17 @@ async def _cached_or_executed(call: ToolCall, tool: Tool, kwargs: dict[str, Any]
 async def _ask_approval(call: ToolCall, tool: Tool, env: CallEnvironment) -> _Outcome | Edit | bool:
     """The approver's answer: ``True`` or an :class:`Edit` to run the call, else the
     outcome of a call that does not run (denied, skipped, or the approver failed)."""
-    if env.approve is None:
-        return _Outcome(
-            "denied",
+    approve = env.approve.ask_with if isinstance(env.approve, Policy) else env.approve
+    if approve is None:
+        return _Outcome("denied", (
             f"denied: {call.name} requires approval and no approver is configured "
-            "(the user did not see this call; give the Runtime approve=...)",
-        )
+            "(the user did not see this call; give the Runtime approve=...)") if env.approve is None else (
+            f"denied: the approval policy says to ask about {call.name}, and it has no one to ask "
+            "(the user did not see this call; give op.policy(..., ask_with=...), or run it in a notebook)"),
+            details={"approval_by": "nobody"})
     env.emit(ToolExecutionUpdateEvent(tool_call_id=call.id or "", tool_name=call.name, status="awaiting_approval"))
     try:
-        answer = env.approve(ApprovalRequest(call, tool))
+        answer = approve(ApprovalRequest(call, tool))
         if inspect.isawaitable(answer):
             answer = await answer
         kind = answer_kind(answer)

@@ -9,9 +9,18 @@ queues they set.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Controls"]
+__all__ = ["Always", "Controls"]
+
+
+@dataclass(frozen=True)
+class Always:
+    """The answer of an "Always allow" (``allow=True``) or "Always deny" click: this call is
+    run (denied), and a session rule for its tool, by exact name, answers later calls."""
+
+    allow: bool
 
 
 class Controls:
@@ -22,7 +31,9 @@ class Controls:
     :class:`~openprogram_jupyter.approvals.Edit` or :class:`~openprogram_jupyter.approvals.Skip`)
     and returns why the answer was not taken (arguments the schema refuses), else ``None``.
     ``awaiting`` returns the ids of calls currently waiting. With ``step`` every pick waits,
-    and its card shows Run / Edit / Skip / Stop rather than Approve / Deny.
+    and its card shows Run / Edit / Skip / Stop rather than Approve / Deny. With ``always``
+    a waiting card also shows Always allow / Always deny (``decide`` then takes an
+    :class:`Always`).
     """
 
     def __init__(
@@ -32,9 +43,11 @@ class Controls:
         decide: Callable[[str, Any], str | None] | None = None,
         awaiting: Callable[[], set[str]] | None = None,
         step: bool = False,
+        always: bool = False,
     ) -> None:
         self.stop = stop
         self.steer = steer
         self.decide = decide
         self.awaiting = awaiting or (lambda: set())
         self.step = step
+        self.always = always

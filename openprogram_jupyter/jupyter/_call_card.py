@@ -2,7 +2,8 @@
 
 A call whose arguments stream in, that waits for an answer or that runs is **open**: a
 card with its summary line, its arguments, while it waits the approval buttons (Approve /
-Deny, or in step mode Run / Edit / Skip / Stop: :mod:`._step_card`), its latest progress
+Deny, or in step mode Run / Edit / Skip / Stop: :mod:`._step_card`; both with Always allow /
+Always deny where a session keeps rules), its latest progress
 report (a bar when the report carries a fraction), what the tool has printed, displayed
 or plotted so far, and the latest nested runs it opened,
 drawn live. A queued call is its summary line. A call that has ended is
@@ -22,6 +23,7 @@ from ..render._output import output_html
 from ..render._progress import progress_fraction, progress_text
 from ..render.html import call_html, call_summary_html
 from ..render.tree import CallNode
+from ._always import always_buttons
 from ._step_card import step_widgets
 
 if TYPE_CHECKING:
@@ -137,7 +139,8 @@ def _approval_row(view: CardHost, call: CallNode) -> dict[str, Any]:
                       tooltip=f"Do not run {call.name}; the model is told it was denied")
     approve.on_click(lambda _b: view.on_decide_click(call_id, True))
     deny.on_click(lambda _b: view.on_decide_click(call_id, False))
-    return {"approve": approve, "deny": deny, "row": view.make(w.HBox, children=(approve, deny))}
+    parts = {"approve": approve, "deny": deny, **(always_buttons(view, call) if view.controls.always else {})}
+    return {**parts, "row": view.make(w.HBox, children=tuple(parts.values()))}
 
 
 def _part(view: CardHost, parts: dict[str, Any], name: str) -> Any:

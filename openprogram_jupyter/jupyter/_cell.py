@@ -22,6 +22,7 @@ from .._install import install_hint
 from .._json import JsonObject
 from .._secrets import mask
 from .._stop import waiting_time
+from ..approval_policy import Policy
 from ..approvals import Skip
 from ..errors import ArgumentError, DecisionError, SetupError
 from ._cell_errors import RunFailed, RunInterrupted, where_the_run_is
@@ -123,6 +124,7 @@ def live_for(magics: AgentMagics, plan: CellPlan, path: ClickPath) -> LiveRun:
             _step_in_terminal if plan.spec.settings["step"] else _ask_in_terminal),
         steerable=path.clicks,  # a box nobody's typing can reach would only mislead
         step=plan.spec.settings["step"],
+        session_rules=magics.approval_rules,
     )
     if plan.options.output:
         live.show_again = f"%agent show {plan.options.output}"
@@ -168,10 +170,19 @@ def _step_in_terminal(request: ApprovalRequest) -> Any:
 def hooked_spec(plan: CellPlan, live: LiveRun, **hooks: Any) -> Any:
     """The plan's run with the live view's hooks: events, approvals, steering, and its
     Stop button's event as the run's abort signal (``hooks`` adds or overrides some)."""
-    # A Runtime given its own approve= policy keeps it; otherwise the buttons ask.
-    approve = plan.runtime.approve if getattr(plan.runtime, "approve", None) is not None else live.approve
+    approve = _approver(getattr(plan.runtime, "approve", None), live)
     return plan.spec.with_hooks(**{"on_event": live.on_event, "approve": approve, "abort": live.abort,
                                    "get_steering_messages": live.take_steering, **hooks})
+
+
+def _approver(own: Any, live: LiveRun) -> Any:
+    """Who answers the run's calls: a Runtime's own approver that is not a policy keeps
+    its calls; a policy — or, without one, an empty policy, which changes nothing until a
+    card's "Always allow" / "Always deny" adds a rule — checks the session's rules first
+    and asks with the view's buttons when it has no ``ask_with`` of its own."""
+    if own is not None and not isinstance(own, Policy):
+        return own
+    return (own if own is not None else Policy()).in_session(live.session_rules, live.approve)
 
 
 # -- how a run ended ----------------------------------------------------------------------

@@ -4,7 +4,8 @@ IPython asks its ``complete_command`` hook for the line magic and the cell magic
 line (:func:`complete`). What is offered, read from the same tables the magics use:
 
 - ``%agent ␣``: the commands (``COMMANDS``) and ``-h``; after a command, what its words
-  are (``LineCommand.completes``): variables holding a Run, tool names, provider prefixes;
+  are (``LineCommand.completes``): variables holding a Run, tool names, provider prefixes,
+  ``remove`` / ``clear`` after ``policy``;
 - ``%%agent -␣``: the flags (``FLAGS``); after ``-s``: the session names; after ``-m``:
   each provider's default model string, ``offline``, and notebook variables holding a
   model or a Runtime; after ``--tools`` (a comma list: after its last comma): the
@@ -42,7 +43,8 @@ def _line_words(magics: AgentMagics, words: list[str], word: str) -> list[str]:
     command = COMMANDS.get(words[0])
     if command is None or len(words) > 1:  # a command's first argument is the one completed
         return []
-    return {"run": _runs, "tool": _tools, "provider": _providers}.get(command.completes or "", _none)(magics)
+    return {"run": _runs, "tool": _tools, "provider": _providers,
+            "policy": _policy_words}.get(command.completes or "", _none)(magics)
 
 
 def _cell_words(magics: AgentMagics, words: list[str], word: str) -> list[str]:
@@ -80,6 +82,12 @@ def _tools(magics: AgentMagics) -> list[str]:
     variables = [name for name, value in magics.namespace.items() if not name.startswith("_")
                  and (isinstance(value, Tool) or toolset_of(value) is not None) and not isinstance(value, type)]
     return [tool.name for tool in default_registry] + variables
+
+
+def _policy_words(magics: AgentMagics) -> list[str]:
+    from ._policy_command import SUBCOMMANDS
+
+    return list(SUBCOMMANDS)
 
 
 def _providers(magics: AgentMagics) -> list[str]:

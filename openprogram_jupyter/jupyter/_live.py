@@ -26,10 +26,12 @@ from .._controls import visible_controls
 from .._json import JsonObject
 from .._secrets import Secrets
 from .._stop import StopToken
+from ..approval_policy import Rule, SessionRules
 from ..approvals import Edit
 from ..errors import ArgumentError
 from ..render import render_bundle
 from ..render.tree import TreeBuilder
+from ._buttons import Always
 from ._view import Controls, RunView
 
 if TYPE_CHECKING:
@@ -46,7 +48,8 @@ class LiveRun:
     ``view`` is ``None`` where there is no widget frontend (terminal IPython): then the
     transcript is displayed once, at the end. ``clicks`` says whether button clicks can
     reach the kernel while this run goes on; without them approval requests are answered
-    by ``approve_without_clicks`` (default: deny, saying why).
+    by ``approve_without_clicks`` (default: deny, saying why). ``session_rules``: where an
+    "Always allow" / "Always deny" click adds its rule (``None``: the cards offer neither).
     """
 
     def __init__(
@@ -62,8 +65,10 @@ class LiveRun:
         steerable: bool = True,
         approve_without_clicks: Callable[[Any], Any] | None = None,
         step: bool = False,
+        session_rules: SessionRules | None = None,
     ) -> None:
         self.abort: threading.Event = StopToken()
+        self.session_rules = session_rules
         self.show_again = "%agent show"  # what draws this run again (the cell names its -o variable)
         self._clear_at_end = False
         self.notes = list(notes or [])
@@ -87,6 +92,7 @@ class LiveRun:
                     decide=self.decide,
                     awaiting=self.awaiting,
                     step=step,
+                    always=session_rules is not None,
                 ),
                 can_stop=clicks or stop_note is None,
                 stop_tooltip=stop_tooltip,
@@ -156,7 +162,9 @@ class LiveRun:
             self.on_stop()
 
     def decide(self, call_id: str, answer: object) -> str | None:
-        """Answer the waiting call ``call_id``: ``True``, ``False``, an ``Edit`` or a ``Skip``.
+        """Answer the waiting call ``call_id``: ``True``, ``False``, an ``Edit``, a ``Skip``,
+        or an :class:`~._buttons.Always` (answers ``True`` / ``False`` after adding the session
+        rule "allow" / "deny" for the waiting call's tool, by its exact name).
 
         An ``Edit`` whose arguments the tool's schema refuses is not taken: the call keeps
         waiting and the reason is returned (the card shows it). Returns ``None`` otherwise.
@@ -167,6 +175,10 @@ class LiveRun:
             if self.view is not None:
                 self.view.note("That call is no longer waiting for an answer.")
             return None
+        if isinstance(answer, Always):
+            if self.session_rules is not None:
+                self.session_rules.add(Rule.for_tool("allow" if answer.allow else "deny", waiting.request.tool_name))
+            answer = answer.allow
         if isinstance(answer, Edit):
             try:
                 waiting.request.tool.validate(dict(answer.arguments))

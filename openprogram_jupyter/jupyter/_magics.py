@@ -19,6 +19,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from traitlets import Float, Int, Unicode
 
+from ..approval_policy import SessionRules
 from ._options import FLAGS, USAGE, CellOptions, fill_prompt, parse_options
 from ._sessions import Session, Sessions
 from ._warm_up import wait_for_warm_up
@@ -79,6 +80,7 @@ class AgentMagics(Magics):
     def __init__(self, shell: InteractiveShell, namespace_runtime: Runtime | None = None) -> None:
         super().__init__(shell)
         self.sessions = Sessions()
+        self.approval_rules = SessionRules()  # "Always allow" / "Always deny" clicks; %agent policy
         self.namespace_runtime = namespace_runtime
         self._runtimes: dict[str, Runtime] = {}
         # Where each cell first started each ScriptedModel (rewound to when the cell runs again).

@@ -7,7 +7,9 @@
   that is an object, then the tool's schema, by :meth:`.LiveRun.decide`) and runs the
   call with them, or shows what is wrong and keeps waiting; **Cancel** closes the editor;
 - **Skip** — do not run the call; the model reads the reason typed beside it;
-- **Stop** — stop the run (the view's own Stop does the same).
+- **Stop** — stop the run (the view's own Stop does the same);
+- **Always allow** / **Always deny** (where the session keeps rules: :mod:`._always`) —
+  run / deny the call, and answer the tool's later calls the same way without asking.
 
 Each waiting call gets controls of its own, which answer that call only; the text boxes
 are :class:`~._typed_box.TypedBox` boxes, so what a person types arrives whole while
@@ -23,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from ..approvals import Edit, Skip
 from ..render import _format as fmt
 from ..render.tree import CallNode
+from ._always import always_buttons
 from ._typed_box import TypedBox
 
 if TYPE_CHECKING:
@@ -67,7 +70,8 @@ class StepControls:
         buttons = {name: view.make(w.Button, description=name, tooltip=tip,
                                     button_style={"Run": "success", "Stop": "danger"}.get(name, ""))
                    for name, tip in _TOOLTIPS.items()}
-        self._buttons = tuple(buttons.values())
+        always = always_buttons(view, call) if view.controls.always else {}
+        self._buttons = (*buttons.values(), *always.values())
         self.reason = TypedBox(view.make, view.close_widget, w.Text,
                                placeholder="reason for skipping (the model reads it)",
                                layout=lambda: w.Layout(width="280px"))

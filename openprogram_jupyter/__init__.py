@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
     from . import decision
+    from .approval_policy import Policy, policy
     from .approvals import Edit, Skip, edit, skip
     from .check import ANY, RunCheck, check
     from .errors import (
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
         SetupError,
     )
     from .evaluation import Evaluation, EvaluationInterrupted, Judgement, aevaluate, evaluate, judge
-    from .events import AgentEvent
+    from .events import AgentEvent, Divergence
     from .messages import (
         AssistantMessage,
         ImageContent,
@@ -57,6 +58,7 @@ if TYPE_CHECKING:
     from .models import Model, ScriptedModel
     from .models._wire_preview import wire_preview
     from .render._side_by_side import side_by_side
+    from .rerun import RerunReport, rerun_all
     from .run import Run
     from .runtime import RunHandle, Runtime, default_runtime
     from .tool_execution import ApprovalRequest
@@ -70,13 +72,15 @@ if TYPE_CHECKING:
 _LAZY = {
     "decision": ".decision",
     **dict.fromkeys(["Edit", "Skip", "edit", "skip"], ".approvals"),
+    **dict.fromkeys(["Policy", "policy"], ".approval_policy"),
     **dict.fromkeys(["ANY", "RunCheck", "check"], ".check"),
     "wire_preview": ".models._wire_preview",
     "side_by_side": ".render._side_by_side",
     **dict.fromkeys(
         ["ArgumentError", "CassetteError", "DecisionError", "OpenProgramError", "ProviderError", "RunError",
          "SaveError", "SchemaError", "SetupError"], ".errors"),
-    "AgentEvent": ".events",
+    **dict.fromkeys(["AgentEvent", "Divergence"], ".events"),
+    **dict.fromkeys(["RerunReport", "rerun_all"], ".rerun"),
     **dict.fromkeys(["Evaluation", "EvaluationInterrupted", "aevaluate", "evaluate"], ".evaluation"),
     **dict.fromkeys(["Judgement", "judge"], ".evaluation"),
     **dict.fromkeys(
@@ -127,6 +131,7 @@ __all__ = [
     "AssistantMessage",
     "CassetteError",
     "DecisionError",
+    "Divergence",
     "Edit",
     "Evaluation",
     "EvaluationInterrupted",
@@ -136,8 +141,10 @@ __all__ = [
     "McpServer",
     "Model",
     "OpenProgramError",
+    "Policy",
     "ProviderError",
     "ReplyError",
+    "RerunReport",
     "Run",
     "RunCheck",
     "RunError",
@@ -168,6 +175,8 @@ __all__ = [
     "judge",
     "load_ipython_extension",
     "mcp",
+    "policy",
+    "rerun_all",
     "side_by_side",
     "skip",
     "wire_preview",

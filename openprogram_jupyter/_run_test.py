@@ -10,10 +10,11 @@ fails, it returns something else — ``pytest`` fails saying which call.
 
 The tools come from ``tools_from`` (``from mytools import find_city``) or, by default, are
 written into the file from their source (:func:`inspect.getsource`, as the notebook
-defined them): a tool whose source cannot be found — an MCP tool, a lambda, a dict — or
-that is bound to another name than its function's raises :class:`SetupError` saying to
-name a module. A tool's source may use other names of the notebook; the file imports
-only ``openprogram_jupyter`` (as ``op``, and ``function``), so such a tool needs a module.
+defined them), each after ``import`` lines for the modules and importable names its source
+uses (``Literal``, ``date``, a pydantic model from a package): a tool whose source cannot be
+found — an MCP tool, a lambda, a dict — raises :class:`SetupError` saying to name a module,
+and so should a tool using a helper or a value the notebook itself defined (the file
+would fail with a ``NameError`` naming it).
 
 Everything written from the run — the prompt, arguments, results, the answer — is a
 ``repr`` literal or a comment with every non-printable character escaped
@@ -23,9 +24,12 @@ file and the cassette alike.
 
 from __future__ import annotations
 
+import ast
 import inspect
 import os
+import sys
 import textwrap
+import types
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -91,8 +95,32 @@ def _rounds(run: Run) -> list[dict[str, Any]]:
     return rounds
 
 
-def _tool_sources(tools: dict[str, Any]) -> tuple[list[str], list[str]]:
-    """Each tool's source as the notebook wrote it, and the variable each is bound to."""
+def _imports_for(fn: Any, source: str) -> list[str]:
+    """``import`` lines for the names ``source`` uses that ``fn``'s globals bind to a module
+    or to something importable by name (``Literal``, ``date``, ``BaseModel``); anything the
+    notebook itself defined is left out (a tool that needs it takes ``tools_from``)."""
+    used = {node.id for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Name)}
+    lines = []
+    for name in sorted(used & set(getattr(fn, "__globals__", {}))):
+        value = fn.__globals__[name]
+        if name in ("op", "function") or getattr(value, "__module__", None) == "openprogram_jupyter":
+            continue
+        if isinstance(value, types.ModuleType):
+            module = value.__name__
+            lines.append(f"import {module}" if module == name else f"import {module} as {name}")
+            continue
+        module, qualname = getattr(value, "__module__", None), getattr(value, "__qualname__", None)
+        if (isinstance(module, str) and isinstance(qualname, str) and module not in ("__main__", "builtins")
+                and all(_is_plain_name(part) for part in (*module.split("."), qualname))
+                and getattr(sys.modules.get(module), qualname, None) is value):
+            lines.append(f"from {module} import {qualname}" + (f" as {name}" if qualname != name else ""))
+    return lines
+
+
+def _tool_sources(tools: dict[str, Any]) -> tuple[list[str], list[str], list[str]]:
+    """The imports the tools need, each tool's source as the notebook wrote it, and the
+    variable each is bound to."""
+    imports: set[str] = set()
     sources, variables = [], []
     for name, tool in tools.items():
         fn = getattr(tool, "fn", None)
@@ -104,9 +132,10 @@ def _tool_sources(tools: dict[str, Any]) -> tuple[list[str], list[str]]:
         if source is None or not _is_plain_name(variable) or variable == "<lambda>":
             raise SetupError(f"to_test: the source of the tool {name!r} cannot be written into the test; "
                              "put the tools in a module and pass tools_from='module'")
+        imports.update(_imports_for(fn, source))
         sources.append(source.rstrip())
         variables.append(variable)
-    return sources, variables
+    return sorted(imports, key=lambda line: (line.startswith("from "), line)), sources, variables
 
 
 def _source(run: Run, prompt: str, tools: dict[str, Any], cassette: str, tools_from: str | None) -> str:
@@ -117,8 +146,8 @@ def _source(run: Run, prompt: str, tools: dict[str, Any], cassette: str, tools_f
                              f"tools: {', '.join(map(repr, tools))}")
         definitions = [f"from {tools_from} import {', '.join(variables)}" if variables else ""]
     else:
-        sources, variables = _tool_sources(tools)
-        definitions = ["# The tools, as the notebook defined them.", *[f"\n\n{source}" for source in sources]]
+        imports, sources, variables = _tool_sources(tools)
+        definitions = ["# The tools, as the notebook defined them.", *imports, "", "", "\n\n\n".join(sources)]
     header = _comment(f"A regression test for the run {run.run_id} (model {run.model}), written by "
                       "openprogram-jupyter (run.to_test).", "# ")
     return "\n".join([
@@ -142,7 +171,8 @@ def _source(run: Run, prompt: str, tools: dict[str, Any], cassette: str, tools_f
 def _tests(run: Run) -> list[str]:
     picks = [(call.name, dict(call.arguments)) for message in run.messages if isinstance(message, AssistantMessage)
              for call in message.tool_calls]
-    results = [(result.tool_name, result.text) for result in run.tool_results if len(result.text) <= _RESULT_CHARS]
+    results = [(result.tool_name, result.text if len(result.text) <= _RESULT_CHARS else None)
+               for result in run.tool_results]
     lines = ["def test_the_run_makes_the_same_picks_in_order_and_ends_the_same():",
              "    (op.check(replayed())",
              f"        .called_in_order({', '.join(repr(pick) for pick in picks)}{', ' if picks else ''}"
@@ -151,11 +181,13 @@ def _tests(run: Run) -> list[str]:
         lines.append(f"        .answer_contains({run.text!r}, case_sensitive=True)")
     lines += [f"        .stopped({run.stop_reason or 'stop'!r}))", "", "",
               "def test_each_call_returns_what_it_returned_when_recorded():",
-              "    run = replayed()",
-              f"    expected = {results!r}",
-              "    returned = [(result.tool_name, result.text) for result in run.tool_results",
-              f"                if len(result.text) <= {_RESULT_CHARS}]",
-              "    assert returned == expected", ""]
+              f"    recorded = {results!r}  # None: too long to compare",
+              "    results = replayed().tool_results",
+              '    assert len(results) == len(recorded), f"{len(results)} results; recorded {len(recorded)}"',
+              "    for number, ((name, text), result) in enumerate(zip(recorded, results), 1):",
+              "        if text is not None:",
+              '            assert result.text == text, f"call {number}, {name}, returned {result.text!r}; recorded {text!r}"',
+              ""]
     return lines
 
 

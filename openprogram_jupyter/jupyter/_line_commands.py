@@ -28,7 +28,8 @@ __all__ = ["COMMANDS", "LineCommand", "run_line_command", "variable"]
 class LineCommand:
     """One ``%agent`` command: ``usage`` as shown in errors and help (``"show VAR"``),
     ``help`` (what it does, one sentence), ``run``, and what each of its words completes
-    to (``completes``: ``"run"`` a variable holding a Run, ``"tool"``, ``"provider"``)."""
+    to (``completes``: ``"run"`` a variable holding a Run, ``"tool"``, ``"provider"``,
+    ``"policy"`` the words after ``%agent policy``)."""
 
     usage: str
     help: str
@@ -181,6 +182,47 @@ def _fork(magics: AgentMagics, rest: str) -> None:
     fork_command(magics, rest)
 
 
+def _rerun(magics: AgentMagics, rest: str) -> None:
+    from ._fork_command import rerun_command
+
+    rerun_command(magics, rest)
+
+
+def _test(magics: AgentMagics, rest: str) -> None:
+    """``%agent test VAR PATH [--tools-from MODULE]``: the run as a pytest file (``Run.to_test``)."""
+    import shlex
+
+    from ..errors import SetupError
+
+    usage = "test VAR PATH [--tools-from MODULE]"
+    words = shlex.split(rest)
+    tools_from = None
+    if "--tools-from" in words:
+        at = words.index("--tools-from")
+        if at + 1 >= len(words):
+            raise UsageError(f"%agent {usage}: --tools-from needs a module name")
+        tools_from = words.pop(at + 1)
+        words.pop(at)
+    if len(words) != 2:
+        raise UsageError(f"%agent {usage}: name the variable holding the Run and the test file to write")
+    run = variable(magics, words[0], usage)
+    if not hasattr(run, "to_test"):
+        raise UsageError(f"%agent test: {words[0]!r} holds a {type(run).__name__}, not a Run")
+    try:
+        path = run.to_test(words[1], tools_from=tools_from)
+    except SetupError as error:
+        raise UsageError(f"%agent {error}") from None
+    cassette = path.with_name(path.stem + ".cassette.json")
+    text = f"Wrote {path} and {cassette.name} beside it: pytest {path} replays the run offline."
+    _display({"text/plain": text, "text/html": f"<p>{escape(text)}</p>"})
+
+
+def _policy(magics: AgentMagics, rest: str) -> None:
+    from ._policy_command import policy_command
+
+    policy_command(magics, rest)
+
+
 def _schema_bundle(name: str) -> dict[str, str]:
     """``%agent schema NAME``: what each provider is sent for a tool, and what it would refuse."""
     from ..models.provider_schemas import format_provider_schemas
@@ -242,5 +284,13 @@ COMMANDS: dict[str, LineCommand] = {
                     "(no PROVIDER: where each key was found)", _key, completes="provider"),
         LineCommand("fork VAR ROUND [-m MODEL] [-o OUT]", "the run again from ROUND: the rounds before it "
                     "replayed, live from there on", _fork, completes="run"),
+        LineCommand("rerun VAR [--live] [-m MODEL] [-o OUT]", "the run's replies played back while the tools "
+                    "run again, to where their results differ (--live: the model goes on from there)", _rerun,
+                    completes="run"),
+        LineCommand("test VAR PATH [--tools-from MODULE]", "the run as a pytest file and its cassette: pytest "
+                    "PATH replays it offline and fails naming a call a tool change altered", _test,
+                    completes="run"),
+        LineCommand("policy [remove N | clear]", "the approval rules \"Always allow\" / \"Always deny\" added in "
+                    "this kernel session, and removing them", _policy, completes="policy"),
     )
 }

@@ -21,9 +21,11 @@ from typing import TYPE_CHECKING, Any
 
 from . import _format as fmt
 from . import _groups as groups
+from ._approval import approval_words
 from ._output import output_html
 from ._progress import progress_text
 from ._result_display import display_html
+from ._table import html_table
 from ._text_html import text_html
 from .tree import (
     Block,
@@ -38,6 +40,8 @@ from .tree import (
 )
 
 if TYPE_CHECKING:
+    from ..events import Divergence
+    from ..messages import ToolResultMessage
     from ..run import Run
 
 __all__ = ["HTML_OF", "call_html", "call_summary_html", "render_html", "run_html"]
@@ -48,6 +52,7 @@ _PRE = (
     "background:rgba(127,127,127,0.08);border-radius:3px;font-size:12px;"
 )
 _MUTED = "color:#57606a;font-size:12px;"
+_DIVERGED = "#9a6700"
 
 
 def render_html(run: Run, *, shown_result_chars: int = fmt.DEFAULT_SHOWN_RESULT_CHARS,
@@ -165,9 +170,12 @@ def call_summary_html(call: CallNode, *, preview: bool = True) -> str:
         f'<span style="color:{color}">{fmt.STATUS_MARK.get(call.status, "")} '
         f"{escape(fmt.STATUS_LABEL.get(call.status, call.status))}</span>"
     )
-    approval = fmt.approval_label(call)
+    approval = approval_words(call)
     if approval:
-        line += f'<span style="color:{color}"> · {approval}</span>'
+        rule = f"<code>{escape(approval.pattern)}</code>" if approval.pattern is not None else ""
+        line += f'<span style="color:{color}"> · {escape(approval.before)}{rule}{escape(approval.after)}</span>'
+    if call.divergence is not None:
+        line += f'<span style="color:{_DIVERGED}"> · ≠ {fmt.DIVERGED_LABEL}</span>'
     if call.duration is not None:
         line += f'<span style="{_MUTED}"> · {fmt.seconds(call.duration)}</span>'
     if preview and call.result is not None:
@@ -200,6 +208,8 @@ def _call_html(call: CallNode, limits: fmt.Limits) -> str:
                       groups.CHILDREN_SPAN, limits)
     if call.result is not None:
         out.append(_result_html(call, limits))
+    if call.divergence is not None:
+        out.append(_divergence_html(call.divergence, limits))
     out.append("</div></details>")
     return "".join(out)
 
@@ -225,6 +235,18 @@ def _result_html(call: CallNode, limits: fmt.Limits) -> str:
             f'<pre style="{_PRE}">{escape(traceback)}</pre></details>'
         )
     return "".join(out)
+
+
+def _divergence_html(divergence: Divergence, limits: fmt.Limits) -> str:
+    """Why a rerun's result differs from the recording, and the two results side by side."""
+    def shown(result: ToolResultMessage | None) -> str:
+        if result is None:
+            return f'<span style="{_MUTED}">(none)</span>'
+        return _cut_html(fmt.result_text(result), limits.result_chars, fmt.RESULT_KEPT)
+
+    table = html_table(["recorded", "this rerun"], [[shown(divergence.recorded), shown(divergence.now)]])
+    return (f'<div style="color:{_DIVERGED};font-size:12px;margin-top:4px">≠ {fmt.DIVERGED_LABEL}: '
+            f'{escape(divergence.why)}</div>{table}')
 
 
 def _end_html(run: RunNode) -> str:

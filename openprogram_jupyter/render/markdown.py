@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from .._controls import visible_controls
 from . import _format as fmt
 from . import _groups as groups
+from ._approval import approval_words
 from ._markdown_inert import inert_markdown
 from ._output import OUTPUT_KEPT, output_texts
 from ._result_display import display_label
@@ -131,9 +132,12 @@ def _safe_header(run: RunNode) -> list[str]:
 def _end_words(run: RunNode) -> str:
     if run.stop_reason is None:
         return "running"
+    words = fmt.run_end_label(run)
+    if run.divergence is not None:  # names a tool and a result: from outside
+        words += f" · {code_span(fmt.divergence_line(run))}"
     over = fmt.over_budget(run)
     # Two dollar signs on a line read as TeX math in Jupyter's Markdown: escape them.
-    return f"{fmt.run_end_label(run)} · {over.replace('$', chr(92) + '$')}" if over else fmt.run_end_label(run)
+    return f"{words} · {over.replace('$', chr(92) + '$')}" if over else words
 
 
 def _user_markdown(user: UserNode, _limits: fmt.Limits, indent: str) -> list[str]:
@@ -182,9 +186,12 @@ def _retry_markdown(wait: RetryNode, _limits: fmt.Limits, indent: str) -> list[s
 def _call_markdown(call: CallNode, limits: fmt.Limits, indent: str) -> list[str]:
     status = fmt.STATUS_LABEL.get(call.status, "?")
     head = f"{indent}- {code_span(call.name)} — {fmt.STATUS_MARK.get(call.status, '')} {status}"
-    approval = fmt.approval_label(call)
+    approval = approval_words(call)
     if approval:
-        head += f" · {approval}"
+        rule = code_span(approval.pattern) if approval.pattern is not None else ""
+        head += f" · {approval.before}{rule}{approval.after}"
+    if call.divergence is not None:
+        head += f" · ≠ {fmt.DIVERGED_LABEL}"
     if call.duration is not None:
         head += f" · {fmt.seconds(call.duration)}"
     inner = indent + "  "
@@ -209,6 +216,12 @@ def _call_markdown(call: CallNode, limits: fmt.Limits, indent: str) -> list[str]
         display = display_label(call.result)
         if display:
             lines += [f"{inner}{code_span(display)}", ""]
+    if call.divergence is not None:
+        recorded = call.divergence.recorded
+        lines += [f"{inner}≠ {fmt.DIVERGED_LABEL}: {code_span(call.divergence.why)}", "",
+                  f"{inner}recorded result:", "",
+                  *_cut_fence(fmt.result_text(recorded) if recorded is not None else "(none)",
+                              limits.result_chars, fmt.RESULT_KEPT, inner)]
     return lines
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import _format as fmt
 from . import _groups as groups
+from ._approval import approval_words
 from ._output import OUTPUT_KEPT, output_texts
 from ._result_display import display_label
 from .tree import Block, CallNode, NodeHandlers, NoticeNode, RetryNode, RoundNode, RunNode, UserNode, tree_of
@@ -119,9 +120,11 @@ def _retry_plain(wait: RetryNode, _limits: fmt.Limits, indent: str) -> list[str]
 def _call_plain(call: CallNode, limits: fmt.Limits, indent: str) -> list[str]:
     status = fmt.STATUS_LABEL.get(call.status, call.status)
     line = f"{indent}▸ {call.name}({fmt.arguments_preview(call, 120)}) → {status}"
-    approval = fmt.approval_label(call)
+    approval = approval_words(call)
     if approval:
-        line += f" · {approval}"
+        line += f" · {approval.text}"
+    if call.divergence is not None:
+        line += f" · ≠ {fmt.DIVERGED_LABEL}"
     if call.duration is not None:
         line += f" · {fmt.seconds(call.duration)}"
     lines = [line]
@@ -143,6 +146,11 @@ def _call_plain(call: CallNode, limits: fmt.Limits, indent: str) -> list[str]:
         display = display_label(call.result)
         if display:
             lines.append(f"{indent}    {display}")
+    if call.divergence is not None:
+        recorded = call.divergence.recorded
+        lines += [f"{indent}    ≠ {fmt.DIVERGED_LABEL}: {call.divergence.why}", f"{indent}    recorded result:",
+                  *_cut_lines(fmt.result_text(recorded) if recorded is not None else "(none)",
+                              limits.result_chars, fmt.RESULT_KEPT, indent + "      ")]
     return lines
 
 

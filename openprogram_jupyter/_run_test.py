@@ -186,7 +186,8 @@ def _tests(run: Run) -> list[str]:
               '    assert len(results) == len(recorded), f"{len(results)} results; recorded {len(recorded)}"',
               "    for number, ((name, text), result) in enumerate(zip(recorded, results), 1):",
               "        if text is not None:",
-              '            assert result.text == text, f"call {number}, {name}, returned {result.text!r}; recorded {text!r}"',
+              '            assert result.text == text, (',
+              '                f"call {number}, {name}, returned {result.text!r}; recorded {text!r}")',
               ""]
     return lines
 

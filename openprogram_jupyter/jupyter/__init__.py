@@ -60,7 +60,7 @@ def load_ipython_extension(shell: InteractiveShell) -> None:
         runtime.model = magics.model
 
     async def agent_cell(line: str, cell: str) -> None:
-        wait_for_warm_up()
+        wait_for_warm_up(take_over=True)
         from ._foreground import run_awaited  # the view's modules load with the first cell
 
         await run_awaited(magics, line, cell)

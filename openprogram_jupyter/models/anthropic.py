@@ -96,7 +96,7 @@ class AnthropicModel(ProviderModel):
     """``anthropic:<model>`` — streams Messages through the ``anthropic`` SDK."""
 
     provider = INFO.prefix
-    _warm_up_resource = "messages"
+    # a round calls the client's post(), no resource (see _send)
     key_variables = INFO.key_variables
 
     def __init__(

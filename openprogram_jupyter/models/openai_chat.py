@@ -77,7 +77,7 @@ class OpenAIChatModel(ProviderModel):
     """``openai:<model>`` — streams Chat Completions through the ``openai`` SDK."""
 
     provider = INFO.prefix
-    _warm_up_resource = "chat.completions"
+    # a round calls the client's post(), no resource (see _send)
     key_variables = INFO.key_variables
 
     def _make_client(self) -> Any:

@@ -154,13 +154,25 @@ async def test_tool_design_notebook_executes(kernel_name):
     cells = [cell for cell in notebook.cells if cell.cell_type == "code" and "▸ delete_record(" in plain(cell)]
     assert cells and all("denied by the user" in saved(cell, mime) for cell in cells
                          for mime in ("text/html", "text/markdown"))
-    clumsy, risky = agent_cells(notebook)
+    clumsy, risky, shelf = agent_cells(notebook)
     # Two calls the schema refuses (no query, limit "three"; sort "title"), then one that works.
     assert_ran(clumsy, [("search_books", {"limit": "three"}), ("search_books", {"query": "e", "sort": "title"}),
                         ("search_books", {"query": "e", "limit": 2})],
                [("error", "Error: search_books: invalid arguments")] * 2 + [("done", "")], "stop")
     assert json.loads(ran(clumsy)[1][2][1]) == ["Dune (1965)", "Emma (1815)"]
     assert_ran(risky, [("divide", {"a": 1, "b": 0})], [("error", "Error: divide raised ZeroDivisionError")], "stop")
+    assert_ran(shelf, [("search_books", {"query": "e"}), ("search_books", {"query": "e", "sort": "year"})],
+               [("done", "")] * 2, "stop")
+    # The edited search_books: the rerun follows round 1, parts from the recording in round 2
+    # and shows both results; the run's test passes, and fails naming the call once edited.
+    assert "diverged in round 2\nrecorded: [\n  \"Dune (1965)\"" in texts
+    assert "now:      [\n  \"Emma (1815)\"" in texts
+    assert "1 of 1 run(s) diverged\n  books with an e · round 2 · search_books" in texts
+    [rerun] = [cell for cell in notebook.cells if cell.source == "%agent rerun shelf"]
+    for mime in ("text/html", "text/markdown", "text/plain"):
+        assert "differs from the recording" in saved(rerun, mime), mime
+    assert "'2 passed'" in texts
+    assert "call 2, search_books, returned" in texts and "'1 failed, 1 passed'" in texts
 
 
 @pytest.mark.parametrize("path", sorted(NOTEBOOKS.glob("*.ipynb")), ids=lambda p: p.name)
@@ -182,6 +194,7 @@ def test_notebook_matches_its_saved_outputs(path):
             ("/cells/*/outputs", r"\d+\.\d+ s\b", "X.XX s"),
             ("/cells/*/outputs", r"\d+ min \d\d s\b", "X.XX s"),
             ("/cells/*/outputs", r"ipykernel_\d+", "ipykernel_X"),  # paths in tracebacks
+            ("/cells/*/outputs", r"\brun(?:_|\\_)[0-9a-f]{12}\b", "run_X"),  # a rerun names the run it replays
         ),
         force_regen=os.environ.get("OPENPROGRAM_REGEN_NOTEBOOKS") == "1",
     )

@@ -45,13 +45,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 os.environ.setdefault("OPENAI_AGENTS_DISABLE_TRACING", "1")
 
 from fakeserver import Call, FakeServer, Turn
+from raw_floors import SYNC_CLIENTS, make_raw_anthropic, make_raw_openai, make_sync_anthropic
 
 import openprogram_jupyter as op
 
 KEY = "sk-bench-not-a-real-key"
 PROMPT = "Add the numbers one round at a time."
 CLIENTS: list[Any] = []  # the comparison variants' clients, closed on their own loop at the end
-SYNC_CLIENTS: list[Any] = []
 
 
 def openai_client(base_url: str) -> Any:
@@ -161,10 +161,11 @@ def make_floor(base_url: str, rounds: int) -> Callable[[], Awaitable[int]]:
     return run
 
 
-def make_ours(base_url: str, rounds: int, *, blocking: bool = False) -> Callable[[], Any]:
+def make_ours(base_url: str, rounds: int, *, blocking: bool = False, model: str = "openai:gpt-bench",
+              wire: bool = False) -> Callable[[], Any]:
     """``Runtime.arun`` awaited, or (``blocking``) ``Runtime.run``, what a notebook cell
-    calls: the run goes on the runtime's own loop thread."""
-    runtime = op.Runtime(model="openai:gpt-bench", api_key=KEY, base_url=base_url)
+    calls: the run goes on the runtime's own loop thread. ``wire``: ``capture_wire=True``."""
+    runtime = op.Runtime(model=model, api_key=KEY, base_url=base_url, capture_wire=wire)
     tool = op.function(add, register_globally=False)
 
     def checked(result: Any) -> int:
@@ -223,27 +224,43 @@ def make_openai_agents(base_url: str, rounds: int, *, stream: bool) -> Callable[
 
 SYNC_FLOOR = "floor: hand-written loop, sync `openai` client, streaming"
 ASYNC_FLOOR = "hand-written loop, `AsyncOpenAI`, streaming"
+RAW_FLOOR = "physical floor: the same loop on raw `httpx`, streaming"
+OURS_RUN = "ours: `Runtime.run`, streaming"
+OURS_WIRE = "ours: `Runtime.run`, streaming, `capture_wire=True`"
 VARIANTS: dict[str, Callable[..., Callable[[], Any]]] = {
     SYNC_FLOOR: make_sync_floor,
     ASYNC_FLOOR: make_floor,
-    "ours: `Runtime.run`, streaming": lambda u, r: make_ours(u, r, blocking=True),
+    RAW_FLOOR: make_raw_openai,
+    OURS_RUN: lambda u, r: make_ours(u, r, blocking=True),
     "ours: `Runtime.arun`, streaming": make_ours,
     "pydantic-ai Agent.run (streaming handler)": lambda u, r: make_pydantic_ai(u, r, stream=True),
     "pydantic-ai Agent.run (non-streaming)": lambda u, r: make_pydantic_ai(u, r, stream=False),
     "openai-agents Runner.run_streamed": lambda u, r: make_openai_agents(u, r, stream=True),
     "openai-agents Runner.run (non-streaming)": lambda u, r: make_openai_agents(u, r, stream=False),
 }
+ANTHROPIC = "anthropic:claude-bench"
+ANTHROPIC_SYNC_FLOOR = "floor: hand-written loop, sync `anthropic` client, streaming"
+ANTHROPIC_VARIANTS: dict[str, Callable[..., Callable[[], Any]]] = {
+    ANTHROPIC_SYNC_FLOOR: make_sync_anthropic,
+    RAW_FLOOR: make_raw_anthropic,
+    OURS_RUN: lambda u, r: make_ours(u, r, blocking=True, model=ANTHROPIC),
+    "ours: `Runtime.arun`, streaming": lambda u, r: make_ours(u, r, model=ANTHROPIC),
+}
+PROVIDERS = {  # provider -> (its variants, its SDK floor, the base URL its clients take)
+    "openai": (VARIANTS, SYNC_FLOOR, lambda server: server.openai_base_url),
+    "anthropic": (ANTHROPIC_VARIANTS, ANTHROPIC_SYNC_FLOOR, lambda server: server.url),
+}
 
 
-async def bench_rounds(rounds: int, repeats: int) -> None:
+async def bench_rounds(provider: str, rounds: int, repeats: int) -> None:
+    variants, sync_floor, url = PROVIDERS[provider]
     with FakeServer() as server:
         server.responder = responder(rounds)
-        base_url = server.openai_base_url
         runners: dict[str, Callable[[], Awaitable[int]]] = {}
         warmup: dict[str, float] = {}
-        for name, make in VARIANTS.items():
+        for name, make in variants.items():
             try:
-                runner = make(base_url, rounds)
+                runner = make(url(server), rounds)
             except ImportError as error:
                 print(f"skipped {name}: {error}")
                 continue
@@ -255,28 +272,32 @@ async def bench_rounds(rounds: int, repeats: int) -> None:
         wall: dict[str, list[float]] = {name: [] for name in runners}
         cpu: dict[str, list[float]] = {name: [] for name in runners}
         for _ in range(repeats):
-            order = list(runners)
-            random.shuffle(order)
-            for name in order:
+            for name in random.sample(list(runners), len(runners)):
                 started, started_cpu = time.perf_counter(), time.process_time()
                 await settled(runners[name]())
                 wall[name].append(time.perf_counter() - started)
                 cpu[name].append(time.process_time() - started_cpu)
-        for client in CLIENTS:
-            await client.close()
-        for client in SYNC_CLIENTS:
-            client.close()
-    floor, floor_cpu = (statistics.median(v[SYNC_FLOOR]) for v in (wall, cpu))
-    async_floor = statistics.median(wall[ASYNC_FLOOR])
-    print(f"\n{rounds} rounds of one tool call each + a final text; {repeats} interleaved repetitions; medians")
-    print("(CPU = the whole process, fake server threads included — the same work for every variant)\n")
-    print("| variant | warm-up run (s) | median run (ms) | per round (ms) | × sync floor | × async floor "
-          "| CPU × sync floor |")
+        await close_clients()
+    floor, raw = statistics.median(wall[sync_floor]), statistics.median(wall[RAW_FLOOR])
+    print(f"\n{provider}: {rounds} rounds of one tool call each + a final text; {repeats} interleaved "
+          "repetitions; medians (CPU = the whole process, fake server threads included)\n")
+    print("| variant | warm-up run (s) | median run (ms) | per round (ms) | × sync SDK floor | × raw httpx "
+          "| CPU × raw httpx |")
     print("|---|---:|---:|---:|---:|---:|---:|")
+    raw_cpu = statistics.median(cpu[RAW_FLOOR])
     for name in runners:
         median, median_cpu = statistics.median(wall[name]), statistics.median(cpu[name])
         print(f"| {name} | {warmup[name]:.2f} | {median * 1000:.0f} | {median * 1000 / (rounds + 1):.1f} "
-              f"| {median / floor:.2f} | {median / async_floor:.2f} | {median_cpu / floor_cpu:.2f} |")
+              f"| {median / floor:.2f} | {median / raw:.2f} | {median_cpu / raw_cpu:.2f} |")
+
+
+async def close_clients() -> None:
+    for client in CLIENTS:
+        await client.close()
+    for client in SYNC_CLIENTS:
+        client.close()
+    CLIENTS.clear()
+    SYNC_CLIENTS.clear()
 
 
 async def settled(value: Any) -> Any:
@@ -284,49 +305,56 @@ async def settled(value: Any) -> Any:
     return await value if inspect.isawaitable(value) else value
 
 
-LONG_VARIANTS = list(VARIANTS)[:4]  # the two floors and ours, not the peers
+def lean(reply: Callable[[Any, Any], Turn]) -> Callable[[Any, Any], Turn]:
+    """``reply``, dropping each request's parsed body from the server's record once read:
+    kept, the bodies of a 2,000-round run hold gigabytes of objects that every garbage
+    collection in the process walks, which slows whatever runs beside the server."""
+    def answer(recorded: Any, wire: Any) -> Turn:
+        turn = reply(recorded, wire)
+        recorded.body = {}
+        return turn
+    return answer
 
 
-def _round_times(server: FakeServer, start: int) -> list[float]:
-    """The time between successive requests of the run whose first request is ``start``."""
-    times = [r.received_at for r in server.requests[start:]]
-    return [b - a for a, b in itertools.pairwise(times)]
+def _turnarounds(server: FakeServer, start: int) -> list[float]:
+    """Per round of the run whose first request is ``start``: the client's own time, from
+    the server's last byte of one answer to the next request's body read whole (what the
+    server does with a request — parse, check, record — is left out; it grows with the
+    body and is the server's, not the client's)."""
+    done = server.requests[start:]
+    return [b.read_at - a.answered_at for a, b in itertools.pairwise(done)]
 
 
 async def bench_long(rounds: int, repeats: int) -> None:
-    """Per-round time near round 10 and near round ``rounds``, from the server's arrival
-    times, medians over interleaved repetitions. (What a run retains: bench/run_memory.py,
-    which leaves out the server's own records of the requests.)"""
+    """Per-round client time near round 10 and near round ``rounds``, medians over
+    interleaved repetitions: ours with and without wire capture, and the raw-httpx floor
+    (the SDK floors walk the history every round: minutes per run at 2,000 rounds). What
+    a run retains: bench/run_memory.py."""
     near = {"round 10": slice(5, 15), f"round {rounds}": slice(rounds - 10, rounds)}
-    with FakeServer() as server:
-        server.responder = responder(rounds)
-        runners = {name: VARIANTS[name](server.openai_base_url, rounds) for name in LONG_VARIANTS}
-        samples: dict[str, dict[str, list[float]]] = {name: {k: [] for k in near} for name in runners}
-        for runner in runners.values():  # warm-up
-            await settled(runner())
-        for _ in range(repeats):
-            for name in random.sample(list(runners), len(runners)):
-                start = len(server.requests)
-                await settled(runners[name]())
-                gaps = _round_times(server, start)
-                for label, where in near.items():
-                    samples[name][label].append(statistics.median(gaps[where]))
-        last_body = len(json.dumps(server.requests[-1].body).encode())
-        for client in CLIENTS:
-            await client.close()
-        for client in SYNC_CLIENTS:
-            client.close()
-    print(f"\n{rounds} rounds, per-round time (ms) near round 10 and round {rounds}; {repeats} interleaved "
-          f"repetitions; the last request body is {last_body:,} bytes\n")
-    print("| variant | " + " | ".join(f"{k} (ms) | × sync floor" for k in near) + " |")
-    print("|---|" + "---:|---:|" * len(near))
-    floor = {k: statistics.median(samples[SYNC_FLOOR][k]) for k in near}
-    for name in runners:
-        cells = []
-        for label in near:
-            value = statistics.median(samples[name][label])
-            cells.append(f"{value * 1000:.1f} | {value / floor[label]:.2f}")
-        print(f"| {name} | " + " | ".join(cells) + " |")
+    for provider, (variants, _floor, url) in PROVIDERS.items():
+        makers = {RAW_FLOOR: variants[RAW_FLOOR], OURS_RUN: variants[OURS_RUN],
+                  OURS_WIRE: lambda u, r, p=provider: make_ours(
+                      u, r, blocking=True, wire=True, model=ANTHROPIC if p == "anthropic" else "openai:gpt-bench")}
+        with FakeServer() as server:
+            server.responder = lean(responder(rounds))
+            runners = {name: make(url(server), rounds) for name, make in makers.items()}
+            samples: dict[str, dict[str, list[float]]] = {name: {k: [] for k in near} for name in runners}
+            for _ in range(repeats):
+                for name in random.sample(list(runners), len(runners)):
+                    start = len(server.requests)
+                    await settled(runners[name]())
+                    gaps = _turnarounds(server, start)
+                    server.requests[start:] = []  # the server's records grow with the square of the run
+                    for label, where in near.items():
+                        samples[name][label].append(statistics.median(gaps[where]))
+            await close_clients()
+        print(f"\n{provider}: {rounds} rounds, the client's time per round (ms) near round 10 and round "
+              f"{rounds}; {repeats} interleaved repetitions\n")
+        print("| variant | " + " | ".join(near) + f" | round {rounds} / round 10 |")
+        print("|---|" + "---:|" * (len(near) + 1))
+        for name in runners:
+            values = [statistics.median(samples[name][label]) for label in near]
+            print(f"| {name} | " + " | ".join(f"{v * 1000:.2f}" for v in values) + f" | {values[1] / values[0]:.2f} |")
 
 
 def bench_imports(repeats: int) -> None:
@@ -388,13 +416,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=60)
     parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--providers", default="openai,anthropic", help="comma-separated: openai, anthropic")
     parser.add_argument("--imports", action="store_true", help="also time the package import")
     parser.add_argument("--abort", action="store_true", help="also time closing a stream on cancel")
     parser.add_argument("--long", type=int, metavar="ROUNDS", help="also time rounds 10 and ROUNDS of a long run")
     parser.add_argument("--only-extras", action="store_true", help="skip the rounds benchmark")
     args = parser.parse_args()
     if not args.only_extras:
-        asyncio.run(bench_rounds(args.rounds, args.repeats))
+        for provider in args.providers.split(","):
+            asyncio.run(bench_rounds(provider, args.rounds, args.repeats))
     if args.imports:
         bench_imports(max(5, args.repeats))
     if args.long:

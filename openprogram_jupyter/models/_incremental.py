@@ -109,9 +109,8 @@ class HistoryMemo:
 
 def common_prefix(before: Sequence[object], now: Sequence[object]) -> int:
     """How many leading elements of ``now`` are the very objects ``before`` holds there."""
-    if all(map(operator.is_, before, now)):  # the usual case, at C speed
-        return min(len(before), len(now))
-    return next(i for i, (a, b) in enumerate(zip(before, now, strict=False)) if a is not b)
+    same = list(map(operator.is_, before, now))  # at C speed: no Python step per element
+    return same.index(False) if False in same else len(same)
 
 
 _RAW_BODIES: dict[type, bool] = {}  # SDK client class -> whether its post() takes content=

@@ -62,6 +62,8 @@ class Recorded:
     model: str | None = None
     received_at: float = field(default_factory=time.monotonic)
     frames: list[bytes] = field(default_factory=list)
+    read_at: float = 0.0      # the body read whole, before it is parsed (time.monotonic)
+    answered_at: float = 0.0  # the answer's last byte written (0.0 while none)
 
 
 @dataclass
@@ -164,6 +166,7 @@ class _Handler(BaseHTTPRequestHandler):
         split = urlsplit(self.path)
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length) if length else b""
+        read_at = time.monotonic()
         routed = _route(split.path)
         if routed is None:
             self._reply(Reject(404, {"error": f"fake server: no route for {split.path}"}))
@@ -176,7 +179,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._reply(wire.http_error(400, "We could not parse the JSON body of your request."))
             return
         model = unquote(match.groupdict().get("model") or body.get("model") or "")
-        recorded = Recorded(wire_name, self.path, {k.lower(): v for k, v in self.headers.items()}, body, model)
+        recorded = Recorded(wire_name, self.path, {k.lower(): v for k, v in self.headers.items()}, body, model,
+                            read_at=read_at)
         with self.fake._lock:
             self.fake.requests.append(recorded)
             request_index = len(self.fake.requests) - 1
@@ -253,6 +257,7 @@ class _Handler(BaseHTTPRequestHandler):
             if turn.cut_after is None or turn.cut_cleanly:
                 self.wfile.write(b"0\r\n\r\n")  # a cut that is not clean drops the connection mid-body
                 self.wfile.flush()
+            self.fake.requests[request_index].answered_at = time.monotonic()
         except (BrokenPipeError, ConnectionResetError):
             self._record_close(request_index, sent)
 

@@ -185,14 +185,15 @@ def call_summary_html(call: CallNode, *, preview: bool = True) -> str:
 
 def call_html(call: CallNode, limits: fmt.Limits | None = None) -> str:
     """One call as a ``<details>`` element: :func:`call_summary_html` as its summary, then
-    its arguments, its last progress report, its nested runs and its result. Closed once
-    the call has ended, open while it goes on."""
+    its arguments, its last progress report, its nested runs, its result and, in a rerun,
+    how it differs from the recording. Closed once the call has ended, open while it goes
+    on and when it differs from the recording."""
     return _call_html(call, limits or fmt.Limits())
 
 
 def _call_html(call: CallNode, limits: fmt.Limits) -> str:
     summary = f"<summary>{call_summary_html(call)}</summary>"
-    opened = "" if call.finished else " open"
+    opened = " open" if not call.finished or call.divergence is not None else ""  # a divergence is shown
     out = [f'<details{opened} style="margin:2px 0 2px 4px">{summary}<div style="margin-left:12px">']
     out.append(f'<div style="{_MUTED}">arguments</div>'
                + _cut_html(fmt.arguments_text(call), limits.text_chars, fmt.ARGUMENTS_KEPT))

@@ -174,6 +174,7 @@ class Run:
         from ._run_test import write_test
 
         return write_test(self, path, tools_from=tools_from)
+
     # -- forking ------------------------------------------------------------------------
 
     def fork(self, round: int, *, model: Any = None, tools: Any = None, system: Any = _KEEP,
@@ -198,7 +199,7 @@ class Run:
         redefined since is the new one). While every result reads to the model as the
         recorded one did, the rerun follows the recording to its end. At the first round
         whose results differ — a result changed, a recorded call no longer fits its tool's
-        schema, a tool gone, or the recording ending while the rerun goes on — the new
+        schema, a tool that fails now, or the recording ending while the rerun goes on — the new
         run's :attr:`divergence` says where and why, and the run ends as ``"diverged"``
         (``live=False``: no request at all) or asks the model from the next round on
         (``live=True``). ``options`` are run options over the run's own settings. Runs on

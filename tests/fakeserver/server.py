@@ -63,7 +63,7 @@ class Recorded:
     received_at: float = field(default_factory=time.monotonic)
     frames: list[bytes] = field(default_factory=list)
     read_at: float = 0.0      # the body read whole, before it is parsed (time.monotonic)
-    answered_at: float = 0.0  # the answer's last byte written (0.0 while none)
+    answered_at: float = 0.0  # just before the answer's last bytes are written (0.0 while none)
 
 
 @dataclass
@@ -233,7 +233,8 @@ class _Handler(BaseHTTPRequestHandler):
             frames = [*frames[: turn.error_after], wire.error_frame(turn.error_message or "scripted stream error")]
         elif turn.cut_after is not None:
             frames = frames[: turn.cut_after]
-        self.fake.requests[request_index].frames = list(frames)
+        record = self.fake.requests[request_index]
+        record.frames = list(frames)
         self.send_response(200)
         for name, value in wire.stream_headers().items():
             self.send_header(name, value)
@@ -254,10 +255,10 @@ class _Handler(BaseHTTPRequestHandler):
                 with self.fake.stream_progress:
                     self.fake.frames_sent += 1
                     self.fake.stream_progress.notify_all()
+            record.answered_at = time.monotonic()  # before the client can have the answer's end
             if turn.cut_after is None or turn.cut_cleanly:
                 self.wfile.write(b"0\r\n\r\n")  # a cut that is not clean drops the connection mid-body
                 self.wfile.flush()
-            self.fake.requests[request_index].answered_at = time.monotonic()
         except (BrokenPipeError, ConnectionResetError):
             self._record_close(request_index, sent)
 

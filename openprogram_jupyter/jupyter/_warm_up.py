@@ -44,12 +44,13 @@ _BEFORE_REQUEST = (
     "openprogram_jupyter.jupyter._foreground",
     "openprogram_jupyter.jupyter._view",
     "ipywidgets",
+    "genai_prices.data",  # the model's context window, checked before sending (0.15-0.3 s to load)
+    "anyio._backends._asyncio",  # what the SDKs' HTTP client loads on its first request
 )
 _AFTER_REPLY = (
     "openprogram_jupyter.render",
     "markdown_it",  # the answer's Markdown, rendered and sanitized
     "nh3",
-    "genai_prices",  # the first reply's cost (its data takes a third of a second to load)
 )
 
 

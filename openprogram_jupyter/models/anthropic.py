@@ -96,7 +96,7 @@ class AnthropicModel(ProviderModel):
     """``anthropic:<model>`` — streams Messages through the ``anthropic`` SDK."""
 
     provider = INFO.prefix
-    # a round calls the client's post(), no resource (see _send)
+    _warm_up_resource = "messages"  # what a round falls back to (and imports the request path)
     key_variables = INFO.key_variables
 
     def __init__(

@@ -77,7 +77,7 @@ class OpenAIChatModel(ProviderModel):
     """``openai:<model>`` — streams Chat Completions through the ``openai`` SDK."""
 
     provider = INFO.prefix
-    # a round calls the client's post(), no resource (see _send)
+    _warm_up_resource = "chat.completions"  # what a round falls back to (and imports the request path)
     key_variables = INFO.key_variables
 
     def _make_client(self) -> Any:

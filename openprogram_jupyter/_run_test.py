@@ -106,8 +106,8 @@ def _imports_for(fn: Any, source: str) -> list[str]:
         if name in ("op", "function") or getattr(value, "__module__", None) == "openprogram_jupyter":
             continue
         if isinstance(value, types.ModuleType):
-            module = value.__name__
-            lines.append(f"import {module}" if module == name else f"import {module} as {name}")
+            imported = value.__name__
+            lines.append(f"import {imported}" if imported == name else f"import {imported} as {name}")
             continue
         module, qualname = getattr(value, "__module__", None), getattr(value, "__qualname__", None)
         if (isinstance(module, str) and isinstance(qualname, str) and module not in ("__main__", "builtins")

@@ -846,6 +846,30 @@ MUTATIONS: tuple[Mutation, ...] = (
       'f"judge: {escape(j.reason)}"', 'f"judge: {j.reason}"',
       ("tests/evaluation/test_views.py::test_markup_from_outside_stays_text_in_every_view",),
       "a judge's reason is text in the table, never markup"),
+    # -- performance, round 3: what a round reuses, the warm-up taken over -----------------
+    M("anthropic-sdk-walks-history", "models/anthropic.py",
+      "    if not takes_raw_bodies(client):", "    if takes_raw_bodies(client):",
+      ("tests/providers/test_provider_history_walk.py::"
+       "test_the_sdk_does_not_walk_the_history_so_a_rounds_cost_does_not_grow_with_it",),
+      "the Anthropic SDK does not walk the whole history every round"),
+    M("merged-message-changed-in-place", "models/_history.py",
+      '        messages[-1] = {**messages[-1], "content": [*messages[-1]["content"], *blocks]}',
+      '        messages[-1]["content"].extend(blocks)',
+      ("tests/providers/test_provider_incremental.py::test_each_round_is_the_body_a_fresh_model_builds",),
+      "a steering message merged into the results does not corrupt the next rounds' bodies"),
+    M("history-memo-other-run-reused", "models/_incremental.py",
+      "        if built is None or reused > closed or list(messages[:reused]) != built.sources:",
+      "        if built is None or reused > closed:",
+      ("tests/providers/test_provider_incremental.py::test_each_round_is_the_body_a_fresh_model_builds",),
+      "another run's history is never sent in place of this one's"),
+    M("encoded-prefix-not-compared", "models/_incremental.py",
+      "    return same.index(False) if False in same else len(same)", "    return len(same)",
+      ("tests/providers/test_provider_incremental.py::test_each_round_is_the_body_a_fresh_model_builds",),
+      "the bytes sent are those of this round's messages, not the last round's"),
+    M("warm-up-not-taken-over", "jupyter/_warm_up.py",
+      "            _taken_over.set()", "            pass",
+      ("tests/notebook/test_warm_up_take_over.py::test_an_agent_cell_waits_for_the_step_under_way_and_no_more",),
+      "a first %%agent cell waits only for the warm-up step under way"),
 )
 
 

@@ -145,7 +145,7 @@ CASES = [
     tool_case("sync tool, cooperative", "wait", "cancelled"),
     tool_case("sync tool, ignores Stop", "block", "interrupted"),
     Case("MCP call",
-         cell=lambda folder: f"%%agent -m m_mcp_{folder.name} -o r --mcp demo\nWait.",
+         cell=lambda folder: "%%agent -m m_mcp -o r --mcp demo\nWait.",
          running=lambda kernel, folder: mcp_marker(folder).exists()
          and "started" in mcp_marker(folder).read_text() and shows(kernel, "<code>demo_wait</code>", "▶ running"),
          check="print(r.stop_reason, r.tool_results[0].status)",
@@ -184,7 +184,7 @@ async def trial(kernel: LiveKernel, clock: IdleClock, case: Case, folder: Path) 
     if case.name == "MCP call":
         marker = mcp_marker(folder)
         marker.unlink(missing_ok=True)
-        await kernel.text(f"m_mcp_{folder.name} = op.ScriptedModel([op.ToolCall(name='demo_wait', "
+        await kernel.text(f"m_mcp = op.ScriptedModel([op.ToolCall(name='demo_wait', "
                           f"arguments={{'seconds': 30, 'marker': {str(marker)!r}}}), 'never'])")
     clock.idle_at = None
     cell, task = kernel.start(case.cell(folder))

@@ -403,13 +403,25 @@ def test_every_event_type_reaches_the_view_and_the_notice_reads_as_in_the_saved_
 
     view = RunView()
     run = op.Runtime(model=NoticingModel()).run("go", tools=[report], on_event=view.feed)
-    assert {event.type for event in run.events} == set(EVENT_TYPES)
     view.finish()
     html = all_html(view)
     notice = "note: this provider cannot express parallel_tool_calls=False"
     assert notice in html and notice in render_bundle(run)["text/html"]
     assert "progress: halfway" in html and "let me report" in html and "all reported" in html
     assert ">reported</pre>" in html
+
+    def changed(context: op.ToolContext) -> str:  # the one event a run does not emit: a rerun's divergence
+        """Report progress."""
+        return "reported anew"
+
+    rerun_view = RunView()
+    rerun = run.rerun(tools=[op.function(changed, name="report", register_globally=False)],
+                      on_event=rerun_view.feed)
+    assert {event.type for event in [*run.events, *rerun.events]} == set(EVENT_TYPES)
+    rerun_view.finish()
+    html = all_html(rerun_view)
+    assert "differs from the recording: report returned a different result" in html
+    assert ">recorded</th>" in html and ">reported</pre>" in html and ">reported anew</pre>" in html
 
 
 def test_a_cells_live_run_passes_its_rate_to_its_view(recorder):

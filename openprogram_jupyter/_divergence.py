@@ -3,13 +3,14 @@
 A rerun (``Run.rerun``) plays back each recorded reply and runs its calls again with the
 tools as they are now. A round matches when every call's result reads the same to the
 model — the same ``is_error`` and the same content blocks — as the recorded one (details
-for people, timings and ids are not compared). The first call that does not is the
+for people, timings and ids are not compared), or, with the user's ``same(recorded,
+now)``, when that says so. The first call that does not is the
 :class:`~openprogram_jupyter.events.Divergence`, with a sentence saying why.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ._json import JsonObject
 from .errors import ArgumentError
@@ -18,7 +19,9 @@ from .messages import ToolCall, ToolResultMessage
 from .spec import ReplayedRound, RerunPlan
 from .tools.menu import Menu
 
-__all__ = ["divergence_of", "recording_ended", "round_to_rerun"]
+__all__ = ["Same", "divergence_of", "recording_ended", "round_to_rerun"]
+
+Same = Callable[[ToolResultMessage, ToolResultMessage], object]
 
 
 def round_to_rerun(plan: RerunPlan | None, number: int, diverged: bool) -> ReplayedRound | None:
@@ -39,17 +42,32 @@ def recording_ended(plan: RerunPlan | None, rounds_so_far: int, diverged: bool) 
 
 
 def divergence_of(number: int, recorded: ReplayedRound, results: Sequence[ToolResultMessage],
-                  menu: Menu) -> Divergence | None:
+                  menu: Menu, same: Same | None = None) -> Divergence | None:
     """The first call of round ``number`` whose result now (``results``, in the calls'
-    order) differs from the recorded one; ``None`` when every result reads the same."""
+    order) differs from the recorded one; ``None`` when every result reads the same.
+    ``same(recorded, now)`` replaces the comparison; one that raises counts as different,
+    its error the reason."""
     was = {result.tool_call_id: result for result in recorded.results}
     for call, now in zip(recorded.reply.tool_calls, results, strict=False):
         before = was.get(call.id or "")
-        if before is not None and _as_the_model_reads(before) == _as_the_model_reads(now):
+        judged = _judged_same(same, before, now) if before is not None else False
+        if judged is True:
             continue
-        return Divergence(round=number, why=_why(call, before, now, menu), tool_call_id=call.id,
+        why = judged if isinstance(judged, str) else _why(call, before, now, menu)
+        return Divergence(round=number, why=why, tool_call_id=call.id,
                           tool_name=call.name, arguments=dict(call.arguments), recorded=before, now=now)
     return None
+
+
+def _judged_same(same: Same | None, before: ToolResultMessage, now: ToolResultMessage) -> bool | str:
+    """``True`` when the two results count as the same, ``False`` when not, or why the
+    user's ``same`` could not say."""
+    if same is None:
+        return _as_the_model_reads(before) == _as_the_model_reads(now)
+    try:
+        return bool(same(before, now))
+    except Exception as error:
+        return f"same(recorded, now) raised {type(error).__name__}: {error}"
 
 
 def _as_the_model_reads(result: ToolResultMessage) -> tuple[bool, list[JsonObject]]:

@@ -246,7 +246,9 @@ def _compared_with_recording(config: LoopConfig, state: LoopState, recorded: Rep
                              pending: list[Any]) -> list[Any]:
     """A rerun round's calls have run: when every result reads as recorded, the messages
     the recording delivered then come next (before any steering); else the divergence."""
-    divergence = divergence_of(state.rounds, recorded, state.round_results, config.calls.menu)
+    plan = config.spec.rerun
+    same = plan.same if plan is not None else None
+    divergence = divergence_of(state.rounds, recorded, state.round_results, config.calls.menu, same)
     if divergence is None:
         return [*recorded.then, *pending]
     _diverge(config, state, divergence)

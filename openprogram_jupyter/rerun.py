@@ -18,6 +18,7 @@ from html import escape
 from typing import TYPE_CHECKING, Any
 
 from . import _ambient
+from ._divergence import Same
 from .errors import SetupError
 from .events import Divergence
 from .forking import recorded_rounds, reused_settings, same_tools
@@ -31,16 +32,20 @@ __all__ = ["RerunReport", "RerunRow", "rerun_all", "rerun_spec"]
 
 
 def rerun_spec(run: Run, runtime: Runtime, *, tools: Sequence[object] = (), live: bool = False,
-               **options: Any) -> RunSpec:
+               same: Same | None = None, **options: Any) -> RunSpec:
     """The spec of a rerun of ``run`` on ``runtime``.
 
     The tools are the run's, by name, each taken from ``tools`` when one there has that
     name, else as registered now (:func:`~openprogram_jupyter.forking.same_tools`); the
-    settings are the run's (but ``step``) with ``options`` over them. A run without a
-    prompt or without a round raises :class:`SetupError` naming it.
+    settings are the run's (but ``step``) with ``options`` over them; ``same(recorded,
+    now)``, when given, decides whether two results count as the same. A run without a
+    prompt or without a round, or a ``same`` that is not callable, raises
+    :class:`SetupError` naming it.
     """
     if not isinstance(live, bool):
         raise SetupError(f"rerun: live must be True or False, got {live!r}", option="live")
+    if same is not None and not callable(same):
+        raise SetupError(f"rerun: same must be a function (recorded, now) -> bool, got {same!r}", option="same")
     prompts, rounds = recorded_rounds(run.messages)
     if not prompts:
         raise SetupError(f"rerun: run {run.run_id} has no prompt to start from")
@@ -48,7 +53,7 @@ def rerun_spec(run: Run, runtime: Runtime, *, tools: Sequence[object] = (), live
         raise SetupError(f"rerun: run {run.run_id} has no recorded round to replay")
     chosen = same_tools(run, runtime, "rerun", given=tools)
     spec = runtime.prepare(prompts[0], tools=chosen, **reused_settings(run, options))
-    return dataclasses.replace(spec, prompts=tuple(prompts), rerun=RerunPlan(tuple(rounds), live=live),
+    return dataclasses.replace(spec, prompts=tuple(prompts), rerun=RerunPlan(tuple(rounds), live=live, same=same),
                                replayed_from=run.run_id)
 
 
@@ -112,7 +117,7 @@ class RerunReport:
 def rerun_all(runs: Sequence[Run] | Mapping[str, Run], *, tools: Sequence[object] = (), live: bool = False,
               runtime: Runtime | None = None, **options: Any) -> RerunReport:
     """Rerun each of ``runs`` (a list, labelled by run id, or a mapping of labels to runs)
-    with ``tools``, ``live`` and ``options`` as :meth:`Run.rerun
+    with ``tools``, ``live`` and ``options`` (``same=`` among them) as :meth:`Run.rerun
     <openprogram_jupyter.run.Run.rerun>` takes them, one after another, on ``runtime``
     (default: the Runtime that ran each, else the notebook's). Something that is not a
     Run raises ``TypeError`` naming it, before anything runs."""

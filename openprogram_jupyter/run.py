@@ -191,7 +191,7 @@ class Run:
         changes = {} if system is _KEEP else {"system": system}
         return base.fork(self, round, model=model, tools=tools, **changes, **options)
 
-    def rerun(self, *, tools: Any = (), live: bool = False, runtime: Runtime | None = None,
+    def rerun(self, *, tools: Any = (), live: bool = False, same: Any = None, runtime: Runtime | None = None,
               **options: Any) -> Run:
         """This run again with the tools as they are now: each recorded reply is played back
         (no model request) and its calls run for real, with the run's own tools by name —
@@ -202,11 +202,13 @@ class Run:
         schema, a tool that fails now, or the recording ending while the rerun goes on — the new
         run's :attr:`divergence` says where and why, and the run ends as ``"diverged"``
         (``live=False``: no request at all) or asks the model from the next round on
-        (``live=True``). ``options`` are run options over the run's own settings. Runs on
-        ``runtime`` (default: the Runtime that ran this one, else the notebook's); returns
-        the new Run. See :mod:`openprogram_jupyter.rerun`."""
+        (``live=True``). Results compare as the model reads them; ``same(recorded, now)``
+        (two ``ToolResultMessage`` objects) decides instead when given — for a tool whose result
+        holds a time or a random id. ``options`` are run options over the run's own
+        settings. Runs on ``runtime`` (default: the Runtime that ran this one, else the
+        notebook's); returns the new Run. See :mod:`openprogram_jupyter.rerun`."""
         base = runtime or self.runtime or _ambient.ambient_runtime()
-        return base.rerun(self, tools=tools, live=live, **options)
+        return base.rerun(self, tools=tools, live=live, same=same, **options)
 
     # -- showing ------------------------------------------------------------------------
 

@@ -272,14 +272,15 @@ class Runtime:
         runtime = self if model is None else self.replace(model=model)
         return runtime.run(fork_spec(run, round, runtime, tools=tools, **options))
 
-    def rerun(self, run: Run, *, tools: Sequence[object] = (), live: bool = False, **options: Any) -> Run:
+    def rerun(self, run: Run, *, tools: Sequence[object] = (), live: bool = False, same: Any = None,
+              **options: Any) -> Run:
         """Run ``run`` again on this Runtime, its recorded replies played back while the
         tools run for real, until its results part from the recording (see
         :meth:`Run.rerun <openprogram_jupyter.run.Run.rerun>`). Returns the new Run; it
         also becomes :attr:`last_run`."""
         from .rerun import rerun_spec
 
-        return self.run(rerun_spec(run, self, tools=tools, live=live, **options))
+        return self.run(rerun_spec(run, self, tools=tools, live=live, same=same, **options))
 
 
 class RunHandle:

@@ -73,10 +73,12 @@ class ReplayedRound:
 class RerunPlan:
     """A rerun's recording (``Run.rerun``): the loop plays back each recorded round's reply
     and runs its calls for real, comparing their results with the recorded ones; from the
-    first round that differs it stops (``live=False``) or asks the model (``live=True``)."""
+    first round that differs it stops (``live=False``) or asks the model (``live=True``).
+    ``same(recorded, now)``, when given, decides whether two results count as the same."""
 
     rounds: tuple[ReplayedRound, ...]
     live: bool = False
+    same: Callable[[ToolResultMessage, ToolResultMessage], object] | None = None
 
 
 class RunHooks(TypedDict, total=False):

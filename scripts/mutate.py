@@ -870,6 +870,11 @@ MUTATIONS: tuple[Mutation, ...] = (
       "            _taken_over.set()", "            pass",
       ("tests/notebook/test_warm_up_take_over.py::test_an_agent_cell_waits_for_the_step_under_way_and_no_more",),
       "a first %%agent cell waits only for the warm-up step under way"),
+    M("rerun-same-ignored", "_divergence.py",
+      "    if same is None:\n        return _as_the_model_reads(before) == _as_the_model_reads(now)",
+      "    if True:\n        return _as_the_model_reads(before) == _as_the_model_reads(now)",
+      ("tests/core/test_rerun.py::test_same_decides_what_counts_as_the_same_result",),
+      "rerun(same=...) decides what counts as the same result"),
 )
 
 

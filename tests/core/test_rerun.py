@@ -196,6 +196,28 @@ def test_a_run_without_rounds_cannot_be_rerun():
         run.rerun(runtime=op.Runtime(model=op.ScriptedModel([])))
 
 
+def test_same_decides_what_counts_as_the_same_result(recorded):
+    run, _ = recorded
+    define_find_city({"nice": "NICE (checked 12:04)"})
+    assert run.rerun().divergence.round == 3
+    followed = run.rerun(same=lambda recorded, now: now.text.startswith(recorded.text))
+    assert followed.divergence is None and followed.stop_reason == "stop"
+    strict = run.rerun(same=lambda recorded, now: False)
+    assert strict.divergence.round == 1 and strict.divergence.why == "find_city returned a different result"
+
+
+def test_a_same_that_raises_is_a_divergence_saying_so(recorded):
+    run, _ = recorded
+
+    def same(recorded, now):
+        raise KeyError("score")
+
+    found = run.rerun(same=same).divergence
+    assert found.round == 1 and found.why == "same(recorded, now) raised KeyError: 'score'"
+    with pytest.raises(op.SetupError, match="same must be a function"):
+        run.rerun(same="text")
+
+
 def test_live_must_be_a_bool(recorded):
     run, _ = recorded
     with pytest.raises(op.SetupError, match="live must be True or False"):

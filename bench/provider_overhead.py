@@ -16,9 +16,12 @@ the machine is shared and noisy) and the report gives medians and each variant's
 the floor. Goal: ours ≤ 1.10 × floor. ``--imports`` adds the import time of
 ``openprogram_jupyter`` next to ``ipywidgets`` (fresh interpreters, interleaved, medians).
 ``--abort`` measures, per provider, the time from cancelling a streaming round to the
-server seeing the connection close.
+server seeing the connection close. ``--long ROUNDS`` times the client's turnaround near
+round 10 and near round ROUNDS of a long run, for each of ``--long-providers`` (OpenAI
+and Anthropic by default; Gemini and Bedrock too).
 
     python bench/provider_overhead.py [--rounds 60] [--repeats 15] [--imports] [--abort]
+    python bench/provider_overhead.py --only-extras --long 2000 [--long-providers gemini,bedrock]
 
 Needs the ``[bench]`` extra (pydantic-ai-slim[openai], openai-agents); a missing one is
 skipped with a note. Never part of the test suite's pass/fail.
@@ -325,19 +328,35 @@ def _turnarounds(server: FakeServer, start: int) -> list[float]:
     return [b.read_at - a.answered_at for a, b in itertools.pairwise(done)]
 
 
-async def bench_long(rounds: int, repeats: int) -> None:
+LONG_MODELS = {"openai": "openai:gpt-bench", "anthropic": ANTHROPIC, "gemini": "gemini:gemini-bench",
+               "bedrock": "bedrock:anthropic.claude-bench-v1:0"}
+
+
+def _long_makers(provider: str) -> dict[str, Callable[..., Callable[[], Any]]]:
+    """The variants of a long run: ours with and without wire capture, and the raw-httpx
+    floor where there is one (OpenAI, Anthropic)."""
+    model = LONG_MODELS[provider]
+    makers: dict[str, Callable[..., Callable[[], Any]]] = {}
+    if provider in PROVIDERS:
+        makers[RAW_FLOOR] = PROVIDERS[provider][0][RAW_FLOOR]
+    makers[OURS_RUN] = lambda u, r: make_ours(u, r, blocking=True, model=model)
+    makers[OURS_WIRE] = lambda u, r: make_ours(u, r, blocking=True, wire=True, model=model)
+    return makers
+
+
+async def bench_long(rounds: int, repeats: int, providers: list[str]) -> None:
     """Per-round client time near round 10 and near round ``rounds``, medians over
     interleaved repetitions: ours with and without wire capture, and the raw-httpx floor
     (the SDK floors walk the history every round: minutes per run at 2,000 rounds). What
     a run retains: bench/run_memory.py."""
+    os.environ.update(AWS_ACCESS_KEY_ID="AKIABENCHBENCHBENC", AWS_SECRET_ACCESS_KEY="bench", AWS_REGION="us-east-1")
+    os.environ.setdefault("GEMINI_API_KEY", KEY)
     near = {"round 10": slice(5, 15), f"round {rounds}": slice(rounds - 10, rounds)}
-    for provider, (variants, _floor, url) in PROVIDERS.items():
-        makers = {RAW_FLOOR: variants[RAW_FLOOR], OURS_RUN: variants[OURS_RUN],
-                  OURS_WIRE: lambda u, r, p=provider: make_ours(
-                      u, r, blocking=True, wire=True, model=ANTHROPIC if p == "anthropic" else "openai:gpt-bench")}
+    for provider in providers:
         with FakeServer() as server:
             server.responder = lean(responder(rounds))
-            runners = {name: make(url(server), rounds) for name, make in makers.items()}
+            url = server.openai_base_url if provider == "openai" else server.url
+            runners = {name: make(url, rounds) for name, make in _long_makers(provider).items()}
             samples: dict[str, dict[str, list[float]]] = {name: {k: [] for k in near} for name in runners}
             for _ in range(repeats):
                 for name in random.sample(list(runners), len(runners)):
@@ -420,6 +439,8 @@ def main() -> None:
     parser.add_argument("--imports", action="store_true", help="also time the package import")
     parser.add_argument("--abort", action="store_true", help="also time closing a stream on cancel")
     parser.add_argument("--long", type=int, metavar="ROUNDS", help="also time rounds 10 and ROUNDS of a long run")
+    parser.add_argument("--long-providers", default="openai,anthropic",
+                        help="comma-separated, for --long: openai, anthropic, gemini, bedrock")
     parser.add_argument("--only-extras", action="store_true", help="skip the rounds benchmark")
     args = parser.parse_args()
     if not args.only_extras:
@@ -428,7 +449,7 @@ def main() -> None:
     if args.imports:
         bench_imports(max(5, args.repeats))
     if args.long:
-        asyncio.run(bench_long(args.long, max(3, args.repeats // 5)))
+        asyncio.run(bench_long(args.long, max(3, args.repeats // 5), args.long_providers.split(",")))
     if args.abort:
         asyncio.run(bench_abort(10))
 

@@ -40,7 +40,7 @@ from .._json import JsonObject
 from ..messages import ToolResultMessage, UserMessage
 from ._history import AssistantTurn, paired_history
 
-__all__ = ["HistoryMemo", "common_prefix", "encode_json", "takes_raw_bodies"]
+__all__ = ["HistoryMemo", "common_prefix", "encode_json", "join_list", "takes_raw_bodies"]
 
 Step = Callable[[list[JsonObject], "UserMessage | AssistantTurn"], None]
 
@@ -94,23 +94,48 @@ class HistoryMemo:
             self._same = value
         return self._same
 
+    def encode_items(self, items: list[Any], encode: Callable[[Any], bytes]) -> list[bytes]:
+        """``encode`` of each of ``items``: the leading ones that are the same objects as
+        those of the list encoded last keep their bytes from then; the rest are encoded now.
+        The list returned is the one kept for the next round: read it, do not change it
+        (:func:`join_list` leaves it as it was)."""
+        last_items, last_parts = self._encoded
+        parts = last_parts[:common_prefix(last_items, items)]
+        parts += [encode(item) for item in items[len(parts):]]
+        self._encoded = (list(items), parts)
+        return parts
+
     def encode(self, body: JsonObject, field: str) -> bytes:
         """``body`` as JSON bytes (:func:`encode_json`). Of ``body[field]`` (a list), the
         leading elements that are the same objects as those of the list encoded last keep
         their bytes from then; the rest are encoded now."""
-        items = body[field]
-        last_items, last_parts = self._encoded
-        reused = common_prefix(last_items, items)
-        parts = last_parts[:reused] + [encode_json(item) for item in items[reused:]]
-        self._encoded = (list(items), parts)
+        parts = self.encode_items(body[field], encode_json)
         head, tail = encode_json({**body, field: _PLACEHOLDER}).split(b'"' + _PLACEHOLDER.encode() + b'"', 1)
-        return b"".join((head, b"[", b",".join(parts), b"]", tail))
+        return join_list(head, parts, b",", tail)
+
+
+def join_list(head: bytes, parts: list[bytes], separator: bytes, tail: bytes) -> bytes:
+    """``head + b"[" + separator.join(parts) + b"]" + tail`` in one join, the body's only
+    copy of the history's bytes (joining the parts first made two, and each fresh buffer of
+    a long history costs its page faults): the ends are joined to the first and last part
+    for the moment of the join, and ``parts`` is left as it was."""
+    if not parts:
+        return head + b"[]" + tail
+    first, last = parts[0], parts[-1]
+    parts[0] = head + b"[" + parts[0]
+    parts[-1] += b"]" + tail
+    joined = separator.join(parts)
+    parts[0], parts[-1] = first, last
+    return joined
 
 
 def common_prefix(before: Sequence[object], now: Sequence[object]) -> int:
     """How many leading elements of ``now`` are the very objects ``before`` holds there."""
     same = list(map(operator.is_, before, now))  # at C speed: no Python step per element
-    return same.index(False) if False in same else len(same)
+    try:
+        return same.index(False)
+    except ValueError:
+        return len(same)
 
 
 _RAW_BODIES: dict[type, bool] = {}  # SDK client class -> whether its post() takes content=

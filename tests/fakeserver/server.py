@@ -209,7 +209,13 @@ class _Handler(BaseHTTPRequestHandler):
         if body.get("stream") is not True and hasattr(wire, "complete"):  # Chat Completions without stream
             self._reply(Reject(200, wire.complete(turn, body, self.fake.new_id)))
             return
-        self._stream(wire, turn, body, request_index)
+        frames = wire.frames(turn, body, self.fake.new_id)
+        # The parsed body is freed now, before the answer: freed after it (when this method
+        # returns), a long history's objects were released while the client turned the
+        # answer into its next request, and the benchmarks that time that turnaround
+        # (bench/provider_overhead.py --long) counted the server's work as the client's.
+        del body, raw, recorded
+        self._stream(wire, turn, frames, request_index)
 
     # -- replies -----------------------------------------------------------------------
 
@@ -224,11 +230,10 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(payload)
         self.wfile.flush()
 
-    def _stream(self, wire: Wire, turn: Turn, body: dict[str, Any], request_index: int) -> None:
+    def _stream(self, wire: Wire, turn: Turn, frames: list[bytes], request_index: int) -> None:
         """Send the turn's frames with chunked transfer encoding, as the real APIs do (a
         close-delimited body would make urllib3 — hence boto3 — wait for 64 KiB or the
         end before handing over a single event)."""
-        frames = wire.frames(turn, body, self.fake.new_id)
         if turn.error_after is not None:
             frames = [*frames[: turn.error_after], wire.error_frame(turn.error_message or "scripted stream error")]
         elif turn.cut_after is not None:

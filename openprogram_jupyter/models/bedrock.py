@@ -20,16 +20,21 @@ this module does exactly:
   from ``metadata``. A stream without ``messageStop`` is an error (what arrived is kept).
 - Tool results: one user message holding one ``toolResult`` per call (``status``
   ``error`` or ``success``, text and png/jpeg/gif/webp images).
+- The message list is validated against botocore's shapes and encoded as botocore
+  serializes it, each message once (:mod:`._incremental`), then put in the body botocore
+  built around a stand-in, before signing ("the message list" below).
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import os
 import re
 import socket
 import threading
+import uuid
 from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Any
 
@@ -41,12 +46,12 @@ from ._bedrock_controls import bedrock_tool, model_family, tool_config
 from ._history import (
     AssistantTurn,
     append_merged,
-    paired_history,
     result_images,
     result_text,
     safe_tool_id,
     user_blocks,
 )
+from ._incremental import common_prefix, join_list
 from ._json_data import to_json_data
 from ._provider_common import (
     ProviderError,
@@ -120,6 +125,7 @@ class BedrockModel(ProviderModel):
         self.max_tokens = max_tokens
         self._shared_client: Any = None
         self._client_lock = threading.Lock()
+        self._json_messages: tuple[list[Any], list[Any]] = ([], [])  # the wire body's last messages, as JSON data
 
     def _client(self) -> Any:
         # boto3 clients are thread-safe and not tied to an event loop: one is enough.
@@ -144,6 +150,8 @@ class BedrockModel(ProviderModel):
         session = boto3.session.Session()
         client = session.client("bedrock-runtime", **kwargs)
         _remember_credentials(session)
+        client.meta.events.register("before-call.bedrock-runtime.ConverseStream", _put_messages)
+        client.meta.events.register("before-send.bedrock-runtime.ConverseStream", _check_messages_put)
         if self._api_key:
             key = self._api_key
 
@@ -156,15 +164,7 @@ class BedrockModel(ProviderModel):
     # -- request -----------------------------------------------------------------------
 
     def _prepare(self, request: ModelRequest) -> tuple[JsonObject, list[str]]:
-        messages: list[JsonObject] = []
-        for entry in paired_history(request.messages):
-            if isinstance(entry, UserMessage):
-                append_merged(messages, "user", [b for b in map(_user_block, user_blocks(entry)) if b])
-            else:
-                append_merged(messages, "assistant", _assistant_blocks(entry))
-                if entry.results:
-                    append_merged(messages, "user", [_result_block(r) for r in entry.results])
-        payload: JsonObject = {"modelId": self.model_id, "messages": messages}
+        payload: JsonObject = {"modelId": self.model_id, "messages": self._history.build(request.messages, _step)}
         caps = [cap for cap in (self.max_tokens, request.max_output_tokens) if cap]
         if caps:
             payload["inferenceConfig"] = {"maxTokens": min(caps)}
@@ -186,13 +186,23 @@ class BedrockModel(ProviderModel):
 
     def _wire_body(self, payload: JsonObject) -> JsonObject:
         """boto3 puts ``modelId`` in the URL and sends the rest as the JSON body, ``bytes``
-        as base64 text."""
-        return to_json_data({key: value for key, value in payload.items() if key != "modelId"})
+        as base64 text. Each message is converted once: the leading messages that are the
+        ones converted last round (:meth:`HistoryMemo.build` reuses them) keep their JSON
+        data from then, the same objects, which the wire capture then recognises."""
+        body = {key: to_json_data(value) for key, value in payload.items() if key not in ("modelId", "messages")}
+        last, converted = self._json_messages
+        messages = payload["messages"]
+        kept = converted[:common_prefix(last, messages)]
+        kept += [to_json_data(message) for message in messages[len(kept):]]
+        self._json_messages = (list(messages), kept)
+        return {key: list(kept) if key == "messages" else body[key] for key in payload if key != "modelId"}
 
     # -- response ----------------------------------------------------------------------
 
     async def _attempt(self, payload: JsonObject, out: MessageBuilder) -> AsyncGenerator[AssistantUpdate, None]:
-        pump = _StreamPump(self._client(), payload, asyncio.get_running_loop())
+        client = self._client()
+        stand_in, messages = self._split(client, payload)
+        pump = _StreamPump(client, stand_in, asyncio.get_running_loop(), messages)
         pump.start()
         try:
             calls: dict[int, int] = {}  # contentBlockIndex -> content index
@@ -240,6 +250,14 @@ class BedrockModel(ProviderModel):
         else:
             out.finish("length" if stop == "max_tokens" else None, round_usage)
 
+    def _split(self, client: Any, payload: JsonObject) -> tuple[JsonObject, list[bytes]]:
+        """``payload`` for botocore, its messages a one-message stand-in, and the messages
+        encoded (each once: see "the message list" below), which :func:`_put_messages`
+        puts in the stand-in's place."""
+        shape = client.meta.service_model.operation_model("ConverseStream").input_shape.members["messages"].member
+        messages = self._history.encode_items(payload["messages"], lambda message: _message_bytes(message, shape))
+        return {**payload, "messages": [_PLACEHOLDER_MESSAGE]}, messages
+
     def _classify(self, exc: Exception) -> ProviderError:
         from botocore import exceptions as boto_errors
 
@@ -281,8 +299,9 @@ class _StreamPump:
     ``("error", exc)`` or ``("end", None)`` on :attr:`queue`. :meth:`stop` shuts the
     socket down, which wakes the thread from a blocked read at once."""
 
-    def __init__(self, client: Any, payload: JsonObject, loop: asyncio.AbstractEventLoop) -> None:
-        self.client, self.payload, self.loop = client, payload, loop
+    def __init__(self, client: Any, payload: JsonObject, loop: asyncio.AbstractEventLoop,
+                 messages: list[bytes]) -> None:
+        self.client, self.payload, self.loop, self.messages = client, payload, loop, messages
         self.queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         self._stream: Any = None
         self._stopped = False
@@ -294,7 +313,11 @@ class _StreamPump:
     def _run(self) -> None:
         stream = None
         try:
-            stream = self.client.converse_stream(**self.payload)["stream"]
+            _SENDING.messages = self.messages  # for _put_messages, on this thread
+            try:
+                stream = self.client.converse_stream(**self.payload)["stream"]
+            finally:
+                _SENDING.messages = None
             with self._lock:
                 self._stream = stream
                 if self._stopped:
@@ -323,6 +346,57 @@ class _StreamPump:
             stream = self._stream
         if stream is not None:
             _close_stream(stream)
+
+
+# -- the message list, encoded once per message ------------------------------------------
+#
+# botocore validates every request's parameters against the API's shapes and serializes
+# them into JSON, walking the whole history each round: 100 ms a round at 2,000 rounds. So
+# the round's message list is validated and encoded here, each message once
+# (:meth:`HistoryMemo.encode_items`), as botocore would, and botocore is handed a one-message
+# stand-in: it validates, serializes, signs and sends the rest of the request as ever, and
+# the encoded list takes the stand-in's place in the body before the request is signed.
+
+_PLACEHOLDER_MESSAGE: JsonObject = {"role": "user", "content": [{"text": f"op-messages-{uuid.uuid4().hex}"}]}
+_SENDING = threading.local()  # the encoded messages of the request this thread is making
+
+
+def _json_bytes(value: object) -> bytes:
+    """JSON as botocore's REST-JSON serializer writes it (``json.dumps`` defaults)."""
+    return json.dumps(value).encode("utf-8")
+
+
+_PLACEHOLDER_BYTES = _json_bytes([_PLACEHOLDER_MESSAGE])
+
+
+def _message_bytes(message: JsonObject, shape: Any) -> bytes:
+    """One Converse message checked against botocore's ``Message`` shape (the error it
+    raises for any parameter) and encoded as it serializes it: ``bytes`` as base64."""
+    from botocore.exceptions import ParamValidationError
+    from botocore.validate import ParamValidator
+
+    report = ParamValidator().validate(message, shape)
+    if report.has_errors():
+        raise ParamValidationError(report=report.generate_report())
+    return _json_bytes(to_json_data(message))
+
+
+def _put_messages(params: JsonObject, **_: Any) -> None:
+    """botocore's ``before-call`` (before signing): the stand-in list in the serialized
+    body becomes the round's encoded messages."""
+    messages = getattr(_SENDING, "messages", None)
+    if messages is None:
+        return
+    head, found, tail = params["body"].partition(_PLACEHOLDER_BYTES)
+    if found:
+        params["body"] = join_list(head, messages, b", ", tail)
+
+
+def _check_messages_put(request: Any, **_: Any) -> None:
+    """botocore's ``before-send``: a request still holding the stand-in is never sent."""
+    body = request.body if isinstance(request.body, bytes) else b""
+    if _PLACEHOLDER_BYTES[1:-1] in body:
+        raise RuntimeError("bedrock: the request's messages were not put in its body; nothing was sent")
 
 
 def _close_stream(stream: Any) -> None:
@@ -404,8 +478,19 @@ def _mark_cache_points(payload: JsonObject) -> None:
         tools.append(dict(_CACHE_POINT))
     if payload.get("system"):
         payload["system"].append(dict(_CACHE_POINT))
-    if payload["messages"]:
-        payload["messages"][-1]["content"].append(dict(_CACHE_POINT))
+    if payload["messages"]:  # a copy of the message it marks: built messages are reused
+        newest = payload["messages"][-1]
+        payload["messages"][-1] = {**newest, "content": [*newest["content"], dict(_CACHE_POINT)]}
+
+
+def _step(out: list[JsonObject], entry: UserMessage | AssistantTurn) -> None:
+    """Append one history entry's Converse messages to ``out`` (merged by role)."""
+    if isinstance(entry, UserMessage):
+        append_merged(out, "user", [b for b in map(_user_block, user_blocks(entry)) if b])
+    else:
+        append_merged(out, "assistant", _assistant_blocks(entry))
+        if entry.results:
+            append_merged(out, "user", [_result_block(r) for r in entry.results])
 
 
 def _user_block(block: Any) -> JsonObject | None:

@@ -26,6 +26,9 @@ this module does exactly:
 - Tool results: one ``user`` content holding one ``functionResponse`` per call
   (``{"output": text}`` or ``{"error": text}``), then the results' images as
   ``inlineData`` parts.
+- The body is the JSON httpx makes of ``json=`` (UTF-8, compact), encoded by
+  :class:`._incremental.HistoryMemo`: each content is built and encoded in the round that
+  first sends it, and its bytes kept for the rounds after.
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ from .._json import JsonObject
 from ..events import AssistantUpdate
 from ..messages import TextContent, ThinkingContent, ToolCall, UserMessage
 from ._gemini_schema import gemini_function_declaration, gemini_schema_problems
-from ._history import AssistantTurn, paired_history, result_images, result_text, user_blocks
+from ._history import AssistantTurn, result_images, result_text, user_blocks
 from ._provider_common import (
     ProviderError,
     ProviderModel,
@@ -124,19 +127,7 @@ class GeminiModel(ProviderModel):
     # -- request -----------------------------------------------------------------------
 
     def _prepare(self, request: ModelRequest) -> tuple[JsonObject, list[str]]:
-        contents: list[JsonObject] = []
-        for entry in paired_history(request.messages):
-            if isinstance(entry, UserMessage):
-                parts = [_user_part(b) for b in user_blocks(entry) if not isinstance(b, TextContent) or b.text]
-                if parts:
-                    contents.append({"role": "user", "parts": parts})
-                continue
-            parts = _model_parts(entry)
-            if parts:
-                contents.append({"role": "model", "parts": parts})
-            if entry.results:
-                contents.append({"role": "user", "parts": _result_parts(entry)})
-        payload: JsonObject = {"contents": contents}
+        payload: JsonObject = {"contents": self._history.build(request.messages, _step)}
         if request.system:
             payload["systemInstruction"] = {"parts": [{"text": request.system}]}
         budget = reasoning_budget(request.reasoning)
@@ -170,7 +161,10 @@ class GeminiModel(ProviderModel):
             raise ProviderError(f"no API key: {INFO.key_hint}", kind="credentials")
         url = f"{self.base_url}/v1beta/models/{quote(self.model_id, safe='')}:streamGenerateContent?alt=sse"
         headers = {"x-goog-api-key": self._api_key, "content-type": "application/json"}
-        async with aconnect_sse(self._client(), "POST", url, json=payload, headers=headers) as source:
+        # The JSON httpx makes of ``json=`` (UTF-8, compact, no NaN), each content's bytes
+        # kept from the round that first sent it (:meth:`HistoryMemo.encode`).
+        sent = self._history.encode(payload, "contents")
+        async with aconnect_sse(self._client(), "POST", url, content=sent, headers=headers) as source:
             response = source.response
             if response.status_code >= 400:
                 text = (await response.aread()).decode("utf-8", "replace")
@@ -218,6 +212,20 @@ class GeminiModel(ProviderModel):
 
     def _classify(self, exc: Exception) -> ProviderError:
         return transport_error(exc) or ProviderError(f"{type(exc).__name__}: {exc}")
+
+
+def _step(out: list[JsonObject], entry: UserMessage | AssistantTurn) -> None:
+    """Append one history entry's contents to ``out`` (:meth:`HistoryMemo.build`)."""
+    if isinstance(entry, UserMessage):
+        parts = [_user_part(b) for b in user_blocks(entry) if not isinstance(b, TextContent) or b.text]
+        if parts:
+            out.append({"role": "user", "parts": parts})
+        return
+    parts = _model_parts(entry)
+    if parts:
+        out.append({"role": "model", "parts": parts})
+    if entry.results:
+        out.append({"role": "user", "parts": _result_parts(entry)})
 
 
 def _part_updates(part: JsonObject, out: MessageBuilder) -> list[AssistantUpdate]:

@@ -19,13 +19,13 @@ from openprogram_jupyter.messages import (
     UserMessage,
 )
 from openprogram_jupyter.models import resolve_model
-from openprogram_jupyter.models._incremental import encode_json
+from openprogram_jupyter.models._incremental import HistoryMemo, encode_json
 from openprogram_jupyter.models.base import ModelRequest
 
 from .cases import CASES, make_tools
 
 PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
-ENCODED = ("openai", "anthropic")  # the providers that send the body we encode
+ENCODED = {"openai": "messages", "anthropic": "messages", "gemini": "contents"}  # bodies we encode: the list
 TOOLS = [tool.spec for tool in make_tools()]
 
 
@@ -39,7 +39,7 @@ def _round(n: int) -> list:
 def _histories() -> list[list]:
     """Growing histories of one conversation, then new ones, shorter and longer (the memo
     must start over)."""
-    conversation: list = [UserMessage(content="Add one at a time.")]
+    conversation: list = [UserMessage(content="Add one at a time — façade, ✓.")]  # not ASCII: escaped or not
     out = []
     for n in range(6):
         conversation.extend(_round(n))
@@ -51,6 +51,7 @@ def _histories() -> list[list]:
     out.append([UserMessage(content="Another run."), *_round(0)])
     longer = [UserMessage(content="A longer one."), *(m for n in range(8) for m in _round(n))]
     out.append(longer)  # not the history before, though longer than it
+    out.append([UserMessage(content="Only this.")])  # one message: the body's only part
     return out
 
 
@@ -66,6 +67,63 @@ def test_each_round_is_the_body_a_fresh_model_builds(case, prompt_cache):
         assert payload == expected
         if case.prefix in ENCODED:
             # the bytes sent: each message's JSON kept from the rounds before, joined
-            sent = model._history.encode(payload, "messages")
+            sent = model._history.encode(payload, ENCODED[case.prefix])
             assert sent == encode_json(expected)
             assert json.loads(sent) == expected
+        if case.prefix == "bedrock":
+            # what botocore would serialize for the whole payload, and the wire capture's body
+            assert _bedrock_body(model, payload) == _botocore_body(fresh, expected)
+            assert model._wire_body(payload) == fresh._wire_body(expected)
+
+
+def _botocore_body(model, payload) -> bytes:
+    """The body botocore serializes for ``payload`` (its validation passing)."""
+    from botocore.serialize import create_serializer
+    from botocore.validate import ParamValidator
+
+    operation = model._client().meta.service_model.operation_model("ConverseStream")
+    assert not ParamValidator().validate(payload, operation.input_shape).has_errors()
+    return create_serializer("rest-json").serialize_to_request(payload, operation)["body"]
+
+
+def _bedrock_body(model, payload) -> bytes:
+    """The body ours sends: botocore's for the stand-in, the encoded messages put in."""
+    from openprogram_jupyter.models import bedrock
+
+    client = model._client()
+    stand_in, messages = model._split(client, payload)
+    params = {"body": _botocore_body(model, stand_in)}
+    bedrock._SENDING.messages = messages
+    try:
+        bedrock._put_messages(params)
+    finally:
+        bedrock._SENDING.messages = None
+    return params["body"]
+
+
+def test_encoding_keeps_each_message_s_bytes_apart_from_the_body_s_ends():
+    """The body is joined once, the ends (the fields before and after the list) joined to
+    the first and last message only for that join: the bytes kept for the next round are
+    each message's own, and an empty list is ``[]``."""
+    memo = HistoryMemo()
+    first, second = {"role": "user", "content": "é"}, {"role": "assistant", "content": "ok"}
+    for body in ({"model": "m", "messages": [first], "stream": True},
+                 {"model": "m", "messages": [first, second], "stream": True},
+                 {"model": "m", "messages": [first, second], "max_tokens": 5},
+                 {"model": "m", "messages": [first]},
+                 {"model": "m", "messages": []}):
+        assert memo.encode(body, "messages") == encode_json(body)
+        assert memo.encode(body, "messages") == encode_json(body)  # again, from the kept bytes alone
+
+
+async def test_bedrock_never_sends_the_stand_in_for_its_messages(server, monkeypatch):
+    """botocore is handed a one-message stand-in and the encoded messages take its place
+    before signing; were they not put in, the request is refused before it is sent."""
+    from openprogram_jupyter.models import bedrock
+
+    monkeypatch.setattr(bedrock, "_put_messages", lambda params, **_: None)
+    case = next(c for c in CASES if c.prefix == "bedrock")
+    run = await case.runtime(server).arun("Hi.")
+    assert run.stop_reason == "error"
+    assert "the request's messages were not put in its body; nothing was sent" in str(run.error)
+    assert server.requests == []

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Any
 
 from ..messages import Usage
@@ -93,8 +94,6 @@ def price_for(model_name: str) -> Price | None:
     model = library_model(model_name)
     if model is None:
         return None
-    from datetime import datetime, timezone
-
     prices = model.get_prices(datetime.now(timezone.utc))
     input_price, tier_end = _first_tier(prices.input_mtok)
     output_price, _ = _first_tier(prices.output_mtok)
@@ -138,30 +137,57 @@ def library_ids(model_name: str) -> tuple[str | None, str]:
 
 def library_model(model_name: str) -> Any:
     """The library's record of ``model_name`` (price, context window), or ``None``."""
+    found = _library_entry(model_name)
+    return found[1] if found is not None else None
+
+
+# (provider id, model id) -> the library's (provider, model), None for a model it does not
+# know; with the snapshot it was found in (a price update replaces the snapshot).
+_FOUND: dict[tuple[str, str], tuple[Any, tuple[Any, Any] | None]] = {}
+
+
+def _library_entry(model_name: str) -> tuple[Any, Any] | None:
+    """The library's ``(provider, model)`` for ``model_name``, or ``None``: looked up once
+    per model and price snapshot. The library's own lookup scans every model of the
+    provider for one it does not know (and keeps no answer for it), which cost every
+    reply's cost and every round's context window about half a millisecond."""
     provider_id, model_id = library_ids(model_name)
     if provider_id is None:
         return None
     from genai_prices import data_snapshot
 
-    try:
-        return data_snapshot.get_snapshot().find_provider_model(model_id, None, provider_id, None)[1]
-    except LookupError:
-        return None
+    snapshot = data_snapshot.get_snapshot()
+    key = (provider_id, model_id)
+    kept = _FOUND.get(key)
+    if kept is None or kept[0] is not snapshot:
+        try:
+            found: tuple[Any, Any] | None = snapshot.find_provider_model(model_id, None, provider_id, None)
+        except LookupError:
+            found = None
+        kept = _FOUND[key] = (snapshot, found)
+    return kept[1]
 
 
 def _library_cost(model_name: str, usage: Usage) -> float | None:
-    provider_id, model_id = library_ids(model_name)
-    if provider_id is None:
+    """The library's price of ``usage`` (``genai_prices.calc_price`` with the model found
+    once: the tiers, cache prices and the price in force now are worked out per reply)."""
+    found = _library_entry(model_name)
+    if found is None:
         return None
     import genai_prices
+    from genai_prices import data_snapshot
 
+    provider, model = found
+    snapshot = data_snapshot.get_snapshot()
     counted = genai_prices.Usage(input_tokens=usage.input + usage.cache_read + usage.cache_write,
                                  cache_read_tokens=usage.cache_read, cache_write_tokens=usage.cache_write,
                                  output_tokens=usage.output)
-    try:
-        return float(genai_prices.calc_price(counted, model_id, provider_id=provider_id).total_price)
+    try:  # what DataSnapshot.calc does after its lookup
+        price = model.calc_price(counted, provider, genai_request_timestamp=datetime.now(timezone.utc),
+                                 auto_update_timestamp=snapshot.timestamp if snapshot.from_auto_update else None)
     except LookupError:
         return None
+    return float(price.total_price)
 
 
 def _first_tier(price: Any) -> tuple[float | None, int | None]:

@@ -48,6 +48,10 @@ def _histories() -> list[list]:
         out.append(conversation[:])
         out.append(conversation)  # the same list object the loop passes, grown in place
         conversation = conversation[:]
+    # a last message that sends nothing: the newest message sent is one built before (a
+    # prompt-cache mark must copy it), then a round that reuses it
+    out.append([*conversation, UserMessage(content="")])
+    out.append([*out[-1], *_round(6)])
     out.append([UserMessage(content="Another run."), *_round(0)])
     longer = [UserMessage(content="A longer one."), *(m for n in range(8) for m in _round(n))]
     out.append(longer)  # not the history before, though longer than it

@@ -132,10 +132,7 @@ def join_list(head: bytes, parts: list[bytes], separator: bytes, tail: bytes) ->
 def common_prefix(before: Sequence[object], now: Sequence[object]) -> int:
     """How many leading elements of ``now`` are the very objects ``before`` holds there."""
     same = list(map(operator.is_, before, now))  # at C speed: no Python step per element
-    try:
-        return same.index(False)
-    except ValueError:
-        return len(same)
+    return same.index(False) if False in same else len(same)
 
 
 _RAW_BODIES: dict[type, bool] = {}  # SDK client class -> whether its post() takes content=

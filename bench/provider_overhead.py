@@ -33,7 +33,6 @@ import argparse
 import asyncio
 import inspect
 import itertools
-import json
 import os
 import random
 import statistics
@@ -48,7 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 os.environ.setdefault("OPENAI_AGENTS_DISABLE_TRACING", "1")
 
 from fakeserver import Call, FakeServer, Turn
-from raw_floors import SYNC_CLIENTS, make_raw_anthropic, make_raw_openai, make_sync_anthropic
+from raw_floors import SYNC_CLIENTS, add, answer_calls, make_raw_anthropic, make_raw_openai, make_sync_anthropic
 
 import openprogram_jupyter as op
 
@@ -83,27 +82,6 @@ def collect_chunk(chunk: Any, text: str, calls: dict[int, dict[str, str]]) -> st
             if piece.function and piece.function.arguments:
                 call["arguments"] += piece.function.arguments
     return text
-
-
-def answer_calls(messages: list[dict[str, Any]], text: str, calls: dict[int, dict[str, str]]) -> int:
-    """Append the assistant message and one tool result per call; return how many calls ran."""
-    messages.append({"role": "assistant", "content": text or None, "tool_calls": [
-        {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}}
-        for c in calls.values()]})
-    for call in calls.values():
-        messages.append({"role": "tool", "tool_call_id": call["id"],
-                         "content": str(add(**json.loads(call["arguments"])))})
-    return len(calls)
-
-
-def add(a: int, b: int) -> int:
-    """Add two integers.
-
-    Args:
-        a: First integer.
-        b: Second integer.
-    """
-    return a + b
 
 
 def responder(rounds: int) -> Callable[[Any, Any], Turn]:

@@ -25,6 +25,18 @@ def add(a: int, b: int) -> int:
     return a + b
 
 
+def answer_calls(messages: list[dict[str, Any]], text: str, calls: dict[int, dict[str, str]]) -> int:
+    """Append the assistant message and one tool result per call (Chat Completions shapes);
+    return how many calls ran."""
+    messages.append({"role": "assistant", "content": text or None, "tool_calls": [
+        {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}}
+        for c in calls.values()]})
+    for call in calls.values():
+        messages.append({"role": "tool", "tool_call_id": call["id"],
+                         "content": str(add(**json.loads(call["arguments"])))})
+    return len(calls)
+
+
 ADD_SCHEMA = {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
               "required": ["a", "b"], "additionalProperties": False}
 
@@ -74,13 +86,7 @@ def make_raw_openai(base_url: str, rounds: int) -> Callable[[], int]:
                             call["arguments"] += function.get("arguments") or ""
             if not calls:
                 return made
-            messages.append({"role": "assistant", "content": text or None, "tool_calls": [
-                {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}}
-                for c in calls.values()]})
-            for call in calls.values():
-                messages.append({"role": "tool", "tool_call_id": call["id"],
-                                 "content": str(add(**json.loads(call["arguments"])))})
-            made += len(calls)
+            made += answer_calls(messages, text, calls)
 
     return run
 

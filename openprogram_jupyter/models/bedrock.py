@@ -22,19 +22,17 @@ this module does exactly:
   ``error`` or ``success``, text and png/jpeg/gif/webp images).
 - The message list is validated against botocore's shapes and encoded as botocore
   serializes it, each message once (:mod:`._incremental`), then put in the body botocore
-  built around a stand-in, before signing ("the message list" below).
+  built around a stand-in, before signing (:mod:`._bedrock_body`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
-import json
 import os
 import re
 import socket
 import threading
-import uuid
 from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +40,7 @@ from .._json import JsonObject
 from .._secrets import remember
 from ..events import AssistantUpdate
 from ..messages import TextContent, ThinkingContent, ToolCall, UserMessage
+from . import _bedrock_body
 from ._bedrock_controls import bedrock_tool, model_family, tool_config
 from ._history import (
     AssistantTurn,
@@ -51,7 +50,7 @@ from ._history import (
     safe_tool_id,
     user_blocks,
 )
-from ._incremental import common_prefix, join_list
+from ._incremental import common_prefix
 from ._json_data import to_json_data
 from ._provider_common import (
     ProviderError,
@@ -150,8 +149,8 @@ class BedrockModel(ProviderModel):
         session = boto3.session.Session()
         client = session.client("bedrock-runtime", **kwargs)
         _remember_credentials(session)
-        client.meta.events.register("before-call.bedrock-runtime.ConverseStream", _put_messages)
-        client.meta.events.register("before-send.bedrock-runtime.ConverseStream", _check_messages_put)
+        client.meta.events.register("before-call.bedrock-runtime.ConverseStream", _bedrock_body.put_messages)
+        client.meta.events.register("before-send.bedrock-runtime.ConverseStream", _bedrock_body.check_messages_put)
         if self._api_key:
             key = self._api_key
 
@@ -252,11 +251,12 @@ class BedrockModel(ProviderModel):
 
     def _split(self, client: Any, payload: JsonObject) -> tuple[JsonObject, list[bytes]]:
         """``payload`` for botocore, its messages a one-message stand-in, and the messages
-        encoded (each once: see "the message list" below), which :func:`_put_messages`
+        encoded (each once: see :mod:`._bedrock_body`), which :func:`._bedrock_body.put_messages`
         puts in the stand-in's place."""
         shape = client.meta.service_model.operation_model("ConverseStream").input_shape.members["messages"].member
-        messages = self._history.encode_items(payload["messages"], lambda message: _message_bytes(message, shape))
-        return {**payload, "messages": [_PLACEHOLDER_MESSAGE]}, messages
+        messages = self._history.encode_items(payload["messages"],
+                                              lambda message: _bedrock_body.message_bytes(message, shape))
+        return {**payload, "messages": [_bedrock_body.STAND_IN]}, messages
 
     def _classify(self, exc: Exception) -> ProviderError:
         from botocore import exceptions as boto_errors
@@ -313,11 +313,11 @@ class _StreamPump:
     def _run(self) -> None:
         stream = None
         try:
-            _SENDING.messages = self.messages  # for _put_messages, on this thread
+            _bedrock_body.SENDING.messages = self.messages  # for put_messages, on this thread
             try:
                 stream = self.client.converse_stream(**self.payload)["stream"]
             finally:
-                _SENDING.messages = None
+                _bedrock_body.SENDING.messages = None
             with self._lock:
                 self._stream = stream
                 if self._stopped:
@@ -346,57 +346,6 @@ class _StreamPump:
             stream = self._stream
         if stream is not None:
             _close_stream(stream)
-
-
-# -- the message list, encoded once per message ------------------------------------------
-#
-# botocore validates every request's parameters against the API's shapes and serializes
-# them into JSON, walking the whole history each round: 100 ms a round at 2,000 rounds. So
-# the round's message list is validated and encoded here, each message once
-# (:meth:`HistoryMemo.encode_items`), as botocore would, and botocore is handed a one-message
-# stand-in: it validates, serializes, signs and sends the rest of the request as ever, and
-# the encoded list takes the stand-in's place in the body before the request is signed.
-
-_PLACEHOLDER_MESSAGE: JsonObject = {"role": "user", "content": [{"text": f"op-messages-{uuid.uuid4().hex}"}]}
-_SENDING = threading.local()  # the encoded messages of the request this thread is making
-
-
-def _json_bytes(value: object) -> bytes:
-    """JSON as botocore's REST-JSON serializer writes it (``json.dumps`` defaults)."""
-    return json.dumps(value).encode("utf-8")
-
-
-_PLACEHOLDER_BYTES = _json_bytes([_PLACEHOLDER_MESSAGE])
-
-
-def _message_bytes(message: JsonObject, shape: Any) -> bytes:
-    """One Converse message checked against botocore's ``Message`` shape (the error it
-    raises for any parameter) and encoded as it serializes it: ``bytes`` as base64."""
-    from botocore.exceptions import ParamValidationError
-    from botocore.validate import ParamValidator
-
-    report = ParamValidator().validate(message, shape)
-    if report.has_errors():
-        raise ParamValidationError(report=report.generate_report())
-    return _json_bytes(to_json_data(message))
-
-
-def _put_messages(params: JsonObject, **_: Any) -> None:
-    """botocore's ``before-call`` (before signing): the stand-in list in the serialized
-    body becomes the round's encoded messages."""
-    messages = getattr(_SENDING, "messages", None)
-    if messages is None:
-        return
-    head, found, tail = params["body"].partition(_PLACEHOLDER_BYTES)
-    if found:
-        params["body"] = join_list(head, messages, b", ", tail)
-
-
-def _check_messages_put(request: Any, **_: Any) -> None:
-    """botocore's ``before-send``: a request still holding the stand-in is never sent."""
-    body = request.body if isinstance(request.body, bytes) else b""
-    if _PLACEHOLDER_BYTES[1:-1] in body:
-        raise RuntimeError("bedrock: the request's messages were not put in its body; nothing was sent")
 
 
 def _close_stream(stream: Any) -> None:

@@ -92,16 +92,16 @@ def _botocore_body(model, payload) -> bytes:
 
 def _bedrock_body(model, payload) -> bytes:
     """The body ours sends: botocore's for the stand-in, the encoded messages put in."""
-    from openprogram_jupyter.models import bedrock
+    from openprogram_jupyter.models import _bedrock_body
 
     client = model._client()
     stand_in, messages = model._split(client, payload)
     params = {"body": _botocore_body(model, stand_in)}
-    bedrock._SENDING.messages = messages
+    _bedrock_body.SENDING.messages = messages
     try:
-        bedrock._put_messages(params)
+        _bedrock_body.put_messages(params)
     finally:
-        bedrock._SENDING.messages = None
+        _bedrock_body.SENDING.messages = None
     return params["body"]
 
 
@@ -123,9 +123,9 @@ def test_encoding_keeps_each_message_s_bytes_apart_from_the_body_s_ends():
 async def test_bedrock_never_sends_the_stand_in_for_its_messages(server, monkeypatch):
     """botocore is handed a one-message stand-in and the encoded messages take its place
     before signing; were they not put in, the request is refused before it is sent."""
-    from openprogram_jupyter.models import bedrock
+    from openprogram_jupyter.models import _bedrock_body
 
-    monkeypatch.setattr(bedrock, "_put_messages", lambda params, **_: None)
+    monkeypatch.setattr(_bedrock_body, "put_messages", lambda params, **_: None)
     case = next(c for c in CASES if c.prefix == "bedrock")
     run = await case.runtime(server).arun("Hi.")
     assert run.stop_reason == "error"

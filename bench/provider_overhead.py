@@ -46,8 +46,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 os.environ.setdefault("OPENAI_AGENTS_DISABLE_TRACING", "1")
 
-from fakeserver import Call, FakeServer, Turn
+from fakeserver import FakeServer, Turn
 from raw_floors import SYNC_CLIENTS, add, answer_calls, make_raw_anthropic, make_raw_openai, make_sync_anthropic
+from server_process import ServerProcess, Timing, lean, responder
 
 import openprogram_jupyter as op
 
@@ -82,15 +83,6 @@ def collect_chunk(chunk: Any, text: str, calls: dict[int, dict[str, str]]) -> st
             if piece.function and piece.function.arguments:
                 call["arguments"] += piece.function.arguments
     return text
-
-
-def responder(rounds: int) -> Callable[[Any, Any], Turn]:
-    def reply(recorded: Any, wire: Any) -> Turn:
-        done = wire.result_count(recorded.body)
-        if done < rounds:
-            return Turn(calls=[Call("add", {"a": done, "b": 1})])
-        return Turn(text=f"Done after {done} calls.")
-    return reply
 
 
 # -- the variants ------------------------------------------------------------------------
@@ -149,15 +141,19 @@ def make_ours(base_url: str, rounds: int, *, blocking: bool = False, model: str 
     runtime = op.Runtime(model=model, api_key=KEY, base_url=base_url, capture_wire=wire)
     tool = op.function(add, register_globally=False)
 
+    limits = {"max_iterations": None, "max_tool_calls": None}  # a long run is not cut short
+
     def checked(result: Any) -> int:
         assert result.stop_reason == "stop", result.error
+        refused = [r for r in result.tool_results if r.is_error]
+        assert not refused, refused[0].content
         return len(result.tool_results)
 
     async def run() -> int:
-        return checked(await runtime.arun(PROMPT, tools=[tool], max_iterations=None))
+        return checked(await runtime.arun(PROMPT, tools=[tool], **limits))
 
     def run_blocking() -> int:
-        return checked(runtime.run(PROMPT, tools=[tool], max_iterations=None))
+        return checked(runtime.run(PROMPT, tools=[tool], **limits))
 
     return run_blocking if blocking else run
 
@@ -286,24 +282,12 @@ async def settled(value: Any) -> Any:
     return await value if inspect.isawaitable(value) else value
 
 
-def lean(reply: Callable[[Any, Any], Turn]) -> Callable[[Any, Any], Turn]:
-    """``reply``, dropping each request's parsed body from the server's record once read:
-    kept, the bodies of a 2,000-round run hold gigabytes of objects that every garbage
-    collection in the process walks, which slows whatever runs beside the server."""
-    def answer(recorded: Any, wire: Any) -> Turn:
-        turn = reply(recorded, wire)
-        recorded.body = {}
-        return turn
-    return answer
-
-
-def _turnarounds(server: FakeServer, start: int) -> list[float]:
-    """Per round of the run whose first request is ``start``: the client's own time, from
-    the server's last byte of one answer to the next request's body read whole (what the
-    server does with a request — parse, check, record — is left out; it grows with the
-    body and is the server's, not the client's)."""
-    done = server.requests[start:]
-    return [b.read_at - a.answered_at for a, b in itertools.pairwise(done)]
+def _turnarounds(timings: list[Timing]) -> list[float]:
+    """Per round of a run, from its requests' ``(read_at, answered_at)``: the client's own
+    time, from the server's last byte of one answer to the next request's body read whole
+    (what the server does with a request — parse, check, record — is left out; it grows
+    with the body and is the server's, not the client's)."""
+    return [read_at - answered_at for (_, answered_at), (read_at, _) in itertools.pairwise(timings)]
 
 
 LONG_MODELS = {"openai": "openai:gpt-bench", "anthropic": ANTHROPIC, "gemini": "gemini:gemini-bench",
@@ -322,36 +306,53 @@ def _long_makers(provider: str) -> dict[str, Callable[..., Callable[[], Any]]]:
     return makers
 
 
-async def bench_long(rounds: int, repeats: int, providers: list[str]) -> None:
+async def bench_long(rounds: int, repeats: int, providers: list[str], *, in_process: bool) -> None:
     """Per-round client time near round 10 and near round ``rounds``, medians over
     interleaved repetitions: ours with and without wire capture, and the raw-httpx floor
-    (the SDK floors walk the history every round: minutes per run at 2,000 rounds). What
-    a run retains: bench/run_memory.py."""
+    (the SDK floors walk the history every round: minutes per run at 2,000 rounds). The
+    server runs in a child process (``ServerProcess``), or with ``in_process`` in a
+    thread of this one, sharing its interpreter lock. What a run retains:
+    bench/run_memory.py."""
     os.environ.update(AWS_ACCESS_KEY_ID="AKIABENCHBENCHBENC", AWS_SECRET_ACCESS_KEY="bench", AWS_REGION="us-east-1")
     os.environ.setdefault("GEMINI_API_KEY", KEY)
     near = {"round 10": slice(5, 15), f"round {rounds}": slice(rounds - 10, rounds)}
     for provider in providers:
-        with FakeServer() as server:
-            server.responder = lean(responder(rounds))
+        with _long_server(rounds, in_process) as server:
             url = server.openai_base_url if provider == "openai" else server.url
             runners = {name: make(url, rounds) for name, make in _long_makers(provider).items()}
             samples: dict[str, dict[str, list[float]]] = {name: {k: [] for k in near} for name in runners}
+            server.take_timings()
             for _ in range(repeats):
                 for name in random.sample(list(runners), len(runners)):
-                    start = len(server.requests)
                     await settled(runners[name]())
-                    gaps = _turnarounds(server, start)
-                    server.requests[start:] = []  # the server's records grow with the square of the run
+                    gaps = _turnarounds(server.take_timings())
                     for label, where in near.items():
                         samples[name][label].append(statistics.median(gaps[where]))
             await close_clients()
+        where = "a thread of the client's process" if in_process else "a child process"
         print(f"\n{provider}: {rounds} rounds, the client's time per round (ms) near round 10 and round "
-              f"{rounds}; {repeats} interleaved repetitions\n")
+              f"{rounds}; {repeats} interleaved repetitions; the server in {where}\n")
         print("| variant | " + " | ".join(near) + f" | round {rounds} / round 10 |")
         print("|---|" + "---:|" * (len(near) + 1))
         for name in runners:
             values = [statistics.median(samples[name][label]) for label in near]
             print(f"| {name} | " + " | ".join(f"{v * 1000:.2f}" for v in values) + f" | {values[1] / values[0]:.2f} |")
+
+
+class _ThreadServer(FakeServer):
+    """``FakeServer`` in this process, with ``ServerProcess``'s ``take_timings``."""
+
+    def take_timings(self) -> list[Timing]:
+        taken, self.requests[:] = list(self.requests), []  # the records grow with the square of the run
+        return [(r.read_at, r.answered_at) for r in taken]
+
+
+def _long_server(rounds: int, in_process: bool) -> Any:
+    if not in_process:
+        return ServerProcess(rounds)
+    server = _ThreadServer()
+    server.responder = lean(responder(rounds))
+    return server
 
 
 def bench_imports(repeats: int) -> None:
@@ -419,6 +420,8 @@ def main() -> None:
     parser.add_argument("--long", type=int, metavar="ROUNDS", help="also time rounds 10 and ROUNDS of a long run")
     parser.add_argument("--long-providers", default="openai,anthropic",
                         help="comma-separated, for --long: openai, anthropic, gemini, bedrock")
+    parser.add_argument("--server-in-process", action="store_true",
+                        help="for --long: the fake server in a thread of this process (default: a child process)")
     parser.add_argument("--only-extras", action="store_true", help="skip the rounds benchmark")
     args = parser.parse_args()
     if not args.only_extras:
@@ -427,7 +430,8 @@ def main() -> None:
     if args.imports:
         bench_imports(max(5, args.repeats))
     if args.long:
-        asyncio.run(bench_long(args.long, max(3, args.repeats // 5), args.long_providers.split(",")))
+        asyncio.run(bench_long(args.long, max(3, args.repeats // 5), args.long_providers.split(","),
+                               in_process=args.server_in_process))
     if args.abort:
         asyncio.run(bench_abort(10))
 

@@ -25,7 +25,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from fakeserver import FakeServer
-from provider_overhead import KEY, PROMPT, add, responder  # the same tool and scripted server as the timing bench
+from provider_overhead import KEY, PROMPT, add  # the same tool as the timing bench
+from server_process import responder  # and the same scripted server
 
 import openprogram_jupyter as op
 
@@ -37,13 +38,13 @@ def retained_by_one_run(rounds: int) -> tuple[int, int]:
         server.responder = responder(rounds)
         runtime = op.Runtime(model="openai:gpt-bench", api_key=KEY, base_url=server.openai_base_url)
         tool = op.function(add, register_globally=False)
-        runtime.run(PROMPT, tools=[tool], max_iterations=None)  # warm: imports, client, caches
+        runtime.run(PROMPT, tools=[tool], max_iterations=None, max_tool_calls=None)  # warm: imports, client, caches
         runtime.last_run = None
         server.requests.clear()
         gc.collect()
         tracemalloc.start()
         before = tracemalloc.get_traced_memory()[0]
-        kept = runtime.run(PROMPT, tools=[tool], max_iterations=None)
+        kept = runtime.run(PROMPT, tools=[tool], max_iterations=None, max_tool_calls=None)
         with_records = tracemalloc.get_traced_memory()[0] - before
         server.requests.clear()
         gc.collect()

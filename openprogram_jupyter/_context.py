@@ -17,7 +17,7 @@ and the tools' schemas included.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .messages import AssistantMessage, ImageContent, TextContent, ThinkingContent, ToolCall
 from .models.context_windows import context_window_for
@@ -41,12 +41,11 @@ def context_window(settings: RunSettings, model: Model) -> int | None:
 def request_tokens(request: ModelRequest) -> int:
     """An estimate of the tokens ``request`` carries (see the module doc)."""
     messages = request.messages
-    counted = [(i, m.usage) for i, m in enumerate(messages)
-               if isinstance(m, AssistantMessage) and m.usage.input + m.usage.cache_read > 0]
-    if not counted:
+    last = _last_counted(messages)
+    if last is None:
         known, new, chars = 0, messages, len(request.system or "") + len(json.dumps(request.tools, default=str))
     else:
-        last, usage = counted[-1]
+        usage = messages[last].usage
         known, new, chars = usage.input + usage.cache_read + usage.cache_write + usage.output, messages[last + 1:], 0
     images = 0
     for message in new:
@@ -61,6 +60,17 @@ def request_tokens(request: ModelRequest) -> int:
             elif isinstance(block, ToolCall):
                 chars += len(block.name) + len(json.dumps(block.arguments, default=str))
     return known + chars // CHARS_PER_TOKEN + images * IMAGE_TOKENS
+
+
+def _last_counted(messages: list[Any]) -> int | None:
+    """The index of the newest reply whose provider counted its prompt, found from the end
+    (it is nearly always the last reply: a forward scan would walk the whole history on
+    every round); ``None`` when no reply was counted."""
+    for index in reversed(range(len(messages))):
+        message = messages[index]
+        if isinstance(message, AssistantMessage) and message.usage.input + message.usage.cache_read > 0:
+            return index
+    return None
 
 
 def context_refusal(request: ModelRequest, window: int | None, model_name: str) -> str | None:

@@ -906,6 +906,14 @@ MUTATIONS: tuple[Mutation, ...] = (
       '        params["body"] = join_list(head, messages, b",", tail)',
       ("tests/providers/test_provider_incremental.py::test_each_round_is_the_body_a_fresh_model_builds",),
       "Bedrock's body is byte for byte what botocore would serialize"),
+    M("context-count-from-the-oldest-reply", "_context.py",
+      "for index in reversed(range(len(messages))):", "for index in range(len(messages)):",
+      ("tests/providers/test_provider_context.py::test_the_estimate_starts_from_the_newest_reply_the_provider_counted",),
+      "the estimate starts from the newest reply the provider counted"),
+    M("context-count-ignores-a-cached-prompt", "_context.py",
+      "message.usage.input + message.usage.cache_read > 0", "message.usage.input > 0",
+      ("tests/providers/test_provider_context.py::test_the_estimate_starts_from_the_newest_reply_the_provider_counted",),
+      "a reply whose prompt was read whole from the cache was counted too"),
 )
 
 

@@ -69,3 +69,24 @@ async def test_a_later_round_that_would_not_fit_stops_before_it_is_sent(server):
     assert len(server.requests) == 1, "the second request was refused before sending"
     assert run.stop_reason == "error" and run.error.kind == "context_length"
     assert run.tool_results[0].text.startswith("page page")  # what was done is kept
+
+
+def test_the_estimate_starts_from_the_newest_reply_the_provider_counted():
+    """The provider's count of the newest counted reply, plus what came after it; a reply
+    with no count (a local server's) after it is text like any other."""
+    from openprogram_jupyter._context import CHARS_PER_TOKEN, request_tokens
+    from openprogram_jupyter.messages import AssistantMessage, TextContent, Usage, UserMessage
+    from openprogram_jupyter.models.base import ModelRequest
+
+    def reply(text: str, **usage: int) -> AssistantMessage:
+        return AssistantMessage(content=[TextContent(text=text)], usage=Usage(**usage))
+
+    history = [UserMessage(content="q" * 400), reply("a" * 40, input=100, output=10),
+               UserMessage(content="r" * 400), reply("b" * 80, input=500, cache_read=300, cache_write=7, output=20),
+               UserMessage(content="s" * 400), reply("c" * 120), UserMessage(content="t" * 40)]
+    after = (400 + 120 + 40) // CHARS_PER_TOKEN
+    assert request_tokens(ModelRequest(messages=history)) == 500 + 300 + 7 + 20 + after
+    cached_only = [*history[:3], reply("b" * 80, cache_read=900, output=20), *history[4:]]
+    assert request_tokens(ModelRequest(messages=cached_only)) == 900 + 20 + after  # a fully cached prompt counts
+    never_counted = [m for m in history if not isinstance(m, AssistantMessage)] + [reply("x" * 8)]
+    assert request_tokens(ModelRequest(messages=never_counted)) == (len("[]") + 1240 + 8) // CHARS_PER_TOKEN

@@ -1,0 +1,78 @@
+"""The benchmarks' scripted replies, and the loopback fake server run in a child process.
+
+A provider is never inside the client's process. The fake server in a thread of the
+bench's own process shares its interpreter lock: while the server thread reads or parses
+a request, the client's threads wait for the lock, so a body that grows with the run
+slows the client by the server's work. ``ServerProcess`` serves the same scripted turns
+from a child process (its own interpreter, the machine's other core), and hands back each
+request's timestamps (``time.monotonic``, one clock for the whole machine on Linux).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable
+from typing import Any
+
+from fakeserver import Call, FakeServer, Turn
+
+
+def responder(rounds: int) -> Callable[[Any, Any], Turn]:
+    """The bench's script: a request holding N tool results is answered with call N + 1
+    (``add(N, 1)``) while N < ``rounds``, then with a final text."""
+    def reply(recorded: Any, wire: Any) -> Turn:
+        done = wire.result_count(recorded.body)
+        if done < rounds:
+            return Turn(calls=[Call("add", {"a": done, "b": 1})])
+        return Turn(text=f"Done after {done} calls.")
+    return reply
+
+
+def lean(reply: Callable[[Any, Any], Turn]) -> Callable[[Any, Any], Turn]:
+    """``reply``, dropping each request's parsed body from the server's record once read:
+    kept, the bodies of a 2,000-round run hold gigabytes of objects that every garbage
+    collection in the server's process walks."""
+    def answer(recorded: Any, wire: Any) -> Turn:
+        turn = reply(recorded, wire)
+        recorded.body = {}
+        return turn
+    return answer
+
+
+Timing = tuple[float, float]  # a request's (read_at, answered_at), as FakeServer records them
+
+
+class ServerProcess:
+    """``with ServerProcess(rounds) as server:`` — ``FakeServer`` answering ``lean(responder(
+    rounds))`` in a child process; ``url`` and ``openai_base_url`` as ``FakeServer``'s.
+    ``take_timings()`` returns the timings of the requests served since the last call,
+    in arrival order, and forgets them there."""
+
+    def __init__(self, rounds: int) -> None:
+        context = multiprocessing.get_context("spawn")  # no fork of a process with threads running
+        self._pipe, child = context.Pipe()
+        self._process = context.Process(target=_serve, args=(child, rounds), daemon=True)
+        self.url = self.openai_base_url = ""
+
+    def __enter__(self) -> ServerProcess:
+        self._process.start()
+        self.url, self.openai_base_url = self._pipe.recv()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._pipe.send("stop")
+        self._process.join(10)
+
+    def take_timings(self) -> list[Timing]:
+        self._pipe.send("timings")
+        timings: list[Timing] = self._pipe.recv()
+        return timings
+
+
+def _serve(pipe: Any, rounds: int) -> None:
+    with FakeServer() as server:
+        server.responder = lean(responder(rounds))
+        pipe.send((server.url, server.openai_base_url))
+        while pipe.recv() != "stop":
+            taken, server.requests[:] = list(server.requests), []
+            pipe.send([(r.read_at, r.answered_at) for r in taken])

@@ -17,9 +17,10 @@ and the tools' schemas included.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from .messages import AssistantMessage, ImageContent, TextContent, ThinkingContent, ToolCall
+from .messages import AssistantMessage, ImageContent, TextContent, ThinkingContent, ToolCall, Usage
 from .models.context_windows import context_window_for
 
 if TYPE_CHECKING:
@@ -41,11 +42,11 @@ def context_window(settings: RunSettings, model: Model) -> int | None:
 def request_tokens(request: ModelRequest) -> int:
     """An estimate of the tokens ``request`` carries (see the module doc)."""
     messages = request.messages
-    last = _last_counted(messages)
-    if last is None:
+    counted = _last_counted(messages)
+    if counted is None:
         known, new, chars = 0, messages, len(request.system or "") + len(json.dumps(request.tools, default=str))
     else:
-        usage = messages[last].usage
+        last, usage = counted
         known, new, chars = usage.input + usage.cache_read + usage.cache_write + usage.output, messages[last + 1:], 0
     images = 0
     for message in new:
@@ -62,14 +63,14 @@ def request_tokens(request: ModelRequest) -> int:
     return known + chars // CHARS_PER_TOKEN + images * IMAGE_TOKENS
 
 
-def _last_counted(messages: list[Any]) -> int | None:
-    """The index of the newest reply whose provider counted its prompt, found from the end
-    (it is nearly always the last reply: a forward scan would walk the whole history on
-    every round); ``None`` when no reply was counted."""
+def _last_counted(messages: Sequence[object]) -> tuple[int, Usage] | None:
+    """The index and usage of the newest reply whose provider counted its prompt, found
+    from the end (it is nearly always the last reply: a forward scan would walk the whole
+    history on every round); ``None`` when no reply was counted."""
     for index in reversed(range(len(messages))):
         message = messages[index]
         if isinstance(message, AssistantMessage) and message.usage.input + message.usage.cache_read > 0:
-            return index
+            return index, message.usage
     return None
 
 

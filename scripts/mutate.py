@@ -914,6 +914,31 @@ MUTATIONS: tuple[Mutation, ...] = (
       "message.usage.input + message.usage.cache_read > 0", "message.usage.input > 0",
       ("tests/providers/test_provider_context.py::test_the_estimate_starts_from_the_newest_reply_the_provider_counted",),
       "a reply whose prompt was read whole from the cache was counted too"),
+    M("openai-fallback-body-changed", "models/openai_chat.py",
+      "cast_to=object, body=payload, stream=True",
+      "cast_to=object, body={**payload, \"stream_options\": None}, stream=True",
+      ("tests/providers/test_provider_history_walk.py::"
+       "test_an_sdk_whose_post_takes_no_content_sends_the_same_bodies_and_reads_the_same_replies",),
+      "an SDK whose post takes no content= sends the same body"),
+    M("anthropic-fallback-body-changed", "models/anthropic.py",
+      "        return await client.messages.create(**payload)",
+      "        return await client.messages.create(**{**payload, \"max_tokens\": 5})",
+      ("tests/providers/test_provider_history_walk.py::"
+       "test_an_sdk_whose_post_takes_no_content_sends_the_same_bodies_and_reads_the_same_replies",),
+      "an SDK whose post takes no content= sends the same body"),
+    M("openai-chunk-shape-trusted", "models/openai_chat.py",
+      "    return value if isinstance(value, dict) else {}", "    return value",
+      ("tests/providers/test_provider_translation.py::test_an_openai_compatible_server_s_null_and_stray_fields_are_read_as_absent",),
+      "a null where OpenAI sends an object is read as absent, not a crash"),
+    M("openai-chunk-list-trusted", "models/openai_chat.py",
+      "    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []",
+      "    return value or []",
+      ("tests/providers/test_provider_translation.py::test_an_openai_compatible_server_s_null_and_stray_fields_are_read_as_absent",),
+      "a null or a stray item in a chunk's list is skipped"),
+    M("openai-token-count-trusted", "models/openai_chat.py",
+      "    return value if isinstance(value, int) and not isinstance(value, bool) else 0", "    return value or 0",
+      ("tests/providers/test_provider_translation.py::test_an_openai_compatible_server_s_null_and_stray_fields_are_read_as_absent",),
+      "a token count that is not a whole number counts as 0"),
 )
 
 

@@ -10,6 +10,8 @@ drive every provider. Failure modes are fields of the turn:
   of the HTTP body (no end marker, no final chunk); with ``cut_cleanly`` the HTTP body
   ends properly, only the provider's end marker is missing;
 - ``frame_delay`` — sleep this long before each frame (a slow stream);
+- ``raw_frames`` — send these stream frames as they are (bytes on the wire, each a whole
+  SSE event), for replies no well-behaved server sends;
 - ``failed_code`` — (OpenAI Responses) end the stream with ``response.failed`` carrying
   this error code and ``error_message`` instead of ``response.completed``.
 """
@@ -54,6 +56,7 @@ class Turn:
     cut_cleanly: bool = False
     frame_delay: float = 0.0
     failed_code: str | None = None
+    raw_frames: list[bytes] | None = None
 
     @classmethod
     def http_error(cls, status: int, message: str = "", retry_after: float | None = None) -> Turn:

@@ -209,7 +209,7 @@ class _Handler(BaseHTTPRequestHandler):
         if body.get("stream") is not True and hasattr(wire, "complete"):  # Chat Completions without stream
             self._reply(Reject(200, wire.complete(turn, body, self.fake.new_id)))
             return
-        frames = wire.frames(turn, body, self.fake.new_id)
+        frames = turn.raw_frames if turn.raw_frames is not None else wire.frames(turn, body, self.fake.new_id)
         # The parsed body is freed now, before the answer: freed after it (when this method
         # returns), a long history's objects were released while the client turned the
         # answer into its next request, and the benchmarks that time that turnaround

@@ -63,3 +63,39 @@ async def test_the_sdk_does_not_walk_the_history_so_a_rounds_cost_does_not_grow_
     # Walking the history makes the calls grow with the square of the rounds (about 10×
     # per round here); without it each round walks the same small arguments.
     assert long / 30 <= 1.2 * short / 3, (short, long)
+
+
+class _Answer(dict):
+    """A stand-in for ``_incremental._RAW_BODIES`` giving one answer for every client."""
+
+    def __init__(self, answer: bool) -> None:
+        super().__init__()
+        self.answer = answer
+
+    def __contains__(self, key: object) -> bool:
+        return True
+
+    def __getitem__(self, key: object) -> bool:
+        return self.answer
+
+
+RAW_CASES = [c for c in CASES if c.prefix in ("openai", "anthropic")]
+
+
+@pytest.mark.parametrize("case", RAW_CASES, ids=[c.prefix for c in RAW_CASES])
+async def test_an_sdk_whose_post_takes_no_content_sends_the_same_bodies_and_reads_the_same_replies(
+        server, case, monkeypatch):
+    from openprogram_jupyter.models import _incremental
+
+    outcomes = []
+    for raw in (True, False):
+        monkeypatch.setattr(_incremental, "_RAW_BODIES", _Answer(raw))
+        server.requests.clear()
+        server.script(Turn(calls=[Call("add", {"a": 1, "b": 2}, id="call_1")]), Turn(text="Thinking aloud.", calls=[
+            Call("add", {"a": 3, "b": 4}, id="call_2")]), Turn(text="Sums: 3 and 7."))
+        run = await case.runtime(server).arun("Add.", tools=make_tools(), max_iterations=None)
+        assert run.stop_reason == "stop", run.error
+        outcomes.append(([r.body for r in server.requests], run.text, [r.text for r in run.tool_results],
+                         run.usage.input))
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][1:3] == ("Sums: 3 and 7.", ["3.0", "7.0"])

@@ -306,6 +306,44 @@ async def test_reasoning_content_from_local_servers_streams_as_thinking(server):
     assert "thinking_delta" in [u.kind for u in updates]
 
 
+async def test_an_openai_compatible_server_s_null_and_stray_fields_are_read_as_absent(server):
+    """Local servers send ``null`` where OpenAI leaves a field out, and worse: chunks are
+    read as plain JSON, so every shape that is not the expected one counts as absent
+    instead of ending the round with a TypeError."""
+    def data(payload: object) -> bytes:
+        return b"data: " + json.dumps(payload).encode() + b"\n\n"
+
+    def chunk(**fields: object) -> bytes:
+        return data({"id": "c", "object": "chat.completion.chunk", **fields})
+
+    frames = [
+        data("a stray string"), data([1, 2]), chunk(choices=None), chunk(choices=[None]),
+        chunk(choices=[{"index": 0, "delta": None, "finish_reason": None}]),
+        chunk(choices=[{"index": 0, "delta": {"role": "assistant", "content": None, "tool_calls": None}}]),
+        chunk(choices=[{"index": 0, "delta": {"content": "Sum: ", "reasoning_content": None}}]),
+        chunk(choices=[{"index": 0, "delta": {"content": 5}}]),
+        chunk(choices=[{"index": 0, "delta": {"tool_calls": [
+            None, {"index": 0, "id": "call_x", "function": None}]}}]),
+        chunk(choices=[{"index": 0, "delta": {"tool_calls": [
+            {"index": 0, "id": None, "function": {"name": None, "arguments": '{"a": 1, '}}]}}]),
+        chunk(choices=[{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": '"b": 2}'}}]}}]),
+        chunk(choices=[{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]),
+        chunk(choices=[], usage={"prompt_tokens": 30, "completion_tokens": None,
+                                      "prompt_tokens_details": {"cached_tokens": "many"}}),
+        b"data: [DONE]\n\n",
+    ]
+    model = _model(server, "openai:llama3.2")
+    server.script(Turn(raw_frames=frames))
+    _, reply = await stream_once(model, ModelRequest(messages=[UserMessage(content="go")]))
+
+    assert reply.stop_reason == "toolUse", reply.error_message
+    assert [type(b).__name__ for b in reply.content] == ["TextContent", "ToolCall"]
+    assert reply.content[0].text == "Sum: "
+    call = reply.content[1]
+    assert (call.id, call.arguments) == ("call_x", {"a": 1, "b": 2})
+    assert (reply.usage.input, reply.usage.output, reply.usage.cache_read) == (30, 0, 0)
+
+
 async def test_truncated_reply_ends_with_length(server):
     model = _model(server, "anthropic:claude-sonnet-4-5")
     server.script(Turn(text="cut by max_tokens", stop="length"))

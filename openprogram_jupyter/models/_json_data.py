@@ -1,12 +1,13 @@
 """Plain JSON data from what an SDK hands over (its event objects, ``bytes``), for the wire
-capture (:mod:`._wire`) and for the body Bedrock's botocore sends."""
+capture (:mod:`._wire`) and for the body Bedrock's botocore sends; and the readers of a
+server's parsed JSON, which take whatever is not the expected shape as absent."""
 
 from __future__ import annotations
 
 import base64
 from typing import Any
 
-__all__ = ["to_json_data"]
+__all__ = ["json_count", "json_object", "json_objects", "json_text", "to_json_data"]
 
 
 def to_json_data(value: object) -> Any:
@@ -23,3 +24,23 @@ def to_json_data(value: object) -> Any:
     if isinstance(value, (bytes, bytearray)):
         return base64.b64encode(bytes(value)).decode("ascii")
     return value
+
+
+def json_object(value: object) -> dict[str, Any]:
+    """``value`` if the server sent an object there, else ``{}`` (``null`` or a stray shape)."""
+    return value if isinstance(value, dict) else {}
+
+
+def json_objects(value: object) -> list[dict[str, Any]]:
+    """The objects of a JSON list (``[]`` for ``null`` or anything that is not a list)."""
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def json_text(value: object) -> str:
+    """``value`` if it is a string, else ``""``."""
+    return value if isinstance(value, str) else ""
+
+
+def json_count(value: object) -> int:
+    """A token count the server sent (``0`` for ``null`` or anything but a whole number)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0

@@ -34,6 +34,7 @@ from ..events import AssistantUpdate
 from ..messages import ImageContent, TextContent, UserMessage
 from ._history import AssistantTurn, data_url, result_images, result_text, user_blocks
 from ._incremental import takes_raw_bodies
+from ._json_data import json_count, json_object, json_objects, json_text
 from ._provider_common import (
     ProviderError,
     ProviderModel,
@@ -155,63 +156,45 @@ class OpenAIChatModel(ProviderModel):
                 out.frame(chunk)
                 if not isinstance(chunk, dict):
                     continue
-                usage = _object(chunk.get("usage")) or usage
+                usage = json_object(chunk.get("usage")) or usage
                 choices = chunk.get("choices")
                 if not choices or not isinstance(choices, list):
                     continue
-                choice = _object(choices[0])
-                delta = _object(choice.get("delta"))
+                choice = json_object(choices[0])
+                delta = json_object(choice.get("delta"))
                 reasoning = delta.get("reasoning_content") or delta.get("reasoning")
                 if isinstance(reasoning, str) and reasoning:
                     yield out.thinking_delta(reasoning)
                 content = delta.get("content")
                 if isinstance(content, str) and content:
                     yield out.text_delta(content)
-                for fragment in _objects(delta.get("tool_calls")):
-                    function = _object(fragment.get("function"))
+                for fragment in json_objects(delta.get("tool_calls")):
+                    function = json_object(fragment.get("function"))
                     index = fragment.get("index")
                     if index not in calls:
-                        start = out.start_tool_call(_text(function.get("name")), _text(fragment.get("id")) or None)
+                        call_id = json_text(fragment.get("id")) or None
+                        start = out.start_tool_call(json_text(function.get("name")), call_id)
                         calls[index] = start.content_index
                         yield start
                     arguments = function.get("arguments")
                     if isinstance(arguments, str) and arguments:
                         yield out.tool_call_delta(calls[index], arguments)
                 if choice.get("finish_reason"):
-                    finish = _text(choice["finish_reason"])
+                    finish = json_text(choice["finish_reason"])
         for content_index in calls.values():
             yield out.end_tool_call(content_index)
         if finish is None:
             raise StreamCutError("a chunk with finish_reason")
         round_usage = None
         if usage is not None:
-            cached = _count(_object(usage.get("prompt_tokens_details")).get("cached_tokens"))
-            round_usage = self._usage(input=_count(usage.get("prompt_tokens")) - cached,
-                                      output=_count(usage.get("completion_tokens")), cache_read=cached)
+            cached = json_count(json_object(usage.get("prompt_tokens_details")).get("cached_tokens"))
+            round_usage = self._usage(input=json_count(usage.get("prompt_tokens")) - cached,
+                                      output=json_count(usage.get("completion_tokens")), cache_read=cached)
         if finish == "content_filter":
             out.fail(f"{self.name}: the provider stopped the reply (finish_reason content_filter)", round_usage,
                      kind="refused")
         else:
             out.finish("length" if finish == "length" else None, round_usage)
-
-
-def _object(value: object) -> JsonObject:
-    """``value`` if the server sent an object there, else ``{}`` (``null`` or a stray shape)."""
-    return value if isinstance(value, dict) else {}
-
-
-def _objects(value: object) -> list[JsonObject]:
-    """The objects of a JSON list (``[]`` for ``null`` or anything that is not a list)."""
-    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
-
-
-def _text(value: object) -> str:
-    return value if isinstance(value, str) else ""
-
-
-def _count(value: object) -> int:
-    """A token count the server sent (``0`` for ``null`` or anything but a whole number)."""
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def _step(out: list[JsonObject], entry: UserMessage | AssistantTurn) -> None:
@@ -288,13 +271,3 @@ def classify_openai_error(exc: Exception) -> ProviderError:
         return ProviderError(f"no API key: {INFO.key_hint}", detail=f"{type(exc).__name__}: {exc}",
                              kind="credentials")
     return ProviderError(f"{type(exc).__name__}: {exc}")
-
-
-def untransformed(payload: JsonObject, field: str) -> JsonObject:
-    """``payload`` as ``create()`` arguments whose ``field`` (the history) goes in
-    ``extra_body``, so the SDK sends it as it is instead of walking it against its typed
-    request schema on every call: that walk costs more than everything else a round does,
-    and grows with the history. ``extra_body`` keys replace the body's (a plain merge), so
-    the JSON sent is the same. What we build is plain JSON already (no aliased keys, no
-    files or dates to convert), so the walk has nothing to change in it."""
-    return {**payload, field: [], "extra_body": {field: payload[field]}}

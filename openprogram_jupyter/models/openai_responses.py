@@ -29,14 +29,16 @@ from typing import Any
 from .._json import JsonObject
 from ..events import AssistantUpdate
 from ..messages import AssistantMessage, TextContent, ThinkingContent, UserMessage
-from ._history import data_url, json_arguments, paired_history, result_images, result_text, user_blocks
+from ._history import AssistantTurn, data_url, json_arguments, result_images, result_text, user_blocks
+from ._incremental import takes_raw_bodies
+from ._json_data import json_count, json_object, json_text
 from ._provider_common import ProviderError, StreamCutError, retryable_code
 from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, Spec, ToolRules, ToolShape, declared_parameters
 from ._reasoning import reasoning_effort
 from ._wire_fold import openai_responses_frames
 from .base import MessageBuilder, ModelRequest
 from .openai_chat import INFO as CHAT_INFO
-from .openai_chat import OpenAIChatModel, untransformed
+from .openai_chat import OpenAIChatModel
 
 __all__ = ["INFO", "OpenAIResponsesModel", "openai_responses_tool"]
 
@@ -67,25 +69,7 @@ class OpenAIResponsesModel(OpenAIChatModel):
     _warm_up_resource = "responses"
 
     def _prepare(self, request: ModelRequest) -> tuple[JsonObject, list[str]]:
-        items: list[JsonObject] = []
-        for entry in paired_history(request.messages):
-            if isinstance(entry, UserMessage):
-                items.append({"role": "user", "content": [_input_part(b) for b in user_blocks(entry)]})
-                continue
-            items += _reasoning_items(entry.message)
-            if entry.message.text:
-                items.append({"role": "assistant", "content": entry.message.text})
-            for call in entry.calls:
-                items.append({"type": "function_call", "call_id": call.id, "name": call.name,
-                              "arguments": json.dumps(call.arguments)})
-            for result in entry.results:
-                images = result_images(result)
-                output: Any = result_text(result)
-                if images:
-                    output = [{"type": "input_text", "text": output}] + [
-                        {"type": "input_image", "image_url": data_url(image)} for image in images
-                    ]
-                items.append({"type": "function_call_output", "call_id": result.tool_call_id, "output": output})
+        items = self._history.build(request.messages, _step)
         payload: JsonObject = {"model": self.model_id, "input": items, "stream": True, "store": False}
         if request.system:
             payload["instructions"] = request.system
@@ -106,64 +90,99 @@ class OpenAIResponsesModel(OpenAIChatModel):
             payload["include"] = ["reasoning.encrypted_content"]
         return payload, []
 
+    async def _send(self, client: Any, payload: JsonObject) -> Any:
+        """Start the streamed request as :meth:`OpenAIChatModel._send` does: the body
+        encoded by us, the history's items once each, and each event as its parsed JSON."""
+        import openai
+
+        stream_cls = openai.AsyncStream[object]
+        if not takes_raw_bodies(client):
+            return await client.post("/responses", cast_to=object, body=payload, stream=True, stream_cls=stream_cls)
+        return await client.post("/responses", cast_to=object, stream=True,
+                                 content=self._history.encode(payload, "input"), stream_cls=stream_cls)
+
     async def _attempt(self, payload: JsonObject, out: MessageBuilder) -> AsyncGenerator[AssistantUpdate, None]:
-        stream = await self._client().responses.create(**untransformed(payload, "input"))
+        stream = await self._send(self._client(), payload)
         async with stream:
             calls: dict[str, int] = {}  # item id -> content index
-            final: object = None
+            final: JsonObject | None = None
             async for event in stream:
                 out.frame(event)
-                kind = getattr(event, "type", "")
-                if kind in ("response.output_text.delta", "response.refusal.delta"):
-                    yield out.text_delta(event.delta)
-                elif kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
-                    yield out.thinking_delta(event.delta)
-                elif kind == "response.output_item.added" and event.item.type == "function_call":
-                    start = out.start_tool_call(event.item.name, event.item.call_id)
-                    calls[event.item.id] = start.content_index
+                event = json_object(event)
+                kind, delta = event.get("type"), json_text(event.get("delta"))
+                item = json_object(event.get("item"))
+                item_id = json_text(item.get("id"))
+                if kind in ("response.output_text.delta", "response.refusal.delta") and delta:
+                    yield out.text_delta(delta)
+                elif kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta") and delta:
+                    yield out.thinking_delta(delta)
+                elif kind == "response.output_item.added" and item.get("type") == "function_call":
+                    start = out.start_tool_call(json_text(item.get("name")), json_text(item.get("call_id")) or None)
+                    calls[item_id] = start.content_index
                     yield start
-                elif kind == "response.function_call_arguments.delta" and event.item_id in calls:
-                    yield out.tool_call_delta(calls[event.item_id], event.delta)
-                elif kind == "response.output_item.done" and event.item.type == "reasoning":
-                    encrypted = getattr(event.item, "encrypted_content", None)
-                    if encrypted:
-                        out.thinking_data({"reasoning_id": event.item.id, "encrypted_content": encrypted})
-                elif kind == "response.output_item.done" and event.item.type == "function_call":
-                    index = calls.pop(event.item.id, None)
+                elif kind == "response.function_call_arguments.delta" and event.get("item_id") in calls and delta:
+                    yield out.tool_call_delta(calls[event["item_id"]], delta)
+                elif kind == "response.output_item.done" and item.get("type") == "reasoning":
+                    encrypted = item.get("encrypted_content")
+                    if encrypted and isinstance(encrypted, str):
+                        out.thinking_data({"reasoning_id": item_id, "encrypted_content": encrypted})
+                elif kind == "response.output_item.done" and item.get("type") == "function_call":
+                    index = calls.pop(item_id, None)
                     if index is not None:
-                        yield out.end_tool_call(index, json_arguments(event.item.arguments))
+                        yield out.end_tool_call(index, json_arguments(json_text(item.get("arguments"))))
                 elif kind in ("response.completed", "response.incomplete"):
-                    final = event.response
+                    final = json_object(event.get("response"))
                 elif kind == "response.failed":
-                    error = getattr(event.response, "error", None)
-                    code = getattr(error, "code", None)
-                    raise ProviderError(getattr(error, "message", None) or "the response failed", code=code,
+                    error = json_object(json_object(event.get("response")).get("error"))
+                    code = json_text(error.get("code")) or None
+                    raise ProviderError(json_text(error.get("message")) or "the response failed", code=code,
                                         retryable=retryable_code(code))
                 elif kind == "error":
-                    raise ProviderError(event.message or "stream error", code=event.code,
-                                        retryable=retryable_code(event.code))
+                    code = json_text(event.get("code")) or None
+                    raise ProviderError(json_text(event.get("message")) or "stream error", code=code,
+                                        retryable=retryable_code(code))
         for index in calls.values():
             yield out.end_tool_call(index)
         if final is None:
             raise StreamCutError("response.completed")
         self._finish(final, out)
 
-    def _finish(self, response: Any, out: MessageBuilder) -> None:
-        usage = getattr(response, "usage", None)
+    def _finish(self, response: JsonObject, out: MessageBuilder) -> None:
+        usage = response.get("usage")
         round_usage = None
-        if usage is not None:
-            details = getattr(usage, "input_tokens_details", None)
-            cached = (getattr(details, "cached_tokens", None) or 0) if details else 0
-            round_usage = self._usage(input=(usage.input_tokens or 0) - cached, output=usage.output_tokens or 0,
-                                      cache_read=cached)
-        if getattr(response, "status", None) == "incomplete":
-            reason = getattr(getattr(response, "incomplete_details", None), "reason", None)
+        if isinstance(usage, dict):
+            cached = json_count(json_object(usage.get("input_tokens_details")).get("cached_tokens"))
+            round_usage = self._usage(input=json_count(usage.get("input_tokens")) - cached,
+                                      output=json_count(usage.get("output_tokens")), cache_read=cached)
+        if response.get("status") == "incomplete":
+            reason = json_object(response.get("incomplete_details")).get("reason")
             if reason != "max_output_tokens":
                 out.fail(f"{self.name}: the response is incomplete ({reason})", round_usage, kind="incomplete")
                 return
             out.finish("length", round_usage)
             return
         out.finish(None, round_usage)
+
+
+def _step(out: list[JsonObject], entry: UserMessage | AssistantTurn) -> None:
+    """Append one history entry's Responses items to ``out``."""
+    if isinstance(entry, UserMessage):
+        out.append({"role": "user", "content": [_input_part(b) for b in user_blocks(entry)]})
+        return
+    out += _reasoning_items(entry.message)
+    if entry.message.text:
+        out.append({"role": "assistant", "content": entry.message.text})
+    for call in entry.calls:
+        out.append({"type": "function_call", "call_id": call.id, "name": call.name,
+                    "arguments": json.dumps(call.arguments)})
+    for result in entry.results:
+        images = result_images(result)
+        output: Any = result_text(result)
+        if images:
+            output = [{"type": "input_text", "text": output}] + [
+                {"type": "input_image", "image_url": data_url(image)} for image in images
+            ]
+        out.append({"type": "function_call_output", "call_id": result.tool_call_id, "output": output})
 
 
 def _input_part(block: Any) -> JsonObject:

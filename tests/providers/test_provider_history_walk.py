@@ -2,9 +2,8 @@
 typed request schema (``openai._utils._transform``; older ``anthropic`` releases too) or
 copying every container of the body (``anthropic._utils._prepare``). Walking the history
 costs more than everything else a round does and grows with it, so ours hands it over
-unwalked: OpenAI's in ``extra_body``, which is sent as it is
-(``models/openai_chat.untransformed``), Anthropic's as a body we encode ourselves
-(``models/anthropic._send``). The bodies the server receives are the same
+unwalked, as a body we encode ourselves and the SDK's ``post`` sends as it is
+(``models/openai_chat.OpenAIChatModel._send``, ``models/anthropic._send``). The bodies the server receives are the same
 (``test_provider_wire.py`` compares them field by field)."""
 
 from __future__ import annotations

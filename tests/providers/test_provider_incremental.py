@@ -25,7 +25,8 @@ from openprogram_jupyter.models.base import ModelRequest
 from .cases import CASES, make_tools
 
 PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
-ENCODED = {"openai": "messages", "anthropic": "messages", "gemini": "contents"}  # bodies we encode: the list
+ENCODED = {  # bodies we encode: the list
+    "openai": "messages", "openai-responses": "input", "anthropic": "messages", "gemini": "contents"}
 TOOLS = [tool.spec for tool in make_tools()]
 
 

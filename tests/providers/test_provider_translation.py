@@ -344,6 +344,52 @@ async def test_an_openai_compatible_server_s_null_and_stray_fields_are_read_as_a
     assert (reply.usage.input, reply.usage.output, reply.usage.cache_read) == (30, 0, 0)
 
 
+def _sse(payload: object) -> bytes:
+    return b"data: " + json.dumps(payload).encode() + b"\n\n"
+
+
+async def test_a_responses_stream_s_null_and_stray_fields_are_read_as_absent(server):
+    """The Responses API's events are read as plain JSON too: a null or stray field is absent."""
+    call = {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "add", "arguments": ""}
+    frames = [_sse(payload) for payload in [
+        "a stray string", {"type": "response.output_item.added", "item": None},
+        {"type": "response.output_text.delta", "delta": "Hi "}, {"type": "response.output_text.delta", "delta": None},
+        {"type": "response.output_item.added", "item": call},
+        {"type": "response.function_call_arguments.delta", "item_id": "fc_1", "delta": '{"a": 1, '},
+        {"type": "response.function_call_arguments.delta", "item_id": None, "delta": "lost"},
+        {"type": "response.function_call_arguments.delta", "item_id": "fc_1", "delta": '"b": 2}'},
+        {"type": "response.output_item.done", "item": {**call, "arguments": '{"a": 1, "b": 2}'}},
+        {"type": "response.output_item.done", "item": {"type": "reasoning", "id": "rs_1", "encrypted_content": 5}},
+        {"type": "response.completed", "response": {"status": "completed", "usage": {
+            "input_tokens": 20, "output_tokens": None, "input_tokens_details": None}}},
+    ]]
+    model = _model(server, "openai-responses:gpt-4.1")
+    server.script(Turn(raw_frames=frames))
+    _, reply = await stream_once(model, ModelRequest(messages=[UserMessage(content="go")]))
+
+    assert reply.stop_reason == "toolUse", reply.error_message
+    assert [type(b).__name__ for b in reply.content] == ["TextContent", "ToolCall"]
+    assert reply.content[0].text == "Hi "
+    assert (reply.content[1].id, reply.content[1].arguments) == ("call_1", {"a": 1, "b": 2})
+    assert (reply.usage.input, reply.usage.output) == (20, 0)
+
+
+@pytest.mark.parametrize("event, message", [
+    ({"type": "response.failed", "response": None}, "the response failed"),
+    ({"type": "response.failed", "response": {"error": {"message": 7, "code": None}}}, "the response failed"),
+    ({"type": "error", "message": None, "code": None}, "stream error"),
+    ({"type": "error", "message": "overloaded", "code": "server_error"}, "overloaded"),
+])
+async def test_a_responses_failure_event_with_missing_fields_still_ends_the_round_as_an_error(server, event, message):
+    model = _model(server, "openai-responses:gpt-4.1")
+    model.retry = FAST_RETRY
+    server.script(*[Turn(raw_frames=[_sse({"type": "response.output_text.delta", "delta": "Hi"}), _sse(event)])] * 3)
+    _, reply = await stream_once(model, ModelRequest(messages=[UserMessage(content="go")]))
+
+    assert reply.stop_reason == "error"
+    assert message in (reply.error_message or "")
+
+
 async def test_truncated_reply_ends_with_length(server):
     model = _model(server, "anthropic:claude-sonnet-4-5")
     server.script(Turn(text="cut by max_tokens", stop="length"))

@@ -47,7 +47,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 os.environ.setdefault("OPENAI_AGENTS_DISABLE_TRACING", "1")
 
 from fakeserver import FakeServer, Turn
-from raw_floors import SYNC_CLIENTS, add, answer_calls, make_raw_anthropic, make_raw_openai, make_sync_anthropic
+from raw_floors import (
+    ASYNC_CLIENTS,
+    SYNC_CLIENTS,
+    add,
+    answer_calls,
+    make_raw_anthropic,
+    make_raw_async_openai,
+    make_raw_openai,
+    make_sync_anthropic,
+)
 from server_process import ServerProcess, Timing, lean, responder
 
 import openprogram_jupyter as op
@@ -208,6 +217,7 @@ VARIANTS: dict[str, Callable[..., Callable[[], Any]]] = {
     SYNC_FLOOR: make_sync_floor,
     ASYNC_FLOOR: make_floor,
     RAW_FLOOR: make_raw_openai,
+    "the same loop on raw `httpx.AsyncClient`, streaming": make_raw_async_openai,
     OURS_RUN: lambda u, r: make_ours(u, r, blocking=True),
     "ours: `Runtime.arun`, streaming": make_ours,
     "pydantic-ai Agent.run (streaming handler)": lambda u, r: make_pydantic_ai(u, r, stream=True),
@@ -271,9 +281,12 @@ async def bench_rounds(provider: str, rounds: int, repeats: int) -> None:
 async def close_clients() -> None:
     for client in CLIENTS:
         await client.close()
+    for client in ASYNC_CLIENTS:
+        await client.aclose()
     for client in SYNC_CLIENTS:
         client.close()
     CLIENTS.clear()
+    ASYNC_CLIENTS.clear()
     SYNC_CLIENTS.clear()
 
 
@@ -290,7 +303,8 @@ def _turnarounds(timings: list[Timing]) -> list[float]:
     return [read_at - answered_at for (_, answered_at), (read_at, _) in itertools.pairwise(timings)]
 
 
-LONG_MODELS = {"openai": "openai:gpt-bench", "anthropic": ANTHROPIC, "gemini": "gemini:gemini-bench",
+LONG_MODELS = {"openai": "openai:gpt-bench", "openai-responses": "openai-responses:gpt-bench",
+               "anthropic": ANTHROPIC, "gemini": "gemini:gemini-bench",
                "bedrock": "bedrock:anthropic.claude-bench-v1:0"}
 
 
@@ -318,7 +332,7 @@ async def bench_long(rounds: int, repeats: int, providers: list[str], *, in_proc
     near = {"round 10": slice(5, 15), f"round {rounds}": slice(rounds - 10, rounds)}
     for provider in providers:
         with _long_server(rounds, in_process) as server:
-            url = server.openai_base_url if provider == "openai" else server.url
+            url = server.openai_base_url if provider.startswith("openai") else server.url
             runners = {name: make(url, rounds) for name, make in _long_makers(provider).items()}
             samples: dict[str, dict[str, list[float]]] = {name: {k: [] for k in near} for name in runners}
             server.take_timings()
@@ -419,7 +433,7 @@ def main() -> None:
     parser.add_argument("--abort", action="store_true", help="also time closing a stream on cancel")
     parser.add_argument("--long", type=int, metavar="ROUNDS", help="also time rounds 10 and ROUNDS of a long run")
     parser.add_argument("--long-providers", default="openai,anthropic",
-                        help="comma-separated, for --long: openai, anthropic, gemini, bedrock")
+                        help="comma-separated, for --long: openai, openai-responses, anthropic, gemini, bedrock")
     parser.add_argument("--server-in-process", action="store_true",
                         help="for --long: the fake server in a thread of this process (default: a child process)")
     parser.add_argument("--only-extras", action="store_true", help="skip the rounds benchmark")

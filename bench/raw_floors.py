@@ -7,12 +7,13 @@ or on the synchronous ``anthropic`` SDK. Each returns a ``run() -> calls made``.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 KEY = "sk-bench-not-a-real-key"
 PROMPT = "Add the numbers one round at a time."
 SYNC_CLIENTS: list[Any] = []  # closed by the bench at the end
+ASYNC_CLIENTS: list[Any] = []  # httpx.AsyncClient: closed (aclose) on the bench's loop at the end
 
 
 def add(a: int, b: int) -> int:
@@ -59,31 +60,67 @@ def _httpx_client(base_url: str, headers: dict[str, str]) -> Any:
     return client
 
 
+OPENAI_TOOLS = [{"type": "function", "function": {"name": "add", "description": "Add two integers.",
+                                                  "parameters": ADD_SCHEMA}}]
+
+
+def _openai_body(messages: list[dict[str, Any]]) -> bytes:
+    return json.dumps({"model": "gpt-bench", "messages": messages, "tools": OPENAI_TOOLS, "stream": True,
+                       "stream_options": {"include_usage": True}}).encode()
+
+
+def _fold_chunk(chunk: dict[str, Any], text: str, calls: dict[int, dict[str, str]]) -> str:
+    """Fold one Chat Completions chunk (parsed JSON) into ``calls``; return the text so far."""
+    for choice in chunk.get("choices") or ():
+        delta = choice.get("delta") or {}
+        text += delta.get("content") or ""
+        for piece in delta.get("tool_calls") or ():
+            call = calls.setdefault(piece["index"], {"id": piece.get("id"), "name": "", "arguments": ""})
+            function = piece.get("function") or {}
+            call["name"] = function.get("name") or call["name"]
+            call["arguments"] += function.get("arguments") or ""
+    return text
+
+
 def make_raw_openai(base_url: str, rounds: int) -> Callable[[], int]:
     """Chat Completions on raw ``httpx``, streaming."""
     client = _httpx_client(base_url, {"authorization": f"Bearer {KEY}"})
-    tools = [{"type": "function", "function": {"name": "add", "description": "Add two integers.",
-                                               "parameters": ADD_SCHEMA}}]
 
     def run() -> int:
         messages: list[dict[str, Any]] = [{"role": "user", "content": PROMPT}]
         made = 0
         while True:
-            body = json.dumps({"model": "gpt-bench", "messages": messages, "tools": tools, "stream": True,
-                               "stream_options": {"include_usage": True}}).encode()
             text, calls = "", {}
-            with client.stream("POST", "/chat/completions", content=body) as response:
+            with client.stream("POST", "/chat/completions", content=_openai_body(messages)) as response:
                 response.raise_for_status()
                 for chunk in _sse_data(response.iter_lines()):
-                    for choice in chunk.get("choices") or ():
-                        delta = choice.get("delta") or {}
-                        text += delta.get("content") or ""
-                        for piece in delta.get("tool_calls") or ():
-                            call = calls.setdefault(piece["index"], {"id": piece.get("id"), "name": "",
-                                                                     "arguments": ""})
-                            function = piece.get("function") or {}
-                            call["name"] = function.get("name") or call["name"]
-                            call["arguments"] += function.get("arguments") or ""
+                    text = _fold_chunk(chunk, text, calls)
+            if not calls:
+                return made
+            made += answer_calls(messages, text, calls)
+
+    return run
+
+
+def make_raw_async_openai(base_url: str, rounds: int) -> Callable[[], Awaitable[int]]:
+    """The same loop on ``httpx.AsyncClient`` (the HTTP stack under the SDKs' async
+    clients, and under ours): what asyncio and the async HTTP stack add to the sync floor."""
+    import httpx
+
+    client = httpx.AsyncClient(base_url=base_url, headers={"authorization": f"Bearer {KEY}",
+                                                           "content-type": "application/json"})
+    ASYNC_CLIENTS.append(client)
+
+    async def run() -> int:
+        messages: list[dict[str, Any]] = [{"role": "user", "content": PROMPT}]
+        made = 0
+        while True:
+            text, calls = "", {}
+            async with client.stream("POST", "/chat/completions", content=_openai_body(messages)) as response:
+                response.raise_for_status()
+                async for line in response.aiter_lines():
+                    if line.startswith("data:") and line[5:].strip() != "[DONE]":
+                        text = _fold_chunk(json.loads(line[5:]), text, calls)
             if not calls:
                 return made
             made += answer_calls(messages, text, calls)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+from typing import Any
 
 import pytest
 from fakeserver import Call, Turn
@@ -306,18 +307,30 @@ async def test_reasoning_content_from_local_servers_streams_as_thinking(server):
     assert "thinking_delta" in [u.kind for u in updates]
 
 
+def _sse(payload: object) -> bytes:
+    return b"data: " + json.dumps(payload).encode() + b"\n\n"
+
+
+async def _text_and_call(server, model_name: str, frames: list[bytes]) -> tuple[Any, ...]:
+    """What ``model_name`` makes of ``frames``, a reply of a text and then a call: the
+    text, the call's id and arguments, and the usage's input, output and cache_read."""
+    server.script(Turn(raw_frames=frames))
+    _, reply = await stream_once(_model(server, model_name), ModelRequest(messages=[UserMessage(content="go")]))
+    assert reply.stop_reason == "toolUse", reply.error_message
+    assert [type(b).__name__ for b in reply.content] == ["TextContent", "ToolCall"]
+    text, call = reply.content
+    return text.text, call.id, call.arguments, reply.usage.input, reply.usage.output, reply.usage.cache_read
+
+
 async def test_an_openai_compatible_server_s_null_and_stray_fields_are_read_as_absent(server):
     """Local servers send ``null`` where OpenAI leaves a field out, and worse: chunks are
     read as plain JSON, so every shape that is not the expected one counts as absent
     instead of ending the round with a TypeError."""
-    def data(payload: object) -> bytes:
-        return b"data: " + json.dumps(payload).encode() + b"\n\n"
-
     def chunk(**fields: object) -> bytes:
-        return data({"id": "c", "object": "chat.completion.chunk", **fields})
+        return _sse({"id": "c", "object": "chat.completion.chunk", **fields})
 
     frames = [
-        data("a stray string"), data([1, 2]), chunk(choices=None), chunk(choices=[None]),
+        _sse("a stray string"), _sse([1, 2]), chunk(choices=None), chunk(choices=[None]),
         chunk(choices=[{"index": 0, "delta": None, "finish_reason": None}]),
         chunk(choices=[{"index": 0, "delta": {"role": "assistant", "content": None, "tool_calls": None}}]),
         chunk(choices=[{"index": 0, "delta": {"content": "Sum: ", "reasoning_content": None}}]),
@@ -332,20 +345,7 @@ async def test_an_openai_compatible_server_s_null_and_stray_fields_are_read_as_a
                                       "prompt_tokens_details": {"cached_tokens": "many"}}),
         b"data: [DONE]\n\n",
     ]
-    model = _model(server, "openai:llama3.2")
-    server.script(Turn(raw_frames=frames))
-    _, reply = await stream_once(model, ModelRequest(messages=[UserMessage(content="go")]))
-
-    assert reply.stop_reason == "toolUse", reply.error_message
-    assert [type(b).__name__ for b in reply.content] == ["TextContent", "ToolCall"]
-    assert reply.content[0].text == "Sum: "
-    call = reply.content[1]
-    assert (call.id, call.arguments) == ("call_x", {"a": 1, "b": 2})
-    assert (reply.usage.input, reply.usage.output, reply.usage.cache_read) == (30, 0, 0)
-
-
-def _sse(payload: object) -> bytes:
-    return b"data: " + json.dumps(payload).encode() + b"\n\n"
+    assert await _text_and_call(server, "openai:llama3.2", frames) == ("Sum: ", "call_x", {"a": 1, "b": 2}, 30, 0, 0)
 
 
 async def test_a_responses_stream_s_null_and_stray_fields_are_read_as_absent(server):
@@ -363,15 +363,8 @@ async def test_a_responses_stream_s_null_and_stray_fields_are_read_as_absent(ser
         {"type": "response.completed", "response": {"status": "completed", "usage": {
             "input_tokens": 20, "output_tokens": None, "input_tokens_details": None}}},
     ]]
-    model = _model(server, "openai-responses:gpt-4.1")
-    server.script(Turn(raw_frames=frames))
-    _, reply = await stream_once(model, ModelRequest(messages=[UserMessage(content="go")]))
-
-    assert reply.stop_reason == "toolUse", reply.error_message
-    assert [type(b).__name__ for b in reply.content] == ["TextContent", "ToolCall"]
-    assert reply.content[0].text == "Hi "
-    assert (reply.content[1].id, reply.content[1].arguments) == ("call_1", {"a": 1, "b": 2})
-    assert (reply.usage.input, reply.usage.output) == (20, 0)
+    assert await _text_and_call(server, "openai-responses:gpt-4.1", frames) == (
+        "Hi ", "call_1", {"a": 1, "b": 2}, 20, 0, 0)
 
 
 @pytest.mark.parametrize("event, message", [

@@ -953,6 +953,20 @@ MUTATIONS: tuple[Mutation, ...] = (
       ("tests/providers/test_provider_translation.py::"
        "test_a_responses_failure_event_with_missing_fields_still_ends_the_round_as_an_error",),
       "a response.failed with no response still ends the round as an error that says so"),
+    M("gemini-text-chunk-read-as-error", "models/gemini.py",
+      "                chunk = json_object(data)  # anything else is read as an empty chunk",
+      "                chunk = data",
+      ("tests/providers/test_provider_translation.py::test_a_gemini_stream_s_null_and_stray_fields_are_read_as_absent",),
+      "a chunk that is a text mentioning an error is not an error chunk (no substring test)"),
+    M("gemini-null-candidate-trusted", "models/gemini.py",
+      '                for candidate in json_objects(chunk.get("candidates"))[:1]:',
+      '                for candidate in (chunk.get("candidates") or [])[:1]:',
+      ("tests/providers/test_provider_translation.py::test_a_gemini_stream_s_null_and_stray_fields_are_read_as_absent",),
+      "a null candidate from a proxy is skipped"),
+    M("gemini-non-text-part-trusted", "models/gemini.py",
+      "    if not isinstance(text, str):", "    if text is None:",
+      ("tests/providers/test_provider_translation.py::test_a_gemini_stream_s_null_and_stray_fields_are_read_as_absent",),
+      "a part whose text is not a string adds nothing"),
 )
 
 

@@ -45,6 +45,7 @@ from ..events import AssistantUpdate
 from ..messages import TextContent, ThinkingContent, ToolCall, UserMessage
 from ._gemini_schema import gemini_function_declaration, gemini_schema_problems
 from ._history import AssistantTurn, result_images, result_text, user_blocks
+from ._json_data import json_count, json_object, json_objects, json_text
 from ._provider_common import (
     ProviderError,
     ProviderModel,
@@ -181,27 +182,28 @@ class GeminiModel(ProviderModel):
             async for event in source.aiter_sse():
                 if not event.data.strip():
                     continue
-                chunk = json.loads(event.data)
-                out.frame(chunk)
+                data = json.loads(event.data)
+                out.frame(data)
+                chunk = json_object(data)  # anything else is read as an empty chunk
                 if "error" in chunk:
                     message, code = error_details(chunk)
                     raise ProviderError(message or "stream error", code=code, retryable=retryable_code(code),
                                         body=chunk)
-                usage = chunk.get("usageMetadata") or usage
-                blocked = (chunk.get("promptFeedback") or {}).get("blockReason")
+                usage = json_object(chunk.get("usageMetadata")) or usage
+                blocked = json_text(json_object(chunk.get("promptFeedback")).get("blockReason"))
                 if blocked:
                     finish = f"prompt blocked: {blocked}"
-                for candidate in chunk.get("candidates", [])[:1]:
-                    for part in (candidate.get("content") or {}).get("parts") or []:
+                for candidate in json_objects(chunk.get("candidates"))[:1]:
+                    for part in json_objects(json_object(candidate.get("content")).get("parts")):
                         for update in _part_updates(part, out):
                             yield update
-                    finish = candidate.get("finishReason") or finish
+                    finish = json_text(candidate.get("finishReason")) or finish
         if finish is None:
             raise StreamCutError("a chunk with finishReason")
         round_usage = self._usage(
-            input=usage.get("promptTokenCount", 0) - usage.get("cachedContentTokenCount", 0),
-            output=usage.get("candidatesTokenCount", 0) + usage.get("thoughtsTokenCount", 0),
-            cache_read=usage.get("cachedContentTokenCount", 0),
+            input=json_count(usage.get("promptTokenCount")) - json_count(usage.get("cachedContentTokenCount")),
+            output=json_count(usage.get("candidatesTokenCount")) + json_count(usage.get("thoughtsTokenCount")),
+            cache_read=json_count(usage.get("cachedContentTokenCount")),
         ) if usage else None
         if finish == "MAX_TOKENS" and not out.message.tool_calls:
             out.finish("length", round_usage)
@@ -229,17 +231,18 @@ def _step(out: list[JsonObject], entry: UserMessage | AssistantTurn) -> None:
 
 
 def _part_updates(part: JsonObject, out: MessageBuilder) -> list[AssistantUpdate]:
-    signature = part.get("thoughtSignature")
+    signature = json_text(part.get("thoughtSignature")) or None
     if "functionCall" in part:
-        call = part["functionCall"]
+        call = json_object(part["functionCall"])
+        call_id = json_text(call.get("id")) or None
         data: JsonObject = {}
         if signature:
             data["thoughtSignature"] = signature
-        if call.get("id"):
-            data["gemini_call_id"] = call["id"]
-        return out.tool_call(call.get("name", ""), call.get("args") or {}, call.get("id"), data or None)
+        if call_id:
+            data["gemini_call_id"] = call_id
+        return out.tool_call(json_text(call.get("name")), json_object(call.get("args")), call_id, data or None)
     text = part.get("text")
-    if text is None:
+    if not isinstance(text, str):
         return []  # inline data and other parts the loop has no block for
     if part.get("thought"):
         return [out.thinking_delta(text, signature)]

@@ -367,6 +367,25 @@ async def test_a_responses_stream_s_null_and_stray_fields_are_read_as_absent(ser
         "Hi ", "call_1", {"a": 1, "b": 2}, 20, 0, 0)
 
 
+async def test_a_gemini_stream_s_null_and_stray_fields_are_read_as_absent(server):
+    """Gemini's chunks, through a proxy that sends what it likes: a text that mentions an
+    error is not an error chunk, and nulls count as absent."""
+    def chunk(parts: object, **fields: object) -> bytes:
+        return _sse({"candidates": [{"content": {"parts": parts}, **fields}], "usageMetadata": None})
+
+    frames = [
+        _sse("an error, said as text"), _sse(None), _sse({"candidates": None, "promptFeedback": None}),
+        _sse({"candidates": [{"content": None}]}), _sse({"candidates": [None]}), chunk(None),
+        chunk([None, {"text": None}, {"text": 5}]),
+        chunk([{"text": "Sum: ", "thoughtSignature": None}]),
+        chunk([{"functionCall": {"name": "add", "args": {"a": 1, "b": 2}, "id": "call_g"}}], finishReason=None),
+        _sse({"candidates": [{"content": {"parts": []}, "finishReason": "STOP"}], "usageMetadata": {
+            "promptTokenCount": 30, "candidatesTokenCount": None, "cachedContentTokenCount": "some"}}),
+    ]
+    assert await _text_and_call(server, "gemini:gemini-2.5-flash", frames) == (
+        "Sum: ", "call_g", {"a": 1, "b": 2}, 30, 0, 0)
+
+
 @pytest.mark.parametrize("event, message", [
     ({"type": "response.failed", "response": None}, "the response failed"),
     ({"type": "response.failed", "response": {"error": {"message": 7, "code": None}}}, "the response failed"),

@@ -22,8 +22,10 @@ last (the same objects) by joining their JSON bytes, kept from then, into the re
 body encoded anew. The bytes are what ``json.dumps(body, ensure_ascii=False, separators=(",", ":"),
 allow_nan=False)`` gives: the SDKs' own encoding.
 
-A model used by two runs at once stays correct (the state is replaced whole, never
-changed in place); they only find less to reuse.
+The memo's lists are extended in place, not copied each round (every copy of a long
+history's references touches thousands of objects). A model used by two runs at once stays
+correct: the lists are read and extended under a lock, a caller gets a copy, and a round
+whose step fails forgets them; the two runs only find less to reuse.
 """
 
 from __future__ import annotations
@@ -31,9 +33,9 @@ from __future__ import annotations
 import inspect
 import json
 import operator
+import threading
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from .._json import JsonObject
@@ -52,20 +54,16 @@ def encode_json(value: Any) -> bytes:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
 
 
-@dataclass(frozen=True, slots=True)
-class _Built:
-    sources: list[Any]                         # the closed part of the history, as given
-    entries: list[UserMessage | AssistantTurn]  # it paired
-    wire: list[JsonObject]                      # its wire messages
-
-
 class HistoryMemo:
     """What the last round built (see the module's docstring)."""
 
     def __init__(self) -> None:
-        self._built: _Built | None = None
+        self._lock = threading.Lock()  # held while the lists below are read or extended
+        self._sources: list[Any] = []       # the closed part of the history, as given
+        self._wire: list[JsonObject] = []   # its wire messages
         self._same: JsonObject = {}
-        self._encoded: tuple[list[object], list[bytes]] = ([], [])  # the list encoded last, its elements' JSON
+        self._items: list[object] = []      # the list encoded last
+        self._parts: list[bytes] = []       # its elements' JSON
 
     def build(self, messages: Sequence[Any], step: Step) -> list[JsonObject]:
         """The wire messages of ``messages``: ``step(out, entry)`` appends one paired entry's
@@ -74,18 +72,25 @@ class HistoryMemo:
         while closed > 0 and isinstance(messages[closed - 1], ToolResultMessage):
             closed -= 1
         closed = max(closed - 1, 0)  # the last group starts at the last message that is not a result
-        built = self._built
-        reused = 0 if built is None else len(built.sources)
-        if built is None or reused > closed or list(messages[:reused]) != built.sources:
-            built, reused = _Built([], [], []), 0
-        entries = built.entries + paired_history(messages[reused:closed])
-        wire = list(built.wire)
-        for entry in entries[len(built.entries):]:
-            step(wire, entry)
-        self._built = _Built(list(messages[:closed]), entries, list(wire))
+        with self._lock:
+            wire = self._extend(messages, closed, step)
         for entry in paired_history(messages[closed:]):
             step(wire, entry)
         return wire
+
+    def _extend(self, messages: Sequence[Any], closed: int, step: Step) -> list[JsonObject]:
+        """Bring the memo to ``messages[:closed]`` and return a copy of its wire messages."""
+        reused = len(self._sources)
+        if reused > closed or messages[:reused] != self._sources:
+            self._sources, self._wire, reused = [], [], 0
+        try:
+            for entry in paired_history(messages[reused:closed]):
+                step(self._wire, entry)
+        except BaseException:  # half-extended lists would no longer match
+            self._sources, self._wire = [], []
+            raise
+        self._sources += messages[reused:closed]
+        return list(self._wire)
 
     def same(self, value: JsonObject) -> JsonObject:
         """``value``, or the equal object given here last time: a message built anew each
@@ -96,22 +101,25 @@ class HistoryMemo:
 
     def encode_items(self, items: list[Any], encode: Callable[[Any], bytes]) -> list[bytes]:
         """``encode`` of each of ``items``: the leading ones that are the same objects as
-        those of the list encoded last keep their bytes from then; the rest are encoded now.
-        The list returned is the one kept for the next round: read it, do not change it
-        (:func:`join_list` leaves it as it was)."""
-        last_items, last_parts = self._encoded
-        parts = last_parts[:common_prefix(last_items, items)]
-        parts += [encode(item) for item in items[len(parts):]]
-        self._encoded = (list(items), parts)
-        return parts
+        those of the list encoded last keep their bytes from then; the rest are encoded now."""
+        with self._lock:
+            return list(self._encode_items(items, encode))
+
+    def _encode_items(self, items: list[Any], encode: Callable[[Any], bytes]) -> list[bytes]:
+        """:meth:`encode_items`, returning the memo's own list (read it under the lock)."""
+        kept = common_prefix(self._items, items)
+        del self._items[kept:], self._parts[kept:]
+        self._parts += [encode(item) for item in items[kept:]]  # all encoded before any is kept
+        self._items += items[kept:]
+        return self._parts
 
     def encode(self, body: JsonObject, field: str) -> bytes:
         """``body`` as JSON bytes (:func:`encode_json`). Of ``body[field]`` (a list), the
         leading elements that are the same objects as those of the list encoded last keep
         their bytes from then; the rest are encoded now."""
-        parts = self.encode_items(body[field], encode_json)
         head, tail = encode_json({**body, field: _PLACEHOLDER}).split(b'"' + _PLACEHOLDER.encode() + b'"', 1)
-        return join_list(head, parts, b",", tail)
+        with self._lock:
+            return join_list(head, self._encode_items(body[field], encode_json), b",", tail)
 
 
 def join_list(head: bytes, parts: list[bytes], separator: bytes, tail: bytes) -> bytes:

@@ -121,6 +121,16 @@ def test_encoding_keeps_each_message_s_bytes_apart_from_the_body_s_ends():
         assert memo.encode(body, "messages") == encode_json(body)  # again, from the kept bytes alone
 
 
+def test_the_encoded_items_handed_out_are_not_changed_by_the_next_round():
+    """``encode_items`` (Bedrock's) hands out a list of its own: the memo's next round,
+    which drops and adds bytes in its kept list, leaves the list handed out before alone."""
+    memo = HistoryMemo()
+    first, second, third = {"n": 1}, {"n": 2}, {"n": 3}
+    handed = memo.encode_items([first, second], encode_json)
+    assert memo.encode_items([first, third], encode_json) == [b'{"n":1}', b'{"n":3}']
+    assert handed == [b'{"n":1}', b'{"n":2}']
+
+
 async def test_bedrock_never_sends_the_stand_in_for_its_messages(server, monkeypatch):
     """botocore is handed a one-message stand-in and the encoded messages take its place
     before signing; were they not put in, the request is refused before it is sent."""
@@ -132,3 +142,61 @@ async def test_bedrock_never_sends_the_stand_in_for_its_messages(server, monkeyp
     assert run.stop_reason == "error"
     assert "the request's messages were not put in its body; nothing was sent" in str(run.error)
     assert server.requests == []
+
+
+def _numbered_step(out: list, entry) -> None:
+    """A stand-in provider step: one wire message per history entry, naming its source."""
+    source = entry if isinstance(entry, UserMessage) else entry.message
+    out.append({"source": source.content if isinstance(source, UserMessage) else source.content[0].text})
+
+
+def _conversation(rounds: int, opening: str) -> list:
+    return [UserMessage(content=opening), *(m for n in range(rounds) for m in _round(n))]
+
+
+def test_a_round_whose_step_fails_leaves_the_memo_as_a_fresh_one():
+    """A step that raises part way through extending the memo (a message the provider cannot
+    translate) must not leave half of the new messages behind: the next round builds what a
+    fresh memo builds."""
+    memo, history = HistoryMemo(), _conversation(2, "start")
+    memo.build(history, _numbered_step)
+    longer = [*history, *_round(2), *_round(3)]
+
+    def failing(out: list, entry) -> None:
+        if len(out) == 3:  # one new message added: the next one fails
+            raise ValueError("cannot translate this message")
+        _numbered_step(out, entry)
+
+    with pytest.raises(ValueError, match="cannot translate"):
+        memo.build(longer, failing)
+    assert memo.build(longer, _numbered_step) == HistoryMemo().build(longer, _numbered_step)
+
+
+def test_two_runs_on_one_model_at_once_each_get_their_own_history():
+    """Two threads building on one memo: the second waits while the first extends it, so
+    neither sends the other's messages (the memo's lists are extended in place)."""
+    import threading
+
+    memo = HistoryMemo()
+    first, second = _conversation(3, "first run"), _conversation(2, "second run")
+    memo.build(first[:3], _numbered_step)
+    paused, resume = threading.Event(), threading.Event()
+
+    def slow(out: list, entry) -> None:
+        if len(out) == 2:  # part way through extending: let the other run try its build
+            paused.set()
+            resume.wait(5)
+        _numbered_step(out, entry)
+
+    results: dict[str, list] = {}
+    one = threading.Thread(target=lambda: results.update(first=memo.build(first, slow)))
+    one.start()
+    assert paused.wait(5)
+    other = threading.Thread(target=lambda: results.update(second=memo.build(second, _numbered_step)))
+    other.start()
+    other.join(0.3)  # with the lock it is still waiting; without, it has rebuilt the memo
+    resume.set()
+    one.join(5)
+    other.join(5)
+    assert results["first"] == HistoryMemo().build(first, _numbered_step)
+    assert results["second"] == HistoryMemo().build(second, _numbered_step)

@@ -986,6 +986,15 @@ MUTATIONS: tuple[Mutation, ...] = (
       ("tests/providers/test_provider_incremental.py::"
        "test_the_encoded_items_handed_out_are_not_changed_by_the_next_round",),
       "a Bedrock body handed out is not changed by the next round's encoding"),
+    M("wire-digests-tail-kept", "models/_wire.py",
+      "        del last_messages[reused:], digests[reused:]", "        pass",
+      ("tests/providers/test_provider_wire.py::test_captured_request_is_the_body_the_server_received",),
+      "a captured request holds this round's messages, not the last round's newest ones"),
+    M("wire-digests-shared-overcounted", "models/_wire.py",
+      "        shared = reused + common_prefix(digests[reused:], new)  # equal digests are one object (_blob)",
+      "        shared = reused + len(new)",
+      ("tests/providers/test_provider_wire.py::test_captured_request_is_the_body_the_server_received",),
+      "a captured request is rebuilt from its own messages, not the round before's"),
 )
 
 

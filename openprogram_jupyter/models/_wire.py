@@ -176,7 +176,7 @@ class WireLog:
         self._blobs: dict[str, str] = {}  # digest -> masked JSON text
         self._digest_objects: dict[str, str] = {}  # digest -> the same digest, the one object kept for it
         self._rounds: dict[int, _Round] = {}
-        self._last: tuple[int, list[str]] | None = None  # the last captured round and its message digests
+        self._last: int | None = None  # the last captured round with a message list
         self._tools: tuple[object, tuple[JsonObject, ...]] = (None, ())  # the last tools list seen, kept
         # the last request's message list, the secret forms it was masked with, its digests
         self._last_messages: tuple[list[Any], tuple[str, ...], list[str]] = ([], (), [])
@@ -214,16 +214,22 @@ class WireLog:
             self._digest_objects[digest] = digest
         return self._digest_objects[digest]  # one object per distinct digest, however often it recurs
 
-    def _message_digests(self, messages: list[Any], secrets: Secrets) -> list[str]:
-        """The digests of ``messages`` (:meth:`_blob`). The leading messages that are the
-        same objects as those of the last request stored, masked with the same secrets,
-        keep their digests from then (a provider reuses the messages it built,
-        :mod:`._incremental`): else every round would encode and hash the whole history."""
-        last_messages, forms, last_digests = self._last_messages
+    def _message_digests(self, messages: list[Any], secrets: Secrets) -> tuple[list[str], int]:
+        """The digests of ``messages`` (:meth:`_blob`), and how many of them lead the last
+        request's digests too. The leading messages that are the same objects as those of
+        the last request stored, masked with the same secrets, keep their digests from then
+        (a provider reuses the messages it built, :mod:`._incremental`): else every round
+        would encode and hash the whole history. The kept lists are extended in place, not
+        copied (a run's rounds are stored one after another)."""
+        last_messages, forms, digests = self._last_messages
         reused = common_prefix(last_messages, messages) if forms == secrets.forms else 0
-        digests = last_digests[:reused] + [self._blob(m, secrets) for m in messages[reused:]]
-        self._last_messages = (list(messages), secrets.forms, digests)
-        return digests
+        new = [self._blob(m, secrets) for m in messages[reused:]]
+        shared = reused + common_prefix(digests[reused:], new)  # equal digests are one object (_blob)
+        del last_messages[reused:], digests[reused:]
+        last_messages += messages[reused:]
+        digests += new
+        self._last_messages = (last_messages, secrets.forms, digests)
+        return digests, shared
 
     def _store_request(self, number: int, provider: str, body: JsonObject, secrets: Secrets) -> None:
         entry = self._rounds[number]
@@ -233,14 +239,13 @@ class WireLog:
         for name, value in body.items():  # the message list's place kept with an empty digest
             entry.fields[name] = "" if name == entry.messages_field else self._blob(value, secrets)
         if entry.messages_field is not None:
-            digests = self._message_digests(body[entry.messages_field], secrets)
+            digests, shared = self._message_digests(body[entry.messages_field], secrets)
             if self._last is not None:
-                # equal digests are one object (_blob), so comparing objects compares digests
-                entry.previous, entry.shared = self._last[0], common_prefix(self._last[1], digests)
+                entry.previous, entry.shared = self._last, shared
             entry.new = digests[entry.shared:]
-            self._last = (number, digests)
+            self._last = number
         elif self._last is not None:
-            entry.previous = self._last[0]
+            entry.previous = self._last
         entry.sent = True
 
     # -- reading -------------------------------------------------------------------------

@@ -211,6 +211,7 @@ def make_openai_agents(base_url: str, rounds: int, *, stream: bool) -> Callable[
 SYNC_FLOOR = "floor: hand-written loop, sync `openai` client, streaming"
 ASYNC_FLOOR = "hand-written loop, `AsyncOpenAI`, streaming"
 RAW_FLOOR = "physical floor: the same loop on raw `httpx`, streaming"
+LONG_FLOOR = "long-run floor: raw `httpx`, each message encoded once"
 OURS_RUN = "ours: `Runtime.run`, streaming"
 OURS_WIRE = "ours: `Runtime.run`, streaming, `capture_wire=True`"
 VARIANTS: dict[str, Callable[..., Callable[[], Any]]] = {
@@ -309,12 +310,15 @@ LONG_MODELS = {"openai": "openai:gpt-bench", "openai-responses": "openai-respons
 
 
 def _long_makers(provider: str) -> dict[str, Callable[..., Callable[[], Any]]]:
-    """The variants of a long run: ours with and without wire capture, and the raw-httpx
-    floor where there is one (OpenAI, Anthropic)."""
+    """The variants of a long run: ours with and without wire capture, and where there is
+    one (OpenAI, Anthropic) the raw-httpx floor, whole and with each message encoded once
+    (the floor of a long run: what grows there is the body's bytes alone)."""
     model = LONG_MODELS[provider]
     makers: dict[str, Callable[..., Callable[[], Any]]] = {}
     if provider in PROVIDERS:
-        makers[RAW_FLOOR] = PROVIDERS[provider][0][RAW_FLOOR]
+        raw = PROVIDERS[provider][0][RAW_FLOOR]
+        makers[RAW_FLOOR] = raw
+        makers[LONG_FLOOR] = lambda u, r: raw(u, r, incremental=True)
     makers[OURS_RUN] = lambda u, r: make_ours(u, r, blocking=True, model=model)
     makers[OURS_WIRE] = lambda u, r: make_ours(u, r, blocking=True, wire=True, model=model)
     return makers

@@ -1,8 +1,9 @@
 """The floors of ``bench/provider_overhead.py`` that do not go through an agent library:
 the same loop as the sync-SDK floor, either on raw ``httpx`` (the physical floor: one
 pooled client, the body encoded with ``json.dumps``, the stream parsed as a minimal
-client must — SSE lines, ``json.loads`` of each ``data:``, the text and the calls folded)
-or on the synchronous ``anthropic`` SDK. Each returns a ``run() -> calls made``."""
+client must — SSE lines, ``json.loads`` of each ``data:``, the text and the calls folded;
+for long runs also with each message encoded once, :class:`IncrementalBody`) or on the
+synchronous ``anthropic`` SDK. Each returns a ``run() -> calls made``."""
 
 from __future__ import annotations
 
@@ -64,9 +65,25 @@ OPENAI_TOOLS = [{"type": "function", "function": {"name": "add", "description": 
                                                   "parameters": ADD_SCHEMA}}]
 
 
+OPENAI_FIELDS = {"model": "gpt-bench", "tools": OPENAI_TOOLS, "stream": True, "stream_options": {"include_usage": True}}
+
+
 def _openai_body(messages: list[dict[str, Any]]) -> bytes:
-    return json.dumps({"model": "gpt-bench", "messages": messages, "tools": OPENAI_TOOLS, "stream": True,
-                       "stream_options": {"include_usage": True}}).encode()
+    return json.dumps({**OPENAI_FIELDS, "messages": messages}).encode()
+
+
+class IncrementalBody:
+    """``body(messages)``: the JSON body of ``fields`` plus ``"messages"``, each message
+    encoded once, in the round that first sends it, and the body joined anew each round —
+    what a client that keeps its history's bytes must still do, the floor of a long run."""
+
+    def __init__(self, fields: dict[str, Any]) -> None:
+        self.head = json.dumps(fields).encode()[:-1] + b', "messages": ['
+        self.parts: list[bytes] = []
+
+    def __call__(self, messages: list[dict[str, Any]]) -> bytes:
+        self.parts += [json.dumps(message).encode() for message in messages[len(self.parts):]]
+        return b"".join((self.head, b", ".join(self.parts), b"]}"))
 
 
 def _fold_chunk(chunk: dict[str, Any], text: str, calls: dict[int, dict[str, str]]) -> str:
@@ -82,16 +99,18 @@ def _fold_chunk(chunk: dict[str, Any], text: str, calls: dict[int, dict[str, str
     return text
 
 
-def make_raw_openai(base_url: str, rounds: int) -> Callable[[], int]:
-    """Chat Completions on raw ``httpx``, streaming."""
+def make_raw_openai(base_url: str, rounds: int, *, incremental: bool = False) -> Callable[[], int]:
+    """Chat Completions on raw ``httpx``, streaming; ``incremental``: the body encoded a
+    message at a time (:class:`IncrementalBody`), else whole each round."""
     client = _httpx_client(base_url, {"authorization": f"Bearer {KEY}"})
 
     def run() -> int:
         messages: list[dict[str, Any]] = [{"role": "user", "content": PROMPT}]
+        body = IncrementalBody(OPENAI_FIELDS) if incremental else _openai_body
         made = 0
         while True:
             text, calls = "", {}
-            with client.stream("POST", "/chat/completions", content=_openai_body(messages)) as response:
+            with client.stream("POST", "/chat/completions", content=body(messages)) as response:
                 response.raise_for_status()
                 for chunk in _sse_data(response.iter_lines()):
                     text = _fold_chunk(chunk, text, calls)
@@ -184,13 +203,18 @@ def _anthropic_loop(stream_events: Callable[[list[dict[str, Any]]], Iterator[Any
 ANTHROPIC_TOOLS = [{"name": "add", "description": "Add two integers.", "input_schema": ADD_SCHEMA}]
 
 
-def make_raw_anthropic(base_url: str, rounds: int) -> Callable[[], int]:
-    """Anthropic Messages on raw ``httpx``, streaming."""
+ANTHROPIC_FIELDS = {"model": "claude-bench", "max_tokens": 1024, "tools": ANTHROPIC_TOOLS, "stream": True}
+
+
+def make_raw_anthropic(base_url: str, rounds: int, *, incremental: bool = False) -> Callable[[], int]:
+    """Anthropic Messages on raw ``httpx``, streaming; ``incremental`` as for OpenAI."""
     client = _httpx_client(base_url, {"x-api-key": KEY, "anthropic-version": "2023-06-01"})
+    encoded: list[IncrementalBody] = []  # the run's, started anew by each run's first request
 
     def events(messages: list[dict[str, Any]]) -> Iterator[Any]:
-        body = json.dumps({"model": "claude-bench", "max_tokens": 1024, "messages": messages,
-                           "tools": ANTHROPIC_TOOLS, "stream": True}).encode()
+        if len(messages) == 1:
+            encoded[:] = [IncrementalBody(ANTHROPIC_FIELDS)]
+        body = encoded[0](messages) if incremental else json.dumps({**ANTHROPIC_FIELDS, "messages": messages}).encode()
         with client.stream("POST", "/v1/messages", content=body) as response:
             response.raise_for_status()
             for event in _sse_data(response.iter_lines()):

@@ -65,7 +65,7 @@ class HistoryMemo:
         self._items: list[object] = []      # the list encoded last
         self._parts: list[bytes] = []       # its elements' JSON
 
-    def build(self, messages: Sequence[Any], step: Step) -> list[JsonObject]:
+    def build(self, messages: list[Any], step: Step) -> list[JsonObject]:
         """The wire messages of ``messages``: ``step(out, entry)`` appends one paired entry's
         wire messages to ``out``, replacing (never changing) any message already in it."""
         closed = len(messages)
@@ -78,8 +78,9 @@ class HistoryMemo:
             step(wire, entry)
         return wire
 
-    def _extend(self, messages: Sequence[Any], closed: int, step: Step) -> list[JsonObject]:
-        """Bring the memo to ``messages[:closed]`` and return a copy of its wire messages."""
+    def _extend(self, messages: list[Any], closed: int, step: Step) -> list[JsonObject]:
+        """Bring the memo to ``messages[:closed]`` and return a copy of its wire messages
+        (``messages`` a list: its slice compares with the memo's, element by element)."""
         reused = len(self._sources)
         if reused > closed or messages[:reused] != self._sources:
             self._sources, self._wire, reused = [], [], 0

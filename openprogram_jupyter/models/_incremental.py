@@ -5,9 +5,9 @@ Every round sends the whole history, and most of it is what the round before sen
 :class:`HistoryMemo` (one per provider model) keeps, from the last round it built:
 
 - the history's *closed* part — every message before the last group (the last user
-  message, or the last assistant message and the results after it) — paired
-  (:func:`._history.paired_history`), and
-- the provider's wire messages for that part (``step`` applied to each entry).
+  message, or the last assistant message and the results after it) — as given, and
+- the provider's wire messages for that part (``step`` applied to each entry of it
+  paired, :func:`._history.paired_history`).
 
 The next round's history starts with the same message objects (the loop only appends to
 its conversation), checked by identity, so only what is new is paired and converted; the

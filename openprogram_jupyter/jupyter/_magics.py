@@ -349,8 +349,12 @@ class AgentMagics(Magics):
 
 def _refuse_a_session_only_the_notebook_holds(shell: InteractiveShell | None, name: str) -> None:
     """A session new to this kernel that the saved notebook holds (the kernel restarted):
-    ``UsageError`` saying how to restore it, rather than a run that forgot the conversation."""
-    from ._saved_runs import notebook_path, read_saved_runs
+    ``UsageError`` saying how to restore it, rather than a run that forgot the conversation.
+
+    Not for the cell that started the session (a saved run of it from this very cell, with
+    no history): running that cell again is running the notebook again from where the
+    session began — Run All after a restart — and it had nothing to forget."""
+    from ._saved_runs import notebook_path, read_saved_runs, running_cell_id
 
     path = notebook_path(shell)
     if path is None:
@@ -359,11 +363,13 @@ def _refuse_a_session_only_the_notebook_holds(shell: InteractiveShell | None, na
         saved = [run for run in read_saved_runs(path) if run.session == name]
     except ValueError:
         return  # an unreadable notebook must not block a cell; %agent restore reports it
-    if saved:
+    cell_id = running_cell_id(shell)
+    started_here = cell_id is not None and any(run.cell_id == cell_id and run.history_length == 0 for run in saved)
+    if saved and not started_here:
         raise UsageError(
             f"%%agent -s {name}: this kernel has no session {name!r}, but the saved notebook ({path.name}) holds "
             f"one from {len(saved)} run(s) — the kernel restarted? Run %agent restore to bring it back, "
-            "or add --new to start it afresh."
+            "add --new to start it afresh, or run the notebook from the cell that started it."
         )
 
 

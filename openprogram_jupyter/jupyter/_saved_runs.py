@@ -41,7 +41,8 @@ if TYPE_CHECKING:
 
     from ..run import Run
 
-__all__ = ["METADATA_KEY", "SavedRun", "notebook_path", "read_saved_runs", "restore_sessions", "saved_run_metadata"]
+__all__ = ["METADATA_KEY", "SavedRun", "notebook_path", "read_saved_runs", "restore_sessions", "running_cell_id",
+           "saved_run_metadata"]
 
 METADATA_KEY = "openprogram"
 FORMAT = 1
@@ -83,6 +84,7 @@ class SavedRun:
     messages: list[Any]
     cell: int  # the code cell's index in the notebook, for messages
     session_created_at: float | None = None  # which start of its session it belongs to (None: older notebooks)
+    cell_id: str | None = None  # its cell's notebook id (nbformat 4.5), if the notebook gives one
 
 
 def saved_run_metadata(run: Run, session: str | None, history_length: int,
@@ -146,11 +148,12 @@ def read_saved_runs(path: Path) -> list[SavedRun]:
             metadata = output.get("metadata") if isinstance(output, dict) else None
             saved = metadata.get(METADATA_KEY) if isinstance(metadata, dict) else None
             if isinstance(saved, dict) and saved.get("format") == FORMAT:
-                runs.append(_saved_run(saved, index))
+                cell_id = cell.get("id")
+                runs.append(_saved_run(saved, index, cell_id if isinstance(cell_id, str) else None))
     return runs
 
 
-def _saved_run(saved: dict[str, Any], cell: int) -> SavedRun:
+def _saved_run(saved: dict[str, Any], cell: int, cell_id: str | None) -> SavedRun:
     try:
         data = SavedRunData.model_validate(saved)
     except ValidationError as error:
@@ -161,7 +164,21 @@ def _saved_run(saved: dict[str, Any], cell: int) -> SavedRun:
     assert math.isfinite(data.started_at)
     appended_at = data.history_length if data.appended_at is None else data.appended_at
     return SavedRun(data.run_id, data.session, data.history_length, appended_at, data.started_at,
-                    data.stop_reason, list(data.messages), cell, data.session_created_at)
+                    data.stop_reason, list(data.messages), cell, data.session_created_at, cell_id)
+
+
+def running_cell_id(shell: InteractiveShell | None) -> str | None:
+    """The notebook id of the cell the kernel is running, as JupyterLab and Notebook 7 send
+    it (``cellId`` in the execute request's metadata); ``None`` where the frontend sends
+    none (nbclient, a plain IPython shell) or the shell has no request to read it from."""
+    get_parent = getattr(shell, "get_parent", None)
+    try:
+        request = get_parent() if callable(get_parent) else None
+    except Exception:  # a shell whose parent is not a message is one that sent no id
+        return None
+    metadata = request.get("metadata") if isinstance(request, dict) else None
+    cell_id = metadata.get("cellId") if isinstance(metadata, dict) else None
+    return cell_id if isinstance(cell_id, str) and cell_id else None
 
 
 def restore_sessions(sessions: Any, runs: list[SavedRun]) -> list[str]:

@@ -1,0 +1,63 @@
+"""A real browser: a notebook with a session, run, saved, and run again from the top after a
+kernel restart — what a teacher does before every class, and what anyone does with a
+notebook that was shipped with its outputs.
+
+The first ``-s`` cell started the session, so running it again starts it again; the next
+cell continues the new session. Before, the first cell was refused (the saved notebook
+holds the session, the new kernel lacks it) and Run All stopped there. Only this venv's
+kernel (see test_lab_typing.py for why the ipykernel 6.29 one cannot be driven here).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .lab import OUTPUT, chromium_page, open_and_run_all, write_notebook
+
+pytestmark = pytest.mark.slow
+
+CELLS = [
+    "%load_ext openprogram_jupyter\nimport openprogram_jupyter as op\n"
+    "m = op.ScriptedModel(['Nice to meet you, Ada.', 'Your name is Ada.'])",
+    "%%agent -m m -s intro\nMy name is Ada.",
+    "%%agent -m m -s intro\nWhat is my name?",
+    "import json\nprint('SENT', json.dumps([x.text for x in m.requests[1].messages]))",
+]
+DONE = """() => {
+    const cells = [...document.querySelectorAll('.jp-Notebook .jp-Cell')];
+    return cells.length > 3 && (cells[3].querySelector('.jp-OutputArea')?.innerText ?? '').includes('SENT')
+        && ![...document.querySelectorAll('.jp-InputPrompt')].some(prompt => prompt.textContent.includes('*'));
+}"""
+
+
+def _sent(page) -> list[str]:
+    text = page.locator(".jp-OutputArea-output", has_text="SENT").first.inner_text()
+    return json.loads(text.split("SENT", 1)[1])
+
+
+def test_run_all_after_a_restart_starts_the_session_again_from_its_first_cell(lab):
+    url, root = lab
+    name = write_notebook(root, "intro.ipynb", CELLS)
+    expected = ["My name is Ada.", "Nice to meet you, Ada.", "What is my name?"]
+    with chromium_page(1100, 900, "run-all-again-failure.png") as page:
+        open_and_run_all(page, f"{url}/lab/tree/{name}")
+        page.wait_for_function(DONE, timeout=90_000)
+        assert _sent(page) == expected
+        page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
+        page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty", timeout=30_000)
+
+        page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.restartKernel()")
+        page.wait_for_function(
+            "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'idle'",
+            timeout=60_000)
+        # The last cell's output from the first run goes, so that only a second run can show one.
+        page.evaluate("() => window.jupyterapp.shell.currentWidget.content.widgets[3].model.outputs.clear()")
+        assert page.locator(".jp-OutputArea-output", has_text="SENT").count() == 0
+        page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+        page.wait_for_function(DONE, timeout=90_000)
+        page.screenshot(path=str(OUTPUT / "run-all-again.png"), full_page=True)
+        shown = page.locator(".jp-Notebook").inner_text()
+        assert "UsageError" not in shown and "has no session" not in shown
+        assert _sent(page) == expected  # the second cell continued the session the first one started again

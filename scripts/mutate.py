@@ -1020,6 +1020,23 @@ MUTATIONS: tuple[Mutation, ...] = (
       "    return cell_id if isinstance(cell_id, str) and cell_id else None", "    return cell_id if cell_id else None",
       ("tests/notebook/test_session_after_restart.py::test_the_running_cells_id_is_read_from_the_request_or_is_none",),
       "a cell id that is not a string is no cell id"),
+    M("refused-key-hint-for-every-error", "models/_provider_common.py",
+      '        if error.kind == "auth":', "        if True:",
+      ("tests/providers/test_provider_errors.py::test_a_request_refused_for_another_reason_names_no_key",),
+      "only refused credentials say which key to check"),
+    M("refused-key-given-key-ignored", "models/_provider_common.py",
+      "if value and self.__api_key in (None, value):", "if value and self.__api_key is None:",
+      ("tests/providers/test_provider_errors.py::test_a_refused_key_says_which_key_to_check",),
+      "a refused key read from a variable names that variable, even when the model holds it as its key"),
+    M("refused-key-origin-dropped", "models/_provider_common.py",
+      'return f"; check the key in {name} ({origin_of(name)})"', 'return f"; check the key in {name}"',
+      ("tests/providers/test_provider_errors.py::test_a_refused_key_says_which_key_to_check",),
+      "a refused key's hint says where its value came from (.env, Colab, %agent key)"),
+    M("refused-key-names-absent-api-key", "models/_provider_common.py",
+      'return "; check the api_key= given to the model" if self.__api_key else ""',
+      'return "; check the api_key= given to the model"',
+      ("tests/providers/test_provider_errors.py::test_with_no_key_anywhere_a_refusal_names_none",),
+      "with no key anywhere, a refusal names no api_key= that was never given"),
 )
 
 

@@ -28,6 +28,7 @@ from typing import Any
 
 from .._install import missing_dependency_message
 from .._json import JsonObject
+from .._key_sources import origin_of
 from .._secrets import mask, remember
 from ..errors import PROVIDER_SAID, ProviderError
 from ..events import AssistantUpdate, RetryWait
@@ -294,7 +295,8 @@ class ProviderModel(Model):
         """The failed reply's text and fields (as ``out.fail`` takes them, no usage):
         ``<model> failed, HTTP <status>, <code>: <message> (after N retries)``, with
         ``refused_wait`` the wait the server asked for that was longer than
-        ``max_retry_after``, then the SDK's own words; every secret masked."""
+        ``max_retry_after``, for refused credentials where they came from
+        (:meth:`_refused_key_hint`), then the SDK's own words; every secret masked."""
         parts = [f"{self.name} failed"]
         if error.status is not None:
             parts.append(f"HTTP {error.status}")
@@ -307,12 +309,25 @@ class ProviderModel(Model):
             summary += (f"; the server asked to wait {wait_text(error.retry_after)} before trying again, longer "
                         f"than max_retry_after ({wait_text(self.retry.max_retry_after)}), so the round ended "
                         "without waiting")
+        if error.kind == "auth":
+            summary += self._refused_key_hint()
         secrets = self._secrets()
         summary = scrub_secrets(summary, secrets)
         detail = scrub_secrets(error.detail, secrets) if error.detail else None
         fields = ReplyError(kind=error.kind, summary=summary, detail=detail, status=error.status,  # type: ignore[arg-type]
                             code=error.code, retryable=error.retryable, provider=self.provider)
         return (summary if detail is None else summary + PROVIDER_SAID + detail), None, fields
+
+    def _refused_key_hint(self) -> str:
+        """For credentials the provider refused (HTTP 401/403), which key to check: the first
+        of its key variables that is set — and, if a key was given, holds that key — with
+        where its value came from (:func:`.._key_sources.origin_of`); else the ``api_key=``
+        given to the model; empty when there is neither."""
+        for name in self.key_variables:
+            value = os.environ.get(name)
+            if value and self.__api_key in (None, value):
+                return f"; check the key in {name} ({origin_of(name)})"
+        return "; check the api_key= given to the model" if self.__api_key else ""
 
     def _usage(self, input: int = 0, output: int = 0, cache_read: int = 0, cache_write: int = 0) -> Usage:
         return make_usage(self.name, input, output, cache_read, cache_write)

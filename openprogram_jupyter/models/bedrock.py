@@ -258,6 +258,14 @@ class BedrockModel(ProviderModel):
                                               lambda message: _bedrock_body.message_bytes(message, shape))
         return {**payload, "messages": [_bedrock_body.STAND_IN]}, messages
 
+    def _refused_key_hint(self) -> str:
+        """Bedrock's credentials come from botocore's chain (variables, a profile file, a
+        role), not from one variable: what to check names the chain's usual places."""
+        if self._api_key:
+            return "; check the api_key= given to the model (a Bedrock API key)"
+        return ("; check the AWS credentials botocore found (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, "
+                "AWS_PROFILE, AWS_BEARER_TOKEN_BEDROCK or a role)")
+
     def _classify(self, exc: Exception) -> ProviderError:
         from botocore import exceptions as boto_errors
 

@@ -74,6 +74,57 @@ async def test_a_401_is_kept_as_fields_on_the_run_error_and_survives_a_save(case
     assert (again.status, again.kind, str(again)) == (401, "auth", str(run.error))
 
 
+async def test_a_refused_key_says_which_key_to_check(case, server, monkeypatch):
+    from openprogram_jupyter import _key_sources
+
+    server.expected_key = "some-other-key"
+    given = await case.runtime(server).arun("Hi.", tools=make_tools())
+    assert given.error.kind == "auth", given.error
+    assert "Incorrect API key provided: ***; check the api_key= given to the model" in str(given.error)
+    if case.prefix == "bedrock":  # credentials from botocore's chain: no one variable to name
+        for name in ("AWS_BEARER_TOKEN_BEDROCK", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN"):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIATESTTESTTESTTEST")
+        monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", SECRET)
+        chain = await case.runtime(server, api_key=None).arun("Hi.", tools=make_tools())
+        assert str(chain.error).endswith("; check the AWS credentials botocore found (AWS_ACCESS_KEY_ID / "
+                                         "AWS_SECRET_ACCESS_KEY, AWS_PROFILE, AWS_BEARER_TOKEN_BEDROCK or a role)")
+        return
+    variables = case.runtime(server).model.key_variables
+    for name in variables:
+        monkeypatch.delenv(name, raising=False)
+    first, last = variables[0], variables[-1]
+    monkeypatch.setenv(last, SECRET)
+    monkeypatch.setitem(_key_sources._ORIGINS, last, "the .env file /lessons/.env")
+    from_variable = await case.runtime(server, api_key=None).arun("Hi.", tools=make_tools())
+    assert str(from_variable.error).endswith(f"; check the key in {last} (the .env file /lessons/.env)")
+    same = await case.runtime(server, api_key=SECRET).arun("Hi.", tools=make_tools())
+    assert str(same.error).endswith(f"; check the key in {last} (the .env file /lessons/.env)")  # that very key
+    if first != last:  # of two variables set, the one read first is named
+        monkeypatch.setenv(first, SECRET)
+        both = await case.runtime(server, api_key=None).arun("Hi.", tools=make_tools())
+        assert str(both.error).endswith(f"; check the key in {first} ({_key_sources.origin_of(first)})")
+
+
+async def test_with_no_key_anywhere_a_refusal_names_none(case, server, monkeypatch):
+    for name in type(case.runtime(server).model).key_variables:
+        monkeypatch.delenv(name, raising=False)
+    hint = case.runtime(server, api_key=None).model._refused_key_hint()
+    if case.prefix == "bedrock":  # its chain has more places than variables
+        assert hint.startswith("; check the AWS credentials botocore found")
+    else:
+        assert hint == ""
+
+
+async def test_a_request_refused_for_another_reason_names_no_key(case, server):
+    server.script(Turn.http_error(400, "Invalid request: something is off"))
+    refused = await case.runtime(server).arun("Hi.", tools=make_tools())
+    server.script(*[Turn.http_error(500, "internal") for _ in range(3)])
+    failed = await case.runtime(server).arun("Hi.", tools=make_tools())
+    assert (refused.error.kind, failed.error.kind) == ("bad_request", "server")
+    assert "check" not in str(refused.error) and "check" not in str(failed.error)
+
+
 async def test_a_persistent_429_is_a_retryable_rate_limit(case, server):
     server.script(*[Turn.http_error(429, "Slow down") for _ in range(3)])
     run = await case.runtime(server).arun("Hi.", tools=make_tools())

@@ -53,6 +53,7 @@ from raw_floors import (
     add,
     answer_calls,
     make_raw_anthropic,
+    make_raw_async_anthropic,
     make_raw_async_openai,
     make_raw_openai,
     make_sync_anthropic,
@@ -212,6 +213,7 @@ SYNC_FLOOR = "floor: hand-written loop, sync `openai` client, streaming"
 ASYNC_FLOOR = "hand-written loop, `AsyncOpenAI`, streaming"
 RAW_FLOOR = "physical floor: the same loop on raw `httpx`, streaming"
 LONG_FLOOR = "long-run floor: raw `httpx`, each message encoded once"
+LONG_ASYNC_FLOOR = "long-run floor on `httpx.AsyncClient`"
 OURS_RUN = "ours: `Runtime.run`, streaming"
 OURS_WIRE = "ours: `Runtime.run`, streaming, `capture_wire=True`"
 VARIANTS: dict[str, Callable[..., Callable[[], Any]]] = {
@@ -312,13 +314,16 @@ LONG_MODELS = {"openai": "openai:gpt-bench", "openai-responses": "openai-respons
 def _long_makers(provider: str) -> dict[str, Callable[..., Callable[[], Any]]]:
     """The variants of a long run: ours with and without wire capture, and where there is
     one (OpenAI, Anthropic) the raw-httpx floor, whole and with each message encoded once
-    (the floor of a long run: what grows there is the body's bytes alone)."""
+    (the floor of a long run: what grows there is the body's bytes alone), and that floor
+    on ``httpx.AsyncClient``, the HTTP stack the SDKs (and ours) run on."""
     model = LONG_MODELS[provider]
     makers: dict[str, Callable[..., Callable[[], Any]]] = {}
     if provider in PROVIDERS:
         raw = PROVIDERS[provider][0][RAW_FLOOR]
         makers[RAW_FLOOR] = raw
         makers[LONG_FLOOR] = lambda u, r: raw(u, r, incremental=True)
+        raw_async = make_raw_async_openai if provider == "openai" else make_raw_async_anthropic
+        makers[LONG_ASYNC_FLOOR] = lambda u, r: raw_async(u, r, incremental=True)
     makers[OURS_RUN] = lambda u, r: make_ours(u, r, blocking=True, model=model)
     makers[OURS_WIRE] = lambda u, r: make_ours(u, r, blocking=True, wire=True, model=model)
     return makers

@@ -121,9 +121,10 @@ def make_raw_openai(base_url: str, rounds: int, *, incremental: bool = False) ->
     return run
 
 
-def make_raw_async_openai(base_url: str, rounds: int) -> Callable[[], Awaitable[int]]:
+def make_raw_async_openai(base_url: str, rounds: int, *, incremental: bool = False) -> Callable[[], Awaitable[int]]:
     """The same loop on ``httpx.AsyncClient`` (the HTTP stack under the SDKs' async
-    clients, and under ours): what asyncio and the async HTTP stack add to the sync floor."""
+    clients, and under ours): what asyncio and the async HTTP stack add to the sync floor;
+    ``incremental`` as for :func:`make_raw_openai`."""
     import httpx
 
     client = httpx.AsyncClient(base_url=base_url, headers={"authorization": f"Bearer {KEY}",
@@ -132,10 +133,11 @@ def make_raw_async_openai(base_url: str, rounds: int) -> Callable[[], Awaitable[
 
     async def run() -> int:
         messages: list[dict[str, Any]] = [{"role": "user", "content": PROMPT}]
+        body = IncrementalBody(OPENAI_FIELDS) if incremental else _openai_body
         made = 0
         while True:
             text, calls = "", {}
-            async with client.stream("POST", "/chat/completions", content=_openai_body(messages)) as response:
+            async with client.stream("POST", "/chat/completions", content=body(messages)) as response:
                 response.raise_for_status()
                 async for line in response.aiter_lines():
                     if line.startswith("data:") and line[5:].strip() != "[DONE]":
@@ -175,6 +177,19 @@ def _fold_sdk(event: Any, text: str, calls: dict[int, dict[str, str]]) -> str:
     return text
 
 
+def _answer_anthropic(messages: list[dict[str, Any]], text: str, calls: dict[int, dict[str, str]]) -> int:
+    """Append the assistant message and the user message of tool results (Messages
+    shapes); return how many calls ran."""
+    blocks = [{"type": "text", "text": text}] if text else []
+    blocks += [{"type": "tool_use", "id": c["id"], "name": c["name"], "input": json.loads(c["json"] or "{}")}
+               for c in calls.values()]
+    messages.append({"role": "assistant", "content": blocks})
+    messages.append({"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": c["id"], "content": str(add(**json.loads(c["json"])))}
+        for c in calls.values()]})
+    return len(calls)
+
+
 def _anthropic_loop(stream_events: Callable[[list[dict[str, Any]]], Iterator[Any]],
                     fold: Callable[[Any, str, dict[int, dict[str, str]]], str]) -> Callable[[], int]:
     """The Messages loop over ``stream_events(messages)``, each event folded by ``fold``."""
@@ -188,14 +203,7 @@ def _anthropic_loop(stream_events: Callable[[list[dict[str, Any]]], Iterator[Any
                 text = fold(event, text, calls)
             if not calls:
                 return made
-            blocks = [{"type": "text", "text": text}] if text else []
-            blocks += [{"type": "tool_use", "id": c["id"], "name": c["name"], "input": json.loads(c["json"] or "{}")}
-                       for c in calls.values()]
-            messages.append({"role": "assistant", "content": blocks})
-            messages.append({"role": "user", "content": [
-                {"type": "tool_result", "tool_use_id": c["id"], "content": str(add(**json.loads(c["json"])))}
-                for c in calls.values()]})
-            made += len(calls)
+            made += _answer_anthropic(messages, text, calls)
 
     return run
 
@@ -223,6 +231,37 @@ def make_raw_anthropic(base_url: str, rounds: int, *, incremental: bool = False)
                     return
 
     return _anthropic_loop(events, _fold_json)
+
+
+def make_raw_async_anthropic(base_url: str, rounds: int, *, incremental: bool = False) -> Callable[[], Awaitable[int]]:
+    """The Messages loop on ``httpx.AsyncClient``, as :func:`make_raw_async_openai` is the
+    Chat Completions one; ``incremental`` as for :func:`make_raw_openai`."""
+    import httpx
+
+    client = httpx.AsyncClient(base_url=base_url, headers={"x-api-key": KEY, "anthropic-version": "2023-06-01",
+                                                           "content-type": "application/json"})
+    ASYNC_CLIENTS.append(client)
+
+    async def run() -> int:
+        messages: list[dict[str, Any]] = [{"role": "user", "content": PROMPT}]
+        encoded = IncrementalBody(ANTHROPIC_FIELDS) if incremental else None
+        made = 0
+        while True:
+            text, calls = "", {}
+            body = encoded(messages) if encoded else json.dumps({**ANTHROPIC_FIELDS, "messages": messages}).encode()
+            async with client.stream("POST", "/v1/messages", content=body) as response:
+                response.raise_for_status()
+                async for line in response.aiter_lines():
+                    if line.startswith("data:"):
+                        event = json.loads(line[5:])
+                        text = _fold_json(event, text, calls)
+                        if event["type"] == "message_stop":
+                            break
+            if not calls:
+                return made
+            made += _answer_anthropic(messages, text, calls)
+
+    return run
 
 
 def make_sync_anthropic(base_url: str, rounds: int) -> Callable[[], int]:

@@ -10,6 +10,7 @@ request's timestamps (``time.monotonic``, one clock for the whole machine on Lin
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 from collections.abc import Callable
 from typing import Any
@@ -42,16 +43,32 @@ def lean(reply: Callable[[Any, Any], Turn]) -> Callable[[Any, Any], Turn]:
 Timing = tuple[float, float]  # a request's (read_at, answered_at), as FakeServer records them
 
 
+def parsing_extra(reply: Callable[[Any, Any], Turn], extra: bytes) -> Callable[[Any, Any], Turn]:
+    """``reply``, after parsing the JSON ``extra`` once more for each request: the work a
+    server does for a long body, without the body (bench/server_interference.py)."""
+    def answer(recorded: Any, wire: Any) -> Turn:
+        json.loads(extra)
+        return reply(recorded, wire)
+    return answer
+
+
+def ballast(size: int) -> bytes:
+    """About ``size`` bytes of JSON shaped like a conversation's messages."""
+    item = {"role": "user", "content": [{"type": "text", "text": "x" * 50}]}
+    return json.dumps([item] * max(1, size // len(json.dumps(item)))).encode()
+
+
 class ServerProcess:
     """``with ServerProcess(rounds) as server:`` — ``FakeServer`` answering ``lean(responder(
     rounds))`` in a child process; ``url`` and ``openai_base_url`` as ``FakeServer``'s.
     ``take_timings()`` returns the timings of the requests served since the last call,
-    in arrival order, and forgets them there."""
+    in arrival order, and forgets them there. ``extra_bytes``: the server also parses that
+    much JSON per request before it answers (:func:`parsing_extra`)."""
 
-    def __init__(self, rounds: int) -> None:
+    def __init__(self, rounds: int, *, extra_bytes: int = 0) -> None:
         context = multiprocessing.get_context("spawn")  # no fork of a process with threads running
         self._pipe, child = context.Pipe()
-        self._process = context.Process(target=_serve, args=(child, rounds), daemon=True)
+        self._process = context.Process(target=_serve, args=(child, rounds, extra_bytes), daemon=True)
         self.url = self.openai_base_url = ""
 
     def __enter__(self) -> ServerProcess:
@@ -69,9 +86,11 @@ class ServerProcess:
         return timings
 
 
-def _serve(pipe: Any, rounds: int) -> None:
+def _serve(pipe: Any, rounds: int, extra_bytes: int) -> None:
     with FakeServer() as server:
         server.responder = lean(responder(rounds))
+        if extra_bytes:
+            server.responder = parsing_extra(server.responder, ballast(extra_bytes))
         pipe.send((server.url, server.openai_base_url))
         while pipe.recv() != "stop":
             taken, server.requests[:] = list(server.requests), []

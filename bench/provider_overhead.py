@@ -18,10 +18,13 @@ the floor. Goal: ours ≤ 1.10 × floor. ``--imports`` adds the import time of
 ``--abort`` measures, per provider, the time from cancelling a streaming round to the
 server seeing the connection close. ``--long ROUNDS`` times the client's turnaround near
 round 10 and near round ROUNDS of a long run, for each of ``--long-providers`` (OpenAI
-and Anthropic by default; Gemini and Bedrock too).
+and Anthropic by default; Gemini, Bedrock and Responses too), against a server that
+counts each body's tool results without parsing it, so that its own work, which would
+slow the client beside it, stays the same all run (``--parsing-server``: it parses and
+checks each body, as in the tests).
 
     python bench/provider_overhead.py [--rounds 60] [--repeats 15] [--imports] [--abort]
-    python bench/provider_overhead.py --only-extras --long 2000 [--long-providers gemini,bedrock]
+    python bench/provider_overhead.py --only-extras --long 2000 [--long-providers gemini,bedrock] [--parsing-server]
 
 Needs the ``[bench]`` extra (pydantic-ai-slim[openai], openai-agents); a missing one is
 skipped with a note. Never part of the test suite's pass/fail.
@@ -329,7 +332,8 @@ def _long_makers(provider: str) -> dict[str, Callable[..., Callable[[], Any]]]:
     return makers
 
 
-async def bench_long(rounds: int, repeats: int, providers: list[str], *, in_process: bool) -> None:
+async def bench_long(rounds: int, repeats: int, providers: list[str], *, in_process: bool,
+                     flat: bool = False) -> None:
     """Per-round client time near round 10 and near round ``rounds``, medians over
     interleaved repetitions: ours with and without wire capture, and the raw-httpx floor
     (the SDK floors walk the history every round: minutes per run at 2,000 rounds). The
@@ -340,7 +344,7 @@ async def bench_long(rounds: int, repeats: int, providers: list[str], *, in_proc
     os.environ.setdefault("GEMINI_API_KEY", KEY)
     near = {"round 10": slice(5, 15), f"round {rounds}": slice(rounds - 10, rounds)}
     for provider in providers:
-        with _long_server(rounds, in_process) as server:
+        with _long_server(rounds, in_process, flat) as server:
             url = server.openai_base_url if provider.startswith("openai") else server.url
             runners = {name: make(url, rounds) for name, make in _long_makers(provider).items()}
             samples: dict[str, dict[str, list[float]]] = {name: {k: [] for k in near} for name in runners}
@@ -353,6 +357,7 @@ async def bench_long(rounds: int, repeats: int, providers: list[str], *, in_proc
                         samples[name][label].append(statistics.median(gaps[where]))
             await close_clients()
         where = "a thread of the client's process" if in_process else "a child process"
+        where += ", reading each body without parsing it" if flat else ""
         print(f"\n{provider}: {rounds} rounds, the client's time per round (ms) near round 10 and round "
               f"{rounds}; {repeats} interleaved repetitions; the server in {where}\n")
         print("| variant | " + " | ".join(near) + f" | round {rounds} / round 10 |")
@@ -370,9 +375,9 @@ class _ThreadServer(FakeServer):
         return [(r.read_at, r.answered_at) for r in taken]
 
 
-def _long_server(rounds: int, in_process: bool) -> Any:
+def _long_server(rounds: int, in_process: bool, flat: bool) -> Any:
     if not in_process:
-        return ServerProcess(rounds)
+        return ServerProcess(rounds, flat=flat)
     server = _ThreadServer()
     server.responder = lean(responder(rounds))
     return server
@@ -445,6 +450,10 @@ def main() -> None:
                         help="comma-separated, for --long: openai, openai-responses, anthropic, gemini, bedrock")
     parser.add_argument("--server-in-process", action="store_true",
                         help="for --long: the fake server in a thread of this process (default: a child process)")
+    parser.add_argument("--parsing-server", action="store_true",
+                        help="for --long: the server parses and checks each body, as in the tests; its work then "
+                             "grows with the run and slows the client beside it (bench/server_interference.py). "
+                             "Default: it counts each body's results without parsing it")
     parser.add_argument("--only-extras", action="store_true", help="skip the rounds benchmark")
     args = parser.parse_args()
     if not args.only_extras:
@@ -454,7 +463,7 @@ def main() -> None:
         bench_imports(max(5, args.repeats))
     if args.long:
         asyncio.run(bench_long(args.long, max(3, args.repeats // 5), args.long_providers.split(","),
-                               in_process=args.server_in_process))
+                               in_process=args.server_in_process, flat=not args.parsing_server))
     if args.abort:
         asyncio.run(bench_abort(10))
 

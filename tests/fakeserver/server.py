@@ -82,6 +82,10 @@ class FakeServer:
     ``responder`` (a callable ``(Recorded, wire) -> Turn``) answers when the queue is
     empty. With neither, a request gets a 500 saying the script ran out. ``expected_key``,
     when set, makes a request with another key a 401 in the wire's error shape.
+
+    ``read_body`` (benchmarks only): a callable ``(raw bytes, wire name) -> dict`` used in
+    place of parsing each body; what it returns is kept and answered from, unchecked. A
+    benchmark of long runs uses it so that the server's work does not grow with the body.
     """
 
     def __init__(self) -> None:
@@ -92,6 +96,7 @@ class FakeServer:
         self.turns: deque[Turn] = deque()
         self.responder: Callable[[Recorded, Wire], Turn] | None = None
         self.expected_key: str | None = None
+        self.read_body: Callable[[bytes, str], dict[str, Any]] | None = None
         self.requests: list[Recorded] = []
         self.rejections: list[tuple[int, Reject]] = []
         self.closes: list[Close] = []
@@ -174,7 +179,7 @@ class _Handler(BaseHTTPRequestHandler):
         wire_name, match = routed
         wire = self.fake.wires[wire_name]
         try:
-            body = json.loads(raw or b"{}")
+            body = json.loads(raw or b"{}") if self.fake.read_body is None else self.fake.read_body(raw, wire_name)
         except json.JSONDecodeError:
             self._reply(wire.http_error(400, "We could not parse the JSON body of your request."))
             return
@@ -191,7 +196,7 @@ class _Handler(BaseHTTPRequestHandler):
         if expected is not None and wire.key(recorded.headers) != expected:
             self._reply(wire.http_error(401, f"Incorrect API key provided: {wire.key(recorded.headers)}"))
             return
-        rejected = wire.validate(body)
+        rejected = wire.validate(body) if self.fake.read_body is None else None
         if rejected is not None:
             self.fake.rejections.append((request_index, rejected))
             self._reply(rejected)

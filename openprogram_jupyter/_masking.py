@@ -15,12 +15,17 @@ cassettes — holds none either. What is masked, and how (:mod:`._secrets`):
   every string of it.
 
 A tool call's arguments are not masked: the tool gets them as the model wrote them.
+
+A tool result and its progress are also made valid Unicode here (:func:`._json.valid_text`:
+a lone surrogate, as a file name read with ``surrogateescape`` holds, becomes U+FFFD), as
+a reply is where it is built (:class:`.models.base.MessageBuilder`).
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
+from ._json import valid_json, valid_text
 from ._secrets import Secrets, StreamMask
 from .events import AssistantUpdate
 from .messages import AssistantMessage, TextContent, ThinkingContent, ToolResultMessage
@@ -77,19 +82,21 @@ def mask_result(result: ToolResultMessage, secrets: Secrets | None = None) -> To
     """Mask a tool result in place and return it: known values in its text and in every
     string of its details (the traceback, a rich display); key shapes too for a failed
     call, whose text and traceback are the tool's own exception (a successful result's
-    data, a figure's base64 among it, is left as it is but for known values)."""
+    data, a figure's base64 among it, is left as it is but for known values). Every string
+    of its text and details is made valid Unicode (:func:`._json.valid_json`)."""
     secrets = secrets if secrets is not None else Secrets.now()
     mask = secrets.mask if result.is_error else secrets.mask_values
     for block in result.content:
         if isinstance(block, TextContent):
-            block.text = mask(block.text)
-    result.details = secrets.mask_data(result.details, shapes=result.is_error)
+            block.text = valid_text(mask(block.text))
+    result.details = valid_json(secrets.mask_data(result.details, shapes=result.is_error))
     return result
 
 
 def mask_progress(data: object) -> Any:
-    """What a tool reported as progress, with every string in it masked (in new containers)."""
-    return Secrets.now().mask_data(data)
+    """What a tool reported as progress, with every string in it masked (in new containers)
+    and made valid Unicode."""
+    return valid_json(Secrets.now().mask_data(data))
 
 
 def _with_delta(update: AssistantUpdate, delta: str) -> AssistantUpdate:

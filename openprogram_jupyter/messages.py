@@ -14,9 +14,9 @@ import time
 import uuid
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter
 
-from ._json import JsonObject
+from ._json import JsonObject, valid_text
 
 __all__ = [
     "SAVED_DEPTH",
@@ -76,9 +76,14 @@ class _Block(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+ValidText = Annotated[str, AfterValidator(valid_text)]
+"""A text made valid Unicode when a block or message is built (:func:`._json.valid_text`): a
+prompt, a steering message or a restored transcript may hold a lone surrogate."""
+
+
 class TextContent(_Block):
     type: Literal["text"] = "text"
-    text: str
+    text: ValidText
 
 
 class ThinkingContent(_Block):
@@ -159,7 +164,7 @@ class Usage(BaseModel):
 
 class UserMessage(BaseModel):
     role: Literal["user"] = "user"
-    content: str | list[UserContent]
+    content: ValidText | list[UserContent]
     timestamp: float = Field(default_factory=_now)
 
     @property

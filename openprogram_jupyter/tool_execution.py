@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ._ambient import CallBudget, CallFrame, current_call
-from ._json import JsonObject
+from ._json import JsonObject, valid_json
 from ._masking import mask_progress, mask_result
 from ._secrets import Secrets
 from ._tool_output import OutputCapture, capturing
@@ -347,7 +347,7 @@ def _output_scope(call: ToolCall, tool: Tool, env: CallEnvironment) -> capturing
         return None
 
     def live(piece: JsonObject) -> None:
-        data = Secrets.now().mask_data(piece, shapes=piece["type"] == "stream")
+        data = valid_json(Secrets.now().mask_data(piece, shapes=piece["type"] == "stream"))
         env.emit(ToolExecutionUpdateEvent(tool_call_id=call.id or "", tool_name=call.name, status="output", data=data))
 
     return capturing(OutputCapture(live))

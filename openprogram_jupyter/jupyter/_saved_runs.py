@@ -22,7 +22,6 @@ the namespace. Elsewhere ``%agent restore PATH`` names it.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from dataclasses import dataclass
@@ -31,7 +30,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
-from .._json import JsonObject
+from .._json import JsonObject, loads_valid
 from .._secrets import Secrets
 from ..messages import Message, dump_message
 from ..models._json_depth import nesting_past
@@ -135,7 +134,7 @@ def read_saved_runs(path: Path) -> list[SavedRun]:
         raise ValueError(f"{path} nests {too_deep.depth} levels deep (line {too_deep.line}), past what a notebook "
                          f"holds ({MAX_NOTEBOOK_DEPTH}); it was not read")
     try:
-        notebook = json.loads(text)
+        notebook = loads_valid(text)  # a lone surrogate escaped in the file becomes U+FFFD
     except ValueError as error:
         raise ValueError(f"{path} is not a notebook (not JSON: {error})") from None
     if not isinstance(notebook, dict) or not isinstance(notebook.get("cells", []), list):

@@ -18,10 +18,10 @@ the cell runs.
 
 from __future__ import annotations
 
-import json
 from html import escape
 from typing import TYPE_CHECKING, Any
 
+from .._json import loads_valid
 from ..approvals import Edit, Skip
 from ..render import _format as fmt
 from ..render.tree import CallNode
@@ -125,7 +125,7 @@ class StepControls:
 def parse_edited(text: str) -> Edit | str:
     """The editor's text as an :class:`Edit`, or why it is not one (shown in the card)."""
     try:
-        arguments = json.loads(text)
+        arguments = loads_valid(text)
     except ValueError as error:
         return f"The arguments are not valid JSON: {error}. Nothing ran; fix them and press Run edited again."
     if not isinstance(arguments, dict):

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._json import JsonObject
+from .._json import JsonObject, loads_valid
 from ..messages import AssistantMessage, ImageContent, TextContent, ToolCall, ToolResultMessage, UserMessage
 
 __all__ = [
@@ -40,7 +40,7 @@ def json_arguments(text: str | None) -> JsonObject | None:
     if not text:
         return None
     try:
-        value = json.loads(text)
+        value = loads_valid(text)
     except json.JSONDecodeError:
         return None
     return value if isinstance(value, dict) else None

@@ -26,6 +26,7 @@ import json
 from collections.abc import Collection, Iterator, Sequence
 from typing import Any
 
+from .._json import loads_valid
 from ..messages import AssistantMessage, TextContent, ToolCall, ToolResultMessage, new_id
 
 __all__ = ["TEXT_CALL_KEY", "is_written_as_text", "read_text_tool_calls", "tool_responses_text", "written_reply"]
@@ -98,7 +99,7 @@ def _whole_reply_calls(text: str, tool_names: Collection[str]) -> list[ToolCall]
     if not stripped.startswith(("{", "[")):
         return None
     try:
-        value = json.loads(stripped)
+        value = loads_valid(stripped)
     except json.JSONDecodeError:
         return None
     objects = value if isinstance(value, list) else [value]
@@ -110,7 +111,7 @@ def _whole_reply_calls(text: str, tool_names: Collection[str]) -> list[ToolCall]
 
 def _call_from(raw: str, tool_names: Collection[str], written: str) -> ToolCall | None:
     try:
-        value = json.loads(raw)
+        value = loads_valid(raw)
     except json.JSONDecodeError:
         return None
     return _call_from_object(value, tool_names, written)
@@ -125,7 +126,7 @@ def _call_from_object(value: Any, tool_names: Collection[str], written: str) -> 
     arguments = value.get("arguments", value.get("parameters", {}))
     if isinstance(arguments, str):
         try:
-            arguments = json.loads(arguments) if arguments.strip() else {}
+            arguments = loads_valid(arguments) if arguments.strip() else {}
         except json.JSONDecodeError:
             return None
     if not isinstance(name, str) or name not in tool_names or not isinstance(arguments, dict):

@@ -35,7 +35,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .._json import JsonObject
+from .._json import JsonObject, valid_text
 from .._secrets import Secrets
 from ._incremental import common_prefix
 from ._json_data import to_json_data
@@ -166,7 +166,9 @@ class WireRecorder:
         entry.source, entry.attempts = "cassette", 1
 
     def _text(self, value: object) -> str:
-        return json.dumps(self._secrets.mask_data(to_json_data(value), shapes=False), ensure_ascii=False)
+        """``value`` (a frame, an error, a replayed reply: what arrived) as masked JSON text,
+        any lone surrogate in it made U+FFFD (:func:`..._json.valid_text`)."""
+        return valid_text(json.dumps(self._secrets.mask_data(to_json_data(value), shapes=False), ensure_ascii=False))
 
 
 class WireLog:

@@ -11,10 +11,9 @@ of an unknown kind is ignored.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from .._json import JsonObject
+from .._json import JsonObject, loads_valid
 
 __all__ = ["anthropic_frames", "bedrock_frames", "gemini_frames", "openai_chat_frames", "openai_responses_frames"]
 
@@ -95,7 +94,7 @@ def _json_or_text(raw: str) -> Any:
     if not raw.strip():
         return {}
     try:
-        return json.loads(raw)
+        return loads_valid(raw)
     except ValueError:
         return raw
 

@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, TypeVar
 
-from .._json import JsonObject
+from .._json import JsonObject, loads_valid, valid_json, valid_text
 from ..events import AssistantUpdate, RetryWait
 from ..messages import (
     AssistantMessage,
@@ -114,6 +114,12 @@ class MessageBuilder:
     the problem in ``provider_data["arguments_error"]`` (the loop turns that into an error
     result the model sees). ``message`` is the same object throughout, so a consumer holding
     it sees the message grow.
+
+    The builder is where a provider's reply enters the run, so every text it is given —
+    deltas, names, ids, arguments, provider data, frames, error messages — is made valid
+    Unicode here (:func:`.._json.valid_text`: a lone surrogate, which JSON allows and
+    models do send, becomes U+FFFD), and nothing downstream (transcripts, the notebook's
+    metadata, cassettes, the next request) meets one.
     """
 
     def __init__(self, model: str | None = None) -> None:
@@ -125,35 +131,37 @@ class MessageBuilder:
     def frame(self, frame: object) -> None:
         """Keep one raw stream frame when the wire is captured (:attr:`wire` set); else nothing."""
         if self.wire is not None:
-            self.wire.frame(frame)
+            self.wire.frame(frame)  # made valid where the wire keeps it (WireRecorder._text)
 
     # -- text and thinking -------------------------------------------------------------
 
     def text_delta(self, delta: str) -> AssistantUpdate:
         """Append ``delta`` to the current text block, opening one if needed."""
+        delta = valid_text(delta)
         index, block = self._streaming(TextContent) or self._open(TextContent(text=""))
         block.text += delta
         return AssistantUpdate(kind="text_delta", content_index=index, delta=delta)
 
     def thinking_delta(self, delta: str, signature: str | None = None) -> AssistantUpdate:
         """Append ``delta`` to the current thinking block, opening one if needed."""
+        delta = valid_text(delta)
         index, block = self._streaming(ThinkingContent) or self._open(ThinkingContent(thinking=""))
         block.thinking += delta
         if signature is not None:
-            block.signature = signature
+            block.signature = valid_text(signature)
         return AssistantUpdate(kind="thinking_delta", content_index=index, delta=delta)
 
     def opaque_thinking(self, provider_data: JsonObject) -> AssistantUpdate:
         """A new thinking block with no text to show, only ``provider_data`` to send back
         (Anthropic's redacted thinking); it never joins the block before it."""
-        index, _ = self._open(ThinkingContent(thinking="", provider_data=provider_data))
+        index, _ = self._open(ThinkingContent(thinking="", provider_data=valid_json(provider_data)))
         return AssistantUpdate(kind="thinking_delta", content_index=index, delta="")
 
     def thinking_data(self, provider_data: JsonObject) -> None:
         """Keep ``provider_data`` on the thinking block streaming now (opening an empty one
         if none is): what the provider needs back from it next round."""
         _, block = self._streaming(ThinkingContent) or self._open(ThinkingContent(thinking=""))
-        block.provider_data = {**(block.provider_data or {}), **provider_data}
+        block.provider_data = {**(block.provider_data or {}), **valid_json(provider_data)}
 
     def _streaming(self, kind: type[_StreamedBlock]) -> tuple[int, _StreamedBlock] | None:
         """The block streaming now and its index, if it is a ``kind`` block."""
@@ -174,7 +182,8 @@ class MessageBuilder:
         self, name: str, id: str | None = None, provider_data: JsonObject | None = None
     ) -> AssistantUpdate:
         """Open a tool call; returns an update whose ``content_index`` addresses it."""
-        call = ToolCall(name=name, id=id or new_id("call"), provider_data=provider_data)
+        call = ToolCall(name=valid_text(name), id=valid_text(id or new_id("call")),
+                        provider_data=valid_json(provider_data))
         self.message.content.append(call)
         index = len(self.message.content) - 1
         self._raw_arguments[index] = []
@@ -183,6 +192,7 @@ class MessageBuilder:
 
     def tool_call_delta(self, index: int, delta: str) -> AssistantUpdate:
         """Append a fragment of the call's argument JSON."""
+        delta = valid_text(delta)
         self._raw_arguments[index].append(delta)
         return AssistantUpdate(kind="toolcall_delta", content_index=index, delta=delta)
 
@@ -191,9 +201,7 @@ class MessageBuilder:
         call = self.message.content[index]
         assert isinstance(call, ToolCall)
         raw = "".join(self._raw_arguments.pop(index, []))
-        if arguments is None:
-            arguments = self._parse_arguments(call, raw)
-        call.arguments = arguments
+        call.arguments = self._parse_arguments(call, raw) if arguments is None else valid_json(arguments)
         return AssistantUpdate(kind="toolcall_end", content_index=index, tool_call=call)
 
     def tool_call(
@@ -212,7 +220,7 @@ class MessageBuilder:
         if not raw.strip():
             return {}
         try:
-            parsed = json.loads(raw)
+            parsed = loads_valid(raw)
         except json.JSONDecodeError as error:
             problem = f"the arguments are not valid JSON ({error.msg} at character {error.pos})"
         else:
@@ -231,12 +239,13 @@ class MessageBuilder:
 
     def notice(self, text: str) -> AssistantUpdate:
         """Something the user should know about this round (not part of the message)."""
-        return AssistantUpdate(kind="notice", delta=text)
+        return AssistantUpdate(kind="notice", delta=valid_text(text))
 
     def retry_wait(self, wait: RetryWait) -> AssistantUpdate:
         """The request failed and is sent again after ``wait`` (not part of the message);
         ``delta`` says so in a sentence: ``rate limited (HTTP 429): retrying in 60 s (retry
         1 of 3)``."""
+        wait = wait.model_copy(update={"message": valid_text(wait.message)})
         sentence = (f"{wait.reason}: retrying in {wait.seconds:.3g} s "
                     f"(retry {wait.retry} of {wait.max_retries})")
         return AssistantUpdate(kind="retry_wait", delta=sentence, retry_wait=wait)
@@ -257,7 +266,11 @@ class MessageBuilder:
         the failure as fields; without it, one of ``kind`` with ``error_message`` as its
         summary."""
         self.finish("error", usage)
-        self.message.error_message = error_message
+        self.message.error_message = error_message = valid_text(error_message)
+        if error is not None:
+            fields = error.model_dump()
+            checked = valid_json(fields)
+            error = error if checked is fields else ReplyError.model_validate(checked)
         self.message.error = error if error is not None else ReplyError(kind=kind, summary=error_message)
 
 

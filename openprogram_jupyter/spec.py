@@ -26,6 +26,7 @@ from ._decision_options import Option, menu_text, normalize_options, prompt_with
 from .errors import SetupError
 from .messages import AssistantMessage, ImageContent, TextContent, ToolResultMessage, UserMessage, parse_message
 from .settings import SETTINGS, RunSettings, inherited, merge
+from .tools._images import fit_image
 from .tools.menu import Menu, resolve_menu
 
 if TYPE_CHECKING:
@@ -198,7 +199,7 @@ def build_spec(content: object, defaults: RuntimeDefaults, **options: Unpack[Run
     menu = _menu(defaults, inputs)
     _check_forced_choice(settings, menu)
     return RunSpec(
-        prompts=tuple(_as_prompts(content, allow_empty=bool(history))), menu=menu, settings=settings,
+        prompts=tuple(map(_fitted, _as_prompts(content, allow_empty=bool(history)))), menu=menu, settings=settings,
         history=history, decision=decision, depth=depth, parent=parent, inherited_tools=tools, hooks=hooks,
     )
 
@@ -261,6 +262,24 @@ def _as_prompts(content: object, *, allow_empty: bool) -> list[UserMessage]:
     raise SetupError(
         f"content must be a str, an op.UserMessage or a list of TextContent/ImageContent, not {type(content).__name__}"
     )
+
+
+def _fitted(prompt: UserMessage) -> UserMessage:
+    """``prompt`` with each image fitted for providers, as a tool's picture is
+    (:func:`.tools._images.fit_image`: scaled down to what they take); an image none would
+    take — a type they refuse, bytes that are not what they say, too many pixels — raises
+    ``SetupError("content: image dropped: <why>")`` before anything is sent."""
+    if isinstance(prompt.content, str) or not any(isinstance(b, ImageContent) for b in prompt.content):
+        return prompt
+    blocks: list[TextContent | ImageContent] = []
+    for block in prompt.content:
+        if isinstance(block, ImageContent):
+            fitted = fit_image(block)
+            if isinstance(fitted, TextContent):
+                raise SetupError(f"content: {fitted.text}", option="content")
+            block = fitted
+        blocks.append(block)
+    return prompt.model_copy(update={"content": blocks})
 
 
 def _as_history(messages: Sequence[Any]) -> list[AnyMessage]:

@@ -15,12 +15,13 @@ import json
 import time
 import traceback
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ._ambient import CallBudget, CallFrame, current_call
-from ._json import JsonObject, valid_json
+from ._call_result import made_result
+from ._json import JsonObject
 from ._masking import mask_progress, mask_result
 from ._secrets import Secrets
 from ._tool_output import OutputCapture, capturing
@@ -28,13 +29,10 @@ from .approval_policy import Decision, Policy
 from .approvals import ApprovalAnswer, Edit, Skip, answer_kind
 from .errors import ToolExit
 from .events import Event, ToolExecutionEndEvent, ToolExecutionStartEvent, ToolExecutionUpdateEvent
-from .messages import ImageContent, TextContent, ToolCall, ToolResultMessage, ToolResultStatus
-from .tools._display import result_display
-from .tools._images import fit_image
+from .messages import TextContent, ToolCall, ToolResultMessage, ToolResultStatus
 from .tools._schema import ArgumentError
 from .tools.base import Tool, ToolContext
 from .tools.menu import Menu
-from .tools.results import result_content
 
 if TYPE_CHECKING:
     from .runtime import Runtime
@@ -97,6 +95,7 @@ class _Outcome:
     value: object = None
     details: JsonObject = field(default_factory=dict)
     stopped: bool = False  # the run was stopped while this call ran
+    content: list[Any] = field(default_factory=list)  # what the model reads of a "done" call's value
 
 
 @dataclass(frozen=True)
@@ -123,6 +122,8 @@ async def execute_tool_call(call: ToolCall, env: CallEnvironment) -> CallOutcome
         outcome = await _prepare_and_execute(call, env)
     except asyncio.CancelledError:  # stopped before the tool itself started (e.g. awaiting approval)
         outcome = _Outcome("cancelled", "cancelled: the run was stopped before this call finished", stopped=True)
+    if outcome.status == "done":
+        outcome = await _with_content(call, outcome, env)
     return CallOutcome(_finalize(call, outcome, started, env), stopped=outcome.stopped)
 
 
@@ -137,15 +138,7 @@ def _finalize(
     call: ToolCall, outcome: _Outcome, started: float, env: CallEnvironment, *, started_event: bool = True
 ) -> ToolResultMessage:
     duration = time.perf_counter() - started
-    if outcome.status == "done":
-        try:
-            content, render_details = _result_content(call, outcome.value, env)
-            content += _pictures_for_the_model(call, outcome.details.get("output", ()), env)
-        except Exception as error:  # turning the value into a result is part of the call
-            outcome = _Outcome("error", f"Error: {call.name} returned a value that cannot be shown as a result "
-                                        f"({type(error).__name__}: {_short(error)})")
-        else:
-            outcome.details.update(render_details)
+    content = outcome.content
     if outcome.status != "done":
         content = [TextContent(text=outcome.text)]
         if outcome.status == "error":
@@ -347,7 +340,7 @@ def _output_scope(call: ToolCall, tool: Tool, env: CallEnvironment) -> capturing
         return None
 
     def live(piece: JsonObject) -> None:
-        data = valid_json(Secrets.now().mask_data(piece, shapes=piece["type"] == "stream"))
+        data = Secrets.now().mask_data(piece, shapes=piece["type"] == "stream")
         env.emit(ToolExecutionUpdateEvent(tool_call_id=call.id or "", tool_name=call.name, status="output", data=data))
 
     return capturing(OutputCapture(live))
@@ -398,32 +391,23 @@ async def _wait_after_cancel(running: asyncio.Future[Any], grace: float) -> _Out
     )
 
 
-def _result_content(call: ToolCall, value: object, env: CallEnvironment) -> tuple[list[Any], JsonObject]:
-    """What the model reads of ``value``, and its details: the rich form its card shows
-    (``details["display"]``, :func:`.tools._display.result_display`) among them."""
+async def _with_content(call: ToolCall, outcome: _Outcome, env: CallEnvironment) -> _Outcome:
+    """``outcome`` (``"done"``) with ``content``, what the model reads of its value, made
+    off the loop (:func:`._call_result.made_result`); the details gain the card's display.
+    A stop meanwhile ends the call ``"cancelled"`` at once (the tool itself had finished);
+    a value that cannot be made into a result fails the call."""
     tool = env.menu.get(call.name)
-    limit = tool.options.max_result_chars if tool is not None else None
-    content, details = result_content(value, limit)
-    display = result_display(value, tool.options.render if tool is not None else None)
-    if display is not None:
-        details["display"] = display
-    return content, details
-
-
-def _pictures_for_the_model(call: ToolCall, output: Iterable[JsonObject],
-                            env: CallEnvironment) -> list[ImageContent | TextContent]:
-    """The pictures the call's card shows from the body's output (one per display: PNG
-    if it has one, else JPEG), fitted for the model — when the tool or the run asks for
-    them (``figures_to_model``); none otherwise."""
-    tool = env.menu.get(call.name)
-    if not ((env.settings or {}).get("figures_to_model") or (tool is not None and tool.options.figures_to_model)):
-        return []
-    pictures: list[ImageContent | TextContent] = []
-    for item in output:
-        mime = next((m for m in ("image/png", "image/jpeg") if m in item.get("data", {})), None)
-        if item["type"] == "display" and mime is not None and isinstance(item["data"][mime], str):
-            pictures.append(fit_image(ImageContent(data=item["data"][mime], mime_type=mime)))
-    return pictures
+    try:
+        outcome.content, details = await made_result(call.name, outcome.value, outcome.details.get("output", ()),
+                                                     tool.options if tool is not None else None, env.settings)
+    except asyncio.CancelledError:
+        return _Outcome("cancelled", "cancelled: the run was stopped while this call's result was made ready for "
+                                     "the model (the tool itself had finished)", details=outcome.details, stopped=True)
+    except Exception as error:  # turning the value into a result is part of the call
+        return _Outcome("error", f"Error: {call.name} returned a value that cannot be shown as a result "
+                                 f"({type(error).__name__}: {_short(error)})")
+    outcome.details.update(details)
+    return outcome
 
 
 def _with_edit_note(content: list[Any], edited: JsonObject) -> list[Any]:

@@ -13,24 +13,41 @@ makes it fit every provider before it is sent:
 - at most :data:`MAX_BYTES` bytes (Bedrock's Converse limit for one image, the smallest of
   the five: Anthropic's API takes 5 MB, OpenAI 20 MB, Gemini 20 MB per request).
 
+Before any of that, an image a provider would refuse — a type none takes, bytes that are
+not what they are labelled, a decompression bomb — becomes a one-line text block saying
+why (``image dropped: ...``, :mod:`._image_checks`).
+
 Fitting needs Pillow to decode and re-encode. Without it an image within the byte limit
 is sent as it is (providers scale pixels down themselves), and one over it is replaced by
 a text block saying why — never a request the provider refuses.
+
+Making and fitting pictures is CPU work: a run does it off its event loop, and a
+``checkpoint`` (called before each picture is made or fitted; it raises to stop) lets
+a stopped run give up between pictures (docs/faults.md, "Nothing blocks Stop").
 """
 
 from __future__ import annotations
 
 import base64
 import io
+from collections.abc import Callable
 from typing import Any
 
 from ..messages import ImageContent, TextContent
+from ._image_checks import Refused, checked_bytes, mime_of, open_header, said
 
-__all__ = ["MAX_BYTES", "MAX_EDGE", "as_image", "fit_image", "mixed_blocks"]
+__all__ = ["MAX_BYTES", "MAX_EDGE", "Checkpoint", "as_image", "fit_image", "mixed_blocks"]
 
 MAX_EDGE = 1568
 MAX_BYTES = 3_750_000
 _IMAGE_MIME_PREFIX = "image/"
+
+Checkpoint = Callable[[], None]
+"""Called before each picture is made or fitted; raises to stop the work there."""
+
+
+def _no_checkpoint() -> None:
+    return None
 
 
 def as_image(value: object) -> ImageContent | None:
@@ -55,10 +72,11 @@ def as_image(value: object) -> ImageContent | None:
     return None
 
 
-def mixed_blocks(value: object) -> list[TextContent | ImageContent] | None:
+def mixed_blocks(value: object, checkpoint: Checkpoint = _no_checkpoint) -> list[TextContent | ImageContent] | None:
     """A list of text and pictures, with at least one picture, as blocks in order (strings
     and ``TextContent`` as text); ``None`` for any other value — a list of plain values
-    is data, and goes to the model as JSON."""
+    is data, and goes to the model as JSON. ``checkpoint()`` is called before each item
+    that is neither (making a picture's bytes is the slow part)."""
     if not isinstance(value, list) or not value:
         return None
     blocks: list[TextContent | ImageContent] = []
@@ -68,6 +86,7 @@ def mixed_blocks(value: object) -> list[TextContent | ImageContent] | None:
         elif isinstance(item, TextContent):
             blocks.append(item)
         else:
+            checkpoint()
             image = as_image(item)
             if image is None:
                 return None
@@ -76,28 +95,46 @@ def mixed_blocks(value: object) -> list[TextContent | ImageContent] | None:
 
 
 def fit_image(image: ImageContent) -> ImageContent | TextContent:
-    """``image`` within :data:`MAX_EDGE` pixels and :data:`MAX_BYTES` bytes: as it is if it
-    fits, scaled down (PNG stays PNG while it fits the bytes, else JPEG) if not, or a text
-    block saying why it was left out when it cannot be made to fit."""
-    data = base64.b64decode(image.data)
+    """``image`` as providers take it: a text block ``image dropped: <why>`` if they would
+    refuse it (:mod:`._image_checks`); else within :data:`MAX_EDGE` pixels and
+    :data:`MAX_BYTES` bytes — as it is if it fits, scaled down (PNG stays PNG while it
+    fits the bytes, else JPEG) if not, or a text block saying why it was left out when it
+    cannot be made to fit."""
     try:
-        from PIL import Image
+        mime = mime_of(image.mime_type)
+        data = checked_bytes(image.data, mime)
+    except Refused as refused:
+        return _dropped(refused)
+    if mime != image.mime_type:
+        image = ImageContent(data=image.data, mime_type=mime)
+    try:
+        from PIL import Image  # noqa: F401  (only: is Pillow there?)
     except ImportError:
         if len(data) <= MAX_BYTES:
             return image
         return TextContent(text=f"(an image of {len(data) / 1e6:.1f} MB was left out: providers take at most "
                                 f"{MAX_BYTES / 1e6:.2f} MB, and scaling it down needs Pillow: pip install pillow)")
     try:
-        picture = Image.open(io.BytesIO(data))
-        picture.load()
-    except Exception as error:  # not an image Pillow can read: sent as given if it fits
-        if len(data) <= MAX_BYTES:
-            return image
-        return TextContent(text=f"(an image of {len(data) / 1e6:.1f} MB was left out: it is over "
-                                f"{MAX_BYTES / 1e6:.2f} MB and could not be read to scale it down: {error})")
+        picture = open_header(data, mime)
+        _decode(picture, mime)
+    except Refused as refused:
+        return _dropped(refused)
     if max(picture.size) <= MAX_EDGE and len(data) <= MAX_BYTES:
         return image
-    return _scaled_down(picture, image.mime_type)
+    return _scaled_down(picture, mime)
+
+
+def _decode(picture: Any, mime: str) -> None:
+    """Decode ``picture`` (its header already read); raises :class:`Refused` when its
+    bytes cannot be decoded (truncated, corrupt)."""
+    try:
+        picture.load()
+    except Exception as error:
+        raise Refused(f"the {mime.removeprefix('image/').upper()} could not be decoded ({said(error)})") from None
+
+
+def _dropped(refused: Refused) -> TextContent:
+    return TextContent(text=f"image dropped: {refused}")
 
 
 def _scaled_down(picture: Any, mime_type: str) -> ImageContent | TextContent:

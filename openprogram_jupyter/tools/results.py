@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from .._json import JsonObject
 from ..messages import ImageContent, TextContent
-from ._images import as_image, fit_image, mixed_blocks
+from ._images import Checkpoint, as_image, fit_image, mixed_blocks
 
 __all__ = ["DEFAULT_MAX_RESULT_CHARS", "as_image", "result_content", "truncate_text"]
 
@@ -19,7 +19,7 @@ DEFAULT_MAX_RESULT_CHARS = 50_000
 
 
 def result_content(
-    value: Any, max_chars: int | None = DEFAULT_MAX_RESULT_CHARS
+    value: Any, max_chars: int | None = DEFAULT_MAX_RESULT_CHARS, checkpoint: Checkpoint | None = None
 ) -> tuple[list[TextContent | ImageContent], JsonObject]:
     """Render a tool's return value; returns ``(content, details)``.
 
@@ -36,14 +36,21 @@ def result_content(
     down, or a text block saying why it was left out). Text past ``max_chars`` keeps its
     head and tail with a marker saying how many characters were cut;
     ``details["truncated_chars"]`` records the number.
+
+    ``checkpoint()``, if given, is called before each picture is made and before each is
+    fitted — the slow steps; whatever it raises stops the work and propagates (a stopped
+    run's way out, docs/faults.md "Nothing blocks Stop").
     """
+    checkpoint = checkpoint or _no_checkpoint
     if _is_blocks(value):
-        return _render_blocks(value if isinstance(value, list) else [value], max_chars)
-    blocks = mixed_blocks(value)
+        return _render_blocks(value if isinstance(value, list) else [value], max_chars, checkpoint)
+    blocks = mixed_blocks(value, checkpoint)
     if blocks is not None:
-        return _render_blocks(blocks, max_chars)
+        return _render_blocks(blocks, max_chars, checkpoint)
+    checkpoint()
     image = as_image(value)
     if image is not None:
+        checkpoint()
         return [fit_image(image)], {}
     text = _as_text(value)
     details: JsonObject = {}
@@ -60,8 +67,12 @@ def _is_blocks(value: object) -> bool:
     return isinstance(value, list) and bool(value) and all(isinstance(b, (TextContent, ImageContent)) for b in value)
 
 
+def _no_checkpoint() -> None:
+    return None
+
+
 def _render_blocks(
-    blocks: list[TextContent | ImageContent], max_chars: int | None
+    blocks: list[TextContent | ImageContent], max_chars: int | None, checkpoint: Checkpoint
 ) -> tuple[list[TextContent | ImageContent], JsonObject]:
     content: list[TextContent | ImageContent] = []
     cut = 0
@@ -69,7 +80,10 @@ def _render_blocks(
         if isinstance(block, TextContent) and max_chars is not None and len(block.text) > max_chars:
             cut += len(block.text) - max_chars
             block = TextContent(text=truncate_text(block.text, max_chars))
-        content.append(fit_image(block) if isinstance(block, ImageContent) else block)
+        if isinstance(block, ImageContent):
+            checkpoint()
+            block = fit_image(block)
+        content.append(block)
     return content, ({"truncated_chars": cut} if cut else {})
 
 

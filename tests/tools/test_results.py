@@ -126,9 +126,16 @@ def test_pil_image_in_a_mode_png_cannot_hold_is_converted():
     assert isinstance(content[0], ImageContent) and content[0].mime_type == "image/png"
 
 
+def _png(width: int = 4, height: int = 3) -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", (width, height), "green").save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
 def test_bytes_with_an_image_mime_type_become_an_image_block():
-    content, _ = result_content((b"\x89PNG...", "image/png"))
-    assert content == [ImageContent(data=base64.b64encode(b"\x89PNG...").decode(), mime_type="image/png")]
+    png = _png()
+    content, _ = result_content((png, "image/png"))
+    assert content == [ImageContent(data=base64.b64encode(png).decode(), mime_type="image/png")]
 
 
 def test_bytes_with_a_non_image_mime_type_are_not_an_image():
@@ -161,7 +168,7 @@ def test_no_limit_means_no_cut():
 
 
 def test_images_are_never_cut():
-    content, details = result_content((b"x" * 10_000, "image/png"), 100)
+    content, details = result_content((_png(200, 200), "image/png"), 100)
     assert isinstance(content[0], ImageContent) and details == {}
 
 
@@ -217,9 +224,8 @@ def test_an_image_over_the_byte_limit_is_reencoded_under_it():
 def test_without_pillow_an_image_over_the_byte_limit_is_a_note_not_a_refused_request(monkeypatch):
     import sys
 
-    big = _noise_png(1200)
+    big, small = _noise_png(1200), (_png(), "image/png")
     monkeypatch.setitem(sys.modules, "PIL", None)  # import PIL now raises ImportError
     (block,) = result_content((big, "image/png"))[0]
     assert isinstance(block, TextContent) and "was left out" in block.text and "pip install pillow" in block.text
-    small = (b"\x89PNG small", "image/png")
     assert isinstance(result_content(small)[0][0], ImageContent)  # within the limit: sent as given

@@ -108,15 +108,30 @@ def _dollars(name: str, value: object) -> float | None:
 
 REASONING_EFFORTS = ("low", "medium", "high")
 MIN_REASONING_BUDGET = 1024  # Anthropic's smallest thinking budget, and so the smallest for all
+MAX_REASONING_BUDGET = 128_000  # the most output tokens any provider's model writes (Anthropic's largest)
 
 
 def _reasoning(name: str, value: object) -> str | int | None:
-    if value is None or value in REASONING_EFFORTS:
+    """An effort, a budget from ``MIN_REASONING_BUDGET`` to ``MAX_REASONING_BUDGET`` tokens,
+    or ``None``; anything else is refused, naming the value (a huge number by its size)."""
+    if value is None or (isinstance(value, str) and value in REASONING_EFFORTS):
         return value
-    if isinstance(value, int) and not isinstance(value, bool) and value >= MIN_REASONING_BUDGET:
+    if (isinstance(value, int) and not isinstance(value, bool)
+            and MIN_REASONING_BUDGET <= value <= MAX_REASONING_BUDGET):
         return value
-    raise SetupError(f"{name} must be 'low', 'medium', 'high', a token budget of at least "
-                     f"{MIN_REASONING_BUDGET:,}, or None, got {value!r}", option=name)
+    raise SetupError(f"{name} must be 'low', 'medium', 'high', a token budget from {MIN_REASONING_BUDGET:,} "
+                     f"to {MAX_REASONING_BUDGET:,}, or None, got {_named(value)}", option=name)
+
+
+def _named(value: object) -> str:
+    """``repr(value)``, but an int of more than 30 digits as ``a N-digit number`` (its
+    repr would fill the message, or fail past 4,300 digits)."""
+    if not isinstance(value, int) or isinstance(value, bool) or abs(value) < 10**30:
+        return repr(value)
+    digits = int(abs(value).bit_length() * 0.30102999566398120) + 1
+    if 10 ** (digits - 1) > abs(value):
+        digits -= 1
+    return f"a {digits}-digit number"
 
 
 def _tracing(name: str, value: object) -> object:

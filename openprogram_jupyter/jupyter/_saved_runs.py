@@ -105,7 +105,7 @@ def _masked(value: object, secrets: Secrets) -> Any:
     if isinstance(value, str):
         return secrets.mask(value)
     if isinstance(value, dict):
-        return {key: _masked(item, secrets) for key, item in value.items()}
+        return {_masked(key, secrets): _masked(item, secrets) for key, item in value.items()}
     if isinstance(value, list):
         return [_masked(item, secrets) for item in value]
     return value

@@ -13,22 +13,21 @@ pydantic model or a date from JSON) passes them through the tool's own check —
 ``f(**f.validate({...}))`` — so the function receives what it received in the run.
 
 Everything in the source that came from outside the notebook's code (the model's picks
-and arguments, tool errors, the model's name, a replayed cassette) is untrusted: it
-appears only as a ``repr`` literal or inside a comment, with every character that is not
-printable escaped — ``\n``, ``\r``, form feed and the Unicode line separators included —
-so no text can end a comment and start a statement. A tool is called by its bare name
-only when that name is a plain identifier, else through ``op.default_registry.get(...)``.
-Known secrets are masked in the whole source, as in every other output.
+and arguments, tool errors, the model's name, a replayed cassette) is untrusted: it is
+written by the one :class:`~._code_writer.CodeWriter` — masked as a value, then a literal
+built from it, or a one-line comment — so no text can end a literal or a comment and
+start a statement. A tool is called by its bare name only when that name is a plain
+identifier, else through ``op.default_registry.get(...)``. A pick whose arguments are not
+plain data (an edit that passed a date) becomes a comment saying so.
 """
 
 from __future__ import annotations
 
-import keyword
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from ._code_writer import CodeWriter, UnwritableValue, is_plain_name
 from ._json import JsonObject
-from ._secrets import mask
 from .messages import AssistantMessage, ToolCall, ToolResultMessage
 from .tools.registry import Registry
 
@@ -50,45 +49,49 @@ _NOT_RUN = {
 def run_code(run: Run, registry: Registry) -> str:
     """The source described in the module docstring, for ``run`` (tools looked up in
     ``registry`` to know which convert their arguments or are agentic)."""
-    header = [f"# The picks of the run (model {_comment(str(run.model))}), in order, as direct calls.",
+    writer = CodeWriter()
+    header = [writer.comment(f"The picks of the run (model {run.model}), in order, as direct calls."),
               "# Run this cell to call the tools again, without any model."]
     body: list[str] = []
     counts: dict[str, int] = {}
     needs_op = False
     for round_number, tool_call, result in _picks(run.messages):
-        status = result.status if result is not None else None
-        if status != "done":
-            why = _NOT_RUN.get(status or "", "has no result")
-            reason = _first_line(result.text) if result is not None else ""
-            body.append(_comment(f"round {round_number}: {tool_call.name}({_arguments(tool_call.arguments)}) {why}"
-                                 + (f": {reason}" if reason else ""), prefix="# "))
-            continue
-        edited = result.details.get("edited_arguments") if result is not None else None
-        arguments = edited if isinstance(edited, dict) else tool_call.arguments
-        if isinstance(edited, dict):
-            body.append(_comment(f"round {round_number}: the model asked for {tool_call.name}"
-                                 f"({_arguments(tool_call.arguments)}); the user edited the arguments", prefix="# "))
-        tool = registry.get(tool_call.name)
-        if tool is not None and getattr(tool, "agentic", False):
-            body.append(_comment(f"{tool_call.name} is an agentic function: this call runs a model again", prefix="# "))
-        callee = tool_call.name if _is_plain_name(tool_call.name) else f"op.default_registry.get({tool_call.name!r})"
-        needs_op = needs_op or callee != tool_call.name
-        counts[tool_call.name] = counts.get(tool_call.name, 0) + 1
-        variable = f"{_identifier(tool_call.name)}_{counts[tool_call.name]}"
-        body.append(f"{variable} = {callee}({_call_arguments(callee, arguments, tool)})")
+        number = counts.get(tool_call.name, 0) + 1
+        lines, called = _pick_lines(writer, round_number, tool_call, result, registry.get(tool_call.name),
+                                    f"{_identifier(tool_call.name)}_{number}")
+        body += lines
+        counts[tool_call.name] = number if called else number - 1
+        needs_op = needs_op or (called and not is_plain_name(tool_call.name))
     if not body:
         body.append("# The run made no tool calls.")
-    return mask("\n".join([*header, *(["import openprogram_jupyter as op"] if needs_op else []), *body]) + "\n")
+    return "\n".join([*header, *(["import openprogram_jupyter as op"] if needs_op else []), *body]) + "\n"
 
 
-def _comment(text: str, prefix: str = "") -> str:
-    """``text`` on one comment line: each character that is not printable (every line
-    terminator Python or ``str.splitlines`` knows among them) written as its escape."""
-    return prefix + "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-
-
-def _is_plain_name(name: str) -> bool:
-    return name.isidentifier() and not keyword.iskeyword(name)
+def _pick_lines(writer: CodeWriter, round_number: int, tool_call: ToolCall, result: ToolResultMessage | None,
+                tool: Tool | None, variable: str) -> tuple[list[str], bool]:
+    """The lines for one pick — its call, or a comment saying why it is not called — and
+    whether they call it."""
+    status = result.status if result is not None else None
+    shown = f"round {round_number}: {tool_call.name}({_shown(tool_call.arguments)})"
+    if status != "done":
+        why = _NOT_RUN.get(status or "", "has no result")
+        reason = _first_line(result.text) if result is not None else ""
+        return [writer.comment(f"{shown} {why}" + (f": {reason}" if reason else ""))], False
+    lines = []
+    edited = result.details.get("edited_arguments") if result is not None else None
+    arguments = edited if isinstance(edited, dict) else tool_call.arguments
+    if isinstance(edited, dict):
+        lines.append(writer.comment(f"round {round_number}: the model asked for {tool_call.name}"
+                                    f"({_shown(tool_call.arguments)}); the user edited the arguments"))
+    if tool is not None and getattr(tool, "agentic", False):
+        lines.append(writer.comment(f"{tool_call.name} is an agentic function: this call runs a model again"))
+    callee = (tool_call.name if is_plain_name(tool_call.name)
+              else f"op.default_registry.get({writer.literal(tool_call.name)})")
+    try:
+        written = _call_arguments(writer, callee, arguments, tool)
+    except UnwritableValue as error:
+        return [*lines, writer.comment(f"{shown} ran, but its arguments cannot be written: {error}")], False
+    return [*lines, f"{variable} = {callee}({written})"], True
 
 
 def _picks(messages: Iterable[Any]) -> list[tuple[int, ToolCall, ToolResultMessage | None]]:
@@ -103,10 +106,10 @@ def _picks(messages: Iterable[Any]) -> list[tuple[int, ToolCall, ToolResultMessa
     return picks
 
 
-def _call_arguments(callee: str, arguments: JsonObject, tool: Tool | None) -> str:
+def _call_arguments(writer: CodeWriter, callee: str, arguments: JsonObject, tool: Tool | None) -> str:
     if tool is not None and _converts(tool, arguments):
-        return f"**{callee}.validate({arguments!r})"
-    return _arguments(arguments)
+        return f"**{callee}.validate({writer.literal(arguments)})"
+    return writer.keywords(arguments)
 
 
 def _converts(tool: Tool, arguments: JsonObject) -> bool:
@@ -118,17 +121,16 @@ def _converts(tool: Tool, arguments: JsonObject) -> bool:
     return any(type(checked.get(k)) is not type(v) and checked.get(k) != v for k, v in arguments.items())
 
 
-def _arguments(arguments: JsonObject) -> str:
-    if all(_is_plain_name(name) for name in arguments):
-        return ", ".join(f"{name}={value!r}" for name, value in arguments.items())
-    return f"**{arguments!r}"
+def _shown(arguments: JsonObject) -> str:
+    """Arguments as a comment shows them (``repr`` is fine there: the comment is one line)."""
+    return ", ".join(f"{name}={value!r}" for name, value in arguments.items())
 
 
 def _identifier(name: str) -> str:
     """A variable name made from a tool's name: each character no identifier may hold
     becomes ``_``, and a name that still cannot stand alone gets ``result_`` before it."""
     text = "".join(c if ("_" + c).isidentifier() else "_" for c in name)
-    return text if _is_plain_name(text) else f"result_{text}"
+    return text if is_plain_name(text) else f"result_{text}"
 
 
 def _first_line(text: str, limit: int = 160) -> str:

@@ -8,18 +8,29 @@ same ending; a second test checks each call returns what it returned when record
 a tool change that alters a call — its schema no longer takes the recorded arguments, it
 fails, it returns something else — ``pytest`` fails saying which call.
 
-The tools come from ``tools_from`` (``from mytools import find_city``) or, by default, are
-written into the file from their source (:func:`inspect.getsource`, as the notebook
-defined them), each after ``import`` lines for the modules and importable names its source
-uses (``Literal``, ``date``, a pydantic model from a package): a tool whose source cannot be
-found — an MCP tool, a lambda, a dict — raises :class:`SetupError` saying to name a module,
-and so should a tool using a helper or a value the notebook itself defined (the file
-would fail with a ``NameError`` naming it).
+Where the tools come from, first match wins:
 
-Everything written from the run — the prompt, arguments, results, the answer — is a
-``repr`` literal or a comment with every non-printable character escaped
-(:func:`~openprogram_jupyter._run_code._comment`), and known secrets are masked in the
-file and the cassette alike.
+- ``tools_from="module"``: ``from module import find_city, ...``;
+- a tool defined in a module the test can import (not the notebook's ``__main__``: a
+  module in site-packages, in the test's folder, or in a folder above it) is imported
+  from it — ``from shapes import area``, with the folder above put on ``sys.path`` by a
+  path relative to the test file — so editing the module and running ``pytest`` again
+  tests the edited tool;
+- else its source is copied into the file as the notebook wrote it
+  (:func:`inspect.getsource`), after ``import`` lines for the modules and importable names
+  it uses (``Literal``, ``date``, a pydantic model from a package). A tool whose source
+  cannot be found — an MCP tool, a lambda, a dict — raises :class:`SetupError` saying to
+  name a module, and so should a tool using a helper or a value the notebook itself
+  defined (the file would fail with a ``NameError`` naming it).
+
+Everything written from the run — the prompt, arguments, results, the answer — goes
+through one :class:`~._code_writer.CodeWriter`: masked as a value the way the cassette is
+masked (:func:`~.models.replay.scrub`), then written as a literal built from it, or as a
+one-line comment; copied tool source has known secret values masked and nothing else.
+
+Nothing is written until everything is checked: a refused ``to_test`` leaves the folder
+as it was. An existing test or cassette is not overwritten unless ``overwrite=True``
+(``%agent test ... --force``). Both files are written atomically.
 """
 
 from __future__ import annotations
@@ -27,17 +38,19 @@ from __future__ import annotations
 import ast
 import inspect
 import os
+import site
 import sys
+import sysconfig
 import textwrap
 import types
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._run_code import _comment, _is_plain_name
-from ._secrets import mask
+from ._code_writer import CodeWriter, is_plain_name
+from ._files import write_atomically
 from .errors import SetupError
 from .messages import AssistantMessage, UserMessage, dump_message
-from .models.replay import save_cassette
+from .models.replay import cassette_text, scrub
 from .settings import DEFAULTS
 
 if TYPE_CHECKING:
@@ -49,26 +62,46 @@ _LITERAL = (type(None), bool, int, float, str)
 _RESULT_CHARS = 2000  # a longer result is checked by its call alone
 
 
-def write_test(run: Run, path: str | os.PathLike[str], *, tools_from: str | None = None) -> Path:
+def write_test(run: Run, path: str | os.PathLike[str], *, tools_from: str | None = None,
+               overwrite: bool = False) -> Path:
     """Write the test for ``run`` to ``path`` (a ``.py`` file; its folder is made) and its
-    cassette beside it; return the test's path. Raises :class:`SetupError` for a run with
-    no prompt or no round, a ``path`` that is not ``.py`` or an unusable ``tools_from``."""
+    cassette beside it; return the test's path. Raises :class:`SetupError` — having
+    written nothing — for a ``path`` that is not ``.py`` or is a folder, an existing file
+    without ``overwrite``, an unusable ``tools_from``, a run with no prompt or no round,
+    or a tool whose source cannot be written."""
     path = Path(path)
-    if path.suffix != ".py":
-        raise SetupError(f"to_test: the test is a Python file; {str(path)!r} does not end in .py")
-    if tools_from is not None and not all(_is_plain_name(part) for part in tools_from.split(".")):
+    cassette = path.with_name(path.stem + ".cassette.json")
+    _check_targets(path, cassette, overwrite)
+    if tools_from is not None and not all(is_plain_name(part) for part in tools_from.split(".")):
         raise SetupError(f"to_test: tools_from names a module to import the tools from, got {tools_from!r}")
     prompt = next((m for m in run.messages if isinstance(m, UserMessage)), None)
     replies = [m for m in run.messages if isinstance(m, AssistantMessage)]
     if prompt is None or not replies:
         raise SetupError(f"to_test: run {run.run_id} has no prompt and recorded round to test")
-    tools = _tools_of(run)
-    cassette = path.with_name(path.stem + ".cassette.json")
-    save_cassette(cassette, str(run.model), _rounds(run))
-    source = _source(run, prompt.text, tools, cassette.name, tools_from)
+    writer = CodeWriter(scrub=scrub)
+    source = _source(run, writer, prompt.text, _tools_of(run), cassette.name, tools_from, path.parent)
+    recorded = cassette_text(str(run.model), _rounds(run))
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(mask(source), encoding="utf-8")
+    write_atomically(cassette, recorded)
+    write_atomically(path, source)
     return path
+
+
+def _check_targets(path: Path, cassette: Path, overwrite: bool) -> None:
+    """Refuse, naming the path, what cannot or must not be written."""
+    if path.suffix != ".py":
+        raise SetupError(f"to_test: the test is a Python file; {str(path)!r} does not end in .py")
+    for target in (path, cassette):
+        if target.is_dir():
+            raise SetupError(f"to_test: {str(target)!r} is a folder; name the test file to write")
+        if target.exists() and not overwrite:
+            raise SetupError(f"to_test: {str(target)!r} exists; pass overwrite=True (%agent test ... --force) "
+                             "to write over it")
+    for folder in path.parents:
+        if folder.exists():
+            if not folder.is_dir():
+                raise SetupError(f"to_test: {str(folder)!r} is a file, so {str(path)!r} cannot be made in it")
+            return
 
 
 def _tools_of(run: Run) -> dict[str, Any]:
@@ -106,82 +139,135 @@ def _imports_for(fn: Any, source: str) -> list[str]:
         if name in ("op", "function") or getattr(value, "__module__", None) == "openprogram_jupyter":
             continue
         if isinstance(value, types.ModuleType):
-            imported = value.__name__
-            lines.append(f"import {imported}" if imported == name else f"import {imported} as {name}")
+            lines.append(_import_line(value.__name__, None, name))
             continue
         module, qualname = getattr(value, "__module__", None), getattr(value, "__qualname__", None)
         if (isinstance(module, str) and isinstance(qualname, str) and module not in ("__main__", "builtins")
-                and all(_is_plain_name(part) for part in (*module.split("."), qualname))
+                and all(is_plain_name(part) for part in (*module.split("."), qualname))
                 and getattr(sys.modules.get(module), qualname, None) is value):
-            lines.append(f"from {module} import {qualname}" + (f" as {name}" if qualname != name else ""))
+            lines.append(_import_line(module, qualname, name))
     return lines
 
 
-def _tool_sources(tools: dict[str, Any]) -> tuple[list[str], list[str], list[str]]:
-    """The imports the tools need, each tool's source as the notebook wrote it, and the
-    variable each is bound to."""
+def _import_line(module: str, attribute: str | None, name: str) -> str:
+    """``import module [as name]`` or ``from module import attribute [as name]``."""
+    if attribute is None:
+        return f"import {module}" if module == name else f"import {module} as {name}"
+    return f"from {module} import {attribute}" + (f" as {name}" if attribute != name else "")
+
+
+def _importable(tool: Any, test_folder: Path) -> tuple[str, str, int | None] | None:
+    """Where the test can import ``tool`` from: ``(module, name, up)``, where ``up`` is how
+    many folders above the test's folder must go on ``sys.path`` (``None``: none); ``None``
+    when the tool is the notebook's or its module cannot be found from the test."""
+    fn = getattr(tool, "fn", None)
+    module_name, name = getattr(fn, "__module__", None), getattr(fn, "__name__", None)
+    module = sys.modules.get(module_name) if isinstance(module_name, str) else None
+    file = getattr(module, "__file__", None)
+    if (module is None or module_name == "__main__" or not isinstance(name, str) or not is_plain_name(name)
+            or getattr(module, name, None) not in (tool, fn) or not isinstance(file, str)
+            or not all(is_plain_name(part) for part in str(module_name).split("."))):
+        return None
+    depth = str(module_name).count(".") + (Path(file).stem == "__init__")
+    root = Path(file).resolve().parents[depth]
+    folder = test_folder.resolve()
+    if root == folder or root in _site_folders():
+        return str(module_name), name, None
+    if root in folder.parents:
+        return str(module_name), name, folder.parents.index(root) + 1
+    return None
+
+
+def _site_folders() -> set[Path]:
+    paths = {sysconfig.get_paths()[key] for key in ("purelib", "platlib")}
+    paths.update(site.getsitepackages())
+    return {Path(p).resolve() for p in paths}
+
+
+def _tool_definitions(writer: CodeWriter, tools: dict[str, Any], test_folder: Path) -> tuple[list[str], list[str]]:
+    """The lines that define the tools in the test (imports, copied sources) and the
+    variable each tool is bound to."""
     imports: set[str] = set()
+    path_lines: set[str] = set()
     sources, variables = [], []
     for name, tool in tools.items():
-        fn = getattr(tool, "fn", None)
-        try:
-            source = textwrap.dedent(inspect.getsource(fn)) if fn is not None else None
-        except (OSError, TypeError):
-            source = None
-        variable = getattr(fn, "__name__", "")
-        if source is None or not _is_plain_name(variable) or variable == "<lambda>":
-            raise SetupError(f"to_test: the source of the tool {name!r} cannot be written into the test; "
-                             "put the tools in a module and pass tools_from='module'")
-        imports.update(_imports_for(fn, source))
-        sources.append(source.rstrip())
+        found = _importable(tool, test_folder)
+        if found is not None:
+            module, variable, up = found
+            imports.add(_import_line(module, variable, variable))
+            if up is not None:
+                path_lines.add(f"sys.path.insert(0, str(Path(__file__).resolve().parents[{up}]))")
+        else:
+            variable, source = _copied_source(writer, name, tool)
+            imports.update(_imports_for(tool.fn, source))
+            sources.append(source.rstrip())
         variables.append(variable)
-    return sorted(imports, key=lambda line: (line.startswith("from "), line)), sources, variables
+    ordered = sorted(imports, key=lambda line: (line.startswith("from "), line))
+    lines = ["# The tools: imported from their modules, or as the notebook defined them."]
+    if path_lines:
+        lines += ["import sys", *sorted(path_lines)]
+    lines += [*ordered, "", "", "\n\n\n".join(sources)] if sources else ordered
+    return lines, variables
 
 
-def _source(run: Run, prompt: str, tools: dict[str, Any], cassette: str, tools_from: str | None) -> str:
+def _copied_source(writer: CodeWriter, name: str, tool: Any) -> tuple[str, str]:
+    """The variable and the source (verbatim, known secret values masked) of a tool the
+    notebook defined; raises :class:`SetupError` when there is none to copy."""
+    fn = getattr(tool, "fn", None)
+    try:
+        source = textwrap.dedent(inspect.getsource(fn)) if fn is not None else None
+    except (OSError, TypeError):
+        source = None
+    variable = getattr(fn, "__name__", "")
+    if source is None or not is_plain_name(variable) or variable == "<lambda>":
+        raise SetupError(f"to_test: the source of the tool {name!r} cannot be written into the test; "
+                         "put the tools in a module and pass tools_from='module'")
+    return variable, writer.verbatim(source, what=f"the tool {name!r}")
+
+
+def _source(run: Run, writer: CodeWriter, prompt: str, tools: dict[str, Any], cassette: str,
+            tools_from: str | None, test_folder: Path) -> str:
     if tools_from is not None:
-        variables = [name for name in tools if _is_plain_name(name)]
+        variables = [name for name in tools if is_plain_name(name)]
         if len(variables) != len(tools):
             raise SetupError("to_test: a tool name is not a Python name, so it cannot be imported; "
                              f"tools: {', '.join(map(repr, tools))}")
         definitions = [f"from {tools_from} import {', '.join(variables)}" if variables else ""]
     else:
-        imports, sources, variables = _tool_sources(tools)
-        definitions = ["# The tools, as the notebook defined them.", *imports, "", "", "\n\n\n".join(sources)]
-    header = _comment(f"A regression test for the run {run.run_id} (model {run.model}), written by "
-                      "openprogram-jupyter (run.to_test).", "# ")
+        definitions, variables = _tool_definitions(writer, tools, test_folder)
     return "\n".join([
-        header,
+        writer.comment(f"A regression test for the run {run.run_id} (model {run.model}), written by "
+                       "openprogram-jupyter (run.to_test)."),
         "# Its model's replies are played back from the cassette beside this file (no network, no key)",
         "# while the tools run for real. After an intended change, write it again with run.to_test(path).",
         "from pathlib import Path", "",
         "import openprogram_jupyter as op",
         "from openprogram_jupyter import function  # noqa: F401 (for the tools' decorators)", "",
         *definitions, "", "",
-        f"CASSETTE = Path(__file__).with_name({cassette!r})",
-        f"PROMPT = {prompt!r}",
-        f"SETTINGS = {_settings(run)!r}",
+        f"CASSETTE = Path(__file__).with_name({writer.literal(cassette)})",
+        f"PROMPT = {writer.literal(prompt)}",
+        f"SETTINGS = {writer.literal(_settings(run))}",
         f"TOOLS = [{', '.join(variables)}]", "", "",
         "def replayed() -> op.Run:",
         '    return op.Runtime(model=f"replay:{CASSETTE}").run(PROMPT, tools=TOOLS, **SETTINGS)', "", "",
-        *_tests(run),
+        *_tests(run, writer),
     ])
 
 
-def _tests(run: Run) -> list[str]:
+def _tests(run: Run, writer: CodeWriter) -> list[str]:
     picks = [(call.name, dict(call.arguments)) for message in run.messages if isinstance(message, AssistantMessage)
              for call in message.tool_calls]
     results = [(result.tool_name, result.text if len(result.text) <= _RESULT_CHARS else None)
                for result in run.tool_results]
+    ok = all(r.status == "done" for r in run.tool_results)
     lines = ["def test_the_run_makes_the_same_picks_in_order_and_ends_the_same():",
              "    (op.check(replayed())",
-             f"        .called_in_order({', '.join(repr(pick) for pick in picks)}{', ' if picks else ''}"
-             f"ok={all(r.status == 'done' for r in run.tool_results)!r})"]
+             f"        .called_in_order({''.join(writer.literal(pick) + ', ' for pick in picks)}ok={ok!r})"]
     if run.text:
-        lines.append(f"        .answer_contains({run.text!r}, case_sensitive=True)")
-    lines += [f"        .stopped({run.stop_reason or 'stop'!r}))", "", "",
+        lines.append(f"        .answer_contains({writer.literal(run.text)}, case_sensitive=True)")
+    lines += [f"        .stopped({writer.literal(run.stop_reason or 'stop')}))", "", "",
               "def test_each_call_returns_what_it_returned_when_recorded():",
-              f"    recorded = {results!r}  # None: too long to compare",
+              f"    recorded = {writer.literal(results)}  # None: too long to compare",
               "    results = replayed().tool_results",
               '    assert len(results) == len(recorded), f"{len(results)} results; recorded {len(recorded)}"',
               "    for number, ((name, text), result) in enumerate(zip(recorded, results), 1):",

@@ -163,17 +163,19 @@ class Run:
 
         return run_code(self, default_registry)
 
-    def to_test(self, path: str | os.PathLike[str], *, tools_from: str | None = None) -> Path:
+    def to_test(self, path: str | os.PathLike[str], *, tools_from: str | None = None,
+                overwrite: bool = False) -> Path:
         """Write this run as a pytest file at ``path`` and its cassette beside it
         (``<name>.cassette.json``); return the file's path. The test plays the recorded
         replies back (offline) while the tools run for real — from the module
-        ``tools_from``, or written into the file from their source — and checks with
-        ``op.check`` the same picks in order, each running, the same results, answer and
-        ending: ``pytest path`` fails naming the call a tool change altered. See
-        :mod:`._run_test`."""
+        ``tools_from``, else imported from their own module, else written into the file
+        from their source — and checks with ``op.check`` the same picks in order, each
+        running, the same results, answer and ending: ``pytest path`` fails naming the
+        call a tool change altered. An existing file is written over only with
+        ``overwrite=True``; a refused call writes nothing. See :mod:`._run_test`."""
         from ._run_test import write_test
 
-        return write_test(self, path, tools_from=tools_from)
+        return write_test(self, path, tools_from=tools_from, overwrite=overwrite)
 
     # -- forking ------------------------------------------------------------------------
 

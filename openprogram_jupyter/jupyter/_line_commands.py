@@ -189,13 +189,16 @@ def _rerun(magics: AgentMagics, rest: str) -> None:
 
 
 def _test(magics: AgentMagics, rest: str) -> None:
-    """``%agent test VAR PATH [--tools-from MODULE]``: the run as a pytest file (``Run.to_test``)."""
+    """``%agent test VAR PATH [--tools-from MODULE] [--force]``: the run as a pytest file
+    (``Run.to_test``; ``--force`` writes over an existing one)."""
     import shlex
 
     from ..errors import SetupError
 
-    usage = "test VAR PATH [--tools-from MODULE]"
+    usage = "test VAR PATH [--tools-from MODULE] [--force]"
     words = shlex.split(rest)
+    overwrite = "--force" in words
+    words = [word for word in words if word != "--force"]
     tools_from = None
     if "--tools-from" in words:
         at = words.index("--tools-from")
@@ -209,7 +212,7 @@ def _test(magics: AgentMagics, rest: str) -> None:
     if not hasattr(run, "to_test"):
         raise UsageError(f"%agent test: {words[0]!r} holds a {type(run).__name__}, not a Run")
     try:
-        path = run.to_test(words[1], tools_from=tools_from)
+        path = run.to_test(words[1], tools_from=tools_from, overwrite=overwrite)
     except SetupError as error:
         raise UsageError(f"%agent {error}") from None
     cassette = path.with_name(path.stem + ".cassette.json")
@@ -287,8 +290,8 @@ COMMANDS: dict[str, LineCommand] = {
         LineCommand("rerun VAR [--live] [-m MODEL] [-o OUT]", "the run's replies played back while the tools "
                     "run again, to where their results differ (--live: the model goes on from there)", _rerun,
                     completes="run"),
-        LineCommand("test VAR PATH [--tools-from MODULE]", "the run as a pytest file and its cassette: pytest "
-                    "PATH replays it offline and fails naming a call a tool change altered", _test,
+        LineCommand("test VAR PATH [--tools-from MODULE] [--force]", "the run as a pytest file and its cassette: "
+                    "pytest PATH replays it offline and fails naming a call a tool change altered", _test,
                     completes="run"),
         LineCommand("policy [remove N | clear]", "the approval rules \"Always allow\" / \"Always deny\" added in "
                     "this kernel session, and removing them", _policy, completes="policy"),

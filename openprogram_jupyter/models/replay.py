@@ -24,13 +24,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from .._files import write_atomically
 from .._json import JsonObject
 from .._secrets import Secrets, remember
 from ..errors import CassetteError
@@ -41,8 +41,8 @@ from .base import MessageBuilder, Model, ModelRequest
 from .providers import SECRET_ENV_VARS
 from .scripted import ScriptedModel
 
-__all__ = ["CASSETTE_VERSION", "MAX_NESTING", "CassetteError", "RecordingModel", "ReplayModel", "load_cassette",
-           "save_cassette"]
+__all__ = ["CASSETTE_VERSION", "MAX_NESTING", "CassetteError", "RecordingModel", "ReplayModel", "cassette_text",
+           "load_cassette", "save_cassette"]
 
 CASSETTE_MARK = "openprogram-jupyter"
 CASSETTE_VERSION = 1
@@ -117,22 +117,19 @@ class RecordingModel(Model):
 
 def save_cassette(path: str | os.PathLike[str], model: str, rounds: list[JsonObject], *,
                   secrets: Iterable[str | None] = ()) -> None:
-    """Write ``rounds`` (``{"round", "request", "reply"}`` each) as the cassette of
-    ``model`` to ``path``, every secret scrubbed (:func:`scrub`), atomically: a crash
-    leaves the file as it was."""
+    """Write :func:`cassette_text` to ``path`` (its folder made), atomically: a crash leaves
+    the file as it was."""
     path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomically(path, cassette_text(model, rounds, secrets=secrets))
+
+
+def cassette_text(model: str, rounds: list[JsonObject], *, secrets: Iterable[str | None] = ()) -> str:
+    """The cassette of ``model`` holding ``rounds`` (``{"round", "request", "reply"}``
+    each), as the JSON text of a file, every secret scrubbed (:func:`scrub`)."""
     data = scrub({"cassette": CASSETTE_MARK, "version": CASSETTE_VERSION, "model": model, "rounds": rounds},
                  secrets)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as file:
-            json.dump(data, file, indent=2, ensure_ascii=False)
-            file.write("\n")
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
 class ReplayModel(Model):

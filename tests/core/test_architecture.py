@@ -16,7 +16,8 @@ ROOT = "openprogram_jupyter"
 # package prefix.
 LAYERS: list[list[str]] = [
     ["_json", "errors", "_viewer", "_install", "_ambient", "_stop", "messages", "events", "_dispatch",
-     "_secrets", "_controls", "_masking", "approvals", "approval_policy", "_key_sources"],
+     "_secrets", "_controls", "_masking", "approvals", "approval_policy", "_key_sources", "_files",
+     "_code_writer"],
     ["tools"],
     ["_decision_options"],
     ["models"],

@@ -114,6 +114,7 @@ def test_the_names_a_tool_uses_are_imported_as_its_module_had_them(tmp_path):
         import shelf_tools
     finally:
         sys.path.remove(str(tmp_path))
+    shelf_tools.shelve.__module__ = "__main__"  # as if the notebook defined it: its source is copied
     tool = op.function(shelf_tools.shelve, register_globally=False)
     run = op.Runtime(model=op.ScriptedModel([call("shelve", kind="map", year=1901), "Shelved."])).run(
         "Shelve it.", tools=[tool])
@@ -183,3 +184,69 @@ def test_bad_paths_and_modules_are_named(tmp_path):
         run.to_test(tmp_path / "test_x.py", tools_from="my tools; import os")
     with pytest.raises(op.SetupError, match="no prompt and recorded round"):
         op.Run("run_empty", "scripted", []).to_test(tmp_path / "test_y.py")
+
+
+def test_nothing_is_written_until_everything_is_checked(tmp_path):
+    good = op.function(find_city, register_globally=False)
+    run = op.Runtime(model=op.ScriptedModel([call("find_city", city="a"), "A."])).run("go", tools=[good])
+    path = run.to_test(tmp_path / "test_a.py")
+    cassette = tmp_path / "test_a.cassette.json"
+    before = path.read_text(), cassette.read_text()
+
+    sourceless = op.function(_without_source(), register_globally=False)
+    refused = op.Runtime(model=op.ScriptedModel([call("echo", city="b"), "B."])).run("go", tools=[sourceless])
+    with pytest.raises(op.SetupError, match="cannot be written"):
+        refused.to_test(path, overwrite=True)
+    assert (path.read_text(), cassette.read_text()) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["test_a.cassette.json", "test_a.py"]
+
+
+def test_an_existing_test_is_kept_unless_overwrite_is_given(tmp_path):
+    tool = op.function(find_city, register_globally=False)
+    run = op.Runtime(model=op.ScriptedModel([call("find_city", city="a"), "A."])).run("go", tools=[tool])
+    path = run.to_test(tmp_path / "test_a.py")
+    path.write_text("# mine\n")
+    with pytest.raises(op.SetupError, match=r"test_a\.py' exists; pass overwrite=True"):
+        run.to_test(path)
+    assert path.read_text() == "# mine\n"
+    assert "def test_the_run" in run.to_test(path, overwrite=True).read_text()
+
+
+def test_a_folder_or_a_file_in_the_way_is_named_and_nothing_is_left(tmp_path):
+    tool = op.function(find_city, register_globally=False)
+    run = op.Runtime(model=op.ScriptedModel([call("find_city", city="a"), "A."])).run("go", tools=[tool])
+    (tmp_path / "test_dir.py").mkdir()
+    with pytest.raises(op.SetupError, match=r"test_dir\.py' is a folder"):
+        run.to_test(tmp_path / "test_dir.py")
+    (tmp_path / "plain").write_text("x")
+    with pytest.raises(op.SetupError, match=r"plain' is a file"):
+        run.to_test(tmp_path / "plain" / "test_b.py")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plain", "test_dir.py"]
+
+
+def test_a_tool_from_an_importable_module_is_imported_so_edits_to_it_count(tmp_path):
+    module = tmp_path / "area_tools.py"
+    module.write_text(textwrap.dedent('''
+        import openprogram_jupyter as op
+
+        @op.function(register_globally=False)
+        def area(width: float, height: float) -> float:
+            """The area of a rectangle."""
+            return width * height
+    '''))
+    sys.path.insert(0, str(tmp_path))
+    try:
+        import area_tools
+    finally:
+        sys.path.remove(str(tmp_path))
+    run = op.Runtime(model=op.ScriptedModel([call("area", width=2, height=3), "6."])).run(
+        "Area?", tools=[area_tools.area])
+    path = run.to_test(tmp_path / "tests" / "test_area.py")
+    source = path.read_text()
+    assert "from area_tools import area" in source and "def area" not in source
+    assert "sys.path.insert(0, str(Path(__file__).resolve().parents[1]))" in source
+    code, output = pytest_on(path)
+    assert code == 0, output
+    module.write_text(module.read_text().replace("return width * height", "return width + height"))
+    code, output = pytest_on(path)
+    assert code == 1 and "call 1, area, returned '5.0'; recorded '6.0'" in output, output

@@ -108,7 +108,9 @@ def _dollars(name: str, value: object) -> float | None:
 
 REASONING_EFFORTS = ("low", "medium", "high")
 MIN_REASONING_BUDGET = 1024  # Anthropic's smallest thinking budget, and so the smallest for all
-MAX_REASONING_BUDGET = 128_000  # the most output tokens any provider's model writes (Anthropic's largest)
+# Anthropic's largest output (128,000 tokens) less the 1,024 its request keeps for the answer: the budget
+# must stay below max_tokens. Gemini's largest are smaller; its model class sends its own, saying so.
+MAX_REASONING_BUDGET = 126_976
 
 
 def _reasoning(name: str, value: object) -> str | int | None:

@@ -95,6 +95,18 @@ INFO = ProviderInfo(
 
 DEFAULT_GEMINI_URL = "https://generativelanguage.googleapis.com"
 _MODES = {"auto": "AUTO", "required": "ANY", "none": "NONE"}
+_LARGEST_BUDGET = 32_768  # Gemini 2.5 Pro's largest thinking budget; a larger one is refused
+_LARGEST_FLASH_BUDGET = 24_576  # 2.5 Flash's and Flash-Lite's
+
+
+def _thinking_budget(model_id: str, budget: int, notices: list[str]) -> int:
+    """``budget``, or the model's largest thinking budget if it is larger (a notice says so)."""
+    largest = _LARGEST_FLASH_BUDGET if "flash" in model_id.lower() else _LARGEST_BUDGET
+    if budget <= largest:
+        return budget
+    notices.append(f"reasoning={budget:,} is over the model's largest thinking budget ({largest:,}): "
+                   f"{largest:,} was sent")
+    return largest
 
 
 class GeminiModel(ProviderModel):
@@ -131,15 +143,15 @@ class GeminiModel(ProviderModel):
         payload: JsonObject = {"contents": self._history.build(request.messages, _step)}
         if request.system:
             payload["systemInstruction"] = {"parts": [{"text": request.system}]}
+        notices: list[str] = []
         budget = reasoning_budget(request.reasoning)
         if self.include_thoughts or budget is not None:
             thinking: JsonObject = {"includeThoughts": True}
             if budget is not None:
-                thinking["thinkingBudget"] = budget
+                thinking["thinkingBudget"] = _thinking_budget(self.model_id, budget, notices)
             payload["generationConfig"] = {"thinkingConfig": thinking}
         if request.max_output_tokens is not None:
             payload.setdefault("generationConfig", {})["maxOutputTokens"] = request.max_output_tokens
-        notices: list[str] = []
         if request.tools:
             payload["tools"] = [{"functionDeclarations": [gemini_function_declaration(t) for t in request.tools]}]
             choice = request.tool_choice

@@ -97,3 +97,20 @@ async def test_bedrock_sends_reasoning_only_to_claude_and_says_so_for_others(ser
     run = await runtime.arun("Hi.", reasoning="high")
     assert "additionalModelRequestFields" not in server.requests[0].body
     assert any("reasoning is sent only to Claude models" in str(e) for e in run.events)
+
+
+@pytest.mark.parametrize(("model_id", "largest"), [("gemini-2.5-flash", 24_576), ("gemini-2.5-pro", 32_768)])
+async def test_gemini_gets_at_most_its_largest_thinking_budget_with_a_notice(server, model_id, largest):
+    """docs/faults.md, "Images the provider refuses": a budget the setting takes but Gemini
+    would refuse is sent as Gemini's largest, and the run says so."""
+    server.script(Turn(text="Thought it over."))
+    case = BY_PREFIX["gemini"]
+    runtime = case.runtime(server)
+    runtime.model.model_id = model_id
+    run = await runtime.arun("Think hard.", reasoning=100_000)
+    assert run.stop_reason == "stop", run.error
+    assert reasoning_field("gemini", server.requests[0].body) == {"includeThoughts": True, "thinkingBudget": largest}
+    notices = [e.update.delta for e in run.events if e.type == "message_update" and e.update.kind == "notice"]
+    [notice] = notices
+    assert notice.endswith(f": reasoning=100,000 is over the model's largest thinking budget ({largest:,}): "
+                           f"{largest:,} was sent")

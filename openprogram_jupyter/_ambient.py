@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ._run_context import RunContext
     from .runtime import Runtime
     from .tools.base import ToolContext
 
@@ -26,14 +27,16 @@ __all__ = ["CallBudget", "CallFrame", "ambient_runtime", "current_call", "curren
 class CallFrame:
     """The running call (its :class:`ToolContext`: runtime, depth, id, cancel flag), the
     ``tools=`` list a nested run inherits, where the nested run's events go, the
-    top-level run's tool-call budget, which nested runs share, and the calling run's
-    settings (a nested run inherits some: ``settings.inherited``)."""
+    top-level run's tool-call budget, which nested runs share, the calling run's
+    settings (a nested run inherits some: ``settings.inherited``), and its run context
+    (approvers, denied tools, depth cap, grace: a nested run derives its own from it)."""
 
     context: ToolContext
     tools: Sequence[object] | None
     emit: Callable[[Any], None]
     budget: CallBudget | None = None
     settings: Mapping[str, Any] | None = None
+    run_context: RunContext | None = None
 
 
 class CallBudget:

@@ -192,6 +192,7 @@ class Policy:
     default: Action | None = None
     ask_with: Callable[[Any], Any] | None = None
     session: SessionRules | None = field(default=None, repr=False, compare=False)
+    asks_with_view: bool = field(default=False, repr=False, compare=False)
 
     def decide(self, tool_name: str, arguments: JsonObject | None) -> Decision | None:
         """The first matching rule's decision (session rules first), else the default's;
@@ -204,8 +205,16 @@ class Policy:
 
     def in_session(self, session: SessionRules | None, ask_with: Callable[[Any], Any] | None) -> Policy:
         """A copy that checks ``session``'s rules first and, if this policy has no ``ask_with``,
-        asks with ``ask_with``."""
-        return replace(self, session=session, ask_with=self.ask_with or ask_with)
+        asks with ``ask_with`` (a live view's buttons: :meth:`without_view` takes it off)."""
+        if self.ask_with is not None or ask_with is None:
+            return replace(self, session=session)
+        return replace(self, session=session, ask_with=ask_with, asks_with_view=True)
+
+    def without_view(self) -> Policy:
+        """This policy without the ``ask_with`` :meth:`in_session` gave it (the same policy
+        when it asks with its own, or with no one): what a fork or rerun of a run keeps once
+        the run's view has ended. Its rules and session rules stay."""
+        return replace(self, ask_with=None, asks_with_view=False) if self.asks_with_view else self
 
     def __call__(self, request: ApprovalRequest) -> Any:
         """Used as a plain approver: ``True`` for allow, ``False`` for deny, else the answer

@@ -15,8 +15,8 @@ import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ._ambient import CallBudget
 from ._decision_judge import Judge
+from ._run_context import RecordedAnswers, RunContext
 from ._stop import StopSignal, closing_time
 from .errors import SetupError
 from .events import Event
@@ -38,6 +38,7 @@ AnyEvent = TypeVar("AnyEvent", bound=Event)
 
 __all__ = [
     "EventSink", "RunSpec", "RuntimeDefaults", "build_spec", "default_registry", "execute", "resolve_model",
+    "run_context",
 ]
 
 
@@ -56,8 +57,8 @@ async def execute(runtime: Runtime, spec: RunSpec, *, on_created: Callable[[Run]
         spec = spec.with_hooks(on_event=_both(judge.watch, hooks.get("on_event")),
                                get_follow_up_messages=judge.follow_ups)
         hooks = spec.hooks
-    approve = hooks.get("approve") or runtime.approve
-    if settings["step"] and approve is None:
+    context = run_context(runtime, spec)
+    if settings["step"] and not any(not isinstance(a, RecordedAnswers) for a in context.approvers):
         raise SetupError("step=True needs an approver to answer each pick: pass approve=... (a function "
                          "returning True, False, op.edit(**arguments) or op.skip(reason)); in a notebook, "
                          "%%agent --step gives each pick Run / Edit / Skip buttons", option="step")
@@ -73,29 +74,57 @@ async def execute(runtime: Runtime, spec: RunSpec, *, on_created: Callable[[Run]
     sink = EventSink.for_run(run, hooks.get("on_event"), parent.emit if parent is not None else None)
     calls = CallEnvironment(
         menu=spec.menu, runtime=runtime, run_id=run.run_id, depth=spec.depth, emit=sink.emit, forward=sink.forward,
-        approve=approve, step=settings["step"], inherited_tools=spec.inherited_tools, settings=settings,
-        budget=parent.budget if parent is not None and parent.budget is not None
-        else CallBudget(settings["max_tool_calls"]),
-        cancel_grace=runtime.cancel_grace,
+        step=settings["step"], inherited_tools=spec.inherited_tools, settings=settings, budget=context.budget,
+        cancel_grace=context.cancel_grace, context=context,
     )
     stop = StopSignal(hooks.get("abort"), parent.context.cancelled if parent is not None else None)
     if settings["capture_wire"]:
         run.wire_log = WireLog()
     config = LoopConfig(spec=spec, model=model, calls=calls, stop=stop, wire=run.wire_log, spent=lambda: run.usage)
     state = LoopState(conversation=list(spec.history))
-    run.spec, run.runtime = spec, runtime  # what Run.fork starts from
+    run.spec, run.runtime, run.context = spec, runtime, context  # what Run.fork and Run.rerun start from
     if spec.depth == 0:
         runtime.last_run = run
     if on_created is not None:
         on_created(run)
     try:
         await _drive(asyncio.ensure_future(run_loop(config, state, spec.prompts)), stop,
-                     grace=closing_time(runtime.cancel_grace))
+                     grace=closing_time(context.cancel_grace))
     finally:
         run.pending_messages = list(state.undelivered)
     if judge is not None:
         await judge.conclude(run, runtime=runtime, max_iterations=settings["max_iterations"])
     return run
+
+
+def run_context(runtime: Runtime, spec: RunSpec) -> RunContext:
+    """The context ``spec`` runs under on ``runtime`` (:mod:`._run_context`).
+
+    A nested run derives it from the calling run's: its own ``approve=`` (or, on another
+    Runtime, that Runtime's approver) is asked after the calling run's approvers. A fork or
+    rerun derives it from the recorded run's (a view's asking left out); its own
+    ``approve=`` replaces the recorded approvers, else its Runtime's is asked after them. A
+    top-level run has its own ``approve=``, else its Runtime's. Deny lists add up; the depth
+    cap and the cancel grace are the lowest. A rerun's recorded refusals and edits come
+    first (asked again of its own ``approve=`` when given).
+    """
+    own, parent = spec.hooks.get("approve"), spec.parent
+    limits: dict[str, Any] = {"tools_deny": spec.tools_deny or tuple(runtime.tools_deny),
+                              "max_depth": runtime.max_depth, "cancel_grace": runtime.cancel_grace}
+    if parent is not None and parent.run_context is not None:
+        mine = own if own is not None or parent.context.runtime is runtime else runtime.approve
+        return parent.run_context.inner(mine, **limits)
+    if spec.inherits is None:
+        context = RunContext.top(own if own is not None else runtime.approve,
+                                 max_tool_calls=spec.settings["max_tool_calls"], **limits)
+    else:
+        base = spec.inherits.carried(spec.settings["max_tool_calls"])
+        base = base if own is None else base.replacing_approvers(own)
+        context = base.inner(runtime.approve if own is None else None, **limits)
+    if spec.rerun is None:
+        return context
+    results = [result for played in spec.rerun.rounds for result in played.results]
+    return context.with_recorded(RecordedAnswers.of(results, ask_again=own is not None))
 
 
 def resolve_model(

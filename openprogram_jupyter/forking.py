@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import SetupError
 from .messages import AssistantMessage, ToolResultMessage, UserMessage
-from .spec import ReplayedRound, RunSpec
+from .spec import ReplayedRound, RunSpec, RuntimeDefaults, build_spec
 
 if TYPE_CHECKING:
     from .run import Run
     from .runtime import Runtime
 
-__all__ = ["fork_spec", "recorded_rounds", "reused_settings", "same_tools"]
+__all__ = ["fork_spec", "prepare_within", "recorded_rounds", "reused_settings", "same_tools"]
 
 # The ways of watching a run are the fork's own: step mode needs the approver of wherever it runs.
 _NOT_REUSED = frozenset({"step"})
@@ -53,6 +53,7 @@ def fork_spec(run: Run, round: Any, runtime: Runtime, *, tools: Sequence[object]
     ``options`` (``Runtime.run`` keywords; by default the original run's history and
     every setting but ``step``: system prompt, ``tool_choice``, caps, budgets,
     ``text_tool_calls``, ``capture_wire``…) apply from ``round`` on.
+    The fork runs under the recorded run's context (:func:`prepare_within`).
     A ``round`` that is not one of the run's rounds, a run without a prompt, or a tool
     name nothing provides raises :class:`SetupError` naming it.
     """
@@ -63,9 +64,17 @@ def fork_spec(run: Run, round: Any, runtime: Runtime, *, tools: Sequence[object]
     if not prompts:
         raise SetupError(f"fork: run {run.run_id} has no prompt to start from")
     chosen = list(tools) if tools is not None else same_tools(run, runtime, "fork")
-    spec = runtime.prepare(prompts[0], tools=chosen, **reused_settings(run, options))
+    spec = prepare_within(run, runtime, prompts[0], tools=chosen, **reused_settings(run, options))
     return dataclasses.replace(spec, prompts=tuple(prompts), replay=tuple(rounds[: round - 1]),
                                replayed_from=run.run_id)
+
+
+def prepare_within(run: Run, runtime: Runtime, content: object, **options: Any) -> RunSpec:
+    """``runtime.prepare(content, **options)`` for a run that derives its context from the
+    recorded ``run``'s (:mod:`._run_context`): its menu leaves out what ``run``'s deny lists
+    did, and the engine asks ``run``'s approvers (a view's asking left out) unless
+    ``options`` gives an ``approve=`` of its own."""
+    return build_spec(content, RuntimeDefaults.of(runtime, inherits=run.context), **options)
 
 
 def reused_settings(run: Run, options: dict[str, Any]) -> dict[str, Any]:

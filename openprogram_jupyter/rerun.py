@@ -21,7 +21,7 @@ from . import _ambient
 from ._divergence import Same
 from .errors import SetupError
 from .events import Divergence
-from .forking import recorded_rounds, reused_settings, same_tools
+from .forking import prepare_within, recorded_rounds, reused_settings, same_tools
 from .spec import RerunPlan, RunSpec
 
 if TYPE_CHECKING:
@@ -38,7 +38,11 @@ def rerun_spec(run: Run, runtime: Runtime, *, tools: Sequence[object] = (), live
     The tools are the run's, by name, each taken from ``tools`` when one there has that
     name, else as registered now (:func:`~openprogram_jupyter.forking.same_tools`); the
     settings are the run's (but ``step``) with ``options`` over them; ``same(recorded,
-    now)``, when given, decides whether two results count as the same. A run without a
+    now)``, when given, decides whether two results count as the same. It runs under the
+    recorded run's context (:func:`~openprogram_jupyter.forking.prepare_within`), and a
+    call the recording denied or skipped is refused again with its recorded result — or,
+    given ``approve=``, asked about again — and one it ran with edited arguments runs with
+    them again (:class:`~openprogram_jupyter._run_context.RecordedAnswers`). A run without a
     prompt or without a round, or a ``same`` that is not callable, raises
     :class:`SetupError` naming it.
     """
@@ -52,7 +56,7 @@ def rerun_spec(run: Run, runtime: Runtime, *, tools: Sequence[object] = (), live
     if not rounds:
         raise SetupError(f"rerun: run {run.run_id} has no recorded round to replay")
     chosen = same_tools(run, runtime, "rerun", given=tools)
-    spec = runtime.prepare(prompts[0], tools=chosen, **reused_settings(run, options))
+    spec = prepare_within(run, runtime, prompts[0], tools=chosen, **reused_settings(run, options))
     return dataclasses.replace(spec, prompts=tuple(prompts), rerun=RerunPlan(tuple(rounds), live=live, same=same),
                                replayed_from=run.run_id)
 

@@ -18,6 +18,7 @@ from .events import AgentEndEvent, Divergence, DivergenceEvent, MessageEndEvent,
 from .messages import AssistantMessage, RunStopReason, ToolResultMessage, Usage, UserMessage
 
 if TYPE_CHECKING:
+    from ._run_context import RunContext
     from .events import Event
     from .models._wire import WireLog
     from .runtime import Runtime
@@ -71,11 +72,12 @@ class Run:
         self.wire_log: WireLog | None = None  # set by the engine when the Runtime captures the wire
         self.spec: RunSpec | None = None  # the spec it ran, and the Runtime that ran it (not pickled)
         self.runtime: Runtime | None = None
+        self.context: RunContext | None = None  # what governed it (approvers, deny list, caps; not pickled)
         self._usage = Usage.total([])  # kept as replies end: the loop reads it every round
 
     def __getstate__(self) -> dict[str, Any]:
         # A Run travels (op.evaluate on another process): its record does, not what ran it.
-        return {**self.__dict__, "spec": None, "runtime": None}
+        return {**self.__dict__, "spec": None, "runtime": None, "context": None}
 
     # -- filled in by the runtime -------------------------------------------------------
 

@@ -114,16 +114,23 @@ class Runtime:
         """A new Runtime like this one — model, keys, approver, deny list, caps, registry,
         cassette and settings — with ``changes`` (any keyword of ``Runtime(...)``) applied.
         It shares nothing that runs: its MCP servers and its resolved model are its own
-        (a model object given as ``model`` is shared, as it would be)."""
+        (a model object given as ``model`` is shared, as it would be). A ``model`` of another
+        provider (or a model object) drops this Runtime's ``api_key`` and ``base_url``,
+        which are for its own provider, unless ``changes`` gives them."""
         arguments: dict[str, Any] = {
             "model": self._model_spec, "api_key": self._api_key, "base_url": self._base_url,
             "approve": self.approve, "tools_deny": self.tools_deny, "max_depth": self.max_depth,
             "cancel_grace": self.cancel_grace, "registry": self._registry, "record": self.record,
             **self._overrides,
         }
-        if not isinstance(changes.get("model", ""), str) and changes.get("model") is not None:
-            arguments.update(api_key=None, base_url=None)  # a model object carries its own
+        if "model" in changes and not _same_provider(self._model_spec, changes["model"]):
+            arguments.update(api_key=None, base_url=None)  # a model object carries its own; another provider's key
         return Runtime(**{**arguments, **changes})
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A Runtime travels as what it is configured with (op.evaluate's jobs on another
+        # process): its resolved model, its open MCP servers and its last run stay here.
+        return {**self.__dict__, "_model": None, "_resources": [], "last_run": None}
 
     def _own(self, resource: Any) -> None:
         """Close ``resource`` (anything with ``close()``) when this Runtime closes."""
@@ -188,8 +195,7 @@ class Runtime:
         the spec in place of ``content`` (then with no other options)."""
         from .engine import RuntimeDefaults, build_spec
 
-        defaults = RuntimeDefaults(self.registry, self.settings, self, tuple(self.tools_deny), self.max_depth)
-        return build_spec(content, defaults, **options)
+        return build_spec(content, RuntimeDefaults.of(self), **options)
 
     async def arun(self, content: object, **options: Unpack[RunOptions]) -> Run:
         """Run the loop on the current event loop and return the :class:`Run`.
@@ -401,6 +407,11 @@ def _close_abandoning(loop: asyncio.AbstractEventLoop, *, grace: float) -> None:
         loop.run_until_complete(loop.shutdown_asyncgens())
     finally:
         loop.close()
+
+
+def _same_provider(old: object, new: object) -> bool:
+    """Whether the model strings ``old`` and ``new`` name the same provider (its prefix)."""
+    return isinstance(old, str) and isinstance(new, str) and old.partition(":")[0] == new.partition(":")[0]
 
 
 def _drain(queue: deque[Any]) -> list[Any]:

@@ -30,6 +30,7 @@ from .tools._images import fit_image
 from .tools.menu import Menu, resolve_menu
 
 if TYPE_CHECKING:
+    from ._run_context import RunContext
     from .runtime import Runtime
     from .tool_execution import Approver
     from .tools.registry import Registry
@@ -128,7 +129,10 @@ class RunSpec:
     ``replay`` (recorded rounds played back first, from the run ``replayed_from``: see
     ``Run.fork``), ``rerun`` (recorded replies played back while the tools run again, from
     the run ``replayed_from``: see ``Run.rerun``). Context: ``depth`` and ``parent`` (the tool call a nested run runs
-    inside) and ``inherited_tools`` (the ``tools=`` list nested runs inherit). ``hooks``:
+    inside), ``inherited_tools`` (the ``tools=`` list nested runs inherit), ``tools_deny``
+    (every tool name this run's menu left out by a deny list: the Runtime's, the run's own,
+    the calling run's; the runs it starts leave them out too) and ``inherits`` (the context
+    of the recorded run a fork or rerun derives its own from, :mod:`._run_context`). ``hooks``:
     see :class:`RunHooks`; :meth:`with_hooks` returns a copy with hooks added.
     """
 
@@ -143,6 +147,8 @@ class RunSpec:
     depth: int = 0
     parent: CallFrame | None = field(default=None, repr=False)
     inherited_tools: Sequence[object] | None = field(default=None, repr=False)
+    tools_deny: tuple[str, ...] = field(default=(), repr=False)
+    inherits: RunContext | None = field(default=None, repr=False)
     hooks: RunHooks = field(default_factory=lambda: RunHooks(), repr=False)
 
     def with_hooks(self, **hooks: Unpack[RunHooks]) -> RunSpec:
@@ -157,13 +163,19 @@ class RunSpec:
 class RuntimeDefaults:
     """What a Runtime brings to every spec it builds: where the default menu comes from,
     its settings (what a run does not set), the session deny list, the nesting cap, and
-    itself (for ``can_use``)."""
+    itself (for ``can_use``); ``inherits``: for a fork or rerun, the recorded run's context."""
 
     registry: Registry
     settings: RunSettings
     runtime: Runtime | None = None
     session_deny: Sequence[str] = ()
     max_depth: int = 8
+    inherits: RunContext | None = None
+
+    @classmethod
+    def of(cls, runtime: Runtime, inherits: RunContext | None = None) -> RuntimeDefaults:
+        """``runtime``'s defaults (``inherits``: the context a fork or rerun derives from)."""
+        return cls(runtime.registry, runtime.settings, runtime, tuple(runtime.tools_deny), runtime.max_depth, inherits)
 
 
 def build_spec(content: object, defaults: RuntimeDefaults, **options: Unpack[RunOptions]) -> RunSpec:
@@ -172,12 +184,14 @@ def build_spec(content: object, defaults: RuntimeDefaults, **options: Unpack[Run
     The run's settings are ``defaults.settings`` with, for a nested run (inside a tool
     body), the inherited settings of the run it is inside laid over them, then the run's
     own. A nested run also inherits the outer call's ``tools=`` list unless it passes
-    ``tools`` or ``toolset``. A depth past ``defaults.max_depth`` raises
-    ``RecursionError``. Anything else wrong raises :class:`SetupError` naming the problem:
-    an unknown keyword, a setting its check refuses (:mod:`~openprogram_jupyter.settings`),
-    a prompt that is empty (without history) or of the wrong type, a menu naming unknown
-    tools or toolsets, a forced ``tool_choice`` not on the menu, bad ``choices``. (The
-    engine checks that ``step`` has an approver.)"""
+    ``tools`` or ``toolset``, and its menu leaves out what the outer run's deny lists left
+    out (as does a fork's or rerun's, the recorded run's). A depth past
+    ``defaults.max_depth`` or the outer run's cap raises ``RecursionError``. Anything else
+    wrong raises :class:`SetupError` naming the problem: an unknown keyword, a setting its
+    check refuses (:mod:`~openprogram_jupyter.settings`), a prompt that is empty (without
+    history) or of the wrong type, a menu naming unknown tools or toolsets, a forced
+    ``tool_choice`` not on the menu, bad ``choices``. (The engine checks that ``step`` has
+    an approver.)"""
     given: dict[str, Any] = dict(options)
     hooks = cast(RunHooks, {name: given.pop(name) for name in _HOOKS & set(given)})
     inputs: dict[str, Any] = {name: given.pop(name) for name in RunInputs.__optional_keys__ & set(given)}
@@ -185,6 +199,10 @@ def build_spec(content: object, defaults: RuntimeDefaults, **options: Unpack[Run
     if unknown:
         raise SetupError(f"not a run option: {', '.join(unknown)} (see help(op.Runtime.run) and docs/settings.md)")
     parent, depth = _nesting(defaults.max_depth)
+    outer_context = parent.run_context if parent is not None else defaults.inherits
+    own_deny = tuple(inputs.get("tools_deny") or ())
+    denied = tuple(dict.fromkeys([*defaults.session_deny, *(outer_context.tools_deny if outer_context else ())]))
+    defaults = dataclasses.replace(defaults, session_deny=denied)
     outer = parent.settings if parent is not None and parent.settings is not None else {}
     settings = merge(merge(defaults.settings, inherited(outer)), given)
     tools, toolset = inputs.get("tools"), inputs.get("toolset")
@@ -201,6 +219,7 @@ def build_spec(content: object, defaults: RuntimeDefaults, **options: Unpack[Run
     return RunSpec(
         prompts=tuple(map(_fitted, _as_prompts(content, allow_empty=bool(history)))), menu=menu, settings=settings,
         history=history, decision=decision, depth=depth, parent=parent, inherited_tools=tools, hooks=hooks,
+        tools_deny=tuple(dict.fromkeys([*denied, *own_deny])), inherits=defaults.inherits,
     )
 
 
@@ -208,6 +227,8 @@ def _nesting(max_depth: int) -> tuple[CallFrame | None, int]:
     """The tool call a new run would run inside (if any) and its depth."""
     parent = current_call.get()
     depth = parent.context.depth + 1 if parent is not None else 0
+    if parent is not None and parent.run_context is not None:
+        max_depth = min(max_depth, parent.run_context.max_depth)
     if depth > max_depth:
         # A RecursionError, as ever: the model reads its name in the calling tool's error result.
         raise RecursionError(

@@ -20,16 +20,17 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ._ambient import CallBudget, CallFrame, current_call
+from ._approval_gate import ApprovalRequest, Approver, Refused, clear_call
 from ._call_result import made_result
 from ._json import JsonObject
 from ._masking import mask_progress, mask_result
+from ._run_context import RunContext
 from ._secrets import Secrets
 from ._tool_output import OutputCapture, capturing
-from .approval_policy import Decision, Policy
-from .approvals import ApprovalAnswer, Edit, Skip, answer_kind
 from .errors import ToolExit
 from .events import Event, ToolExecutionEndEvent, ToolExecutionStartEvent, ToolExecutionUpdateEvent
 from .messages import TextContent, ToolCall, ToolResultMessage, ToolResultStatus
+from .tools._jsonschema import non_finite_numbers
 from .tools._schema import ArgumentError
 from .tools.base import Tool, ToolContext
 from .tools.menu import Menu
@@ -37,31 +38,12 @@ from .tools.menu import Menu
 if TYPE_CHECKING:
     from .runtime import Runtime
 
-__all__ = ["ApprovalRequest", "CallEnvironment", "CallOutcome", "execute_tool_call", "result_for_unrun_call"]
+__all__ = [
+    "ApprovalRequest", "Approver", "CallEnvironment", "CallOutcome", "execute_tool_call", "result_for_unrun_call",
+]
 
 MAX_IDENTICAL_FAILURES = 2
 """An identical call (same tool, same arguments) that failed this often is refused."""
-
-
-@dataclass(frozen=True)
-class ApprovalRequest:
-    """What an approver is asked about: the call, and the tool that would run it."""
-
-    tool_call: ToolCall
-    tool: Tool
-
-    @property
-    def tool_name(self) -> str:
-        return self.tool_call.name
-
-    @property
-    def arguments(self) -> JsonObject:
-        return self.tool_call.arguments
-
-
-Approver = Callable[[ApprovalRequest], "ApprovalAnswer | Awaitable[ApprovalAnswer]"]
-"""Answers a call that asks: ``True``, ``False``, ``op.edit(**arguments)`` or
-``op.skip(reason)`` (:mod:`openprogram_jupyter.approvals`), or an awaitable of one."""
 
 
 @dataclass
@@ -70,7 +52,9 @@ class CallEnvironment:
 
     ``emit(EventClass, **fields)`` builds and publishes an event of this run;
     ``forward(event)`` publishes an event built elsewhere (a nested run's). With ``step``
-    every call asks ``approve`` before it runs, not only the ``requires_approval`` tools.
+    every call asks the approvers before it runs, not only the ``requires_approval`` tools.
+    ``context``: the run's :class:`~._run_context.RunContext` (its approvers, in order; what
+    a nested run derives its own from).
     """
 
     menu: Menu
@@ -79,13 +63,13 @@ class CallEnvironment:
     depth: int
     emit: Callable[[Event], Any]
     forward: Callable[[Any], None]
-    approve: Approver | None = None
     step: bool = False
     inherited_tools: Sequence[object] | None = None
     settings: Mapping[str, Any] | None = None
     budget: CallBudget = field(default_factory=lambda: CallBudget(None))
     cancel_grace: float = 0.5
     failures: Counter[str] = field(default_factory=Counter)
+    context: RunContext = field(default_factory=RunContext)
 
 
 @dataclass
@@ -180,53 +164,16 @@ async def _prepare_and_execute(call: ToolCall, env: CallEnvironment) -> _Outcome
                 f"{failed} times. Change the arguments or try something else.",
             )
     try:
+        if non_finite := non_finite_numbers(call.arguments):
+            raise ArgumentError(non_finite)
         kwargs = tool.validate(dict(call.arguments))
     except ArgumentError as error:
         return _Outcome("error", f"Error: {call.name}: {error}")
-    decision = env.approve.decide(call.name, call.arguments) if isinstance(env.approve, Policy) else None
-    if decision is not None:
-        return await _decided(call, tool, kwargs, env, decision)
-    if not (tool.options.requires_approval or env.step):
-        return await _cached_or_executed(call, tool, kwargs, env)
-    return await _approved_and_executed(call, tool, kwargs, env)
-
-
-async def _decided(call: ToolCall, tool: Tool, kwargs: dict[str, Any], env: CallEnvironment,
-                   decision: Decision) -> _Outcome:
-    """A call a policy's rule (or its default) decided: run, refuse, or ask. The result's
-    details record the rule (``approval_rule``) and who decided (``approval_by``:
-    ``"policy"``, ``"user"``, or ``"nobody"`` when there was no one to ask)."""
-    if decision.action == "deny":
-        outcome = _Outcome("denied", f"denied by {decision.describe()} of the approval policy: "
-                                     f"{call.name} did not run", details={"approval": "denied"})
-    elif decision.action == "allow":
-        outcome = await _cached_or_executed(call, tool, kwargs, env)
-        outcome.details["approval"] = "approved"
-    else:
-        outcome = await _approved_and_executed(call, tool, kwargs, env)
-    outcome.details.setdefault("approval_by", "user" if decision.action == "ask" else "policy")
-    outcome.details.setdefault("approval", "denied")  # the approver failed: the call did not run
-    outcome.details["approval_rule"] = decision.record()
-    return outcome
-
-
-async def _approved_and_executed(call: ToolCall, tool: Tool, kwargs: dict[str, Any], env: CallEnvironment) -> _Outcome:
-    """Ask the approver; run the call as sent, or with the user's edited arguments."""
-    answer = await _ask_approval(call, tool, env)
-    if isinstance(answer, _Outcome):
-        return answer
-    edited = answer.arguments if isinstance(answer, Edit) else None
-    if edited is not None:
-        try:
-            kwargs = tool.validate(dict(edited))
-        except ArgumentError as error:
-            return _Outcome("denied", f"denied: the user's edited arguments for {call.name} are invalid ({error}); "
-                                      "the call did not run",
-                            details={"approval": "denied", "edited_arguments": edited})
-    outcome = await _cached_or_executed(call, tool, kwargs, env, arguments=edited)
-    outcome.details["approval"] = "approved" if edited is None else "edited"
-    if edited is not None:
-        outcome.details["edited_arguments"] = edited
+    verdict = await clear_call(call, tool, kwargs, env.context.approvers, step=env.step, emit=env.emit)
+    if isinstance(verdict, Refused):
+        return _Outcome(verdict.status, verdict.text, details=verdict.details)
+    outcome = await _cached_or_executed(call, tool, verdict.kwargs, env, arguments=verdict.edited)
+    outcome.details.update(verdict.details)
     return outcome
 
 
@@ -246,37 +193,6 @@ async def _cached_or_executed(call: ToolCall, tool: Tool, kwargs: dict[str, Any]
     return outcome
 
 
-async def _ask_approval(call: ToolCall, tool: Tool, env: CallEnvironment) -> _Outcome | Edit | bool:
-    """The approver's answer: ``True`` or an :class:`Edit` to run the call, else the
-    outcome of a call that does not run (denied, skipped, or the approver failed)."""
-    approve = env.approve.ask_with if isinstance(env.approve, Policy) else env.approve
-    if approve is None:
-        return _Outcome("denied", (
-            f"denied: {call.name} requires approval and no approver is configured "
-            "(the user did not see this call; give the Runtime approve=...)") if env.approve is None else (
-            f"denied: the approval policy says to ask about {call.name}, and it has no one to ask "
-            "(the user did not see this call; give op.policy(..., ask_with=...), or run it in a notebook)"),
-            details={"approval_by": "nobody"})
-    env.emit(ToolExecutionUpdateEvent(tool_call_id=call.id or "", tool_name=call.name, status="awaiting_approval"))
-    try:
-        answer = approve(ApprovalRequest(call, tool))
-        if inspect.isawaitable(answer):
-            answer = await answer
-        kind = answer_kind(answer)
-    except asyncio.CancelledError:
-        raise
-    except Exception as error:
-        return _Outcome("denied", f"denied: the approval check failed ({type(error).__name__}: {error})")
-    if isinstance(answer, Skip):
-        reason = f"skipped by the user: {answer.reason}" if answer.reason else "skipped by the user (no reason given)"
-        return _Outcome("skipped", f"{reason}. The call did not run.", details={"approval": "skipped"})
-    if kind == "deny":
-        return _Outcome("denied", f"denied: the user did not approve this call to {call.name}",
-                        details={"approval": "denied"})
-    env.emit(ToolExecutionUpdateEvent(tool_call_id=call.id or "", tool_name=call.name, status="approved"))
-    return answer if isinstance(answer, Edit) else True
-
-
 async def _execute(call: ToolCall, tool: Tool, kwargs: dict[str, Any], env: CallEnvironment) -> _Outcome:
     context = ToolContext(
         tool_call_id=call.id or "",
@@ -288,7 +204,8 @@ async def _execute(call: ToolCall, tool: Tool, kwargs: dict[str, Any], env: Call
             tool_call_id=call.id or "", tool_name=call.name, status="progress", data=mask_progress(data))),
     )
     output = _output_scope(call, tool, env)
-    token = current_call.set(CallFrame(context, env.inherited_tools, env.forward, env.budget, env.settings))
+    token = current_call.set(CallFrame(context, env.inherited_tools, env.forward, env.budget, env.settings,
+                                       env.context))
     try:
         if output is not None:
             output.__enter__()  # the body's thread or task copies the context: it captures there

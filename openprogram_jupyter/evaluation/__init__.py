@@ -20,7 +20,6 @@ from .._ambient import ambient_runtime
 from .._stop import StopToken, waiting_time
 from ..errors import SetupError
 from ..models import Model
-from ..runtime import Runtime
 from ._jobs import EvalJob, EvalOutcome, arun_job, check_names, run_job
 from ._judge import Judge, Judgement, judge
 from ._progress import Progress
@@ -60,12 +59,12 @@ def evaluate(
     ``models``: model strings, model objects (a ``ScriptedModel`` starts its script afresh
     for each run), or zero-argument callables that make one (a lambda is named after the
     model it makes); a dict names them; ``None`` (the default): the model of the runtime
-    in use — the notebook's ``runtime`` — alone. ``tools`` and ``run_options``
-    (``toolset=``, ``system=``, ``max_iterations=``, …) are those of ``Runtime.run``, for
-    every run. ``expect(run)`` judges each run: it passes unless it raises (an
-    ``AssertionError``'s message is the row's reason) or returns a falsy value other than
-    ``None``; an ``op.judge`` has a model grade it (after every run has ended, one at a
-    time in table order); in a list, all must pass. ``timeout`` caps each run in seconds.
+    in use — the notebook's ``runtime`` — alone; each run is on that runtime with its model
+    in place (its approver, deny list, caps and settings hold). ``tools`` and ``run_options``
+    (``toolset=``, ``system=``, …) are those of ``Runtime.run``, for every run.
+    ``expect(run)`` judges each run: it passes unless it raises (an ``AssertionError``'s
+    message is the row's reason) or returns a falsy value other than ``None``; an
+    ``op.judge`` grades it (after every run has ended, one at a time); in a list, all must pass. ``timeout`` caps each run in seconds.
     ``executor`` sends each run to that executor (its jobs must be picklable: see :mod:`._jobs`). Setting ``abort``
     stops the evaluation: runs going on end as stopped, runs not started are not started,
     and the result says ``stopped``. Ctrl-C / Kernel ▸ Interrupt does the same, then
@@ -193,8 +192,9 @@ def _plan(prompts: Sequence[str], models: Sequence[Any] | Mapping[str, Any] | No
     if "abort" in run_options or "on_event" in run_options:
         raise TypeError("evaluate() has its own abort=; on_event= and the other hooks are not per-run options here")
     options = {**run_options, **({"tools": list(tools)} if tools is not None else {})}
-    Runtime(model="offline").prepare(prompt_list[0], **options)  # a bad option fails here, before any run
-    jobs = [EvalJob(index, prompt, label, model, options, timeout)
+    base = ambient_runtime()  # every run derives from it: its approver, deny list, caps, settings
+    base.replace(model="offline", record=None).prepare(prompt_list[0], **options)  # a bad option fails here
+    jobs = [EvalJob(index, prompt, label, model, options, timeout, base)
             for index, (prompt, (label, model)) in enumerate((p, m) for p in prompt_list for m in named)]
     return _Plan(jobs, [label for label, _ in named], expect_all)
 

@@ -28,7 +28,9 @@ __all__ = ["EvalJob", "EvalOutcome", "arun_job", "fresh_model", "run_job"]
 @dataclass(frozen=True)
 class EvalJob:
     """Run ``prompt`` on ``model`` with ``options`` (``Runtime.run`` keywords), for at
-    most ``timeout`` seconds (``None``: no limit). ``index`` is the cell's place in the table."""
+    most ``timeout`` seconds (``None``: no limit), on ``base`` with ``model`` in place of
+    its model (its approver, deny list, caps, registry and settings hold; ``None``: a
+    Runtime of defaults). ``index`` is the cell's place in the table."""
 
     index: int
     prompt: str
@@ -36,6 +38,7 @@ class EvalJob:
     model: object
     options: dict[str, Any] = field(default_factory=dict)
     timeout: float | None = None
+    base: Runtime | None = None
 
 
 @dataclass
@@ -65,7 +68,9 @@ def fresh_model(model: object) -> Any:
 
 
 def _runtime(job: EvalJob) -> Runtime:
-    return Runtime(model=fresh_model(job.model))
+    """The job's Runtime: its ``base`` with a fresh model (and no cassette of its own: the
+    base's would get every run's replies at once)."""
+    return (job.base or Runtime()).replace(model=fresh_model(job.model), record=None)
 
 
 async def arun_job(job: EvalJob, stop: threading.Event) -> EvalOutcome:

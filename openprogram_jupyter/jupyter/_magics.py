@@ -82,7 +82,7 @@ class AgentMagics(Magics):
         self.sessions = Sessions()
         self.approval_rules = SessionRules()  # "Always allow" / "Always deny" clicks; %agent policy
         self.namespace_runtime = namespace_runtime
-        self._runtimes: dict[str, Runtime] = {}
+        self._models: dict[str, Model] = {}  # each -m model string resolved once (per --base-url)
         # Where each cell first started each ScriptedModel (rewound to when the cell runs again).
         self._script_starts: weakref.WeakKeyDictionary[Any, dict[str, int]] = weakref.WeakKeyDictionary()
         self._offline_noted = False
@@ -160,9 +160,7 @@ class AgentMagics(Magics):
     def _plan_one(self, options: CellOptions, prompt: str) -> CellPlan:
         from ..errors import SetupError
 
-        runtime, notes = self._runtime_for(options.model)
-        if options.base_url is not None:
-            runtime = self._at(runtime, options.base_url)
+        runtime, notes = self._runtime_for(options.model, options.base_url)
         if options.record is not None:
             # Saved from the model this runtime resolved; the cell's runtime is left as it was.
             runtime = runtime.replace(model=_recording(runtime, options.record))
@@ -207,19 +205,37 @@ class AgentMagics(Magics):
             run_options["choices"] = self.namespace[options.choices]
         return run_options
 
-    def _runtime_for(self, name: str | None) -> tuple[Runtime, list[str]]:
-        """The Runtime for ``-m name`` (or the configured / default model) and any notes."""
-        from ..models import Model, default_model_name
+    def base_runtime(self) -> Runtime:
+        """The Runtime every cell derives from: the notebook's ``runtime`` variable as the user
+        last bound it (``runtime = op.Runtime(approve=...)`` counts), else the one
+        ``%load_ext`` made, else the process-wide default."""
         from ..runtime import Runtime, default_runtime
+
+        bound = self.shell.user_ns.get("runtime") if self.shell is not None else None
+        if isinstance(bound, Runtime):
+            return bound
+        return self.namespace_runtime or default_runtime()
+
+    def _runtime_for(self, name: str | None, base_url: str | None = None) -> tuple[Runtime, list[str]]:
+        """The Runtime for ``-m name`` (or the configured / default model), sent to
+        ``base_url`` when given, and any notes. A model ``-m`` names — a variable holding a
+        model, a model string, ``offline`` — runs on :meth:`base_runtime` with that model in
+        place of its own (``replace``), so its approver, session rules, deny list, caps,
+        registry and settings hold; a variable holding a Runtime is that Runtime."""
+        from ..models import Model
+        from ..runtime import Runtime
 
         notes: list[str] = []
         namespace = self.namespace
         if name is not None:
             value = namespace.get(name)
             if isinstance(value, Model):
-                return Runtime(model=value), notes
+                if base_url is not None:
+                    raise UsageError(f"%%agent: --base-url applies to a model string; -m names a "
+                                     f"{type(value).__name__} object, built with its own endpoint")
+                return self.base_runtime().replace(model=value), notes
             if isinstance(value, Runtime):  # e.g. op.Runtime(model="openai:…", base_url=…) for a local server
-                return value, notes
+                return (value if base_url is None else self._at(value, base_url)), notes
             if name in namespace and ":" not in name:
                 raise UsageError(
                     f"%%agent: -m {name}: the notebook variable {name!r} holds a "
@@ -233,18 +249,25 @@ class AgentMagics(Magics):
                 )
             if name == "offline":
                 notes.append("Using the built-in offline model (-m offline).")
-            return self._runtime_for_string(name, f"-m {name}"), notes
-        runtime = self.namespace_runtime or default_runtime()
+            return self._runtime_for_string(name, f"-m {name}", base_url), notes
+        return self._runtime_by_default(notes, base_url), notes
+
+    def _runtime_by_default(self, notes: list[str], base_url: str | None) -> Runtime:
+        """The Runtime of a cell without ``-m``: :meth:`base_runtime`, on the model
+        ``%config AgentMagics.model`` names when that is not its own."""
+        from ..models import default_model_name
+
+        runtime = self.base_runtime()
         spec = runtime.model_spec
         if self.model and spec != self.model:
-            return self._runtime_for_string(self.model, "%config AgentMagics.model"), notes
+            return self._runtime_for_string(self.model, "%config AgentMagics.model", base_url)
         if not self.model and spec is None:
             default = default_model_name()
             if default == "offline":
                 notes.append(self._offline_note(os.environ.get("OPENPROGRAM_MODEL", "").strip() == "offline"))
             self._follow_the_default(runtime, default)
         self._resolve(runtime, "the default model")
-        return runtime, notes
+        return runtime if base_url is None else self._at(runtime, base_url)
 
     @staticmethod
     def _follow_the_default(runtime: Runtime, default: str) -> None:
@@ -266,28 +289,30 @@ class AgentMagics(Magics):
         return "Using the built-in offline model (OPENPROGRAM_MODEL=offline)." if chosen else offline_note()
 
     def _at(self, runtime: Runtime, base_url: str) -> Runtime:
-        """``runtime`` with its model string sent to ``base_url`` (one Runtime per model and URL)."""
+        """``runtime`` with its model string sent to ``base_url`` (its key and the rest kept)."""
         from ..errors import SetupError
 
-        key = f"{runtime.model_spec}@{base_url}"
-        if key not in self._runtimes:
+        try:
+            moved = runtime.replace(base_url=base_url)
+        except SetupError:
+            raise UsageError(f"%%agent: --base-url applies to a model string; -m names a "
+                             f"{type(runtime.model_spec).__name__} object, built with its own endpoint") from None
+        self._resolve(moved, f"--base-url {base_url}")
+        return moved
+
+    def _runtime_for_string(self, name: str, what: str, base_url: str | None = None) -> Runtime:
+        """:meth:`base_runtime` with the model string ``name`` (sent to ``base_url``) in place
+        of its model; the model is resolved once per name and URL, so cells naming it share
+        its connections. A bad name is a ``UsageError`` naming ``what``."""
+        from ..models import resolve_model
+
+        key = f"{name}@{base_url}"
+        if key not in self._models:
             try:
-                self._runtimes[key] = runtime.replace(base_url=base_url)
-            except SetupError:
-                raise UsageError(f"%%agent: --base-url applies to a model string; -m names a "
-                                 f"{type(runtime.model_spec).__name__} object, built with its own endpoint") from None
-            self._resolve(self._runtimes[key], f"--base-url {base_url}")
-        return self._runtimes[key]
-
-    def _runtime_for_string(self, name: str, what: str) -> Runtime:
-        from ..runtime import Runtime
-
-        runtime = self._runtimes.get(name)
-        if runtime is None:
-            runtime = Runtime(model=name)
-            self._resolve(runtime, what)
-            self._runtimes[name] = runtime
-        return runtime
+                self._models[key] = resolve_model(name, base_url=base_url)
+            except (ValueError, TypeError) as error:
+                raise UsageError(f"%%agent: {what}: {error}") from None
+        return self.base_runtime().replace(model=self._models[key])
 
     @staticmethod
     def _resolve(runtime: Runtime, what: str) -> None:

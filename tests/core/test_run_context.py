@@ -1,0 +1,304 @@
+"""docs/semantics.md §12: what governs a run's safety — its approver or policy, the session's
+rules, denied tools, depth, the shared call budget, the cancel grace — is one context every
+run derives from: nested runs, reruns, forks, evaluations, ``%%agent`` cells of any model.
+A deny policy holds at every entry point that can run a tool."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+import openprogram_jupyter as op
+from openprogram_jupyter.runtime import default_runtime
+
+from .conftest import call
+
+DROPPED: list[str] = []
+DROP: object = None  # the drop_table tool of the running test
+DENY = op.policy(deny=["drop_*"])
+
+
+@pytest.fixture(autouse=True)
+def drop_table():
+    """``drop_table``, registered; it records every table it really dropped."""
+    global DROP
+    DROPPED.clear()
+
+    @op.function
+    def drop_table(table: str) -> str:
+        """Drop a table."""
+        DROPPED.append(table)
+        return f"dropped {table}"
+
+    DROP = drop_table
+    yield drop_table
+    DROPPED.clear()
+
+
+def script() -> op.ScriptedModel:
+    return op.ScriptedModel([call("drop_table", table="users"), "done"])
+
+
+def drops(run: op.Run) -> list[str]:
+    """The status of every ``drop_*`` call of ``run`` and of the runs it started."""
+    return [event.status for event in run.events
+            if event.type == "tool_execution_end" and event.tool_name.startswith("drop_")]
+
+
+@pytest.fixture
+def governed_default():
+    """The process-wide (the notebook's) Runtime with the deny policy, restored after."""
+    runtime = default_runtime()
+    saved = runtime.approve
+    runtime.approve = DENY
+    yield runtime
+    runtime.approve = saved
+
+
+@pytest.fixture
+def notebook(monkeypatch):
+    """IPython's shell in this process with the extension loaded (no kernel, no key set);
+    the notebook's ``runtime`` and its approver are restored after."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    for key in ("OPENPROGRAM_MODEL", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
+        monkeypatch.delenv(key, raising=False)
+    shell = InteractiveShell.instance()
+    shell.run_line_magic("load_ext", "openprogram_jupyter")
+    runtime = shell.user_ns["runtime"]
+    saved = runtime.approve
+    yield shell
+    runtime.approve = saved
+    shell.user_ns["runtime"] = runtime
+    for name in ("m", "n", "r", "h"):
+        shell.user_ns.pop(name, None)
+
+
+# -- each entry point: the run it makes, under the deny policy --------------------------------
+
+
+def _exec(request):
+    runtime = op.Runtime(model=script(), approve=DENY)
+    runtime.exec("go", tools=[DROP])
+    return runtime.last_run
+
+
+def _run(request):
+    return op.Runtime(model=script(), approve=DENY).run("go", tools=[DROP])
+
+
+def _start(request):
+    return op.Runtime(model=script()).start("go", tools=[DROP], approve=DENY).wait()
+
+
+def _arun(request):
+    return asyncio.run(op.Runtime(model=script()).arun("go", tools=[DROP], approve=DENY))
+
+
+def _aexec(request):
+    runtime = op.Runtime(model=script())
+    asyncio.run(runtime.aexec("go", tools=[DROP], approve=DENY))
+    return runtime.last_run
+
+
+def _cleanup_tool(inner: op.Runtime | None = None):
+    @op.agentic_function
+    def cleanup(runtime=None) -> str:
+        """Clean the database up."""
+        return (inner or runtime).exec("clean up", tools=[DROP])
+
+    return cleanup
+
+
+def _nested_run_level_approve(request):
+    model = op.ScriptedModel([call("cleanup"), call("drop_table", table="users"), "cleaned", "done"])
+    return op.Runtime(model=model).run("go", tools=[_cleanup_tool()], approve=DENY)
+
+
+def _nested_on_another_runtime(request):
+    inner = op.Runtime(model=script())
+    model = op.ScriptedModel([call("cleanup"), "done"])
+    return op.Runtime(model=model, approve=DENY).run("go", tools=[_cleanup_tool(inner)])
+
+
+def _recorded_under_policy() -> op.Run:
+    run = op.Runtime(model=script()).run("go", tools=[DROP], approve=DENY)
+    assert drops(run) == ["denied"] and not DROPPED
+    return run
+
+
+def _rerun(request):
+    return _recorded_under_policy().rerun()
+
+
+def _rerun_all(request):
+    return op.rerun_all([_recorded_under_policy()]).rows[0].rerun
+
+
+def _fork(request):
+    return _recorded_under_policy().fork(1, model=script())
+
+
+def _recorded_step_run() -> tuple[op.Run, list[bool]]:
+    """A step run whose every pick the user denied; the same approver would allow them now."""
+    allow_now = [False]
+    run = op.Runtime(model=script()).run("go", tools=[DROP], step=True,
+                                         approve=lambda request: allow_now[0])
+    assert drops(run) == ["denied"] and not DROPPED
+    allow_now[0] = True
+    return run, allow_now
+
+
+def _rerun_of_denied_step_run(request):
+    run, _ = _recorded_step_run()
+    return run.rerun()
+
+
+def _evaluate(request):
+    request.getfixturevalue("governed_default")
+    evaluation = op.evaluate(["go"], models=[script()], tools=[DROP], progress=False)
+    return evaluation.rows[0].run
+
+
+def _cell(request, line: str, *, rebind: bool = False):
+    shell = request.getfixturevalue("notebook")
+    shell.user_ns["m"] = script()
+    if rebind:
+        shell.user_ns["runtime"] = op.Runtime(model=shell.user_ns["m"], approve=DENY)
+    else:
+        shell.user_ns["runtime"].approve = DENY
+    assert shell.run_cell(f"%%agent {line} --tools drop_table\nDrop the users table.").success
+    return shell.user_ns["r"]
+
+
+def _cell_model_variable(request):
+    return _cell(request, "-m m -o r")
+
+
+def _cell_rebound_runtime(request):
+    return _cell(request, "-o r", rebind=True)
+
+
+def _cell_side_by_side(request):
+    shell = request.getfixturevalue("notebook")
+    shell.user_ns["n"] = script()
+    return _cell(request, "-m m,n -o r")["n"]
+
+
+def _cell_background(request):
+    shell = request.getfixturevalue("notebook")
+    shell.user_ns["m"] = script()
+    shell.user_ns["runtime"].approve = DENY
+    assert shell.run_cell("%%agent -m m --background -o h --tools drop_table\nDrop the users table.").success
+    return shell.user_ns["h"].wait(timeout=10)
+
+
+ENTRY_POINTS = {
+    "exec": _exec, "run": _run, "start": _start, "arun": _arun, "aexec": _aexec,
+    "nested run, run-level approve": _nested_run_level_approve,
+    "nested run on another Runtime": _nested_on_another_runtime,
+    "rerun": _rerun, "rerun_all": _rerun_all, "fork": _fork,
+    "rerun of a step run whose picks were denied": _rerun_of_denied_step_run,
+    "evaluate": _evaluate,
+    "%%agent -m VAR": _cell_model_variable,
+    "%%agent, runtime rebound": _cell_rebound_runtime,
+    "%%agent -m A,B": _cell_side_by_side,
+    "%%agent --background": _cell_background,
+}
+
+
+@pytest.mark.parametrize("entry", list(ENTRY_POINTS))
+def test_a_deny_policy_holds_at_every_entry_point(entry, request):
+    run = ENTRY_POINTS[entry](request)
+    assert not DROPPED, f"{entry}: drop_table ran"
+    assert drops(run) == ["denied"], f"{entry}: drop_table was not asked about and denied"
+
+
+# -- the rest of the context ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("line", ["-m m", "-m offline", "-m openai:gpt-4.1-mini", "-m m,n",
+                                  "-m openai:gpt-4.1-mini --base-url http://127.0.0.1:9/v1", ""])
+def test_every_cell_runtime_is_the_notebooks_with_its_model_replaced(notebook, monkeypatch, line):
+    from openprogram_jupyter.jupyter import _LOADED
+    from openprogram_jupyter.tools.registry import Registry
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-key")
+    notebook.user_ns["m"], notebook.user_ns["n"] = script(), script()
+    registry = Registry()
+    notebook.user_ns["runtime"] = base = op.Runtime(model=script(), approve=DENY, tools_deny=["secret_*"],
+                                                    max_depth=2, cancel_grace=0.25, registry=registry)
+    for plan in _LOADED[id(notebook)].plans(line, "hi"):
+        runtime = plan.runtime
+        assert runtime.approve is DENY and runtime.tools_deny == ["secret_*"], line
+        assert (runtime.max_depth, runtime.cancel_grace, runtime.registry) == (2, 0.25, registry), line
+        assert (runtime is base) == (line == ""), line
+
+
+def test_a_nested_run_cannot_go_deeper_or_use_more_than_its_outer_run_allows():
+    inner = op.Runtime(model=op.ScriptedModel([call("drop_view"), "inner"]), max_depth=8)
+    dropped = []
+
+    @op.function
+    def drop_view() -> str:
+        """Drop a view."""
+        dropped.append("view")
+        return "dropped"
+
+    @op.agentic_function
+    def deeper(runtime=None) -> str:
+        """Go one level deeper."""
+        return inner.exec("deeper", tools=[drop_view])
+
+    outer = op.Runtime(model=op.ScriptedModel([call("deeper"), "done"]), max_depth=0, tools_deny=["drop_view"])
+    run = outer.run("go", tools=[deeper])
+    [result] = [m for m in run.messages if isinstance(m, op.ToolResultMessage)]
+    assert "capped at depth 0" in result.text  # the outer Runtime's cap, not the inner's 8
+
+    outer = op.Runtime(model=op.ScriptedModel([call("deeper"), "done"]), tools_deny=["drop_view"])
+    run = outer.run("go", tools=[deeper])
+    assert not dropped  # the outer Runtime's deny list holds in the run its tool started
+    [nested_call] = [e for e in run.events if e.type == "tool_execution_end" and e.depth == 1]
+    assert nested_call.status == "error" and "unknown tool 'drop_view'" in nested_call.result.text
+
+
+def test_a_rerun_given_an_approver_asks_it_again_about_each_recorded_refusal():
+    run, _ = _recorded_step_run()
+    asked = []
+    again = run.rerun(approve=lambda request: asked.append(request.tool_name) or True)
+    assert asked == ["drop_table"] and DROPPED == ["users"]
+    assert drops(again) == ["done"]
+
+
+def test_a_rerun_runs_a_recorded_edit_with_the_edited_arguments():
+    run = op.Runtime(model=script()).run("go", tools=[DROP], step=True,
+                                         approve=lambda request: op.edit(table="scratch"))
+    assert DROPPED == ["scratch"]
+    DROPPED.clear()
+    again = run.rerun()
+    assert DROPPED == ["scratch"] and again.divergence is None
+
+
+def test_a_recorded_skip_is_a_skip_again_with_its_reason():
+    run = op.Runtime(model=script()).run("go", tools=[DROP], step=True,
+                                         approve=lambda request: op.skip("not today"))
+    again = run.rerun()
+    assert not DROPPED and drops(again) == ["skipped"] and again.divergence is None
+    assert "not today" in again.tool_results[0].text
+
+
+def test_a_fork_keeps_the_runs_rules_but_not_a_finished_views_buttons():
+    # A cell's approver is its policy asking with the view's buttons; the view is gone when
+    # the run is forked in Python, so the fork keeps the rules and has no one to ask.
+    asked = []
+    def ask_in_view(request):
+        asked.append(request.tool_name)
+        return False
+
+    run = op.Runtime(model=script()).run("go", tools=[DROP],
+                                         approve=op.policy(ask=["drop_*"]).in_session(None, ask_in_view))
+    assert asked == ["drop_table"] and not DROPPED
+    fork = run.fork(1, model=script())
+    assert asked == ["drop_table"] and not DROPPED
+    assert drops(fork) == ["denied"] and "no one to ask" in fork.tool_results[0].text

@@ -78,7 +78,7 @@ def open_header(raw: bytes, mime: str) -> Any:
     Image.init()
     factory, _accept = Image.OPEN[kind]
     try:  # the format's own reader: Image.open would refuse a bomb without saying its size
-        picture = factory(io.BytesIO(raw), None)
+        picture = factory(io.BytesIO(raw), "")
     except Exception as error:
         raise Refused(f"the bytes are not a {kind} that can be read ({said(error)})") from None
     check_pixels(*picture.size)

@@ -5,7 +5,8 @@ of examples run, and the invariants every fuzzed run must keep.
 small number of examples, derandomized, so the suite is deterministic and the fuzzers
 take well under a minute in all. ``long`` (``scripts/fuzz.py``): ``OPENPROGRAM_FUZZ_EXAMPLES``
 examples per fuzzer (default 1000) from a random seed, and each example run is counted in
-the file ``OPENPROGRAM_FUZZ_COUNTS`` names, which the script reads.
+the file ``OPENPROGRAM_FUZZ_COUNTS`` names (one line per example, the fuzzer's name),
+which the script reads — also after it stopped a pytest whose time was up.
 """
 
 from __future__ import annotations
@@ -13,9 +14,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -28,7 +27,6 @@ from openprogram_jupyter.tools.registry import default_registry
 PLANTED = "sk-fuzzPLANTED0123456789abcdefXYZ"  # OPENAI_API_KEY in every fuzzed run: it must never show
 STOP_REASONS = set(RunStopReason.__args__)  # type: ignore[attr-defined]
 LONG = os.environ.get("OPENPROGRAM_FUZZ", "short") == "long"
-_counts: Counter[str] = Counter()
 
 
 def fuzz_settings(short_examples: int) -> settings:
@@ -42,14 +40,11 @@ def fuzz_settings(short_examples: int) -> settings:
 
 
 def counted(fuzzer: str) -> None:
-    """One more example of ``fuzzer`` ran (written out at the end of the session)."""
-    _counts[fuzzer] += 1
-
-
-def pytest_sessionfinish(session: Any) -> None:
+    """One more example of ``fuzzer`` ran: a line in ``OPENPROGRAM_FUZZ_COUNTS``, if set."""
     path = os.environ.get("OPENPROGRAM_FUZZ_COUNTS")
     if path:
-        Path(path).write_text(json.dumps(dict(_counts)))
+        with open(path, "a", encoding="utf-8") as counts:
+            counts.write(fuzzer + "\n")
 
 
 @pytest.fixture(autouse=True)

@@ -30,7 +30,6 @@ from ._tool_output import OutputCapture, capturing
 from .errors import ToolExit
 from .events import Event, ToolExecutionEndEvent, ToolExecutionStartEvent, ToolExecutionUpdateEvent
 from .messages import TextContent, ToolCall, ToolResultMessage, ToolResultStatus
-from .tools._jsonschema import non_finite_numbers
 from .tools._schema import ArgumentError
 from .tools.base import Tool, ToolContext
 from .tools.menu import Menu
@@ -164,8 +163,6 @@ async def _prepare_and_execute(call: ToolCall, env: CallEnvironment) -> _Outcome
                 f"{failed} times. Change the arguments or try something else.",
             )
     try:
-        if non_finite := non_finite_numbers(call.arguments):
-            raise ArgumentError(non_finite)
         kwargs = tool.validate(dict(call.arguments))
     except ArgumentError as error:
         return _Outcome("error", f"Error: {call.name}: {error}")

@@ -35,6 +35,7 @@ from ..messages import (
     UserMessage,
     new_id,
 )
+from ..tools._jsonschema import non_finite_numbers
 
 if TYPE_CHECKING:
     from ._wire import WireRecorder
@@ -110,9 +111,11 @@ class MessageBuilder:
 
     Every method mutates :attr:`message` and returns the matching
     :class:`AssistantUpdate`. Tool-call arguments arrive as JSON fragments; ``end_tool_call``
-    parses them. Arguments that are not a JSON object leave ``arguments == {}`` and record
-    the problem in ``provider_data["arguments_error"]`` (the loop turns that into an error
-    result the model sees). ``message`` is the same object throughout, so a consumer holding
+    parses them. Arguments that are not a JSON object, or that hold NaN or an infinity
+    (which JSON has not, though Python's parser takes them, and no provider can be sent
+    back), leave ``arguments == {}`` and record the problem in
+    ``provider_data["arguments_error"]`` (the loop turns that into an error result the
+    model sees). ``message`` is the same object throughout, so a consumer holding
     it sees the message grow.
 
     The builder is where a provider's reply enters the run, so every text it is given —
@@ -202,6 +205,11 @@ class MessageBuilder:
         assert isinstance(call, ToolCall)
         raw = "".join(self._raw_arguments.pop(index, []))
         call.arguments = self._parse_arguments(call, raw) if arguments is None else valid_json(arguments)
+        if non_finite := non_finite_numbers(call.arguments):
+            self._refuse_arguments(call, "the arguments hold numbers JSON does not have ("
+                                   + "; ".join(f"{where}: {why}" for where, why in non_finite) + ")",
+                                   json.dumps(call.arguments))
+            call.arguments = {}
         return AssistantUpdate(kind="toolcall_end", content_index=index, tool_call=call)
 
     def tool_call(
@@ -227,9 +235,14 @@ class MessageBuilder:
             if isinstance(parsed, dict):
                 return parsed
             problem = f"the arguments must be a JSON object, not {type(parsed).__name__}"
+        MessageBuilder._refuse_arguments(call, problem, raw)
+        return {}
+
+    @staticmethod
+    def _refuse_arguments(call: ToolCall, problem: str, raw: str) -> None:
+        """Mark ``call``'s arguments as unusable: the loop answers it with ``problem``."""
         call.provider_data = {**(call.provider_data or {}), "arguments_error": problem,
                               "raw_arguments": raw[:2000]}
-        return {}
 
     def open_tool_call_indices(self) -> list[int]:
         """Calls started but not ended (a stream cut short leaves some)."""

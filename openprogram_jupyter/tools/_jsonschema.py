@@ -13,13 +13,14 @@ not a ``number`` and does not equal ``1`` in an ``enum``.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable
 from typing import Any
 
 from .._json import JsonObject
 
-__all__ = ["validate_json_schema"]
+__all__ = ["non_finite_numbers", "validate_json_schema"]
 
 _TYPE_CHECKS = {
     "string": lambda v: isinstance(v, str),
@@ -30,6 +31,18 @@ _TYPE_CHECKS = {
     "object": lambda v: isinstance(v, dict),
     "null": lambda v: v is None,
 }
+
+
+def non_finite_numbers(value: object, path: str = "") -> list[tuple[str, str]]:
+    """One ``(path, reason)`` per NaN or infinite float anywhere in ``value`` (dict values
+    and list items, at any depth). JSON has no such numbers: a parser that lets them
+    through (Python's does) would hand a tool a value no provider can send back."""
+    if isinstance(value, float) and not math.isfinite(value):
+        word = "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+        return [(path or "(arguments)", f"{word} is not a JSON number; send a finite number")]
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    return [problem for key, item in items
+            for problem in non_finite_numbers(item, f"{path}.{key}" if path else str(key))]
 
 
 def validate_json_schema(value: object, schema: JsonObject, path: str = "") -> list[tuple[str, str]]:

@@ -14,9 +14,11 @@ spans:
   ``error.type`` when it failed.
 
 Message contents — the reply, the tool arguments and results — are recorded only with
-``trace_content=True`` (the conventions' content capture), and then with every known
-secret masked. Nothing here is imported unless a run traces; the ``otel`` extra
-(``opentelemetry-api``) provides the API, and the user's SDK and exporter do the rest.
+``trace_content=True`` (the conventions' content capture). Every span name and every
+string attribute — a tool's name too, which the model chooses — has each known secret and
+each key shape masked, by the two functions that start spans and set attributes.
+Nothing here is imported unless a run traces; the ``otel`` extra (``opentelemetry-api``)
+provides the API, and the user's SDK and exporter do the rest.
 """
 
 from __future__ import annotations
@@ -109,7 +111,8 @@ class RunSpans:
         from opentelemetry import trace as otel
 
         context = otel.set_span_in_context(parent) if parent is not None else None
-        return self._tracer.start_span(name, context=context, attributes=attributes)
+        secrets = Secrets.now()
+        return self._tracer.start_span(secrets.mask(name), context=context, attributes=secrets.mask_data(attributes))
 
     def _on_agent_start(self, event: AgentStartEvent) -> None:
         provider, model = model_parts(event.model)
@@ -132,15 +135,15 @@ class RunSpans:
         if span is None or not isinstance(message, AssistantMessage):
             return
         usage = message.usage
-        span.set_attributes({RESPONSE_MODEL: model_parts(message.model or "")[1], INPUT_TOKENS: usage.input,
+        _set(span, {RESPONSE_MODEL: model_parts(message.model or "")[1], INPUT_TOKENS: usage.input,
                              OUTPUT_TOKENS: usage.output, CACHE_READ_TOKENS: usage.cache_read,
                              CACHE_WRITE_TOKENS: usage.cache_write,
                              FINISH_REASONS: [_FINISH_REASON.get(message.stop_reason, message.stop_reason)]})
         if message.error is not None:
             _failed(span, message.error.kind, message.error_message or "")
         if self._content:
-            span.set_attribute(OUTPUT_MESSAGES, _masked_json([{"role": "assistant", "parts": [
-                {"type": "text", "content": message.text}]}]))
+            _set(span, {OUTPUT_MESSAGES: _json([{"role": "assistant", "parts": [
+                {"type": "text", "content": message.text}]}])})
         span.end()
 
     def _on_tool_start(self, event: ToolExecutionStartEvent) -> None:
@@ -148,7 +151,7 @@ class RunSpans:
             OPERATION: "execute_tool", TOOL_NAME: event.tool_name, TOOL_CALL_ID: event.tool_call_id,
             TOOL_TYPE: "function"})
         if self._content:
-            span.set_attribute(TOOL_ARGUMENTS, _masked_json(event.arguments))
+            _set(span, {TOOL_ARGUMENTS: _json(event.arguments)})
         self._tools.setdefault(event.tool_call_id, []).append((span, event.tool_name))
 
     def _on_tool_end(self, event: ToolExecutionEndEvent) -> None:
@@ -159,7 +162,7 @@ class RunSpans:
         if event.status != "done":
             _failed(span, event.status, event.result.text)
         if self._content:
-            span.set_attribute(TOOL_RESULT, Secrets.now().mask(event.result.text))
+            _set(span, {TOOL_RESULT: event.result.text})
         span.end()
 
     def _on_agent_end(self, event: AgentEndEvent) -> None:
@@ -177,12 +180,20 @@ class RunSpans:
 def _failed(span: Span, kind: str, message: str) -> None:
     from opentelemetry.trace import Status, StatusCode
 
-    span.set_attribute(ERROR_TYPE, kind)
+    _set(span, {ERROR_TYPE: kind})
     span.set_status(Status(StatusCode.ERROR, Secrets.now().mask(message)))
 
 
-def _masked_json(value: object) -> str:
-    return Secrets.now().mask(json.dumps(value, ensure_ascii=False, default=str))
+def _set(span: Span, attributes: dict[str, Any]) -> None:
+    """Set ``attributes`` on ``span``, every string in them masked: the one way attributes
+    are set after a span starts (:meth:`RunSpans._start` masks its name and first ones)."""
+    span.set_attributes(Secrets.now().mask_data(attributes))
+
+
+def _json(value: object) -> str:
+    """``value`` as JSON text, every string in it masked first (masking the text itself
+    could take an escaped quote into a mask and break the JSON)."""
+    return json.dumps(Secrets.now().mask_data(value), ensure_ascii=False, default=str)
 
 
 _HANDLERS: dict[type[Event], Any] = {

@@ -138,6 +138,24 @@ def test_contents_are_recorded_when_asked_and_masked(monkeypatch):
     assert "done" in answer.attributes[gen_ai.GEN_AI_OUTPUT_MESSAGES]
 
 
+def test_a_key_in_a_tool_name_the_model_made_up_is_masked_in_every_span_name_and_attribute():
+    from openprogram_jupyter import _secrets
+
+    key = "sk-live-LEAKED-abcdef123456"
+    _secrets.remember(key)
+    provider, exporter = _provider()
+    model = op.ScriptedModel([call(f"leak_{key}", text=f"Bearer z\\'{key}"), f"done {key}"], name=f"m_{key}")
+    run = op.Runtime(model=model).run("Go.", tools=[], trace=provider, trace_content=True)
+    assert run.tool_results[0].is_error
+    spans = exporter.get_finished_spans()
+    assert {s.name for s in spans} >= {"execute_tool leak_***", "chat m_***"}
+    for span in spans:
+        assert "LEAKED" not in span.name and "LEAKED" not in json.dumps(dict(span.attributes), default=str)
+        assert "LEAKED" not in str(span.status.description)
+    (tool,) = [s for s in spans if s.name.startswith("execute_tool")]
+    assert json.loads(tool.attributes[gen_ai.GEN_AI_TOOL_CALL_ARGUMENTS]) == {"text": "Bearer ***'***"}
+
+
 def test_provider_usage_and_errors_reach_the_chat_span():
     provider, exporter = _provider()
     reply = op.AssistantMessage(model="anthropic:claude-haiku-4-5", content=[op.TextContent(text="hi")],

@@ -270,11 +270,14 @@ def test_default_result_limit_protects_the_context():
     assert len(result.text) < 60_000 and "characters cut" in result.text
 
 
+ONE_PIXEL_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+
+
 def test_a_tool_may_return_content_blocks_such_as_an_image():
     @op.function
     def snapshot() -> list:
         """A picture and a caption."""
-        return [op.ImageContent(data="iVBORw0KGgo=", mime_type="image/png"), op.TextContent(text="a cat")]
+        return [op.ImageContent(data=ONE_PIXEL_PNG, mime_type="image/png"), op.TextContent(text="a cat")]
 
     model = op.ScriptedModel([call("snapshot"), "ok"])
     [result] = results(op.Runtime(model=model).run("go", tools=[snapshot]))

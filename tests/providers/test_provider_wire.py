@@ -230,8 +230,10 @@ async def test_a_failed_attempt_keeps_its_status_and_the_error_body_the_server_s
 
 def test_a_round_whose_request_cannot_be_built_says_nothing_was_sent_and_why(server):
     bedrock = next(case for case in CASES if case.prefix == "bedrock")
-    broken = [op.TextContent(text="Look."), op.ImageContent(data="a", mime_type="image/png")]  # not base64
-    run = bedrock.runtime(server, capture_wire=True).run(broken, tools=[])
+    # not base64: a prompt's image is checked before the run (docs/faults.md), earlier conversation is not
+    broken = op.UserMessage(content=[op.TextContent(text="Look."), op.ImageContent(data="a", mime_type="image/png")])
+    seen = op.AssistantMessage(content=[op.TextContent(text="I see.")])
+    run = bedrock.runtime(server, capture_wire=True).run("And now?", messages=[broken, seen], tools=[])
     assert run.stop_reason == "error" and server.requests == []
     with pytest.raises(ValueError, match=r"round 1 .* has no wire: nothing was sent: Invalid base64"):
         run.wire(1)

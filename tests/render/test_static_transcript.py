@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import re
 import threading
 from html.parser import HTMLParser
@@ -70,17 +71,20 @@ def test_html_escapes_everything_and_has_no_script():
     assert_inert(html)
 
 
+ONE_PIXEL_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+
+
 def test_html_embeds_only_checked_data_images():
     @op.function
     def picture() -> tuple:
         """A tiny image."""
-        return (b"\x89PNG\r\n\x1a\n", "image/png")
+        return (base64.b64decode(ONE_PIXEL_PNG), "image/png")
 
     run = op.Runtime(model=op.ScriptedModel([op.ToolCall(name="picture"), "ok"])).run("go", tools=[picture])
     parser = _Tags()
     parser.feed(render_html(run))
     images = [attrs for tag, attrs in parser.tags if tag == "img"]
-    assert [attrs["src"] for attrs in images] == ["data:image/png;base64,iVBORw0KGgo="]
+    assert [attrs["src"] for attrs in images] == [f"data:image/png;base64,{ONE_PIXEL_PNG}"]
 
 
 def test_html_has_one_details_per_call():

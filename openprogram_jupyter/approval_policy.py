@@ -206,9 +206,8 @@ class Policy:
     def in_session(self, session: SessionRules | None, ask_with: Callable[[Any], Any] | None) -> Policy:
         """A copy that checks ``session``'s rules first and, if this policy has no ``ask_with``,
         asks with ``ask_with`` (a live view's buttons: :meth:`without_view` takes it off)."""
-        if self.ask_with is not None or ask_with is None:
-            return replace(self, session=session)
-        return replace(self, session=session, ask_with=ask_with, asks_with_view=True)
+        borrowed = self.asks_with_view or (self.ask_with is None and ask_with is not None)
+        return replace(self, session=session, ask_with=self.ask_with or ask_with, asks_with_view=borrowed)
 
     def without_view(self) -> Policy:
         """This policy without the ``ask_with`` :meth:`in_session` gave it (the same policy

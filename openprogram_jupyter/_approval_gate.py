@@ -94,7 +94,7 @@ async def clear_call(call: ToolCall, tool: Tool, kwargs: dict[str, Any], approve
             asks = True
         elif isinstance(verdict, Refused):
             return verdict
-        elif verdict is not None:
+        elif isinstance(verdict, Cleared):
             cleared = _merged(cleared, verdict)
     for approver in deciders:
         now = call if cleared.edited is None else call.model_copy(update={"arguments": cleared.edited})

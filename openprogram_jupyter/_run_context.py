@@ -8,7 +8,7 @@ run's (:meth:`RunContext.inner`), so it can add rules and never drop one. A fork
 derives its own from the recorded run's (:meth:`RunContext.carried`), through the engine.
 
 :data:`ENTRY_POINTS` lists every public function that starts a run, with the context it
-inherits; docs/semantics.md §12 is that table, and ``tests/core/test_run_context.py`` fails
+inherits; docs/semantics.md §9 is that table, and ``tests/core/test_run_context.py`` fails
 for a function of the package that starts a run and is not on it.
 """
 
@@ -104,32 +104,25 @@ def _union(first: Iterable[str], second: Iterable[str]) -> tuple[str, ...]:
 
 
 ENTRY_POINTS: dict[str, str] = {
-    "runtime:Runtime.run": "its Runtime's approver (or the run's approve=), deny list, depth cap, grace, settings",
-    "runtime:Runtime.exec": "as Runtime.run",
-    "runtime:Runtime.start": "as Runtime.run (RunHandle)",
-    "runtime:Runtime.arun": "as Runtime.run",
-    "runtime:Runtime.aexec": "as Runtime.run",
-    "runtime:Runtime.fork": "the forked run's context (Run.fork)",
-    "runtime:Runtime.rerun": "the rerun run's context and its recorded refusals (Run.rerun)",
-    "run:Run.fork": "the recorded run's approvers, deny list, depth cap and grace (a view's asking left out), "
-                    "then its Runtime's (or the run's approve= in their place)",
-    "run:Run.rerun": "as Run.fork, and every call the recording denied or skipped is refused again "
-                     "(asked again of an approve= given), every edited call runs as edited",
-    "rerun:rerun_all": "as Run.rerun, for each run",
-    "decision:make": "the ambient Runtime's context (the calling run's, in a tool); runs no tool (tools=[])",
-    "decision:amake": "as decision.make",
-    "evaluation:evaluate": "the ambient Runtime's approver, deny list, depth cap, grace, registry and settings, "
-                           "with each model in place of its model",
-    "evaluation:aevaluate": "as evaluate",
-    "evaluation._judge:judge": "a Runtime of its own that runs no tool (tools=[]); inside a tool, the calling "
-                               "run's context",
-    "jupyter._magics:AgentMagics.agent_cell": "the notebook's current `runtime` (as rebound), with -m's model in "
-                                              "place of its own; the session's Always rules and the view's buttons",
-    "jupyter:%%agent (awaited cell)": "as AgentMagics.agent_cell",
-    "jupyter._fork_command:fork_command": "as Run.fork, on the run's Runtime (or -m: the notebook's, with that "
-                                          "model); the view's buttons",
-    "jupyter._fork_command:rerun_command": "as Run.rerun, likewise",
-    "tools:agentic_function": "its nested runs derive from the calling run's context (Runtime.run inside a tool)",
+    "Runtime.run / exec / start / arun / aexec": "its Runtime's approver (or the run's own approve=), deny list, "
+    "depth cap, cancel grace and settings; inside a tool, the calling run's context first",
+    "Runtime.fork / Run.fork": "the recorded run's approvers (a view's asking left out), deny lists, depth cap and "
+    "grace, then its Runtime's approver (an approve= given replaces the recorded approvers)",
+    "Runtime.rerun / Run.rerun / op.rerun_all": "as a fork; every call the recording denied or skipped is refused "
+    "again with its recorded result (asked again of an approve= given), an edited call runs as edited",
+    "op.evaluate / op.aevaluate": "the runtime in use (the notebook's, or the calling run's Runtime) with each "
+    "model in place of its own: its approver, deny list, depth cap, grace, registry and settings",
+    "op.judge": "a Runtime of its own with the judge's model; it runs no tool (tools=[])",
+    "op.decision.make / amake": "the runtime given, else the runtime in use; it runs no tool (tools=[])",
+    "%%agent (awaited, blocking, --background, -m A,B)": "the notebook's current runtime variable (as rebound) "
+    "with -m's model in place of its own (a variable holding a Runtime: that Runtime); the session's Always "
+    "rules and the view's buttons over its policy",
+    "%agent fork / %agent rerun": "as Run.fork / Run.rerun, on the run's Runtime (-m: the notebook's, with "
+    "that model); the view's buttons",
+    "@op.agentic_function": "its body's runs are nested runs: the calling run's context first",
+    "run.to_test (the written test)": "NOT carried: the test replays on op.Runtime(model='replay:…') with no "
+    "approver, so a call the recording refused runs there (open, issue 42 item 2)",
 }
 """Every public entry point that starts a run (and so can run a tool), and the context it
-inherits. docs/semantics.md §12 shows this table."""
+inherits. docs/semantics.md §9 shows this table; ``tests/core/test_run_context.py`` maps
+every place in the package that starts a run to one of these."""

@@ -59,12 +59,12 @@ def evaluate(
     ``models``: model strings, model objects (a ``ScriptedModel`` starts its script afresh
     for each run), or zero-argument callables that make one (a lambda is named after the
     model it makes); a dict names them; ``None`` (the default): the model of the runtime
-    in use — the notebook's ``runtime`` — alone; each run is on that runtime with its model
-    in place (its approver, deny list, caps and settings hold). ``tools`` and ``run_options``
-    (``toolset=``, ``system=``, …) are those of ``Runtime.run``, for every run.
+    in use — the notebook's ``runtime`` — alone; each run is on that runtime, its model
+    replaced (its approver, deny list, caps, settings hold). ``tools``, ``run_options``: ``Runtime.run``'s.
     ``expect(run)`` judges each run: it passes unless it raises (an ``AssertionError``'s
     message is the row's reason) or returns a falsy value other than ``None``; an
-    ``op.judge`` grades it (after every run has ended, one at a time); in a list, all must pass. ``timeout`` caps each run in seconds.
+    ``op.judge`` grades it (after every run has ended, one at a time); in a list, all must
+    pass. ``timeout`` caps each run in seconds.
     ``executor`` sends each run to that executor (its jobs must be picklable: see :mod:`._jobs`). Setting ``abort``
     stops the evaluation: runs going on end as stopped, runs not started are not started,
     and the result says ``stopped``. Ctrl-C / Kernel ▸ Interrupt does the same, then

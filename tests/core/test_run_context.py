@@ -1,4 +1,4 @@
-"""docs/semantics.md §12: what governs a run's safety — its approver or policy, the session's
+"""docs/semantics.md §9: what governs a run's safety — its approver or policy, the session's
 rules, denied tools, depth, the shared call budget, the cancel grace — is one context every
 run derives from: nested runs, reruns, forks, evaluations, ``%%agent`` cells of any model.
 A deny policy holds at every entry point that can run a tool."""
@@ -302,3 +302,106 @@ def test_a_fork_keeps_the_runs_rules_but_not_a_finished_views_buttons():
     fork = run.fork(1, model=script())
     assert asked == ["drop_table"] and not DROPPED
     assert drops(fork) == ["denied"] and "no one to ask" in fork.tool_results[0].text
+
+
+# -- every place that starts a run is on the documented list ------------------------------------
+
+_STARTS = frozenset({"run", "arun", "start", "exec", "aexec", "_execute", "rerun", "fork"})
+_RUN, _FORK, _RERUN = ("Runtime.run / exec / start / arun / aexec", "Runtime.fork / Run.fork",
+                       "Runtime.rerun / Run.rerun / op.rerun_all")
+_EVALUATE, _CELL = "op.evaluate / op.aevaluate", "%%agent (awaited, blocking, --background, -m A,B)"
+NOT_A_RUN = None  # a thread, a regex match, an event loop, an MCP session, a Runtime built but not run
+
+# Every call in the package that starts a run (engine.execute, Runtime(...), and .run / .arun /
+# .start / .exec / .aexec / ._execute / .rerun / .fork on anything), by "module:function | call",
+# and the entry point of _run_context.ENTRY_POINTS (docs/semantics.md §9) it belongs to.
+SITES: dict[str, str | None] = {
+    "decision:make | _pick_runtime(runtime).exec": "op.decision.make / amake",
+    "decision:amake | _pick_runtime(runtime).aexec": "op.decision.make / amake",
+    "evaluation.__init__:evaluate | worker.start": NOT_A_RUN,
+    "evaluation._jobs:_runtime | Runtime": _EVALUATE,
+    "evaluation._jobs:arun_job | _runtime(job).arun": _EVALUATE,
+    "evaluation._jobs:run_job | _runtime(job).start": _EVALUATE,
+    "evaluation._judge:Judge.__call__ | self.runtime.run": "op.judge",
+    "evaluation._judge:judge | Runtime": "op.judge",
+    "jupyter._background:start_background | plan.runtime.start": _CELL,
+    "jupyter._background:start_background | threading.Thread(target=context.run, args=(thread_ticker,), "
+    "name='openprogram-view', daemon=True).start": NOT_A_RUN,
+    "jupyter._foreground:run_awaited | plan.runtime.arun": _CELL,
+    "jupyter._foreground:run_blocking | plan.runtime.start": _CELL,
+    "jupyter._line_commands:run_line_command | command.run": NOT_A_RUN,
+    "jupyter._show:_follow | threading.Thread(target=lambda: asyncio.run(ticker()), daemon=True, "
+    "name='openprogram-view').start": NOT_A_RUN,
+    "jupyter._show:_follow | asyncio.run": NOT_A_RUN,
+    "jupyter._warm_up:start_warm_up | thread.start": NOT_A_RUN,
+    "models._json_depth:nesting_past | match.start": NOT_A_RUN,
+    "models.bedrock:BedrockModel._attempt | pump.start": NOT_A_RUN,
+    "models.bedrock:_StreamPump.start | threading.Thread(target=self._run, name='bedrock-converse-stream', "
+    "daemon=True).start": NOT_A_RUN,
+    "render._markdown_inert:_inert_prose | match.start": NOT_A_RUN,
+    "render._markdown_inert:_inert_prose | closing.start": NOT_A_RUN,
+    "rerun:rerun_all | base.rerun": _RERUN,
+    "run:Run.fork | base.fork": _FORK,
+    "run:Run.rerun | base.rerun": _RERUN,
+    "runtime:Runtime.replace | Runtime": NOT_A_RUN,
+    "runtime:Runtime.arun | self._execute": _RUN,
+    "runtime:Runtime._execute | execute": _RUN,
+    "runtime:Runtime.aexec | self.arun": _RUN,
+    "runtime:Runtime.run | self.start": _RUN,
+    "runtime:Runtime.exec | self.run": _RUN,
+    "runtime:Runtime.fork | runtime.run": _FORK,
+    "runtime:Runtime.rerun | self.run": _RERUN,
+    "runtime:RunHandle._start.main | self.runtime._execute": _RUN,
+    "runtime:RunHandle._start.target | context.run": NOT_A_RUN,
+    "runtime:RunHandle._start | threading.Thread(target=target, name='openprogram-run', daemon=True).start": NOT_A_RUN,
+    "runtime:default_runtime | Runtime": NOT_A_RUN,
+    "tools._mcp_connection:McpConnection.__init__ | self._thread.start": NOT_A_RUN,
+    "tools._mcp_connection:McpConnection.list_tools | self.run": NOT_A_RUN,
+    "tools._mcp_connection:McpConnection.close | threading.Thread(target=self._finish, "
+    "name='openprogram-mcp-close', daemon=True).start": NOT_A_RUN,
+    "tools.base:ExternalTool.call | self._execute": NOT_A_RUN,
+    "tools.base:run_in_daemon_thread.job | context.run": NOT_A_RUN,
+    "tools.base:_DaemonWorkers.submit | threading.Thread(target=self._work, args=(slot, job), "
+    "name='openprogram-tool', daemon=True).start": NOT_A_RUN,
+}
+
+
+def _sites() -> set[str]:
+    """Every call in the package that may start a run, as ``"module:function | call"``."""
+    import ast
+    from pathlib import Path
+
+    root = Path(op.__file__).parent
+    found: set[str] = set()
+
+    def walk(node: ast.AST, module: str, scope: list[str]) -> None:
+        for child in ast.iter_child_nodes(node):
+            inner = [*scope, child.name] if isinstance(
+                child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else scope
+            if isinstance(child, ast.Call):
+                called = child.func
+                if ((isinstance(called, ast.Attribute) and called.attr in _STARTS)
+                        or (isinstance(called, ast.Name) and called.id in ("Runtime", "execute"))):
+                    found.add(f"{module}:{'.'.join(scope)} | {ast.unparse(called)}")
+            walk(child, module, inner)
+
+    for path in sorted(root.rglob("*.py")):
+        walk(ast.parse(path.read_text()), ".".join(path.relative_to(root).with_suffix("").parts), [])
+    return found
+
+
+def test_every_place_that_starts_a_run_is_an_entry_point_on_the_documented_list():
+    from pathlib import Path
+
+    from openprogram_jupyter._run_context import ENTRY_POINTS
+
+    new = sorted(_sites() - set(SITES))
+    assert not new, ("these start a run (or build a Runtime) and are on no list: map each in SITES to its "
+                     "entry point in _run_context.ENTRY_POINTS (docs/semantics.md §9), adding one if it is new, "
+                     "and make it derive its context from the run or Runtime it serves:\n" + "\n".join(new))
+    assert {entry for entry in SITES.values() if entry is not None} <= set(ENTRY_POINTS)
+    semantics = (Path(op.__file__).parent.parent / "docs" / "semantics.md").read_text()
+    section = semantics.split("\n## 9. ")[1].split("\n## ")[0]
+    table = [line for line in section.splitlines() if line.startswith("| ")]
+    assert [f"| {name} | {text} |" for name, text in ENTRY_POINTS.items()] == table[1:], \
+        "docs/semantics.md §9's table is not _run_context.ENTRY_POINTS"

@@ -84,6 +84,7 @@ class Runtime:
                              f"was built with its own (pass {given} to its class instead)", option="model")
         self._model_spec = model
         self._model: Model | None = None
+        self._model_environment: str | None = None  # client_environment() when _model was resolved
         self._api_key = api_key
         self._base_url = base_url
         self.approve = approve
@@ -169,12 +170,21 @@ class Runtime:
 
     @property
     def model(self) -> Model:
-        """The resolved model (resolving it on first access)."""
-        if self._model is None:
+        """The resolved model: resolved on first access, and again whenever a variable a
+        model string reads (a provider's key, base URL, region; ``OPENPROGRAM_MODEL``:
+        :data:`~openprogram_jupyter.models.providers.CLIENT_ENV_VARS`) has changed since,
+        so a corrected key is used by the next run. A model object is used as given."""
+        environment = None
+        if isinstance(self._model_spec, (str, type(None))):
+            from .models.providers import client_environment
+
+            environment = client_environment()
+        if self._model is None or environment != self._model_environment:
             from .engine import resolve_model
 
             self._model = resolve_model(self._model_spec, api_key=self._api_key, base_url=self._base_url,
                                         record=self.record)
+            self._model_environment = environment
         return self._model
 
     @model.setter

@@ -91,6 +91,10 @@ class ProviderInfo:
     - ``key_variables``: the environment variables holding this provider's credentials,
       in the order it reads them. Their values are masked in cassettes and in its error
       messages.
+    - ``endpoint_variables``: the other environment variables its client reads (its base
+      URL, region, profile). A model string resolved once is resolved again when one of
+      these or of ``key_variables`` changes (:func:`.providers.client_environment`), so a
+      corrected key or endpoint is used by the next request.
     - ``default_model``: the model id used when no model is named and the first of
       ``key_variables`` is set (providers earlier in the registry win); ``None``: never
       the default.
@@ -122,6 +126,7 @@ class ProviderInfo:
     prefix: str
     model_class: str
     key_variables: tuple[str, ...] = ()
+    endpoint_variables: tuple[str, ...] = ()
     default_model: str | None = None
     tool_shape: ToolShape | None = None
     tool_rules: ToolRules | None = None

@@ -81,6 +81,7 @@ INFO = ProviderInfo(
     fold_frames=anthropic_frames,
     model_class="openprogram_jupyter.models.anthropic:AnthropicModel",
     key_variables=("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),
+    endpoint_variables=("ANTHROPIC_BASE_URL",),
     default_model="claude-sonnet-5-5",
     tool_shape=ToolShape("Anthropic Messages", 'an element of "tools"', anthropic_tool),
     tool_rules=ToolRules(PLAIN_TOOL_NAME, "letters, digits, '_' and '-', 1 to 64 characters"),

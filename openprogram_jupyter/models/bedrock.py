@@ -89,6 +89,8 @@ INFO = ProviderInfo(
     tools_in_body=_tools_and_choice,
     model_class="openprogram_jupyter.models.bedrock:BedrockModel",
     key_variables=("AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN", "AWS_BEARER_TOKEN_BEDROCK"),
+    endpoint_variables=("AWS_ACCESS_KEY_ID", "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE", "AWS_ENDPOINT_URL",
+                        "AWS_ENDPOINT_URL_BEDROCK_RUNTIME", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE"),
     tool_shape=ToolShape("Bedrock Converse", 'an element of "toolConfig.tools"', bedrock_tool),
     tool_rules=ToolRules(PLAIN_TOOL_NAME, "[a-zA-Z0-9_-]+, 1 to 64 characters"),
     extra="bedrock",

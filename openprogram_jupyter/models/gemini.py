@@ -78,6 +78,7 @@ INFO = ProviderInfo(
     tools_in_body=_tools_and_choice,
     model_class="openprogram_jupyter.models.gemini:GeminiModel",
     key_variables=("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    endpoint_variables=("GOOGLE_GEMINI_BASE_URL",),
     default_model="gemini-2.5-flash",
     tool_shape=ToolShape("Gemini", 'an element of "tools[0].functionDeclarations"', gemini_function_declaration),
     tool_rules=ToolRules(

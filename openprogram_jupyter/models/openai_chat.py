@@ -65,6 +65,7 @@ INFO = ProviderInfo(
     fold_frames=openai_chat_frames,
     model_class="openprogram_jupyter.models.openai_chat:OpenAIChatModel",
     key_variables=("OPENAI_API_KEY",),
+    endpoint_variables=("OPENAI_BASE_URL", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID"),
     default_model="gpt-4.1-mini",
     tool_shape=ToolShape("OpenAI Chat Completions", 'an element of "tools"', openai_chat_tool),
     tool_rules=ToolRules(PLAIN_TOOL_NAME, "letters, digits, '_' and '-', 1 to 64 characters"),

@@ -55,6 +55,7 @@ INFO = ProviderInfo(
     fold_frames=openai_responses_frames,
     model_class="openprogram_jupyter.models.openai_responses:OpenAIResponsesModel",
     key_variables=CHAT_INFO.key_variables,
+    endpoint_variables=CHAT_INFO.endpoint_variables,
     tool_shape=ToolShape("OpenAI Responses", 'an element of "tools"', openai_responses_tool),
     tool_rules=ToolRules(PLAIN_TOOL_NAME, "letters, digits, '_' and '-', 1 to 64 characters"),
     trace_name="openai",

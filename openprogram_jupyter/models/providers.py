@@ -12,7 +12,10 @@ exist is derived here, and nowhere else:
 - :data:`TOOL_SHAPES` and :data:`TOOL_RULES` — how each provider takes a tool and what it
   refuses, for the adapters and ``%agent schema NAME``;
 - :func:`key_variables_text` — ``"OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY"``,
-  for the messages that tell a user how to leave the offline model.
+  for the messages that tell a user how to leave the offline model;
+- :func:`client_environment` — a digest of every variable a model string's resolution
+  and its client read, so a resolved model never outlives the key or endpoint it was
+  made with.
 
 Importing this module imports each remote provider's module, none of which imports its
 SDK (the SDK loads with a model's first request).
@@ -20,11 +23,15 @@ SDK (the SDK loads with a model's first request).
 
 from __future__ import annotations
 
+import hashlib
+import os
+
 from .._secrets import watch_variables
 from . import anthropic, bedrock, gemini, openai_chat, openai_responses
 from ._provider_info import ProviderInfo, ToolRules, ToolShape
 
 __all__ = [
+    "CLIENT_ENV_VARS",
     "DEFAULT_MODELS",
     "PROVIDERS",
     "PROVIDER_INFOS",
@@ -33,6 +40,7 @@ __all__ = [
     "TOOL_RULES",
     "TOOL_SHAPES",
     "ProviderInfo",
+    "client_environment",
     "key_variables_text",
     "provider_info",
 ]
@@ -94,6 +102,23 @@ TOOL_RULES: dict[str, ToolRules] = {
 def provider_info(prefix: str) -> ProviderInfo | None:
     """The descriptor of the provider named ``prefix``, or ``None`` when none is."""
     return _BY_PREFIX.get(prefix)
+
+
+CLIENT_ENV_VARS: tuple[str, ...] = tuple(dict.fromkeys(
+    ["OPENPROGRAM_MODEL", *(name for info in PROVIDER_INFOS for name in (*info.key_variables,
+                                                                         *info.endpoint_variables))]))
+"""Every variable that decides which model a string resolves to and how its client
+connects: the default model's, each provider's keys and endpoints."""
+
+
+def client_environment() -> str:
+    """A digest of the current values of :data:`CLIENT_ENV_VARS` (a hash: no value is
+    kept). Two calls give the same digest exactly when none of them changed."""
+    digest = hashlib.sha256()
+    for name in CLIENT_ENV_VARS:
+        value = os.environ.get(name)
+        digest.update(b"\0" if value is None else b"\1" + value.encode("utf-8", "surrogatepass") + b"\0")
+    return digest.hexdigest()
 
 
 def key_variables_text() -> str:

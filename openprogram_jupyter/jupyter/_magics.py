@@ -82,7 +82,6 @@ class AgentMagics(Magics):
         self.sessions = Sessions()
         self.approval_rules = SessionRules()  # "Always allow" / "Always deny" clicks; %agent policy
         self.namespace_runtime = namespace_runtime
-        self._models: dict[str, Model] = {}  # each -m model string resolved once (per --base-url)
         # Where each cell first started each ScriptedModel (rewound to when the cell runs again).
         self._script_starts: weakref.WeakKeyDictionary[Any, dict[str, int]] = weakref.WeakKeyDictionary()
         self._offline_noted = False
@@ -302,17 +301,12 @@ class AgentMagics(Magics):
 
     def _runtime_for_string(self, name: str, what: str, base_url: str | None = None) -> Runtime:
         """:meth:`base_runtime` with the model string ``name`` (sent to ``base_url``) in place
-        of its model; the model is resolved once per name and URL, so cells naming it share
-        its connections. A bad name is a ``UsageError`` naming ``what``."""
-        from ..models import resolve_model
-
-        key = f"{name}@{base_url}"
-        if key not in self._models:
-            try:
-                self._models[key] = resolve_model(name, base_url=base_url)
-            except (ValueError, TypeError) as error:
-                raise UsageError(f"%%agent: {what}: {error}") from None
-        return self.base_runtime().replace(model=self._models[key])
+        of its model, resolved now: a bad name is a ``UsageError`` naming ``what``. The
+        string stays the Runtime's model, so a key set or corrected later is picked up."""
+        changes: dict[str, Any] = {"model": name} if base_url is None else {"model": name, "base_url": base_url}
+        runtime = self.base_runtime().replace(**changes)
+        self._resolve(runtime, what)
+        return runtime
 
     @staticmethod
     def _resolve(runtime: Runtime, what: str) -> None:

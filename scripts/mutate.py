@@ -134,7 +134,7 @@ MUTATIONS: tuple[Mutation, ...] = (
       ("tests/core/test_step_mode.py::test_an_answer_that_is_not_true_false_edit_or_skip_never_runs_the_call_and_names_the_answer",),
       "an approver answering \"no\" (or op.skip uncalled) never runs a call that needs approval"),
     M("result-not-masked", "_masking.py",
-      "            block.text = mask(block.text)", "            block.text = block.text",
+      "            block.text = valid_text(mask(block.text))", "            block.text = valid_text(block.text)",
       ("tests/core/test_secrets.py::test_a_tool_error_quoting_a_key_variable_is_masked_for_the_model_and_everywhere",),
       "a tool result holding a known secret never reaches the record unmasked"),
     M("long-result-not-cut", "tools/results.py",

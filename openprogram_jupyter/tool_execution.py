@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ._ambient import CallBudget, CallFrame, current_call
 from ._approval_gate import ApprovalRequest, Approver, Refused, clear_call
 from ._call_result import made_result
-from ._json import JsonObject
+from ._json import JsonObject, valid_json
 from ._masking import mask_progress, mask_result
 from ._run_context import RunContext
 from ._secrets import Secrets
@@ -254,7 +254,7 @@ def _output_scope(call: ToolCall, tool: Tool, env: CallEnvironment) -> capturing
         return None
 
     def live(piece: JsonObject) -> None:
-        data = Secrets.now().mask_data(piece, shapes=piece["type"] == "stream")
+        data = valid_json(Secrets.now().mask_data(piece, shapes=piece["type"] == "stream"))
         env.emit(ToolExecutionUpdateEvent(tool_call_id=call.id or "", tool_name=call.name, status="output", data=data))
 
     return capturing(OutputCapture(live))

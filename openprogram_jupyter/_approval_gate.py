@@ -181,7 +181,8 @@ async def _asked(call: ToolCall, tool: Tool, ask: Any, nobody: str, emit: Callab
         return Refused("denied", f"denied: the approval check failed ({type(error).__name__}: {error})")
     if isinstance(answer, Skip):
         reason = f"skipped by the user: {answer.reason}" if answer.reason else "skipped by the user (no reason given)"
-        return Refused("skipped", f"{reason}. The call did not run.", {"approval": "skipped"})
+        return Refused("skipped", f"{reason}. The call did not run.",
+                       {"approval": "skipped", "skip_reason": answer.reason})
     if kind == "deny":
         return Refused("denied", f"denied: the user did not approve this call to {call.name}", {"approval": "denied"})
     emit(ToolExecutionUpdateEvent(tool_call_id=call.id or "", tool_name=call.name, status="approved"))

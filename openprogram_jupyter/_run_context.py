@@ -120,8 +120,8 @@ ENTRY_POINTS: dict[str, str] = {
     "%agent fork / %agent rerun": "as Run.fork / Run.rerun, on the run's Runtime (-m: the notebook's, with "
     "that model); the view's buttons",
     "@op.agentic_function": "its body's runs are nested runs: the calling run's context first",
-    "run.to_test (the written test)": "NOT carried: the test replays on op.Runtime(model='replay:…') with no "
-    "approver, so a call the recording refused runs there (open, issue 42 item 2)",
+    "run.to_test (the written test)": "the recorded answers: a run whose calls were asked about replays in step "
+    "mode with an approver giving each call its recorded answer (denied, skipped, edited, run)",
 }
 """Every public entry point that starts a run (and so can run a tool), and the context it
 inherits. docs/semantics.md §9 shows this table; ``tests/core/test_run_context.py`` maps

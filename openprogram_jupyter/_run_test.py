@@ -248,17 +248,56 @@ def _source(run: Run, writer: CodeWriter, prompt: str, tools: dict[str, Any], ca
         f"PROMPT = {writer.literal(prompt)}",
         f"SETTINGS = {writer.literal(_settings(run))}",
         f"TOOLS = [{', '.join(variables)}]", "", "",
-        "def replayed() -> op.Run:",
-        '    return op.Runtime(model=f"replay:{CASSETTE}").run(PROMPT, tools=TOOLS, **SETTINGS)', "", "",
+        *_replayed(run, writer), "", "",
         *_tests(run, writer),
     ])
+
+
+def _replayed(run: Run, writer: CodeWriter) -> list[str]:
+    """``replayed()``, which runs the recording again; when the user answered calls in it
+    (approved, denied, skipped or edited them), in step mode with an approver that gives
+    each call its recorded answer, so a call refused then is refused again, never run."""
+    answers = _recorded_answers(run)
+    if answers is None:
+        return ["def replayed() -> op.Run:",
+                '    return op.Runtime(model=f"replay:{CASSETTE}").run(PROMPT, tools=TOOLS, **SETTINGS)']
+    return [f"ANSWERS = {writer.literal(answers)}  # by call id: how the user answered it when recorded", "", "",
+            "def recorded_answer(request):",
+            '    kind, value = ANSWERS.get(request.tool_call.id, ("run", None))',
+            '    if kind == "deny":',
+            "        return False",
+            '    if kind == "skip":',
+            "        return op.skip(value)",
+            '    return op.edit(**value) if kind == "edit" else True', "", "",
+            "def replayed() -> op.Run:",
+            '    return op.Runtime(model=f"replay:{CASSETTE}").run(PROMPT, tools=TOOLS, step=True,',
+            "                                                      approve=recorded_answer, **SETTINGS)"]
+
+
+def _recorded_answers(run: Run) -> dict[str, list[Any]] | None:
+    """How each call the user (or a policy) answered was answered — ``["deny", None]``,
+    ``["skip", reason]``, ``["edit", arguments]`` — by call id; ``None`` when no call was
+    asked about (every call ran as the model sent it)."""
+    results = run.tool_results
+    if not any("approval" in result.details for result in results):
+        return None
+    answers: dict[str, list[Any]] = {}
+    for result in results:
+        approval = result.details.get("approval")
+        if result.status == "denied":
+            answers[result.tool_call_id] = ["deny", None]
+        elif result.status == "skipped" and approval == "skipped":
+            answers[result.tool_call_id] = ["skip", result.details.get("skip_reason", "")]
+        elif approval == "edited":
+            answers[result.tool_call_id] = ["edit", result.details.get("edited_arguments", {})]
+    return answers
 
 
 def _tests(run: Run, writer: CodeWriter) -> list[str]:
     picks = [(call.name, dict(call.arguments)) for message in run.messages if isinstance(message, AssistantMessage)
              for call in message.tool_calls]
-    results = [(result.tool_name, result.text if len(result.text) <= _RESULT_CHARS else None)
-               for result in run.tool_results]
+    results = [(result.tool_name, result.text if len(result.text) <= _RESULT_CHARS
+                and result.status in ("done", "error") else None) for result in run.tool_results]
     ok = all(r.status == "done" for r in run.tool_results)
     lines = ["def test_the_run_makes_the_same_picks_in_order_and_ends_the_same():",
              "    (op.check(replayed())",
@@ -267,7 +306,7 @@ def _tests(run: Run, writer: CodeWriter) -> list[str]:
         lines.append(f"        .answer_contains({writer.literal(run.text)}, case_sensitive=True)")
     lines += [f"        .stopped({writer.literal(run.stop_reason or 'stop')}))", "", "",
               "def test_each_call_returns_what_it_returned_when_recorded():",
-              f"    recorded = {writer.literal(results)}  # None: too long to compare",
+              f"    recorded = {writer.literal(results)}  # None: not run, or too long to compare",
               "    results = replayed().tool_results",
               '    assert len(results) == len(recorded), f"{len(results)} results; recorded {len(recorded)}"',
               "    for number, ((name, text), result) in enumerate(zip(recorded, results), 1):",

@@ -250,3 +250,36 @@ def test_a_tool_from_an_importable_module_is_imported_so_edits_to_it_count(tmp_p
     module.write_text(module.read_text().replace("return width * height", "return width + height"))
     code, output = pytest_on(path)
     assert code == 1 and "call 1, area, returned '5.0'; recorded '6.0'" in output, output
+
+
+def test_calls_the_user_refused_are_refused_again_in_the_written_test(tmp_path):
+    marker = tmp_path / "dropped"
+    source = textwrap.dedent(f'''
+        from pathlib import Path
+
+
+        def drop_table(table: str) -> str:
+            """Drop a table."""
+            Path({str(marker)!r}).write_text(table)
+            return "dropped " + table
+
+
+        def count_rows(table: str) -> int:
+            """Count a table's rows."""
+            return len(table)
+    ''')
+    module = tmp_path / "db_tools.py"
+    module.write_text(source)
+    namespace: dict = {"__name__": "__main__"}
+    exec(compile(source, str(module), "exec"), namespace)
+    tools = [op.function(namespace[name], register_globally=False) for name in ("drop_table", "count_rows")]
+    answers = iter([False, op.edit(table="orders"), op.skip("not now"), True])
+    model = op.ScriptedModel([[call("drop_table", table="users"), call("count_rows", table="users"),
+                               call("count_rows", table="x"), call("count_rows", table="items")], "Done."])
+    run = op.Runtime(model=model).run("Tidy up.", tools=tools, step=True, approve=lambda request: next(answers))
+    assert [r.status for r in run.tool_results] == ["denied", "done", "skipped", "done"] and not marker.exists()
+
+    path = run.to_test(tmp_path / "test_tidy.py")
+    code, output = pytest_on(path)
+    assert code == 0 and "2 passed" in output, output
+    assert not marker.exists()

@@ -7,6 +7,7 @@ import threading
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from transcript_checks import assert_every_call_has_one_result
 
 import openprogram_jupyter as op
 from openprogram_jupyter.tools.registry import Registry
@@ -35,18 +36,6 @@ picks = st.one_of(
 rounds = st.lists(st.lists(picks, min_size=1, max_size=3), min_size=0, max_size=5)
 
 
-def assert_transcript_valid(run: op.Run) -> None:
-    pending: list[str] = []
-    for message in run.messages:
-        if isinstance(message, op.AssistantMessage):
-            assert not pending, f"calls {pending} had no result before the next reply"
-            pending = [c.id for c in message.tool_calls]
-        elif isinstance(message, op.ToolResultMessage):
-            assert message.tool_call_id in pending, f"result for unknown or answered call {message.tool_call_id}"
-            pending.remove(message.tool_call_id)
-    assert not pending, f"calls {pending} never got a result"
-
-
 @settings(max_examples=40, deadline=None)
 @given(script=rounds, stop_after_events=st.one_of(st.none(), st.integers(1, 60)))
 def test_every_call_gets_exactly_one_result_even_when_stopped(script, stop_after_events):
@@ -61,5 +50,5 @@ def test_every_call_gets_exactly_one_result_even_when_stopped(script, stop_after
     model = op.ScriptedModel([*script, "done"])
     run = op.Runtime(model=model, registry=registry).run("go", abort=abort, on_event=on_event)
     assert run.stop_reason in ("stop", "aborted")
-    assert_transcript_valid(run)
+    assert_every_call_has_one_result(run)
     assert run.events[-1].type == "agent_end"

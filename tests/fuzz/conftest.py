@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
+from transcript_checks import assert_every_call_has_one_result
 
 import openprogram_jupyter as op
 from openprogram_jupyter.jupyter._saved_runs import saved_run_metadata
@@ -56,26 +57,13 @@ def planted_key(monkeypatch):
     default_registry.clear()
 
 
-def check_transcript(run: op.Run) -> None:
-    """Every call of every reply has exactly one result, before the next reply."""
-    pending: list[str] = []
-    for message in run.messages:
-        if isinstance(message, op.AssistantMessage):
-            assert not pending, f"calls {pending} had no result before the next reply"
-            pending = [c.id for c in message.tool_calls]
-        elif isinstance(message, op.ToolResultMessage):
-            assert message.tool_call_id in pending, f"a result for an unknown or answered call {message.tool_call_id}"
-            pending.remove(message.tool_call_id)
-    assert not pending, f"calls {pending} never got a result"
-
-
 def check_run(run: op.Run) -> None:
     """The invariants of any run: it ended with a known stop reason, every call has one
     result, its transcript saves as .html/.md/.txt, its notebook metadata encodes as
     UTF-8, ``to_code()`` compiles, and the planted key shows in none of these."""
     assert run.stop_reason in STOP_REASONS, run.stop_reason
     assert run.events[-1].type == "agent_end"
-    check_transcript(run)
+    assert_every_call_has_one_result(run)
     shown = [str(run.error or ""), json.dumps(saved_run_metadata(run, "fuzz", 0), ensure_ascii=False)]
     with tempfile.TemporaryDirectory() as folder:
         for suffix in ("html", "md", "txt"):

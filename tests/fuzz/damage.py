@@ -36,16 +36,12 @@ def _paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     return found
 
 
-def _edit_field(frame: bytes, where: int, value: Any, delete: bool) -> bytes:
-    """``frame`` with one field of its JSON deleted, or set to ``value``."""
-    found = _data_line(frame)
-    if found is None:
-        return frame
-    lines, number = found
-    data = json.loads(lines[number][6:])
+def edit_somewhere(data: Any, where: int, value: Any, delete: bool) -> bool:
+    """Delete the field at path number ``where`` (modulo their count) inside ``data``, or
+    set it to ``value``, in place; ``False`` when ``data`` holds no field."""
     paths = _paths(data)
     if not paths:
-        return frame
+        return False
     *parents, last = paths[where % len(paths)]
     holder = data
     for key in parents:
@@ -54,6 +50,18 @@ def _edit_field(frame: bytes, where: int, value: Any, delete: bool) -> bytes:
         del holder[last]
     else:
         holder[last] = value
+    return True
+
+
+def _edit_field(frame: bytes, where: int, value: Any, delete: bool) -> bytes:
+    """``frame`` with one field of its JSON deleted, or set to ``value``."""
+    found = _data_line(frame)
+    if found is None:
+        return frame
+    lines, number = found
+    data = json.loads(lines[number][6:])
+    if not edit_somewhere(data, where, value, delete):
+        return frame
     lines[number] = b"data: " + json.dumps(data).encode()
     return b"\n".join(lines)
 

@@ -19,7 +19,7 @@ from openprogram_jupyter.jupyter._saved_runs import read_saved_runs, restore_ses
 from openprogram_jupyter.jupyter._sessions import Sessions
 
 from .conftest import counted, fuzz_settings
-from .damage import _paths
+from .damage import edit_somewhere
 from .strategies import json_like, texts
 
 FIELDS = ["format", "run_id", "model", "session", "history_length", "appended_at", "started_at", "stop_reason",
@@ -42,17 +42,8 @@ def _edited(saved: dict[str, Any], edits: list[tuple[bool, int, Any]]) -> Any:
     """``saved`` (copied) with each edit: delete a field anywhere in it, or set it to a value."""
     data = json.loads(json.dumps(saved))
     for delete, where, value in edits:
-        paths = _paths(data)
-        if not paths:
+        if not edit_somewhere(data, where, value, delete):
             break
-        *parents, last = paths[where % len(paths)]
-        holder = data
-        for key in parents:
-            holder = holder[key]
-        if delete:
-            del holder[last]
-        else:
-            holder[last] = value
     return data
 
 

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._decision_judge import Judge
+from ._round_sources import round_source
 from ._run_context import RecordedAnswers, RunContext
 from ._stop import StopSignal, closing_time
 from .errors import SetupError
@@ -80,7 +81,8 @@ async def execute(runtime: Runtime, spec: RunSpec, *, on_created: Callable[[Run]
     stop = StopSignal(hooks.get("abort"), parent.context.cancelled if parent is not None else None)
     if settings["capture_wire"]:
         run.wire_log = WireLog()
-    config = LoopConfig(spec=spec, model=model, calls=calls, stop=stop, wire=run.wire_log, spent=lambda: run.usage)
+    config = LoopConfig(spec=spec, model=model, calls=calls, rounds=round_source(spec), stop=stop,
+                        wire=run.wire_log, spent=lambda: run.usage)
     state = LoopState(conversation=list(spec.history))
     run.spec, run.runtime, run.context = spec, runtime, context  # what Run.fork and Run.rerun start from
     if spec.depth == 0:

@@ -6,7 +6,10 @@ the model picked "finish" and the text is the result. The loop never decides for
 model; it parses the reply and branches on it (docs/semantics.md).
 
 The loop is an ``async`` function that reports everything through one event sink. Sync
-and async APIs, the notebook view and nested runs all drive this same function.
+and async APIs, the notebook view and nested runs all drive this same function. Where a
+round's reply comes from and how its calls are answered (the model and the tools, or a
+recording played back) is its :class:`~._round_sources.RoundSource`'s business; the loop
+does not know which it runs.
 Stopping is asyncio cancellation: :func:`run_loop` catches it, closes every open call with
 a result, and returns with ``stop_reason == "aborted"`` and the transcript intact.
 """
@@ -19,7 +22,6 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from ._context import context_refusal, context_window
-from ._divergence import divergence_of, recording_ended, round_to_rerun
 from ._limits import (
     LimitReached,
     answer_round_under_cap,
@@ -29,14 +31,14 @@ from ._limits import (
     unpriced_notice,
 )
 from ._masking import ReplyMask
+from ._round_sources import LiveRounds, RoundSource
 from ._secrets import mask
 from ._stop import StopSignal
 from .events import (
     AgentEndEvent,
     AgentStartEvent,
     AssistantUpdate,
-    Divergence,
-    DivergenceEvent,
+    Event,
     MessageEndEvent,
     MessageStartEvent,
     MessageUpdateEvent,
@@ -59,8 +61,9 @@ from .models._history import without_images
 from .models._text_tool_calls import read_text_tool_calls
 from .models._wire import WireLog
 from .models.base import MessageBuilder, Model, ModelRequest, ToolChoice
-from .spec import ReplayedRound, RunSpec
+from .spec import RunSpec
 from .tool_execution import CallEnvironment, execute_tool_call, result_for_unrun_call
+from .tools.menu import Menu
 
 __all__ = ["LoopConfig", "LoopState", "run_loop"]
 
@@ -80,6 +83,7 @@ class LoopConfig:
     spec: RunSpec
     model: Model
     calls: CallEnvironment
+    rounds: RoundSource = field(default_factory=LiveRounds)
     stop: StopSignal = field(default_factory=StopSignal)
     wire: WireLog | None = None  # set when the run captures the wire
     spent: Callable[[], Usage] = field(default=lambda: Usage(cost=0.0))
@@ -95,6 +99,7 @@ class LoopState:
     answered in order, so they are tracked by position: two calls may share an id).
     ``undelivered`` holds steering or follow-up messages taken but never sent (the round
     cap was reached first). ``limit`` names the limit that ended the run, if one did.
+    ``stop_reason`` is set by :meth:`end` alone.
     """
 
     conversation: list[AnyMessage]
@@ -111,7 +116,22 @@ class LoopState:
     error: ReplyError | None = None
     limit: str | None = None
     unpriced_noticed: bool = False
-    divergence: Divergence | None = None  # a rerun's first departure from its recording
+
+    def end(self, reason: RunStopReason, *, error_message: str | None = None, error: ReplyError | None = None) -> None:
+        """End the run for ``reason`` (with a failed reply's error). What ended it first and
+        cannot be undone stays: a stop (``"aborted"``) or a failure (``"error"``) always
+        wins, and ``"stop"`` or a limit never replaces a failure, a stop or a divergence."""
+        if reason in ("stop", "max_iterations", "max_cost", "max_tokens") and self.stop_reason in (
+                "error", "aborted", "diverged"):
+            return
+        self.stop_reason = reason
+        if error_message is not None or error is not None:
+            self.error_message, self.error = error_message, error
+
+    @property
+    def ended(self) -> bool:
+        """Whether something other than the model's answer has ended the run."""
+        return self.stop_reason != "stop"
 
     def append(self, message: AnyMessage) -> None:
         self.conversation.append(message)
@@ -143,14 +163,14 @@ async def run_loop(config: LoopConfig, state: LoopState, prompts: Sequence[UserM
         _close_after_abort(config, state)
     except Exception as error:  # a bug below us must not lose the transcript
         _close_after_abort(config, state)
-        state.stop_reason = "error"
-        state.error_message = mask(f"internal error: {type(error).__name__}: {error}")
-        state.error = ReplyError(kind="internal", summary=state.error_message)
+        text = mask(f"internal error: {type(error).__name__}: {error}")
+        state.end("error", error_message=text, error=ReplyError(kind="internal", summary=text))
     emit(AgentEndEvent(messages=list(state.new_messages), stop_reason=state.stop_reason,
                        error_message=state.error_message, error=state.error, limit=state.limit))
 
 
 async def _run_rounds(config: LoopConfig, state: LoopState, pending: list[Any]) -> None:
+    source = config.rounds
     while True:
         has_more_tool_calls = True
         while has_more_tool_calls or pending:
@@ -163,48 +183,36 @@ async def _run_rounds(config: LoopConfig, state: LoopState, pending: list[Any]) 
             if last is not None:  # round N of a cap of N: the answer round, not one more
                 await _end_at_limit(config, state, last, pending, answer=True)
                 return
-            if not _recording_goes_on(config, state):
+            round = _Round(config, state)
+            if not source.goes_on(round):
                 return
             _deliver(config, state, pending)
-            pending = []
             _checkpoint(config)
-            state.rounds += 1
-            state.round_open, state.round_results = True, []
-            config.calls.emit(TurnStartEvent(turn=state.rounds))
-
-            replayed = config.spec.replay[state.rounds - 1] if state.rounds <= len(config.spec.replay) else None
-            rerun = round_to_rerun(config.spec.rerun, state.rounds, state.divergence is not None)
-            recorded = replayed or rerun
-            if recorded is not None:
-                message = _replay_reply(config, state, recorded)
-            else:
-                message = await _stream_assistant_response(config, state)
+            _open_round(config, state)
+            message = await source.reply(round)
             if message.stop_reason in ("error", "aborted"):
                 _answer_unrun_calls(config, state, message, UNRUN_AFTER_FAILED_REPLY)
                 _end_round(config, state, message)
-                state.stop_reason = message.stop_reason
-                state.error_message, state.error = message.error_message, message.error
+                state.end(message.stop_reason, error_message=message.error_message, error=message.error)
                 return
-
-            tool_calls = message.tool_calls
-            has_more_tool_calls = bool(tool_calls)
-            if replayed is not None:
-                pending = _replay_results(config, state, replayed)
-            elif tool_calls:
-                pending = await _execute_tool_calls(config, state, tool_calls)
-                _notice_unpriced(config, state, message)
-            if rerun is not None:
-                pending = _compared_with_recording(config, state, rerun, pending)
+            has_more_tool_calls = bool(message.tool_calls)
+            pending = await source.answer(round, message)
             _end_round(config, state, message)
-            if state.stop_reason == "diverged":
+            if state.ended:
                 return
             if not pending:
                 pending = _take(config.spec.hooks.get("get_steering_messages"))
         _checkpoint(config)  # a step that swallowed the stop's cancellation still ends the run as stopped
         pending = _take(config.spec.hooks.get("get_follow_up_messages"))
         if not pending:
-            state.stop_reason = "stop"
+            state.end("stop")
             return
+
+
+def _open_round(config: LoopConfig, state: LoopState, final: LimitReached | None = None) -> None:
+    state.rounds += 1
+    state.round_open, state.round_results = True, []
+    config.calls.emit(TurnStartEvent(turn=state.rounds, final_for=final.name if final is not None else None))
 
 
 async def _end_at_limit(config: LoopConfig, state: LoopState, limit: LimitReached, pending: list[Any],
@@ -215,61 +223,79 @@ async def _end_at_limit(config: LoopConfig, state: LoopState, limit: LimitReache
     state.undelivered = list(pending)
     if answer and config.spec.settings["finish_at_limit"]:
         await _final_round(config, state, limit)
-    if state.stop_reason not in ("error", "aborted", "diverged"):
-        state.stop_reason = limit.name
+    state.end(limit.name)
     state.limit = limit.name
 
 
 async def _final_round(config: LoopConfig, state: LoopState, limit: LimitReached) -> None:
     """One round with ``tool_choice="none"`` asking for the answer; a call the model makes
     anyway is answered "not run". A failed reply keeps its error in ``state.error_message``
-    (the run still ends at the limit); a stop ends it as aborted, as anywhere. A rerun plays
-    the recorded last round back."""
+    (the run still ends at the limit); a stop ends it as aborted, as anywhere. The round's
+    source gives the reply (a recording may hold it)."""
     _checkpoint(config)
-    if not _recording_goes_on(config, state):
+    round = _Round(config, state)
+    if not config.rounds.goes_on(round):
         return
-    state.rounds += 1
-    state.round_open, state.round_results = True, []
-    config.calls.emit(TurnStartEvent(turn=state.rounds, final_for=limit.name))
-    recorded = round_to_rerun(config.spec.rerun, state.rounds, state.divergence is not None)
-    message = (_replay_reply(config, state, recorded) if recorded is not None
-               else await _stream_assistant_response(config, state, final=limit))
+    _open_round(config, state, limit)
+    message = await config.rounds.reply(round, limit)
     text = limit.not_run_text() if message.stop_reason not in ("error", "aborted") else UNRUN_AFTER_FAILED_REPLY
     _answer_unrun_calls(config, state, message, text, status="skipped")
     _end_round(config, state, message)
-    if message.stop_reason == "aborted":
-        state.stop_reason = "aborted"
     state.error_message, state.error = message.error_message, message.error
+    if message.stop_reason == "aborted":
+        state.end("aborted")
 
 
-def _compared_with_recording(config: LoopConfig, state: LoopState, recorded: ReplayedRound,
-                             pending: list[Any]) -> list[Any]:
-    """A rerun round's calls have run: when every result reads as recorded, the messages
-    the recording delivered then come next (before any steering); else the divergence."""
-    plan = config.spec.rerun
-    same = plan.same if plan is not None else None
-    divergence = divergence_of(state.rounds, recorded, state.round_results, config.calls.menu, same)
-    if divergence is None:
-        return [*recorded.then, *pending]
-    _diverge(config, state, divergence)
-    return pending
+class _Round:
+    """The loop's side of the round about to start (number ``state.rounds + 1``), as the
+    :class:`~._round_sources.Round` its source works through."""
 
+    def __init__(self, config: LoopConfig, state: LoopState) -> None:
+        self._config, self._state = config, state
+        self.number = state.rounds + 1
+        self.menu: Menu = config.calls.menu
+        self._played: AssistantMessage | None = None
 
-def _recording_goes_on(config: LoopConfig, state: LoopState) -> bool:
-    """``False`` when a rerun has played its whole recording, wants another round, and is
-    not live: it ends as diverged there."""
-    divergence = recording_ended(config.spec.rerun, state.rounds, state.divergence is not None)
-    if divergence is not None:
-        _diverge(config, state, divergence)
-    return state.stop_reason != "diverged"
+    @property
+    def results(self) -> Sequence[ToolResultMessage]:
+        return self._state.round_results
 
+    def emit(self, event: Event) -> None:
+        self._config.calls.emit(event)
 
-def _diverge(config: LoopConfig, state: LoopState, divergence: Divergence) -> None:
-    """Announce where the rerun parted from its recording; unless it is live, it ends there."""
-    state.divergence = divergence
-    config.calls.emit(DivergenceEvent(divergence=divergence))
-    if config.spec.rerun is not None and not config.spec.rerun.live:
-        state.stop_reason = "diverged"
+    async def stream(self, final: LimitReached | None) -> AssistantMessage:
+        return await _stream_assistant_response(self._config, self._state, final)
+
+    def play(self, reply: AssistantMessage, notice: str) -> AssistantMessage:
+        """The recorded ``reply`` announced as this round's; its usage is not counted again."""
+        emit = self._config.calls.emit
+        message = reply.model_copy(deep=True, update={"usage": Usage(cost=0.0)})  # known: nothing
+        emit(MessageStartEvent(message=message))
+        emit(MessageUpdateEvent(message=message, update=AssistantUpdate(kind="notice", delta=notice)))
+        self._state.append(message)
+        emit(MessageEndEvent(message=message))
+        self._played = message
+        return message
+
+    async def run_calls(self, message: AssistantMessage) -> list[Any]:
+        pending = await _execute_tool_calls(self._config, self._state, message.tool_calls)
+        _notice_unpriced(self._config, self._state, message)
+        return pending
+
+    def play_results(self, results: Sequence[ToolResultMessage]) -> None:
+        config, state = self._config, self._state
+        state.open_round(self._played.tool_calls if self._played is not None else [])
+        calls = {call.id: call for call in state.round_calls}
+        for result in results:
+            call = calls.get(result.tool_call_id)
+            config.calls.emit(ToolExecutionStartEvent(tool_call_id=result.tool_call_id, tool_name=result.tool_name,
+                                                      arguments=dict(call.arguments) if call is not None else {}))
+            config.calls.emit(ToolExecutionEndEvent(tool_call_id=result.tool_call_id, tool_name=result.tool_name,
+                                                    result=result, status=result.status, duration=0.0))
+            _record_result(config, state, result)
+
+    def end(self, reason: str) -> None:
+        self._state.end(cast(RunStopReason, reason))
 
 
 def _notice_unpriced(config: LoopConfig, state: LoopState, message: AssistantMessage) -> None:
@@ -359,35 +385,6 @@ async def _stream_assistant_response(config: LoopConfig, state: LoopState,
     state.append(partial)
     emit(MessageEndEvent(message=partial))
     return partial
-
-
-def _replay_reply(config: LoopConfig, state: LoopState, recorded: ReplayedRound) -> AssistantMessage:
-    """Play back a recorded reply (a forked run's rounds before the fork, a rerun's rounds):
-    no model request. Its usage is not counted again; a notice says where it came from."""
-    emit = config.calls.emit
-    message = recorded.reply.model_copy(deep=True, update={"usage": Usage(cost=0.0)})  # known: nothing
-    emit(MessageStartEvent(message=message))
-    notice = (f"rerun of {config.spec.replayed_from}: the recorded reply (no model request); its calls ran again"
-              if config.spec.rerun is not None else
-              f"replayed from {config.spec.replayed_from}: the recorded reply and results, "
-              "no model request and no tool run")
-    emit(MessageUpdateEvent(message=message, update=AssistantUpdate(kind="notice", delta=notice)))
-    state.append(message)
-    emit(MessageEndEvent(message=message))
-    return message
-
-
-def _replay_results(config: LoopConfig, state: LoopState, recorded: ReplayedRound) -> list[Any]:
-    """Play back a recorded round's results (no tool runs); returns the messages delivered then."""
-    state.open_round(recorded.reply.tool_calls)
-    for result in recorded.results:
-        call = next((c for c in recorded.reply.tool_calls if c.id == result.tool_call_id), None)
-        config.calls.emit(ToolExecutionStartEvent(tool_call_id=result.tool_call_id, tool_name=result.tool_name,
-                                                  arguments=dict(call.arguments) if call is not None else {}))
-        config.calls.emit(ToolExecutionEndEvent(tool_call_id=result.tool_call_id, tool_name=result.tool_name,
-                                                result=result, status=result.status, duration=0.0))
-        _record_result(config, state, result)
-    return list(recorded.then)
 
 
 def _make_call_ids_unique(message: AssistantMessage) -> list[str]:
@@ -494,4 +491,4 @@ def _close_after_abort(config: LoopConfig, state: LoopState) -> None:
             (m for m in reversed(state.new_messages) if isinstance(m, AssistantMessage)), AssistantMessage()
         )
         _end_round(config, state, last)
-    state.stop_reason = "aborted"
+    state.end("aborted")

@@ -23,7 +23,7 @@ LAYERS: list[list[str]] = [
     ["models"],
     ["render"],
     ["run", "tool_execution", "settings", "spec", "_decision_judge", "_limits", "_context", "_tool_output", "loop",
-     "check", "_run_code", "_run_test", "_divergence", "_call_result",
+     "check", "_run_code", "_run_test", "_divergence", "_call_result", "_round_sources",
      "_approval_gate"],
     ["engine", "forking", "rerun", "_tracing"],
     ["runtime"],

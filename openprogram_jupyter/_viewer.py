@@ -8,10 +8,7 @@ module is tiny on purpose: the extension loads it without the core.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .run import Run
+from typing import Any
 
 __all__ = ["provide_viewer", "show"]
 
@@ -24,8 +21,8 @@ def provide_viewer(viewer: Callable[[Any], None]) -> None:
     _viewer = viewer
 
 
-def show(run: Run) -> None:
-    """Display a live view of ``run``; without the extension loaded, say how to load it."""
+def show(run: object) -> None:
+    """Display a live view of ``run`` (a Run or a RunHandle); without the extension loaded, say how to load it."""
     if _viewer is None:
         raise RuntimeError("run.show() draws in a notebook: run %load_ext openprogram_jupyter first")
     _viewer(run)

@@ -35,17 +35,25 @@ import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import Any, Literal, Protocol, cast
 
 from ._json import JsonObject
-
-if TYPE_CHECKING:
-    from .tool_execution import ApprovalRequest
 
 __all__ = ["ACTIONS", "Decision", "Policy", "Rule", "SessionRules", "policy"]
 
 Action = Literal["allow", "ask", "deny"]
 ACTIONS: tuple[Action, ...] = ("allow", "ask", "deny")
+
+
+class CallToApprove(Protocol):
+    """What a policy reads of the call it is asked about (an ``ApprovalRequest``)."""
+
+    @property
+    def tool_name(self) -> str: ...
+
+    @property
+    def arguments(self) -> JsonObject: ...
+
 
 _PATTERN = re.compile(r"\s*([^\s()=,]+)\s*(?:\((.*)\))?\s*", re.DOTALL)
 _ARGUMENT = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*", re.DOTALL)
@@ -215,7 +223,7 @@ class Policy:
         the run's view has ended. Its rules and session rules stay."""
         return replace(self, ask_with=None, asks_with_view=False) if self.asks_with_view else self
 
-    def __call__(self, request: ApprovalRequest) -> Any:
+    def __call__(self, request: CallToApprove) -> Any:
         """Used as a plain approver: ``True`` for allow, ``False`` for deny, else the answer
         of ``ask_with`` (``False`` without one). A run reads the policy itself instead, to
         record which rule decided (:mod:`openprogram_jupyter.tool_execution`)."""

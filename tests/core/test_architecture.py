@@ -4,6 +4,7 @@ modules and functions stay small. docs/architecture.md explains the layers."""
 from __future__ import annotations
 
 import ast
+import configparser
 from pathlib import Path
 
 import pytest
@@ -11,26 +12,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[2] / "openprogram_jupyter"
 ROOT = "openprogram_jupyter"
 
-# Lowest first. A module may import from its own layer and the layers below it, never from
-# one above (the package root is the top: it only re-exports). Each entry is a module or a
-# package prefix.
-LAYERS: list[list[str]] = [
-    ["_json", "errors", "_viewer", "_install", "_ambient", "_stop", "messages", "events", "_dispatch",
-     "_secrets", "_controls", "_masking", "approvals", "approval_policy", "_key_sources", "_files",
-     "_code_writer", "_run_context"],
-    ["tools"],
-    ["_decision_options"],
-    ["models"],
-    ["render"],
-    ["run", "tool_execution", "settings", "spec", "_decision_judge", "_limits", "_context", "_tool_output", "loop",
-     "check", "_run_code", "_run_test", "_divergence", "_call_result", "_round_sources",
-     "_approval_gate"],
-    ["engine", "forking", "rerun", "_tracing"],
-    ["runtime"],
-    ["decision", "evaluation"],
-    ["jupyter"],
-    [""],  # the package root
-]
+CONTRACTS = PACKAGE.parent / ".importlinter"
 
 
 def module_name(path: Path) -> str:
@@ -88,15 +70,6 @@ def imports_of(path: Path) -> set[str]:
 GRAPH = {module_name(path): imports_of(path) for path in sorted(PACKAGE.rglob("*.py"))}
 
 
-def layer_of(name: str) -> int:
-    relative = name[len(ROOT) + 1:] if name != ROOT else ""
-    for level, prefixes in enumerate(LAYERS):
-        for prefix in prefixes:
-            if relative == prefix or (prefix and relative.startswith(prefix + ".")):
-                return level
-    raise AssertionError(f"{name} is in no layer: add it to LAYERS (and to docs/architecture.md)")
-
-
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     """Every strongly connected group of two or more modules (Tarjan's algorithm)."""
     index: dict[str, int] = {}
@@ -147,13 +120,24 @@ def test_the_cycle_finder_finds_a_circle():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
-def test_imports_go_down_the_layers():
-    upward = [
-        f"{source} (layer {layer_of(source)}) imports {target} (layer {layer_of(target)})"
-        for source, targets in GRAPH.items() for target in targets
-        if layer_of(target) > layer_of(source)
-    ]
-    assert upward == []
+def test_the_layer_contracts_hold():
+    """import-linter checks the contracts in .importlinter (type-checking imports included);
+    .ci/run runs it too, as ``lint-imports``."""
+    from importlinter.cli import lint_imports
+
+    assert lint_imports(config_filename=str(CONTRACTS)) == 0, "lint-imports: a contract is broken (run it to see)"
+
+
+def test_every_module_of_the_package_root_has_a_layer():
+    """A new module is placed in a layer of the contract, so the contract speaks of it."""
+    config = configparser.ConfigParser()
+    config.read(CONTRACTS)
+    layers = config["importlinter:contract:layers"]["layers"]
+    placed = {name.strip() for line in layers.splitlines() for name in line.replace("|", ":").split(":")}
+    modules = {path.stem if path.name != "__init__.py" else path.parent.name
+               for path in [*PACKAGE.glob("*.py"), *PACKAGE.glob("*/__init__.py")] if path.name != "__init__.py"
+               or path.parent != PACKAGE}
+    assert modules - placed == set(), "add these to the layers of .importlinter (and to docs/architecture.md)"
 
 
 @pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")), ids=lambda p: str(p.relative_to(PACKAGE)))

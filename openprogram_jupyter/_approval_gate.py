@@ -55,7 +55,7 @@ class ApprovalRequest:
         return self.tool_call.arguments
 
 
-Approver = Callable[[ApprovalRequest], "ApprovalAnswer | Awaitable[ApprovalAnswer]"]
+Approver = Callable[[ApprovalRequest], ApprovalAnswer | Awaitable[ApprovalAnswer]]
 """Answers a call that asks: ``True``, ``False``, ``op.edit(**arguments)`` or
 ``op.skip(reason)`` (:mod:`openprogram_jupyter.approvals`), or an awaitable of one."""
 

@@ -211,7 +211,9 @@ class RunCheck:
     def _repr_html_(self) -> str:
         from html import escape
 
-        return f'<div style="color:#1a7f37">{escape(repr(self))}</div>'
+        from .render._safe import safe_view
+
+        return safe_view("text/html", f'<div style="color:#1a7f37">{escape(repr(self))}</div>')
 
 
 class CheckFailed(AssertionError):

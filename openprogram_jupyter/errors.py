@@ -26,7 +26,7 @@ from ._controls import visible_controls
 from ._secrets import mask
 
 if TYPE_CHECKING:
-    from .messages import ReplyError
+    from .messages import ErrorKind, ReplyError
     from .run import Run
 
 __all__ = [
@@ -79,7 +79,7 @@ class ProviderError(OpenProgramError):
 
     def __init__(self, message: str, *, status: int | None = None, code: str | None = None,
                  retryable: bool = False, retry_after: float | None = None, detail: str | None = None,
-                 body: object = None, provider: str | None = None, kind: str | None = None) -> None:
+                 body: object = None, provider: str | None = None, kind: ErrorKind | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.status = status
@@ -89,7 +89,7 @@ class ProviderError(OpenProgramError):
         self.detail = detail
         self.body = body
         self.provider = provider
-        self.kind = kind or kind_of(status, code)
+        self.kind: ErrorKind = kind or kind_of(status, code)
 
     def __str__(self) -> str:
         return self.message
@@ -111,7 +111,7 @@ class ProviderError(OpenProgramError):
                    retryable=error.retryable, detail=error.detail, provider=error.provider, kind=error.kind)
 
 
-def kind_of(status: int | None, code: str | None) -> str:
+def kind_of(status: int | None, code: str | None) -> ErrorKind:
     """The :data:`~openprogram_jupyter.messages.ErrorKind` an HTTP ``status`` and a
     provider's error ``code`` say (``"other"`` when neither says anything known)."""
     text = (code or "").lower()

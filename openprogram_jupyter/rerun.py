@@ -111,11 +111,13 @@ class RerunReport:
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
+        from .render._safe import safe_view
         from .render._table import html_table
 
         rows = [[escape(cell) for cell in row.cells] for row in self.rows]
         caption = escape(f"{len(self.diverged)} of {len(self.rows)} run(s) diverged")
-        return f"<div><div>{caption}</div>{html_table(['run', 'diverged at', 'call', 'why'], rows)}</div>"
+        table = html_table(["run", "diverged at", "call", "why"], rows)
+        return safe_view("text/html", f"<div><div>{caption}</div>{table}</div>")
 
 
 def rerun_all(runs: Sequence[Run] | Mapping[str, Run], *, tools: Sequence[object] = (), live: bool = False,

@@ -12,6 +12,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from ..render._safe import display_bundle, update_bundle
+
 __all__ = ["Progress"]
 
 _MIN_SECONDS_BETWEEN_UPDATES = 0.2
@@ -49,7 +51,7 @@ class Progress:
         if force or now - self._last >= _MIN_SECONDS_BETWEEN_UPDATES:
             self._last = now
             self._shown = (self.done, self.failed)
-            self._handle.update({"text/html": self._html(), "text/plain": self._text()}, raw=True)
+            update_bundle(self._handle, {"text/html": self._html(), "text/plain": self._text()})
 
     def close(self) -> None:
         self.tick(force=True)
@@ -67,10 +69,9 @@ def _display(html: str) -> Any:
     """A display to update in place, in a kernel only (``None`` elsewhere)."""
     try:
         from IPython import get_ipython
-        from IPython.display import display
     except ImportError:
         return None
     shell = get_ipython()
     if shell is None or getattr(shell, "kernel", None) is None:
         return None
-    return display({"text/html": html, "text/plain": html}, raw=True, display_id=True)
+    return display_bundle({"text/html": html, "text/plain": html}, display_id=True)

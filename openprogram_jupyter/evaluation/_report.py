@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..errors import DecisionError, RunError
+from ..render._safe import display_bundle, safe_view
 from ..run import Run
 from ._html import evaluation_html
 from ._jobs import EvalOutcome, picks
@@ -233,9 +234,13 @@ class Evaluation:
         """Display row ``number``'s run (the ``#`` column): what it was, its transcript and
         each judge's verdict with the judge's transcript — as clicking its row does. Outside
         a notebook it prints the plain-text transcript. ``IndexError`` for a number not here."""
-        from IPython.display import display
+        from IPython.core.interactiveshell import InteractiveShell
 
-        display(self.transcript(number))
+        shown = self.transcript(number)
+        if not InteractiveShell.initialized():
+            print(repr(shown))
+            return
+        display_bundle({"text/plain": repr(shown), "text/html": shown._repr_html_()})
 
     def transcript(self, number: int) -> RowTranscript:
         """What :meth:`show` displays, as an object (its HTML and plain-text views)."""
@@ -266,7 +271,7 @@ class Evaluation:
         return Evaluation(rows, [m for m in self.models if any(r.model == m for r in rows)], stopped=self.stopped)
 
     def _repr_html_(self) -> str:
-        return evaluation_html(self.rows, self.summary(), stopped=self.stopped)
+        return safe_view("text/html", evaluation_html(self.rows, self.summary(), stopped=self.stopped))
 
 
 def _total(costs: list[float | None]) -> float | None:

@@ -12,6 +12,7 @@ from html import escape
 from typing import TYPE_CHECKING, Any
 
 from ..render import render_bundle
+from ..render._safe import safe_view
 from ..render._table import html_table
 from ._html import MARK, row_html
 
@@ -97,8 +98,8 @@ class RowTranscript:
         self.row = row
 
     def _repr_html_(self) -> str:
-        return row_html(self.row, judged=bool(self.row.judge_runs), budget=[1]).replace(
-            "<details ", "<details open ", 1)
+        return safe_view("text/html", row_html(self.row, judged=bool(self.row.judge_runs), budget=[1]).replace(
+            "<details ", "<details open ", 1))
 
     def __repr__(self) -> str:
         row = self.row
@@ -142,7 +143,8 @@ class Comparison:
         headers = ["prompt"] + [f"{escape(name)}: {part}" for name in (self.a, self.b) for part in ("#", "result",
                                                                                                      "answer")]
         rows = [[escape(a.prompt), *_side(a), *_side(b)] for a, b in self.pairs]
-        return f'<div class="openprogram-comparison">{note}{html_table(headers, rows, numbers={1, 4})}</div>'
+        return safe_view("text/html",
+                         f'<div class="openprogram-comparison">{note}{html_table(headers, rows, numbers={1, 4})}</div>')
 
 
 def _side(row: EvalRow) -> list[str]:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from IPython.core.error import UsageError
 
 from .._key_sources import origins, set_key
+from ..render._safe import display_bundle
 from ..render._table import html_table
 
 if TYPE_CHECKING:
@@ -32,10 +33,8 @@ TYPED_IN = "typed in with %agent key (kept in this kernel's memory only)"
 def key_command(magics: AgentMagics, rest: str) -> None:
     """Run ``%agent key REST`` (see the module docstring); ``UsageError`` for an unknown
     provider, a frontend that cannot ask for input, or an empty answer (nothing changes)."""
-    from IPython.display import display
-
     if not rest:
-        display(_origins_bundle(), raw=True)
+        display_bundle(_origins_bundle())
         return
     variable = _variable_for(rest)
     value = _ask(f"{variable} for {rest}: ")
@@ -43,7 +42,7 @@ def key_command(magics: AgentMagics, rest: str) -> None:
     _follow_new_key(magics)
     text = (f"{variable} is set for this kernel ({TYPED_IN}); it is masked in every transcript "
             "and never written to the notebook.")
-    display({"text/plain": text, "text/html": f"<p>{escape(text)}</p>"}, raw=True)
+    display_bundle({"text/plain": text, "text/html": f"<p>{escape(text)}</p>"})
 
 
 def _variable_for(name: str) -> str:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 
+from ..render._safe import display_bundle
 from ..render._table import html_table
 
 if TYPE_CHECKING:
@@ -86,9 +87,7 @@ def variable(magics: AgentMagics, name: str, usage: str, what: str = "a Run (e.g
 
 
 def _display(bundle: dict[str, str]) -> None:
-    from IPython.display import display
-
-    display(bundle, raw=True)
+    display_bundle(bundle)
 
 
 def _code(magics: AgentMagics, rest: str) -> None:

@@ -30,6 +30,7 @@ from ..approval_policy import Rule, SessionRules
 from ..approvals import Edit
 from ..errors import ArgumentError
 from ..render import render_bundle
+from ..render._safe import display_bundle, update_bundle
 from ..render.tree import TreeBuilder
 from ._buttons import Always
 from ._view import Controls, RunView
@@ -204,15 +205,13 @@ class LiveRun:
         the transcript displayed, so the hint goes with the view."""
         if self.view is None:
             return
-        from IPython.display import display
-
         self.view.tick(force=True)
-        self.display_handle = display(self.view.mimebundle(self.show_again), raw=True, display_id=True)
+        self.display_handle = display_bundle(self.view.mimebundle(self.show_again), display_id=True)
         if foreground:
             hint = (f"If this page is reloaded before the run ends, the run goes on but this cell stops "
                     f"updating: run {self.show_again} in a cell to see it.")
-            display({"text/plain": hint, "text/html": f'<div style="color:#57606a;font-size:11px">{escape(hint)}'
-                     "</div>"}, raw=True)
+            display_bundle({"text/plain": hint,
+                            "text/html": f'<div style="color:#57606a;font-size:11px">{escape(hint)}</div>'})
             self._clear_at_end = True
 
     def tick(self, *, force: bool = False) -> None:
@@ -238,8 +237,6 @@ class LiveRun:
         if self.finished:
             return
         self.finished = True
-        from IPython.display import display
-
         # The view's tree has the run's events folded already; a failed view's is not trusted.
         folded = self.view.folded() if self.view is not None and self.view_error is None else None
         bundle = static_bundle(run, self.notes + list(notes or []), folded)
@@ -248,11 +245,11 @@ class LiveRun:
             from IPython.display import clear_output
 
             clear_output()
-            display(bundle, raw=True, **extra)
+            display_bundle(bundle, **extra)
         elif self.display_handle is not None:
-            self.display_handle.update(bundle, raw=True, **extra)
+            update_bundle(self.display_handle, bundle, **extra)
         else:
-            display(bundle, raw=True, **extra)
+            display_bundle(bundle, **extra)
         if self.view is not None:
             self.view.finished = True
             self.view.close()

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from IPython.core.error import UsageError
 
 from ..approval_policy import Policy, Rule
+from ..render._safe import display_bundle
 from ..render._table import html_table
 
 if TYPE_CHECKING:
@@ -30,8 +31,6 @@ USAGE = "%agent policy [remove N | clear]"
 def policy_command(magics: AgentMagics, rest: str) -> None:
     """Run ``%agent policy REST`` (module docstring); ``UsageError`` for anything else, or a
     rule number that is not one of the session's."""
-    from IPython.display import display
-
     words = rest.split()
     rules = magics.approval_rules
     if words and words[0] == "clear" and len(words) == 1:
@@ -49,13 +48,11 @@ def policy_command(magics: AgentMagics, rest: str) -> None:
              "policy again.")
     elif words:
         raise UsageError(f"{USAGE}: got {rest!r}")
-    display(_listing(rules.rules(), getattr(magics.namespace_runtime, "approve", None)), raw=True)
+    display_bundle(_listing(rules.rules(), getattr(magics.namespace_runtime, "approve", None)))
 
 
 def _say(text: str) -> None:
-    from IPython.display import display
-
-    display({"text/plain": text, "text/html": f"<p>{escape(text)}</p>"}, raw=True)
+    display_bundle({"text/plain": text, "text/html": f"<p>{escape(text)}</p>"})
 
 
 def _listing(session: tuple[Rule, ...], own: object) -> dict[str, str]:

@@ -7,9 +7,9 @@ import threading
 from typing import TYPE_CHECKING
 
 from IPython import get_ipython
-from IPython.display import display
 
 from ..render import render_bundle
+from ..render._safe import display_bundle
 from ._view import Controls, RunView
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ def show_run(shown: Run | RunHandle) -> None:
         raise TypeError(f"show_run needs a Run or a RunHandle, not {type(shown).__name__}")
     shell = get_ipython()
     if shell is None or getattr(shell, "kernel", None) is None:
-        display(render_bundle(run), raw=True)
+        display_bundle(render_bundle(run))
         return
     running = run.stop_reason is None
     controls = Controls(stop=handle.abort if handle is not None else None,
@@ -50,9 +50,9 @@ def show_run(shown: Run | RunHandle) -> None:
         view.tick(force=True)
         widget_data = {k: v for k, v in view.mimebundle().items() if k.startswith("application/")}
         bundle = dict(render_bundle(run), **widget_data)
-        display(bundle, raw=True)
+        display_bundle(bundle)
         return
-    display(view.mimebundle(), raw=True)
+    display_bundle(view.mimebundle())
     _follow(run, view)
 
 

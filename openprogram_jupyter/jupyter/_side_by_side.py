@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from .._json import JsonObject
 from .._secrets import Secrets
+from ..render._safe import display_bundle, update_bundle
 from ..render.markdown import code_span
+from ._inert_widget import inert_widget
 from ._live import LiveRun, static_bundle
 
 if TYPE_CHECKING:
@@ -36,13 +38,16 @@ class SideBySide:
         if all(live.view is not None for live in lives):
             import ipywidgets
 
-            self.stop_all_button = ipywidgets.Button(description="Stop all", button_style="danger",
+            self.stop_all_button = inert_widget(ipywidgets.Button, description="Stop all", button_style="danger",
                                               tooltip="Stop every model's run: the transcripts so far are kept")
             self.stop_all_button.on_click(lambda _button: self.request_stop_all())
-            columns = [ipywidgets.VBox([ipywidgets.HTML(f"<b>{escape(label)}</b>"), live.view.root],  # type: ignore[union-attr]
-                                       layout=ipywidgets.Layout(flex="1 1 0", min_width="0"))
+            columns = [inert_widget(ipywidgets.VBox,
+                                    children=[inert_widget(ipywidgets.HTML, value=f"<b>{escape(label)}</b>"),
+                                              live.view.root],  # type: ignore[union-attr]
+                                    layout=ipywidgets.Layout(flex="1 1 0", min_width="0"))
                        for label, live in zip(labels, lives, strict=True)]
-            self.root = ipywidgets.VBox([self.stop_all_button, ipywidgets.HBox(columns)])
+            self.root = inert_widget(ipywidgets.VBox, children=[self.stop_all_button,
+                                                                inert_widget(ipywidgets.HBox, children=columns)])
 
     def request_stop_all(self) -> None:
         """The "Stop all" button: as if each run's own Stop were pressed."""
@@ -57,16 +62,14 @@ class SideBySide:
     def show(self) -> None:
         if self.root is None:
             return
-        from IPython.display import display
-
         for live in self.lives:
             live.tick(force=True)
         text = f"{len(self.lives)} agent runs in progress (the live view needs a Jupyter frontend with ipywidgets)"
-        self.display_handle = display({
+        self.display_handle = display_bundle({
             "text/plain": text, "text/html": f"<p><i>{escape(text)}</i></p>",
             "application/vnd.jupyter.widget-view+json": {"version_major": 2, "version_minor": 0,
                                                          "model_id": self.root.model_id},
-        }, raw=True, display_id=True)
+        }, display_id=True)
 
     def tick(self) -> None:
         for live in self.lives:
@@ -76,8 +79,6 @@ class SideBySide:
                metadata: list[JsonObject | None]) -> None:
         """Replace the views with the side-by-side transcript, then close every widget.
         (``metadata`` is not saved: ``%agent restore`` restores runs of one model.)"""
-        from IPython.display import display
-
         bundles = []
         for live, run, more in zip(self.lives, runs, notes, strict=True):
             live.finished = True
@@ -85,9 +86,9 @@ class SideBySide:
             bundles.append(static_bundle(run, live.notes + more, folded))
         bundle = side_by_side_bundle(self.labels, bundles)
         if self.display_handle is not None:
-            self.display_handle.update(bundle, raw=True)
+            update_bundle(self.display_handle, bundle)
         else:
-            display(bundle, raw=True)
+            display_bundle(bundle)
         for live in self.lives:
             if live.view is not None:
                 live.view.finished = True

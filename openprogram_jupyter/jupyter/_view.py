@@ -50,6 +50,7 @@ from . import _window
 from ._buttons import Controls
 from ._call_card import call_widget
 from ._header import header_html
+from ._inert_widget import inert_widget
 from ._kept_widgets import KeptWidgets
 from ._steering import SteeringRow
 
@@ -156,7 +157,9 @@ class RunView:
         return self.steering.box.current
 
     def make(self, cls: Any, **kwargs: Any) -> Any:
-        widget = cls(**kwargs)
+        """A widget of class ``cls`` made by :func:`._inert_widget.inert_widget`, kept
+        among this view's open widgets."""
+        widget = inert_widget(cls, **kwargs)
         self._created[id(widget)] = widget
         self.widgets_created += 1
         return widget

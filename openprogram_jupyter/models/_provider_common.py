@@ -314,7 +314,7 @@ class ProviderModel(Model):
         secrets = self._secrets()
         summary = scrub_secrets(summary, secrets)
         detail = scrub_secrets(error.detail, secrets) if error.detail else None
-        fields = ReplyError(kind=error.kind, summary=summary, detail=detail, status=error.status,  # type: ignore[arg-type]
+        fields = ReplyError(kind=error.kind, summary=summary, detail=detail, status=error.status,
                             code=error.code, retryable=error.retryable, provider=self.provider)
         return (summary if detail is None else summary + PROVIDER_SAID + detail), None, fields
 

@@ -25,7 +25,7 @@ import functools
 import re
 from typing import Any
 
-__all__ = ["inert_markdown"]
+__all__ = ["inert_dollars", "inert_markdown"]
 
 _SCANNED = re.compile(
     r"(?P<escape>\\[\s\S])"
@@ -126,3 +126,65 @@ _REPLACEMENT = {
     "image": lambda _: "\\![",
     "script": lambda word: word + "\u200b",
 }
+
+
+_DOLLAR_SCANNED = re.compile(
+    r"(?P<escape>\\[\s\S])|(?P<ticks>`+)|(?P<autolink><(?:https?|mailto):[^\s<>]*>)|(?P<dollar>\$)")
+
+
+@functools.lru_cache(maxsize=1)
+def _block_parser() -> Any:
+    from markdown_it import MarkdownIt
+
+    # Blocks only: which lines are code is all this reader needs, at half the parse time.
+    return MarkdownIt("commonmark", {"html": False}).enable("table").disable("inline")
+
+
+def inert_dollars(text: str) -> str:
+    """``text`` (Markdown) with every ``$`` outside code written ``\\$``, so a viewer that
+    typesets ``$…$`` as math (JupyterLab, Notebook, nbclassic) shows a dollar sign; code
+    blocks, code spans, autolinks and backslash escapes (an ``\\$`` already there) are kept
+    as written, so applying it twice changes nothing. Line ends become ``\\n``."""
+    if "$" not in text:
+        return text
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    code = _block_code_lines(text, len(lines))
+    out: list[str] = []
+    prose: list[str] = []
+    for number, line in enumerate([*lines, ""]):
+        if number in code or not line.strip():
+            if prose:
+                out.append(_dollars_in_prose("\n".join(prose)))
+                prose = []
+            out.append(line)
+        else:
+            prose.append(line)
+    return "\n".join(out[:-1])
+
+
+def _block_code_lines(text: str, count: int) -> set[int]:
+    code: set[int] = set()
+    for token in _block_parser().parse(text):
+        if token.type in ("fence", "code_block") and token.map:
+            code.update(range(token.map[0], min(token.map[1], count)))
+    return code
+
+
+def _dollars_in_prose(text: str) -> str:
+    """One run of non-blank, non-code lines with its ``$`` escaped outside code spans."""
+    out: list[str] = []
+    position = 0
+    while (match := _DOLLAR_SCANNED.search(text, position)) is not None:
+        out.append(text[position:match.start()])
+        position = match.end()
+        if match.lastgroup == "dollar":
+            out.append("\\$")
+        elif match.lastgroup == "ticks" and (
+                closing := re.compile(rf"(?<!`){match.group()}(?!`)").search(text, match.end())) is not None:
+            out.append(text[match.start():closing.end()])
+            position = closing.end()
+        else:
+            out.append(match.group())
+    out.append(text[position:])
+    return "".join(out)

@@ -17,6 +17,7 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
+from ._money import dollars
 from .messages import Usage
 from .models.pricing import price_for
 from .settings import RunSettings
@@ -99,7 +100,7 @@ def limit_reached(settings: RunSettings, rounds: int, spent: Usage) -> LimitReac
     if max_tokens is not None and tokens >= max_tokens:
         return LimitReached("max_tokens", f"its token limit (max_tokens={max_tokens:,}; spent {tokens:,})")
     if max_cost is not None and spent.cost is not None and spent.cost >= max_cost:
-        return LimitReached("max_cost", f"its cost limit (max_cost=${max_cost:g}; spent ${spent.cost:.4f})")
+        return LimitReached("max_cost", f"its cost limit (max_cost=${max_cost:g}; spent {dollars(spent.cost)})")
     return None
 
 

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from html import escape
 from typing import TYPE_CHECKING
 
+from .._money import dollars
 from ..render import render_html
 from ..render._table import html_table
 from ._plot import summary_plot
@@ -119,4 +120,4 @@ def _opened(row: EvalRow, budget: list[int]) -> str:
 
 
 def cost_text(cost: float | None) -> str:
-    return "unknown" if cost is None else f"${cost:.4f}"
+    return "unknown" if cost is None else dollars(cost)

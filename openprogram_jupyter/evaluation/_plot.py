@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
+from .._money import dollars
+
 __all__ = ["summary_plot", "svg_plot"]
 
 _BAR_WIDTH = 220
@@ -44,7 +46,7 @@ def svg_plot(summary: Sequence[Any]) -> str:
     for index, line in enumerate(summary):
         y = 24 + index * _ROW_HEIGHT
         name = escape(line.model)
-        cost = "unknown" if line.cost is None else f"${line.cost:.4f}"
+        cost = "unknown" if line.cost is None else dollars(line.cost)
         for offset, fraction, text, colour in (
             (0, line.pass_rate, f"{line.pass_rate:.0%}", "#2da44e"),
             (panel, (line.cost or 0.0) / top, cost, "#8250df"),

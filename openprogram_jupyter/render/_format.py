@@ -7,6 +7,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .._money import dollars
 from .._secrets import mask
 from ..messages import ImageContent, TextContent, ToolResultMessage, Usage
 from ._sanitize import is_base64
@@ -149,7 +150,7 @@ def usage_summary(usage: Usage) -> str:
     if usage.cost is None and total:
         text += " · price unknown"
     if usage.cost:
-        text += f" · ${usage.cost:.4f}"
+        text += f" · {dollars(usage.cost)}"
     return text
 
 
@@ -163,7 +164,7 @@ def spend_meter(usage: Usage, max_cost: float | None, max_tokens: int | None) ->
     unknown cost reads ``cost unknown of $0.05`` and counts as nothing spent."""
     parts, fraction = [], 0.0
     if max_cost is not None:
-        spent = "cost unknown" if usage.cost is None else f"${usage.cost:.4f}"
+        spent = "cost unknown" if usage.cost is None else dollars(usage.cost)
         parts.append(f"{spent} of ${max_cost:g}")
         fraction = max(fraction, (usage.cost or 0.0) / max_cost)
     if max_tokens is not None:
@@ -260,7 +261,7 @@ def over_budget(run: RunNode) -> str | None:
     that crosses it can spend past it, and a finished run must not read as within it."""
     spent = run.usage
     if run.max_cost is not None and spent.cost is not None and spent.cost > run.max_cost:
-        return f"over budget: spent ${spent.cost:.4f} of ${run.max_cost:g}"
+        return f"over budget: spent {dollars(spent.cost)} of ${run.max_cost:g}"
     tokens = spent.total_tokens or spent.input + spent.output + spent.cache_read + spent.cache_write
     if run.max_tokens is not None and tokens > run.max_tokens:
         return f"over budget: spent {tokens:,} tokens of {run.max_tokens:,}"

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import _ambient
+from ._runtime_config import Configured, RuntimeConfig
 from ._stop import StopToken, waiting_time
 from .errors import RunError, SetupError
 
@@ -82,18 +83,10 @@ class Runtime:
                                  if value is not None)
             raise SetupError(f"{given} configure a model string; the {type(model).__name__} object given as model= "
                              f"was built with its own (pass {given} to its class instead)", option="model")
-        self._model_spec = model
+        self._config = RuntimeConfig(model, api_key, base_url, approve, tuple(tools_deny), max_depth, cancel_grace,
+                                     registry, record, dict(settings))
         self._model: Model | None = None
         self._model_environment: str | None = None  # client_environment() when _model was resolved
-        self._api_key = api_key
-        self._base_url = base_url
-        self.approve = approve
-        self.tools_deny = list(tools_deny)
-        self.max_depth = max_depth
-        self.cancel_grace = cancel_grace
-        self._registry = registry
-        self.record = record
-        self._overrides = dict(settings)
         self._settings: RunSettings | None = None
         if settings:  # checked now; a Runtime without settings (%load_ext's) imports nothing more
             self._settings = self.settings
@@ -108,7 +101,7 @@ class Runtime:
         if self._settings is None:
             from .settings import DEFAULTS, merge
 
-            self._settings = merge(DEFAULTS, self._overrides)
+            self._settings = merge(DEFAULTS, dict(self._config.settings))
         return dict(self._settings)  # type: ignore[return-value]
 
     def replace(self, **changes: Any) -> Runtime:
@@ -118,15 +111,17 @@ class Runtime:
         (a model object given as ``model`` is shared, as it would be). A ``model`` of another
         provider (or a model object) drops this Runtime's ``api_key`` and ``base_url``,
         which are for its own provider, unless ``changes`` gives them."""
-        arguments: dict[str, Any] = {
-            "model": self._model_spec, "api_key": self._api_key, "base_url": self._base_url,
-            "approve": self.approve, "tools_deny": self.tools_deny, "max_depth": self.max_depth,
-            "cancel_grace": self.cancel_grace, "registry": self._registry, "record": self.record,
-            **self._overrides,
-        }
-        if "model" in changes and not _same_provider(self._model_spec, changes["model"]):
-            arguments.update(api_key=None, base_url=None)  # a model object carries its own; another provider's key
-        return Runtime(**{**arguments, **changes})
+        config = self._config
+        if "model" in changes and not _same_provider(config.model, changes["model"]):
+            config = config.with_changes({"api_key": None, "base_url": None})  # for its own provider only
+        return Runtime(**config.with_changes(changes).keywords())
+
+    # What a user may set (``runtime.approve = op.policy(...)``): each writes a new configuration.
+    approve: Configured[Approver | None] = Configured()
+    tools_deny: Configured[list[str]] = Configured()
+    max_depth: Configured[int] = Configured()
+    cancel_grace: Configured[float] = Configured()
+    record: Configured[str | os.PathLike[str] | None] = Configured()
 
     def __getstate__(self) -> dict[str, Any]:
         # A Runtime travels as what it is configured with (op.evaluate's jobs on another
@@ -157,16 +152,16 @@ class Runtime:
     @property
     def registry(self) -> Registry:
         """Where the default menu comes from (the global registry unless one was given)."""
-        if self._registry is None:
+        if self._config.registry is None:
             from .engine import default_registry
 
             return default_registry
-        return self._registry
+        return self._config.registry
 
     @property
     def model_spec(self) -> str | Model | None:
         """The model as given (``None``: the default chain decides on first use)."""
-        return self._model_spec
+        return self._config.model
 
     @property
     def model(self) -> Model:
@@ -175,25 +170,26 @@ class Runtime:
         :data:`~openprogram_jupyter.models.providers.CLIENT_ENV_VARS`) has changed since,
         so a corrected key is used by the next run. A model object is used as given."""
         environment = None
-        if isinstance(self._model_spec, (str, type(None))):
+        config = self._config
+        if isinstance(config.model, (str, type(None))):
             from .models.providers import client_environment
 
             environment = client_environment()
         if self._model is None or environment != self._model_environment:
             from .engine import resolve_model
 
-            self._model = resolve_model(self._model_spec, api_key=self._api_key, base_url=self._base_url,
-                                        record=self.record)
+            self._model = resolve_model(config.model, api_key=config.api_key, base_url=config.base_url,
+                                        record=config.record)
             self._model_environment = environment
         return self._model
 
     @model.setter
     def model(self, value: str | Model | None) -> None:
-        self._model_spec = value
+        self._config = self._config.with_changes({"model": value})
         self._model = None  # resolved on next use
 
     def __repr__(self) -> str:
-        name = self._model.name if self._model is not None else (self._model_spec or "default")
+        name = self._model.name if self._model is not None else (self._config.model or "default")
         return f"<Runtime model={name!s}>"
 
     # -- the async core -------------------------------------------------------------------

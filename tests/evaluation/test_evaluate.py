@@ -201,7 +201,7 @@ def test_without_models_the_runtime_in_use_runs_every_prompt(monkeypatch):
     from openprogram_jupyter.runtime import default_runtime
 
     runtime = default_runtime()
-    monkeypatch.setattr(runtime, "_model_spec", "offline")
+    monkeypatch.setattr(runtime, "_config", runtime._config.with_changes({"model": "offline"}))
     monkeypatch.setattr(runtime, "_model", None)
     evaluation = op.evaluate(prompts(2), tools=[add], progress=False)
     assert [row.model for row in evaluation.rows] == ["offline", "offline"]

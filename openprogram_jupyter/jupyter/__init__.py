@@ -62,8 +62,12 @@ def load_ipython_extension(shell: InteractiveShell) -> None:
     async def agent_cell(line: str, cell: str) -> None:
         wait_for_warm_up(take_over=True)
         from ._foreground import run_awaited  # the view's modules load with the first cell
+        from ._options import HelpRequested, expand_variables
 
-        await run_awaited(magics, line, cell)
+        try:
+            await run_awaited(magics, expand_variables(shell, line), cell)
+        except HelpRequested as help:
+            print(help.text)
 
     existing = shell.user_ns.get("runtime")
     if existing is None or isinstance(existing, Runtime):

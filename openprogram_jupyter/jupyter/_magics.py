@@ -20,7 +20,7 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from traitlets import Float, Int, Unicode
 
 from ..approval_policy import SessionRules
-from ._options import FLAGS, USAGE, CellOptions, fill_prompt, parse_options
+from ._options import FLAGS, USAGE, CellOptions, HelpRequested, fill_prompt, parse_options
 from ._sessions import Session, Sessions
 from ._warm_up import wait_for_warm_up
 
@@ -107,7 +107,11 @@ class AgentMagics(Magics):
         from ._background import start_background
         from ._foreground import run_blocking
 
-        plans = self.plans(line, cell)
+        try:
+            plans = self.plans(line, cell)
+        except HelpRequested as help:  # -h: the help is the cell's output, not an error
+            print(help.text)
+            return None
         if plans[0].options.background:
             start_background(self, plans[0])
         else:

@@ -10,9 +10,11 @@ from __future__ import annotations
 import argparse
 import re
 import shlex
+import sys
+import urllib.parse
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from IPython.core.error import UsageError
 
@@ -20,7 +22,11 @@ from ..errors import SetupError
 from ..settings import Flag as SettingFlag
 from ..settings import Setting
 
-__all__ = ["FLAGS", "USAGE", "CellOptions", "Flag", "fill_prompt", "parse_options"]
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
+__all__ = ["FLAGS", "USAGE", "CellOptions", "Flag", "HelpRequested", "expand_variables", "fill_prompt",
+           "parse_options"]
 
 
 def _names(value: str) -> list[str]:
@@ -28,6 +34,16 @@ def _names(value: str) -> list[str]:
     if not names:
         raise argparse.ArgumentTypeError("expected one or more names separated by commas")
     return names
+
+
+def _url(value: str) -> str:
+    """``value`` if it is an ``http://`` or ``https://`` address with a host, else an error
+    naming it (a URL without its scheme reached the provider as a request that cannot be made)."""
+    parts = urllib.parse.urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise argparse.ArgumentTypeError(f"{value!r} is not an http:// or https:// address "
+                                         "(e.g. http://127.0.0.1:11434/v1)")
+    return value
 
 
 @dataclass(frozen=True)
@@ -106,7 +122,7 @@ FLAGS: tuple[Flag, ...] = (
     Flag(("--choices",), "end with a pick among the options in notebook variable VAR; -o stores the result", "VAR"),
     Flag(("--record",), "save each model reply to a JSON cassette (replay:FILE)", "FILE"),
     Flag(("--base-url",), "the endpoint of the -m model string, e.g. a local server's http://127.0.0.1:11434/v1",
-         "URL"),
+         "URL", _url),
     *_setting_flags(),
 )
 
@@ -148,13 +164,21 @@ class CellOptions:
     run_options: dict[str, Any] = field(default_factory=dict)
 
 
+class HelpRequested(Exception):
+    """``-h`` / ``--help`` was given: the cell prints ``text`` (every flag and its help) as
+    its output and runs nothing."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__("%%agent -h")
+        self.text = text
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"%%agent: {message} (%%agent -h lists every option)")
 
     def print_help(self, file: Any = None) -> NoReturn:
-        # -h / --help: every flag and its help, shown as IPython shows a usage message.
-        raise UsageError(self.format_help())
+        raise HelpRequested(self.format_help())
 
 
 def _build_parser() -> _Parser:
@@ -173,12 +197,24 @@ def _build_parser() -> _Parser:
 _PARSER = _build_parser()
 
 
+def expand_variables(shell: InteractiveShell, line: str) -> str:
+    """``line`` expanded as IPython expands a magic's line before the magic sees it
+    (``InteractiveShell.var_expand``): ``$name`` and ``{expression}`` from the notebook's
+    namespace, ``$$`` a literal ``$``; a line it cannot expand is kept as written. The
+    awaited form of a cell (:mod:`._transformer`) is a call IPython does not expand, so it
+    calls this; the blocking form is expanded by IPython itself."""
+    # A depth past the stack makes var_expand use the notebook's namespace alone, not this
+    # function's locals (which would turn $line into the line itself).
+    return shell.var_expand(line, depth=sys.getrecursionlimit())
+
+
 def parse_options(line: str) -> CellOptions:
     """Parse the text after ``%%agent``.
 
-    Unknown options, a missing value, ``--tools`` together with ``--toolset``, ``-o``
-    with a name that is not an identifier, or ``--choices`` with ``--background`` raise
-    ``UsageError`` naming the problem and showing the usage.
+    Unknown options, a missing value, a ``--base-url`` that is not an http(s) address,
+    ``--tools`` together with ``--toolset``, ``-o`` with a name that is not an identifier,
+    or ``--choices`` with ``--background`` raise ``UsageError`` naming the problem and
+    showing the usage; ``-h`` / ``--help`` raises :class:`HelpRequested`.
     """
     try:
         argv = shlex.split(line)

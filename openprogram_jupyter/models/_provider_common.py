@@ -404,12 +404,28 @@ def transport_error(exc: BaseException) -> ProviderError | None:
 
 def connection_failed(exc: BaseException, shown: BaseException | None = None) -> ProviderError:
     """The :class:`ProviderError` for a request that did not connect (``shown``: the
-    exception whose words are shown, by default ``exc``)."""
+    exception whose words are shown, by default ``exc``), naming the URL it tried when the
+    exception knows it: ``connection failed (ConnectError: …; tried http://…/chat/completions)``."""
     shown = shown or exc
     retryable = connection_retryable(exc)
     why = "" if retryable else "; a wrong address cannot succeed on retry, so it was not retried"
-    return ProviderError(f"connection failed ({type(shown).__name__}: {shown}){why}", retryable=retryable,
+    url = _url_tried(exc, shown)
+    tried = f"; tried {url}" if url else ""
+    return ProviderError(f"connection failed ({type(shown).__name__}: {shown}{tried}){why}", retryable=retryable,
                          kind="connection")
+
+
+def _url_tried(*errors: BaseException) -> str | None:
+    """The URL of the request an httpx-style error (or its cause) was made for, if any."""
+    for error in (*errors, *(e.__cause__ for e in errors)):
+        try:
+            request = getattr(error, "request", None)
+        except RuntimeError:  # httpx: an error raised before a request was attached
+            continue
+        url = getattr(request, "url", None)
+        if url is not None:
+            return str(url)
+    return None
 
 
 _PERMANENT_CONNECTION_ERRORS = frozenset({  # httpx / httpx2, requests, urllib3

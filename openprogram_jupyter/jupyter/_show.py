@@ -22,9 +22,10 @@ __all__ = ["show_run"]
 def show_run(shown: Run | RunHandle) -> None:
     """Display a live view of ``run`` (a ``Run`` or a ``RunHandle``).
 
-    A finished run is drawn from its events, with Stop disabled. A run still going on (a
-    background handle) is followed until it ends, its new events polled ten times a
-    second. Outside a widget frontend the static transcript is displayed instead.
+    A finished run is drawn as its static transcript only, as a finished cell is: a widget
+    view of it would be lost when the notebook is saved and opened again. A run still going
+    on (a background handle) is followed by a live view until it ends, its new events
+    polled ten times a second. Outside a widget frontend the static transcript is displayed.
     """
     from ..run import Run
     from ..runtime import RunHandle
@@ -36,22 +37,14 @@ def show_run(shown: Run | RunHandle) -> None:
     if not isinstance(run, Run):
         raise TypeError(f"show_run needs a Run or a RunHandle, not {type(shown).__name__}")
     shell = get_ipython()
-    if shell is None or getattr(shell, "kernel", None) is None:
+    if shell is None or getattr(shell, "kernel", None) is None or run.stop_reason is not None:
         display_bundle(render_bundle(run))
         return
-    running = run.stop_reason is None
     controls = Controls(stop=handle.abort if handle is not None else None,
                         steer=handle.steer if handle is not None else None)
     view = RunView(controls)
     for event in list(run.events):
         view.feed(event)
-    if not running:
-        view.finished = True
-        view.tick(force=True)
-        widget_data = {k: v for k, v in view.mimebundle().items() if k.startswith("application/")}
-        bundle = dict(render_bundle(run), **widget_data)
-        display_bundle(bundle)
-        return
     display_bundle(view.mimebundle())
     _follow(run, view)
 

@@ -10,7 +10,9 @@ from .kernels import STATIC_MIMES, WIDGET_VIEW, error_of, live_kernel
 pytestmark = pytest.mark.slow
 
 
-async def test_run_show_and_agent_show_bring_a_live_view_back(kernelspecs):
+async def test_run_show_and_agent_show_of_a_finished_run_draw_its_transcript_only(kernelspecs):
+    # Issue 43, item 4: a widget view of a finished run read "Error displaying widget: model
+    # not found" once the notebook was saved and opened again.
     async with live_kernel(CURRENT) as kernel:
         await kernel.text(
             "%load_ext openprogram_jupyter\nimport openprogram_jupyter as op\n"
@@ -21,13 +23,8 @@ async def test_run_show_and_agent_show_bring_a_live_view_back(kernelspecs):
             cell = await kernel.run(source)
             assert error_of(cell) is None
             [output] = [o for o in cell.outputs if o.output_type == "display_data"]
-            assert set(output.data) == STATIC_MIMES | {WIDGET_VIEW}  # saved without the widget still reads
+            assert set(output.data) == STATIC_MIMES and WIDGET_VIEW not in output.data
             assert "shown &lt;again&gt;" in output.data["text/html"]
-            model_id = output.data[WIDGET_VIEW]["model_id"]
-            assert model_id in kernel.client.widget_state
-        stops = [s for s in kernel.client.widget_state.values()
-                 if s.get("_model_name") == "ButtonModel" and s.get("description") == "Stop"]
-        assert stops and all(s["disabled"] for s in stops[-2:])  # the run has ended
 
 
 async def test_a_background_run_takes_steering_from_its_handle(kernelspecs):

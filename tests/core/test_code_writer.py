@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import math
+import re
 import tempfile
 from pathlib import Path
 
@@ -107,7 +108,8 @@ def test_non_finite_numbers_are_written_as_float_calls():
 
 
 def test_values_that_are_not_plain_data_are_refused_by_name():
-    with pytest.raises(UnwritableValue, match="a set is not plain data"):
+    plain = "(None, bool, int, float, str, bytes, list, tuple, dict)"
+    with pytest.raises(UnwritableValue, match=re.escape(f"a set is not plain data {plain} and cannot be written")):
         CodeWriter(Secrets()).literal({"a": {1, 2}})
 
 
@@ -146,6 +148,7 @@ json_values = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), texts),
     lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(texts, inner, max_size=3)),
     max_leaves=8)
+FAST_LITERALS = settings(max_examples=200, deadline=None, derandomize=True)
 tool_names = st.one_of(st.sampled_from(["echo", "lookup"]), texts.filter(bool))
 
 
@@ -201,3 +204,44 @@ def test_to_test_compiles_names_only_its_own_and_every_literal_is_the_masked_val
     assert evaluated(constants["PROMPT"]) == scrub(run.messages[0].text)
     assert KEY not in source
 
+
+
+@FAST_LITERALS
+@given(value=st.one_of(json_values, st.tuples(json_values, json_values), st.binary(max_size=8)))
+def test_every_plain_value_becomes_a_literal_of_its_masked_self(value):
+    writer = CodeWriter()
+    written = writer.literal(value)
+    assert same(evaluated(ast.parse(written, mode="eval").body), writer.masked(value))
+    assert names_in(written) <= {"float"}
+
+
+def test_the_secrets_given_are_the_ones_masked():
+    writer = CodeWriter(Secrets(["my-own-secret-value"]))
+    assert writer.literal(["my-own-secret-value", "ok"]) == "['***', 'ok']"
+    assert writer.comment("uses my-own-secret-value") == "# uses ***"
+
+
+def test_a_tool_name_that_is_a_keyword_or_no_identifier_is_called_through_the_registry():
+    from openprogram_jupyter._code_writer import is_plain_name
+
+    assert [is_plain_name(name) for name in ("area", "class", "1st", "with-dash", "_x")] == [
+        True, False, False, False, True]
+
+
+def test_copied_source_that_masking_would_break_is_refused_naming_the_tool():
+    writer = CodeWriter(Secrets(["return city"]))
+    said = ("the source of the tool 'echo' holds a secret inside code that masking would break; "
+            "move the secret to an environment variable")
+    with pytest.raises(op.SetupError, match=re.escape(said)):
+        writer.verbatim('def echo(city):\n    return city\n', what="the tool 'echo'")
+
+
+def test_argument_names_that_are_not_identifiers_are_passed_as_a_dict():
+    writer = CodeWriter(Secrets())
+    assert writer.keywords({"a": 1, "b": "x"}) == "a=1, b='x'"
+    assert writer.keywords({"a-b": 1, "c": "x"}) == "**{'a-b': 1, 'c': 'x'}"
+
+
+def test_a_writer_given_a_scrub_masks_with_it():
+    writer = CodeWriter(Secrets(), scrub=lambda value: "scrubbed")
+    assert writer.literal("anything") == "'scrubbed'" and writer.comment("text") == "# scrubbed"

@@ -38,8 +38,10 @@ from nbclient import NotebookClient
 REPO = Path(__file__).resolve().parents[1]
 KEY = "sk-bench-not-a-real-key"
 MODELS = {"openai": "gpt-bench", "anthropic": "claude-bench"}
-ENVIRONMENT = {"openai": ("OPENAI_API_KEY", "OPENAI_BASE_URL"),
-               "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")}
+ENVIRONMENT = {
+    "openai": ("OPENAI_API_KEY", "OPENAI_BASE_URL"),
+    "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
+}
 PLAIN = {
     "openai": """
 import openai
@@ -79,8 +81,9 @@ async def one_trial(server: FakeServer, provider: str, agent: bool, pause: float
     a user takes to type it) to the server holding its first request."""
     base = server.openai_base_url if provider == "openai" else server.url
     notebook = nbformat.v4.new_notebook()
-    client = NotebookClient(notebook, timeout=120, kernel_name="python3", allow_errors=False,
-                            resources={"metadata": {"path": str(REPO)}})
+    client = NotebookClient(
+        notebook, timeout=120, kernel_name="python3", allow_errors=False, resources={"metadata": {"path": str(REPO)}}
+    )
     async with client.async_setup_kernel():
         for index, source in enumerate((setup_cell(provider, base, agent), timed_cell(provider, agent))):
             cell = nbformat.v4.new_code_cell(source)
@@ -101,15 +104,19 @@ async def bench(providers: list[str], repeats: int, pause: float) -> None:
         for _ in range(repeats):
             for provider, agent in random.sample(list(samples), len(samples)):
                 samples[(provider, agent)].append(await one_trial(server, provider, agent, pause))
-    print(f"\nFirst cell after a kernel start, sent {pause:g} s after the setup cell: cell sent → request at "
-          f"the server; median (min) of {repeats}\n")
+    print(
+        f"\nFirst cell after a kernel start, sent {pause:g} s after the setup cell: cell sent → request at "
+        f"the server; median (min) of {repeats}\n"
+    )
     print("| provider | plain cell (imports the SDK, sends) | `%%agent` cell after `%load_ext` | ratio |")
     print("|---|---:|---:|---:|")
     for provider in providers:
         plain, agent = samples[(provider, False)], samples[(provider, True)]
-        print(f"| {provider} | {statistics.median(plain) * 1000:.0f} ms ({min(plain) * 1000:.0f}) "
-              f"| {statistics.median(agent) * 1000:.0f} ms ({min(agent) * 1000:.0f}) "
-              f"| {statistics.median(agent) / statistics.median(plain):.2f} |")
+        print(
+            f"| {provider} | {statistics.median(plain) * 1000:.0f} ms ({min(plain) * 1000:.0f}) "
+            f"| {statistics.median(agent) * 1000:.0f} ms ({min(agent) * 1000:.0f}) "
+            f"| {statistics.median(agent) / statistics.median(plain):.2f} |"
+        )
 
 
 def main() -> None:

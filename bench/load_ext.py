@@ -67,8 +67,14 @@ def main() -> None:
     baseline = medians["import ipywidgets"]
     ratio = medians["%load_ext openprogram_jupyter"] / baseline
     if args.json:
-        print(json.dumps({"medians_ms": {k: round(v * 1000, 1) for k, v in medians.items()},
-                          "ratio_load_ext_to_ipywidgets": round(ratio, 2)}))
+        print(
+            json.dumps(
+                {
+                    "medians_ms": {k: round(v * 1000, 1) for k, v in medians.items()},
+                    "ratio_load_ext_to_ipywidgets": round(ratio, 2),
+                }
+            )
+        )
         return
     print(f"python {sys.version.split()[0]}, {args.repeats} interleaved repeats, medians:")
     for name, value in medians.items():

@@ -64,8 +64,7 @@ def profile_windows(provider: str, rounds: int, window: int, wire: bool) -> tupl
 
 def _own_times(profile: cProfile.Profile, window: int) -> OwnTimes:
     stats: dict[Any, Any] = pstats.Stats(profile).stats  # type: ignore[attr-defined]
-    return {f"{_short(path)}:{line}({name})": entry[2] / window * 1000
-            for (path, line, name), entry in stats.items()}
+    return {f"{_short(path)}:{line}({name})": entry[2] / window * 1000 for (path, line, name), entry in stats.items()}
 
 
 def _short(path: str) -> str:
@@ -88,13 +87,15 @@ def main() -> None:
     if args.rounds < 10 + 2 * args.window:
         parser.error(f"--rounds must be at least 10 + 2 x --window ({10 + 2 * args.window})")
     early, late = profile_windows(args.provider, args.rounds, args.window, args.wire)
-    print(f"\n{args.provider}{', capture_wire=True' if args.wire else ''}: own time per round (ms, under cProfile), "
-          f"rounds 10-{10 + args.window} and the last {args.window} of {args.rounds}; "
-          f"totals {sum(early.values()):.2f} and {sum(late.values()):.2f}\n")
+    print(
+        f"\n{args.provider}{', capture_wire=True' if args.wire else ''}: own time per round (ms, under cProfile), "
+        f"rounds 10-{10 + args.window} and the last {args.window} of {args.rounds}; "
+        f"totals {sum(early.values()):.2f} and {sum(late.values()):.2f}\n"
+    )
     print("| growth | early | late | function |")
     print("|---:|---:|---:|---|")
     grown = sorted(((late.get(k, 0.0) - early.get(k, 0.0), k) for k in early.keys() | late.keys()), reverse=True)
-    for growth, key in grown[:args.top]:
+    for growth, key in grown[: args.top]:
         print(f"| {growth:+.3f} | {early.get(key, 0.0):.3f} | {late.get(key, 0.0):.3f} | `{key}` |")
 
 

@@ -63,16 +63,22 @@ def main() -> None:
             starts.append(time.perf_counter())
 
     run = op.Runtime(model=CountingModel(args.rounds)).run(
-        "Add.", tools=[add], max_iterations=None, max_tool_calls=None,  # the model ends the run itself
-        on_event=on_event)
+        "Add.",
+        tools=[add],
+        max_iterations=None,
+        max_tool_calls=None,  # the model ends the run itself
+        on_event=on_event,
+    )
     assert run.stop_reason == "stop" and run.rounds == args.rounds, (run.stop_reason, run.rounds)
     refused = [r for r in run.tool_results if r.is_error]
     assert not refused, refused[0].content  # every round ran its call: none was refused at a limit
     gaps = [later - earlier for earlier, later in itertools.pairwise(starts)]
     first = statistics.median(gaps[: args.window])
-    last = statistics.median(gaps[-args.window:])
-    print(f"{args.rounds} rounds: first {args.window} {first * 1e3:.2f} ms/round, "
-          f"last {args.window} {last * 1e3:.2f} ms/round, ratio {last / first:.2f}×")
+    last = statistics.median(gaps[-args.window :])
+    print(
+        f"{args.rounds} rounds: first {args.window} {first * 1e3:.2f} ms/round, "
+        f"last {args.window} {last * 1e3:.2f} ms/round, ratio {last / first:.2f}×"
+    )
 
 
 if __name__ == "__main__":

@@ -31,10 +31,12 @@ def register_tools(count: int, *, async_tools: bool = False) -> op.Tool:
     tools = []
     for index in range(count):
         if async_tools:
+
             async def tool(a: float, b: float, index: int = index) -> float:
                 """Add two numbers and an index."""
                 return a + b + index
         else:
+
             def tool(a: float, b: float, index: int = index) -> float:
                 """Add two numbers and an index."""
                 return a + b + index
@@ -81,8 +83,11 @@ async def hand_written(rounds: int, tool: op.Tool, run_tool_in_thread: bool) -> 
                 value = await asyncio.to_thread(fn, **call.arguments)
             else:
                 value = fn(**call.arguments)
-            messages.append(op.ToolResultMessage(tool_call_id=call.id, tool_name=call.name,
-                                                 content=[op.TextContent(text=json.dumps(value))]))
+            messages.append(
+                op.ToolResultMessage(
+                    tool_call_id=call.id, tool_name=call.name, content=[op.TextContent(text=json.dumps(value))]
+                )
+            )
     return time.perf_counter() - started
 
 
@@ -97,10 +102,15 @@ def measure(tool_counts: list[int], rounds: int, repeats: int, *, async_tools: b
             samples["floor"].append(asyncio.run(hand_written(rounds, tool, False)))
             samples["floor_thread"].append(asyncio.run(hand_written(rounds, tool, True)))
         per_round = {k: statistics.median(v) / (rounds + 1) * 1e6 for k, v in samples.items()}
-        rows.append({"tools": count, **per_round,
-                     "extra_us": per_round["ours"] - per_round["floor"],
-                     "extra_vs_thread_floor_us": per_round["ours"] - per_round["floor_thread"],
-                     "ratio": per_round["ours"] / per_round["floor"]})
+        rows.append(
+            {
+                "tools": count,
+                **per_round,
+                "extra_us": per_round["ours"] - per_round["floor"],
+                "extra_vs_thread_floor_us": per_round["ours"] - per_round["floor_thread"],
+                "ratio": per_round["ours"] / per_round["floor"],
+            }
+        )
     return rows
 
 
@@ -113,14 +123,18 @@ def main() -> None:
     for async_tools in (True, False):
         kind = "async tool (awaited on the loop)" if async_tools else "sync tool (ours: on a worker thread)"
         print(f"\n{kind}\n")
-        print("| registered tools | ours | hand-written | hand-written + to_thread | our extra "
-              "| extra vs to_thread floor | ratio |")
+        print(
+            "| registered tools | ours | hand-written | hand-written + to_thread | our extra "
+            "| extra vs to_thread floor | ratio |"
+        )
         print("|---|---|---|---|---|---|---|")
         for row in measure([5, 50, 500], args.rounds, args.repeats, async_tools=async_tools):
             thread_floor = f"{row['floor_thread']:.0f}" if not async_tools else "—"
             thread_extra = f"{row['extra_vs_thread_floor_us']:.0f}" if not async_tools else "—"
-            print(f"| {row['tools']} | {row['ours']:.0f} | {row['floor']:.0f} | {thread_floor} "
-                  f"| {row['extra_us']:.0f} | {thread_extra} | {row['ratio']:.2f}× |")
+            print(
+                f"| {row['tools']} | {row['ours']:.0f} | {row['floor']:.0f} | {thread_floor} "
+                f"| {row['extra_us']:.0f} | {thread_extra} | {row['ratio']:.2f}× |"
+            )
 
 
 if __name__ == "__main__":

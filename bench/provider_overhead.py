@@ -80,8 +80,9 @@ def openai_client(base_url: str) -> Any:
 
 def add_tool_declarations() -> list[dict[str, Any]]:
     parameters = op.function(add, register_globally=False).spec["parameters"]
-    return [{"type": "function", "function": {"name": "add", "description": "Add two integers.",
-                                              "parameters": parameters}}]
+    return [
+        {"type": "function", "function": {"name": "add", "description": "Add two integers.", "parameters": parameters}}
+    ]
 
 
 def collect_chunk(chunk: Any, text: str, calls: dict[int, dict[str, str]]) -> str:
@@ -114,8 +115,9 @@ def make_sync_floor(base_url: str, rounds: int) -> Callable[[], int]:
         calls_made = 0
         while True:
             text, calls = "", {}
-            with client.chat.completions.create(model="gpt-bench", messages=messages, tools=tools, stream=True,
-                                                stream_options={"include_usage": True}) as stream:
+            with client.chat.completions.create(
+                model="gpt-bench", messages=messages, tools=tools, stream=True, stream_options={"include_usage": True}
+            ) as stream:
                 for chunk in stream:
                     text = collect_chunk(chunk, text, calls)
             if not calls:
@@ -134,8 +136,9 @@ def make_floor(base_url: str, rounds: int) -> Callable[[], Awaitable[int]]:
         messages: list[dict[str, Any]] = [{"role": "user", "content": PROMPT}]
         calls_made = 0
         while True:
-            stream = await client.chat.completions.create(model="gpt-bench", messages=messages, tools=tools,
-                                                          stream=True, stream_options={"include_usage": True})
+            stream = await client.chat.completions.create(
+                model="gpt-bench", messages=messages, tools=tools, stream=True, stream_options={"include_usage": True}
+            )
             text, calls = "", {}
             async with stream:
                 async for chunk in stream:
@@ -147,8 +150,9 @@ def make_floor(base_url: str, rounds: int) -> Callable[[], Awaitable[int]]:
     return run
 
 
-def make_ours(base_url: str, rounds: int, *, blocking: bool = False, model: str = "openai:gpt-bench",
-              wire: bool = False) -> Callable[[], Any]:
+def make_ours(
+    base_url: str, rounds: int, *, blocking: bool = False, model: str = "openai:gpt-bench", wire: bool = False
+) -> Callable[[], Any]:
     """``Runtime.arun`` awaited, or (``blocking``) ``Runtime.run``, what a notebook cell
     calls: the run goes on the runtime's own loop thread. ``wire``: ``capture_wire=True``."""
     runtime = op.Runtime(model=model, api_key=KEY, base_url=base_url, capture_wire=wire)
@@ -197,8 +201,12 @@ def make_openai_agents(base_url: str, rounds: int, *, stream: bool) -> Callable[
 
     set_tracing_disabled(True)
     client = openai_client(base_url)
-    agent = Agent(name="bench", instructions="Use the tool.", tools=[function_tool(add)],
-                  model=OpenAIChatCompletionsModel("gpt-bench", openai_client=client))
+    agent = Agent(
+        name="bench",
+        instructions="Use the tool.",
+        tools=[function_tool(add)],
+        model=OpenAIChatCompletionsModel("gpt-bench", openai_client=client),
+    )
 
     async def run() -> int:
         if stream:
@@ -272,16 +280,22 @@ async def bench_rounds(provider: str, rounds: int, repeats: int) -> None:
                 cpu[name].append(time.process_time() - started_cpu)
         await close_clients()
     floor, raw = statistics.median(wall[sync_floor]), statistics.median(wall[RAW_FLOOR])
-    print(f"\n{provider}: {rounds} rounds of one tool call each + a final text; {repeats} interleaved "
-          "repetitions; medians (CPU = the whole process, fake server threads included)\n")
-    print("| variant | warm-up run (s) | median run (ms) | per round (ms) | × sync SDK floor | × raw httpx "
-          "| CPU × raw httpx |")
+    print(
+        f"\n{provider}: {rounds} rounds of one tool call each + a final text; {repeats} interleaved "
+        "repetitions; medians (CPU = the whole process, fake server threads included)\n"
+    )
+    print(
+        "| variant | warm-up run (s) | median run (ms) | per round (ms) | × sync SDK floor | × raw httpx "
+        "| CPU × raw httpx |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|")
     raw_cpu = statistics.median(cpu[RAW_FLOOR])
     for name in runners:
         median, median_cpu = statistics.median(wall[name]), statistics.median(cpu[name])
-        print(f"| {name} | {warmup[name]:.2f} | {median * 1000:.0f} | {median * 1000 / (rounds + 1):.1f} "
-              f"| {median / floor:.2f} | {median / raw:.2f} | {median_cpu / raw_cpu:.2f} |")
+        print(
+            f"| {name} | {warmup[name]:.2f} | {median * 1000:.0f} | {median * 1000 / (rounds + 1):.1f} "
+            f"| {median / floor:.2f} | {median / raw:.2f} | {median_cpu / raw_cpu:.2f} |"
+        )
 
 
 async def close_clients() -> None:
@@ -309,9 +323,13 @@ def _turnarounds(timings: list[Timing]) -> list[float]:
     return [read_at - answered_at for (_, answered_at), (read_at, _) in itertools.pairwise(timings)]
 
 
-LONG_MODELS = {"openai": "openai:gpt-bench", "openai-responses": "openai-responses:gpt-bench",
-               "anthropic": ANTHROPIC, "gemini": "gemini:gemini-bench",
-               "bedrock": "bedrock:anthropic.claude-bench-v1:0"}
+LONG_MODELS = {
+    "openai": "openai:gpt-bench",
+    "openai-responses": "openai-responses:gpt-bench",
+    "anthropic": ANTHROPIC,
+    "gemini": "gemini:gemini-bench",
+    "bedrock": "bedrock:anthropic.claude-bench-v1:0",
+}
 
 
 def _long_makers(provider: str) -> dict[str, Callable[..., Callable[[], Any]]]:
@@ -332,8 +350,7 @@ def _long_makers(provider: str) -> dict[str, Callable[..., Callable[[], Any]]]:
     return makers
 
 
-async def bench_long(rounds: int, repeats: int, providers: list[str], *, in_process: bool,
-                     flat: bool = False) -> None:
+async def bench_long(rounds: int, repeats: int, providers: list[str], *, in_process: bool, flat: bool = False) -> None:
     """Per-round client time near round 10 and near round ``rounds``, medians over
     interleaved repetitions: ours with and without wire capture, and the raw-httpx floor
     (the SDK floors walk the history every round: minutes per run at 2,000 rounds). The
@@ -358,8 +375,10 @@ async def bench_long(rounds: int, repeats: int, providers: list[str], *, in_proc
             await close_clients()
         where = "a thread of the client's process" if in_process else "a child process"
         where += ", reading each body without parsing it" if flat else ""
-        print(f"\n{provider}: {rounds} rounds, the client's time per round (ms) near round 10 and round "
-              f"{rounds}; {repeats} interleaved repetitions; the server in {where}\n")
+        print(
+            f"\n{provider}: {rounds} rounds, the client's time per round (ms) near round 10 and round "
+            f"{rounds}; {repeats} interleaved repetitions; the server in {where}\n"
+        )
         print("| variant | " + " | ".join(near) + f" | round {rounds} / round 10 |")
         print("|---|" + "---:|" * (len(near) + 1))
         for name in runners:
@@ -388,8 +407,9 @@ def bench_imports(repeats: int) -> None:
     samples: dict[str, list[float]] = {"openprogram_jupyter": [], "ipywidgets": []}
     for _ in range(repeats):
         for module in random.sample(list(samples), len(samples)):
-            out = subprocess.run([sys.executable, "-c", code.format(module)], capture_output=True, text=True,
-                                 check=True)
+            out = subprocess.run(
+                [sys.executable, "-c", code.format(module)], capture_output=True, text=True, check=True
+            )
             samples[module].append(float(out.stdout))
     print(f"\nimport time, fresh interpreter, median of {repeats}:\n")
     print("| module | median (ms) | min (ms) |")
@@ -410,9 +430,13 @@ async def bench_abort(trials: int) -> None:
                 first.set()
 
     os.environ.update(AWS_ACCESS_KEY_ID="AKIABENCHBENCHBENC", AWS_SECRET_ACCESS_KEY="bench", AWS_REGION="us-east-1")
-    models = {"openai": "openai:gpt-bench", "openai-responses": "openai-responses:gpt-bench",
-              "anthropic": "anthropic:claude-bench", "gemini": "gemini:gemini-bench",
-              "bedrock": "bedrock:anthropic.claude-bench-v1:0"}
+    models = {
+        "openai": "openai:gpt-bench",
+        "openai-responses": "openai-responses:gpt-bench",
+        "anthropic": "anthropic:claude-bench",
+        "gemini": "gemini:gemini-bench",
+        "bedrock": "bedrock:anthropic.claude-bench-v1:0",
+    }
     print(f"\nabort: cancel mid-stream → server sees the socket close; {trials} trials per provider\n")
     print("| provider | median (ms) | max (ms) |")
     print("|---|---:|---:|")
@@ -446,14 +470,23 @@ def main() -> None:
     parser.add_argument("--imports", action="store_true", help="also time the package import")
     parser.add_argument("--abort", action="store_true", help="also time closing a stream on cancel")
     parser.add_argument("--long", type=int, metavar="ROUNDS", help="also time rounds 10 and ROUNDS of a long run")
-    parser.add_argument("--long-providers", default="openai,anthropic",
-                        help="comma-separated, for --long: openai, openai-responses, anthropic, gemini, bedrock")
-    parser.add_argument("--server-in-process", action="store_true",
-                        help="for --long: the fake server in a thread of this process (default: a child process)")
-    parser.add_argument("--parsing-server", action="store_true",
-                        help="for --long: the server parses and checks each body, as in the tests; its work then "
-                             "grows with the run and slows the client beside it (bench/server_interference.py). "
-                             "Default: it counts each body's results without parsing it")
+    parser.add_argument(
+        "--long-providers",
+        default="openai,anthropic",
+        help="comma-separated, for --long: openai, openai-responses, anthropic, gemini, bedrock",
+    )
+    parser.add_argument(
+        "--server-in-process",
+        action="store_true",
+        help="for --long: the fake server in a thread of this process (default: a child process)",
+    )
+    parser.add_argument(
+        "--parsing-server",
+        action="store_true",
+        help="for --long: the server parses and checks each body, as in the tests; its work then "
+        "grows with the run and slows the client beside it (bench/server_interference.py). "
+        "Default: it counts each body's results without parsing it",
+    )
     parser.add_argument("--only-extras", action="store_true", help="skip the rounds benchmark")
     args = parser.parse_args()
     if not args.only_extras:
@@ -462,8 +495,15 @@ def main() -> None:
     if args.imports:
         bench_imports(max(5, args.repeats))
     if args.long:
-        asyncio.run(bench_long(args.long, max(3, args.repeats // 5), args.long_providers.split(","),
-                               in_process=args.server_in_process, flat=not args.parsing_server))
+        asyncio.run(
+            bench_long(
+                args.long,
+                max(3, args.repeats // 5),
+                args.long_providers.split(","),
+                in_process=args.server_in_process,
+                flat=not args.parsing_server,
+            )
+        )
     if args.abort:
         asyncio.run(bench_abort(10))
 

@@ -30,17 +30,29 @@ def add(a: int, b: int) -> int:
 def answer_calls(messages: list[dict[str, Any]], text: str, calls: dict[int, dict[str, str]]) -> int:
     """Append the assistant message and one tool result per call (Chat Completions shapes);
     return how many calls ran."""
-    messages.append({"role": "assistant", "content": text or None, "tool_calls": [
-        {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}}
-        for c in calls.values()]})
+    messages.append(
+        {
+            "role": "assistant",
+            "content": text or None,
+            "tool_calls": [
+                {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}}
+                for c in calls.values()
+            ],
+        }
+    )
     for call in calls.values():
-        messages.append({"role": "tool", "tool_call_id": call["id"],
-                         "content": str(add(**json.loads(call["arguments"])))})
+        messages.append(
+            {"role": "tool", "tool_call_id": call["id"], "content": str(add(**json.loads(call["arguments"])))}
+        )
     return len(calls)
 
 
-ADD_SCHEMA = {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
-              "required": ["a", "b"], "additionalProperties": False}
+ADD_SCHEMA = {
+    "type": "object",
+    "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+    "required": ["a", "b"],
+    "additionalProperties": False,
+}
 
 
 def _sse_data(lines: Iterator[str]) -> Iterator[Any]:
@@ -61,8 +73,9 @@ def _httpx_client(base_url: str, headers: dict[str, str]) -> Any:
     return client
 
 
-OPENAI_TOOLS = [{"type": "function", "function": {"name": "add", "description": "Add two integers.",
-                                                  "parameters": ADD_SCHEMA}}]
+OPENAI_TOOLS = [
+    {"type": "function", "function": {"name": "add", "description": "Add two integers.", "parameters": ADD_SCHEMA}}
+]
 
 
 OPENAI_FIELDS = {"model": "gpt-bench", "tools": OPENAI_TOOLS, "stream": True, "stream_options": {"include_usage": True}}
@@ -82,7 +95,7 @@ class IncrementalBody:
         self.parts: list[bytes] = []
 
     def __call__(self, messages: list[dict[str, Any]]) -> bytes:
-        self.parts += [json.dumps(message).encode() for message in messages[len(self.parts):]]
+        self.parts += [json.dumps(message).encode() for message in messages[len(self.parts) :]]
         return b"".join((self.head, b", ".join(self.parts), b"]}"))
 
 
@@ -127,8 +140,9 @@ def make_raw_async_openai(base_url: str, rounds: int, *, incremental: bool = Fal
     ``incremental`` as for :func:`make_raw_openai`."""
     import httpx
 
-    client = httpx.AsyncClient(base_url=base_url, headers={"authorization": f"Bearer {KEY}",
-                                                           "content-type": "application/json"})
+    client = httpx.AsyncClient(
+        base_url=base_url, headers={"authorization": f"Bearer {KEY}", "content-type": "application/json"}
+    )
     ASYNC_CLIENTS.append(client)
 
     async def run() -> int:
@@ -181,17 +195,27 @@ def _answer_anthropic(messages: list[dict[str, Any]], text: str, calls: dict[int
     """Append the assistant message and the user message of tool results (Messages
     shapes); return how many calls ran."""
     blocks = [{"type": "text", "text": text}] if text else []
-    blocks += [{"type": "tool_use", "id": c["id"], "name": c["name"], "input": json.loads(c["json"] or "{}")}
-               for c in calls.values()]
+    blocks += [
+        {"type": "tool_use", "id": c["id"], "name": c["name"], "input": json.loads(c["json"] or "{}")}
+        for c in calls.values()
+    ]
     messages.append({"role": "assistant", "content": blocks})
-    messages.append({"role": "user", "content": [
-        {"type": "tool_result", "tool_use_id": c["id"], "content": str(add(**json.loads(c["json"])))}
-        for c in calls.values()]})
+    messages.append(
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": c["id"], "content": str(add(**json.loads(c["json"])))}
+                for c in calls.values()
+            ],
+        }
+    )
     return len(calls)
 
 
-def _anthropic_loop(stream_events: Callable[[list[dict[str, Any]]], Iterator[Any]],
-                    fold: Callable[[Any, str, dict[int, dict[str, str]]], str]) -> Callable[[], int]:
+def _anthropic_loop(
+    stream_events: Callable[[list[dict[str, Any]]], Iterator[Any]],
+    fold: Callable[[Any, str, dict[int, dict[str, str]]], str],
+) -> Callable[[], int]:
     """The Messages loop over ``stream_events(messages)``, each event folded by ``fold``."""
 
     def run() -> int:
@@ -238,8 +262,10 @@ def make_raw_async_anthropic(base_url: str, rounds: int, *, incremental: bool = 
     Chat Completions one; ``incremental`` as for :func:`make_raw_openai`."""
     import httpx
 
-    client = httpx.AsyncClient(base_url=base_url, headers={"x-api-key": KEY, "anthropic-version": "2023-06-01",
-                                                           "content-type": "application/json"})
+    client = httpx.AsyncClient(
+        base_url=base_url,
+        headers={"x-api-key": KEY, "anthropic-version": "2023-06-01", "content-type": "application/json"},
+    )
     ASYNC_CLIENTS.append(client)
 
     async def run() -> int:
@@ -272,8 +298,13 @@ def make_sync_anthropic(base_url: str, rounds: int) -> Callable[[], int]:
     SYNC_CLIENTS.append(client)
 
     def events(messages: list[dict[str, Any]]) -> Iterator[Any]:
-        with client.messages.create(model="claude-bench", max_tokens=1024, messages=messages,  # type: ignore[call-overload]
-                                    tools=ANTHROPIC_TOOLS, stream=True) as stream:
+        with client.messages.create(
+            model="claude-bench",
+            max_tokens=1024,
+            messages=messages,  # type: ignore[call-overload]
+            tools=ANTHROPIC_TOOLS,
+            stream=True,
+        ) as stream:
             yield from stream
 
     return _anthropic_loop(events, _fold_sdk)

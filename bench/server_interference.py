@@ -34,8 +34,9 @@ def variants(server: ServerProcess, rounds: int) -> dict[str, Callable[[], Any]]
     runtime = op.Runtime(model=ANTHROPIC, api_key=KEY, base_url=server.url)
     tool = op.function(add, register_globally=False)
     return {
-        "ours: `Runtime.run`, anthropic": lambda: runtime.run(PROMPT, tools=[tool], max_iterations=None,
-                                                              max_tool_calls=None),
+        "ours: `Runtime.run`, anthropic": lambda: runtime.run(
+            PROMPT, tools=[tool], max_iterations=None, max_tool_calls=None
+        ),
         "long-run floor: raw `httpx`, anthropic": make_raw_anthropic(server.url, rounds, incremental=True),
     }
 
@@ -51,7 +52,7 @@ def one_repetition(rounds: int, extra_bytes: int) -> dict[str, float]:
         for name, run in runs.items():
             run()
             gaps = _turnarounds(server.take_timings())
-            medians[name] = statistics.median(gaps[10:rounds - 10]) * 1000
+            medians[name] = statistics.median(gaps[10 : rounds - 10]) * 1000
     return medians
 
 
@@ -68,8 +69,10 @@ def main() -> None:
             for name, value in one_repetition(args.rounds, extra).items():
                 samples[load].setdefault(name, []).append(value)
     names = list(next(iter(samples.values())))
-    print(f"\nclient turnaround per round (ms), rounds 10-{args.rounds - 10} of {args.rounds}, "
-          f"median of {args.repeats} repetitions\n")
+    print(
+        f"\nclient turnaround per round (ms), rounds 10-{args.rounds - 10} of {args.rounds}, "
+        f"median of {args.repeats} repetitions\n"
+    )
     print("| variant | " + " | ".join(loads) + " | increase |")
     print("|---|" + "---:|" * (len(loads) + 1))
     for name in names:

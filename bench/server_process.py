@@ -17,8 +17,13 @@ from typing import Any
 
 from fakeserver import Call, FakeServer, Turn
 
-RESULT_MARKS = {"openai": b'"tool_call_id"', "openai-responses": b'"function_call_output"',
-                "anthropic": b'"tool_result"', "gemini": b'"functionResponse"', "bedrock": b'"toolResult"'}
+RESULT_MARKS = {
+    "openai": b'"tool_call_id"',
+    "openai-responses": b'"function_call_output"',
+    "anthropic": b'"tool_result"',
+    "gemini": b'"functionResponse"',
+    "bedrock": b'"toolResult"',
+}
 """What only a tool result holds, per wire, in the bench's bodies (whose texts are numbers)."""
 
 
@@ -31,12 +36,14 @@ def counted_body(raw: bytes, wire: str) -> dict[str, Any]:
 def responder(rounds: int) -> Callable[[Any, Any], Turn]:
     """The bench's script: a request holding N tool results is answered with call N + 1
     (``add(N, 1)``) while N < ``rounds``, then with a final text."""
+
     def reply(recorded: Any, wire: Any) -> Turn:
         body = recorded.body
         done = body["results"] if "results" in body else wire.result_count(body)
         if done < rounds:
             return Turn(calls=[Call("add", {"a": done, "b": 1})])
         return Turn(text=f"Done after {done} calls.")
+
     return reply
 
 
@@ -44,10 +51,12 @@ def lean(reply: Callable[[Any, Any], Turn]) -> Callable[[Any, Any], Turn]:
     """``reply``, dropping each request's parsed body from the server's record once read:
     kept, the bodies of a 2,000-round run hold gigabytes of objects that every garbage
     collection in the server's process walks."""
+
     def answer(recorded: Any, wire: Any) -> Turn:
         turn = reply(recorded, wire)
         recorded.body = {}
         return turn
+
     return answer
 
 
@@ -57,9 +66,11 @@ Timing = tuple[float, float]  # a request's (read_at, answered_at), as FakeServe
 def parsing_extra(reply: Callable[[Any, Any], Turn], extra: bytes) -> Callable[[Any, Any], Turn]:
     """``reply``, after parsing the JSON ``extra`` once more for each request: the work a
     server does for a long body, without the body (bench/server_interference.py)."""
+
     def answer(recorded: Any, wire: Any) -> Turn:
         json.loads(extra)
         return reply(recorded, wire)
+
     return answer
 
 

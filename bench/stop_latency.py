@@ -110,10 +110,10 @@ print(ipykernel.__version__, ipywidgets.__version__, mcp is not None)
 @dataclass
 class Case:
     name: str
-    cell: Callable[[Path], str]                        # the %%agent cell, given a scratch folder
-    running: Callable[[LiveKernel, Path], bool]        # the view shows the run going
+    cell: Callable[[Path], str]  # the %%agent cell, given a scratch folder
+    running: Callable[[LiveKernel, Path], bool]  # the view shows the run going
     stop_button: str = "Stop"
-    check: str = "print(r.stop_reason)"                # what the run must print once stopped
+    check: str = "print(r.stop_reason)"  # what the run must print once stopped
     expected: str = "aborted"
 
 
@@ -126,8 +126,9 @@ def tool_case(name: str, tool: str, expected_status: str) -> Case:
     return Case(
         name,
         cell=lambda folder: f"%%agent -m m_{tool} -o r --tools {tool}\nGo.",
-        running=lambda kernel, folder: shows(kernel, f"<code>{tool}</code>", "▶ running")
-        and shows(kernel, f"{tool} started"),
+        running=lambda kernel, folder: (
+            shows(kernel, f"<code>{tool}</code>", "▶ running") and shows(kernel, f"{tool} started")
+        ),
         check="print(r.stop_reason, r.tool_results[0].status)",
         expected=f"aborted {expected_status}",
     )
@@ -138,27 +139,42 @@ def mcp_marker(folder: Path) -> Path:
 
 
 CASES = [
-    Case("streaming",
-         cell=lambda folder: "%%agent -m openai:gpt-bench -o r\nTalk for a long time.",
-         running=lambda kernel, folder: shows(kernel, "word word word")),
+    Case(
+        "streaming",
+        cell=lambda folder: "%%agent -m openai:gpt-bench -o r\nTalk for a long time.",
+        running=lambda kernel, folder: shows(kernel, "word word word"),
+    ),
     tool_case("async tool", "nap", "cancelled"),
     tool_case("sync tool, cooperative", "wait", "cancelled"),
     tool_case("sync tool, ignores Stop", "block", "interrupted"),
-    Case("MCP call",
-         cell=lambda folder: "%%agent -m m_mcp -o r --mcp demo\nWait.",
-         running=lambda kernel, folder: mcp_marker(folder).exists()
-         and "started" in mcp_marker(folder).read_text() and shows(kernel, "<code>demo_wait</code>", "▶ running"),
-         check="print(r.stop_reason, r.tool_results[0].status)",
-         expected="aborted cancelled"),
-    Case("side by side",
-         cell=lambda folder: "%%agent -m openai:gpt-a,openai:gpt-b -o r\nTalk for a long time.",
-         running=lambda kernel, folder: shows(kernel, "tick tick tick") and shows(kernel, "tock tock tock"),
-         stop_button="Stop all",
-         check="print(r['openai:gpt-a'].stop_reason, r['openai:gpt-b'].stop_reason)",
-         expected="aborted aborted"),
+    Case(
+        "MCP call",
+        cell=lambda folder: "%%agent -m m_mcp -o r --mcp demo\nWait.",
+        running=lambda kernel, folder: (
+            mcp_marker(folder).exists()
+            and "started" in mcp_marker(folder).read_text()
+            and shows(kernel, "<code>demo_wait</code>", "▶ running")
+        ),
+        check="print(r.stop_reason, r.tool_results[0].status)",
+        expected="aborted cancelled",
+    ),
+    Case(
+        "side by side",
+        cell=lambda folder: "%%agent -m openai:gpt-a,openai:gpt-b -o r\nTalk for a long time.",
+        running=lambda kernel, folder: shows(kernel, "tick tick tick") and shows(kernel, "tock tock tock"),
+        stop_button="Stop all",
+        check="print(r['openai:gpt-a'].stop_reason, r['openai:gpt-b'].stop_reason)",
+        expected="aborted aborted",
+    ),
 ]
-KEYS = {"streaming": "streaming", "async": "async tool", "cooperative": "sync tool, cooperative",
-        "ignoring": "sync tool, ignores Stop", "mcp": "MCP call", "side-by-side": "side by side"}
+KEYS = {
+    "streaming": "streaming",
+    "async": "async tool",
+    "cooperative": "sync tool, cooperative",
+    "ignoring": "sync tool, ignores Stop",
+    "mcp": "MCP call",
+    "side-by-side": "side by side",
+}
 
 
 class IdleClock:
@@ -184,12 +200,17 @@ async def trial(kernel: LiveKernel, clock: IdleClock, case: Case, folder: Path) 
     if case.name == "MCP call":
         marker = mcp_marker(folder)
         marker.unlink(missing_ok=True)
-        await kernel.text(f"m_mcp = op.ScriptedModel([op.ToolCall(name='demo_wait', "
-                          f"arguments={{'seconds': 30, 'marker': {str(marker)!r}}}), 'never'])")
+        await kernel.text(
+            f"m_mcp = op.ScriptedModel([op.ToolCall(name='demo_wait', "
+            f"arguments={{'seconds': 30, 'marker': {str(marker)!r}}}), 'never'])"
+        )
     clock.idle_at = None
     cell, task = kernel.start(case.cell(folder))
-    await kernel.wait_for(lambda: case.running(kernel, folder) or task.done(), timeout=60,
-                          what=f"{case.name}: the run to show it is going")
+    await kernel.wait_for(
+        lambda: case.running(kernel, folder) or task.done(),
+        timeout=60,
+        what=f"{case.name}: the run to show it is going",
+    )
     if task.done():
         raise AssertionError(f"{case.name}: the cell ended before it was stopped:\n{plain_output(cell)}")
     stop = await kernel.find_widget("ButtonModel", f"the {case.stop_button} button", description=case.stop_button)
@@ -217,7 +238,8 @@ async def bench(cases: list[Case], repeats: int, warmup: int, python: str | None
     with FakeServer() as server, tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
         server.responder = lambda recorded, wire: Turn(
-            text=WORDS.get(str(recorded.body.get("model")), "word ") * 2000, frame_delay=0.02)
+            text=WORDS.get(str(recorded.body.get("model")), "word ") * 2000, frame_delay=0.02
+        )
         kernel_name = "python3"
         if python is not None:  # a kernelspec for that interpreter, found first on JUPYTER_PATH
             kernel_name = "stop-latency-bench"
@@ -235,16 +257,20 @@ async def bench(cases: list[Case], repeats: int, warmup: int, python: str | None
                     if repetition >= warmup:
                         samples[case.name].append(latency)
     load_after = load()
-    print(f"\nStop latency: Stop click (comm_msg sent) → the cell's iopub status idle; one kernel "
-          f"(ipykernel {ipykernel}, ipywidgets {ipywidgets}; nbclient) for all trials, "
-          f"{warmup} untimed warm-up round(s), {repeats} timed, "
-          f"cases interleaved; {time.monotonic() - started:.0f} s in all\n")
+    print(
+        f"\nStop latency: Stop click (comm_msg sent) → the cell's iopub status idle; one kernel "
+        f"(ipykernel {ipykernel}, ipywidgets {ipywidgets}; nbclient) for all trials, "
+        f"{warmup} untimed warm-up round(s), {repeats} timed, "
+        f"cases interleaved; {time.monotonic() - started:.0f} s in all\n"
+    )
     print("| case | median | min | max |")
     print("|---|---:|---:|---:|")
     for case in cases:
         values = samples[case.name]
-        print(f"| {case.name} | {statistics.median(values) * 1000:.0f} ms | {min(values) * 1000:.0f} ms "
-              f"| {max(values) * 1000:.0f} ms |")
+        print(
+            f"| {case.name} | {statistics.median(values) * 1000:.0f} ms | {min(values) * 1000:.0f} ms "
+            f"| {max(values) * 1000:.0f} ms |"
+        )
     print(f"\nload average (1 min): {load_before:.2f} before, {load_after:.2f} after")
 
 
@@ -253,8 +279,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--warmup", type=int, default=1, help="untimed rounds of every case first")
     parser.add_argument("--cases", default=",".join(KEYS), help=f"a comma-separated subset of {','.join(KEYS)}")
-    parser.add_argument("--python", default=None,
-                        help="the kernel's interpreter, an absolute path (default: this one's ipykernel)")
+    parser.add_argument(
+        "--python", default=None, help="the kernel's interpreter, an absolute path (default: this one's ipykernel)"
+    )
     args = parser.parse_args()
     wanted = [KEYS[key.strip()] for key in args.cases.split(",") if key.strip()]
     cases = [case for case in CASES if case.name in wanted]

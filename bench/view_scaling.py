@@ -120,9 +120,15 @@ def kernel_name(python: str | None, root: Path) -> str:
         return "python3"
     spec = root / "kernels" / "bench"
     spec.mkdir(parents=True)
-    (spec / "kernel.json").write_text(json.dumps({
-        "argv": [python, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "bench", "language": "python"}))
+    (spec / "kernel.json").write_text(
+        json.dumps(
+            {
+                "argv": [python, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                "display_name": "bench",
+                "language": "python",
+            }
+        )
+    )
     return "bench"
 
 
@@ -132,13 +138,18 @@ async def measure(options: argparse.Namespace) -> dict[str, dict[str, list]]:
         if options.python is not None:
             os.environ["JUPYTER_PATH"] = root
         notebook = nbformat.v4.new_notebook()
-        client = NotebookClient(notebook, timeout=3600, kernel_name=name,
-                                resources={"metadata": {"path": str(Path(__file__).parent)}})
+        client = NotebookClient(
+            notebook, timeout=3600, kernel_name=name, resources={"metadata": {"path": str(Path(__file__).parent)}}
+        )
         async with client.async_setup_kernel():
             kernel = Kernel(client, notebook)
-            print(await kernel.run("import ipykernel, ipywidgets, sys\n"
-                                   "print(sys.version.split()[0], ipykernel.__version__, ipywidgets.__version__)"),
-                  end="")
+            print(
+                await kernel.run(
+                    "import ipykernel, ipywidgets, sys\n"
+                    "print(sys.version.split()[0], ipykernel.__version__, ipywidgets.__version__)"
+                ),
+                end="",
+            )
             await kernel.run(SETUP)
             await kernel.plain("wide", 50)
             await kernel.agent("wide", 50)  # warm-up: imports, worker threads, the first view
@@ -147,10 +158,13 @@ async def measure(options: argparse.Namespace) -> dict[str, dict[str, list]]:
                 for case, size in (("wide", options.calls), ("long", options.rounds)):
                     entry = results.setdefault(case, {"plain": [], "agent": []})
                     pair = [("plain", kernel.plain), ("agent", kernel.agent)]
-                    for label, how in (pair if repeat % 2 == 0 else pair[::-1]):
+                    for label, how in pair if repeat % 2 == 0 else pair[::-1]:
                         entry[label].append(await how(case, size))
-                    print(f"  repeat {repeat + 1} {case}: plain {entry['plain'][-1]:.2f} s, "
-                          f"%%agent {entry['agent'][-1]['took']:.2f} s", flush=True)
+                    print(
+                        f"  repeat {repeat + 1} {case}: plain {entry['plain'][-1]:.2f} s, "
+                        f"%%agent {entry['agent'][-1]['took']:.2f} s",
+                        flush=True,
+                    )
             return results
 
 
@@ -167,12 +181,16 @@ def main() -> None:
         plain = statistics.median(results[case]["plain"])
         agents = results[case]["agent"]
         agent = statistics.median(a["took"] for a in agents)
-        print(f"  {size:>6} {what:<19} Runtime.run {plain:6.2f} s   %%agent {agent:6.2f} s   "
-              f"ratio {agent / plain:.2f} (goal <= 2)")
-        print(f"  {'':>6} {'':<19} widgets open at most {max(a['peak'] for a in agents)}, "
-              f"built {max(a['built'] for a in agents)}, comms opened {max(a['comms'] for a in agents)}, "
-              f"slowest redraw {max(a['slowest_redraw'] for a in agents) * 1000:.0f} ms "
-              f"(tick, folding the new events too: {max(a['slowest_tick'] for a in agents) * 1000:.0f} ms)")
+        print(
+            f"  {size:>6} {what:<19} Runtime.run {plain:6.2f} s   %%agent {agent:6.2f} s   "
+            f"ratio {agent / plain:.2f} (goal <= 2)"
+        )
+        print(
+            f"  {'':>6} {'':<19} widgets open at most {max(a['peak'] for a in agents)}, "
+            f"built {max(a['built'] for a in agents)}, comms opened {max(a['comms'] for a in agents)}, "
+            f"slowest redraw {max(a['slowest_redraw'] for a in agents) * 1000:.0f} ms "
+            f"(tick, folding the new events too: {max(a['slowest_tick'] for a in agents) * 1000:.0f} ms)"
+        )
 
 
 if __name__ == "__main__":

@@ -82,6 +82,8 @@ def ambient_runtime() -> Runtime:
     if runtime is not None:
         return runtime
     if _default_runtime is None:
-        raise RuntimeError("no default Runtime: openprogram_jupyter.runtime was not imported (it loads with the "
-                           "first name used from openprogram_jupyter); import it, or pass runtime=")
+        raise RuntimeError(
+            "no default Runtime: openprogram_jupyter.runtime was not imported (it loads with the "
+            "first name used from openprogram_jupyter); import it, or pass runtime="
+        )
     return _default_runtime()

@@ -32,10 +32,14 @@ from .tools.base import Tool
 
 __all__ = ["ApprovalRequest", "Approver", "Cleared", "Refused", "clear_call"]
 
-_NO_APPROVER = ("denied: {name} requires approval and no approver is configured "
-                "(the user did not see this call; give the Runtime approve=...)")
-_NO_ONE_TO_ASK = ("denied: the approval policy says to ask about {name}, and it has no one to ask "
-                  "(the user did not see this call; give op.policy(..., ask_with=...), or run it in a notebook)")
+_NO_APPROVER = (
+    "denied: {name} requires approval and no approver is configured "
+    "(the user did not see this call; give the Runtime approve=...)"
+)
+_NO_ONE_TO_ASK = (
+    "denied: the approval policy says to ask about {name}, and it has no one to ask "
+    "(the user did not see this call; give op.policy(..., ask_with=...), or run it in a notebook)"
+)
 _RECORDED_KEYS = ("approval", "approval_by", "approval_rule", "edited_arguments")
 
 
@@ -80,8 +84,15 @@ class Refused:
     details: JsonObject = field(default_factory=dict)
 
 
-async def clear_call(call: ToolCall, tool: Tool, kwargs: dict[str, Any], approvers: Sequence[Any], *,
-                     step: bool, emit: Callable[[Event], Any]) -> Cleared | Refused:
+async def clear_call(
+    call: ToolCall,
+    tool: Tool,
+    kwargs: dict[str, Any],
+    approvers: Sequence[Any],
+    *,
+    step: bool,
+    emit: Callable[[Event], Any],
+) -> Cleared | Refused:
     """Ask ``approvers`` in order about ``call`` (module docstring); ``step``: the run is in
     step mode. Emits ``awaiting_approval`` / ``approved`` updates through ``emit``."""
     cleared = Cleared(kwargs)
@@ -125,12 +136,17 @@ def _recorded(call: ToolCall, tool: Tool, answers: RecordedAnswers) -> Cleared |
     try:
         return Cleared(tool.validate(dict(edited)), edited, details)
     except (ArgumentError, TypeError, ValueError) as error:
-        return Refused("denied", f"denied: the recorded edited arguments for {call.name} no longer fit the "
-                                 f"tool ({error}); the call did not run", {**details, "approval": "denied"})
+        return Refused(
+            "denied",
+            f"denied: the recorded edited arguments for {call.name} no longer fit the "
+            f"tool ({error}); the call did not run",
+            {**details, "approval": "denied"},
+        )
 
 
-async def _through(call: ToolCall, tool: Tool, approver: Any, *, asks: bool,
-                   emit: Callable[[Event], Any]) -> Cleared | Refused:
+async def _through(
+    call: ToolCall, tool: Tool, approver: Any, *, asks: bool, emit: Callable[[Event], Any]
+) -> Cleared | Refused:
     """One approver's say about ``call``: a policy's rule, else its asking when the call
     ``asks``; an approver function's answer when it ``asks``; no opinion otherwise."""
     if isinstance(approver, Policy):
@@ -145,15 +161,19 @@ async def _through(call: ToolCall, tool: Tool, approver: Any, *, asks: bool,
     return await _asked(call, tool, approver, _NO_APPROVER, emit)
 
 
-async def _decided(call: ToolCall, tool: Tool, policy: Policy, decision: Decision,
-                   emit: Callable[[Event], Any]) -> Cleared | Refused:
+async def _decided(
+    call: ToolCall, tool: Tool, policy: Policy, decision: Decision, emit: Callable[[Event], Any]
+) -> Cleared | Refused:
     """A call a policy's rule (or its default) decided: run, refuse, or ask. The details
     record the rule (``approval_rule``) and who decided (``approval_by``: ``"policy"``,
     ``"user"``, or ``"nobody"`` when there was no one to ask)."""
     rule: JsonObject = {"approval_rule": decision.record()}
     if decision.action == "deny":
-        return Refused("denied", f"denied by {decision.describe()} of the approval policy: {call.name} did not run",
-                       {"approval": "denied", "approval_by": "policy", **rule})
+        return Refused(
+            "denied",
+            f"denied by {decision.describe()} of the approval policy: {call.name} did not run",
+            {"approval": "denied", "approval_by": "policy", **rule},
+        )
     if decision.action == "allow":
         return Cleared({}, None, {"approval": "approved", "approval_by": "policy", **rule})
     verdict = await _asked(call, tool, policy.ask_with, _NO_ONE_TO_ASK, emit)
@@ -181,8 +201,9 @@ async def _asked(call: ToolCall, tool: Tool, ask: Any, nobody: str, emit: Callab
         return Refused("denied", f"denied: the approval check failed ({type(error).__name__}: {error})")
     if isinstance(answer, Skip):
         reason = f"skipped by the user: {answer.reason}" if answer.reason else "skipped by the user (no reason given)"
-        return Refused("skipped", f"{reason}. The call did not run.",
-                       {"approval": "skipped", "skip_reason": answer.reason})
+        return Refused(
+            "skipped", f"{reason}. The call did not run.", {"approval": "skipped", "skip_reason": answer.reason}
+        )
     if kind == "deny":
         return Refused("denied", f"denied: the user did not approve this call to {call.name}", {"approval": "denied"})
     emit(ToolExecutionUpdateEvent(tool_call_id=call.id or "", tool_name=call.name, status="approved"))
@@ -192,6 +213,9 @@ async def _asked(call: ToolCall, tool: Tool, ask: Any, nobody: str, emit: Callab
     try:
         kwargs = tool.validate(dict(edited))
     except ArgumentError as error:
-        return Refused("denied", f"denied: the user's edited arguments for {call.name} are invalid ({error}); "
-                                 "the call did not run", {"approval": "denied", "edited_arguments": edited})
+        return Refused(
+            "denied",
+            f"denied: the user's edited arguments for {call.name} are invalid ({error}); the call did not run",
+            {"approval": "denied", "edited_arguments": edited},
+        )
     return Cleared(kwargs, edited, {"approval": "edited", "edited_arguments": edited})

@@ -30,8 +30,13 @@ class _GaveUp(Exception):
     """Raised at a checkpoint once nobody waits for the result any more."""
 
 
-async def made_result(name: str, value: object, output: Iterable[JsonObject], options: ToolOptions | None,
-                      settings: Mapping[str, Any] | None) -> tuple[list[TextContent | ImageContent], JsonObject]:
+async def made_result(
+    name: str,
+    value: object,
+    output: Iterable[JsonObject],
+    options: ToolOptions | None,
+    settings: Mapping[str, Any] | None,
+) -> tuple[list[TextContent | ImageContent], JsonObject]:
     """What the model reads of tool ``name``'s return ``value`` — its content, then the
     pictures of the body's ``output`` it asks for (:func:`_pictures_for_the_model`) — and
     the details the value adds (the card's ``display``).
@@ -67,8 +72,9 @@ def _light(value: object, output: Iterable[JsonObject]) -> bool:
     return plain and not any(item.get("type") == "display" for item in output)
 
 
-def _result_content(value: object, options: ToolOptions | None,
-                    checkpoint: Callable[[], None]) -> tuple[list[TextContent | ImageContent], JsonObject]:
+def _result_content(
+    value: object, options: ToolOptions | None, checkpoint: Callable[[], None]
+) -> tuple[list[TextContent | ImageContent], JsonObject]:
     """What the model reads of ``value``, and its details: the rich form its card shows
     (``details["display"]``, :func:`.tools._display.result_display`) among them."""
     content, details = result_content(value, options.max_result_chars if options is not None else None, checkpoint)
@@ -78,9 +84,12 @@ def _result_content(value: object, options: ToolOptions | None,
     return content, details
 
 
-def _pictures_for_the_model(output: Iterable[JsonObject], options: ToolOptions | None,
-                            settings: Mapping[str, Any] | None,
-                            checkpoint: Callable[[], None]) -> list[TextContent | ImageContent]:
+def _pictures_for_the_model(
+    output: Iterable[JsonObject],
+    options: ToolOptions | None,
+    settings: Mapping[str, Any] | None,
+    checkpoint: Callable[[], None],
+) -> list[TextContent | ImageContent]:
     """The pictures the call's card shows from the body's output (one per display: PNG
     if it has one, else JPEG), fitted for the model — when the tool or the run asks for
     them (``figures_to_model``); none otherwise. ``checkpoint()`` before each."""

@@ -83,8 +83,10 @@ class CodeWriter:
         try:
             ast.parse(masked)
         except SyntaxError:
-            raise SetupError(f"the source of {what} holds a secret inside code that masking would break; "
-                             "move the secret to an environment variable") from None
+            raise SetupError(
+                f"the source of {what} holds a secret inside code that masking would break; "
+                "move the secret to an environment variable"
+            ) from None
         return masked
 
 
@@ -116,8 +118,10 @@ def _node(value: object) -> ast.expr:
         return ast.Tuple(elts=_nodes(value), ctx=ast.Load())
     if isinstance(value, dict):
         return ast.Dict(keys=list(_nodes(value)), values=_nodes(value.values()))
-    raise UnwritableValue(f"a {type(value).__name__} is not plain data (None, bool, int, float, str, bytes, "
-                          "list, tuple, dict) and cannot be written as a literal")
+    raise UnwritableValue(
+        f"a {type(value).__name__} is not plain data (None, bool, int, float, str, bytes, "
+        "list, tuple, dict) and cannot be written as a literal"
+    )
 
 
 def _nodes(values: Iterable[object]) -> list[ast.expr]:

@@ -47,7 +47,7 @@ def request_tokens(request: ModelRequest) -> int:
         known, new, chars = 0, messages, len(request.system or "") + len(json.dumps(request.tools, default=str))
     else:
         last, usage = counted
-        known, new, chars = usage.input + usage.cache_read + usage.cache_write + usage.output, messages[last + 1:], 0
+        known, new, chars = usage.input + usage.cache_read + usage.cache_write + usage.output, messages[last + 1 :], 0
     images = 0
     for message in new:
         content = message.content if not isinstance(message.content, str) else [TextContent(text=message.content)]
@@ -82,6 +82,8 @@ def context_refusal(request: ModelRequest, window: int | None, model_name: str) 
     size = request_tokens(request)
     if size <= window:
         return None
-    return (f"the next request would carry about {size:,} tokens, more than {model_name}'s context window of "
-            f"{window:,}: it was not sent. Start a new session, shorten the history, or set context_window= "
-            "if the model takes more")
+    return (
+        f"the next request would carry about {size:,} tokens, more than {model_name}'s context window of "
+        f"{window:,}: it was not sent. Start a new session, shorten the history, or set context_window= "
+        "if the model takes more"
+    )

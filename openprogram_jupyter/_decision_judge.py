@@ -114,8 +114,11 @@ def _json_objects(text: str) -> tuple[list[JsonObject], str | None]:
             value, end = decoder.raw_decode(text, position)
         except json.JSONDecodeError as error:
             if first_error is None:
-                where = "it ends early (cut off?)" if error.pos >= len(text.rstrip()) else (
-                    f"line {error.lineno} column {error.colno}")
+                where = (
+                    "it ends early (cut off?)"
+                    if error.pos >= len(text.rstrip())
+                    else (f"line {error.lineno} column {error.colno}")
+                )
                 first_error = f"{error.msg} ({where}) in {_excerpt(text[position:], 60)}"
             position = text.find("{", position + 1)
             continue
@@ -175,8 +178,11 @@ class Judge:
     def watch(self, event: Event) -> None:
         if self.run_id is None and type(event) is AgentStartEvent:
             self.run_id = event.run_id
-        elif (type(event) is MessageEndEvent and event.run_id == self.run_id
-              and isinstance(event.message, AssistantMessage)):
+        elif (
+            type(event) is MessageEndEvent
+            and event.run_id == self.run_id
+            and isinstance(event.message, AssistantMessage)
+        ):
             self.last_reply = event.message
 
     def follow_ups(self) -> list[Any]:
@@ -244,8 +250,13 @@ async def _resolve(option: Option, arguments: JsonObject, run: Run, runtime: Run
     if option.kind == "schema":
         return {"decision": option.name, **arguments}
     assert option.tool is not None
-    context = ToolContext(tool_call_id=f"decision_{run.run_id}", tool_name=option.name, run_id=run.run_id,
-                          depth=run.depth, runtime=runtime)
+    context = ToolContext(
+        tool_call_id=f"decision_{run.run_id}",
+        tool_name=option.name,
+        run_id=run.run_id,
+        depth=run.depth,
+        runtime=runtime,
+    )
     result = option.tool.call(dict(arguments), context)
     try:
         return await result if inspect.isawaitable(result) else result

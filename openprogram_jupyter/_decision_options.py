@@ -33,7 +33,13 @@ if TYPE_CHECKING:
     from .tools.registry import Registry
 
 __all__ = [
-    "MENU_HEADER", "Option", "example_pick", "menu_text", "normalize_options", "prompt_with_menu", "render_menu",
+    "MENU_HEADER",
+    "Option",
+    "example_pick",
+    "menu_text",
+    "normalize_options",
+    "prompt_with_menu",
+    "render_menu",
     "tools_to_hide",
 ]
 
@@ -98,8 +104,10 @@ def _list_name(option: Any) -> str:
         try:
             return as_tool(option).name
         except SchemaError as error:
-            raise TypeError(f"choices: {error}; in the list form a function is named by its own "
-                            "name, so give this one a name with the dict form {name: function}") from None
+            raise TypeError(
+                f"choices: {error}; in the list form a function is named by its own "
+                "name, so give this one a name with the dict form {name: function}"
+            ) from None
     if isinstance(option, Enum):
         return option.name
     return str(option)
@@ -162,8 +170,9 @@ def _schema_signature(name: str, description: str, schema: JsonObject) -> Any:
     stand_in.__annotations__ = {p.name: p.annotation for p in parameters}
     stand_in.__doc__ = "The option's fields.\n\nArgs:\n" + "\n".join(docs) if docs else None
     try:
-        return build_signature_schema(stand_in, name=_tool_name(name), description=description,
-                                      injectable=lambda parameter, annotation: None)
+        return build_signature_schema(
+            stand_in, name=_tool_name(name), description=description, injectable=lambda parameter, annotation: None
+        )
     except SchemaError as error:
         raise TypeError(f"choices[{name!r}]: {error}") from None
 
@@ -214,13 +223,14 @@ def menu_text(options: list[Option], *, work_first: bool) -> str:
     lead = (
         "When you have done what is needed (use your tools if they help), end your final message "
         "with your choice among the options below."
-        if work_first else "Choose exactly one of the options below."
+        if work_first
+        else "Choose exactly one of the options below."
     )
     lines = [
         lead,
         'Write it as one JSON object {"call": "<option>", "args": {...}} — bare or in a ```json '
         "block — with the arguments the option's signature asks for, and write no other JSON "
-        f"object with a \"call\" key. The options are: {names}.",
+        f'object with a "call" key. The options are: {names}.',
         "",
         MENU_HEADER,
     ]
@@ -241,8 +251,12 @@ def _shows_value(option: Option) -> bool:
     """A short text or number value tells the model what the option means; other values
     (objects, ``None``, the name itself) would only be noise."""
     value = option.value
-    return (isinstance(value, (str, int, float)) and not isinstance(value, bool) and str(value) != option.name
-            and len(str(value)) <= 120)
+    return (
+        isinstance(value, (str, int, float))
+        and not isinstance(value, bool)
+        and str(value) != option.name
+        and len(str(value)) <= 120
+    )
 
 
 def _signature(option: Option) -> str:
@@ -297,7 +311,7 @@ def example_pick(text: str) -> str | None:
         return None
     for line in text.split(MENU_HEADER, 1)[1].splitlines():
         if line.strip().startswith("Call: {"):
-            return line.strip()[len("Call: "):]
+            return line.strip()[len("Call: ") :]
     return None
 
 

@@ -37,12 +37,15 @@ def recording_ended(plan: RerunPlan | None, rounds_so_far: int, diverged: bool) 
     divergence of asking for one more round; ``None`` otherwise."""
     if plan is None or diverged or rounds_so_far < len(plan.rounds):
         return None
-    return Divergence(round=rounds_so_far, why=f"the recording ends after round {rounds_so_far}, "
-                                              "and this rerun goes on to another round")
+    return Divergence(
+        round=rounds_so_far,
+        why=f"the recording ends after round {rounds_so_far}, and this rerun goes on to another round",
+    )
 
 
-def divergence_of(number: int, recorded: ReplayedRound, results: Sequence[ToolResultMessage],
-                  menu: Menu, same: Same | None = None) -> Divergence | None:
+def divergence_of(
+    number: int, recorded: ReplayedRound, results: Sequence[ToolResultMessage], menu: Menu, same: Same | None = None
+) -> Divergence | None:
     """The first call of round ``number`` whose result now (``results``, in the calls'
     order) differs from the recorded one; ``None`` when every result reads the same.
     ``same(recorded, now)`` replaces the comparison; one that raises counts as different,
@@ -54,8 +57,15 @@ def divergence_of(number: int, recorded: ReplayedRound, results: Sequence[ToolRe
         if judged is True:
             continue
         why = judged if isinstance(judged, str) else _why(call, before, now, menu)
-        return Divergence(round=number, why=why, tool_call_id=call.id,
-                          tool_name=call.name, arguments=dict(call.arguments), recorded=before, now=now)
+        return Divergence(
+            round=number,
+            why=why,
+            tool_call_id=call.id,
+            tool_name=call.name,
+            arguments=dict(call.arguments),
+            recorded=before,
+            now=now,
+        )
     return None
 
 
@@ -86,5 +96,6 @@ def _why(call: ToolCall, before: ToolResultMessage | None, now: ToolResultMessag
         return f"the recording has no result for this call of {call.name}"
     if before.is_error != now.is_error:
         return f"{call.name} {'failed' if now.is_error else 'succeeded'} now; in the recording it " + (
-            "succeeded" if now.is_error else "failed")
+            "succeeded" if now.is_error else "failed"
+        )
     return f"{call.name} returned a different result"

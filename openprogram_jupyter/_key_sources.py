@@ -60,8 +60,9 @@ def origins(variables: Iterable[str]) -> list[tuple[str, str]]:
     ``.env`` file that could not be read (no python-dotenv) is named once at the end."""
     rows = [(name, origin_of(name) or "not set") for name in variables]
     if _dotenv_missing is not None:
-        rows.append((".env", f"{_dotenv_missing} was not read: pip install python-dotenv "
-                             "(or openprogram-jupyter[dotenv])"))
+        rows.append(
+            (".env", f"{_dotenv_missing} was not read: pip install python-dotenv (or openprogram-jupyter[dotenv])")
+        )
     return rows
 
 

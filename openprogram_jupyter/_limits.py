@@ -23,8 +23,14 @@ from .models.pricing import price_for
 from .settings import RunSettings
 
 __all__ = [
-    "LimitName", "LimitReached", "answer_round_under_cap", "final_round_system", "limit_reached", "output_cap",
-    "tokens_of", "unpriced_notice",
+    "LimitName",
+    "LimitReached",
+    "answer_round_under_cap",
+    "final_round_system",
+    "limit_reached",
+    "output_cap",
+    "tokens_of",
+    "unpriced_notice",
 ]
 
 LimitName = Literal["max_iterations", "max_cost", "max_tokens"]
@@ -110,9 +116,11 @@ def unpriced_notice(settings: RunSettings, spent: Usage, model: str) -> str | No
     max_cost = settings["max_cost"]
     if max_cost is None or spent.cost is not None:
         return None
-    return (f"max_cost=${max_cost:g} cannot be checked: the price of {model} is unknown "
-            "(add it with openprogram_jupyter.models.pricing.register_price); max_tokens and "
-            "max_iterations still apply")
+    return (
+        f"max_cost=${max_cost:g} cannot be checked: the price of {model} is unknown "
+        "(add it with openprogram_jupyter.models.pricing.register_price); max_tokens and "
+        "max_iterations still apply"
+    )
 
 
 def final_round_system(system: str | None, limit: LimitReached) -> str:

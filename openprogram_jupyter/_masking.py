@@ -33,8 +33,12 @@ from .messages import AssistantMessage, TextContent, ThinkingContent, ToolResult
 __all__ = ["ReplyMask", "mask_progress", "mask_result"]
 
 _Streamed = Literal["text_delta", "thinking_delta"]
-_STREAMED: dict[str, _Streamed] = {"text_start": "text_delta", "text_delta": "text_delta",
-             "thinking_start": "thinking_delta", "thinking_delta": "thinking_delta"}
+_STREAMED: dict[str, _Streamed] = {
+    "text_start": "text_delta",
+    "text_delta": "text_delta",
+    "thinking_start": "thinking_delta",
+    "thinking_delta": "thinking_delta",
+}
 
 
 class ReplyMask:
@@ -59,8 +63,10 @@ class ReplyMask:
 
     def held_back(self) -> list[AssistantUpdate]:
         """One update per stream whose end was still waiting, with that end masked."""
-        return [AssistantUpdate(kind=self._kinds[index], content_index=index, delta=text)
-                for index, text in self._pieces.flush().items()]
+        return [
+            AssistantUpdate(kind=self._kinds[index], content_index=index, delta=text)
+            for index, text in self._pieces.flush().items()
+        ]
 
     def finish(self, message: AssistantMessage) -> None:
         """Mask the finished (or failed, or stopped) reply in place."""

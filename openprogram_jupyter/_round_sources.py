@@ -100,8 +100,7 @@ class ForkRounds(LiveRounds):
 
     def __init__(self, recorded: Sequence[ReplayedRound], origin: str | None) -> None:
         self.recorded = tuple(recorded)
-        self.notice = (f"replayed from {origin}: the recorded reply and results, "
-                       "no model request and no tool run")
+        self.notice = f"replayed from {origin}: the recorded reply and results, no model request and no tool run"
 
     def _recorded(self, number: int) -> ReplayedRound | None:
         return self.recorded[number - 1] if number <= len(self.recorded) else None

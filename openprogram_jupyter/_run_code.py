@@ -50,15 +50,23 @@ def run_code(run: Run, registry: Registry) -> str:
     """The source described in the module docstring, for ``run`` (tools looked up in
     ``registry`` to know which convert their arguments or are agentic)."""
     writer = CodeWriter()
-    header = [writer.comment(f"The picks of the run (model {run.model}), in order, as direct calls."),
-              "# Run this cell to call the tools again, without any model."]
+    header = [
+        writer.comment(f"The picks of the run (model {run.model}), in order, as direct calls."),
+        "# Run this cell to call the tools again, without any model.",
+    ]
     body: list[str] = []
     counts: dict[str, int] = {}
     needs_op = False
     for round_number, tool_call, result in _picks(run.messages):
         number = counts.get(tool_call.name, 0) + 1
-        lines, called = _pick_lines(writer, round_number, tool_call, result, registry.get(tool_call.name),
-                                    f"{_identifier(tool_call.name)}_{number}")
+        lines, called = _pick_lines(
+            writer,
+            round_number,
+            tool_call,
+            result,
+            registry.get(tool_call.name),
+            f"{_identifier(tool_call.name)}_{number}",
+        )
         body += lines
         counts[tool_call.name] = number if called else number - 1
         needs_op = needs_op or (called and not is_plain_name(tool_call.name))
@@ -67,8 +75,14 @@ def run_code(run: Run, registry: Registry) -> str:
     return "\n".join([*header, *(["import openprogram_jupyter as op"] if needs_op else []), *body]) + "\n"
 
 
-def _pick_lines(writer: CodeWriter, round_number: int, tool_call: ToolCall, result: ToolResultMessage | None,
-                tool: Tool | None, variable: str) -> tuple[list[str], bool]:
+def _pick_lines(
+    writer: CodeWriter,
+    round_number: int,
+    tool_call: ToolCall,
+    result: ToolResultMessage | None,
+    tool: Tool | None,
+    variable: str,
+) -> tuple[list[str], bool]:
     """The lines for one pick — its call, or a comment saying why it is not called — and
     whether they call it."""
     status = result.status if result is not None else None
@@ -81,12 +95,19 @@ def _pick_lines(writer: CodeWriter, round_number: int, tool_call: ToolCall, resu
     edited = result.details.get("edited_arguments") if result is not None else None
     arguments = edited if isinstance(edited, dict) else tool_call.arguments
     if isinstance(edited, dict):
-        lines.append(writer.comment(f"round {round_number}: the model asked for {tool_call.name}"
-                                    f"({_shown(tool_call.arguments)}); the user edited the arguments"))
+        lines.append(
+            writer.comment(
+                f"round {round_number}: the model asked for {tool_call.name}"
+                f"({_shown(tool_call.arguments)}); the user edited the arguments"
+            )
+        )
     if tool is not None and getattr(tool, "agentic", False):
         lines.append(writer.comment(f"{tool_call.name} is an agentic function: this call runs a model again"))
-    callee = (tool_call.name if is_plain_name(tool_call.name)
-              else f"op.default_registry.get({writer.literal(tool_call.name)})")
+    callee = (
+        tool_call.name
+        if is_plain_name(tool_call.name)
+        else f"op.default_registry.get({writer.literal(tool_call.name)})"
+    )
     try:
         written = _call_arguments(writer, callee, arguments, tool)
     except UnwritableValue as error:

@@ -40,8 +40,11 @@ class RecordedAnswers:
     def of(cls, results: Iterable[Any], *, ask_again: bool) -> RecordedAnswers | None:
         """The refusals and edits among ``results`` (``ToolResultMessage`` objects); ``None``
         when there are none."""
-        kept = {result.tool_call_id: result for result in results
-                if result.status in ("denied", "skipped") or result.details.get("approval") == "edited"}
+        kept = {
+            result.tool_call_id: result
+            for result in results
+            if result.status in ("denied", "skipped") or result.details.get("approval") == "edited"
+        }
         return cls(kept, ask_again) if kept else None
 
 
@@ -64,29 +67,42 @@ class RunContext:
     budget: CallBudget = field(default_factory=lambda: CallBudget(None))
 
     @classmethod
-    def top(cls, approve: Any, *, tools_deny: Iterable[str], max_depth: int, cancel_grace: float,
-            max_tool_calls: int | None) -> RunContext:
+    def top(
+        cls, approve: Any, *, tools_deny: Iterable[str], max_depth: int, cancel_grace: float, max_tool_calls: int | None
+    ) -> RunContext:
         """A top-level run's context: its approver (the run's own ``approve=``, else its
         Runtime's), its Runtime's deny list, depth cap and grace, a budget of its own."""
-        return cls(() if approve is None else (approve,), tuple(tools_deny), max_depth, cancel_grace,
-                   CallBudget(max_tool_calls))
+        return cls(
+            () if approve is None else (approve,),
+            tuple(tools_deny),
+            max_depth,
+            cancel_grace,
+            CallBudget(max_tool_calls),
+        )
 
     def inner(self, approve: Any, *, tools_deny: Iterable[str], max_depth: int, cancel_grace: float) -> RunContext:
         """The context of a run started inside this one: this run's approvers, then
         ``approve`` (the inner run's own, unless it is one of them already); both deny
         lists; the lower depth cap and grace; this run's budget."""
         known = any(approve is mine for mine in self.approvers)
-        return RunContext(self.approvers if approve is None or known else (*self.approvers, approve),
-                          _union(self.tools_deny, tools_deny), min(self.max_depth, max_depth),
-                          min(self.cancel_grace, cancel_grace), self.budget)
+        return RunContext(
+            self.approvers if approve is None or known else (*self.approvers, approve),
+            _union(self.tools_deny, tools_deny),
+            min(self.max_depth, max_depth),
+            min(self.cancel_grace, cancel_grace),
+            self.budget,
+        )
 
     def carried(self, max_tool_calls: int | None) -> RunContext:
         """This context for a fork or a rerun of the run it governed, with a budget of
         ``max_tool_calls`` of its own: the same rules, minus what belonged to the run's
         moment — a policy's asking borrowed from a live view (that view has ended, so the
         new run asks with its own view, or has no one to ask) and a rerun's recorded answers."""
-        kept = tuple(approver.without_view() if isinstance(approver, Policy) else approver
-                     for approver in self.approvers if not isinstance(approver, RecordedAnswers))
+        kept = tuple(
+            approver.without_view() if isinstance(approver, Policy) else approver
+            for approver in self.approvers
+            if not isinstance(approver, RecordedAnswers)
+        )
         return dataclasses.replace(self, approvers=kept, budget=CallBudget(max_tool_calls))
 
     def replacing_approvers(self, approve: Any) -> RunContext:

@@ -62,8 +62,9 @@ _LITERAL = (type(None), bool, int, float, str)
 _RESULT_CHARS = 2000  # a longer result is checked by its call alone
 
 
-def write_test(run: Run, path: str | os.PathLike[str], *, tools_from: str | None = None,
-               overwrite: bool = False) -> Path:
+def write_test(
+    run: Run, path: str | os.PathLike[str], *, tools_from: str | None = None, overwrite: bool = False
+) -> Path:
     """Write the test for ``run`` to ``path`` (a ``.py`` file; its folder is made) and its
     cassette beside it; return the test's path. Raises :class:`SetupError` — having
     written nothing — for a ``path`` that is not ``.py`` or is a folder, an existing file
@@ -95,8 +96,9 @@ def _check_targets(path: Path, cassette: Path, overwrite: bool) -> None:
         if target.is_dir():
             raise SetupError(f"to_test: {str(target)!r} is a folder; name the test file to write")
         if target.exists() and not overwrite:
-            raise SetupError(f"to_test: {str(target)!r} exists; pass overwrite=True (%agent test ... --force) "
-                             "to write over it")
+            raise SetupError(
+                f"to_test: {str(target)!r} exists; pass overwrite=True (%agent test ... --force) to write over it"
+            )
     for folder in path.parents:
         if folder.exists():
             if not folder.is_dir():
@@ -123,8 +125,13 @@ def _rounds(run: Run) -> list[dict[str, Any]]:
         if isinstance(message, UserMessage):
             last_user = message.text
         elif isinstance(message, AssistantMessage):
-            rounds.append({"round": len(rounds) + 1, "request": {"tools": list(run.tools), "last_user_text": last_user},
-                           "reply": dump_message(message)})
+            rounds.append(
+                {
+                    "round": len(rounds) + 1,
+                    "request": {"tools": list(run.tools), "last_user_text": last_user},
+                    "reply": dump_message(message),
+                }
+            )
     return rounds
 
 
@@ -142,9 +149,13 @@ def _imports_for(fn: Any, source: str) -> list[str]:
             lines.append(_import_line(value.__name__, None, name))
             continue
         module, qualname = getattr(value, "__module__", None), getattr(value, "__qualname__", None)
-        if (isinstance(module, str) and isinstance(qualname, str) and module not in ("__main__", "builtins")
-                and all(is_plain_name(part) for part in (*module.split("."), qualname))
-                and getattr(sys.modules.get(module), qualname, None) is value):
+        if (
+            isinstance(module, str)
+            and isinstance(qualname, str)
+            and module not in ("__main__", "builtins")
+            and all(is_plain_name(part) for part in (*module.split("."), qualname))
+            and getattr(sys.modules.get(module), qualname, None) is value
+        ):
             lines.append(_import_line(module, qualname, name))
     return lines
 
@@ -164,9 +175,15 @@ def _importable(tool: Any, test_folder: Path) -> tuple[str, str, int | None] | N
     module_name, name = getattr(fn, "__module__", None), getattr(fn, "__name__", None)
     module = sys.modules.get(module_name) if isinstance(module_name, str) else None
     file = getattr(module, "__file__", None)
-    if (module is None or module_name == "__main__" or not isinstance(name, str) or not is_plain_name(name)
-            or getattr(module, name, None) not in (tool, fn) or not isinstance(file, str)
-            or not all(is_plain_name(part) for part in str(module_name).split("."))):
+    if (
+        module is None
+        or module_name == "__main__"
+        or not isinstance(name, str)
+        or not is_plain_name(name)
+        or getattr(module, name, None) not in (tool, fn)
+        or not isinstance(file, str)
+        or not all(is_plain_name(part) for part in str(module_name).split("."))
+    ):
         return None
     depth = str(module_name).count(".") + (Path(file).stem == "__init__")
     root = Path(file).resolve().parents[depth]
@@ -220,37 +237,60 @@ def _copied_source(writer: CodeWriter, name: str, tool: Any) -> tuple[str, str]:
         source = None
     variable = getattr(fn, "__name__", "")
     if source is None or not is_plain_name(variable) or variable == "<lambda>":
-        raise SetupError(f"to_test: the source of the tool {name!r} cannot be written into the test; "
-                         "put the tools in a module and pass tools_from='module'")
+        raise SetupError(
+            f"to_test: the source of the tool {name!r} cannot be written into the test; "
+            "put the tools in a module and pass tools_from='module'"
+        )
     return variable, writer.verbatim(source, what=f"the tool {name!r}")
 
 
-def _source(run: Run, writer: CodeWriter, prompt: str, tools: dict[str, Any], cassette: str,
-            tools_from: str | None, test_folder: Path) -> str:
+def _source(
+    run: Run,
+    writer: CodeWriter,
+    prompt: str,
+    tools: dict[str, Any],
+    cassette: str,
+    tools_from: str | None,
+    test_folder: Path,
+) -> str:
     if tools_from is not None:
         variables = [name for name in tools if is_plain_name(name)]
         if len(variables) != len(tools):
-            raise SetupError("to_test: a tool name is not a Python name, so it cannot be imported; "
-                             f"tools: {', '.join(map(repr, tools))}")
+            raise SetupError(
+                "to_test: a tool name is not a Python name, so it cannot be imported; "
+                f"tools: {', '.join(map(repr, tools))}"
+            )
         definitions = [f"from {tools_from} import {', '.join(variables)}" if variables else ""]
     else:
         definitions, variables = _tool_definitions(writer, tools, test_folder)
-    return "\n".join([
-        writer.comment(f"A regression test for the run {run.run_id} (model {run.model}), written by "
-                       "openprogram-jupyter (run.to_test)."),
-        "# Its model's replies are played back from the cassette beside this file (no network, no key)",
-        "# while the tools run for real. After an intended change, write it again with run.to_test(path).",
-        "from pathlib import Path", "",
-        "import openprogram_jupyter as op",
-        "from openprogram_jupyter import function  # noqa: F401 (for the tools' decorators)", "",
-        *definitions, "", "",
-        f"CASSETTE = Path(__file__).with_name({writer.literal(cassette)})",
-        f"PROMPT = {writer.literal(prompt)}",
-        f"SETTINGS = {writer.literal(_settings(run))}",
-        f"TOOLS = [{', '.join(variables)}]", "", "",
-        *_replayed(run, writer), "", "",
-        *_tests(run, writer),
-    ])
+    return "\n".join(
+        [
+            writer.comment(
+                f"A regression test for the run {run.run_id} (model {run.model}), written by "
+                "openprogram-jupyter (run.to_test)."
+            ),
+            "# Its model's replies are played back from the cassette beside this file (no network, no key)",
+            "# while the tools run for real. After an intended change, write it again with run.to_test(path).",
+            "from pathlib import Path",
+            "",
+            "import openprogram_jupyter as op",
+            "from openprogram_jupyter import function  # noqa: F401 (for the tools' decorators)",
+            "",
+            *definitions,
+            "",
+            "",
+            f"CASSETTE = Path(__file__).with_name({writer.literal(cassette)})",
+            f"PROMPT = {writer.literal(prompt)}",
+            f"SETTINGS = {writer.literal(_settings(run))}",
+            f"TOOLS = [{', '.join(variables)}]",
+            "",
+            "",
+            *_replayed(run, writer),
+            "",
+            "",
+            *_tests(run, writer),
+        ]
+    )
 
 
 def _replayed(run: Run, writer: CodeWriter) -> list[str]:
@@ -259,19 +299,27 @@ def _replayed(run: Run, writer: CodeWriter) -> list[str]:
     each call its recorded answer, so a call refused then is refused again, never run."""
     answers = _recorded_answers(run)
     if answers is None:
-        return ["def replayed() -> op.Run:",
-                '    return op.Runtime(model=f"replay:{CASSETTE}").run(PROMPT, tools=TOOLS, **SETTINGS)']
-    return [f"ANSWERS = {writer.literal(answers)}  # by call id: how the user answered it when recorded", "", "",
-            "def recorded_answer(request):",
-            '    kind, value = ANSWERS.get(request.tool_call.id, ("run", None))',
-            '    if kind == "deny":',
-            "        return False",
-            '    if kind == "skip":',
-            "        return op.skip(value)",
-            '    return op.edit(**value) if kind == "edit" else True', "", "",
+        return [
             "def replayed() -> op.Run:",
-            '    return op.Runtime(model=f"replay:{CASSETTE}").run(PROMPT, tools=TOOLS, step=True,',
-            "                                                      approve=recorded_answer, **SETTINGS)"]
+            '    return op.Runtime(model=f"replay:{CASSETTE}").run(PROMPT, tools=TOOLS, **SETTINGS)',
+        ]
+    return [
+        f"ANSWERS = {writer.literal(answers)}  # by call id: how the user answered it when recorded",
+        "",
+        "",
+        "def recorded_answer(request):",
+        '    kind, value = ANSWERS.get(request.tool_call.id, ("run", None))',
+        '    if kind == "deny":',
+        "        return False",
+        '    if kind == "skip":',
+        "        return op.skip(value)",
+        '    return op.edit(**value) if kind == "edit" else True',
+        "",
+        "",
+        "def replayed() -> op.Run:",
+        '    return op.Runtime(model=f"replay:{CASSETTE}").run(PROMPT, tools=TOOLS, step=True,',
+        "                                                      approve=recorded_answer, **SETTINGS)",
+    ]
 
 
 def _recorded_answers(run: Run) -> dict[str, list[Any]] | None:
@@ -294,26 +342,41 @@ def _recorded_answers(run: Run) -> dict[str, list[Any]] | None:
 
 
 def _tests(run: Run, writer: CodeWriter) -> list[str]:
-    picks = [(call.name, dict(call.arguments)) for message in run.messages if isinstance(message, AssistantMessage)
-             for call in message.tool_calls]
-    results = [(result.tool_name, result.text if len(result.text) <= _RESULT_CHARS
-                and result.status in ("done", "error") else None) for result in run.tool_results]
+    picks = [
+        (call.name, dict(call.arguments))
+        for message in run.messages
+        if isinstance(message, AssistantMessage)
+        for call in message.tool_calls
+    ]
+    results = [
+        (
+            result.tool_name,
+            result.text if len(result.text) <= _RESULT_CHARS and result.status in ("done", "error") else None,
+        )
+        for result in run.tool_results
+    ]
     ok = all(r.status == "done" for r in run.tool_results)
-    lines = ["def test_the_run_makes_the_same_picks_in_order_and_ends_the_same():",
-             "    (op.check(replayed())",
-             f"        .called_in_order({''.join(writer.literal(pick) + ', ' for pick in picks)}ok={ok!r})"]
+    lines = [
+        "def test_the_run_makes_the_same_picks_in_order_and_ends_the_same():",
+        "    (op.check(replayed())",
+        f"        .called_in_order({''.join(writer.literal(pick) + ', ' for pick in picks)}ok={ok!r})",
+    ]
     if run.text:
         lines.append(f"        .answer_contains({writer.literal(run.text)}, case_sensitive=True)")
-    lines += [f"        .stopped({writer.literal(run.stop_reason or 'stop')}))", "", "",
-              "def test_each_call_returns_what_it_returned_when_recorded():",
-              f"    recorded = {writer.literal(results)}  # None: not run, or too long to compare",
-              "    results = replayed().tool_results",
-              '    assert len(results) == len(recorded), f"{len(results)} results; recorded {len(recorded)}"',
-              "    for number, ((name, text), result) in enumerate(zip(recorded, results), 1):",
-              "        if text is not None:",
-              '            assert result.text == text, (',
-              '                f"call {number}, {name}, returned {result.text!r}; recorded {text!r}")',
-              ""]
+    lines += [
+        f"        .stopped({writer.literal(run.stop_reason or 'stop')}))",
+        "",
+        "",
+        "def test_each_call_returns_what_it_returned_when_recorded():",
+        f"    recorded = {writer.literal(results)}  # None: not run, or too long to compare",
+        "    results = replayed().tool_results",
+        '    assert len(results) == len(recorded), f"{len(results)} results; recorded {len(recorded)}"',
+        "    for number, ((name, text), result) in enumerate(zip(recorded, results), 1):",
+        "        if text is not None:",
+        "            assert result.text == text, (",
+        '                f"call {number}, {name}, returned {result.text!r}; recorded {text!r}")',
+        "",
+    ]
     return lines
 
 
@@ -322,5 +385,8 @@ def _settings(run: Run) -> dict[str, Any]:
     if run.spec is None:
         return {}
     settings: dict[str, Any] = dict(run.spec.settings)
-    return {name: value for name, value in settings.items()
-            if name != "step" and isinstance(value, _LITERAL) and value != DEFAULTS.get(name)}
+    return {
+        name: value
+        for name, value in settings.items()
+        if name != "step" and isinstance(value, _LITERAL) and value != DEFAULTS.get(name)
+    }

@@ -45,8 +45,7 @@ MAX_STREAM_CHARS = 200_000
 
 LIVE_INTERVAL = 0.1
 
-_CURRENT: contextvars.ContextVar[OutputCapture | None] = contextvars.ContextVar("openprogram_tool_output",
-                                                                                 default=None)
+_CURRENT: contextvars.ContextVar[OutputCapture | None] = contextvars.ContextVar("openprogram_tool_output", default=None)
 
 
 class OutputCapture:
@@ -268,7 +267,8 @@ def _add_open_figures(capture: OutputCapture, before: set[int]) -> None:
         except Exception as error:  # a figure that cannot draw is said so, not lost silently
             capture.stream("stderr", f"[figure {number} could not be drawn: {type(error).__name__}: {error}]\n")
         else:
-            capture.display({"image/png": base64.b64encode(buffer.getvalue()).decode("ascii"),
-                             "text/plain": f"<Figure {number}>"})
+            capture.display(
+                {"image/png": base64.b64encode(buffer.getvalue()).decode("ascii"), "text/plain": f"<Figure {number}>"}
+            )
         finally:
             pyplot.close(figure)

@@ -126,8 +126,11 @@ class RunSpans:
     def _on_message_start(self, event: MessageStartEvent) -> None:
         if isinstance(event.message, AssistantMessage):
             provider, model = model_parts(event.message.model or "")
-            self._chats[event.run_id] = self._start(f"chat {model}", self._runs.get(event.run_id), {
-                OPERATION: "chat", PROVIDER: provider, REQUEST_MODEL: model})
+            self._chats[event.run_id] = self._start(
+                f"chat {model}",
+                self._runs.get(event.run_id),
+                {OPERATION: "chat", PROVIDER: provider, REQUEST_MODEL: model},
+            )
 
     def _on_message_end(self, event: MessageEndEvent) -> None:
         message = event.message
@@ -135,21 +138,37 @@ class RunSpans:
         if span is None or not isinstance(message, AssistantMessage):
             return
         usage = message.usage
-        _set(span, {RESPONSE_MODEL: model_parts(message.model or "")[1], INPUT_TOKENS: usage.input,
-                             OUTPUT_TOKENS: usage.output, CACHE_READ_TOKENS: usage.cache_read,
-                             CACHE_WRITE_TOKENS: usage.cache_write,
-                             FINISH_REASONS: [_FINISH_REASON.get(message.stop_reason, message.stop_reason)]})
+        _set(
+            span,
+            {
+                RESPONSE_MODEL: model_parts(message.model or "")[1],
+                INPUT_TOKENS: usage.input,
+                OUTPUT_TOKENS: usage.output,
+                CACHE_READ_TOKENS: usage.cache_read,
+                CACHE_WRITE_TOKENS: usage.cache_write,
+                FINISH_REASONS: [_FINISH_REASON.get(message.stop_reason, message.stop_reason)],
+            },
+        )
         if message.error is not None:
             _failed(span, message.error.kind, message.error_message or "")
         if self._content:
-            _set(span, {OUTPUT_MESSAGES: _json([{"role": "assistant", "parts": [
-                {"type": "text", "content": message.text}]}])})
+            _set(
+                span,
+                {OUTPUT_MESSAGES: _json([{"role": "assistant", "parts": [{"type": "text", "content": message.text}]}])},
+            )
         span.end()
 
     def _on_tool_start(self, event: ToolExecutionStartEvent) -> None:
-        span = self._start(f"execute_tool {event.tool_name}", self._runs.get(event.run_id), {
-            OPERATION: "execute_tool", TOOL_NAME: event.tool_name, TOOL_CALL_ID: event.tool_call_id,
-            TOOL_TYPE: "function"})
+        span = self._start(
+            f"execute_tool {event.tool_name}",
+            self._runs.get(event.run_id),
+            {
+                OPERATION: "execute_tool",
+                TOOL_NAME: event.tool_name,
+                TOOL_CALL_ID: event.tool_call_id,
+                TOOL_TYPE: "function",
+            },
+        )
         if self._content:
             _set(span, {TOOL_ARGUMENTS: _json(event.arguments)})
         self._tools.setdefault(event.tool_call_id, []).append((span, event.tool_name))

@@ -77,13 +77,17 @@ class Rule:
         if action not in ACTIONS:
             raise ValueError(f"op.policy: a rule's action is 'allow', 'ask' or 'deny', not {action!r}")
         if not isinstance(pattern, str):
-            raise TypeError(f"op.policy: a {action} pattern must be a str such as 'read_*', "
-                            f"not {type(pattern).__name__} ({pattern!r})")
+            raise TypeError(
+                f"op.policy: a {action} pattern must be a str such as 'read_*', "
+                f"not {type(pattern).__name__} ({pattern!r})"
+            )
         match = _PATTERN.fullmatch(pattern)
         if match is None:
-            raise ValueError(f"op.policy: bad {action} pattern {pattern!r}: expected a tool-name glob, "
-                             "optionally with argument globs in parentheses, e.g. 'read_*' or "
-                             "'read_file(path=/tmp/*)'")
+            raise ValueError(
+                f"op.policy: bad {action} pattern {pattern!r}: expected a tool-name glob, "
+                "optionally with argument globs in parentheses, e.g. 'read_*' or "
+                "'read_file(path=/tmp/*)'"
+            )
         tool, inside = match.group(1), match.group(2)
         arguments = _argument_globs(action, pattern, inside) if inside is not None else ()
         return cls(action, pattern.strip(), tool, arguments)
@@ -112,14 +116,18 @@ class Rule:
 
 def _argument_globs(action: str, pattern: str, inside: str) -> tuple[tuple[str, str], ...]:
     if not inside.strip():
-        raise ValueError(f"op.policy: bad {action} pattern {pattern!r}: the parentheses are empty; "
-                         "write NAME=GLOB inside them, e.g. 'read_file(path=/tmp/*)'")
+        raise ValueError(
+            f"op.policy: bad {action} pattern {pattern!r}: the parentheses are empty; "
+            "write NAME=GLOB inside them, e.g. 'read_file(path=/tmp/*)'"
+        )
     globs: dict[str, str] = {}
     for piece in _NEXT_ARGUMENT.split(inside):
         argument = _ARGUMENT.fullmatch(piece)
         if argument is None:
-            raise ValueError(f"op.policy: bad {action} pattern {pattern!r}: {piece.strip()!r} is not "
-                             "NAME=GLOB (an argument's name, =, and a glob on its value)")
+            raise ValueError(
+                f"op.policy: bad {action} pattern {pattern!r}: {piece.strip()!r} is not "
+                "NAME=GLOB (an argument's name, =, and a glob on its value)"
+            )
         name, glob = argument.groups()
         if name in globs:
             raise ValueError(f"op.policy: bad {action} pattern {pattern!r}: the argument {name!r} is named twice")
@@ -175,8 +183,10 @@ class SessionRules:
         with self._lock:
             if not 1 <= number <= len(self._rules):
                 count = len(self._rules)
-                raise IndexError(f"there is no session rule {number}: "
-                                 + (f"they are numbered 1 to {count}" if count else "there are none"))
+                raise IndexError(
+                    f"there is no session rule {number}: "
+                    + (f"they are numbered 1 to {count}" if count else "there are none")
+                )
             return self._rules.pop(number - 1)
 
     def clear(self) -> None:
@@ -251,16 +261,22 @@ def policy(
     ``ValueError`` naming it; a str where a list belongs is a ``TypeError``.
     """
     if rules is not None and (allow or ask or deny):
-        raise TypeError("op.policy: give rules=[(action, pattern), ...] or allow=/ask=/deny=, not both "
-                        "(the order of the checks would be unclear)")
+        raise TypeError(
+            "op.policy: give rules=[(action, pattern), ...] or allow=/ask=/deny=, not both "
+            "(the order of the checks would be unclear)"
+        )
     if default is not None and default not in ACTIONS:
         raise ValueError(f"op.policy: default is 'allow', 'ask', 'deny' or None, not {default!r}")
     if ask_with is not None and not callable(ask_with):
-        raise TypeError(f"op.policy: ask_with must be an approver (a function of the request), "
-                        f"not {type(ask_with).__name__}")
+        raise TypeError(
+            f"op.policy: ask_with must be an approver (a function of the request), not {type(ask_with).__name__}"
+        )
     if rules is None:
-        pairs = [(action, pattern) for action, patterns in (("deny", deny), ("ask", ask), ("allow", allow))
-                 for pattern in _patterns(action, patterns)]
+        pairs = [
+            (action, pattern)
+            for action, patterns in (("deny", deny), ("ask", ask), ("allow", allow))
+            for pattern in _patterns(action, patterns)
+        ]
     else:
         pairs = [_pair(item) for item in rules]
     return Policy(tuple(Rule.parse(action, pattern) for action, pattern in pairs), default, ask_with)
@@ -268,8 +284,7 @@ def policy(
 
 def _patterns(action: str, patterns: object) -> list[object]:
     if isinstance(patterns, str):
-        raise TypeError(f"op.policy: {action}= takes a list of patterns, e.g. {action}=[{patterns!r}], "
-                        "not a str")
+        raise TypeError(f"op.policy: {action}= takes a list of patterns, e.g. {action}=[{patterns!r}], not a str")
     if not isinstance(patterns, Iterable):
         raise TypeError(f"op.policy: {action}= takes a list of patterns, not {type(patterns).__name__}")
     return list(patterns)
@@ -277,6 +292,7 @@ def _patterns(action: str, patterns: object) -> list[object]:
 
 def _pair(item: object) -> tuple[str, str]:
     if not (isinstance(item, (tuple, list)) and len(item) == 2):
-        raise TypeError(f"op.policy: each of rules= is an (action, pattern) pair such as "
-                        f"('allow', 'read_*'), not {item!r}")
+        raise TypeError(
+            f"op.policy: each of rules= is an (action, pattern) pair such as ('allow', 'read_*'), not {item!r}"
+        )
     return item[0], item[1]

@@ -72,5 +72,6 @@ def answer_kind(answer: object) -> Literal["run", "deny", "edit", "skip"]:
     else:
         text = repr(answer)
         shown = f"{text if len(text) <= 80 else text[:79] + '…'} (a {type(answer).__name__})"
-    raise TypeError(f"the approver answered {shown}; only True or op.edit(...) run a call, "
-                    "False or op.skip(...) refuse it")
+    raise TypeError(
+        f"the approver answered {shown}; only True or op.edit(...) run a call, False or op.skip(...) refuse it"
+    )

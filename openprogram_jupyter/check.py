@@ -76,8 +76,10 @@ class _Pick:
     def matches(self, name: str, arguments: JsonObject, ok: bool) -> bool:
         if self.name != name or (ok and not self.ok):
             return False
-        return any(all(k in given and given[k] == v for k, v in arguments.items())
-                   for given in (self.arguments, self.edited or self.arguments))
+        return any(
+            all(k in given and given[k] == v for k, v in arguments.items())
+            for given in (self.arguments, self.edited or self.arguments)
+        )
 
     def describe(self) -> str:
         call = f"{self.name}({_arguments(self.arguments)})"
@@ -101,16 +103,25 @@ class RunCheck:
         if hasattr(run, "wait") and hasattr(run, "abort"):  # a RunHandle: grade what it ends with
             run = run.wait()
         if not hasattr(run, "messages") or not hasattr(run, "stop_reason"):
-            raise TypeError(f"op.check needs a Run or a RunHandle (e.g. the variable given to -o), "
-                            f"not {type(run).__name__}")
+            raise TypeError(
+                f"op.check needs a Run or a RunHandle (e.g. the variable given to -o), not {type(run).__name__}"
+            )
         self.run = run
         self.passed: list[str] = []
         self._picks = _picks(run.messages)
 
     # -- the checks -------------------------------------------------------------------
 
-    def called(self, name: str, /, *, times: int | None = None, ok: bool = False,
-               arguments: dict[str, Any] | None = None, **matching: object) -> RunCheck:
+    def called(
+        self,
+        name: str,
+        /,
+        *,
+        times: int | None = None,
+        ok: bool = False,
+        arguments: dict[str, Any] | None = None,
+        **matching: object,
+    ) -> RunCheck:
         """The model called ``name`` with at least these arguments (``**matching``, or
         ``arguments=`` for argument names such as ``times``): at least once, or exactly
         ``times`` times; with ``ok=True`` only picks that ran and returned count."""
@@ -142,8 +153,10 @@ class RunCheck:
         if missing:
             self._fail(f"expected {first} to be called before {second}; the run never called {' or '.join(missing)}")
         if numbers[first] > numbers[second]:  # type: ignore[operator]  # both found above
-            self._fail(f"expected {first} to be called before {second}; {second} came first "
-                       f"(pick {numbers[second]}, {first} at pick {numbers[first]})")
+            self._fail(
+                f"expected {first} to be called before {second}; {second} came first "
+                f"(pick {numbers[second]}, {first} at pick {numbers[first]})"
+            )
         return self._pass(f"called {first} before {second}")
 
     def called_in_order(self, *picks: str | tuple[str, dict[str, Any]], ok: bool = False) -> RunCheck:
@@ -155,11 +168,13 @@ class RunCheck:
         shown = "; ".join(f"{name}({_arguments(arguments)})" for name, arguments in wanted) or "no picks"
         for number, ((name, arguments), pick) in enumerate(zip(wanted, self._picks, strict=False), 1):
             if not pick.matches(name, arguments, ok):
-                self._fail(f"expected pick {number} to be {name}({_arguments(arguments)})"
-                           + (" that ran and returned" if ok else "") + f", in the order {shown}")
+                self._fail(
+                    f"expected pick {number} to be {name}({_arguments(arguments)})"
+                    + (" that ran and returned" if ok else "")
+                    + f", in the order {shown}"
+                )
         if len(wanted) != len(self._picks):
-            self._fail(f"expected exactly {len(wanted)} pick(s), in the order {shown}; "
-                       f"the run made {len(self._picks)}")
+            self._fail(f"expected exactly {len(wanted)} pick(s), in the order {shown}; the run made {len(self._picks)}")
         return self._pass(f"picked, in order: {shown}")
 
     def answer_contains(self, text: str, /, *, case_sensitive: bool = False) -> RunCheck:
@@ -197,8 +212,10 @@ class RunCheck:
         run = self.run
         ended = f"ended with {run.stop_reason!r}" if run.stop_reason else "has not ended"
         error = f" ({run.error})" if run.error else ""
-        lines = [f"The run {ended}{error} after {run.rounds} round(s) and made "
-                 f"{len(self._picks)} call(s){':' if self._picks else '.'}"]
+        lines = [
+            f"The run {ended}{error} after {run.rounds} round(s) and made "
+            f"{len(self._picks)} call(s){':' if self._picks else '.'}"
+        ]
         lines += [f"  {pick.describe()}" for pick in self._picks]
         lines.append(f"Its answer: {_preview(run.text)}" if run.text else "It gave no answer text.")
         return mask("\n".join(lines))
@@ -233,14 +250,23 @@ def _picks(messages: list[Any]) -> list[_Pick]:
         if isinstance(message, AssistantMessage):
             rounds += 1
             for tool_call in message.tool_calls:
-                picks.append(_Pick(len(picks) + 1, rounds, tool_call.name, dict(tool_call.arguments),
-                                   results.get(tool_call.id or "")))
+                picks.append(
+                    _Pick(
+                        len(picks) + 1,
+                        rounds,
+                        tool_call.name,
+                        dict(tool_call.arguments),
+                        results.get(tool_call.id or ""),
+                    )
+                )
     return picks
 
 
 def _arguments(arguments: JsonObject) -> str:
-    return ", ".join(f"{k}={v!r}" if v is ANY else f"{k}={json.dumps(v, ensure_ascii=False, default=repr)}"
-                     for k, v in arguments.items())
+    return ", ".join(
+        f"{k}={v!r}" if v is ANY else f"{k}={json.dumps(v, ensure_ascii=False, default=repr)}"
+        for k, v in arguments.items()
+    )
 
 
 def _preview(text: str) -> str:

@@ -28,7 +28,7 @@ from .models import resolve_model as resolve_model_string
 from .models._wire import WireLog
 from .models.replay import RecordingModel
 from .run import Run
-from .spec import RunSpec, RuntimeDefaults, build_spec
+from .spec import RunHooks, RunSpec, RuntimeDefaults, build_spec
 from .tool_execution import CallEnvironment
 from .tools.registry import default_registry
 
@@ -38,7 +38,13 @@ if TYPE_CHECKING:
 AnyEvent = TypeVar("AnyEvent", bound=Event)
 
 __all__ = [
-    "EventSink", "RunSpec", "RuntimeDefaults", "build_spec", "default_registry", "execute", "resolve_model",
+    "EventSink",
+    "RunSpec",
+    "RuntimeDefaults",
+    "build_spec",
+    "default_registry",
+    "execute",
+    "resolve_model",
     "run_context",
 ]
 
@@ -52,37 +58,24 @@ async def execute(runtime: Runtime, spec: RunSpec, *, on_created: Callable[[Run]
     same way, and ``CancelledError`` re-raises once the Run is complete. A top-level run is
     stored on ``runtime.last_run`` the moment it starts.
     """
-    hooks, settings = spec.hooks, spec.settings
-    judge = Judge(spec.decision.options, hooks.get("get_follow_up_messages")) if spec.decision is not None else None
+    decision = spec.decision
+    judge = Judge(decision.options, spec.hooks.get("get_follow_up_messages")) if decision is not None else None
     if judge is not None:
-        spec = spec.with_hooks(on_event=_both(judge.watch, hooks.get("on_event")),
-                               get_follow_up_messages=judge.follow_ups)
-        hooks = spec.hooks
+        spec = spec.with_hooks(
+            on_event=_both(judge.watch, spec.hooks.get("on_event")), get_follow_up_messages=judge.follow_ups
+        )
     context = run_context(runtime, spec)
-    if settings["step"] and not any(not isinstance(a, RecordedAnswers) for a in context.approvers):
-        raise SetupError("step=True needs an approver to answer each pick: pass approve=... (a function "
-                         "returning True, False, op.edit(**arguments) or op.skip(reason)); in a notebook, "
-                         "%%agent --step gives each pick Run / Edit / Skip buttons", option="step")
-    if settings["trace"] and spec.depth == 0:  # nested runs' events reach the top-level run's spans
-        from ._tracing import RunSpans, tracer_for
-
-        spans = RunSpans(tracer_for(settings["trace"]), content=settings["trace_content"])
-        hooks = spec.with_hooks(on_event=_both(spans.watch, hooks.get("on_event"))).hooks
+    _check_step(spec, context)
     model = runtime.model
     parent = spec.parent
-    run = Run(new_id("run"), model.name, spec.menu.names, spec.depth,
-              parent.context.tool_call_id if parent is not None else None)
-    sink = EventSink.for_run(run, hooks.get("on_event"), parent.emit if parent is not None else None)
-    calls = CallEnvironment(
-        menu=spec.menu, runtime=runtime, run_id=run.run_id, depth=spec.depth, emit=sink.emit, forward=sink.forward,
-        step=settings["step"], inherited_tools=spec.inherited_tools, settings=settings, budget=context.budget,
-        cancel_grace=context.cancel_grace, context=context,
+    run = Run(
+        new_id("run"),
+        model.name,
+        spec.menu.names,
+        spec.depth,
+        parent.context.tool_call_id if parent is not None else None,
     )
-    stop = StopSignal(hooks.get("abort"), parent.context.cancelled if parent is not None else None)
-    if settings["capture_wire"]:
-        run.wire_log = WireLog()
-    config = LoopConfig(spec=spec, model=model, calls=calls, rounds=round_source(spec), stop=stop,
-                        wire=run.wire_log, spent=lambda: run.usage)
+    config = _loop_config(runtime, spec, run, context, _traced(spec))
     state = LoopState(conversation=list(spec.history))
     run.spec, run.runtime, run.context = spec, runtime, context  # what Run.fork and Run.rerun start from
     if spec.depth == 0:
@@ -90,13 +83,71 @@ async def execute(runtime: Runtime, spec: RunSpec, *, on_created: Callable[[Run]
     if on_created is not None:
         on_created(run)
     try:
-        await _drive(asyncio.ensure_future(run_loop(config, state, spec.prompts)), stop,
-                     grace=closing_time(context.cancel_grace))
+        await _drive(
+            asyncio.ensure_future(run_loop(config, state, spec.prompts)),
+            config.stop,
+            grace=closing_time(context.cancel_grace),
+        )
     finally:
         run.pending_messages = list(state.undelivered)
     if judge is not None:
-        await judge.conclude(run, runtime=runtime, max_iterations=settings["max_iterations"])
+        await judge.conclude(run, runtime=runtime, max_iterations=spec.settings["max_iterations"])
     return run
+
+
+def _check_step(spec: RunSpec, context: RunContext) -> None:
+    """Step mode needs someone to answer each pick (a rerun's recorded answers do not count)."""
+    if spec.settings["step"] and not any(not isinstance(a, RecordedAnswers) for a in context.approvers):
+        raise SetupError(
+            "step=True needs an approver to answer each pick: pass approve=... (a function "
+            "returning True, False, op.edit(**arguments) or op.skip(reason)); in a notebook, "
+            "%%agent --step gives each pick Run / Edit / Skip buttons",
+            option="step",
+        )
+
+
+def _traced(spec: RunSpec) -> RunHooks:
+    """``spec``'s hooks, with a top-level run's OpenTelemetry spans watching its events when
+    it traces (nested runs' events reach the top-level run's spans)."""
+    settings = spec.settings
+    if not settings["trace"] or spec.depth != 0:
+        return spec.hooks
+    from ._tracing import RunSpans, tracer_for
+
+    spans = RunSpans(tracer_for(settings["trace"]), content=settings["trace_content"])
+    return spec.with_hooks(on_event=_both(spans.watch, spec.hooks.get("on_event"))).hooks
+
+
+def _loop_config(runtime: Runtime, spec: RunSpec, run: Run, context: RunContext, hooks: RunHooks) -> LoopConfig:
+    """What the loop of ``run`` runs with: its event sink (the record, the caller's watcher,
+    the parent run), the tool calls' environment, its stop signal, its round source."""
+    parent, settings = spec.parent, spec.settings
+    sink = EventSink.for_run(run, hooks.get("on_event"), parent.emit if parent is not None else None)
+    calls = CallEnvironment(
+        menu=spec.menu,
+        runtime=runtime,
+        run_id=run.run_id,
+        depth=spec.depth,
+        emit=sink.emit,
+        forward=sink.forward,
+        step=settings["step"],
+        inherited_tools=spec.inherited_tools,
+        settings=settings,
+        budget=context.budget,
+        cancel_grace=context.cancel_grace,
+        context=context,
+    )
+    if settings["capture_wire"]:
+        run.wire_log = WireLog()
+    return LoopConfig(
+        spec=spec,
+        model=runtime.model,
+        calls=calls,
+        rounds=round_source(spec),
+        stop=StopSignal(hooks.get("abort"), parent.context.cancelled if parent is not None else None),
+        wire=run.wire_log,
+        spent=lambda: run.usage,
+    )
 
 
 def run_context(runtime: Runtime, spec: RunSpec) -> RunContext:
@@ -111,14 +162,18 @@ def run_context(runtime: Runtime, spec: RunSpec) -> RunContext:
     first (asked again of its own ``approve=`` when given).
     """
     own, parent = spec.hooks.get("approve"), spec.parent
-    limits: dict[str, Any] = {"tools_deny": spec.tools_deny or tuple(runtime.tools_deny),
-                              "max_depth": runtime.max_depth, "cancel_grace": runtime.cancel_grace}
+    limits: dict[str, Any] = {
+        "tools_deny": spec.tools_deny or tuple(runtime.tools_deny),
+        "max_depth": runtime.max_depth,
+        "cancel_grace": runtime.cancel_grace,
+    }
     if parent is not None and parent.run_context is not None:
         mine = own if own is not None or parent.context.runtime is runtime else runtime.approve
         return parent.run_context.inner(mine, **limits)
     if spec.inherits is None:
-        context = RunContext.top(own if own is not None else runtime.approve,
-                                 max_tool_calls=spec.settings["max_tool_calls"], **limits)
+        context = RunContext.top(
+            own if own is not None else runtime.approve, max_tool_calls=spec.settings["max_tool_calls"], **limits
+        )
     else:
         base = spec.inherits.carried(spec.settings["max_tool_calls"])
         base = base if own is None else base.replacing_approvers(own)
@@ -145,16 +200,18 @@ class EventSink:
 
     __slots__ = ("depth", "listeners", "parent_tool_call_id", "run_id")
 
-    def __init__(self, run_id: str, depth: int, parent_tool_call_id: str | None,
-                 listeners: list[Callable[[Any], None]]) -> None:
+    def __init__(
+        self, run_id: str, depth: int, parent_tool_call_id: str | None, listeners: list[Callable[[Any], None]]
+    ) -> None:
         self.run_id = run_id
         self.depth = depth
         self.parent_tool_call_id = parent_tool_call_id
         self.listeners = listeners
 
     @classmethod
-    def for_run(cls, run: Run, on_event: Callable[[Any], None] | None,
-                parent: Callable[[Any], None] | None) -> EventSink:
+    def for_run(
+        cls, run: Run, on_event: Callable[[Any], None] | None, parent: Callable[[Any], None] | None
+    ) -> EventSink:
         """The run's record first, then the user's watcher, then the parent run (if nested)."""
         listeners: list[Callable[[Any], None]] = [run.record]
         if on_event is not None:

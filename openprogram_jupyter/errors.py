@@ -77,9 +77,19 @@ class ProviderError(OpenProgramError):
     from ``status`` and ``code`` unless given) — decide by it, never by the words.
     """
 
-    def __init__(self, message: str, *, status: int | None = None, code: str | None = None,
-                 retryable: bool = False, retry_after: float | None = None, detail: str | None = None,
-                 body: object = None, provider: str | None = None, kind: ErrorKind | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        code: str | None = None,
+        retryable: bool = False,
+        retry_after: float | None = None,
+        detail: str | None = None,
+        body: object = None,
+        provider: str | None = None,
+        kind: ErrorKind | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.status = status
@@ -95,9 +105,16 @@ class ProviderError(OpenProgramError):
         return self.message
 
     def __repr__(self) -> str:
-        fields = ", ".join(f"{name}={value!r}" for name, value in
-                           (("kind", self.kind), ("status", self.status), ("code", self.code),
-                            ("provider", self.provider)) if value is not None)
+        fields = ", ".join(
+            f"{name}={value!r}"
+            for name, value in (
+                ("kind", self.kind),
+                ("status", self.status),
+                ("code", self.code),
+                ("provider", self.provider),
+            )
+            if value is not None
+        )
         return f"ProviderError({self.message!r}, {fields})"
 
     @classmethod
@@ -107,8 +124,15 @@ class ProviderError(OpenProgramError):
         if error is None:
             summary, detail = split_model_error(text)
             return cls(summary, detail=detail, kind="other")
-        return cls(error.summary or split_model_error(text)[0], status=error.status, code=error.code,
-                   retryable=error.retryable, detail=error.detail, provider=error.provider, kind=error.kind)
+        return cls(
+            error.summary or split_model_error(text)[0],
+            status=error.status,
+            code=error.code,
+            retryable=error.retryable,
+            detail=error.detail,
+            provider=error.provider,
+            kind=error.kind,
+        )
 
 
 def kind_of(status: int | None, code: str | None) -> ErrorKind:
@@ -204,8 +228,7 @@ class DecisionError(OpenProgramError, ValueError):
     every known secret masked and its control characters made visible.
     """
 
-    def __init__(self, message: str, *, attempts: int, errors: list[str], reply: str,
-                 run: Run | None = None) -> None:
+    def __init__(self, message: str, *, attempts: int, errors: list[str], reply: str, run: Run | None = None) -> None:
         super().__init__(visible_controls(mask(message)))
         self.attempts = attempts
         self.errors = errors

@@ -43,8 +43,9 @@ def recorded_rounds(messages: Sequence[Any]) -> tuple[list[UserMessage], list[Re
     return prompts, rounds
 
 
-def fork_spec(run: Run, round: Any, runtime: Runtime, *, tools: Sequence[object] | None = None,
-              **options: Any) -> RunSpec:
+def fork_spec(
+    run: Run, round: Any, runtime: Runtime, *, tools: Sequence[object] | None = None, **options: Any
+) -> RunSpec:
     """The spec of ``run`` forked at ``round`` on ``runtime``.
 
     Rounds ``1 .. round-1`` are replayed; ``round`` is asked of ``runtime``'s model with
@@ -65,8 +66,9 @@ def fork_spec(run: Run, round: Any, runtime: Runtime, *, tools: Sequence[object]
         raise SetupError(f"fork: run {run.run_id} has no prompt to start from")
     chosen = list(tools) if tools is not None else same_tools(run, runtime, "fork")
     spec = prepare_within(run, runtime, prompts[0], tools=chosen, **reused_settings(run, options))
-    return dataclasses.replace(spec, prompts=tuple(prompts), replay=tuple(rounds[: round - 1]),
-                               replayed_from=run.run_id)
+    return dataclasses.replace(
+        spec, prompts=tuple(prompts), replay=tuple(rounds[: round - 1]), replayed_from=run.run_id
+    )
 
 
 def prepare_within(run: Run, runtime: Runtime, content: object, **options: Any) -> RunSpec:
@@ -100,10 +102,14 @@ def same_tools(run: Run, runtime: Runtime, doing: str, *, given: Sequence[object
     for name in run.tools:
         if name == "tool_search":  # the menu adds it again when a tool is deferred
             continue
-        tool = (replacements.pop(name, None) or runtime.registry.get(name)
-                or (run.spec.menu.get(name) if run.spec is not None else None))
+        tool = (
+            replacements.pop(name, None)
+            or runtime.registry.get(name)
+            or (run.spec.menu.get(name) if run.spec is not None else None)
+        )
         if tool is None:
-            raise SetupError(f"{doing}: the run used the tool {name!r}, which is no longer registered; "
-                             "pass tools=[...]")
+            raise SetupError(
+                f"{doing}: the run used the tool {name!r}, which is no longer registered; pass tools=[...]"
+            )
         found.append(tool)
     return [*found, *replacements.values()]

@@ -47,8 +47,22 @@ round cap, the cost limit, the token limit), a reply failed, it was stopped, or 
 (``Run.rerun``) only — its tools' results parted from the recording."""
 
 ErrorKind = Literal[
-    "credentials", "auth", "rate_limit", "overloaded", "context_length", "bad_request", "not_found", "timeout",
-    "server", "connection", "stream_cut", "refused", "incomplete", "replay", "internal", "other",
+    "credentials",
+    "auth",
+    "rate_limit",
+    "overloaded",
+    "context_length",
+    "bad_request",
+    "not_found",
+    "timeout",
+    "server",
+    "connection",
+    "stream_cut",
+    "refused",
+    "incomplete",
+    "replay",
+    "internal",
+    "other",
 ]
 """What kind of failure ended a reply (``ReplyError.kind``, ``run.error.kind``): ``credentials``
 no key was found; ``auth`` HTTP 401/403; ``rate_limit`` 429 or a throttling code;
@@ -123,9 +137,7 @@ class ToolCall(_Block):
 
 
 UserContent = Annotated[TextContent | ImageContent, Field(discriminator="type")]
-AssistantContent = Annotated[
-    TextContent | ThinkingContent | ToolCall, Field(discriminator="type")
-]
+AssistantContent = Annotated[TextContent | ThinkingContent | ToolCall, Field(discriminator="type")]
 
 
 class Usage(BaseModel):
@@ -237,9 +249,7 @@ class ToolResultMessage(BaseModel):
         return "".join(b.text for b in self.content if isinstance(b, TextContent))
 
 
-Message = Annotated[
-    UserMessage | AssistantMessage | ToolResultMessage, Field(discriminator="role")
-]
+Message = Annotated[UserMessage | AssistantMessage | ToolResultMessage, Field(discriminator="role")]
 
 _message_adapter: TypeAdapter[Message] = TypeAdapter(Message)
 
@@ -268,9 +278,17 @@ def dump_message(message: UserMessage | AssistantMessage | ToolResultMessage) ->
     except (ValueError, RecursionError):
         pass
     if isinstance(message, AssistantMessage):
-        content = [block.model_copy(update={"arguments": _cut_depth(block.arguments, SAVED_DEPTH),
-                                            "provider_data": _cut_depth(block.provider_data, SAVED_DEPTH)})
-                   if isinstance(block, ToolCall) else block for block in message.content]
+        content = [
+            block.model_copy(
+                update={
+                    "arguments": _cut_depth(block.arguments, SAVED_DEPTH),
+                    "provider_data": _cut_depth(block.provider_data, SAVED_DEPTH),
+                }
+            )
+            if isinstance(block, ToolCall)
+            else block
+            for block in message.content
+        ]
         return message.model_copy(update={"content": content}).model_dump(mode="json")
     if isinstance(message, ToolResultMessage):
         return message.model_copy(update={"details": _cut_depth(message.details, SAVED_DEPTH)}).model_dump(mode="json")

@@ -31,8 +31,15 @@ if TYPE_CHECKING:
 __all__ = ["RerunReport", "RerunRow", "rerun_all", "rerun_spec"]
 
 
-def rerun_spec(run: Run, runtime: Runtime, *, tools: Sequence[object] = (), live: bool = False,
-               same: Same | None = None, **options: Any) -> RunSpec:
+def rerun_spec(
+    run: Run,
+    runtime: Runtime,
+    *,
+    tools: Sequence[object] = (),
+    live: bool = False,
+    same: Same | None = None,
+    **options: Any,
+) -> RunSpec:
     """The spec of a rerun of ``run`` on ``runtime``.
 
     The tools are the run's, by name, each taken from ``tools`` when one there has that
@@ -57,8 +64,9 @@ def rerun_spec(run: Run, runtime: Runtime, *, tools: Sequence[object] = (), live
         raise SetupError(f"rerun: run {run.run_id} has no recorded round to replay")
     chosen = same_tools(run, runtime, "rerun", given=tools)
     spec = prepare_within(run, runtime, prompts[0], tools=chosen, **reused_settings(run, options))
-    return dataclasses.replace(spec, prompts=tuple(prompts), rerun=RerunPlan(tuple(rounds), live=live, same=same),
-                               replayed_from=run.run_id)
+    return dataclasses.replace(
+        spec, prompts=tuple(prompts), rerun=RerunPlan(tuple(rounds), live=live, same=same), replayed_from=run.run_id
+    )
 
 
 @dataclass(frozen=True)
@@ -120,8 +128,14 @@ class RerunReport:
         return safe_view("text/html", f"<div><div>{caption}</div>{table}</div>")
 
 
-def rerun_all(runs: Sequence[Run] | Mapping[str, Run], *, tools: Sequence[object] = (), live: bool = False,
-              runtime: Runtime | None = None, **options: Any) -> RerunReport:
+def rerun_all(
+    runs: Sequence[Run] | Mapping[str, Run],
+    *,
+    tools: Sequence[object] = (),
+    live: bool = False,
+    runtime: Runtime | None = None,
+    **options: Any,
+) -> RerunReport:
     """Rerun each of ``runs`` (a list, labelled by run id, or a mapping of labels to runs)
     with ``tools``, ``live`` and ``options`` (``same=`` among them) as :meth:`Run.rerun
     <openprogram_jupyter.run.Run.rerun>` takes them, one after another, on ``runtime``

@@ -50,8 +50,9 @@ class Run:
     recording (``None`` while they have not).
     """
 
-    def __init__(self, run_id: str, model: str, tools: list[str], depth: int = 0,
-                 parent_tool_call_id: str | None = None) -> None:
+    def __init__(
+        self, run_id: str, model: str, tools: list[str], depth: int = 0, parent_tool_call_id: str | None = None
+    ) -> None:
         self.run_id = run_id
         self.model = model
         self.tools = tools
@@ -165,8 +166,7 @@ class Run:
 
         return run_code(self, default_registry)
 
-    def to_test(self, path: str | os.PathLike[str], *, tools_from: str | None = None,
-                overwrite: bool = False) -> Path:
+    def to_test(self, path: str | os.PathLike[str], *, tools_from: str | None = None, overwrite: bool = False) -> Path:
         """Write this run as a pytest file at ``path`` and its cassette beside it
         (``<name>.cassette.json``); return the file's path. The test plays the recorded
         replies back (offline) while the tools run for real — from the module
@@ -181,8 +181,16 @@ class Run:
 
     # -- forking ------------------------------------------------------------------------
 
-    def fork(self, round: int, *, model: Any = None, tools: Any = None, system: Any = _KEEP,
-             runtime: Runtime | None = None, **options: Any) -> Run:
+    def fork(
+        self,
+        round: int,
+        *,
+        model: Any = None,
+        tools: Any = None,
+        system: Any = _KEEP,
+        runtime: Runtime | None = None,
+        **options: Any,
+    ) -> Run:
         """A new run that replays this one's rounds before ``round`` from the record — no
         model request, no tool run, each marked as replayed in every view — and goes on
         live from ``round`` with the changes: another ``model``, ``tools`` (by default the
@@ -195,8 +203,9 @@ class Run:
         changes = {} if system is _KEEP else {"system": system}
         return base.fork(self, round, model=model, tools=tools, **changes, **options)
 
-    def rerun(self, *, tools: Any = (), live: bool = False, same: Any = None, runtime: Runtime | None = None,
-              **options: Any) -> Run:
+    def rerun(
+        self, *, tools: Any = (), live: bool = False, same: Any = None, runtime: Runtime | None = None, **options: Any
+    ) -> Run:
         """This run again with the tools as they are now: each recorded reply is played back
         (no model request) and its calls run for real, with the run's own tools by name —
         each from ``tools`` when one there has that name, else as registered now (a tool

@@ -79,12 +79,26 @@ class Runtime:
         **settings: Unpack[RunSettings],
     ) -> None:
         if (api_key is not None or base_url is not None) and not isinstance(model, (str, type(None))):
-            given = " and ".join(name for name, value in (("api_key", api_key), ("base_url", base_url))
-                                 if value is not None)
-            raise SetupError(f"{given} configure a model string; the {type(model).__name__} object given as model= "
-                             f"was built with its own (pass {given} to its class instead)", option="model")
-        self._config = RuntimeConfig(model, api_key, base_url, approve, tuple(tools_deny), max_depth, cancel_grace,
-                                     registry, record, dict(settings))
+            given = " and ".join(
+                name for name, value in (("api_key", api_key), ("base_url", base_url)) if value is not None
+            )
+            raise SetupError(
+                f"{given} configure a model string; the {type(model).__name__} object given as model= "
+                f"was built with its own (pass {given} to its class instead)",
+                option="model",
+            )
+        self._config = RuntimeConfig(
+            model,
+            api_key,
+            base_url,
+            approve,
+            tuple(tools_deny),
+            max_depth,
+            cancel_grace,
+            registry,
+            record,
+            dict(settings),
+        )
         self._model: Model | None = None
         self._model_environment: str | None = None  # client_environment() when _model was resolved
         self._settings: RunSettings | None = None
@@ -178,8 +192,9 @@ class Runtime:
         if self._model is None or environment != self._model_environment:
             from .engine import resolve_model
 
-            self._model = resolve_model(config.model, api_key=config.api_key, base_url=config.base_url,
-                                        record=config.record)
+            self._model = resolve_model(
+                config.model, api_key=config.api_key, base_url=config.base_url, record=config.record
+            )
             self._model_environment = environment
         return self._model
 
@@ -269,11 +284,17 @@ class Runtime:
         """
         return _answer(self.run(content, **options))
 
-
     # -- forking ------------------------------------------------------------------------
 
-    def fork(self, run: Run, round: int, *, model: str | Model | None = None,
-             tools: Sequence[object] | None = None, **options: Any) -> Run:
+    def fork(
+        self,
+        run: Run,
+        round: int,
+        *,
+        model: str | Model | None = None,
+        tools: Sequence[object] | None = None,
+        **options: Any,
+    ) -> Run:
         """Run ``run`` again from ``round``: the rounds before it are replayed from the record
         (no model request, no tool run), then this Runtime's model — or ``model``, on a
         Runtime otherwise like this one — goes on live with ``tools`` and ``options``
@@ -284,8 +305,9 @@ class Runtime:
         runtime = self if model is None else self.replace(model=model)
         return runtime.run(fork_spec(run, round, runtime, tools=tools, **options))
 
-    def rerun(self, run: Run, *, tools: Sequence[object] = (), live: bool = False, same: Any = None,
-              **options: Any) -> Run:
+    def rerun(
+        self, run: Run, *, tools: Sequence[object] = (), live: bool = False, same: Any = None, **options: Any
+    ) -> Run:
         """Run ``run`` again on this Runtime, its recorded replies played back while the
         tools run for real, until its results part from the recording (see
         :meth:`Run.rerun <openprogram_jupyter.run.Run.rerun>`). Returns the new Run; it

@@ -33,7 +33,15 @@ from .errors import SetupError
 ToolChoiceOption = str | JsonObject
 
 __all__ = [
-    "DEFAULTS", "SETTINGS", "Flag", "RunSettings", "Setting", "check_settings", "inherited", "markdown_table", "merge",
+    "DEFAULTS",
+    "SETTINGS",
+    "Flag",
+    "RunSettings",
+    "Setting",
+    "check_settings",
+    "inherited",
+    "markdown_table",
+    "merge",
 ]
 
 
@@ -118,11 +126,13 @@ def _reasoning(name: str, value: object) -> str | int | None:
     or ``None``; anything else is refused, naming the value (a huge number by its size)."""
     if value is None or (isinstance(value, str) and value in REASONING_EFFORTS):
         return value
-    if (isinstance(value, int) and not isinstance(value, bool)
-            and MIN_REASONING_BUDGET <= value <= MAX_REASONING_BUDGET):
+    if isinstance(value, int) and not isinstance(value, bool) and MIN_REASONING_BUDGET <= value <= MAX_REASONING_BUDGET:
         return value
-    raise SetupError(f"{name} must be 'low', 'medium', 'high', a token budget from {MIN_REASONING_BUDGET:,} "
-                     f"to {MAX_REASONING_BUDGET:,}, or None, got {_named(value)}", option=name)
+    raise SetupError(
+        f"{name} must be 'low', 'medium', 'high', a token budget from {MIN_REASONING_BUDGET:,} "
+        f"to {MAX_REASONING_BUDGET:,}, or None, got {_named(value)}",
+        option=name,
+    )
 
 
 def _named(value: object) -> str:
@@ -142,8 +152,7 @@ def _tracing(name: str, value: object) -> object:
     if value is False:
         return value
     if value is not True and not callable(getattr(value, "get_tracer", None)):
-        raise SetupError(f"{name} must be True, False or an OpenTelemetry tracer provider, got {value!r}",
-                         option=name)
+        raise SetupError(f"{name} must be True, False or an OpenTelemetry tracer provider, got {value!r}", option=name)
     import importlib.util
 
     if importlib.util.find_spec("opentelemetry") is None or importlib.util.find_spec("opentelemetry.trace") is None:
@@ -200,66 +209,162 @@ class RunSettings(TypedDict, total=False):
     """Every run setting: a keyword of ``Runtime(...)`` (the default for its runs) and of
     every run (``exec``, ``run``, ``start``, ``arun``, ``aexec``, ``prepare``)."""
 
-    system: Annotated[str | None, Setting(
-        None, _text, "system prompt for the run", Flag("--system", "TEXT"))]
-    tool_choice: Annotated[ToolChoiceOption, Setting(
-        "auto", _tool_choice, "auto, required, none, or a tool name the model must call",
-        Flag("--tool-choice", "auto|required|none|NAME"))]
-    parallel_tool_calls: Annotated[bool | None, Setting(
-        None, _optional_switch, "whether the model may pick several tools in one round (None: the provider's default)",
-        Flag("--no-parallel", switch_value=False))]
-    max_iterations: Annotated[int | None, Setting(
-        20, _whole(None, "an int"),
-        "cap on rounds: at most max(1, N) model requests, the last one without tools when N ≥ 2",
-        Flag("--max-iterations", "N|none", _capped("rounds")))]
-    max_tool_calls: Annotated[int | None, Setting(
-        500, _whole(1, "a positive int"), "cap on tool calls, nested runs' included",
-        Flag("--max-tool-calls", "N|none", _capped("calls")))]
-    max_cost: Annotated[float | None, Setting(
-        None, _dollars, "spending limit in dollars, nested runs' included", Flag("--max-cost", "DOLLARS", _amount))]
-    max_tokens: Annotated[int | None, Setting(
-        None, _whole(1, "a positive int"), "token limit, nested runs' included",
-        Flag("--max-tokens", "N|none", _capped("tokens")))]
-    context_window: Annotated[int | None, Setting(
-        None, _whole(1, "a positive int"),
-        "tokens a request may carry (None: the model's, from the model data); a larger one ends the run unsent",
-        Flag("--context-window", "N|none", _capped("tokens")))]
-    finish_at_limit: Annotated[bool, Setting(
-        True, _switch, "at a limit (rounds, cost, tokens), one last round without tools answers",
-        Flag("--no-finish-at-limit", switch_value=False))]
-    reasoning: Annotated[str | int | None, Setting(
-        None, _reasoning,
-        "how much the model reasons before it answers: low, medium, high, or a token budget (None: the model's "
-        "default); each provider's own field (docs/providers.md)",
-        Flag("--reasoning", "low|medium|high|N", _effort_or_budget), inherited=True)]
-    step: Annotated[bool, Setting(
-        False, _switch, "every pick waits for the approver: run, edit, skip or stop", Flag("--step"))]
-    text_tool_calls: Annotated[bool, Setting(
-        False, _switch, "read tool calls the model writes as text (local models; docs/providers.md)",
-        Flag("--text-tools"), inherited=True)]
-    figures_to_model: Annotated[bool, Setting(
-        False, _switch,
-        "every tool's pictures from its output (figures left open, images displayed) go to the model too",
-        Flag("--figures-to-model"), inherited=True)]
-    images_to_model: Annotated[bool, Setting(
-        True, _switch, "False: images in the conversation reach the model as a text note (a model that takes none)",
-        Flag("--no-images", switch_value=False), inherited=True)]
-    prompt_cache: Annotated[bool, Setting(
-        True, _switch,
-        "mark the tools, the system prompt and the newest message for the provider's prompt cache where it must be "
-        "asked (Anthropic; Bedrock's Claude and Nova models); OpenAI and Gemini cache on their own",
-        Flag("--no-prompt-cache", switch_value=False), inherited=True)]
-    trace: Annotated[object, Setting(
-        False, _tracing,
-        "OpenTelemetry spans of the run (GenAI conventions): True for the global tracer provider, or a provider "
-        "(the otel extra; docs/tracing.md)", Flag("--trace"), inherited=True)]
-    trace_content: Annotated[bool, Setting(
-        False, _switch, "traced spans carry the messages too (replies, tool arguments and results), masked",
-        Flag("--trace-content"), inherited=True)]
-    capture_wire: Annotated[bool, Setting(
-        False, _switch,
-        "keep each round's request and reply as sent, masked (see them with %agent wire VAR; docs/wire.md)",
-        Flag("--wire"), inherited=True)]
+    system: Annotated[str | None, Setting(None, _text, "system prompt for the run", Flag("--system", "TEXT"))]
+    tool_choice: Annotated[
+        ToolChoiceOption,
+        Setting(
+            "auto",
+            _tool_choice,
+            "auto, required, none, or a tool name the model must call",
+            Flag("--tool-choice", "auto|required|none|NAME"),
+        ),
+    ]
+    parallel_tool_calls: Annotated[
+        bool | None,
+        Setting(
+            None,
+            _optional_switch,
+            "whether the model may pick several tools in one round (None: the provider's default)",
+            Flag("--no-parallel", switch_value=False),
+        ),
+    ]
+    max_iterations: Annotated[
+        int | None,
+        Setting(
+            20,
+            _whole(None, "an int"),
+            "cap on rounds: at most max(1, N) model requests, the last one without tools when N ≥ 2",
+            Flag("--max-iterations", "N|none", _capped("rounds")),
+        ),
+    ]
+    max_tool_calls: Annotated[
+        int | None,
+        Setting(
+            500,
+            _whole(1, "a positive int"),
+            "cap on tool calls, nested runs' included",
+            Flag("--max-tool-calls", "N|none", _capped("calls")),
+        ),
+    ]
+    max_cost: Annotated[
+        float | None,
+        Setting(
+            None, _dollars, "spending limit in dollars, nested runs' included", Flag("--max-cost", "DOLLARS", _amount)
+        ),
+    ]
+    max_tokens: Annotated[
+        int | None,
+        Setting(
+            None,
+            _whole(1, "a positive int"),
+            "token limit, nested runs' included",
+            Flag("--max-tokens", "N|none", _capped("tokens")),
+        ),
+    ]
+    context_window: Annotated[
+        int | None,
+        Setting(
+            None,
+            _whole(1, "a positive int"),
+            "tokens a request may carry (None: the model's, from the model data); a larger one ends the run unsent",
+            Flag("--context-window", "N|none", _capped("tokens")),
+        ),
+    ]
+    finish_at_limit: Annotated[
+        bool,
+        Setting(
+            True,
+            _switch,
+            "at a limit (rounds, cost, tokens), one last round without tools answers",
+            Flag("--no-finish-at-limit", switch_value=False),
+        ),
+    ]
+    reasoning: Annotated[
+        str | int | None,
+        Setting(
+            None,
+            _reasoning,
+            "how much the model reasons before it answers: low, medium, high, or a token budget (None: the model's "
+            "default); each provider's own field (docs/providers.md)",
+            Flag("--reasoning", "low|medium|high|N", _effort_or_budget),
+            inherited=True,
+        ),
+    ]
+    step: Annotated[
+        bool, Setting(False, _switch, "every pick waits for the approver: run, edit, skip or stop", Flag("--step"))
+    ]
+    text_tool_calls: Annotated[
+        bool,
+        Setting(
+            False,
+            _switch,
+            "read tool calls the model writes as text (local models; docs/providers.md)",
+            Flag("--text-tools"),
+            inherited=True,
+        ),
+    ]
+    figures_to_model: Annotated[
+        bool,
+        Setting(
+            False,
+            _switch,
+            "every tool's pictures from its output (figures left open, images displayed) go to the model too",
+            Flag("--figures-to-model"),
+            inherited=True,
+        ),
+    ]
+    images_to_model: Annotated[
+        bool,
+        Setting(
+            True,
+            _switch,
+            "False: images in the conversation reach the model as a text note (a model that takes none)",
+            Flag("--no-images", switch_value=False),
+            inherited=True,
+        ),
+    ]
+    prompt_cache: Annotated[
+        bool,
+        Setting(
+            True,
+            _switch,
+            "mark the tools, the system prompt and the newest message for the provider's prompt cache where it must be "
+            "asked (Anthropic; Bedrock's Claude and Nova models); OpenAI and Gemini cache on their own",
+            Flag("--no-prompt-cache", switch_value=False),
+            inherited=True,
+        ),
+    ]
+    trace: Annotated[
+        object,
+        Setting(
+            False,
+            _tracing,
+            "OpenTelemetry spans of the run (GenAI conventions): True for the global tracer provider, or a provider "
+            "(the otel extra; docs/tracing.md)",
+            Flag("--trace"),
+            inherited=True,
+        ),
+    ]
+    trace_content: Annotated[
+        bool,
+        Setting(
+            False,
+            _switch,
+            "traced spans carry the messages too (replies, tool arguments and results), masked",
+            Flag("--trace-content"),
+            inherited=True,
+        ),
+    ]
+    capture_wire: Annotated[
+        bool,
+        Setting(
+            False,
+            _switch,
+            "keep each round's request and reply as sent, masked (see them with %agent wire VAR; docs/wire.md)",
+            Flag("--wire"),
+            inherited=True,
+        ),
+    ]
 
 
 def _declarations() -> Iterator[tuple[str, Setting]]:

@@ -217,9 +217,17 @@ def build_spec(content: object, defaults: RuntimeDefaults, **options: Unpack[Run
     menu = _menu(defaults, inputs)
     _check_forced_choice(settings, menu)
     return RunSpec(
-        prompts=tuple(map(_fitted, _as_prompts(content, allow_empty=bool(history)))), menu=menu, settings=settings,
-        history=history, decision=decision, depth=depth, parent=parent, inherited_tools=tools, hooks=hooks,
-        tools_deny=tuple(dict.fromkeys([*denied, *own_deny])), inherits=defaults.inherits,
+        prompts=tuple(map(_fitted, _as_prompts(content, allow_empty=bool(history)))),
+        menu=menu,
+        settings=settings,
+        history=history,
+        decision=decision,
+        depth=depth,
+        parent=parent,
+        inherited_tools=tools,
+        hooks=hooks,
+        tools_deny=tuple(dict.fromkeys([*denied, *own_deny])),
+        inherits=defaults.inherits,
     )
 
 
@@ -251,9 +259,14 @@ def _decision_setup(choices: object, tools: Sequence[object] | None, toolset: st
 def _menu(defaults: RuntimeDefaults, inputs: dict[str, Any]) -> Menu:
     try:
         return resolve_menu(
-            defaults.registry, tools=inputs.get("tools"), toolset=inputs.get("toolset"),
-            tools_source=inputs.get("tools_source"), tools_allow=inputs.get("tools_allow"),
-            tools_deny=inputs.get("tools_deny"), session_deny=defaults.session_deny, runtime=defaults.runtime,
+            defaults.registry,
+            tools=inputs.get("tools"),
+            toolset=inputs.get("toolset"),
+            tools_source=inputs.get("tools_source"),
+            tools_allow=inputs.get("tools_allow"),
+            tools_deny=inputs.get("tools_deny"),
+            session_deny=defaults.session_deny,
+            runtime=defaults.runtime,
         )
     except (TypeError, ValueError) as error:
         raise SetupError(str(error)) from error
@@ -308,4 +321,3 @@ def _as_history(messages: Sequence[Any]) -> list[AnyMessage]:
         return [m if hasattr(m, "role") else parse_message(m) for m in messages]
     except (TypeError, ValueError) as error:
         raise SetupError(f"messages: {error}") from error
-

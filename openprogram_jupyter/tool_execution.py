@@ -38,7 +38,12 @@ if TYPE_CHECKING:
     from .runtime import Runtime
 
 __all__ = [
-    "ApprovalRequest", "Approver", "CallEnvironment", "CallOutcome", "execute_tool_call", "result_for_unrun_call",
+    "ApprovalRequest",
+    "Approver",
+    "CallEnvironment",
+    "CallOutcome",
+    "execute_tool_call",
+    "result_for_unrun_call",
 ]
 
 MAX_IDENTICAL_FAILURES = 2
@@ -128,16 +133,25 @@ def _finalize(
             env.failures[_failure_key(call)] += 1
     if "edited_arguments" in outcome.details and outcome.status in ("done", "error"):
         content = _with_edit_note(content, outcome.details["edited_arguments"])
-    result = mask_result(ToolResultMessage(
-        tool_call_id=call.id or "",
-        tool_name=call.name,
-        content=content,
-        is_error=outcome.status != "done",
-        status=outcome.status,
-        details={**outcome.details, "duration": round(duration, 6)},
-    ))
-    env.emit(ToolExecutionEndEvent(tool_call_id=result.tool_call_id, tool_name=call.name, result=result,
-                                   status=outcome.status, duration=duration))
+    result = mask_result(
+        ToolResultMessage(
+            tool_call_id=call.id or "",
+            tool_name=call.name,
+            content=content,
+            is_error=outcome.status != "done",
+            status=outcome.status,
+            details={**outcome.details, "duration": round(duration, 6)},
+        )
+    )
+    env.emit(
+        ToolExecutionEndEvent(
+            tool_call_id=result.tool_call_id,
+            tool_name=call.name,
+            result=result,
+            status=outcome.status,
+            duration=duration,
+        )
+    )
     return result
 
 
@@ -148,9 +162,13 @@ async def _prepare_and_execute(call: ToolCall, env: CallEnvironment) -> _Outcome
         return _Outcome("error", f"Error: unknown tool {call.name!r}. Valid tools: {valid}.")
     if not env.budget.take():
         limit = env.budget.limit
-        return _Outcome("error", f"Error: refused: this run has made {limit} tool calls, its budget "
-                                 f"(max_tool_calls={limit}, nested runs' calls included). "
-                                 "Answer with what you have so far.", details={"budget": limit})
+        return _Outcome(
+            "error",
+            f"Error: refused: this run has made {limit} tool calls, its budget "
+            f"(max_tool_calls={limit}, nested runs' calls included). "
+            "Answer with what you have so far.",
+            details={"budget": limit},
+        )
     arguments_error = (call.provider_data or {}).get("arguments_error")
     if arguments_error:
         return _Outcome("error", f"Error: {call.name}: {arguments_error}. Send the arguments as one JSON object.")
@@ -174,8 +192,9 @@ async def _prepare_and_execute(call: ToolCall, env: CallEnvironment) -> _Outcome
     return outcome
 
 
-async def _cached_or_executed(call: ToolCall, tool: Tool, kwargs: dict[str, Any], env: CallEnvironment,
-                              arguments: JsonObject | None = None) -> _Outcome:
+async def _cached_or_executed(
+    call: ToolCall, tool: Tool, kwargs: dict[str, Any], env: CallEnvironment, arguments: JsonObject | None = None
+) -> _Outcome:
     """The earlier value for the same arguments (``arguments``, else the call's) of a
     ``cache=True`` tool, else a run of it."""
     cache = getattr(tool, "cache", None) if tool.options.cache else None
@@ -197,12 +216,16 @@ async def _execute(call: ToolCall, tool: Tool, kwargs: dict[str, Any], env: Call
         run_id=env.run_id,
         depth=env.depth,
         runtime=env.runtime,
-        _report=lambda data: env.emit(ToolExecutionUpdateEvent(
-            tool_call_id=call.id or "", tool_name=call.name, status="progress", data=mask_progress(data))),
+        _report=lambda data: env.emit(
+            ToolExecutionUpdateEvent(
+                tool_call_id=call.id or "", tool_name=call.name, status="progress", data=mask_progress(data)
+            )
+        ),
     )
     output = _output_scope(call, tool, env)
-    token = current_call.set(CallFrame(context, env.inherited_tools, env.forward, env.budget, env.settings,
-                                       env.context))
+    token = current_call.set(
+        CallFrame(context, env.inherited_tools, env.forward, env.budget, env.settings, env.context)
+    )
     try:
         if output is not None:
             output.__enter__()  # the body's thread or task copies the context: it captures there
@@ -224,8 +247,9 @@ async def _execute(call: ToolCall, tool: Tool, kwargs: dict[str, Any], env: Call
     return _with_output(outcome, output.capture if output is not None else None, tool)
 
 
-async def _await_body(call: ToolCall, tool: Tool, running: asyncio.Future[Any], context: ToolContext,
-                      env: CallEnvironment) -> _Outcome:
+async def _await_body(
+    call: ToolCall, tool: Tool, running: asyncio.Future[Any], context: ToolContext, env: CallEnvironment
+) -> _Outcome:
     """Wait for the running body within its timeout; a stop gives it its grace period."""
     timeout = tool.options.timeout
     try:
@@ -234,9 +258,12 @@ async def _await_body(call: ToolCall, tool: Tool, running: asyncio.Future[Any], 
     except asyncio.TimeoutError:
         context.cancelled.set()
         running.cancel()
-        return _Outcome("error", f"Error: {call.name} timed out after {timeout:g} s and was stopped "
-                                 "(a sync tool may still be finishing in the background)",
-                        details={"timeout": timeout})
+        return _Outcome(
+            "error",
+            f"Error: {call.name} timed out after {timeout:g} s and was stopped "
+            "(a sync tool may still be finishing in the background)",
+            details={"timeout": timeout},
+        )
     except asyncio.CancelledError:
         context.cancelled.set()
         if isinstance(running, asyncio.Task):
@@ -312,22 +339,37 @@ async def _with_content(call: ToolCall, outcome: _Outcome, env: CallEnvironment)
     a value that cannot be made into a result fails the call."""
     tool = env.menu.get(call.name)
     try:
-        outcome.content, details = await made_result(call.name, outcome.value, outcome.details.get("output", ()),
-                                                     tool.options if tool is not None else None, env.settings)
+        outcome.content, details = await made_result(
+            call.name,
+            outcome.value,
+            outcome.details.get("output", ()),
+            tool.options if tool is not None else None,
+            env.settings,
+        )
     except asyncio.CancelledError:
-        return _Outcome("cancelled", "cancelled: the run was stopped while this call's result was made ready for "
-                                     "the model (the tool itself had finished)", details=outcome.details, stopped=True)
+        return _Outcome(
+            "cancelled",
+            "cancelled: the run was stopped while this call's result was made ready for "
+            "the model (the tool itself had finished)",
+            details=outcome.details,
+            stopped=True,
+        )
     except Exception as error:  # turning the value into a result is part of the call
-        return _Outcome("error", f"Error: {call.name} returned a value that cannot be shown as a result "
-                                 f"({type(error).__name__}: {_short(error)})")
+        return _Outcome(
+            "error",
+            f"Error: {call.name} returned a value that cannot be shown as a result "
+            f"({type(error).__name__}: {_short(error)})",
+        )
     outcome.details.update(details)
     return outcome
 
 
 def _with_edit_note(content: list[Any], edited: JsonObject) -> list[Any]:
     """``content`` after a first line telling the model the user changed the arguments."""
-    note = ("Note: the user changed this call's arguments before it ran, to "
-            f"{json.dumps(edited, ensure_ascii=False, default=str)}; this is the result for those arguments.")
+    note = (
+        "Note: the user changed this call's arguments before it ran, to "
+        f"{json.dumps(edited, ensure_ascii=False, default=str)}; this is the result for those arguments."
+    )
     if content and isinstance(content[0], TextContent):
         return [TextContent(text=f"{note}\n{content[0].text}"), *content[1:]]
     return [TextContent(text=note), *content]

@@ -22,7 +22,6 @@ import pdoc.render
 
 import openprogram_jupyter
 
-
 ROOT = openprogram_jupyter.__name__
 
 

@@ -41,8 +41,12 @@ def fuzzers(names: list[str]) -> list[Path]:
 def run_one(path: Path, examples: int, seconds: float, counts: Path) -> tuple[bool, str]:
     """One pytest of ``path`` in the long profile, stopped after ``seconds``: whether it
     failed, and the end of its output when it did."""
-    env = {**os.environ, "OPENPROGRAM_FUZZ": "long", "OPENPROGRAM_FUZZ_EXAMPLES": str(examples),
-           "OPENPROGRAM_FUZZ_COUNTS": str(counts)}
+    env = {
+        **os.environ,
+        "OPENPROGRAM_FUZZ": "long",
+        "OPENPROGRAM_FUZZ_EXAMPLES": str(examples),
+        "OPENPROGRAM_FUZZ_COUNTS": str(counts),
+    }
     command = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", str(path)]
     try:
         done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=seconds)

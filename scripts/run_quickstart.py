@@ -33,16 +33,27 @@ def main(argv: list[str]) -> int:
         # A kernelspec for this very Python, so the notebook runs against this install.
         spec = Path(jupyter_path) / "kernels" / "openprogram-quickstart"
         spec.mkdir(parents=True)
-        (spec / "kernel.json").write_text(json.dumps({
-            "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-            "display_name": "openprogram quickstart", "language": "python",
-        }))
+        (spec / "kernel.json").write_text(
+            json.dumps(
+                {
+                    "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                    "display_name": "openprogram quickstart",
+                    "language": "python",
+                }
+            )
+        )
         os.environ["JUPYTER_PATH"] = os.pathsep.join(filter(None, [jupyter_path, os.environ.get("JUPYTER_PATH")]))
         # IPC sockets in the temporary folder: local only (and no warning about plain TCP).
-        kernel = AsyncKernelManager(kernel_name="openprogram-quickstart", transport="ipc",
-                                    ip=str(Path(jupyter_path) / "kernel"))
-        client = NotebookClient(notebook, km=kernel, timeout=120, kernel_name="openprogram-quickstart",
-                                resources={"metadata": {"path": str(path.parent)}})
+        kernel = AsyncKernelManager(
+            kernel_name="openprogram-quickstart", transport="ipc", ip=str(Path(jupyter_path) / "kernel")
+        )
+        client = NotebookClient(
+            notebook,
+            km=kernel,
+            timeout=120,
+            kernel_name="openprogram-quickstart",
+            resources={"metadata": {"path": str(path.parent)}},
+        )
         failed = None
         try:
             client.execute(env={**os.environ, **OFFLINE_ENV})

@@ -5,11 +5,48 @@ from __future__ import annotations
 
 from html.parser import HTMLParser
 
-ALLOWED_TAGS = frozenset({
-    "p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "strong", "b", "em", "i", "del", "s", "sup",
-    "sub", "kbd", "code", "pre", "blockquote", "ul", "ol", "li", "a", "img", "span", "div", "table",
-    "caption", "thead", "tbody", "tfoot", "tr", "th", "td", "details", "summary",
-})
+ALLOWED_TAGS = frozenset(
+    {
+        "p",
+        "br",
+        "hr",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "strong",
+        "b",
+        "em",
+        "i",
+        "del",
+        "s",
+        "sup",
+        "sub",
+        "kbd",
+        "code",
+        "pre",
+        "blockquote",
+        "ul",
+        "ol",
+        "li",
+        "a",
+        "img",
+        "span",
+        "div",
+        "table",
+        "caption",
+        "thead",
+        "tbody",
+        "tfoot",
+        "tr",
+        "th",
+        "td",
+        "details",
+        "summary",
+    }
+)
 
 
 class Tags(HTMLParser):

@@ -22,8 +22,9 @@ class NoticingModel(op.Model):
         self.replies += 1
         if self.replies == 1:
             yield out.notice("this provider cannot express parallel_tool_calls=False")
-            yield out.retry_wait(RetryWait(seconds=0.0, until=time.time(), retry=1, max_retries=3,
-                                           reason="rate limited (HTTP 429)"))
+            yield out.retry_wait(
+                RetryWait(seconds=0.0, until=time.time(), retry=1, max_retries=3, reason="rate limited (HTTP 429)")
+            )
             yield out.thinking_delta("let me report")
             for update in out.tool_call("report", {}):
                 yield update

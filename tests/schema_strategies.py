@@ -67,15 +67,27 @@ class _Generator:
 
     def _resolve(self, reference: str) -> dict[str, Any]:
         prefix = "#/$defs/"
-        if not reference.startswith(prefix) or reference[len(prefix):] not in self.definitions:
+        if not reference.startswith(prefix) or reference[len(prefix) :] not in self.definitions:
             raise UnsupportedSchema(f"$ref {reference!r} is not one of the root's $defs")
-        return self.definitions[reference[len(prefix):]]
+        return self.definitions[reference[len(prefix) :]]
 
     def _refuse_unknown(self, schema: dict[str, Any]) -> None:
         known = ANNOTATIONS | {
-            "type", "$defs", "properties", "required", "additionalProperties", "propertyNames",
-            "items", "prefixItems", "minItems", "maxItems", "minimum", "maximum",
-            "minLength", "maxLength", "pattern",
+            "type",
+            "$defs",
+            "properties",
+            "required",
+            "additionalProperties",
+            "propertyNames",
+            "items",
+            "prefixItems",
+            "minItems",
+            "maxItems",
+            "minimum",
+            "maximum",
+            "minLength",
+            "maxLength",
+            "pattern",
         }
         unknown = sorted(set(schema) - known)
         if unknown:

@@ -45,19 +45,33 @@ def turns() -> list[Any]:
 
     return [
         # QUESTION: one round of three calls, then the answer.
-        Turn(text="I'll check all three cities.",
-             calls=[Call("temperature", {"city": "Oslo"}, id="call_oslo"),
-                    Call("temperature", {"city": "Lisbon"}, id="call_lisbon"),
-                    Call("temperature", {"city": "Cairo"}, id="call_cairo")],
-             input_tokens=182, output_tokens=61),
-        Turn(text="Cairo is the warmest today at 31.0 °C (Lisbon 19.5 °C, Oslo 4.0 °C).",
-             input_tokens=290, output_tokens=24),
+        Turn(
+            text="I'll check all three cities.",
+            calls=[
+                Call("temperature", {"city": "Oslo"}, id="call_oslo"),
+                Call("temperature", {"city": "Lisbon"}, id="call_lisbon"),
+                Call("temperature", {"city": "Cairo"}, id="call_cairo"),
+            ],
+            input_tokens=182,
+            output_tokens=61,
+        ),
+        Turn(
+            text="Cairo is the warmest today at 31.0 °C (Lisbon 19.5 °C, Oslo 4.0 °C).",
+            input_tokens=290,
+            output_tokens=24,
+        ),
         # PACKING_QUESTION with choices: a call, a pick with a wrong argument type, the re-ask's pick.
         Turn(calls=[Call("temperature", {"city": "Oslo"}, id="call_oslo_2")], input_tokens=301, output_tokens=17),
-        Turn(text='It is 4.0 °C in Oslo, so pack warm.\n{"call": "pack", "args": {"layers": "two"}}',
-             input_tokens=341, output_tokens=30),
-        Turn(text='Sorry, layers is a number.\n```json\n{"call": "pack", "args": {"layers": 2}}\n```',
-             input_tokens=420, output_tokens=22),
+        Turn(
+            text='It is 4.0 °C in Oslo, so pack warm.\n{"call": "pack", "args": {"layers": "two"}}',
+            input_tokens=341,
+            output_tokens=30,
+        ),
+        Turn(
+            text='Sorry, layers is a number.\n```json\n{"call": "pack", "args": {"layers": 2}}\n```',
+            input_tokens=420,
+            output_tokens=22,
+        ),
     ]
 
 
@@ -70,16 +84,22 @@ def record() -> None:
     lesson = lesson_setup()
     with FakeServer() as server:
         server.script(*turns())
-        rt = op.Runtime(model="openai:gpt-4.1-mini", base_url=server.openai_base_url,
-                        api_key="sk-test-lesson-recording", record=CASSETTE)
+        rt = op.Runtime(
+            model="openai:gpt-4.1-mini",
+            base_url=server.openai_base_url,
+            api_key="sk-test-lesson-recording",
+            record=CASSETTE,
+        )
         first = rt.run(lesson["QUESTION"], tools=[lesson["temperature"]])
-        second = rt.run(lesson["PACKING_QUESTION"], tools=[lesson["temperature"]],
-                        choices=lesson["PACKING_OPTIONS"])
+        second = rt.run(lesson["PACKING_QUESTION"], tools=[lesson["temperature"]], choices=lesson["PACKING_OPTIONS"])
     runs = [[m.model_dump(mode="json") for m in run.messages] for run in (first, second)]
-    TRANSCRIPT.write_text(json.dumps({"runs": runs, "decision": second.result}, indent=2, ensure_ascii=False) + "\n",
-                          encoding="utf-8")
-    print(f"recorded {CASSETTE.name} ({len(json.loads(CASSETTE.read_text())['rounds'])} rounds) "
-          f"and {TRANSCRIPT.name}; decision: {second.result}")
+    TRANSCRIPT.write_text(
+        json.dumps({"runs": runs, "decision": second.result}, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    print(
+        f"recorded {CASSETTE.name} ({len(json.loads(CASSETTE.read_text())['rounds'])} rounds) "
+        f"and {TRANSCRIPT.name}; decision: {second.result}"
+    )
 
 
 if __name__ == "__main__":

@@ -25,8 +25,17 @@ from ._judge import Judge, Judgement, judge
 from ._progress import Progress
 from ._report import EvalRow, Evaluation, Expect, ModelSummary, expectations, to_row
 
-__all__ = ["EvalRow", "Evaluation", "EvaluationInterrupted", "Judge", "Judgement", "ModelSummary", "aevaluate",
-           "evaluate", "judge"]
+__all__ = [
+    "EvalRow",
+    "Evaluation",
+    "EvaluationInterrupted",
+    "Judge",
+    "Judgement",
+    "ModelSummary",
+    "aevaluate",
+    "evaluate",
+    "judge",
+]
 
 Expects = Expect | Sequence[Expect]
 _CANCEL_GRACE = 0.5  # every run of an evaluation is on a Runtime with the default cancel_grace (._jobs)
@@ -75,6 +84,18 @@ def evaluate(
     before any run starts.
     """
     plan = _plan(prompts, models, tools, expect, concurrency, timeout, executor, run_options)
+    return _run_plan(plan, concurrency, executor, abort, progress)
+
+
+def _run_plan(
+    plan: _Plan,
+    concurrency: int,
+    executor: concurrent.futures.Executor | None,
+    abort: threading.Event | None,
+    progress: bool | Callable[[int, int], None],
+) -> Evaluation:
+    """Run ``plan``'s jobs on a worker thread (in its own event loop, or on ``executor``),
+    the progress bar ticking here; an interrupt stops them and raises with the rows so far."""
     stop = abort or StopToken()
     outcomes: dict[int, EvalOutcome] = {}
     meter = Progress(len(plan.jobs), progress)
@@ -84,12 +105,13 @@ def evaluate(
         outcomes[outcome.index] = outcome
         meter.count(outcome)
 
-    if executor is not None:
-        worker = threading.Thread(target=_guarded, args=(finished, _on_executor, executor, plan.jobs, concurrency,
-                                                         stop, record), name="openprogram-evaluate", daemon=True)
-    else:
-        worker = threading.Thread(target=_guarded, args=(finished, _in_new_loop, plan.jobs, concurrency, stop,
-                                                         record), name="openprogram-evaluate", daemon=True)
+    driver = (_on_executor, executor) if executor is not None else (_in_new_loop,)
+    worker = threading.Thread(
+        target=_guarded,
+        args=(finished, *driver, plan.jobs, concurrency, stop, record),
+        name="openprogram-evaluate",
+        daemon=True,
+    )
     worker.start()
     try:
         while not finished.wait(0.1):
@@ -166,9 +188,13 @@ class _Plan:
             try:
                 rows.append(to_row(outcome, job.prompt, job.model_label, self.expect))
             except KeyboardInterrupt:
-                for rest in self.jobs[len(rows):]:
-                    row = to_row(outcomes.get(rest.index) or EvalOutcome(rest.index, skipped=True),
-                                rest.prompt, rest.model_label, None)
+                for rest in self.jobs[len(rows) :]:
+                    row = to_row(
+                        outcomes.get(rest.index) or EvalOutcome(rest.index, skipped=True),
+                        rest.prompt,
+                        rest.model_label,
+                        None,
+                    )
                     if row.verdict == "pass":
                         row.verdict, row.why = "stopped", "not judged: the evaluation was interrupted while judging"
                     rows.append(row)
@@ -176,10 +202,16 @@ class _Plan:
         return Evaluation(rows, self.labels, stopped=stopped)
 
 
-def _plan(prompts: Sequence[str], models: Sequence[Any] | Mapping[str, Any] | None,
-          tools: Sequence[object] | None,
-          expect: Expects | None, concurrency: int, timeout: float | None,
-          executor: concurrent.futures.Executor | None, run_options: dict[str, Any]) -> _Plan:
+def _plan(
+    prompts: Sequence[str],
+    models: Sequence[Any] | Mapping[str, Any] | None,
+    tools: Sequence[object] | None,
+    expect: Expects | None,
+    concurrency: int,
+    timeout: float | None,
+    executor: concurrent.futures.Executor | None,
+    run_options: dict[str, Any],
+) -> _Plan:
     prompt_list = _prompts(prompts)
     named = _models(models)
     expect_all = expectations(expect)
@@ -194,8 +226,10 @@ def _plan(prompts: Sequence[str], models: Sequence[Any] | Mapping[str, Any] | No
     options = {**run_options, **({"tools": list(tools)} if tools is not None else {})}
     base = ambient_runtime()  # every run derives from it: its approver, deny list, caps, settings
     base.replace(model="offline", record=None).prepare(prompt_list[0], **options)  # a bad option fails here
-    jobs = [EvalJob(index, prompt, label, model, options, timeout, base)
-            for index, (prompt, (label, model)) in enumerate((p, m) for p in prompt_list for m in named)]
+    jobs = [
+        EvalJob(index, prompt, label, model, options, timeout, base)
+        for index, (prompt, (label, model)) in enumerate((p, m) for p in prompt_list for m in named)
+    ]
     return _Plan(jobs, [label for label, _ in named], expect_all)
 
 
@@ -249,8 +283,9 @@ def _guarded(finished: threading.Event, work: Callable[..., None], *args: object
         finished.set()
 
 
-def _in_new_loop(jobs: list[EvalJob], concurrency: int, stop: threading.Event,
-                 record: Callable[[EvalOutcome], None]) -> None:
+def _in_new_loop(
+    jobs: list[EvalJob], concurrency: int, stop: threading.Event, record: Callable[[EvalOutcome], None]
+) -> None:
     loop = asyncio.new_event_loop()
     try:
         loop.run_until_complete(_in_process(jobs, concurrency, stop, record))
@@ -259,8 +294,9 @@ def _in_new_loop(jobs: list[EvalJob], concurrency: int, stop: threading.Event,
         loop.close()
 
 
-async def _in_process(jobs: list[EvalJob], concurrency: int, stop: threading.Event,
-                      record: Callable[[EvalOutcome], None]) -> None:
+async def _in_process(
+    jobs: list[EvalJob], concurrency: int, stop: threading.Event, record: Callable[[EvalOutcome], None]
+) -> None:
     """Every job on this event loop, at most ``concurrency`` at once."""
     semaphore = asyncio.Semaphore(concurrency)
 
@@ -274,8 +310,13 @@ async def _in_process(jobs: list[EvalJob], concurrency: int, stop: threading.Eve
     await asyncio.gather(*(one(job) for job in jobs))
 
 
-def _on_executor(executor: concurrent.futures.Executor, jobs: list[EvalJob], concurrency: int,
-                 stop: threading.Event, record: Callable[[EvalOutcome], None]) -> None:
+def _on_executor(
+    executor: concurrent.futures.Executor,
+    jobs: list[EvalJob],
+    concurrency: int,
+    stop: threading.Event,
+    record: Callable[[EvalOutcome], None],
+) -> None:
     """Every job on ``executor``, at most ``concurrency`` submitted and not yet done.
 
     Stopping cancels what has not started; a run already going on elsewhere cannot be
@@ -289,8 +330,11 @@ def _on_executor(executor: concurrent.futures.Executor, jobs: list[EvalJob], con
             try:
                 running[executor.submit(run_job, job)] = job
             except Exception as error:  # e.g. a tool that cannot be pickled for another process
-                record(EvalOutcome(job.index, error=f"the executor could not run it: {type(error).__name__}: "
-                                                    f"{_first_line(error)}"))
+                record(
+                    EvalOutcome(
+                        job.index, error=f"the executor could not run it: {type(error).__name__}: {_first_line(error)}"
+                    )
+                )
         if stop.is_set():
             for future, job in running.items():
                 future.cancel()
@@ -304,8 +348,11 @@ def _on_executor(executor: concurrent.futures.Executor, jobs: list[EvalJob], con
             try:
                 record(future.result())
             except Exception as error:  # the executor lost the job (a worker died, pickling failed)
-                record(EvalOutcome(job.index, error=f"the executor could not run it: {type(error).__name__}: "
-                                                    f"{_first_line(error)}"))
+                record(
+                    EvalOutcome(
+                        job.index, error=f"the executor could not run it: {type(error).__name__}: {_first_line(error)}"
+                    )
+                )
 
 
 def _first_line(error: BaseException) -> str:

@@ -40,21 +40,35 @@ def evaluation_html(rows: Sequence[EvalRow], summary: list[ModelSummary], *, sto
     """The whole view: a note if ``stopped``, the table per model, its plot, the rows."""
     judged = any(r.judge_runs for r in rows)
     head = ["model", "passed", "tokens", "cost", "time"] + (["judge tokens", "judge cost"] if judged else [])
-    lines = [[f"<code>{escape(s.model)}</code>", f"{s.passed}/{s.runs} ({s.pass_rate:.0%})", f"{s.tokens:,}",
-              cost_text(s.cost), f"{s.seconds:.2f} s"]
-             + ([f"{s.judge_tokens:,}", cost_text(s.judge_cost)] if judged else []) for s in summary]
+    lines = [
+        [
+            f"<code>{escape(s.model)}</code>",
+            f"{s.passed}/{s.runs} ({s.pass_rate:.0%})",
+            f"{s.tokens:,}",
+            cost_text(s.cost),
+            f"{s.seconds:.2f} s",
+        ]
+        + ([f"{s.judge_tokens:,}", cost_text(s.judge_cost)] if judged else [])
+        for s in summary
+    ]
     note = "<p><b>Stopped</b> before every run ended.</p>" if stopped else ""
-    return (f'<div class="openprogram-evaluation">{note}'
-            + html_table(head, lines, numbers=set(range(1, len(head))))
-            + summary_plot(summary) + rows_html(rows, judged=judged) + "</div>")
+    return (
+        f'<div class="openprogram-evaluation">{note}'
+        + html_table(head, lines, numbers=set(range(1, len(head))))
+        + summary_plot(summary)
+        + rows_html(rows, judged=judged)
+        + "</div>"
+    )
 
 
 def _columns(judged: bool) -> str:
     # Each row is a grid of its own, so every track is sized without its content: the
     # columns line up from row to row whatever each row holds.
     numbers = "4.5em 5em " + ("5em " if judged else "") + "4.5em"
-    return ("display:grid;grid-template-columns:2.5em minmax(6em,3fr) minmax(7em,1.2fr) minmax(5em,1fr) "
-            f"minmax(8em,3fr) {numbers};align-items:start")
+    return (
+        "display:grid;grid-template-columns:2.5em minmax(6em,3fr) minmax(7em,1.2fr) minmax(5em,1fr) "
+        f"minmax(8em,3fr) {numbers};align-items:start"
+    )
 
 
 def _least_width(judged: bool) -> str:
@@ -66,34 +80,45 @@ def rows_html(rows: Sequence[EvalRow], *, judged: bool) -> str:
     """The rows under a header line; the header says a row opens on its run."""
     names = ["#", "prompt", "model", "picks", "result", "tokens", "cost"] + (["judge"] if judged else []) + ["time"]
     first_number = names.index("tokens")
-    header = "".join(f'<span style="{_NUMBER if i >= first_number else _CELL};white-space:nowrap"><b>{n}</b></span>'
-                     for i, n in enumerate(names))
+    header = "".join(
+        f'<span style="{_NUMBER if i >= first_number else _CELL};white-space:nowrap"><b>{n}</b></span>'
+        for i, n in enumerate(names)
+    )
     budget = [TRANSCRIPT_CHARS]
     body = "".join(row_html(row, judged=judged, budget=budget) for row in rows)
     also = " and the judge's verdict" if judged else ""
-    return (f'<p style="{_MUTED}">Click a row to open its run{also}.</p>'
-            f'<div style="overflow-x:auto"><div class="openprogram-evaluation-rows" '
-            f'style="min-width:{_least_width(judged)}">'
-            f'<div style="{_columns(judged)};padding-left:1.2em;border-bottom:1px solid rgba(127,127,127,0.5)">'
-            f"{header}</div>{body}</div></div>")
+    return (
+        f'<p style="{_MUTED}">Click a row to open its run{also}.</p>'
+        f'<div style="overflow-x:auto"><div class="openprogram-evaluation-rows" '
+        f'style="min-width:{_least_width(judged)}">'
+        f'<div style="{_columns(judged)};padding-left:1.2em;border-bottom:1px solid rgba(127,127,127,0.5)">'
+        f"{header}</div>{body}</div></div>"
+    )
 
 
 def row_html(row: EvalRow, *, judged: bool, budget: list[int]) -> str:
     """One row as a ``<details>``; its transcript counts against ``budget[0]`` characters."""
     prompt = row.prompt if len(row.prompt) <= _PROMPT_CHARS else row.prompt[:_PROMPT_CHARS] + "…"
     color = _COLOR.get(row.verdict, "#cf222e")
-    cells = [(_CELL, f"{row.number}"), (_CELL, escape(prompt)), (_CELL, f"<code>{escape(row.model)}</code>"),
-             (_CELL, escape(", ".join(row.picks)) or "—"),
-             (_CELL, f'<span style="color:{color}">{MARK[row.verdict]}</span>{_reasons(row)}'),
-             (_NUMBER, f"{row.tokens:,}"), (_NUMBER, cost_text(row.cost))]
+    cells = [
+        (_CELL, f"{row.number}"),
+        (_CELL, escape(prompt)),
+        (_CELL, f"<code>{escape(row.model)}</code>"),
+        (_CELL, escape(", ".join(row.picks)) or "—"),
+        (_CELL, f'<span style="color:{color}">{MARK[row.verdict]}</span>{_reasons(row)}'),
+        (_NUMBER, f"{row.tokens:,}"),
+        (_NUMBER, cost_text(row.cost)),
+    ]
     cells += [(_NUMBER, cost_text(row.judge_cost) if row.judge_runs else "—")] if judged else []
     cells += [(_NUMBER, f"{row.seconds:.2f} s")]
     summary = "".join(f'<span style="{style}">{text}</span>' for style, text in cells)
-    return (f'<details class="openprogram-evaluation-row" data-row="{row.number}" '
-            f'style="border-bottom:1px solid rgba(127,127,127,0.2)">'
-            f'<summary style="cursor:pointer"><span style="{_columns(judged)};width:calc(100% - 1.2em);'
-            f'display:inline-grid">{summary}</span></summary>'
-            f'<div style="margin:4px 0 8px 1.2em">{_opened(row, budget)}</div></details>')
+    return (
+        f'<details class="openprogram-evaluation-row" data-row="{row.number}" '
+        f'style="border-bottom:1px solid rgba(127,127,127,0.2)">'
+        f'<summary style="cursor:pointer"><span style="{_columns(judged)};width:calc(100% - 1.2em);'
+        f'display:inline-grid">{summary}</span></summary>'
+        f'<div style="margin:4px 0 8px 1.2em">{_opened(row, budget)}</div></details>'
+    )
 
 
 def _reasons(row: EvalRow) -> str:
@@ -107,12 +132,17 @@ def _opened(row: EvalRow, budget: list[int]) -> str:
     if row.run is None:
         return f'<p style="{_MUTED}">This run never started: {escape(row.why)}</p>'
     if budget[0] <= 0:
-        return (f'<p style="{_MUTED}">Transcripts past the first {TRANSCRIPT_CHARS:,} characters are not kept '
-                f"in the table: <code>ev.show({row.number})</code> shows this one.</p>")
+        return (
+            f'<p style="{_MUTED}">Transcripts past the first {TRANSCRIPT_CHARS:,} characters are not kept '
+            f"in the table: <code>ev.show({row.number})</code> shows this one.</p>"
+        )
     parts = [render_html(row.run)]
     for judge_run, verdict in zip(row.judge_runs, [*row.judgements, None], strict=False):
-        said = (f"{MARK['pass' if verdict.passed else 'fail']}: {escape(verdict.reason)}" if verdict is not None
-                else "no verdict")
+        said = (
+            f"{MARK['pass' if verdict.passed else 'fail']}: {escape(verdict.reason)}"
+            if verdict is not None
+            else "no verdict"
+        )
         parts.append(f"<details><summary>The judge said {said}</summary>{render_html(judge_run)}</details>")
     html = "".join(parts)
     budget[0] -= len(html)

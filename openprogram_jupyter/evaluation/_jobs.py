@@ -132,6 +132,8 @@ def check_names(labels: Sequence[str]) -> None:
     seen: set[str] = set()
     for label in labels:
         if label in seen:
-            raise ValueError(f"two models are called {label!r}; give them different names "
-                             "(ScriptedModel(name=...), or pass models as a dict {name: model})")
+            raise ValueError(
+                f"two models are called {label!r}; give them different names "
+                "(ScriptedModel(name=...), or pass models as a dict {name: model})"
+            )
         seen.add(label)

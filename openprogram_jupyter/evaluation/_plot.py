@@ -39,10 +39,12 @@ def svg_plot(summary: Sequence[Any]) -> str:
     label_width = min(240, 12 + 7 * max(len(s.model) for s in summary))
     panel = label_width + _BAR_WIDTH + 90
     height = 28 + _ROW_HEIGHT * len(summary)
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{2 * panel}" height="{height}" '
-             'role="img" aria-label="pass rate and cost per model" style="font:12px sans-serif">',
-             '<text x="0" y="14" font-weight="bold">pass rate</text>',
-             f'<text x="{panel}" y="14" font-weight="bold">cost</text>']
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{2 * panel}" height="{height}" '
+        'role="img" aria-label="pass rate and cost per model" style="font:12px sans-serif">',
+        '<text x="0" y="14" font-weight="bold">pass rate</text>',
+        f'<text x="{panel}" y="14" font-weight="bold">cost</text>',
+    ]
     for index, line in enumerate(summary):
         y = 24 + index * _ROW_HEIGHT
         name = escape(line.model)
@@ -51,11 +53,13 @@ def svg_plot(summary: Sequence[Any]) -> str:
             (0, line.pass_rate, f"{line.pass_rate:.0%}", "#2da44e"),
             (panel, (line.cost or 0.0) / top, cost, "#8250df"),
         ):
-            parts.append(f'<text x="{offset}" y="{y + 14}">{name}</text>'
-                         f'<rect x="{offset + label_width}" y="{y + 3}" width="{fraction * _BAR_WIDTH:.1f}" '
-                         f'height="14" fill="{colour}"/>'
-                         f'<text x="{offset + label_width + fraction * _BAR_WIDTH + 4:.1f}" y="{y + 14}">'
-                         f"{text}</text>")
+            parts.append(
+                f'<text x="{offset}" y="{y + 14}">{name}</text>'
+                f'<rect x="{offset + label_width}" y="{y + 3}" width="{fraction * _BAR_WIDTH:.1f}" '
+                f'height="14" fill="{colour}"/>'
+                f'<text x="{offset + label_width + fraction * _BAR_WIDTH + 4:.1f}" y="{y + 14}">'
+                f"{text}</text>"
+            )
     parts.append("</svg>")
     return "".join(parts)
 
@@ -85,7 +89,14 @@ def summary_figure(summary: Sequence[Any]) -> Any:
         cost.set_title("cost (USD)")
     else:  # an empty axis would read as "free"
         cost.set_axis_off()
-        cost.text(0.5, 0.5, "cost: no prices known for these models", ha="center", va="center",
-                  transform=cost.transAxes, color="#57606a")
+        cost.text(
+            0.5,
+            0.5,
+            "cost: no prices known for these models",
+            ha="center",
+            va="center",
+            transform=cost.transAxes,
+            color="#57606a",
+        )
     figure.tight_layout()
     return figure

@@ -61,8 +61,10 @@ class Progress:
         return f"{self.done}/{self.total} runs{errors}"
 
     def _html(self) -> str:
-        return (f'<div><progress value="{self.done}" max="{self.total}" style="width:240px"></progress> '
-                f"{self._text()}</div>")
+        return (
+            f'<div><progress value="{self.done}" max="{self.total}" style="width:240px"></progress> '
+            f"{self._text()}</div>"
+        )
 
 
 def _display(html: str) -> Any:

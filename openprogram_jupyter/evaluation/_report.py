@@ -95,8 +95,7 @@ class ModelSummary:
 def to_row(outcome: EvalOutcome, prompt: str, model: str, expect: Expect | Sequence[Expect] | None) -> EvalRow:
     """Turn what came back into a row, graded by :func:`grade` when the run ended normally."""
     run = outcome.run
-    row = EvalRow(prompt, model, "error", picks(run), seconds=round(outcome.seconds, 3), run=run,
-                  number=outcome.index)
+    row = EvalRow(prompt, model, "error", picks(run), seconds=round(outcome.seconds, 3), run=run, number=outcome.index)
     if run is not None:
         usage = run.usage
         row.tokens, row.cost = usage.total_tokens, usage.cost
@@ -155,11 +154,13 @@ def expectations(expect: Expect | Sequence[Expect] | None) -> tuple[Expect, ...]
     if isinstance(expect, (list, tuple)):
         for index, each in enumerate(expect):
             if not callable(each):
-                raise TypeError(f"expect[{index}] must be a callable taking the Run (or an op.judge), "
-                                f"got {type(each).__name__}")
+                raise TypeError(
+                    f"expect[{index}] must be a callable taking the Run (or an op.judge), got {type(each).__name__}"
+                )
         return tuple(expect)
-    raise TypeError(f"expect must be a callable taking the Run, an op.judge, or a list of them, "
-                    f"got {type(expect).__name__}")
+    raise TypeError(
+        f"expect must be a callable taking the Run, an op.judge, or a list of them, got {type(expect).__name__}"
+    )
 
 
 def _expectation(expect: Expect, run: Run) -> tuple[Verdict, str]:
@@ -199,11 +200,18 @@ class Evaluation:
         lines = []
         for model in self.models:
             rows = [r for r in self.rows if r.model == model]
-            lines.append(ModelSummary(
-                model, len(rows), sum(r.passed for r in rows), sum(r.tokens for r in rows),
-                _total([r.cost for r in rows]), round(sum(r.seconds for r in rows), 3),
-                sum(r.judge_tokens for r in rows), _total([r.judge_cost for r in rows]),
-            ))
+            lines.append(
+                ModelSummary(
+                    model,
+                    len(rows),
+                    sum(r.passed for r in rows),
+                    sum(r.tokens for r in rows),
+                    _total([r.cost for r in rows]),
+                    round(sum(r.seconds for r in rows), 3),
+                    sum(r.judge_tokens for r in rows),
+                    _total([r.judge_cost for r in rows]),
+                )
+            )
         return lines
 
     def to_pandas(self) -> Any:
@@ -214,14 +222,29 @@ class Evaluation:
         try:
             import pandas
         except ImportError:
-            raise ImportError("Evaluation.to_pandas() needs pandas, which is not installed (pip install pandas); "
-                              "evaluation.rows holds the same data") from None
-        return pandas.DataFrame([
-            {"number": r.number, "prompt": r.prompt, "model": r.model, "verdict": r.verdict, "passed": r.passed,
-             "picks": list(r.picks), "tokens": r.tokens, "cost": r.cost, "seconds": r.seconds, "why": r.why,
-             "judge_tokens": r.judge_tokens, "judge_cost": r.judge_cost}
-            for r in self.rows
-        ])
+            raise ImportError(
+                "Evaluation.to_pandas() needs pandas, which is not installed (pip install pandas); "
+                "evaluation.rows holds the same data"
+            ) from None
+        return pandas.DataFrame(
+            [
+                {
+                    "number": r.number,
+                    "prompt": r.prompt,
+                    "model": r.model,
+                    "verdict": r.verdict,
+                    "passed": r.passed,
+                    "picks": list(r.picks),
+                    "tokens": r.tokens,
+                    "cost": r.cost,
+                    "seconds": r.seconds,
+                    "why": r.why,
+                    "judge_tokens": r.judge_tokens,
+                    "judge_cost": r.judge_cost,
+                }
+                for r in self.rows
+            ]
+        )
 
     def __repr__(self) -> str:
         parts = [f"{s.model}: {s.passed}/{s.runs} passed" for s in self.summary()]
@@ -253,8 +276,14 @@ class Evaluation:
         largest. Ties keep their order, so sorts chain."""
         return self._view(sort_rows(self.rows, key, descending))
 
-    def where(self, test: Callable[[EvalRow], object] | None = None, *, model: str | Collection[str] | None = None,
-              verdict: str | Collection[str] | None = None, contains: str | None = None) -> Evaluation:
+    def where(
+        self,
+        test: Callable[[EvalRow], object] | None = None,
+        *,
+        model: str | Collection[str] | None = None,
+        verdict: str | Collection[str] | None = None,
+        contains: str | None = None,
+    ) -> Evaluation:
         """The rows matching every filter given: ``test(row)`` true; run on ``model`` (a
         name or several); ending with ``verdict`` (``"pass"``, ``"fail"``, ``"error"``,
         ``"timeout"``, ``"stopped"``, or several); ``contains`` in the prompt or the answer,

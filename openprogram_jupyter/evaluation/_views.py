@@ -51,8 +51,14 @@ def sort_rows(rows: Sequence[EvalRow], key: str, descending: bool) -> list[EvalR
     return sorted(rows, key=SORT_KEYS[key], reverse=descending)
 
 
-def select(rows: Sequence[EvalRow], test: Callable[[EvalRow], object] | None, model: str | Collection[str] | None,
-           verdict: str | Collection[str] | None, contains: str | None, models: Sequence[str]) -> list[EvalRow]:
+def select(
+    rows: Sequence[EvalRow],
+    test: Callable[[EvalRow], object] | None,
+    model: str | Collection[str] | None,
+    verdict: str | Collection[str] | None,
+    contains: str | None,
+    models: Sequence[str],
+) -> list[EvalRow]:
     """The rows that pass every filter given: ``test(row)`` true, one of ``model``, one of
     ``verdict``, ``contains`` in the prompt or the answer (any case). Raises ``ValueError``
     for a model or verdict that no row can have."""
@@ -61,11 +67,14 @@ def select(rows: Sequence[EvalRow], test: Callable[[EvalRow], object] | None, mo
     needle = contains.casefold() if contains is not None else None
     if test is not None and not callable(test):
         raise TypeError(f"where(test): test must be a callable taking an EvalRow, got {type(test).__name__}")
-    return [r for r in rows
-            if (wanted_models is None or r.model in wanted_models)
-            and (wanted_verdicts is None or r.verdict in wanted_verdicts)
-            and (needle is None or needle in r.prompt.casefold() or needle in r.answer.casefold())
-            and (test is None or test(r))]
+    return [
+        r
+        for r in rows
+        if (wanted_models is None or r.model in wanted_models)
+        and (wanted_verdicts is None or r.verdict in wanted_verdicts)
+        and (needle is None or needle in r.prompt.casefold() or needle in r.answer.casefold())
+        and (test is None or test(r))
+    ]
 
 
 def _names(what: str, given: str | Collection[str] | None, known: Sequence[str]) -> set[str] | None:
@@ -74,8 +83,10 @@ def _names(what: str, given: str | Collection[str] | None, known: Sequence[str])
     names = {given} if isinstance(given, str) else set(given)
     unknown = sorted(names - set(known))
     if unknown:
-        raise ValueError(f"no {what} {', '.join(map(repr, unknown))} in this evaluation: "
-                         f"the {what}s are {', '.join(map(repr, known))}")
+        raise ValueError(
+            f"no {what} {', '.join(map(repr, unknown))} in this evaluation: "
+            f"the {what}s are {', '.join(map(repr, known))}"
+        )
     return names
 
 
@@ -98,13 +109,17 @@ class RowTranscript:
         self.row = row
 
     def _repr_html_(self) -> str:
-        return safe_view("text/html", row_html(self.row, judged=bool(self.row.judge_runs), budget=[1]).replace(
-            "<details ", "<details open ", 1))
+        return safe_view(
+            "text/html",
+            row_html(self.row, judged=bool(self.row.judge_runs), budget=[1]).replace("<details ", "<details open ", 1),
+        )
 
     def __repr__(self) -> str:
         row = self.row
-        lines = [f"#{row.number} {row.model}: {MARK[row.verdict]}" + (f" ({row.why})" if row.why else ""),
-                 f"prompt: {row.prompt}"]
+        lines = [
+            f"#{row.number} {row.model}: {MARK[row.verdict]}" + (f" ({row.why})" if row.why else ""),
+            f"prompt: {row.prompt}",
+        ]
         lines += [f"judge: {MARK['pass' if j.passed else 'fail']}: {j.reason}" for j in row.judgements]
         if row.run is not None:
             lines.append(render_bundle(row.run)["text/plain"])
@@ -133,18 +148,24 @@ class Comparison:
 
     def __repr__(self) -> str:
         head = f"{len(self.pairs)} prompt(s) where {self.a} and {self.b} differ (by {', '.join(self.by)})"
-        lines = [f"  {a.prompt!r}: {self.a} {a.verdict} {a.answer!r} | {self.b} {b.verdict} {b.answer!r}"
-                 for a, b in self.pairs]
+        lines = [
+            f"  {a.prompt!r}: {self.a} {a.verdict} {a.answer!r} | {self.b} {b.verdict} {b.answer!r}"
+            for a, b in self.pairs
+        ]
         return "\n".join([head + (":" if lines else "."), *lines])
 
     def _repr_html_(self) -> str:
-        note = (f"<p>{len(self.pairs)} prompt(s) where <code>{escape(self.a)}</code> and "
-                f"<code>{escape(self.b)}</code> differ (by {escape(', '.join(self.by))}).</p>")
-        headers = ["prompt"] + [f"{escape(name)}: {part}" for name in (self.a, self.b) for part in ("#", "result",
-                                                                                                     "answer")]
+        note = (
+            f"<p>{len(self.pairs)} prompt(s) where <code>{escape(self.a)}</code> and "
+            f"<code>{escape(self.b)}</code> differ (by {escape(', '.join(self.by))}).</p>"
+        )
+        headers = ["prompt"] + [
+            f"{escape(name)}: {part}" for name in (self.a, self.b) for part in ("#", "result", "answer")
+        ]
         rows = [[escape(a.prompt), *_side(a), *_side(b)] for a, b in self.pairs]
-        return safe_view("text/html",
-                         f'<div class="openprogram-comparison">{note}{html_table(headers, rows, numbers={1, 4})}</div>')
+        return safe_view(
+            "text/html", f'<div class="openprogram-comparison">{note}{html_table(headers, rows, numbers={1, 4})}</div>'
+        )
 
 
 def _side(row: EvalRow) -> list[str]:

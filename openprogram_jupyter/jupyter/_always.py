@@ -22,11 +22,17 @@ def always_buttons(view: CardHost, call: CallNode) -> dict[str, Any]:
     answers ``call`` alone."""
     w = view.widgets
     call_id, later = call.id, f"later calls to {call.name} in this kernel session"
-    allow = view.make(w.Button, description="Always allow", button_style="info",
-                      tooltip=f"Run this call, and {later} without asking (%agent policy lists the rule)")
-    deny = view.make(w.Button, description="Always deny",
-                     tooltip=f"Deny this call, and {later} without asking (%agent policy lists the rule)")
+    allow = view.make(
+        w.Button,
+        description="Always allow",
+        button_style="info",
+        tooltip=f"Run this call, and {later} without asking (%agent policy lists the rule)",
+    )
+    deny = view.make(
+        w.Button,
+        description="Always deny",
+        tooltip=f"Deny this call, and {later} without asking (%agent policy lists the rule)",
+    )
     allow.on_click(lambda _b: view.on_decide_click(call_id, Always(True)))
     deny.on_click(lambda _b: view.on_decide_click(call_id, Always(False)))
     return {"always_allow": allow, "always_deny": deny}
-

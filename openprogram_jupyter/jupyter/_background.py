@@ -27,8 +27,10 @@ __all__ = ["start_background"]
 def start_background(magics: AgentMagics, plan: CellPlan) -> RunHandle:
     """Start the run and return its handle, which ``-o VAR`` (or ``agent_handle``) holds."""
     variable = plan.options.output or "agent_handle"
-    plan.notes.append(f"Running in the background: {variable} holds the handle "
-                      f"({variable}.wait() returns the Run, {variable}.abort() stops it).")
+    plan.notes.append(
+        f"Running in the background: {variable} holds the handle "
+        f"({variable}.wait() returns the Run, {variable}.abort() stops it)."
+    )
     live = live_for(magics, plan, click_path(magics.shell, "background"))
     started: list[RunHandle] = []
 
@@ -57,6 +59,7 @@ def start_background(magics: AgentMagics, plan: CellPlan) -> RunHandle:
     except RuntimeError:
         loop = None
     if loop is not None:
+
         async def ticker() -> None:
             while not handle.done:
                 await asyncio.sleep(TICK_SECONDS)
@@ -65,6 +68,7 @@ def start_background(magics: AgentMagics, plan: CellPlan) -> RunHandle:
 
         live.ticker = loop.create_task(ticker())
     else:
+
         def thread_ticker() -> None:
             while not handle.done:
                 handle.join(TICK_SECONDS)

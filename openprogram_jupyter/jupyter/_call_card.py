@@ -109,8 +109,11 @@ def _nested_runs(view: CardHost, call: CallNode, parts: dict[str, Any]) -> list[
     shown = []
     if earlier:
         note = _part(view, parts, "children-note")
-        view.want(note, value=f'<span style="{_MUTED}">… {earlier:,} earlier nested run{"s" if earlier != 1 else ""} '
-                               "not drawn live</span>")
+        view.want(
+            note,
+            value=f'<span style="{_MUTED}">… {earlier:,} earlier nested run{"s" if earlier != 1 else ""} '
+            "not drawn live</span>",
+        )
         shown.append(note)
     children = _part(view, parts, "children")
     view.want(children, children=tuple(boxes))
@@ -124,8 +127,9 @@ def _build_card(view: CardHost) -> dict[str, Any]:
     return {
         "summary": view.make(w.HTML),
         "arguments": view.make(w.HTML),
-        "card": view.make(w.VBox, layout=w.Layout(border="1px solid rgba(127,127,127,0.3)",
-                                                   margin="2px 0", padding="2px 6px")),
+        "card": view.make(
+            w.VBox, layout=w.Layout(border="1px solid rgba(127,127,127,0.3)", margin="2px 0", padding="2px 6px")
+        ),
     }
 
 
@@ -135,8 +139,12 @@ def _approval_row(view: CardHost, call: CallNode) -> dict[str, Any]:
     w = view.widgets
     call_id = call.id
     approve = view.make(w.Button, description="Approve", button_style="success", tooltip=f"Let {call.name} run")
-    deny = view.make(w.Button, description="Deny", button_style="warning",
-                      tooltip=f"Do not run {call.name}; the model is told it was denied")
+    deny = view.make(
+        w.Button,
+        description="Deny",
+        button_style="warning",
+        tooltip=f"Do not run {call.name}; the model is told it was denied",
+    )
     approve.on_click(lambda _b: view.on_decide_click(call_id, True))
     deny.on_click(lambda _b: view.on_decide_click(call_id, False))
     parts = {"approve": approve, "deny": deny, **(always_buttons(view, call) if view.controls.always else {})}
@@ -160,10 +168,12 @@ def progress_html(data: object) -> str:
     if fraction is None:
         return f'<span style="{_MUTED}">progress: {text}</span>'
     percent = round(fraction * 100, 1)
-    bar = (f'<span role="progressbar" aria-valuemin="0" aria-valuemax="100" aria-valuenow="{percent:g}" '
-           'style="display:inline-block;vertical-align:middle;width:160px;height:8px;border-radius:4px;'
-           'background:rgba(127,127,127,0.25);overflow:hidden">'
-           f'<span style="display:block;height:100%;width:{percent:g}%;background:#0969da"></span></span>')
+    bar = (
+        f'<span role="progressbar" aria-valuemin="0" aria-valuemax="100" aria-valuenow="{percent:g}" '
+        'style="display:inline-block;vertical-align:middle;width:160px;height:8px;border-radius:4px;'
+        'background:rgba(127,127,127,0.25);overflow:hidden">'
+        f'<span style="display:block;height:100%;width:{percent:g}%;background:#0969da"></span></span>'
+    )
     return f'<div style="{_MUTED}">{bar} {text}</div>'
 
 

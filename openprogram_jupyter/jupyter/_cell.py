@@ -36,8 +36,18 @@ if TYPE_CHECKING:
     from ..tool_execution import ApprovalRequest
     from ._magics import AgentMagics, CellPlan
 
-__all__ = ["ClickPath", "OneRun", "Outcome", "ShowsRuns", "click_path", "failed", "hooked_spec", "live_for",
-           "record", "store"]
+__all__ = [
+    "ClickPath",
+    "OneRun",
+    "Outcome",
+    "ShowsRuns",
+    "click_path",
+    "failed",
+    "hooked_spec",
+    "live_for",
+    "record",
+    "store",
+]
 
 TICK_SECONDS = 0.1
 INTERRUPT_HINT = "use Kernel ▸ Interrupt to stop it; the transcript is kept"
@@ -71,8 +81,10 @@ def click_path(shell: InteractiveShell | None, mode: str) -> ClickPath:
     if mode == "background":
         return ClickPath(True, stop_tip)
     if mode == "blocking":
-        why = ("this cell runs blocking (autoawait is off, or not an asyncio kernel), so its Stop "
-               "button could not receive clicks: " + INTERRUPT_HINT + ".")
+        why = (
+            "this cell runs blocking (autoawait is off, or not an asyncio kernel), so its Stop "
+            "button could not receive clicks: " + INTERRUPT_HINT + "."
+        )
         return ClickPath(False, "Kernel ▸ Interrupt stops this cell", note=why[0].upper() + why[1:])
     version = _ipykernel_version() or (0,)
     if version >= (7, 4):
@@ -86,7 +98,7 @@ def click_path(shell: InteractiveShell | None, mode: str) -> ClickPath:
                 "On ipykernel < 7 a click may only arrive once the cell ends: use Kernel ▸ Interrupt "
                 f"(or {install_hint('legacy-kernel')})",
                 note=f"ipykernel {'.'.join(map(str, version))} handles clicks only after a cell ends: "
-                     f"{INTERRUPT_HINT}, or install the legacy-kernel extra (jupyter-ui-poll).",
+                f"{INTERRUPT_HINT}, or install the legacy-kernel extra (jupyter-ui-poll).",
             )
         return ClickPath(True, stop_tip, pump=ui_events)
     return ClickPath(
@@ -105,13 +117,17 @@ def live_for(magics: AgentMagics, plan: CellPlan, path: ClickPath) -> LiveRun:
     if path.note and path.clicks:
         notes.append(path.note)  # blocking cells show theirs in place of the Stop button
     if plan.session is not None:
-        notes.append(f"session {plan.session.name}: {len(plan.session.runs)} earlier run(s), "
-                     f"{len(plan.session.messages)} message(s) of history")
+        notes.append(
+            f"session {plan.session.name}: {len(plan.session.runs)} earlier run(s), "
+            f"{len(plan.session.messages)} message(s) of history"
+        )
     if plan.spec.settings["step"] and _has_widget_frontend(magics.shell) and not path.clicks:
-        raise UsageError("%%agent --step: every pick waits for a click on its card, and this cell cannot "
-                         f"receive clicks while it runs ({path.note or path.tooltip}). Run it with autoawait "
-                         "on (the default) or with --background, or answer picks in Python with "
-                         "runtime.run(..., step=True, approve=...).")
+        raise UsageError(
+            "%%agent --step: every pick waits for a click on its card, and this cell cannot "
+            f"receive clicks while it runs ({path.note or path.tooltip}). Run it with autoawait "
+            "on (the default) or with --background, or answer picks in Python with "
+            "runtime.run(..., step=True, approve=...)."
+        )
     live = LiveRun(
         widgets=_has_widget_frontend(magics.shell),
         clicks=path.clicks,
@@ -120,8 +136,9 @@ def live_for(magics: AgentMagics, plan: CellPlan, path: ClickPath) -> LiveRun:
         notes=notes,
         max_hz=magics.updates_per_second,
         shown_result_chars=magics.shown_result_chars,
-        approve_without_clicks=None if _has_widget_frontend(magics.shell) else (
-            _step_in_terminal if plan.spec.settings["step"] else _ask_in_terminal),
+        approve_without_clicks=None
+        if _has_widget_frontend(magics.shell)
+        else (_step_in_terminal if plan.spec.settings["step"] else _ask_in_terminal),
         steerable=path.clicks,  # a box nobody's typing can reach would only mislead
         step=plan.spec.settings["step"],
         session_rules=magics.approval_rules,
@@ -145,8 +162,7 @@ def _step_in_terminal(request: ApprovalRequest) -> Any:
     for the reason the model reads, ``t`` stops the run. Anything else asks again."""
     from ._step_card import parse_edited
 
-    question = visible_controls(mask(f"{request.tool_name}({request.arguments}): [r]un, [e]dit, [s]kip or "
-                                     "s[t]op? "))
+    question = visible_controls(mask(f"{request.tool_name}({request.arguments}): [r]un, [e]dit, [s]kip or s[t]op? "))
     while True:
         choice = input(question).strip().lower()
         if choice in ("r", "run"):
@@ -171,8 +187,15 @@ def hooked_spec(plan: CellPlan, live: LiveRun, **hooks: Any) -> Any:
     """The plan's run with the live view's hooks: events, approvals, steering, and its
     Stop button's event as the run's abort signal (``hooks`` adds or overrides some)."""
     approve = _approver(getattr(plan.runtime, "approve", None), live)
-    return plan.spec.with_hooks(**{"on_event": live.on_event, "approve": approve, "abort": live.abort,
-                                   "get_steering_messages": live.take_steering, **hooks})
+    return plan.spec.with_hooks(
+        **{
+            "on_event": live.on_event,
+            "approve": approve,
+            "abort": live.abort,
+            "get_steering_messages": live.take_steering,
+            **hooks,
+        }
+    )
 
 
 def _approver(own: Any, live: LiveRun) -> Any:
@@ -204,8 +227,7 @@ class ShowsRuns(Protocol):
 
     lives: list[LiveRun]
 
-    def finish(self, runs: list[Run | None], notes: list[list[str]],
-               metadata: list[JsonObject | None]) -> None: ...
+    def finish(self, runs: list[Run | None], notes: list[list[str]], metadata: list[JsonObject | None]) -> None: ...
 
 
 def failed(error: BaseException, kept: Run | None) -> Outcome:
@@ -232,8 +254,7 @@ class OneRun:
     def abort_all(self) -> None:
         self.lives[0].abort.set()
 
-    def finish(self, runs: list[Run | None], notes: list[list[str]],
-               metadata: list[JsonObject | None]) -> None:
+    def finish(self, runs: list[Run | None], notes: list[list[str]], metadata: list[JsonObject | None]) -> None:
         self.lives[0].finish(runs[0], notes=notes[0], metadata=metadata[0])
 
 
@@ -277,8 +298,10 @@ def interrupted_note(ended: bool, grace: float, output: str | None = None) -> st
     kept = "transcript up to that point is kept" + (f" in {output}." if output else ".")
     if ended:
         return f"Interrupted (Kernel ▸ Interrupt): the run was stopped; the {kept}"
-    return ("Interrupted (Kernel ▸ Interrupt): the run had not stopped when the cell stopped waiting "
-            f"(after {grace:g} s, or at a second interrupt); it was cancelled and ends on its own. The {kept}")
+    return (
+        "Interrupted (Kernel ▸ Interrupt): the run had not stopped when the cell stopped waiting "
+        f"(after {grace:g} s, or at a second interrupt); it was cancelled and ends on its own. The {kept}"
+    )
 
 
 # -- the end ------------------------------------------------------------------------------
@@ -293,8 +316,15 @@ def store(magics: AgentMagics, plan: CellPlan, run: Run) -> None:
         plan.session.add(run)
 
 
-def record(magics: AgentMagics, plans: list[CellPlan], shown: ShowsRuns, outcomes: list[Outcome], *,
-           interrupted: bool = False, store_output: bool = True) -> None:
+def record(
+    magics: AgentMagics,
+    plans: list[CellPlan],
+    shown: ShowsRuns,
+    outcomes: list[Outcome],
+    *,
+    interrupted: bool = False,
+    store_output: bool = True,
+) -> None:
     """Store every run of a cell (its ``plans``, one per model) where it belongs, then
     replace ``shown`` with the transcripts.
 
@@ -313,8 +343,10 @@ def record(magics: AgentMagics, plans: list[CellPlan], shown: ShowsRuns, outcome
         if outcome.run is not None:
             store(magics, one, outcome.run)
     grace = max(interrupt_grace(one) for one in plans)
-    notes = [_notes(live, outcome, grace if interrupted else None, output)
-             for live, outcome in zip(shown.lives, outcomes, strict=True)]
+    notes = [
+        _notes(live, outcome, grace if interrupted else None, output)
+        for live, outcome in zip(shown.lives, outcomes, strict=True)
+    ]
     metadata = [_metadata(one, outcome.run) for one, outcome in zip(plans, outcomes, strict=True)]
     shown.finish([outcome.run for outcome in outcomes], notes, metadata)
 
@@ -340,6 +372,10 @@ def _metadata(plan: CellPlan, run: Run | None) -> JsonObject | None:
     if run is None:
         return None
     session = plan.session
-    return saved_run_metadata(run, session.name if session is not None else None, len(plan.spec.history),
-                              session.appended_at(run) if session is not None else None,
-                              session.created_at if session is not None else None)
+    return saved_run_metadata(
+        run,
+        session.name if session is not None else None,
+        len(plan.spec.history),
+        session.appended_at(run) if session is not None else None,
+        session.created_at if session is not None else None,
+    )

@@ -43,8 +43,9 @@ def _line_words(magics: AgentMagics, words: list[str], word: str) -> list[str]:
     command = COMMANDS.get(words[0])
     if command is None or len(words) > 1:  # a command's first argument is the one completed
         return []
-    return {"run": _runs, "tool": _tools, "provider": _providers,
-            "policy": _policy_words}.get(command.completes or "", _none)(magics)
+    return {"run": _runs, "tool": _tools, "provider": _providers, "policy": _policy_words}.get(
+        command.completes or "", _none
+    )(magics)
 
 
 def _cell_words(magics: AgentMagics, words: list[str], word: str) -> list[str]:
@@ -70,8 +71,11 @@ def _runs(magics: AgentMagics) -> list[str]:
     from ..run import Run
     from ..runtime import RunHandle
 
-    return [name for name, value in magics.namespace.items()
-            if isinstance(value, (Run, RunHandle)) and not name.startswith("_")]
+    return [
+        name
+        for name, value in magics.namespace.items()
+        if isinstance(value, (Run, RunHandle)) and not name.startswith("_")
+    ]
 
 
 def _tools(magics: AgentMagics) -> list[str]:
@@ -79,8 +83,13 @@ def _tools(magics: AgentMagics) -> list[str]:
     from ..tools.menu import toolset_of
     from ..tools.registry import default_registry
 
-    variables = [name for name, value in magics.namespace.items() if not name.startswith("_")
-                 and (isinstance(value, Tool) or toolset_of(value) is not None) and not isinstance(value, type)]
+    variables = [
+        name
+        for name, value in magics.namespace.items()
+        if not name.startswith("_")
+        and (isinstance(value, Tool) or toolset_of(value) is not None)
+        and not isinstance(value, type)
+    ]
     return [tool.name for tool in default_registry] + variables
 
 
@@ -102,6 +111,9 @@ def _model_strings(magics: AgentMagics) -> list[str]:
     from ..runtime import Runtime
 
     strings = [info.default_model_name for info in PROVIDER_INFOS if info.default_model_name]
-    variables = [name for name, value in magics.namespace.items()
-                 if isinstance(value, (Model, Runtime)) and not name.startswith("_")]
+    variables = [
+        name
+        for name, value in magics.namespace.items()
+        if isinstance(value, (Model, Runtime)) and not name.startswith("_")
+    ]
     return ["offline", *strings, *variables]

@@ -97,8 +97,10 @@ async def run_awaited(magics: AgentMagics, line: str, cell: str) -> None:
     board = _board(magics, plans, "awaited")
     board.show()
     before = [plan.runtime.last_run for plan in plans]
-    tasks: list[asyncio.Future[Run]] = [asyncio.ensure_future(plan.runtime.arun(hooked_spec(plan, live)))
-                                        for plan, live in zip(plans, board.lives, strict=True)]
+    tasks: list[asyncio.Future[Run]] = [
+        asyncio.ensure_future(plan.runtime.arun(hooked_spec(plan, live)))
+        for plan, live in zip(plans, board.lives, strict=True)
+    ]
     pump = click_path(magics.shell, "awaited").pump
     try:
         if pump is not None:  # ipykernel < 7: jupyter-ui-poll delivers the clicks
@@ -121,8 +123,9 @@ async def _tick_until_done(tasks: list[asyncio.Future[Run]], board: Board, poll:
         board.tick()
 
 
-async def _stop_tasks(tasks: list[asyncio.Future[Run]], plans: list[CellPlan], board: Board,
-                      before: list[Run | None]) -> list[Outcome]:
+async def _stop_tasks(
+    tasks: list[asyncio.Future[Run]], plans: list[CellPlan], board: Board, before: list[Run | None]
+) -> list[Outcome]:
     """Kernel ▸ Interrupt: stop every run gracefully and take what there is. A run still
     going after the grace, or at a second interrupt, is cancelled and left to end on its own."""
     board.abort_all()
@@ -133,8 +136,10 @@ async def _stop_tasks(tasks: list[asyncio.Future[Run]], plans: list[CellPlan], b
     ended = [task.done() for task in tasks]
     for task in tasks:
         task.cancel()
-    return [Outcome(_task_outcome(task, plan, last).run, ended=done)
-            for task, plan, last, done in zip(tasks, plans, before, ended, strict=True)]
+    return [
+        Outcome(_task_outcome(task, plan, last).run, ended=done)
+        for task, plan, last, done in zip(tasks, plans, before, ended, strict=True)
+    ]
 
 
 def _task_outcome(task: asyncio.Future[Run], plan: CellPlan, before: Run | None) -> Outcome:

@@ -44,8 +44,11 @@ def fork_command(magics: AgentMagics, rest: str) -> None:
     name, round_number = words.positional[0], int(words.positional[1])
     run, runtime = _run_and_runtime(magics, "fork", name, words.flags.get("-m"))
     spec = _spec_or_usage_error(lambda: fork_spec(run, round_number, runtime))
-    replayed = f"rounds 1–{round_number - 1} replayed" if round_number > 2 else (
-        "round 1 replayed" if round_number == 2 else "nothing replayed")
+    replayed = (
+        f"rounds 1–{round_number - 1} replayed"
+        if round_number > 2
+        else ("round 1 replayed" if round_number == 2 else "nothing replayed")
+    )
     note = f"Fork of {name} ({run.run_id}) at round {round_number}: {replayed} from the record, live from there on."
     _run_in_cell(magics, runtime, spec, words.flags.get("-o") or f"{name}_fork", note)
 
@@ -58,8 +61,10 @@ def rerun_command(magics: AgentMagics, rest: str) -> None:
     run, runtime = _run_and_runtime(magics, "rerun", name, words.flags.get("-m"))
     spec = _spec_or_usage_error(lambda: rerun_spec(run, runtime, live=live))
     then = "then the model goes on" if live else "and stops there"
-    note = (f"Rerun of {name} ({run.run_id}): its recorded replies played back while the tools run again, "
-            f"until their results differ from the recording, {then}.")
+    note = (
+        f"Rerun of {name} ({run.run_id}): its recorded replies played back while the tools run again, "
+        f"until their results differ from the recording, {then}."
+    )
     _run_in_cell(magics, runtime, spec, words.flags.get("-o") or f"{name}_rerun", note)
 
 
@@ -72,8 +77,11 @@ def _run_and_runtime(magics: AgentMagics, command: str, name: str, model: str | 
     run = magics.namespace[name]
     if not isinstance(run, Run):
         raise UsageError(f"%agent {command}: {name!r} holds a {type(run).__name__}, not a Run (store one with -o)")
-    runtime = (magics._runtime_for(model)[0] if model is not None
-               else run.runtime or magics.namespace_runtime or default_runtime())
+    runtime = (
+        magics._runtime_for(model)[0]
+        if model is not None
+        else run.runtime or magics.namespace_runtime or default_runtime()
+    )
     return run, runtime
 
 

@@ -40,14 +40,12 @@ def header_html(root: RunNode | None, builder: TreeBuilder, wall_now: float, que
     return f'<span style="font-size:12px">{" · ".join(parts)}</span>'
 
 
-
 def _meter_html(text: str, fraction: float) -> str:
     """A meter (spending, context): muted, amber from
     :data:`~..render._format.METER_WARN_FRACTION` of its limit, red once it is reached."""
     color = "#cf222e" if fraction >= 1.0 else "#9a6700" if fraction >= fmt.METER_WARN_FRACTION else "#57606a"
     weight = "font-weight:600;" if fraction >= fmt.METER_WARN_FRACTION else ""
     return f'<span class="openprogram-meter" style="color:{color};{weight}">{escape(text)}</span>'
-
 
 
 def _round_count(run: RunNode) -> int:

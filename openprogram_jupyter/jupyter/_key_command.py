@@ -40,8 +40,10 @@ def key_command(magics: AgentMagics, rest: str) -> None:
     value = _ask(f"{variable} for {rest}: ")
     set_key(variable, value, TYPED_IN)
     _follow_new_key(magics)
-    text = (f"{variable} is set for this kernel ({TYPED_IN}); it is masked in every transcript "
-            "and never written to the notebook.")
+    text = (
+        f"{variable} is set for this kernel ({TYPED_IN}); it is masked in every transcript "
+        "and never written to the notebook."
+    )
     display_bundle({"text/plain": text, "text/html": f"<p>{escape(text)}</p>"})
 
 
@@ -58,8 +60,9 @@ def _variable_for(name: str) -> str:
     if name in SECRET_ENV_VARS:
         return name
     providers = ", ".join(i.prefix for i in PROVIDER_INFOS if i.key_variables and i.one_key)
-    raise UsageError(f"%agent key {name}: expected a provider ({providers}) or a key variable "
-                     f"({', '.join(sorted(SECRET_ENV_VARS))})")
+    raise UsageError(
+        f"%agent key {name}: expected a provider ({providers}) or a key variable ({', '.join(sorted(SECRET_ENV_VARS))})"
+    )
 
 
 def _ask(prompt: str) -> str:
@@ -70,8 +73,10 @@ def _ask(prompt: str) -> str:
     try:
         value = getpass.getpass(prompt)  # looked up now: ipykernel puts its own in place
     except (StdinNotImplementedError, EOFError, OSError):
-        raise UsageError("%agent key: this frontend cannot ask for input; set the variable in the "
-                         "environment or in a .env file next to the notebook instead") from None
+        raise UsageError(
+            "%agent key: this frontend cannot ask for input; set the variable in the "
+            "environment or in a .env file next to the notebook instead"
+        ) from None
     value = (value or "").strip()
     if not value:
         raise UsageError("%agent key: no key was typed; nothing changed")

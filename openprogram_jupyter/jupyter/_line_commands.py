@@ -52,8 +52,10 @@ def help_text(command: LineCommand | None = None) -> str:
         return f"%agent {command.usage}\n\n{command.help}"
     width = max(len(c.usage) for c in COMMANDS.values())
     rows = "\n".join(f"  %agent {c.usage:<{width}}  {c.help}" for c in COMMANDS.values())
-    return (f"%agent COMMAND ...: the line magic's commands (%agent COMMAND -h for one).\n\n{rows}\n\n"
-            "The cell magic is %%agent (two percent signs); %%agent -h lists its options.")
+    return (
+        f"%agent COMMAND ...: the line magic's commands (%agent COMMAND -h for one).\n\n{rows}\n\n"
+        "The cell magic is %%agent (two percent signs); %%agent -h lists its options."
+    )
 
 
 def run_line_command(magics: AgentMagics, line: str) -> None:
@@ -69,7 +71,8 @@ def run_line_command(magics: AgentMagics, line: str) -> None:
         return
     if command is None:
         raise UsageError(
-            "%agent: expected one of: " + ", ".join(c.usage for c in COMMANDS.values())
+            "%agent: expected one of: "
+            + ", ".join(c.usage for c in COMMANDS.values())
             + (f" (got {name!r})" if name else "")
             + "\nThe cell magic is %%agent (two percent signs)."
         )
@@ -99,10 +102,14 @@ def _code(magics: AgentMagics, rest: str) -> None:
     source = run.to_code()
     assert magics.shell is not None
     magics.shell.set_next_input(source, replace=False)
-    _display({"text/plain": f"The picks of {rest} are in a new cell below: "
-                            "run it to call the tools again without a model.",
-              "text/html": f"<p>The picks of <code>{escape(rest)}</code> are in a new cell below: run it to "
-                           "call the tools again without a model.</p>"})
+    _display(
+        {
+            "text/plain": f"The picks of {rest} are in a new cell below: "
+            "run it to call the tools again without a model.",
+            "text/html": f"<p>The picks of <code>{escape(rest)}</code> are in a new cell below: run it to "
+            "call the tools again without a model.</p>",
+        }
+    )
 
 
 def _restore(magics: AgentMagics, rest: str) -> None:
@@ -113,9 +120,11 @@ def _restore(magics: AgentMagics, rest: str) -> None:
 
     path = Path(rest).expanduser() if rest else notebook_path(magics.shell)
     if path is None:
-        raise UsageError("%agent restore: this kernel was not told its notebook's path (JupyterLab and "
-                         "Notebook 7 set JPY_SESSION_NAME, VS Code __vsc_ipynb_file__): name it, "
-                         "e.g. %agent restore lesson.ipynb")
+        raise UsageError(
+            "%agent restore: this kernel was not told its notebook's path (JupyterLab and "
+            "Notebook 7 set JPY_SESSION_NAME, VS Code __vsc_ipynb_file__): name it, "
+            "e.g. %agent restore lesson.ipynb"
+        )
     try:
         lines = restore_sessions(magics.sessions, read_saved_runs(path))
     except ValueError as error:
@@ -171,10 +180,14 @@ def _wire(magics: AgentMagics, rest: str) -> None:
     except ValueError as error:
         raise UsageError(f"%agent wire: {error}") from None
     _display(bundle)
+
+
 def _key(magics: AgentMagics, rest: str) -> None:
     from ._key_command import key_command
 
     key_command(magics, rest)
+
+
 def _fork(magics: AgentMagics, rest: str) -> None:
     from ._fork_command import fork_command
 
@@ -254,45 +267,84 @@ def _tools_bundle(tools_source: str | None) -> dict[str, str]:
         description = str(report.spec.get("description", "")).strip().split("\n")[0]
         schema = json.dumps(report.spec.get("parameters", {}), indent=2)
         lines.append(f"{report.name}: {where}\n    {description}\n" + "\n".join("    " + s for s in schema.split("\n")))
-        rows.append([f"<code>{escape(report.name)}</code>", escape(where),
-                     f"{escape(description)}<details><summary>schema</summary><pre>{escape(schema)}</pre></details>"])
+        rows.append(
+            [
+                f"<code>{escape(report.name)}</code>",
+                escape(where),
+                f"{escape(description)}<details><summary>schema</summary><pre>{escape(schema)}</pre></details>",
+            ]
+        )
     source = f" (tools_source={tools_source!r})" if tools_source else ""
     header = f"{len(reports)} tool(s){source}"
     return {
         "text/plain": header + "\n" + "\n".join(lines),
-        "text/html": (
-            f"<div><b>{escape(header)}</b>{html_table(['tool', 'menu', 'description'], rows)}</div>"
-        ),
+        "text/html": (f"<div><b>{escape(header)}</b>{html_table(['tool', 'menu', 'description'], rows)}</div>"),
     }
-
 
 
 COMMANDS: dict[str, LineCommand] = {
     command.name: command
     for command in (
-        LineCommand("tools [SOURCE]", "every registered tool, its schema, and what keeps it off the menu "
-                    "(for tools_source=SOURCE)", _tools),
-        LineCommand("schema NAME", "what each provider is sent for the tool NAME, and what it would refuse",
-                    _schema, completes="tool"),
+        LineCommand(
+            "tools [SOURCE]",
+            "every registered tool, its schema, and what keeps it off the menu (for tools_source=SOURCE)",
+            _tools,
+        ),
+        LineCommand(
+            "schema NAME",
+            "what each provider is sent for the tool NAME, and what it would refuse",
+            _schema,
+            completes="tool",
+        ),
         LineCommand("sessions", "the conversations continued with -s NAME, and how long each is", _sessions),
-        LineCommand("show [VAR]", "a run of this kernel drawn again, live if it is still going (no VAR: the "
-                    "latest)", _show, completes="run"),
+        LineCommand(
+            "show [VAR]",
+            "a run of this kernel drawn again, live if it is still going (no VAR: the latest)",
+            _show,
+            completes="run",
+        ),
         LineCommand("code VAR", "the run's picks as Python, in a new cell below", _code, completes="run"),
-        LineCommand("wire VAR [ROUND]", "the request bodies and replies of a run made with --wire, one round "
-                    "or all", _wire, completes="run"),
-        LineCommand("restore [NOTEBOOK]", "the runs and sessions saved in this notebook, back after a "
-                    "restart", _restore),
-        LineCommand("key [PROVIDER]", "set a provider's key for this kernel, typed where it is never shown "
-                    "(no PROVIDER: where each key was found)", _key, completes="provider"),
-        LineCommand("fork VAR ROUND [-m MODEL] [-o OUT]", "the run again from ROUND: the rounds before it "
-                    "replayed, live from there on", _fork, completes="run"),
-        LineCommand("rerun VAR [--live] [-m MODEL] [-o OUT]", "the run's replies played back while the tools "
-                    "run again, to where their results differ (--live: the model goes on from there)", _rerun,
-                    completes="run"),
-        LineCommand("test VAR PATH [--tools-from MODULE] [--force]", "the run as a pytest file and its cassette: "
-                    "pytest PATH replays it offline and fails naming a call a tool change altered", _test,
-                    completes="run"),
-        LineCommand("policy [remove N | clear]", "the approval rules \"Always allow\" / \"Always deny\" added in "
-                    "this kernel session, and removing them", _policy, completes="policy"),
+        LineCommand(
+            "wire VAR [ROUND]",
+            "the request bodies and replies of a run made with --wire, one round or all",
+            _wire,
+            completes="run",
+        ),
+        LineCommand(
+            "restore [NOTEBOOK]", "the runs and sessions saved in this notebook, back after a restart", _restore
+        ),
+        LineCommand(
+            "key [PROVIDER]",
+            "set a provider's key for this kernel, typed where it is never shown "
+            "(no PROVIDER: where each key was found)",
+            _key,
+            completes="provider",
+        ),
+        LineCommand(
+            "fork VAR ROUND [-m MODEL] [-o OUT]",
+            "the run again from ROUND: the rounds before it replayed, live from there on",
+            _fork,
+            completes="run",
+        ),
+        LineCommand(
+            "rerun VAR [--live] [-m MODEL] [-o OUT]",
+            "the run's replies played back while the tools "
+            "run again, to where their results differ (--live: the model goes on from there)",
+            _rerun,
+            completes="run",
+        ),
+        LineCommand(
+            "test VAR PATH [--tools-from MODULE] [--force]",
+            "the run as a pytest file and its cassette: "
+            "pytest PATH replays it offline and fails naming a call a tool change altered",
+            _test,
+            completes="run",
+        ),
+        LineCommand(
+            "policy [remove N | clear]",
+            'the approval rules "Always allow" / "Always deny" added in this kernel session, and removing them',
+            _policy,
+            completes="policy",
+        ),
     )
 }

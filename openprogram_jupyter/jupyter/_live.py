@@ -132,9 +132,11 @@ class LiveRun:
                     self.abort.set()  # "stop" typed at the prompt: the run ends as with the Stop button
                     raise
             if self.view is not None:
-                note = (f"{request.tool_name} needs approval, but this cell cannot receive button clicks "
-                        "while it runs: the call was denied. Run the cell with autoawait on (the default) "
-                        "on ipykernel ≥ 7.4, or with --background.")
+                note = (
+                    f"{request.tool_name} needs approval, but this cell cannot receive button clicks "
+                    "while it runs: the call was denied. Run the cell with autoawait on (the default) "
+                    "on ipykernel ≥ 7.4, or with --background."
+                )
                 self.view.note(note)
                 if note not in self.notes:  # the saved transcript says why, once per tool
                     self.notes.append(note)
@@ -184,8 +186,9 @@ class LiveRun:
             try:
                 waiting.request.tool.validate(dict(answer.arguments))
             except ArgumentError as error:
-                return (f"{waiting.request.tool_name}: {error}. "
-                        "Nothing ran; fix the arguments and press Run edited again.")
+                return (
+                    f"{waiting.request.tool_name}: {error}. Nothing ran; fix the arguments and press Run edited again."
+                )
         waiting.loop.call_soon_threadsafe(_settle, waiting.future, answer)
         return None
 
@@ -208,10 +211,13 @@ class LiveRun:
         self.view.tick(force=True)
         self.display_handle = display_bundle(self.view.mimebundle(self.show_again), display_id=True)
         if foreground:
-            hint = (f"If this page is reloaded before the run ends, the run goes on but this cell stops "
-                    f"updating: run {self.show_again} in a cell to see it.")
-            display_bundle({"text/plain": hint,
-                            "text/html": f'<div style="color:#57606a;font-size:11px">{escape(hint)}</div>'})
+            hint = (
+                f"If this page is reloaded before the run ends, the run goes on but this cell stops "
+                f"updating: run {self.show_again} in a cell to see it."
+            )
+            display_bundle(
+                {"text/plain": hint, "text/html": f'<div style="color:#57606a;font-size:11px">{escape(hint)}</div>'}
+            )
             self._clear_at_end = True
 
     def tick(self, *, force: bool = False) -> None:
@@ -223,11 +229,12 @@ class LiveRun:
             self.view.tick(force=force)
         except Exception as error:  # reported in the saved notes
             self.view_error = error
-            self.notes.append(f"The live view stopped updating ({type(error).__name__}: {error}); "
-                              "the transcript appears when the run ends.")
+            self.notes.append(
+                f"The live view stopped updating ({type(error).__name__}: {error}); "
+                "the transcript appears when the run ends."
+            )
 
-    def finish(self, run: Run | None, *, notes: list[str] | None = None,
-               metadata: JsonObject | None = None) -> None:
+    def finish(self, run: Run | None, *, notes: list[str] | None = None, metadata: JsonObject | None = None) -> None:
         """Replace the live view with the static transcript, then close the widgets.
 
         ``run`` may be ``None`` when the run never started (bad arguments): then only the

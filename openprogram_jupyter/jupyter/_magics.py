@@ -39,9 +39,11 @@ def offline_note() -> str:
     the providers declare."""
     from ..models.providers import key_variables_text
 
-    return ("Using the built-in offline model: no model was chosen and no provider key is set. "
-            f"Set {key_variables_text()} (or OPENPROGRAM_MODEL), "
-            "%config AgentMagics.model = 'provider:model', or pass -m.")
+    return (
+        "Using the built-in offline model: no model was chosen and no provider key is set. "
+        f"Set {key_variables_text()} (or OPENPROGRAM_MODEL), "
+        "%config AgentMagics.model = 'provider:model', or pass -m."
+    )
 
 
 @dataclass
@@ -69,11 +71,19 @@ class AgentMagics(Magics):
     ``updates_per_second`` (the live view's redraw rate per widget).
     """
 
-    model = Unicode(None, allow_none=True, config=True,
-                    help="Model for %%agent cells without -m, e.g. 'openai:gpt-4.1-mini' or 'offline'.")
+    model = Unicode(
+        None,
+        allow_none=True,
+        config=True,
+        help="Model for %%agent cells without -m, e.g. 'openai:gpt-4.1-mini' or 'offline'.",
+    )
     system = Unicode(None, allow_none=True, config=True, help="Default system prompt for %%agent cells.")
-    max_iterations = Int(None, allow_none=True, config=True,
-                         help="Round cap for %%agent cells (-1 for no cap; None: the Runtime's, 20 by default).")
+    max_iterations = Int(
+        None,
+        allow_none=True,
+        config=True,
+        help="Round cap for %%agent cells (-1 for no cap; None: the Runtime's, 20 by default).",
+    )
     shown_result_chars = Int(4000, config=True, help="Characters of a tool result shown before it is cut.")
     updates_per_second = Float(10.0, config=True, help="Most redraws per second of each live-view widget.")
 
@@ -153,11 +163,16 @@ class AgentMagics(Magics):
         """One plan per model of ``-m A,B``; flags that cannot apply to several runs are refused."""
         if not all(models) or len(set(models)) != len(models):
             raise UsageError(f"%%agent: -m {options.model}: name each model once, separated by commas")
-        for flag, given in (("-s", options.session), ("--background", options.background or None),
-                            ("--choices", options.choices), ("--record", options.record)):
+        for flag, given in (
+            ("-s", options.session),
+            ("--background", options.background or None),
+            ("--choices", options.choices),
+            ("--record", options.record),
+        ):
             if given is not None:
-                raise UsageError(f"%%agent: {flag} runs one model; with -m {options.model} give one model, "
-                                 "or leave it out")
+                raise UsageError(
+                    f"%%agent: {flag} runs one model; with -m {options.model} give one model, or leave it out"
+                )
         return [self._plan_one(dataclasses.replace(options, model=name), prompt) for name in models]
 
     def _plan_one(self, options: CellOptions, prompt: str) -> CellPlan:
@@ -203,8 +218,10 @@ class AgentMagics(Magics):
             run_options["messages"] = list(session.messages)
         if options.choices is not None:
             if options.choices not in self.namespace:
-                raise UsageError(f"%%agent: --choices {options.choices}: no variable {options.choices!r} "
-                                 "in the notebook (a dict or list of options)")
+                raise UsageError(
+                    f"%%agent: --choices {options.choices}: no variable {options.choices!r} "
+                    "in the notebook (a dict or list of options)"
+                )
             run_options["choices"] = self.namespace[options.choices]
         return run_options
 
@@ -234,8 +251,10 @@ class AgentMagics(Magics):
             value = namespace.get(name)
             if isinstance(value, Model):
                 if base_url is not None:
-                    raise UsageError(f"%%agent: --base-url applies to a model string; -m names a "
-                                     f"{type(value).__name__} object, built with its own endpoint")
+                    raise UsageError(
+                        f"%%agent: --base-url applies to a model string; -m names a "
+                        f"{type(value).__name__} object, built with its own endpoint"
+                    )
                 return self.base_runtime().replace(model=value), notes
             if isinstance(value, Runtime):  # e.g. op.Runtime(model="openai:…", base_url=…) for a local server
                 return (value if base_url is None else self._at(value, base_url)), notes
@@ -298,8 +317,10 @@ class AgentMagics(Magics):
         try:
             moved = runtime.replace(base_url=base_url)
         except SetupError:
-            raise UsageError(f"%%agent: --base-url applies to a model string; -m names a "
-                             f"{type(runtime.model_spec).__name__} object, built with its own endpoint") from None
+            raise UsageError(
+                f"%%agent: --base-url applies to a model string; -m names a "
+                f"{type(runtime.model_spec).__name__} object, built with its own endpoint"
+            ) from None
         self._resolve(moved, f"--base-url {base_url}")
         return moved
 
@@ -352,8 +373,10 @@ class AgentMagics(Magics):
             value = self.namespace.get(name)
             server = value if isinstance(value, McpServer) else mcp_server(name)
             if server is None:
-                raise UsageError(f"%%agent: --mcp {name}: no MCP server of that name; connect one with "
-                                 f"{name} = op.mcp(command=[...]) or op.mcp(url=...)")
+                raise UsageError(
+                    f"%%agent: --mcp {name}: no MCP server of that name; connect one with "
+                    f"{name} = op.mcp(command=[...]) or op.mcp(url=...)"
+                )
             if server.closed:
                 raise UsageError(f"%%agent: --mcp {name}: that MCP server was closed; connect it again with op.mcp")
             tools.extend(server.tools)
@@ -401,7 +424,7 @@ def _in_flag_terms(error: Any) -> str:
     message = str(error)
     flag = next((f.names[-1] for f in FLAGS if f.run_option is not None and f.run_option == error.option), None)
     if flag is not None and message.startswith(error.option):
-        return flag + message[len(error.option):]
+        return flag + message[len(error.option) :]
     return message
 
 

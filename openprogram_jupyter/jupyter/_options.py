@@ -25,8 +25,7 @@ from ..settings import Setting
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
-__all__ = ["FLAGS", "USAGE", "CellOptions", "Flag", "HelpRequested", "expand_variables", "fill_prompt",
-           "parse_options"]
+__all__ = ["FLAGS", "USAGE", "CellOptions", "Flag", "HelpRequested", "expand_variables", "fill_prompt", "parse_options"]
 
 
 def _names(value: str) -> list[str]:
@@ -41,8 +40,9 @@ def _url(value: str) -> str:
     naming it (a URL without its scheme reached the provider as a request that cannot be made)."""
     parts = urllib.parse.urlsplit(value)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise argparse.ArgumentTypeError(f"{value!r} is not an http:// or https:// address "
-                                         "(e.g. http://127.0.0.1:11434/v1)")
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not an http:// or https:// address (e.g. http://127.0.0.1:11434/v1)"
+        )
     return value
 
 
@@ -78,9 +78,18 @@ def _setting_flags() -> tuple[Flag, ...]:
     its value goes to the run option of the same name, where the keyword's check applies."""
     from ..settings import SETTINGS
 
-    return tuple(Flag((flag.name,), _help(name, setting, flag), flag.metavar, _argument(name, setting),
-                      run_option=name, switch_value=flag.switch_value)
-                 for name, setting in SETTINGS.items() if (flag := setting.flag) is not None)
+    return tuple(
+        Flag(
+            (flag.name,),
+            _help(name, setting, flag),
+            flag.metavar,
+            _argument(name, setting),
+            run_option=name,
+            switch_value=flag.switch_value,
+        )
+        for name, setting in SETTINGS.items()
+        if (flag := setting.flag) is not None
+    )
 
 
 def _help(name: str, setting: Setting, flag: SettingFlag) -> str:
@@ -106,14 +115,16 @@ def _argument(name: str, setting: Setting) -> Callable[[str], Any]:
 
 # The cell's own flags (what runs where, and how it is kept), then one per run setting.
 FLAGS: tuple[Flag, ...] = (
-    Flag(("-m", "--model"), "model string or the name of a notebook variable holding a model; A,B runs the cell on "
-         "each model side by side", "MODEL[,MODEL]"),
+    Flag(
+        ("-m", "--model"),
+        "model string or the name of a notebook variable holding a model; A,B runs the cell on each model side by side",
+        "MODEL[,MODEL]",
+    ),
     Flag(("-o", "--output"), "store the Run (or, with --background, the handle) in VAR", "VAR"),
     Flag(("-s", "--session"), "continue the named conversation", "SESSION"),
     Flag(("--new",), "start the session (or this cell) afresh"),
     Flag(("--tools",), "only these tools (names, comma-separated)", "a,b", _names),
-    Flag(("--mcp",), "the tools of these MCP servers (op.mcp names or variables), with --tools' ones", "a,b",
-         _names),
+    Flag(("--mcp",), "the tools of these MCP servers (op.mcp names or variables), with --tools' ones", "a,b", _names),
     Flag(("--toolset",), "a named toolset, or 'none' for no tools", "NAME|none", run_option="toolset"),
     Flag(("--allow",), "keep only these tools of the menu", "a,b", _names, run_option="tools_allow"),
     Flag(("--deny",), "remove these tools from the menu", "a,b", _names, run_option="tools_deny"),
@@ -121,8 +132,12 @@ FLAGS: tuple[Flag, ...] = (
     Flag(("--keep-going",), "a run that ends in an error does not fail the cell (Run All carries on)"),
     Flag(("--choices",), "end with a pick among the options in notebook variable VAR; -o stores the result", "VAR"),
     Flag(("--record",), "save each model reply to a JSON cassette (replay:FILE)", "FILE"),
-    Flag(("--base-url",), "the endpoint of the -m model string, e.g. a local server's http://127.0.0.1:11434/v1",
-         "URL", _url),
+    Flag(
+        ("--base-url",),
+        "the endpoint of the -m model string, e.g. a local server's http://127.0.0.1:11434/v1",
+        "URL",
+        _url,
+    ),
     *_setting_flags(),
 )
 
@@ -135,8 +150,9 @@ def _usage(flags: tuple[Flag, ...], width: int = 88) -> str:
             line = " " * len("%%agent")
         line += " " + flag.usage
     lines.append(line)
-    return "\n".join([*lines, "The prompt. {name} and {obj.attr} are filled in from the notebook; "
-                       "{{ and }} are literal braces."])
+    return "\n".join(
+        [*lines, "The prompt. {name} and {obj.attr} are filled in from the notebook; {{ and }} are literal braces."]
+    )
 
 
 USAGE = _usage(FLAGS)
@@ -186,11 +202,23 @@ def _build_parser() -> _Parser:
     for flag in FLAGS:
         help = flag.help.replace("%", "%%")  # argparse formats help with %: "%agent" must stay text
         if flag.metavar is None:
-            parser.add_argument(*flag.names, dest=flag.field, action="store_const", const=flag.switch_value,
-                                default=argparse.SUPPRESS, help=help)
+            parser.add_argument(
+                *flag.names,
+                dest=flag.field,
+                action="store_const",
+                const=flag.switch_value,
+                default=argparse.SUPPRESS,
+                help=help,
+            )
         else:
-            parser.add_argument(*flag.names, dest=flag.field, metavar=flag.metavar, type=flag.parse,
-                                default=argparse.SUPPRESS, help=help)
+            parser.add_argument(
+                *flag.names,
+                dest=flag.field,
+                metavar=flag.metavar,
+                type=flag.parse,
+                default=argparse.SUPPRESS,
+                help=help,
+            )
     return parser
 
 
@@ -224,14 +252,16 @@ def parse_options(line: str) -> CellOptions:
     if "tools" in given and "toolset" in given:
         raise UsageError("%%agent: give --tools or --toolset, not both")
     if "mcp" in given and "toolset" in given:
-        raise UsageError("%%agent: give --mcp or --toolset, not both (an MCP server's tools are also the toolset "
-                         "named after it)")
+        raise UsageError(
+            "%%agent: give --mcp or --toolset, not both (an MCP server's tools are also the toolset named after it)"
+        )
     if given.get("output") is not None and not given["output"].isidentifier():
         raise UsageError(f"%%agent: -o needs a variable name, got {given['output']!r}")
     if "choices" in given and given.get("background"):
         raise UsageError("%%agent: --choices waits for the decision; it cannot run in the --background")
-    run_options = {flag.run_option: given.pop(flag.field) for flag in FLAGS
-                   if flag.run_option is not None and flag.field in given}
+    run_options = {
+        flag.run_option: given.pop(flag.field) for flag in FLAGS if flag.run_option is not None and flag.field in given
+    }
     return CellOptions(run_options=run_options, **given)
 
 

@@ -44,8 +44,7 @@ def policy_command(magics: AgentMagics, rest: str) -> None:
             removed = rules.remove(int(words[1]))
         except IndexError as error:
             raise UsageError(f"%agent policy remove: {error}") from None
-        _say(f"Removed session rule {words[1]}: {removed}. Later calls to {removed.pattern} go by the "
-             "policy again.")
+        _say(f"Removed session rule {words[1]}: {removed}. Later calls to {removed.pattern} go by the policy again.")
     elif words:
         raise UsageError(f"{USAGE}: got {rest!r}")
     display_bundle(_listing(rules.rules(), getattr(magics.namespace_runtime, "approve", None)))
@@ -58,19 +57,25 @@ def _say(text: str) -> None:
 def _listing(session: tuple[Rule, ...], own: object) -> dict[str, str]:
     """The session rules, numbered, and the notebook runtime's policy after them."""
     if session:
-        head = ("Session rules, checked first (%agent policy remove N removes one, "
-                "%agent policy clear all):")
+        head = "Session rules, checked first (%agent policy remove N removes one, %agent policy clear all):"
         lines = [head, *(f"  {number}. {rule}" for number, rule in enumerate(session, 1))]
         html = f"<p>{escape(head)}</p>" + html_table(
-            ["#", "rule", "pattern"], [[str(number), escape(rule.action), f"<code>{escape(rule.pattern)}</code>"]
-                                       for number, rule in enumerate(session, 1)], numbers=(0,))
+            ["#", "rule", "pattern"],
+            [
+                [str(number), escape(rule.action), f"<code>{escape(rule.pattern)}</code>"]
+                for number, rule in enumerate(session, 1)
+            ],
+            numbers=(0,),
+        )
     else:
-        head = ('No session rules: "Always allow" or "Always deny" on a waiting call\'s card adds one '
-                "for its tool.")
+        head = 'No session rules: "Always allow" or "Always deny" on a waiting call\'s card adds one for its tool.'
         lines, html = [head], f"<p>{escape(head)}</p>"
     if isinstance(own, Policy):
         then = [*(f"  {rule}" for rule in own.rules), f"  default: {own.default or 'as without a policy'}"]
         lines += ["Then the rules of runtime.approve (first match wins):", *then]
-        html += ("<p>Then the rules of <code>runtime.approve</code> (first match wins):</p><pre>"
-                 + escape("\n".join(line.strip() for line in then)) + "</pre>")
+        html += (
+            "<p>Then the rules of <code>runtime.approve</code> (first match wins):</p><pre>"
+            + escape("\n".join(line.strip() for line in then))
+            + "</pre>"
+        )
     return {"text/plain": "\n".join(lines), "text/html": html}

@@ -40,8 +40,15 @@ if TYPE_CHECKING:
 
     from ..run import Run
 
-__all__ = ["METADATA_KEY", "SavedRun", "notebook_path", "read_saved_runs", "restore_sessions", "running_cell_id",
-           "saved_run_metadata"]
+__all__ = [
+    "METADATA_KEY",
+    "SavedRun",
+    "notebook_path",
+    "read_saved_runs",
+    "restore_sessions",
+    "running_cell_id",
+    "saved_run_metadata",
+]
 
 METADATA_KEY = "openprogram"
 FORMAT = 1
@@ -86,19 +93,32 @@ class SavedRun:
     cell_id: str | None = None  # its cell's notebook id (nbformat 4.5), if the notebook gives one
 
 
-def saved_run_metadata(run: Run, session: str | None, history_length: int,
-                       appended_at: int | None = None, session_created_at: float | None = None) -> JsonObject:
+def saved_run_metadata(
+    run: Run,
+    session: str | None,
+    history_length: int,
+    appended_at: int | None = None,
+    session_created_at: float | None = None,
+) -> JsonObject:
     """The output metadata that saves ``run`` (see the module docstring); ``appended_at``
     is where the session put its messages (``None``: right after its history), and
     ``session_created_at`` when that session was started (``--new`` starts it again)."""
     secrets = Secrets.now()
     messages = [_masked(dump_message(message), secrets) for message in run.messages]
-    return {METADATA_KEY: {
-        "format": FORMAT, "run_id": run.run_id, "model": run.model, "session": session,
-        "history_length": history_length, "appended_at": history_length if appended_at is None else appended_at,
-        "started_at": run.started_at, "stop_reason": run.stop_reason, "messages": messages,
-        "session_created_at": session_created_at,
-    }}
+    return {
+        METADATA_KEY: {
+            "format": FORMAT,
+            "run_id": run.run_id,
+            "model": run.model,
+            "session": session,
+            "history_length": history_length,
+            "appended_at": history_length if appended_at is None else appended_at,
+            "started_at": run.started_at,
+            "stop_reason": run.stop_reason,
+            "messages": messages,
+            "session_created_at": session_created_at,
+        }
+    }
 
 
 def _masked(value: object, secrets: Secrets) -> Any:
@@ -131,8 +151,10 @@ def read_saved_runs(path: Path) -> list[SavedRun]:
         raise ValueError(f"cannot read {path}: {error.strerror or error}") from None
     too_deep = nesting_past(text, MAX_NOTEBOOK_DEPTH)
     if too_deep is not None:
-        raise ValueError(f"{path} nests {too_deep.depth} levels deep (line {too_deep.line}), past what a notebook "
-                         f"holds ({MAX_NOTEBOOK_DEPTH}); it was not read")
+        raise ValueError(
+            f"{path} nests {too_deep.depth} levels deep (line {too_deep.line}), past what a notebook "
+            f"holds ({MAX_NOTEBOOK_DEPTH}); it was not read"
+        )
     try:
         notebook = loads_valid(text)  # a lone surrogate escaped in the file becomes U+FFFD
     except ValueError as error:
@@ -158,12 +180,23 @@ def _saved_run(saved: dict[str, Any], cell: int, cell_id: str | None) -> SavedRu
     except ValidationError as error:
         problem = error.errors()[0]
         field = ".".join(str(part) for part in problem["loc"]) or "its data"
-        raise ValueError(f"code cell {cell + 1}: its saved run has a bad {field} ({problem['msg']}); "
-                         "nothing was restored") from None
+        raise ValueError(
+            f"code cell {cell + 1}: its saved run has a bad {field} ({problem['msg']}); nothing was restored"
+        ) from None
     assert math.isfinite(data.started_at)
     appended_at = data.history_length if data.appended_at is None else data.appended_at
-    return SavedRun(data.run_id, data.session, data.history_length, appended_at, data.started_at,
-                    data.stop_reason, list(data.messages), cell, data.session_created_at, cell_id)
+    return SavedRun(
+        data.run_id,
+        data.session,
+        data.history_length,
+        appended_at,
+        data.started_at,
+        data.stop_reason,
+        list(data.messages),
+        cell,
+        data.session_created_at,
+        cell_id,
+    )
 
 
 def running_cell_id(shell: InteractiveShell | None) -> str | None:
@@ -200,15 +233,17 @@ def restore_sessions(sessions: Any, runs: list[SavedRun]) -> list[str]:
         for run in sorted(saved, key=lambda r: (r.appended_at, r.started_at)):
             if run.appended_at > len(session.messages):
                 gaps += 1  # an earlier cell's output is missing: keep what there is
-            del session.messages[run.appended_at:]
+            del session.messages[run.appended_at :]
             session.messages.extend(run.messages)
             session.runs.append(_RestoredRun(run))
         line = f"session {name}: {len(session.messages)} message(s) from {len(saved)} run(s)"
         if len(saved) < len(every):
             line += f" ({len(every) - len(saved)} run(s) from before a --new left out)"
         if gaps:
-            line += (f"; {gaps} run(s) had more history than the notebook holds (an earlier cell's output "
-                     "was cleared?), so the conversation has a gap")
+            line += (
+                f"; {gaps} run(s) had more history than the notebook holds (an earlier cell's output "
+                "was cleared?), so the conversation has a gap"
+            )
         lines.append(line)
     return lines
 

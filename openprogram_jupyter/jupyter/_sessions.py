@@ -79,7 +79,13 @@ class Sessions:
         for session in self._by_name.values():
             last = session.last_stop_reason or "—"
             lines.append(f"{session.name:<9} {len(session.runs):>4}   {len(session.messages):>8}   {last}")
-            rows.append([f"<code>{escape(session.name)}</code>", str(len(session.runs)), str(len(session.messages)),
-                         escape(last)])
+            rows.append(
+                [
+                    f"<code>{escape(session.name)}</code>",
+                    str(len(session.runs)),
+                    str(len(session.messages)),
+                    escape(last),
+                ]
+            )
         html = html_table(["session", "runs", "messages", "last ended"], rows, numbers={1, 2})
         return "\n".join(lines), html

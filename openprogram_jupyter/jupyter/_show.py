@@ -40,8 +40,9 @@ def show_run(shown: Run | RunHandle) -> None:
     if shell is None or getattr(shell, "kernel", None) is None or run.stop_reason is not None:
         display_bundle(render_bundle(run))
         return
-    controls = Controls(stop=handle.abort if handle is not None else None,
-                        steer=handle.steer if handle is not None else None)
+    controls = Controls(
+        stop=handle.abort if handle is not None else None, steer=handle.steer if handle is not None else None
+    )
     view = RunView(controls)
     for event in list(run.events):
         view.feed(event)

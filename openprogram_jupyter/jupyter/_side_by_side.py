@@ -38,16 +38,24 @@ class SideBySide:
         if all(live.view is not None for live in lives):
             import ipywidgets
 
-            self.stop_all_button = inert_widget(ipywidgets.Button, description="Stop all", button_style="danger",
-                                              tooltip="Stop every model's run: the transcripts so far are kept")
+            self.stop_all_button = inert_widget(
+                ipywidgets.Button,
+                description="Stop all",
+                button_style="danger",
+                tooltip="Stop every model's run: the transcripts so far are kept",
+            )
             self.stop_all_button.on_click(lambda _button: self.request_stop_all())
-            columns = [inert_widget(ipywidgets.VBox,
-                                    children=[inert_widget(ipywidgets.HTML, value=f"<b>{escape(label)}</b>"),
-                                              live.view.root],  # type: ignore[union-attr]
-                                    layout=ipywidgets.Layout(flex="1 1 0", min_width="0"))
-                       for label, live in zip(labels, lives, strict=True)]
-            self.root = inert_widget(ipywidgets.VBox, children=[self.stop_all_button,
-                                                                inert_widget(ipywidgets.HBox, children=columns)])
+            columns = [
+                inert_widget(
+                    ipywidgets.VBox,
+                    children=[inert_widget(ipywidgets.HTML, value=f"<b>{escape(label)}</b>"), live.view.root],  # type: ignore[union-attr]
+                    layout=ipywidgets.Layout(flex="1 1 0", min_width="0"),
+                )
+                for label, live in zip(labels, lives, strict=True)
+            ]
+            self.root = inert_widget(
+                ipywidgets.VBox, children=[self.stop_all_button, inert_widget(ipywidgets.HBox, children=columns)]
+            )
 
     def request_stop_all(self) -> None:
         """The "Stop all" button: as if each run's own Stop were pressed."""
@@ -65,18 +73,24 @@ class SideBySide:
         for live in self.lives:
             live.tick(force=True)
         text = f"{len(self.lives)} agent runs in progress (the live view needs a Jupyter frontend with ipywidgets)"
-        self.display_handle = display_bundle({
-            "text/plain": text, "text/html": f"<p><i>{escape(text)}</i></p>",
-            "application/vnd.jupyter.widget-view+json": {"version_major": 2, "version_minor": 0,
-                                                         "model_id": self.root.model_id},
-        }, display_id=True)
+        self.display_handle = display_bundle(
+            {
+                "text/plain": text,
+                "text/html": f"<p><i>{escape(text)}</i></p>",
+                "application/vnd.jupyter.widget-view+json": {
+                    "version_major": 2,
+                    "version_minor": 0,
+                    "model_id": self.root.model_id,
+                },
+            },
+            display_id=True,
+        )
 
     def tick(self) -> None:
         for live in self.lives:
             live.tick()
 
-    def finish(self, runs: list[Run | None], notes: list[list[str]],
-               metadata: list[JsonObject | None]) -> None:
+    def finish(self, runs: list[Run | None], notes: list[list[str]], metadata: list[JsonObject | None]) -> None:
         """Replace the views with the side-by-side transcript, then close every widget.
         (``metadata`` is not saved: ``%agent restore`` restores runs of one model.)"""
         bundles = []
@@ -105,12 +119,14 @@ def side_by_side_bundle(labels: list[str], bundles: list[dict[str, str]]) -> dic
     names = [secrets.mask(label) for label in labels]
     width = f"{100 / len(bundles):.2f}%"
     head = "".join(f'<th style="text-align:left;width:{width}">{escape(name)}</th>' for name in names)
-    cells = "".join(f'<td style="text-align:left;vertical-align:top;width:{width}">{b["text/html"]}</td>'
-                    for b in bundles)
+    cells = "".join(
+        f'<td style="text-align:left;vertical-align:top;width:{width}">{b["text/html"]}</td>' for b in bundles
+    )
     return {
         "text/html": f'<table class="openprogram-side-by-side" style="table-layout:fixed;width:100%">'
-                     f"<thead><tr>{head}</tr></thead><tbody><tr>{cells}</tr></tbody></table>",
-        "text/markdown": "\n\n".join(f"### {code_span(name)}\n\n{b['text/markdown']}"
-                                     for name, b in zip(names, bundles, strict=True)),
+        f"<thead><tr>{head}</tr></thead><tbody><tr>{cells}</tr></tbody></table>",
+        "text/markdown": "\n\n".join(
+            f"### {code_span(name)}\n\n{b['text/markdown']}" for name, b in zip(names, bundles, strict=True)
+        ),
         "text/plain": "\n\n".join(f"== {name} ==\n{b['text/plain']}" for name, b in zip(names, bundles, strict=True)),
     }

@@ -58,12 +58,23 @@ class SteeringRow:
     one writer.
     """
 
-    def __init__(self, widgets: Any, make: Callable[..., Any], close: Callable[[Any], None],
-                 queue: Callable[[str], bool], clock: Callable[[], float]) -> None:
-        self.box = TypedBox(make, close, widgets.Text, placeholder="Message the agent while it works "
-                            "(Enter sends; it is read after the current step)…",
-                            layout=lambda: widgets.Layout(width="60%"), on_text=self._on_box_text,
-                            on_box=lambda box: box.on_msg(self._on_box_message))
+    def __init__(
+        self,
+        widgets: Any,
+        make: Callable[..., Any],
+        close: Callable[[Any], None],
+        queue: Callable[[str], bool],
+        clock: Callable[[], float],
+    ) -> None:
+        self.box = TypedBox(
+            make,
+            close,
+            widgets.Text,
+            placeholder="Message the agent while it works (Enter sends; it is read after the current step)…",
+            layout=lambda: widgets.Layout(width="60%"),
+            on_text=self._on_box_text,
+            on_box=lambda box: box.on_msg(self._on_box_message),
+        )
         self.button = make(widgets.Button, description="Send", tooltip="Queue this message for the agent")
         self.row = make(widgets.HBox, children=(self.box.current, self.button))
         self.sent = make(widgets.HTML, value="")
@@ -125,7 +136,9 @@ class SteeringRow:
             want(self.button, disabled=True)
         else:
             want(self.row, children=(self.box.widget(), self.button))
-        lines = [f'<div style="font-size:12px">{_STATE_HTML[m.state]} '
-                 f'<span style="color:#57606a">{escape(fmt.shorten(m.text, 200))}</span></div>'
-                 for m in self.messages[-SHOWN:]]
+        lines = [
+            f'<div style="font-size:12px">{_STATE_HTML[m.state]} '
+            f'<span style="color:#57606a">{escape(fmt.shorten(m.text, 200))}</span></div>'
+            for m in self.messages[-SHOWN:]
+        ]
         want(self.sent, value="".join(lines))

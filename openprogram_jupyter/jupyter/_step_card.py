@@ -67,19 +67,34 @@ class StepControls:
         self._arguments = call.arguments or {}
         self.editing = False
         self.message = ""
-        buttons = {name: view.make(w.Button, description=name, tooltip=tip,
-                                    button_style={"Run": "success", "Stop": "danger"}.get(name, ""))
-                   for name, tip in _TOOLTIPS.items()}
+        buttons = {
+            name: view.make(
+                w.Button, description=name, tooltip=tip, button_style={"Run": "success", "Stop": "danger"}.get(name, "")
+            )
+            for name, tip in _TOOLTIPS.items()
+        }
         always = always_buttons(view, call) if view.controls.always else {}
         self._buttons = (*buttons.values(), *always.values())
-        self.reason = TypedBox(view.make, view.close_widget, w.Text,
-                               placeholder="reason for skipping (the model reads it)",
-                               layout=lambda: w.Layout(width="280px"))
-        self.editor = TypedBox(view.make, view.close_widget, w.Textarea,
-                               value=fmt.pretty_json(self._arguments),
-                               layout=lambda: w.Layout(width="100%", height="120px"))
-        run_edited = view.make(w.Button, description="Run edited", button_style="success",
-                                tooltip="Check these arguments against the tool's schema and run the call with them")
+        self.reason = TypedBox(
+            view.make,
+            view.close_widget,
+            w.Text,
+            placeholder="reason for skipping (the model reads it)",
+            layout=lambda: w.Layout(width="280px"),
+        )
+        self.editor = TypedBox(
+            view.make,
+            view.close_widget,
+            w.Textarea,
+            value=fmt.pretty_json(self._arguments),
+            layout=lambda: w.Layout(width="100%", height="120px"),
+        )
+        run_edited = view.make(
+            w.Button,
+            description="Run edited",
+            button_style="success",
+            tooltip="Check these arguments against the tool's schema and run the call with them",
+        )
         cancel = view.make(w.Button, description="Cancel", tooltip="Close the editor; the call keeps waiting")
         self._row = view.make(w.HBox)
         self._edit_buttons = view.make(w.HBox, children=(run_edited, cancel))
@@ -105,8 +120,7 @@ class StepControls:
         """What the card shows of these controls now (called by the view's writer)."""
         view = self._view
         view.want(self._row, children=(*self._buttons, self.reason.widget()))
-        view.want(self._error, value=f'<div style="color:#cf222e">{escape(self.message)}</div>'
-                   if self.message else "")
+        view.want(self._error, value=f'<div style="color:#cf222e">{escape(self.message)}</div>' if self.message else "")
         shown = [self._row]
         if self.editing:
             view.want(self._edit_box, children=(self.editor.widget(), self._edit_buttons))
@@ -129,6 +143,8 @@ def parse_edited(text: str) -> Edit | str:
     except ValueError as error:
         return f"The arguments are not valid JSON: {error}. Nothing ran; fix them and press Run edited again."
     if not isinstance(arguments, dict):
-        return (f"The arguments must be one JSON object ({{...}}), not {type(arguments).__name__}. "
-                "Nothing ran; fix them and press Run edited again.")
+        return (
+            f"The arguments must be one JSON object ({{...}}), not {type(arguments).__name__}. "
+            "Nothing ran; fix them and press Run edited again."
+        )
     return Edit(arguments)

@@ -39,9 +39,18 @@ class TypedBox:
     ``on_box(box)`` is called with each new box, to hook frontend messages (Enter).
     """
 
-    def __init__(self, make: Callable[..., Any], close: Callable[[Any], None], cls: object, *, value: str = "",
-                 on_text: Callable[[str], None] | None = None, on_box: Callable[[Any], None] | None = None,
-                 layout: Callable[[], Any] | None = None, **traits: Any) -> None:
+    def __init__(
+        self,
+        make: Callable[..., Any],
+        close: Callable[[Any], None],
+        cls: object,
+        *,
+        value: str = "",
+        on_text: Callable[[str], None] | None = None,
+        on_box: Callable[[Any], None] | None = None,
+        layout: Callable[[], Any] | None = None,
+        **traits: Any,
+    ) -> None:
         self._make = make
         self._close = close
         self._cls = cls

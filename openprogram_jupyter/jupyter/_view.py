@@ -6,7 +6,7 @@ and redrawn by one writer calling :meth:`RunView.tick`: it folds the queued even
 which widgets changed, and sends each changed widget one update under ``hold_sync()``.
 ``tick`` does nothing if called again within ``1 / max_hz`` seconds, so however fast
 tokens stream, each widget sends at most ``max_hz`` updates a second. Each kind of tree
-node gets its widget from its entry in :data:`WIDGET_OF`.
+node gets its widget from its entry in :data:`._tree_widgets.WIDGET_OF`.
 
 However long the run, a redraw draws a bounded window of it (:mod:`._window`: the prompt,
 the latest rounds, the calls around the one running, one line counting the rest) and
@@ -33,38 +33,25 @@ from typing import TYPE_CHECKING, Any
 from .._json import JsonObject
 from .._secrets import Secrets
 from ..render import _format as fmt
-from ..render._groups import left_out_line, tally
-from ..render._text_html import text_html
 from ..render.tree import (
-    Block,
-    CallNode,
-    NodeHandlers,
-    NoticeNode,
-    RetryNode,
-    RoundNode,
     RunNode,
     TreeBuilder,
     UserNode,
 )
-from . import _window
 from ._buttons import Controls
-from ._call_card import call_widget
 from ._header import header_html
 from ._inert_widget import inert_widget
 from ._kept_widgets import KeptWidgets
 from ._steering import SteeringRow
+from ._tree_widgets import WIDGET_OF, TreeWidgets
 
 if TYPE_CHECKING:
     from ..events import Event
 
-__all__ = ["WIDGET_MIME", "WIDGET_OF", "Controls", "RunView"]
+__all__ = ["WIDGET_MIME", "WIDGET_OF", "Controls", "RunView"]  # WIDGET_OF: from _tree_widgets
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
-_PRE = (
-    "white-space:pre-wrap;word-break:break-word;margin:0;padding:2px 6px;"
-    "font-family:var(--jp-code-font-family,monospace);font-size:12px;"
-)
 _MUTED = "color:#57606a;font-size:12px;"
 
 
@@ -100,7 +87,7 @@ class RunView:
         self.shown_result_chars = shown_result_chars
         self.max_text_chars = max_text_chars
         self._clock = clock
-        self._wall_clock = wall_clock
+        self.wall_clock = wall_clock
         self._inbox: collections.deque[Any] = collections.deque()
         self._notes = list(notes or [])
         self._click_notes: collections.deque[str] = collections.deque()
@@ -111,8 +98,7 @@ class RunView:
         self._node_widgets = KeptWidgets(close=self.close_widget)
         self.drawn: dict[Any, Any] = {}  # what a call-line widget was last drawn from
         self.ticker: Any = None  # a task that feeds this view (run.show() of a running run keeps it here)
-        self._round_windows: dict[int, _window.RoundWindow] = {}
-        self._timeline_tallies: dict[int, _window.PrefixTally] = {}
+        self.drawer = TreeWidgets(self)
         self._users_seen = 0  # the root's timeline items checked for delivered messages
         self._last_tick: float | None = None
         self._stop_requested = False
@@ -144,10 +130,14 @@ class RunView:
         self.steer_button, self.steer_row = self.steering.button, self.steering.row
         if self.controls.steer is None:
             self.steer_row.layout.display = "none"
-        self.top = self.make(w.HBox, children=(self.header, self.stop_button),
-                              layout=w.Layout(justify_content="space-between", align_items="center"))
+        self.top = self.make(
+            w.HBox,
+            children=(self.header, self.stop_button),
+            layout=w.Layout(justify_content="space-between", align_items="center"),
+        )
         self.root = self.make(
-            w.VBox, children=(self.top, self.notes, self.body, self.steer_row, self.steering.sent),
+            w.VBox,
+            children=(self.top, self.notes, self.body, self.steer_row, self.steering.sent),
             layout=w.Layout(border="1px solid rgba(127,127,127,0.35)", padding="4px 8px"),
         )
 
@@ -174,8 +164,10 @@ class RunView:
         """The bundle to display: the widget plus static text for frontends without it, and
         for a page reloaded while the run goes on (it cannot receive the run's updates any
         more): the text says how to draw the run again (``show_again``)."""
-        text = ("agent run in progress (the live view needs a Jupyter frontend with ipywidgets). "
-                f"If the page was reloaded while it ran, {show_again} draws it again, running or finished.")
+        text = (
+            "agent run in progress (the live view needs a Jupyter frontend with ipywidgets). "
+            f"If the page was reloaded while it ran, {show_again} draws it again, running or finished."
+        )
         return {
             "text/plain": text,
             "text/html": f"<p><i>{escape(text)}</i></p>",
@@ -324,12 +316,15 @@ class RunView:
         root = self.builder.root
         if root is not None:
             self._see_delivered_messages(root)
-        self.want(self.header, value=header_html(root, self.builder, self._wall_clock(), self.steering.queued))
+        self.want(self.header, value=header_html(root, self.builder, self.wall_clock(), self.steering.queued))
         notes = self._notes + list(self._click_notes)
         self.want(self.notes, value="".join(f'<div style="{_MUTED}">{escape(n)}</div>' for n in notes[-6:]))
         stop_disabled = self.finished or self._stop_requested
-        self.want(self.stop_button, disabled=stop_disabled,
-                   description="Stopping…" if self._stop_requested and not self.finished else "Stop")
+        self.want(
+            self.stop_button,
+            disabled=stop_disabled,
+            description="Stopping…" if self._stop_requested and not self.finished else "Stop",
+        )
         if self.finished:
             self.want(self.stop_button, tooltip="This run has ended")
         if root is not None:
@@ -342,7 +337,7 @@ class RunView:
     def _see_delivered_messages(self, root: RunNode) -> None:
         """Tell the steering row about user messages that joined the run since the last redraw."""
         timeline = root.timeline
-        for item in timeline[self._users_seen:]:
+        for item in timeline[self._users_seen :]:
             if isinstance(item, UserNode) and item.kind == "message":
                 self.steering.delivered(item.text)
         self._users_seen = len(timeline)
@@ -356,128 +351,5 @@ class RunView:
         return self._node_widgets.get(key, build, pool)
 
     def run_widget(self, run: RunNode, *, nested: bool) -> Any:
-        w = self.widgets
-        box = self.widget_for(run, lambda: self.make(
-            # `border` (not border_left): ipywidgets 7 Layouts have no per-side borders.
-            w.VBox, layout=w.Layout(border="1px dashed rgba(127,127,127,0.45)", margin="2px 0 2px 8px",
-                                    padding="0 0 0 6px") if nested else w.Layout()))
-        children = []
-        if nested:
-            label = self.widget_for(("nested-label", run.run_id), lambda: self.make(w.HTML))
-            self.want(label, value=f'<span style="{_MUTED}">nested run · '
-                       + escape(" · ".join(fmt.header_parts(run)[:2]))
-                       + (f" · {escape(fmt.end_line(run))}" if run.finished else " · running") + "</span>")
-            children.append(label)
-        children += self._timeline_widgets(run)
-        self.want(box, children=tuple(children))
-        return box
-
-    def _timeline_widgets(self, run: RunNode) -> list[Any]:
-        """The run's first item (its prompt), a line counting what the window leaves out,
-        then the latest items (:data:`._window.TIMELINE`; nested runs get fewer)."""
-        size = _window.TIMELINE if run.depth == 0 else _window.NESTED_TIMELINE
-        timeline = run.timeline
-        start, end = _window.window(len(timeline), len(timeline), size)
-        if start <= 1:
-            return self._item_widgets(timeline[:end], run)
-        counts = self._timeline_tallies.setdefault(id(run), _window.PrefixTally()).upto(timeline, start)
-        left_out = left_out_line(counts - tally(timeline[:1]))
-        line = self._left_out_widget(("timeline-left-out", id(run)), f"… {left_out} earlier: not drawn live "
-                                     "(the Run has them; the saved transcript shows the start and the end)")
-        return [*self._item_widgets(timeline[:1], run), line, *self._item_widgets(timeline[start:end], run)]
-
-    def _left_out_widget(self, key: tuple[Any, ...], text: str) -> Any:
-        widget = self.widget_for(key, lambda: self.make(self.widgets.HTML), pool="html")
-        self.want(widget, value=f'<div style="{_MUTED}">{escape(text)}</div>')
-        return widget
-
-    def _item_widgets(self, items: list[Any], parent: RunNode | RoundNode) -> list[Any]:
-        """The widgets of a timeline's or a round's items, each made by its kind's entry in
-        :data:`WIDGET_OF` (a kind listed there as ignored gets no widget)."""
-        widgets = []
-        for item in items:
-            make = WIDGET_OF.handler_for(item)
-            if make is not None:
-                widgets.append(make(self, item, parent))
-        return widgets
-
-    def _user_widget(self, user: UserNode, _run: RunNode) -> Any:
-        widget = self.widget_for(user, lambda: self.make(self.widgets.HTML))
-        label = "prompt" if user.kind == "prompt" else "you"
-        self.want(widget, value=f'<div style="{_MUTED}">{label}</div><pre style="{_PRE}">{escape(user.text)}</pre>')
-        return widget
-
-    def _round_widget(self, round_: RoundNode, run: RunNode) -> Any:
-        """The round's label and the window on its items (:class:`._window.RoundWindow`),
-        with a line for what comes before it and one for what comes after."""
-        w = self.widgets
-        box = self.widget_for(round_, lambda: self.make(w.VBox), pool="vbox")
-        label = self.widget_for(("round-label", id(round_)), lambda: self.make(w.HTML), pool="html")
-        text = fmt.round_label(round_)
-        if round_.stop_reason == "error" and round_.error is not None:
-            text += f" · model error: {round_.error.message}"
-        self.want(label, value=f'<span style="{_MUTED}">{escape(text)}</span>')
-        size = _window.ROUND if run.depth == 0 else _window.NESTED_ROUND
-        shown = self._round_windows.setdefault(id(round_), _window.RoundWindow()).shown(round_, size)
-        children = [label]
-        if shown.before:
-            children.append(self._left_out_widget(
-                ("round-before", id(round_)), f"… {left_out_line(shown.before)} earlier in this round: not drawn live"))
-        children += self._item_widgets(round_.items[shown.start:shown.end], round_)
-        if shown.after:
-            children.append(self._left_out_widget(
-                ("round-after", id(round_)), f"… {left_out_line(shown.after, statuses=False)} more in this round"))
-        self.want(box, children=tuple(children))
-        return box
-
-    def _notice_widget(self, notice: NoticeNode, _round: RoundNode) -> Any:
-        widget = self.widget_for(notice, lambda: self.make(self.widgets.HTML))
-        self.want(widget, value=f'<span style="{_MUTED}">note: {escape(notice.text)}</span>')
-        return widget
-
-    def _retry_widget(self, wait: RetryNode, _round: RoundNode) -> Any:
-        """``rate limited (HTTP 429) — retrying in 58 s (retry 1 of 3)``, counting down."""
-        widget = self.widget_for(wait, lambda: self.make(self.widgets.HTML))
-        line = fmt.retry_line(wait, self._wall_clock())
-        self.want(widget, value=f'<span style="color:#9a6700;font-size:12px">{escape(line)}</span>')
-        return widget
-
-    def _block_widget(self, block: Block, round_: RoundNode) -> Any:
-        """Text rendered from its Markdown (:func:`~openprogram_jupyter.render._text_html.text_html`,
-        sanitized), thinking the same in a closed accordion; a cursor while the round
-        streams. Past ``max_text_chars`` the text is cut, with a note saying how much."""
-        w = self.widgets
-        streaming = not round_.finished and round_.stop_reason is None
-        cursor = "▍" if streaming else ""
-        html = text_html(block.text, self.max_text_chars, thinking=block.kind == "thinking", cursor=cursor)
-        if block.kind == "text":
-            widget = self.widget_for(block, lambda: self.make(w.HTML))
-            self.want(widget, value=html)
-            return widget
-        inner = self.widget_for(("thinking", id(block)), lambda: self.make(w.HTML))
-        self.want(inner, value=html)
-        accordion = self.widget_for(block, lambda: self._make_accordion(inner, "thinking", open_=False))
-        return accordion
-
-    def _make_accordion(self, child: Any, title: str, *, open_: bool) -> Any:
-        accordion = self.make(self.widgets.Accordion, children=(child,))
-        accordion.set_title(0, title)
-        accordion.selected_index = 0 if open_ else None
-        return accordion
-
-    def _call_widget(self, call: CallNode, _round: RoundNode) -> Any:
-        """Open while it goes on, one collapsed line once it ends (:mod:`._call_card`)."""
-        return call_widget(self, call)
-
-
-WIDGET_OF: NodeHandlers[Callable[[RunView, Any, Any], Any]] = NodeHandlers("the live view (RunView)", {
-    UserNode: RunView._user_widget,
-    RoundNode: RunView._round_widget,
-    Block: RunView._block_widget,
-    CallNode: RunView._call_widget,
-    NoticeNode: RunView._notice_widget,
-    RetryNode: RunView._retry_widget,
-})
-"""How each kind of node gets its widget: ``make(view, node, parent)``, where ``parent``
-is the run (timeline items) or the round (round items) that holds the node."""
-
+        """The widget of ``run``'s tree (:class:`._tree_widgets.TreeWidgets`)."""
+        return self.drawer.run_widget(run, nested=nested)

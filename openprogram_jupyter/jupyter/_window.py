@@ -19,8 +19,17 @@ from typing import Any
 from ..render._groups import tally, tally_item
 from ..render.tree import CallNode, RoundNode
 
-__all__ = ["NESTED_ROUND", "NESTED_TIMELINE", "ROUND", "TIMELINE", "PrefixTally", "RoundWindow", "Shown",
-           "WindowSize", "window"]
+__all__ = [
+    "NESTED_ROUND",
+    "NESTED_TIMELINE",
+    "ROUND",
+    "TIMELINE",
+    "PrefixTally",
+    "RoundWindow",
+    "Shown",
+    "WindowSize",
+    "window",
+]
 
 
 @dataclass(frozen=True)

@@ -53,15 +53,15 @@ def _tokens(final: object) -> str:
         return "no reply"
     usage = final.get("usage") or final.get("usageMetadata") or {}
     numbers = [usage.get(k) for k in ("prompt_tokens", "input_tokens", "inputTokens", "promptTokenCount", "input")]
-    out = [usage.get(k) for k in ("completion_tokens", "output_tokens", "outputTokens", "candidatesTokenCount",
-                                  "output")]
+    out = [
+        usage.get(k) for k in ("completion_tokens", "output_tokens", "outputTokens", "candidatesTokenCount", "output")
+    ]
     into = next((n for n in numbers if n is not None), None)
     came = next((n for n in out if n is not None), None)
     return f"{into if into is not None else '?'} in / {came if came is not None else '?'} out tokens"
 
 
-def round_summary(number: int, request: JsonObject, reply: JsonObject, messages_field: str | None,
-                  shared: int) -> str:
+def round_summary(number: int, request: JsonObject, reply: JsonObject, messages_field: str | None, shared: int) -> str:
     """``round 3: 2,140 bytes, 7 messages (2 new), 3 tools, tool_choice "auto", 40 in / 5 out tokens``,
     then ``, 2 attempts`` after a retry, ``, failed (HTTP 400)`` when the round's last attempt
     failed, ``, replayed from a cassette (request rebuilt)`` for a replayed round."""
@@ -69,8 +69,10 @@ def round_summary(number: int, request: JsonObject, reply: JsonObject, messages_
     size = len(json.dumps(request, ensure_ascii=False).encode("utf-8"))
     messages = request.get(messages_field or "") or []
     tools, choice = _tools_and_choice(provider, request)
-    text = (f"round {number}: {size:,} bytes, {len(messages)} messages ({len(messages) - shared} new), "
-            f"{tools} tools, tool_choice {json.dumps(choice)}, {_tokens(reply.get('final'))}")
+    text = (
+        f"round {number}: {size:,} bytes, {len(messages)} messages ({len(messages) - shared} new), "
+        f"{tools} tools, tool_choice {json.dumps(choice)}, {_tokens(reply.get('final'))}"
+    )
     if reply.get("attempts", 1) > 1:
         text += f", {reply['attempts']} attempts"
     errors = reply.get("errors") or []
@@ -102,8 +104,15 @@ class _Shown:
         shared, _ = log.new_messages(number)
         first = number == log.rounds[0]
         previous = None if first else max(n for n in log.rounds if n < number)
-        return cls(number, request, reply, log.messages_field(number), shared,
-                   [] if first else log.changed_fields(number), previous)
+        return cls(
+            number,
+            request,
+            reply,
+            log.messages_field(number),
+            shared,
+            [] if first else log.changed_fields(number),
+            previous,
+        )
 
     @property
     def messages(self) -> list[Any]:
@@ -153,8 +162,9 @@ def _reply_html(shown: _Shown, *, frames: bool) -> str:
         parts.append(_details(f"attempt {escape(str(error.get('attempt')))} failed", _json_html(error)))
     if frames:
         lines = "\n".join(json.dumps(f, ensure_ascii=False) for f in reply.get("frames") or [])
-        parts.append(_details(f"reply frames ({len(reply.get('frames') or [])})",
-                              f'<pre style="{_PRE}">{escape(lines)}</pre>'))
+        parts.append(
+            _details(f"reply frames ({len(reply.get('frames') or [])})", f'<pre style="{_PRE}">{escape(lines)}</pre>')
+        )
     return "".join(parts)
 
 
@@ -163,25 +173,36 @@ def _whole_round_html(shown: _Shown) -> str:
     field = escape(shown.messages_field or "body")
     rows = "".join(_message_html(shown, i, m) for i, m in enumerate(shown.messages))
     fields = "".join(_field_html(shown, k, v) for k, v in shown.fields.items())
-    body = (_details(f"request: {field} ({len(shown.messages)})", rows, open_=True)
-            + _details("request: other fields", fields, open_=bool(shown.changed) or shown.previous is None)
-            + _reply_html(shown, frames=True))
+    body = (
+        _details(f"request: {field} ({len(shown.messages)})", rows, open_=True)
+        + _details("request: other fields", fields, open_=bool(shown.changed) or shown.previous is None)
+        + _reply_html(shown, frames=True)
+    )
     return _details(escape(shown.summary), body, open_=True)
 
 
 def _changes_html(shown: _Shown) -> str:
     """Round ``shown`` as what changed: its new messages and changed (or, first, all) fields."""
-    new = shown.messages[shown.shared:]
+    new = shown.messages[shown.shared :]
     rows = "".join(_message_html(shown, shown.shared + i, m) for i, m in enumerate(new))
-    kept = (f"<p><small>{shown.shared} message(s) as in round {shown.previous} (not repeated)</small></p>"
-            if shown.shared else "")
+    kept = (
+        f"<p><small>{shown.shared} message(s) as in round {shown.previous} (not repeated)</small></p>"
+        if shown.shared
+        else ""
+    )
     names = shown.changed if shown.previous is not None else list(shown.fields)
     fields = "".join(_field_html(shown, k, shown.fields[k]) for k in names)
     field = escape(shown.messages_field or "body")
-    body = (kept + _details(f"request: {field}, new ({len(new)})", rows)
-            + (_details("request: fields " + ("changed" if shown.previous is not None else "sent"), fields)
-               if names else "")
-            + _reply_html(shown, frames=False))
+    body = (
+        kept
+        + _details(f"request: {field}, new ({len(new)})", rows)
+        + (
+            _details("request: fields " + ("changed" if shown.previous is not None else "sent"), fields)
+            if names
+            else ""
+        )
+        + _reply_html(shown, frames=False)
+    )
     return _details(escape(shown.summary), body)
 
 
@@ -200,8 +221,10 @@ def _text_lines(shown: _Shown, *, whole: bool) -> list[str]:
             lines.append(f"  {'*' if name in shown.changed else ' '} {name}: " + json.dumps(value, ensure_ascii=False))
         lines.append("  reply: " + json.dumps(shown.reply.get("final"), ensure_ascii=False))
         lines.append(f"  frames: {len(shown.reply.get('frames') or [])}")
-    lines += [f"  attempt {e.get('attempt')} failed: " + json.dumps(e, ensure_ascii=False)
-              for e in shown.reply.get("errors") or []]
+    lines += [
+        f"  attempt {e.get('attempt')} failed: " + json.dumps(e, ensure_ascii=False)
+        for e in shown.reply.get("errors") or []
+    ]
     return lines
 
 
@@ -213,14 +236,24 @@ def wire_bundle(run: Run, number: int | None = None, *, name: str = "VAR") -> di
     log = run.wire_log
     if number is not None or log is None or not log.rounds:
         shown = _Shown.of(run, number if number is not None else 1)
-        return safe_bundle({"text/plain": "\n".join(_text_lines(shown, whole=True)),
-                            "text/html": f'<div class="op-wire">{_whole_round_html(shown)}</div>'})
+        return safe_bundle(
+            {
+                "text/plain": "\n".join(_text_lines(shown, whole=True)),
+                "text/html": f'<div class="op-wire">{_whole_round_html(shown)}</div>',
+            }
+        )
     rounds = [_Shown.of(run, n) for n in log.rounds]
     missing = [n for n in log.asked_rounds if n not in log.rounds]
-    head = (f"{len(rounds)} round(s) with a wire" + (f"; no wire for round(s) {', '.join(map(str, missing))}"
-                                                     if missing else "")
-            + f". %agent wire {name} ROUND shows one round whole, with its raw frames.")
+    head = (
+        f"{len(rounds)} round(s) with a wire"
+        + (f"; no wire for round(s) {', '.join(map(str, missing))}" if missing else "")
+        + f". %agent wire {name} ROUND shows one round whole, with its raw frames."
+    )
     text = "\n\n".join("\n".join(_text_lines(shown, whole=False)) for shown in rounds)
     html = "".join(_changes_html(shown) for shown in rounds)
-    return safe_bundle({"text/plain": head + "\n\n" + text,
-                        "text/html": f'<div class="op-wire"><p><small>{escape(head)}</small></p>{html}</div>'})
+    return safe_bundle(
+        {
+            "text/plain": head + "\n\n" + text,
+            "text/html": f'<div class="op-wire"><p><small>{escape(head)}</small></p>{html}</div>',
+        }
+    )

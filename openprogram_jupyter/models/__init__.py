@@ -49,9 +49,7 @@ def default_model_name() -> str:
     return "offline"
 
 
-def resolve_model(
-    model: str | Model | None, *, api_key: str | None = None, base_url: str | None = None
-) -> Model:
+def resolve_model(model: str | Model | None, *, api_key: str | None = None, base_url: str | None = None) -> Model:
     """Turn ``model`` into a :class:`Model`.
 
     A :class:`Model` is returned as is. ``None`` takes :func:`default_model_name`.
@@ -77,14 +75,10 @@ def resolve_model(
         return OfflineModel()
     provider, sep, model_id = model.partition(":")
     if not sep or not model_id:
-        raise ValueError(
-            f"model {model!r} is not 'provider:model' (e.g. 'openai:gpt-4.1-mini') or 'offline'"
-        )
+        raise ValueError(f"model {model!r} is not 'provider:model' (e.g. 'openai:gpt-4.1-mini') or 'offline'")
     info = provider_info(provider)
     if info is None:
-        raise ValueError(
-            f"unknown provider {provider!r} in model {model!r}; known: {', '.join(sorted(PROVIDERS))}"
-        )
+        raise ValueError(f"unknown provider {provider!r} in model {model!r}; known: {', '.join(sorted(PROVIDERS))}")
     module_name, class_name = info.model_class.split(":")
     try:
         module = importlib.import_module(module_name)

@@ -46,8 +46,13 @@ _REGION_PREFIX = re.compile(r"^(us|eu|apac|jp|au|ca|us-gov|global)\.")
 def bedrock_tool(spec: Spec) -> JsonObject:
     """An element of Converse's ``toolConfig.tools``. Bedrock refuses an empty description,
     so a tool without one is described by its name."""
-    return {"toolSpec": {"name": spec["name"], "description": spec.get("description") or spec["name"],
-                         "inputSchema": {"json": declared_parameters(spec)}}}
+    return {
+        "toolSpec": {
+            "name": spec["name"],
+            "description": spec.get("description") or spec["name"],
+            "inputSchema": {"json": declared_parameters(spec)},
+        }
+    }
 
 
 @dataclass
@@ -62,7 +67,8 @@ def model_family(model_id: str) -> tuple[bool, bool, bool]:
     """``(is_claude_3_plus, supports_any, supports_tool)`` for a Bedrock model id."""
     base = _REGION_PREFIX.sub("", model_id)
     claude = base.startswith("anthropic.claude-") and not base.startswith(
-        ("anthropic.claude-v", "anthropic.claude-instant"))
+        ("anthropic.claude-v", "anthropic.claude-instant")
+    )
     nova = base.startswith("amazon.nova")
     mistral_large = base.startswith("mistral.mistral-large")
     return claude, claude or nova or mistral_large, claude or nova
@@ -83,8 +89,10 @@ def tool_config(model_id: str, request: ModelRequest) -> BedrockControls:
             controls.tool_config = {"tools": _specs(stub_specs_for_history(request.messages, tools))}
             controls.instructions.append("Do not call any tool in this reply; answer in text.")
             if choice == "none":
-                controls.notices.append("Bedrock has no tool_choice 'none'; the tools stay declared (the history "
-                                        "uses them) and the model was told in the system prompt not to call any")
+                controls.notices.append(
+                    "Bedrock has no tool_choice 'none'; the tools stay declared (the history "
+                    "uses them) and the model was told in the system prompt not to call any"
+                )
         return controls
 
     mapped: JsonObject
@@ -97,8 +105,10 @@ def tool_config(model_id: str, request: ModelRequest) -> BedrockControls:
         else:
             mapped = {"auto": {}}
             controls.instructions.append("You must call at least one of the tools in this reply.")
-            controls.notices.append(f"{model_id} cannot be forced to call a tool on Bedrock; tool_choice "
-                                    "'required' was sent as auto with an instruction in the system prompt")
+            controls.notices.append(
+                f"{model_id} cannot be forced to call a tool on Bedrock; tool_choice "
+                "'required' was sent as auto with an instruction in the system prompt"
+            )
     else:
         if supports_tool:
             mapped = {"tool": {"name": forced}}
@@ -111,19 +121,30 @@ def tool_config(model_id: str, request: ModelRequest) -> BedrockControls:
                 mapped = {"auto": {}}
                 controls.instructions.append(f"You must call the tool {forced} in this reply.")
                 how = "as auto with only that tool declared and an instruction in the system prompt"
-            controls.notices.append(f"{model_id} cannot be forced to a named tool on Bedrock; "
-                                    f"tool_choice {forced!r} was sent {how}")
+            controls.notices.append(
+                f"{model_id} cannot be forced to a named tool on Bedrock; tool_choice {forced!r} was sent {how}"
+            )
     controls.tool_config = {"tools": _specs(tools), "toolChoice": mapped}
-
     if request.parallel_tool_calls is False:
-        if claude:
-            kind = next(iter(mapped))
-            anthropic_choice: JsonObject = {"type": kind, "disable_parallel_tool_use": True}
-            if kind == "tool":
-                anthropic_choice["name"] = forced
-            controls.additional_fields = {"tool_choice": anthropic_choice}
-            del controls.tool_config["toolChoice"]
-        else:
-            controls.notices.append(f"{model_id} cannot be told to make one call at a time on Bedrock "
-                                    "(parallel_tool_calls=False was not sent); every call it returns is run in order")
+        _one_call_at_a_time(controls, model_id, claude, mapped, forced)
     return controls
+
+
+def _one_call_at_a_time(
+    controls: BedrockControls, model_id: str, claude: bool, mapped: JsonObject, forced: str | None
+) -> None:
+    """``parallel_tool_calls=False``: a Claude model takes Anthropic's own tool choice with
+    ``disable_parallel_tool_use`` (in place of Converse's); another model cannot be told."""
+    if not claude:
+        controls.notices.append(
+            f"{model_id} cannot be told to make one call at a time on Bedrock "
+            "(parallel_tool_calls=False was not sent); every call it returns is run in order"
+        )
+        return
+    kind = next(iter(mapped))
+    anthropic_choice: JsonObject = {"type": kind, "disable_parallel_tool_use": True}
+    if kind == "tool":
+        anthropic_choice["name"] = forced
+    controls.additional_fields = {"tool_choice": anthropic_choice}
+    assert controls.tool_config is not None
+    del controls.tool_config["toolChoice"]

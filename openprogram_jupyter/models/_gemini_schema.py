@@ -17,18 +17,43 @@ __all__ = ["gemini_function_declaration", "gemini_schema_problems"]
 
 # The JSON Schema keywords Gemini documents for parametersJsonSchema; others may be
 # ignored (not enforced) or refused. Annotations that change nothing are let through.
-_GEMINI_KEYWORDS = frozenset({
-    "$id", "$defs", "$ref", "$anchor", "type", "format", "title", "description", "enum", "items",
-    "prefixItems", "minItems", "maxItems", "minimum", "maximum", "anyOf", "oneOf", "properties",
-    "additionalProperties", "required", "propertyOrdering", "nullable",
-    "default", "examples",
-})
+_GEMINI_KEYWORDS = frozenset(
+    {
+        "$id",
+        "$defs",
+        "$ref",
+        "$anchor",
+        "type",
+        "format",
+        "title",
+        "description",
+        "enum",
+        "items",
+        "prefixItems",
+        "minItems",
+        "maxItems",
+        "minimum",
+        "maximum",
+        "anyOf",
+        "oneOf",
+        "properties",
+        "additionalProperties",
+        "required",
+        "propertyOrdering",
+        "nullable",
+        "default",
+        "examples",
+    }
+)
 
 
 def gemini_function_declaration(spec: Spec) -> JsonObject:
     """An element of ``tools[].functionDeclarations`` (plain JSON Schema in ``parametersJsonSchema``)."""
-    return {"name": spec["name"], "description": spec.get("description") or "",
-            "parametersJsonSchema": declared_parameters(spec)}
+    return {
+        "name": spec["name"],
+        "description": spec.get("description") or "",
+        "parametersJsonSchema": declared_parameters(spec),
+    }
 
 
 def gemini_schema_problems(parameters: JsonObject) -> list[str]:
@@ -44,8 +69,10 @@ def _problems(schema: object, path: str) -> list[str]:
     problems = []
     unknown = sorted(set(schema) - _GEMINI_KEYWORDS)
     if unknown:
-        problems.append(f"{path} uses {', '.join(unknown)}, outside the JSON Schema subset Gemini documents "
-                        "(it may be ignored, so not enforced, or refused)")
+        problems.append(
+            f"{path} uses {', '.join(unknown)}, outside the JSON Schema subset Gemini documents "
+            "(it may be ignored, so not enforced, or refused)"
+        )
     enum = schema.get("enum")
     if isinstance(enum, list) and any(not isinstance(v, (str, int, float)) or isinstance(v, bool) for v in enum):
         problems.append(f"{path}: enum values must be strings or numbers for Gemini, got {json.dumps(enum)}")

@@ -81,8 +81,11 @@ def paired_history(
         pending.results = [
             collected.get(call.id or "")
             or ToolResultMessage(
-                tool_call_id=call.id or "", tool_name=call.name, is_error=True,
-                content=[TextContent(text=MISSING_RESULT_TEXT)], status="error",
+                tool_call_id=call.id or "",
+                tool_name=call.name,
+                is_error=True,
+                content=[TextContent(text=MISSING_RESULT_TEXT)],
+                status="error",
             )
             for call in pending.calls
         ]
@@ -130,13 +133,17 @@ def without_images(
     """``messages`` with every image of a user message or a tool result replaced by a
     text block saying so (for a model that takes no images); the others are the same
     objects, and nothing is changed in place."""
+
     def swapped(blocks: list[TextContent | ImageContent]) -> list[TextContent | ImageContent]:
         return [TextContent(text=IMAGE_LEFT_OUT) if isinstance(b, ImageContent) else b for b in blocks]
 
     shown: list[UserMessage | AssistantMessage | ToolResultMessage] = []
     for message in messages:
-        if isinstance(message, UserMessage) and not isinstance(message.content, str) and any(
-                isinstance(b, ImageContent) for b in message.content):
+        if (
+            isinstance(message, UserMessage)
+            and not isinstance(message.content, str)
+            and any(isinstance(b, ImageContent) for b in message.content)
+        ):
             message = message.model_copy(update={"content": swapped(list(message.content))})
         elif isinstance(message, ToolResultMessage) and result_images(message):
             message = message.model_copy(update={"content": swapped(list(message.content))})
@@ -162,10 +169,7 @@ def forced_tool_name(choice: object) -> str | None:
 
 
 def history_has_tool_blocks(messages: Iterable[Any]) -> bool:
-    return any(
-        isinstance(m, ToolResultMessage) or (isinstance(m, AssistantMessage) and m.tool_calls)
-        for m in messages
-    )
+    return any(isinstance(m, ToolResultMessage) or (isinstance(m, AssistantMessage) and m.tool_calls) for m in messages)
 
 
 def stub_specs_for_history(messages: Iterable[Any], tools: list[JsonObject]) -> list[JsonObject]:
@@ -179,11 +183,13 @@ def stub_specs_for_history(messages: Iterable[Any], tools: list[JsonObject]) -> 
             for call in message.tool_calls:
                 if call.name not in known:
                     known.add(call.name)
-                    extra.append({
-                        "name": call.name,
-                        "description": "A tool used earlier in this conversation; not available now.",
-                        "parameters": {"type": "object", "properties": {}},
-                    })
+                    extra.append(
+                        {
+                            "name": call.name,
+                            "description": "A tool used earlier in this conversation; not available now.",
+                            "parameters": {"type": "object", "properties": {}},
+                        }
+                    )
     return list(tools) + extra
 
 

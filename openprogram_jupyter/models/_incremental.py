@@ -59,11 +59,11 @@ class HistoryMemo:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()  # held while the lists below are read or extended
-        self._sources: list[Any] = []       # the closed part of the history, as given
-        self._wire: list[JsonObject] = []   # its wire messages
+        self._sources: list[Any] = []  # the closed part of the history, as given
+        self._wire: list[JsonObject] = []  # its wire messages
         self._same: JsonObject = {}
-        self._items: list[object] = []      # the list encoded last
-        self._parts: list[bytes] = []       # its elements' JSON
+        self._items: list[object] = []  # the list encoded last
+        self._parts: list[bytes] = []  # its elements' JSON
 
     def build(self, messages: list[Any], step: Step) -> list[JsonObject]:
         """The wire messages of ``messages``: ``step(out, entry)`` appends one paired entry's

@@ -18,8 +18,15 @@ from typing import Any
 
 from .._json import JsonObject
 
-__all__ = ["PLAIN_TOOL_NAME", "ProviderInfo", "Spec", "ToolRules", "ToolShape", "declared_parameters",
-           "tools_and_choice"]
+__all__ = [
+    "PLAIN_TOOL_NAME",
+    "ProviderInfo",
+    "Spec",
+    "ToolRules",
+    "ToolShape",
+    "declared_parameters",
+    "tools_and_choice",
+]
 
 Spec = JsonObject
 """A tool spec: ``{"name", "description", "parameters"}``."""

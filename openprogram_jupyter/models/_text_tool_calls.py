@@ -67,7 +67,7 @@ def _split(text: str, tool_names: Collection[str]) -> list[str | ToolCall]:
     pieces: list[str | ToolCall] = []
     position = 0
     for start, end in _hermes_blocks(text):
-        call = _call_from(text[start + len(_OPEN):end - len(_CLOSE)], tool_names, text[start:end])
+        call = _call_from(text[start + len(_OPEN) : end - len(_CLOSE)], tool_names, text[start:end])
         if call is None:
             continue
         pieces += [text[position:start].strip(), call]
@@ -95,7 +95,7 @@ def _whole_reply_calls(text: str, tool_names: Collection[str]) -> list[ToolCall]
     stripped = text.strip()
     for tag in (_PYTHON_TAG, _MISTRAL_TAG):
         if stripped.startswith(tag):
-            stripped = stripped[len(tag):].strip()
+            stripped = stripped[len(tag) :].strip()
     if not stripped.startswith(("{", "[")):
         return None
     try:

@@ -44,6 +44,7 @@ from .base import ModelRequest
 
 __all__ = ["AskedRequest", "WireLog", "WireRecorder", "rebuilt_request", "wire_round"]
 
+
 def fold_frames(provider: str, frames: list[Any]) -> JsonObject | None:
     """The final object of ``provider``'s wire format folded from ``frames`` (by its
     descriptor's ``fold_frames``; ``None`` for a provider that declares none)."""
@@ -61,6 +62,8 @@ def _messages_field(provider: str) -> str | None:
 
     info = provider_info(provider)
     return info.wire_messages if info is not None else None
+
+
 """The body field holding the provider's message list, by wire format."""
 
 _DIGEST_BYTES = 64  # a hex SHA-256 digest
@@ -83,9 +86,14 @@ class AskedRequest:
 
     def model_request(self) -> ModelRequest:
         """The round's :class:`ModelRequest` again, as the model was handed it."""
-        return ModelRequest(messages=list(self.conversation[:self.length]), system=self.system,
-                            tools=list(self.tools), tool_choice=self.tool_choice,
-                            parallel_tool_calls=self.parallel_tool_calls, menu_explicit=self.menu_explicit)
+        return ModelRequest(
+            messages=list(self.conversation[: self.length]),
+            system=self.system,
+            tools=list(self.tools),
+            tool_choice=self.tool_choice,
+            parallel_tool_calls=self.parallel_tool_calls,
+            menu_explicit=self.menu_explicit,
+        )
 
 
 @dataclass(slots=True)
@@ -95,14 +103,14 @@ class _Round:
     source: Literal["wire", "cassette"] = "wire"
     fields: dict[str, str] = field(default_factory=dict)  # top-level field -> digest ("": the message list)
     messages_field: str | None = None
-    shared: int = 0        # leading messages equal to the previous captured round's
+    shared: int = 0  # leading messages equal to the previous captured round's
     previous: int | None = None
     new: list[str] = field(default_factory=list)
     frames: list[str] = field(default_factory=list)  # masked JSON text, in arrival order
     errors: list[str] = field(default_factory=list)  # masked JSON text, one per failed attempt
     attempts: int = 0
     sent: bool = False
-    recorded: str | None = None     # a replayed round: the cassette's reply (masked JSON text)
+    recorded: str | None = None  # a replayed round: the cassette's reply (masked JSON text)
     no_request: str | None = None  # why a round has no request (a replayed or untranslatable one)
 
 
@@ -137,8 +145,9 @@ class WireRecorder:
         message, and the error body it sent (``None`` when it sent none, as for a cut
         connection)."""
         entry = self._log._rounds[self._number]
-        entry.errors.append(self._text({"attempt": entry.attempts, "status": status, "code": code,
-                                        "message": message, "body": body}))
+        entry.errors.append(
+            self._text({"attempt": entry.attempts, "status": status, "code": code, "message": message, "body": body})
+        )
 
     def not_sent(self, reason: str) -> None:
         """The provider could not build this round's request (``reason`` says why), so
@@ -154,8 +163,10 @@ class WireRecorder:
         entry.recorded = self._text(reply)
         provider, _, model_id = (recorded_model or "").partition(":")
         if _messages_field(provider) is None or not model_id:
-            entry.no_request = (f"the cassette was recorded from {recorded_model or 'an unnamed model'}, which "
-                                 "sends nothing over a wire, so there is no request to rebuild")
+            entry.no_request = (
+                f"the cassette was recorded from {recorded_model or 'an unnamed model'}, which "
+                "sends nothing over a wire, so there is no request to rebuild"
+            )
             return
         try:
             body = wire_preview(entry.asked.model_request(), f"{provider}:{model_id}")
@@ -190,8 +201,15 @@ class WireLog:
         if request.tools is not source:  # the menu hands out the same list while it is unchanged
             tools = tuple(request.tools)
             self._tools = (request.tools, tools)
-        asked = AskedRequest(request.messages, len(request.messages), request.system, tools, request.tool_choice,
-                             request.parallel_tool_calls, request.menu_explicit)
+        asked = AskedRequest(
+            request.messages,
+            len(request.messages),
+            request.system,
+            tools,
+            request.tool_choice,
+            request.parallel_tool_calls,
+            request.menu_explicit,
+        )
         self._rounds[number] = _Round(asked)
         return WireRecorder(self, number)
 
@@ -208,8 +226,9 @@ class WireLog:
     def _blob(self, value: object, secrets: Secrets) -> str:
         # Keys in the order sent (the same code builds the same message with its keys in the
         # same order, so equal messages still share one digest).
-        text = json.dumps(secrets.mask_data(to_json_data(value), shapes=False), ensure_ascii=False,
-                          separators=(",", ":"))
+        text = json.dumps(
+            secrets.mask_data(to_json_data(value), shapes=False), ensure_ascii=False, separators=(",", ":")
+        )
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
         if digest not in self._blobs:
             self._blobs[digest] = text
@@ -244,7 +263,7 @@ class WireLog:
             digests, shared = self._message_digests(body[entry.messages_field], secrets)
             if self._last is not None:
                 entry.previous, entry.shared = self._last, shared
-            entry.new = digests[entry.shared:]
+            entry.new = digests[entry.shared :]
             self._last = number
         elif self._last is not None:
             entry.previous = self._last
@@ -260,7 +279,7 @@ class WireLog:
             entry = self._rounds[entry.previous] if entry.previous is not None and entry.shared else None
         digests: list[str] = []
         for link in reversed(chain):
-            digests = digests[:link.shared] + link.new
+            digests = digests[: link.shared] + link.new
         return digests
 
     def request(self, number: int) -> JsonObject:
@@ -280,13 +299,21 @@ class WireLog:
         ``status``, ``code``, ``message``, ``body``). A replayed round adds ``note``."""
         entry = self._rounds[number]
         frames = mask_split_secrets([json.loads(text) for text in entry.frames], Secrets.now())
-        reply: JsonObject = {"provider": entry.provider, "source": entry.source, "final": None, "frames": frames,
-                                 "attempts": entry.attempts, "errors": [json.loads(e) for e in entry.errors]}
+        reply: JsonObject = {
+            "provider": entry.provider,
+            "source": entry.source,
+            "final": None,
+            "frames": frames,
+            "attempts": entry.attempts,
+            "errors": [json.loads(e) for e in entry.errors],
+        }
         if entry.recorded is not None:
             reply["final"] = json.loads(entry.recorded)
-            reply["note"] = ("replayed from a cassette: the reply is the recorded message (this package's form, not "
-                             "the provider's wire form); the request was rebuilt from the run's messages, because a "
-                             "cassette keeps only the tool names and the last user text of each request")
+            reply["note"] = (
+                "replayed from a cassette: the reply is the recorded message (this package's form, not "
+                "the provider's wire form); the request was rebuilt from the run's messages, because a "
+                "cassette keeps only the tool names and the last user text of each request"
+            )
         else:
             reply["final"] = fold_frames(entry.provider, frames)
         return Secrets.now().mask_data(reply, shapes=False)
@@ -344,8 +371,10 @@ def wire_round(log: WireLog | None, number: int, model_name: str) -> tuple[JsonO
     assert log is not None
     problem = log.why_no_request(number)
     if problem is not None:
-        raise ValueError(f"round {number} of this run ({model_name}) has no wire: {problem}. "
-                         f"run.request_as({number}, 'openai') shows what a provider would be sent for it")
+        raise ValueError(
+            f"round {number} of this run ({model_name}) has no wire: {problem}. "
+            f"run.request_as({number}, 'openai') shows what a provider would be sent for it"
+        )
     return log.request(number), log.reply(number)
 
 
@@ -359,12 +388,15 @@ def rebuilt_request(log: WireLog | None, number: int, model: str) -> JsonObject:
 
 def _check_round(log: WireLog | None, number: int) -> None:
     if log is None:
-        raise ValueError("this run did not capture the wire: pass capture_wire=True to the Runtime "
-                         "(Runtime(..., capture_wire=True), or %%agent --wire) and run again")
+        raise ValueError(
+            "this run did not capture the wire: pass capture_wire=True to the Runtime "
+            "(Runtime(..., capture_wire=True), or %%agent --wire) and run again"
+        )
     asked = log.asked_rounds
     if number not in asked:
-        rounds = (f"the captured rounds are {_ranges(asked)} (numbered from 1)" if asked
-                  else "it asked the model nothing")
+        rounds = (
+            f"the captured rounds are {_ranges(asked)} (numbered from 1)" if asked else "it asked the model nothing"
+        )
         raise ValueError(f"round {number!r} was not captured; {rounds}")
 
 
@@ -397,8 +429,9 @@ def mask_split_secrets(frames: list[Any], secrets: Secrets) -> list[Any]:
     return frames
 
 
-def _collect_strings(value: object, path: tuple[Any, ...],
-                     streams: dict[tuple[Any, ...], list[tuple[Any, Any]]]) -> None:
+def _collect_strings(
+    value: object, path: tuple[Any, ...], streams: dict[tuple[Any, ...], list[tuple[Any, Any]]]
+) -> None:
     items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
     for key, item in items:
         if isinstance(item, str):

@@ -32,8 +32,10 @@ def openai_chat_frames(frames: Frames) -> JsonObject:
             if delta.get("content"):
                 message["content"] = (message["content"] or "") + delta["content"]
             for fragment in delta.get("tool_calls") or []:
-                call = calls.setdefault(fragment.get("index", 0), {"id": None, "type": "function",
-                                                                   "function": {"name": "", "arguments": ""}})
+                call = calls.setdefault(
+                    fragment.get("index", 0),
+                    {"id": None, "type": "function", "function": {"name": "", "arguments": ""}},
+                )
                 call["id"] = fragment.get("id") or call["id"]
                 function = fragment.get("function") or {}
                 call["function"]["name"] += function.get("name") or ""
@@ -41,9 +43,14 @@ def openai_chat_frames(frames: Frames) -> JsonObject:
             finish = choice.get("finish_reason") or finish
     if calls:
         message["tool_calls"] = [calls[i] for i in sorted(calls)]
-    return {"id": first.get("id"), "object": "chat.completion", "created": first.get("created"),
-            "model": first.get("model"), "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-            "usage": usage}
+    return {
+        "id": first.get("id"),
+        "object": "chat.completion",
+        "created": first.get("created"),
+        "model": first.get("model"),
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        "usage": usage,
+    }
 
 
 def openai_responses_frames(frames: Frames) -> JsonObject | None:

@@ -33,8 +33,10 @@ def model_string(model: str) -> str:
         return model
     info = provider_info(model)
     if info is None:
-        raise ValueError(f"unknown provider {model!r}; known: {', '.join(sorted(PROVIDERS))} "
-                         "(or a whole model string such as 'openai:gpt-4.1-mini')")
+        raise ValueError(
+            f"unknown provider {model!r}; known: {', '.join(sorted(PROVIDERS))} "
+            "(or a whole model string such as 'openai:gpt-4.1-mini')"
+        )
     if info.default_model_name is None:
         raise ValueError(f"the provider {model!r} has no default model: name one, as in '{model}:MODEL_ID'")
     return info.default_model_name
@@ -48,8 +50,9 @@ def wire_preview(request: ModelRequest, model: str) -> JsonObject:
     from . import resolve_model
 
     if not isinstance(request, ModelRequest):
-        raise TypeError(f"op.wire_preview needs a ModelRequest (e.g. scripted.requests[1]), "
-                        f"not {type(request).__name__}")
+        raise TypeError(
+            f"op.wire_preview needs a ModelRequest (e.g. scripted.requests[1]), not {type(request).__name__}"
+        )
     provider_model: Any = resolve_model(model_string(model), api_key=_PLACEHOLDER_KEY, base_url="http://127.0.0.1:9")
     prepare = getattr(provider_model, "_prepare", None)
     if prepare is None:

@@ -71,8 +71,11 @@ __all__ = ["INFO", "AnthropicModel", "anthropic_tool"]
 
 def anthropic_tool(spec: Spec) -> JsonObject:
     """An element of Anthropic Messages' ``tools``."""
-    return {"name": spec["name"], "description": spec.get("description") or "",
-            "input_schema": declared_parameters(spec)}
+    return {
+        "name": spec["name"],
+        "description": spec.get("description") or "",
+        "input_schema": declared_parameters(spec),
+    }
 
 
 INFO = ProviderInfo(
@@ -86,7 +89,7 @@ INFO = ProviderInfo(
     tool_shape=ToolShape("Anthropic Messages", 'an element of "tools"', anthropic_tool),
     tool_rules=ToolRules(PLAIN_TOOL_NAME, "letters, digits, '_' and '-', 1 to 64 characters"),
     key_hint="set ANTHROPIC_API_KEY (in the environment, a .env file next to the notebook, Colab's secrets, "
-             "or %agent key anthropic) or pass api_key=",
+    "or %agent key anthropic) or pass api_key=",
     prices_id="anthropic",
 )
 
@@ -129,8 +132,12 @@ class AnthropicModel(ProviderModel):
 
     def _prepare(self, request: ModelRequest) -> tuple[JsonObject, list[str]]:
         messages = self._history.build(request.messages, _step)
-        payload: JsonObject = {"model": self.model_id, "max_tokens": self.max_tokens, "messages": messages,
-                                   "stream": True}
+        payload: JsonObject = {
+            "model": self.model_id,
+            "max_tokens": self.max_tokens,
+            "messages": messages,
+            "stream": True,
+        }
         if request.system:
             payload["system"] = request.system
         notices: list[str] = []
@@ -140,16 +147,20 @@ class AnthropicModel(ProviderModel):
             payload["max_tokens"] = min(self.max_tokens, cap)
         budget = reasoning_budget(request.reasoning) or self.thinking_budget
         if budget and cap is not None and cap <= budget:
-            notices.append(f"the run's budget leaves {cap:,} output tokens, no more than the thinking budget "
-                           f"({budget:,}): extended thinking is off for this round")
+            notices.append(
+                f"the run's budget leaves {cap:,} output tokens, no more than the thinking budget "
+                f"({budget:,}): extended thinking is off for this round"
+            )
         elif budget:
             payload["thinking"] = {"type": "enabled", "budget_tokens": budget}
             payload["max_tokens"] = max(self.max_tokens, budget + 1024)
             if cap is not None:
                 payload["max_tokens"] = min(payload["max_tokens"], cap)
             if choice not in ("auto", "none"):
-                notices.append(f"with extended thinking Anthropic accepts only tool_choice auto or none; "
-                               f"tool_choice={choice!r} was sent as auto")
+                notices.append(
+                    f"with extended thinking Anthropic accepts only tool_choice auto or none; "
+                    f"tool_choice={choice!r} was sent as auto"
+                )
                 choice = "auto"
         tools = request.tools
         if not tools and history_has_tool_blocks(request.messages):
@@ -223,15 +234,21 @@ class AnthropicModel(ProviderModel):
             status = exc.status_code
             if status == 200:  # an `error` event inside the stream
                 return ProviderError(message or str(exc), code=code, retryable=retryable_code(code), body=exc.body)
-            return ProviderError(message or str(exc), status=status, code=code,
-                                 retryable=status in (408, 409, 429) or status >= 500,
-                                 retry_after=parse_retry_after(exc.response.headers), body=exc.body)
+            return ProviderError(
+                message or str(exc),
+                status=status,
+                code=code,
+                retryable=status in (408, 409, 429) or status >= 500,
+                retry_after=parse_retry_after(exc.response.headers),
+                body=exc.body,
+            )
         if isinstance(exc, anthropic.APIConnectionError):
             return connection_failed(exc, exc.__cause__ or exc.__context__)
         credentials_error = getattr(anthropic, "CredentialsError", None)
         if credentials_error is not None and isinstance(exc, credentials_error):
-            return ProviderError(f"no API key: {INFO.key_hint}", detail=f"{type(exc).__name__}: {exc}",
-                                 kind="credentials")
+            return ProviderError(
+                f"no API key: {INFO.key_hint}", detail=f"{type(exc).__name__}: {exc}", kind="credentials"
+            )
         return transport_error(exc) or ProviderError(f"{type(exc).__name__}: {exc}")
 
 
@@ -250,8 +267,13 @@ async def _send(client: Any, payload: JsonObject, history: HistoryMemo) -> Any:
     from anthropic import AsyncStream
     from anthropic.types import Message, RawMessageStreamEvent
 
-    return await client.post("/v1/messages", cast_to=Message, content=history.encode(payload, "messages"),
-                             stream=True, stream_cls=AsyncStream[RawMessageStreamEvent])
+    return await client.post(
+        "/v1/messages",
+        cast_to=Message,
+        content=history.encode(payload, "messages"),
+        stream=True,
+        stream_cls=AsyncStream[RawMessageStreamEvent],
+    )
 
 
 def _step(out: list[JsonObject], entry: UserMessage | AssistantTurn) -> None:
@@ -268,8 +290,12 @@ def _count(counts: dict[str, int], usage: Any) -> None:
     """Take the cumulative counts a ``message_start`` or ``message_delta`` reports."""
     if usage is None:
         return
-    for key, attribute in (("input", "input_tokens"), ("output", "output_tokens"),
-                           ("cache_read", "cache_read_input_tokens"), ("cache_write", "cache_creation_input_tokens")):
+    for key, attribute in (
+        ("input", "input_tokens"),
+        ("output", "output_tokens"),
+        ("cache_read", "cache_read_input_tokens"),
+        ("cache_write", "cache_creation_input_tokens"),
+    ):
         value = getattr(usage, attribute, None)
         if value is not None:
             counts[key] = value
@@ -320,16 +346,21 @@ def _assistant_blocks(turn: AssistantTurn) -> list[JsonObject]:
             if block.text:
                 blocks.append({"type": "text", "text": block.text})
         elif isinstance(block, ToolCall):
-            blocks.append({"type": "tool_use", "id": safe_tool_id(block.id or ""), "name": block.name,
-                           "input": block.arguments})
+            blocks.append(
+                {"type": "tool_use", "id": safe_tool_id(block.id or ""), "name": block.name, "input": block.arguments}
+            )
     return blocks
 
 
 def _result_block(result: Any) -> JsonObject:
     content: list[JsonObject] = [{"type": "text", "text": result_text(result)}]
     content += [_user_block(image) for image in result_images(result)]
-    return {"type": "tool_result", "tool_use_id": safe_tool_id(result.tool_call_id), "content": content,
-            "is_error": result.is_error}
+    return {
+        "type": "tool_result",
+        "tool_use_id": safe_tool_id(result.tool_call_id),
+        "content": content,
+        "is_error": result.is_error,
+    }
 
 
 def _tool_choice(choice: Any, parallel: bool | None) -> JsonObject:

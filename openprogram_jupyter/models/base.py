@@ -185,8 +185,9 @@ class MessageBuilder:
         self, name: str, id: str | None = None, provider_data: JsonObject | None = None
     ) -> AssistantUpdate:
         """Open a tool call; returns an update whose ``content_index`` addresses it."""
-        call = ToolCall(name=valid_text(name), id=valid_text(id or new_id("call")),
-                        provider_data=valid_json(provider_data))
+        call = ToolCall(
+            name=valid_text(name), id=valid_text(id or new_id("call")), provider_data=valid_json(provider_data)
+        )
         self.message.content.append(call)
         index = len(self.message.content) - 1
         self._raw_arguments[index] = []
@@ -206,9 +207,13 @@ class MessageBuilder:
         raw = "".join(self._raw_arguments.pop(index, []))
         call.arguments = self._parse_arguments(call, raw) if arguments is None else valid_json(arguments)
         if non_finite := non_finite_numbers(call.arguments):
-            self._refuse_arguments(call, "the arguments hold numbers JSON does not have ("
-                                   + "; ".join(f"{where}: {why}" for where, why in non_finite) + ")",
-                                   json.dumps(call.arguments))
+            self._refuse_arguments(
+                call,
+                "the arguments hold numbers JSON does not have ("
+                + "; ".join(f"{where}: {why}" for where, why in non_finite)
+                + ")",
+                json.dumps(call.arguments),
+            )
             call.arguments = {}
         return AssistantUpdate(kind="toolcall_end", content_index=index, tool_call=call)
 
@@ -241,8 +246,7 @@ class MessageBuilder:
     @staticmethod
     def _refuse_arguments(call: ToolCall, problem: str, raw: str) -> None:
         """Mark ``call``'s arguments as unusable: the loop answers it with ``problem``."""
-        call.provider_data = {**(call.provider_data or {}), "arguments_error": problem,
-                              "raw_arguments": raw[:2000]}
+        call.provider_data = {**(call.provider_data or {}), "arguments_error": problem, "raw_arguments": raw[:2000]}
 
     def open_tool_call_indices(self) -> list[int]:
         """Calls started but not ended (a stream cut short leaves some)."""
@@ -259,8 +263,7 @@ class MessageBuilder:
         ``delta`` says so in a sentence: ``rate limited (HTTP 429): retrying in 60 s (retry
         1 of 3)``."""
         wait = wait.model_copy(update={"message": valid_text(wait.message)})
-        sentence = (f"{wait.reason}: retrying in {wait.seconds:.3g} s "
-                    f"(retry {wait.retry} of {wait.max_retries})")
+        sentence = f"{wait.reason}: retrying in {wait.seconds:.3g} s (retry {wait.retry} of {wait.max_retries})"
         return AssistantUpdate(kind="retry_wait", delta=sentence, retry_wait=wait)
 
     def finish(self, stop_reason: AssistantStopReason | None = None, usage: Usage | None = None) -> None:
@@ -273,8 +276,14 @@ class MessageBuilder:
             stop_reason = "toolUse" if self.message.tool_calls else "stop"
         self.message.stop_reason = stop_reason
 
-    def fail(self, error_message: str, usage: Usage | None = None, error: ReplyError | None = None, *,
-             kind: ErrorKind = "other") -> None:
+    def fail(
+        self,
+        error_message: str,
+        usage: Usage | None = None,
+        error: ReplyError | None = None,
+        *,
+        kind: ErrorKind = "other",
+    ) -> None:
         """End the message as failed; whatever streamed so far stays in it. ``error`` is
         the failure as fields; without it, one of ``kind`` with ``error_message`` as its
         summary."""

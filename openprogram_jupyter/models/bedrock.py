@@ -31,7 +31,6 @@ import asyncio
 import base64
 import os
 import re
-import socket
 import threading
 from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Any
@@ -42,6 +41,7 @@ from ..events import AssistantUpdate
 from ..messages import TextContent, ThinkingContent, ToolCall, UserMessage
 from . import _bedrock_body
 from ._bedrock_controls import bedrock_tool, model_family, tool_config
+from ._bedrock_stream import StreamPump
 from ._history import (
     AssistantTurn,
     append_merged,
@@ -81,6 +81,7 @@ def _tools_and_choice(body: JsonObject) -> tuple[int, Any]:
     extra = (body.get("additionalModelRequestFields") or {}).get("tool_choice")
     return len(config.get("tools") or []), config.get("toolChoice") or extra
 
+
 INFO = ProviderInfo(
     prefix="bedrock",
     one_key=False,
@@ -89,19 +90,32 @@ INFO = ProviderInfo(
     tools_in_body=_tools_and_choice,
     model_class="openprogram_jupyter.models.bedrock:BedrockModel",
     key_variables=("AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN", "AWS_BEARER_TOKEN_BEDROCK"),
-    endpoint_variables=("AWS_ACCESS_KEY_ID", "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE", "AWS_ENDPOINT_URL",
-                        "AWS_ENDPOINT_URL_BEDROCK_RUNTIME", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE"),
+    endpoint_variables=(
+        "AWS_ACCESS_KEY_ID",
+        "AWS_REGION",
+        "AWS_DEFAULT_REGION",
+        "AWS_PROFILE",
+        "AWS_ENDPOINT_URL",
+        "AWS_ENDPOINT_URL_BEDROCK_RUNTIME",
+        "AWS_CONFIG_FILE",
+        "AWS_SHARED_CREDENTIALS_FILE",
+    ),
     tool_shape=ToolShape("Bedrock Converse", 'an element of "toolConfig.tools"', bedrock_tool),
     tool_rules=ToolRules(PLAIN_TOOL_NAME, "[a-zA-Z0-9_-]+, 1 to 64 characters"),
     extra="bedrock",
     key_hint="set AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, AWS_PROFILE or AWS_BEARER_TOKEN_BEDROCK, "
-             "or pass api_key= (a Bedrock API key)",
+    "or pass api_key= (a Bedrock API key)",
     trace_name="aws.bedrock",
     prices_id="aws",
 )
 
-_IMAGE_FORMATS = {"image/png": "png", "image/jpeg": "jpeg", "image/jpg": "jpeg", "image/gif": "gif",
-                  "image/webp": "webp"}
+_IMAGE_FORMATS = {
+    "image/png": "png",
+    "image/jpeg": "jpeg",
+    "image/jpg": "jpeg",
+    "image/gif": "gif",
+    "image/webp": "webp",
+}
 
 
 class BedrockModel(ProviderModel):
@@ -193,8 +207,8 @@ class BedrockModel(ProviderModel):
         body = {key: to_json_data(value) for key, value in payload.items() if key not in ("modelId", "messages")}
         last, converted = self._json_messages
         messages = payload["messages"]
-        kept = converted[:common_prefix(last, messages)]
-        kept += [to_json_data(message) for message in messages[len(kept):]]
+        kept = converted[: common_prefix(last, messages)]
+        kept += [to_json_data(message) for message in messages[len(kept) :]]
         self._json_messages = (list(messages), kept)
         return {key: list(kept) if key == "messages" else body[key] for key in payload if key != "modelId"}
 
@@ -203,7 +217,7 @@ class BedrockModel(ProviderModel):
     async def _attempt(self, payload: JsonObject, out: MessageBuilder) -> AsyncGenerator[AssistantUpdate, None]:
         client = self._client()
         stand_in, messages = self._split(client, payload)
-        pump = _StreamPump(client, stand_in, asyncio.get_running_loop(), messages)
+        pump = StreamPump(client, stand_in, asyncio.get_running_loop(), messages)
         pump.start()
         try:
             calls: dict[int, int] = {}  # contentBlockIndex -> content index
@@ -243,9 +257,12 @@ class BedrockModel(ProviderModel):
             raise StreamCutError("messageStop")
         round_usage = None
         if usage:
-            round_usage = self._usage(input=usage.get("inputTokens", 0), output=usage.get("outputTokens", 0),
-                                      cache_read=usage.get("cacheReadInputTokens", 0),
-                                      cache_write=usage.get("cacheWriteInputTokens", 0))
+            round_usage = self._usage(
+                input=usage.get("inputTokens", 0),
+                output=usage.get("outputTokens", 0),
+                cache_read=usage.get("cacheReadInputTokens", 0),
+                cache_write=usage.get("cacheWriteInputTokens", 0),
+            )
         if stop in ("guardrail_intervened", "content_filtered"):
             out.fail(f"{self.name}: the reply was stopped ({stop})", round_usage, kind="incomplete")
         else:
@@ -256,8 +273,9 @@ class BedrockModel(ProviderModel):
         encoded (each once: see :mod:`._bedrock_body`), which :func:`._bedrock_body.put_messages`
         puts in the stand-in's place."""
         shape = client.meta.service_model.operation_model("ConverseStream").input_shape.members["messages"].member
-        messages = self._history.encode_items(payload["messages"],
-                                              lambda message: _bedrock_body.message_bytes(message, shape))
+        messages = self._history.encode_items(
+            payload["messages"], lambda message: _bedrock_body.message_bytes(message, shape)
+        )
         return {**payload, "messages": [_bedrock_body.STAND_IN]}, messages
 
     def _refused_key_hint(self) -> str:
@@ -265,8 +283,10 @@ class BedrockModel(ProviderModel):
         role), not from one variable: what to check names the chain's usual places."""
         if self._api_key:
             return "; check the api_key= given to the model (a Bedrock API key)"
-        return ("; check the AWS credentials botocore found (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, "
-                "AWS_PROFILE, AWS_BEARER_TOKEN_BEDROCK or a role)")
+        return (
+            "; check the AWS credentials botocore found (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, "
+            "AWS_PROFILE, AWS_BEARER_TOKEN_BEDROCK or a role)"
+        )
 
     def _classify(self, exc: Exception) -> ProviderError:
         from botocore import exceptions as boto_errors
@@ -281,8 +301,14 @@ class BedrockModel(ProviderModel):
             if isinstance(exc, boto_errors.EventStreamError) or status is None:
                 retryable = retryable_code(code) or code == "modelStreamErrorException"
                 return ProviderError(message, code=code, retryable=retryable, body=body)
-            return ProviderError(message, status=status, code=code, retryable=is_retryable_status(status),
-                                 retry_after=parse_retry_after(meta.get("HTTPHeaders")), body=body)
+            return ProviderError(
+                message,
+                status=status,
+                code=code,
+                retryable=is_retryable_status(status),
+                retry_after=parse_retry_after(meta.get("HTTPHeaders")),
+                body=body,
+            )
         if isinstance(exc, (boto_errors.HTTPClientError, boto_errors.ConnectionError)):
             return connection_failed(exc)
         if isinstance(exc, boto_errors.NoRegionError):
@@ -302,81 +328,6 @@ def _remember_credentials(session: Any) -> None:
         return
     if frozen is not None:
         remember(frozen.secret_key, frozen.token)
-
-
-class _StreamPump:
-    """Runs ``converse_stream`` in a daemon thread and puts ``("event", dict)``,
-    ``("error", exc)`` or ``("end", None)`` on :attr:`queue`. :meth:`stop` shuts the
-    socket down, which wakes the thread from a blocked read at once."""
-
-    def __init__(self, client: Any, payload: JsonObject, loop: asyncio.AbstractEventLoop,
-                 messages: list[bytes]) -> None:
-        self.client, self.payload, self.loop, self.messages = client, payload, loop, messages
-        self.queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
-        self._stream: Any = None
-        self._stopped = False
-        self._lock = threading.Lock()
-
-    def start(self) -> None:
-        threading.Thread(target=self._run, name="bedrock-converse-stream", daemon=True).start()
-
-    def _run(self) -> None:
-        stream = None
-        try:
-            _bedrock_body.SENDING.messages = self.messages  # for put_messages, on this thread
-            try:
-                stream = self.client.converse_stream(**self.payload)["stream"]
-            finally:
-                _bedrock_body.SENDING.messages = None
-            with self._lock:
-                self._stream = stream
-                if self._stopped:
-                    return
-            for event in stream:
-                if self._stopped:
-                    return
-                self._emit("event", event)
-            self._emit("end", None)
-        except Exception as exc:  # handed to the event loop, classified there
-            if not self._stopped:
-                self._emit("error", exc)
-        finally:
-            if stream is not None:
-                _close_stream(stream)
-
-    def _emit(self, kind: str, item: object) -> None:
-        try:
-            self.loop.call_soon_threadsafe(self.queue.put_nowait, (kind, item))
-        except RuntimeError:  # the loop has closed: nobody is listening
-            self._stopped = True
-
-    def stop(self) -> None:
-        with self._lock:
-            self._stopped = True
-            stream = self._stream
-        if stream is not None:
-            _close_stream(stream)
-
-
-def _close_stream(stream: Any) -> None:
-    """Shut the event stream's socket down, then close it. A plain close would not wake
-    the worker blocked in a read, and the peer would see nothing until data arrived."""
-    raw = getattr(stream, "_raw_stream", None)  # urllib3's HTTPResponse
-    sock = getattr(getattr(raw, "_connection", None), "sock", None)
-    if sock is None:  # http.client hands the socket to the response on `Connection: close`
-        reader = getattr(getattr(raw, "_fp", None), "fp", None)
-        sock = getattr(getattr(reader, "raw", None), "_sock", None)
-    try:
-        if sock is not None:
-            sock.shutdown(socket.SHUT_RDWR)
-        elif raw is not None:
-            raw.shutdown()
-    except (OSError, ValueError, RuntimeError):
-        pass  # already closed or released
-    try:
-        stream.close()
-    except Exception:  # closing an already broken stream
-        pass
 
 
 def _delta_updates(delta: JsonObject, call_index: int | None, out: MessageBuilder) -> list[AssistantUpdate]:
@@ -467,19 +418,26 @@ def _assistant_blocks(turn: AssistantTurn) -> list[JsonObject]:
     for block in turn.message.content:
         if isinstance(block, ThinkingContent):
             if own and block.signature and block.thinking:
-                blocks.append({"reasoningContent": {"reasoningText": {"text": block.thinking,
-                                                                      "signature": block.signature}}})
+                blocks.append(
+                    {"reasoningContent": {"reasoningText": {"text": block.thinking, "signature": block.signature}}}
+                )
         elif isinstance(block, TextContent):
             if block.text.strip():
                 blocks.append({"text": block.text})
         elif isinstance(block, ToolCall):
-            blocks.append({"toolUse": {"toolUseId": safe_tool_id(block.id or ""), "name": block.name,
-                                       "input": block.arguments}})
+            blocks.append(
+                {"toolUse": {"toolUseId": safe_tool_id(block.id or ""), "name": block.name, "input": block.arguments}}
+            )
     return blocks
 
 
 def _result_block(result: Any) -> JsonObject:
     content = [{"text": result_text(result)}]
     content += [b for b in map(_user_block, result_images(result)) if b]
-    return {"toolResult": {"toolUseId": safe_tool_id(result.tool_call_id), "content": content,
-                           "status": "error" if result.is_error else "success"}}
+    return {
+        "toolResult": {
+            "toolUseId": safe_tool_id(result.tool_call_id),
+            "content": content,
+            "status": "error" if result.is_error else "success",
+        }
+    }

@@ -42,7 +42,7 @@ from urllib.parse import quote
 
 from .._json import JsonObject
 from ..events import AssistantUpdate
-from ..messages import TextContent, ThinkingContent, ToolCall, UserMessage
+from ..messages import TextContent, ThinkingContent, ToolCall, Usage, UserMessage
 from ._gemini_schema import gemini_function_declaration, gemini_schema_problems
 from ._history import AssistantTurn, result_images, result_text, user_blocks
 from ._json_data import json_count, json_object, json_objects, json_text
@@ -71,6 +71,7 @@ def _tools_and_choice(body: JsonObject) -> tuple[int, Any]:
     declared = sum(len(t.get("functionDeclarations") or []) for t in body.get("tools") or [])
     return declared, ((body.get("toolConfig") or {}).get("functionCallingConfig") or {}).get("mode")
 
+
 INFO = ProviderInfo(
     prefix="gemini",
     wire_messages="contents",
@@ -89,7 +90,7 @@ INFO = ProviderInfo(
     ),
     extra="gemini",
     key_hint="set GEMINI_API_KEY or GOOGLE_API_KEY (in the environment, a .env file next to the notebook, "
-             "Colab's secrets, or %agent key gemini) or pass api_key=",
+    "Colab's secrets, or %agent key gemini) or pass api_key=",
     trace_name="gcp.gemini",
     prices_id="google",
 )
@@ -105,8 +106,9 @@ def _thinking_budget(model_id: str, budget: int, notices: list[str]) -> int:
     largest = _LARGEST_FLASH_BUDGET if "flash" in model_id.lower() else _LARGEST_BUDGET
     if budget <= largest:
         return budget
-    notices.append(f"reasoning={budget:,} is over the model's largest thinking budget ({largest:,}): "
-                   f"{largest:,} was sent")
+    notices.append(
+        f"reasoning={budget:,} is over the model's largest thinking budget ({largest:,}): {largest:,} was sent"
+    )
     return largest
 
 
@@ -162,8 +164,10 @@ class GeminiModel(ProviderModel):
                 config = {"mode": _MODES[choice]}
             payload["toolConfig"] = {"functionCallingConfig": config}
             if request.parallel_tool_calls is False:
-                notices.append("Gemini cannot be told to make one call at a time (parallel_tool_calls=False "
-                               "was not sent); every call it returns is run in order")
+                notices.append(
+                    "Gemini cannot be told to make one call at a time (parallel_tool_calls=False "
+                    "was not sent); every call it returns is run in order"
+                )
         return payload, notices
 
     # -- response ----------------------------------------------------------------------
@@ -181,15 +185,7 @@ class GeminiModel(ProviderModel):
         async with aconnect_sse(self._client(), "POST", url, content=sent, headers=headers) as source:
             response = source.response
             if response.status_code >= 400:
-                text = (await response.aread()).decode("utf-8", "replace")
-                try:
-                    body: Any = json.loads(text)
-                except ValueError:
-                    body = text[:500]
-                message, code = error_details(body)
-                raise ProviderError(message or response.reason_phrase, status=response.status_code, code=code,
-                                    retryable=is_retryable_status(response.status_code),
-                                    retry_after=parse_retry_after(response.headers), body=body)
+                raise await _http_error(response)
             finish: str | None = None
             usage: JsonObject = {}
             async for event in source.aiter_sse():
@@ -200,8 +196,9 @@ class GeminiModel(ProviderModel):
                 chunk = json_object(data)  # anything else is read as an empty chunk
                 if "error" in chunk:
                     message, code = error_details(chunk)
-                    raise ProviderError(message or "stream error", code=code, retryable=retryable_code(code),
-                                        body=chunk)
+                    raise ProviderError(
+                        message or "stream error", code=code, retryable=retryable_code(code), body=chunk
+                    )
                 usage = json_object(chunk.get("usageMetadata")) or usage
                 blocked = json_text(json_object(chunk.get("promptFeedback")).get("blockReason"))
                 if blocked:
@@ -213,17 +210,25 @@ class GeminiModel(ProviderModel):
                     finish = json_text(candidate.get("finishReason")) or finish
         if finish is None:
             raise StreamCutError("a chunk with finishReason")
-        round_usage = self._usage(
-            input=json_count(usage.get("promptTokenCount")) - json_count(usage.get("cachedContentTokenCount")),
-            output=json_count(usage.get("candidatesTokenCount")) + json_count(usage.get("thoughtsTokenCount")),
-            cache_read=json_count(usage.get("cachedContentTokenCount")),
-        ) if usage else None
+        round_usage = self._round_usage(usage)
         if finish == "MAX_TOKENS" and not out.message.tool_calls:
             out.finish("length", round_usage)
         elif finish in ("STOP", "MAX_TOKENS"):
             out.finish(None, round_usage)
         else:  # SAFETY, RECITATION, MALFORMED_FUNCTION_CALL, a blocked prompt, ...
             out.fail(f"{self.name}: the reply was stopped ({finish})", round_usage, kind="incomplete")
+
+    def _round_usage(self, usage: JsonObject) -> Usage | None:
+        """The round's usage from its last ``usageMetadata`` (cached tokens apart, thinking
+        counted as output); ``None`` when the stream sent none."""
+        if not usage:
+            return None
+        cached = json_count(usage.get("cachedContentTokenCount"))
+        return self._usage(
+            input=json_count(usage.get("promptTokenCount")) - cached,
+            output=json_count(usage.get("candidatesTokenCount")) + json_count(usage.get("thoughtsTokenCount")),
+            cache_read=cached,
+        )
 
     def _classify(self, exc: Exception) -> ProviderError:
         return transport_error(exc) or ProviderError(f"{type(exc).__name__}: {exc}")
@@ -320,3 +325,22 @@ def _user_part(block: Any) -> JsonObject:
     if isinstance(block, TextContent):
         return {"text": block.text}
     return {"inlineData": {"mimeType": block.mime_type, "data": block.data}}
+
+
+async def _http_error(response: Any) -> ProviderError:
+    """The :class:`ProviderError` of an HTTP error reply: its status, the error's message and
+    code from its JSON body (or the start of a body that is not JSON), and when to retry."""
+    text = (await response.aread()).decode("utf-8", "replace")
+    try:
+        body: Any = json.loads(text)
+    except ValueError:
+        body = text[:500]
+    message, code = error_details(body)
+    return ProviderError(
+        message or response.reason_phrase,
+        status=response.status_code,
+        code=code,
+        retryable=is_retryable_status(response.status_code),
+        retry_after=parse_retry_after(response.headers),
+        body=body,
+    )

@@ -26,7 +26,7 @@ __all__ = ["OfflineModel"]
 
 _HOW_TO_GO_ONLINE = (
     f"To use a real model, set {key_variables_text()}, or pick one "
-    "explicitly: Runtime(model=\"openai:gpt-4.1-mini\") or %%agent -m anthropic:claude-sonnet-5-5."
+    'explicitly: Runtime(model="openai:gpt-4.1-mini") or %%agent -m anthropic:claude-sonnet-5-5.'
 )
 
 
@@ -36,9 +36,11 @@ class OfflineModel(Model):
     async def stream(self, request: ModelRequest, out: MessageBuilder) -> AsyncIterator[AssistantUpdate]:
         results = _results_since_prompt(request.messages)
         called = {result.tool_name for result in results}
-        to_call = [] if request.tool_choice == "none" or not request.menu_explicit else [
-            spec for spec in request.tools if spec["name"] not in called and spec["name"] != "tool_search"
-        ]
+        to_call = (
+            []
+            if request.tool_choice == "none" or not request.menu_explicit
+            else [spec for spec in request.tools if spec["name"] not in called and spec["name"] != "tool_search"]
+        )
         if to_call:
             if request.parallel_tool_calls is False:
                 to_call = to_call[:1]
@@ -72,16 +74,20 @@ def _final_text(request: ModelRequest, results: list[ToolResultMessage]) -> str:
     paragraphs = ["This is the offline model: no language model ran, nothing left this machine."]
     lines: list[str] = []
     if results:
-        lines.append("I called each tool named for this run once, with arguments taken from the prompt where "
-                     "I could find them and example values otherwise:")
+        lines.append(
+            "I called each tool named for this run once, with arguments taken from the prompt where "
+            "I could find them and example values otherwise:"
+        )
         for message in results:
             outcome = "error" if message.is_error else "result"
             text = message.text.strip().replace("\n", " ")
             lines.append(f"- {message.tool_name}: {outcome}: {text[:200] or '(empty)'}")
     elif request.tools and request.tool_choice != "none":
-        lines.append("I could call these tools (example arguments shown); I call none unasked, since "
-                     "tools can have side effects. Name tools for the run (tools=[...] or "
-                     "%%agent --tools a,b) and I will call each once:")
+        lines.append(
+            "I could call these tools (example arguments shown); I call none unasked, since "
+            "tools can have side effects. Name tools for the run (tools=[...] or "
+            "%%agent --tools a,b) and I will call each once:"
+        )
         for spec in request.tools:
             example = json.dumps(example_arguments(spec.get("parameters") or {}))
             lines.append(f"- {spec['name']}({example})")

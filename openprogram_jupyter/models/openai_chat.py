@@ -55,8 +55,14 @@ __all__ = ["INFO", "OpenAIChatModel", "classify_openai_error", "openai_chat_tool
 
 def openai_chat_tool(spec: Spec) -> JsonObject:
     """An element of Chat Completions' ``tools``."""
-    return {"type": "function", "function": {"name": spec["name"], "description": spec.get("description") or "",
-                                             "parameters": declared_parameters(spec)}}
+    return {
+        "type": "function",
+        "function": {
+            "name": spec["name"],
+            "description": spec.get("description") or "",
+            "parameters": declared_parameters(spec),
+        },
+    }
 
 
 INFO = ProviderInfo(
@@ -70,7 +76,7 @@ INFO = ProviderInfo(
     tool_shape=ToolShape("OpenAI Chat Completions", 'an element of "tools"', openai_chat_tool),
     tool_rules=ToolRules(PLAIN_TOOL_NAME, "letters, digits, '_' and '-', 1 to 64 characters"),
     key_hint="set OPENAI_API_KEY (in the environment, a .env file next to the notebook, Colab's secrets, "
-             "or %agent key openai) or pass api_key=",
+    "or %agent key openai) or pass api_key=",
     prices_id="openai",
 )
 
@@ -140,10 +146,16 @@ class OpenAIChatModel(ProviderModel):
 
         stream_cls = openai.AsyncStream[object]
         if not takes_raw_bodies(client):
-            return await client.post("/chat/completions", cast_to=object, body=payload, stream=True,
-                                     stream_cls=stream_cls)
-        return await client.post("/chat/completions", cast_to=object, stream=True,
-                                 content=self._history.encode(payload, "messages"), stream_cls=stream_cls)
+            return await client.post(
+                "/chat/completions", cast_to=object, body=payload, stream=True, stream_cls=stream_cls
+            )
+        return await client.post(
+            "/chat/completions",
+            cast_to=object,
+            stream=True,
+            content=self._history.encode(payload, "messages"),
+            stream_cls=stream_cls,
+        )
 
     # -- response ----------------------------------------------------------------------
 
@@ -189,11 +201,17 @@ class OpenAIChatModel(ProviderModel):
         round_usage = None
         if usage is not None:
             cached = json_count(json_object(usage.get("prompt_tokens_details")).get("cached_tokens"))
-            round_usage = self._usage(input=json_count(usage.get("prompt_tokens")) - cached,
-                                      output=json_count(usage.get("completion_tokens")), cache_read=cached)
+            round_usage = self._usage(
+                input=json_count(usage.get("prompt_tokens")) - cached,
+                output=json_count(usage.get("completion_tokens")),
+                cache_read=cached,
+            )
         if finish == "content_filter":
-            out.fail(f"{self.name}: the provider stopped the reply (finish_reason content_filter)", round_usage,
-                     kind="refused")
+            out.fail(
+                f"{self.name}: the provider stopped the reply (finish_reason content_filter)",
+                round_usage,
+                kind="refused",
+            )
         else:
             out.finish("length" if finish == "length" else None, round_usage)
 
@@ -212,7 +230,8 @@ def _user_content(blocks: list[TextContent | ImageContent]) -> str | list[JsonOb
     if len(texts) == len(blocks):
         return "".join(texts)
     return [
-        {"type": "text", "text": b.text} if isinstance(b, TextContent)
+        {"type": "text", "text": b.text}
+        if isinstance(b, TextContent)
         else {"type": "image_url", "image_url": {"url": data_url(b)}}
         for b in blocks
     ]
@@ -225,8 +244,11 @@ def _assistant_turn(turn: AssistantTurn) -> list[JsonObject]:
     message: JsonObject = {"role": "assistant", "content": text or None}
     if turn.calls:
         message["tool_calls"] = [
-            {"id": call.id, "type": "function",
-             "function": {"name": call.name, "arguments": json.dumps(call.arguments)}}
+            {
+                "id": call.id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": json.dumps(call.arguments)},
+            }
             for call in turn.calls
         ]
     elif not text:
@@ -248,8 +270,10 @@ def _written_turn(turn: AssistantTurn) -> list[JsonObject]:
     turn of ``<tool_response>`` blocks: a server that did not parse the calls may not take
     ``tool_calls`` or ``role: "tool"`` messages (models/_text_tool_calls.py)."""
     texts = [result_text(result) for result in turn.results]
-    return [{"role": "assistant", "content": written_reply(turn.message)},
-            {"role": "user", "content": tool_responses_text(turn.results, texts)}]
+    return [
+        {"role": "assistant", "content": written_reply(turn.message)},
+        {"role": "user", "content": tool_responses_text(turn.results, texts)},
+    ]
 
 
 def classify_openai_error(exc: Exception) -> ProviderError:
@@ -259,9 +283,12 @@ def classify_openai_error(exc: Exception) -> ProviderError:
     if isinstance(exc, openai.APIStatusError):
         message, code = error_details(exc.body)
         return ProviderError(
-            message or exc.message, status=exc.status_code, code=code,
+            message or exc.message,
+            status=exc.status_code,
+            code=code,
             retryable=exc.status_code in (408, 409, 429) or exc.status_code >= 500,
-            retry_after=parse_retry_after(exc.response.headers), body=exc.body,
+            retry_after=parse_retry_after(exc.response.headers),
+            body=exc.body,
         )
     if isinstance(exc, openai.APIConnectionError):
         return connection_failed(exc, exc.__cause__ or exc.__context__)
@@ -269,6 +296,5 @@ def classify_openai_error(exc: Exception) -> ProviderError:
         message, code = error_details(exc.body)
         return ProviderError(message or exc.message, code=code, retryable=retryable_code(code), body=exc.body)
     if isinstance(exc, openai.OpenAIError) and "api_key" in str(exc):  # no key: raised making the client
-        return ProviderError(f"no API key: {INFO.key_hint}", detail=f"{type(exc).__name__}: {exc}",
-                             kind="credentials")
+        return ProviderError(f"no API key: {INFO.key_hint}", detail=f"{type(exc).__name__}: {exc}", kind="credentials")
     return ProviderError(f"{type(exc).__name__}: {exc}")

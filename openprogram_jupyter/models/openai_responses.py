@@ -45,8 +45,13 @@ __all__ = ["INFO", "OpenAIResponsesModel", "openai_responses_tool"]
 
 def openai_responses_tool(spec: Spec) -> JsonObject:
     """An element of the Responses API's ``tools`` (flat; ``strict`` off, as in Chat Completions)."""
-    return {"type": "function", "name": spec["name"], "description": spec.get("description") or "",
-            "parameters": declared_parameters(spec), "strict": False}
+    return {
+        "type": "function",
+        "name": spec["name"],
+        "description": spec.get("description") or "",
+        "parameters": declared_parameters(spec),
+        "strict": False,
+    }
 
 
 INFO = ProviderInfo(
@@ -99,8 +104,13 @@ class OpenAIResponsesModel(OpenAIChatModel):
         stream_cls = openai.AsyncStream[object]
         if not takes_raw_bodies(client):
             return await client.post("/responses", cast_to=object, body=payload, stream=True, stream_cls=stream_cls)
-        return await client.post("/responses", cast_to=object, stream=True,
-                                 content=self._history.encode(payload, "input"), stream_cls=stream_cls)
+        return await client.post(
+            "/responses",
+            cast_to=object,
+            stream=True,
+            content=self._history.encode(payload, "input"),
+            stream_cls=stream_cls,
+        )
 
     async def _attempt(self, payload: JsonObject, out: MessageBuilder) -> AsyncGenerator[AssistantUpdate, None]:
         stream = await self._send(self._client(), payload)
@@ -136,12 +146,16 @@ class OpenAIResponsesModel(OpenAIChatModel):
                 elif kind == "response.failed":
                     error = json_object(json_object(event.get("response")).get("error"))
                     code = json_text(error.get("code")) or None
-                    raise ProviderError(json_text(error.get("message")) or "the response failed", code=code,
-                                        retryable=retryable_code(code))
+                    raise ProviderError(
+                        json_text(error.get("message")) or "the response failed",
+                        code=code,
+                        retryable=retryable_code(code),
+                    )
                 elif kind == "error":
                     code = json_text(event.get("code")) or None
-                    raise ProviderError(json_text(event.get("message")) or "stream error", code=code,
-                                        retryable=retryable_code(code))
+                    raise ProviderError(
+                        json_text(event.get("message")) or "stream error", code=code, retryable=retryable_code(code)
+                    )
         for index in calls.values():
             yield out.end_tool_call(index)
         if final is None:
@@ -153,8 +167,11 @@ class OpenAIResponsesModel(OpenAIChatModel):
         round_usage = None
         if isinstance(usage, dict):
             cached = json_count(json_object(usage.get("input_tokens_details")).get("cached_tokens"))
-            round_usage = self._usage(input=json_count(usage.get("input_tokens")) - cached,
-                                      output=json_count(usage.get("output_tokens")), cache_read=cached)
+            round_usage = self._usage(
+                input=json_count(usage.get("input_tokens")) - cached,
+                output=json_count(usage.get("output_tokens")),
+                cache_read=cached,
+            )
         if response.get("status") == "incomplete":
             reason = json_object(response.get("incomplete_details")).get("reason")
             if reason != "max_output_tokens":
@@ -174,8 +191,9 @@ def _step(out: list[JsonObject], entry: UserMessage | AssistantTurn) -> None:
     if entry.message.text:
         out.append({"role": "assistant", "content": entry.message.text})
     for call in entry.calls:
-        out.append({"type": "function_call", "call_id": call.id, "name": call.name,
-                    "arguments": json.dumps(call.arguments)})
+        out.append(
+            {"type": "function_call", "call_id": call.id, "name": call.name, "arguments": json.dumps(call.arguments)}
+        )
     for result in entry.results:
         images = result_images(result)
         output: Any = result_text(result)
@@ -201,6 +219,12 @@ def _reasoning_items(message: AssistantMessage) -> list[JsonObject]:
         data = block.provider_data or {}
         if "encrypted_content" in data and "reasoning_id" in data:
             summary = [{"type": "summary_text", "text": block.thinking}] if block.thinking else []
-            items.append({"type": "reasoning", "id": data["reasoning_id"], "summary": summary,
-                          "encrypted_content": data["encrypted_content"]})
+            items.append(
+                {
+                    "type": "reasoning",
+                    "id": data["reasoning_id"],
+                    "summary": summary,
+                    "encrypted_content": data["encrypted_content"],
+                }
+            )
     return items

@@ -99,8 +99,13 @@ def price_for(model_name: str) -> Price | None:
     output_price, _ = _first_tier(prices.output_mtok)
     if input_price is None or output_price is None:
         return None
-    return Price(input_price, output_price, _first_tier(prices.cache_read_mtok)[0],
-                 _first_tier(prices.cache_write_mtok)[0], tier_end)
+    return Price(
+        input_price,
+        output_price,
+        _first_tier(prices.cache_read_mtok)[0],
+        _first_tier(prices.cache_write_mtok)[0],
+        tier_end,
+    )
 
 
 def cost_of(model_name: str, usage: Usage) -> float | None:
@@ -179,12 +184,19 @@ def _library_cost(model_name: str, usage: Usage) -> float | None:
 
     provider, model = found
     snapshot = data_snapshot.get_snapshot()
-    counted = genai_prices.Usage(input_tokens=usage.input + usage.cache_read + usage.cache_write,
-                                 cache_read_tokens=usage.cache_read, cache_write_tokens=usage.cache_write,
-                                 output_tokens=usage.output)
+    counted = genai_prices.Usage(
+        input_tokens=usage.input + usage.cache_read + usage.cache_write,
+        cache_read_tokens=usage.cache_read,
+        cache_write_tokens=usage.cache_write,
+        output_tokens=usage.output,
+    )
     try:  # what DataSnapshot.calc does after its lookup
-        price = model.calc_price(counted, provider, genai_request_timestamp=datetime.now(timezone.utc),
-                                 auto_update_timestamp=snapshot.timestamp if snapshot.from_auto_update else None)
+        price = model.calc_price(
+            counted,
+            provider,
+            genai_request_timestamp=datetime.now(timezone.utc),
+            auto_update_timestamp=snapshot.timestamp if snapshot.from_auto_update else None,
+        )
     except LookupError:
         return None
     return float(price.total_price)

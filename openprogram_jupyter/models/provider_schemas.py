@@ -86,14 +86,18 @@ def schema_problems(tool: object) -> list[str]:
         if not isinstance(name, str) or not rule.name_pattern.match(name):
             problems.append(f"{provider}: the tool name {name!r} is refused (names must be {rule.name_rule})")
     if parameters.get("type") != "object":
-        problems.append(f"all providers: the parameters must be a JSON Schema with \"type\": \"object\", "
-                        f"got type {parameters.get('type')!r}")
+        problems.append(
+            f'all providers: the parameters must be a JSON Schema with "type": "object", '
+            f"got type {parameters.get('type')!r}"
+        )
     top_level = [key for key in _TOP_LEVEL_COMBINATORS if key in parameters]
     if top_level:
         for provider, rule in TOOL_RULES.items():
             if rule.plain_top_level:
-                problems.append(f"{provider}: {', '.join(top_level)} at the top level of the parameters is refused "
-                                "(the top level must be a plain object schema)")
+                problems.append(
+                    f"{provider}: {', '.join(top_level)} at the top level of the parameters is refused "
+                    "(the top level must be a plain object schema)"
+                )
     for provider, rule in TOOL_RULES.items():
         if rule.parameter_problems is not None:
             problems += [f"{provider}: {problem}" for problem in rule.parameter_problems(parameters)]
@@ -105,8 +109,11 @@ def format_provider_schemas(tool: object) -> str:
     spec = tool_spec(tool)
     lines = [f"Tool {spec['name']!r} as each provider receives it", ""]
     for provider, shape in TOOL_SHAPES.items():
-        lines += [f"{shape.api} ({provider}:) — {shape.place}:",
-                  json.dumps(shape.declare(spec), indent=2, ensure_ascii=False), ""]
+        lines += [
+            f"{shape.api} ({provider}:) — {shape.place}:",
+            json.dumps(shape.declare(spec), indent=2, ensure_ascii=False),
+            "",
+        ]
     problems = schema_problems(spec)
     if problems:
         lines.append("What a provider would reject (or, for Gemini, may not enforce):")

@@ -60,7 +60,6 @@ PROVIDER_INFOS: tuple[ProviderInfo, ...] = (
 )
 
 
-
 def _index(infos: tuple[ProviderInfo, ...]) -> dict[str, ProviderInfo]:
     index: dict[str, ProviderInfo] = {}
     for info in infos:
@@ -81,9 +80,7 @@ DEFAULT_MODELS: tuple[tuple[str, str], ...] = tuple(
 """``(variable, "prefix:model")`` in order of preference: the first whose variable is set
 names the default model."""
 
-SECRET_ENV_VARS: tuple[str, ...] = tuple(
-    dict.fromkeys(name for info in PROVIDER_INFOS for name in info.key_variables)
-)
+SECRET_ENV_VARS: tuple[str, ...] = tuple(dict.fromkeys(name for info in PROVIDER_INFOS for name in info.key_variables))
 """Every provider's key variables, each once, in registry order."""
 
 watch_variables(SECRET_ENV_VARS)  # their values are secrets to every run from now on
@@ -104,9 +101,14 @@ def provider_info(prefix: str) -> ProviderInfo | None:
     return _BY_PREFIX.get(prefix)
 
 
-CLIENT_ENV_VARS: tuple[str, ...] = tuple(dict.fromkeys(
-    ["OPENPROGRAM_MODEL", *(name for info in PROVIDER_INFOS for name in (*info.key_variables,
-                                                                         *info.endpoint_variables))]))
+CLIENT_ENV_VARS: tuple[str, ...] = tuple(
+    dict.fromkeys(
+        [
+            "OPENPROGRAM_MODEL",
+            *(name for info in PROVIDER_INFOS for name in (*info.key_variables, *info.endpoint_variables)),
+        ]
+    )
+)
 """Every variable that decides which model a string resolves to and how its client
 connects: the default model's, each provider's keys and endpoints."""
 

@@ -41,8 +41,16 @@ from .base import MessageBuilder, Model, ModelRequest
 from .providers import SECRET_ENV_VARS
 from .scripted import ScriptedModel
 
-__all__ = ["CASSETTE_VERSION", "MAX_NESTING", "CassetteError", "RecordingModel", "ReplayModel", "cassette_text",
-           "load_cassette", "save_cassette"]
+__all__ = [
+    "CASSETTE_VERSION",
+    "MAX_NESTING",
+    "CassetteError",
+    "RecordingModel",
+    "ReplayModel",
+    "cassette_text",
+    "load_cassette",
+    "save_cassette",
+]
 
 CASSETTE_MARK = "openprogram-jupyter"
 CASSETTE_VERSION = 1
@@ -51,8 +59,10 @@ MAX_NESTING = 100
 takes 7 levels down to a call's arguments, which leaves them over 90."""
 
 # Header-shaped secrets scrub_secrets does not know: "Authorization: Basic ...", "x-api-key: ...".
-_AUTH_HEADER = re.compile(r"(?i)\b((?:proxy-)?authorization|x-api-key|x-goog-api-key|x-amz-security-token)"
-                          r"([\"']?\s*[:=]\s*[\"']?)[^\"'\n,;]+")
+_AUTH_HEADER = re.compile(
+    r"(?i)\b((?:proxy-)?authorization|x-api-key|x-goog-api-key|x-amz-security-token)"
+    r"([\"']?\s*[:=]\s*[\"']?)[^\"'\n,;]+"
+)
 
 
 def scrub(value: object, secrets: Iterable[str | None] = ()) -> Any:
@@ -76,8 +86,10 @@ def _without_auth_headers(value: object) -> Any:
 
 def _request_summary(request: ModelRequest) -> JsonObject:
     last_user = next((m for m in reversed(request.messages) if isinstance(m, UserMessage)), None)
-    return {"tools": [spec["name"] for spec in request.tools],
-            "last_user_text": last_user.text if last_user is not None else None}
+    return {
+        "tools": [spec["name"] for spec in request.tools],
+        "last_user_text": last_user.text if last_user is not None else None,
+    }
 
 
 class RecordingModel(Model):
@@ -104,8 +116,7 @@ class RecordingModel(Model):
         message = out.message
         if message.stop_reason not in ("error", "aborted"):  # what the loop does next, done first
             out.finish(message.stop_reason if message.stop_reason != "stop" else None)
-        self.rounds.append({"round": len(self.rounds) + 1, "request": summary,
-                            "reply": dump_message(message)})
+        self.rounds.append({"round": len(self.rounds) + 1, "request": summary, "reply": dump_message(message)})
         self._save()
 
     def _save(self) -> None:
@@ -115,8 +126,9 @@ class RecordingModel(Model):
         return f"<RecordingModel {self.name} → {self.path}: {len(self.rounds)} rounds>"
 
 
-def save_cassette(path: str | os.PathLike[str], model: str, rounds: list[JsonObject], *,
-                  secrets: Iterable[str | None] = ()) -> None:
+def save_cassette(
+    path: str | os.PathLike[str], model: str, rounds: list[JsonObject], *, secrets: Iterable[str | None] = ()
+) -> None:
     """Write :func:`cassette_text` to ``path`` (its folder made), atomically: a crash leaves
     the file as it was."""
     path = Path(path)
@@ -127,8 +139,7 @@ def save_cassette(path: str | os.PathLike[str], model: str, rounds: list[JsonObj
 def cassette_text(model: str, rounds: list[JsonObject], *, secrets: Iterable[str | None] = ()) -> str:
     """The cassette of ``model`` holding ``rounds`` (``{"round", "request", "reply"}``
     each), as the JSON text of a file, every secret scrubbed (:func:`scrub`)."""
-    data = scrub({"cassette": CASSETTE_MARK, "version": CASSETTE_VERSION, "model": model, "rounds": rounds},
-                 secrets)
+    data = scrub({"cassette": CASSETTE_MARK, "version": CASSETTE_VERSION, "model": model, "rounds": rounds}, secrets)
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -148,8 +159,9 @@ class ReplayModel(Model):
     model the cassette was recorded from (:meth:`~._wire.WireRecorder.replayed`).
     """
 
-    def __init__(self, model_id: str, *, api_key: str | None = None, base_url: str | None = None,
-                 delay: float = 0.0) -> None:
+    def __init__(
+        self, model_id: str, *, api_key: str | None = None, base_url: str | None = None, delay: float = 0.0
+    ) -> None:
         self.path = Path(model_id)
         self.rounds, self.recorded_model = load_cassette(self.path)
         self.name = f"replay:{model_id}"
@@ -160,8 +172,11 @@ class ReplayModel(Model):
         index = self.played
         self.played += 1
         if index >= len(self.rounds):
-            out.fail(f"replay {self.path}: the cassette has {len(self.rounds)} round(s) and round {index + 1} "
-                     "was requested — this run asks the model more often than the recorded one did", kind="replay")
+            out.fail(
+                f"replay {self.path}: the cassette has {len(self.rounds)} round(s) and round {index + 1} "
+                "was requested — this run asks the model more often than the recorded one did",
+                kind="replay",
+            )
             return
         recorded_request, reply = self.rounds[index]
         problem = _drift(recorded_request, _request_summary(request))
@@ -170,9 +185,12 @@ class ReplayModel(Model):
             return
         refused = _calls_off_menu(reply, request)
         if refused:
-            out.fail(f"replay {self.path}: round {index + 1} calls {refused}, not on this run's menu "
-                     f"[{', '.join(spec['name'] for spec in request.tools)}]; a cassette may call only "
-                     "the run's own tools, so nothing of this round was played", kind="replay")
+            out.fail(
+                f"replay {self.path}: round {index + 1} calls {refused}, not on this run's menu "
+                f"[{', '.join(spec['name'] for spec in request.tools)}]; a cassette may call only "
+                "the run's own tools, so nothing of this round was played",
+                kind="replay",
+            )
             return
         if request.wire is not None:
             request.wire.replayed(self.recorded_model, reply)
@@ -192,11 +210,17 @@ def _drift(recorded: JsonObject, live: JsonObject) -> str | None:
     problems = []
     if recorded.get("tools") is not None and sorted(recorded["tools"]) != sorted(live["tools"]):
         was, now = set(recorded["tools"]), set(live["tools"])
-        detail = "; ".join(part for part in (
-            f"missing now: {', '.join(sorted(was - now))}" if was - now else "",
-            f"new now: {', '.join(sorted(now - was))}" if now - was else "") if part)
-        problems.append(f"the tools differ (recorded [{', '.join(recorded['tools'])}], "
-                        f"now [{', '.join(live['tools'])}]; {detail})")
+        detail = "; ".join(
+            part
+            for part in (
+                f"missing now: {', '.join(sorted(was - now))}" if was - now else "",
+                f"new now: {', '.join(sorted(now - was))}" if now - was else "",
+            )
+            if part
+        )
+        problems.append(
+            f"the tools differ (recorded [{', '.join(recorded['tools'])}], now [{', '.join(live['tools'])}]; {detail})"
+        )
     if "last_user_text" in recorded:
         now = live["last_user_text"]
         if not _same_text(recorded["last_user_text"], now):
@@ -242,7 +266,7 @@ def _first_difference(was: str | None, now: str | None) -> str:
         return f"recorded {was!r}, now {now!r}"
     at = next((i for i, (a, b) in enumerate(zip(was, now, strict=False)) if a != b), min(len(was), len(now)))
     start = max(0, at - 20)
-    return f"from character {at}: recorded {was[start:at + 40]!r}, now {now[start:at + 40]!r}"
+    return f"from character {at}: recorded {was[start : at + 40]!r}, now {now[start : at + 40]!r}"
 
 
 def load_cassette(path: str | os.PathLike[str]) -> tuple[list[tuple[JsonObject, AssistantMessage]], str | None]:
@@ -256,11 +280,14 @@ def load_cassette(path: str | os.PathLike[str]) -> tuple[list[tuple[JsonObject, 
     path = Path(path)
     data = _read_json(path)
     if not isinstance(data, dict) or data.get("cassette") != CASSETTE_MARK or not isinstance(data.get("rounds"), list):
-        raise CassetteError(f"cassette {path} is not an openprogram-jupyter cassette "
-                            "(expected an object with \"cassette\": \"openprogram-jupyter\" and a \"rounds\" list)")
+        raise CassetteError(
+            f"cassette {path} is not an openprogram-jupyter cassette "
+            '(expected an object with "cassette": "openprogram-jupyter" and a "rounds" list)'
+        )
     if data.get("version") != CASSETTE_VERSION:
-        raise CassetteError(f"cassette {path} has version {data.get('version')!r}; "
-                            f"this version reads {CASSETTE_VERSION}")
+        raise CassetteError(
+            f"cassette {path} has version {data.get('version')!r}; this version reads {CASSETTE_VERSION}"
+        )
     rounds = [_read_round(path, number, entry) for number, entry in enumerate(data["rounds"], 1)]
     model = data.get("model")
     return rounds, model if isinstance(model, str) else None
@@ -295,7 +322,7 @@ def _read_json(path: Path) -> Any:
 def _read_round(path: Path, number: int, entry: Any) -> tuple[JsonObject, AssistantMessage]:
     """Round ``number``'s request summary and reply, or :class:`CassetteError` naming the round."""
     if not isinstance(entry, dict) or not isinstance(entry.get("reply"), dict):
-        raise CassetteError(f"cassette {path}, round {number}: expected an object with a \"reply\" object")
+        raise CassetteError(f'cassette {path}, round {number}: expected an object with a "reply" object')
     request = entry["request"] if isinstance(entry.get("request"), dict) else {}
     try:
         reply = AssistantMessage.model_validate(entry["reply"])
@@ -303,7 +330,6 @@ def _read_round(path: Path, number: int, entry: Any) -> tuple[JsonObject, Assist
         first = error.errors(include_url=False)[0]
         where = ".".join(str(part) for part in first["loc"]) or "(reply)"
         raise CassetteError(
-            f"cassette {path}, round {number}: the reply is not a valid assistant message "
-            f"({where}: {first['msg']})"
+            f"cassette {path}, round {number}: the reply is not a valid assistant message ({where}: {first['msg']})"
         ) from None
     return request, reply

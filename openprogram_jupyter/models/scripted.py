@@ -61,8 +61,9 @@ class ScriptedModel(Model):
         played). A ``%%agent`` cell run again rewinds its model to where the cell first
         started it, so re-running a cell replays the same rounds."""
         if not 0 <= position <= len(self.script):
-            raise ValueError(f"ScriptedModel.rewind: position {position} is outside the script "
-                             f"(0 to {len(self.script)})")
+            raise ValueError(
+                f"ScriptedModel.rewind: position {position} is outside the script (0 to {len(self.script)})"
+            )
         self.position = position
 
     async def stream(self, request: ModelRequest, out: MessageBuilder) -> AsyncIterator[AssistantUpdate]:

@@ -25,8 +25,13 @@ def render_bundle(run: Run, folded: TreeBuilder | None = None) -> dict[str, str]
     """The three static MIME types of ``run``, ready for ``display(..., raw=True)``;
     ``folded``: a builder that folded the run's events already (see :func:`.tree.tree_of`)."""
     tree = tree_of(run, folded)
-    return safe_bundle({"text/plain": plain.run_plain(tree), "text/html": html.run_html(tree),
-                        "text/markdown": markdown.run_markdown(tree)})
+    return safe_bundle(
+        {
+            "text/plain": plain.run_plain(tree),
+            "text/html": html.run_html(tree),
+            "text/markdown": markdown.run_markdown(tree),
+        }
+    )
 
 
 def render_html(run: Run, **options: Any) -> str:

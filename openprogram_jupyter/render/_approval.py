@@ -47,8 +47,12 @@ def approval_words(call: CallNode) -> ApprovalWords | None:
     details = call.result.details if call.result is not None else {}
     rule = details.get("approval_rule")
     plain = fmt.approval_label(call)
-    if not (isinstance(rule, dict) and rule.get("action") in ("allow", "ask", "deny")
-            and rule.get("from") in _SOURCES and isinstance(rule.get("pattern"), (str, type(None)))):
+    if not (
+        isinstance(rule, dict)
+        and rule.get("action") in ("allow", "ask", "deny")
+        and rule.get("from") in _SOURCES
+        and isinstance(rule.get("pattern"), (str, type(None)))
+    ):
         return ApprovalWords(plain) if plain else None
     pattern = rule["pattern"] if rule["from"] != "default" else None
     which = "session rule " if rule["from"] == "session" else "rule "

@@ -50,8 +50,12 @@ STATUS_COLOR = {
     "awaiting_approval": "#8250df",
 }
 
-APPROVAL_LABEL = {"approved": "approved by the user", "denied": "denied by the user",
-                  "edited": "arguments edited by the user", "skipped": "skipped by the user"}
+APPROVAL_LABEL = {
+    "approved": "approved by the user",
+    "denied": "denied by the user",
+    "edited": "arguments edited by the user",
+    "skipped": "skipped by the user",
+}
 """What a call's line says of the user's answer, for a call that asked for one."""
 
 RUN_END_LABEL = {
@@ -143,8 +147,11 @@ def usage_summary(usage: Usage) -> str:
     model no price is known for (never $0)."""
     total = usage.total_tokens or (usage.input + usage.output + usage.cache_read + usage.cache_write)
     text = f"{total:,} tokens"
-    cached = "".join(f", {count:,} cache {kind}" for kind, count in
-                     (("read", usage.cache_read), ("write", usage.cache_write)) if count)
+    cached = "".join(
+        f", {count:,} cache {kind}"
+        for kind, count in (("read", usage.cache_read), ("write", usage.cache_write))
+        if count
+    )
     if usage.input or usage.output or cached:
         text += f" ({usage.input:,} in{cached}, {usage.output:,} out)"
     if usage.cost is None and total:
@@ -180,8 +187,14 @@ def context_meter(run: RunNode) -> tuple[str, float] | None:
     and that fraction; ``None`` without a known window or before the first reply."""
     if run.context_window is None:
         return None
-    carried = next((u.input + u.cache_read + u.cache_write for u in
-                    (r.usage for r in reversed(run.rounds)) if u is not None and u.input + u.cache_read > 0), None)
+    carried = next(
+        (
+            u.input + u.cache_read + u.cache_write
+            for u in (r.usage for r in reversed(run.rounds))
+            if u is not None and u.input + u.cache_read > 0
+        ),
+        None,
+    )
     if carried is None:
         return None
     return f"context {compact_count(carried)} of {compact_count(run.context_window)}", carried / run.context_window
@@ -247,8 +260,11 @@ def divergence_line(run: RunNode) -> str:
     if found is None:
         return ""
     line = f"round {found.round}" + (f" ({found.tool_name})" if found.tool_name else "") + f": {found.why}"
-    return line if run.stop_reason == "diverged" else (
-        f"parted from the recording in {line}; live from round {found.round + 1} on")
+    return (
+        line
+        if run.stop_reason == "diverged"
+        else (f"parted from the recording in {line}; live from round {found.round + 1} on")
+    )
 
 
 DIVERGED_LABEL = "differs from the recording"
@@ -270,9 +286,17 @@ def over_budget(run: RunNode) -> str | None:
 
 def round_showing_error(run: RunNode) -> int | None:
     """The number of the round that already shows the run's error, if one does."""
-    return next((item.number for item in run.timeline
-                 if isinstance(item, RoundNode) and item.error is not None and run.error is not None
-                 and item.error.message == run.error.message), None)
+    return next(
+        (
+            item.number
+            for item in run.timeline
+            if isinstance(item, RoundNode)
+            and item.error is not None
+            and run.error is not None
+            and item.error.message == run.error.message
+        ),
+        None,
+    )
 
 
 def retry_line(wait: RetryNode, now: float | None = None) -> str:
@@ -318,8 +342,9 @@ def edited_preview(call: CallNode, limit: int = 120) -> str | None:
     cut to ``limit`` characters; ``None`` for any other call."""
     if call.edited_arguments is None:
         return None
-    pieces = [f"{key}={json.dumps(value, ensure_ascii=False, default=repr)}"
-              for key, value in call.edited_arguments.items()]
+    pieces = [
+        f"{key}={json.dumps(value, ensure_ascii=False, default=repr)}" for key, value in call.edited_arguments.items()
+    ]
     return shorten("ran with " + (", ".join(pieces) or "no arguments"), limit)
 
 
@@ -391,7 +416,7 @@ def _without_package_frames(traceback: str) -> str:
     skipping = False
     for line in traceback.split("\n"):
         if line.startswith('  File "'):
-            path = line[len('  File "'):].split('"', 1)[0]
+            path = line[len('  File "') :].split('"', 1)[0]
             skipping = str(Path(path).resolve()).startswith(_PACKAGE_DIR)
             if skipping:
                 continue

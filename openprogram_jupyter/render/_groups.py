@@ -17,8 +17,18 @@ from typing import Any, Generic, TypeVar
 from ._format import STATUS_LABEL, Budget
 from .tree import Block, CallNode, NoticeNode, RetryNode, RoundNode, RunNode, UserNode
 
-__all__ = ["CHILDREN_SPAN", "ROUND_SPAN", "TIMELINE_SPAN", "Drawn", "Span", "draw_span", "failures",
-           "left_out_line", "tally", "tally_item"]
+__all__ = [
+    "CHILDREN_SPAN",
+    "ROUND_SPAN",
+    "TIMELINE_SPAN",
+    "Drawn",
+    "Span",
+    "draw_span",
+    "failures",
+    "left_out_line",
+    "tally",
+    "tally_item",
+]
 
 T = TypeVar("T")
 S = TypeVar("S")
@@ -48,8 +58,9 @@ class Drawn(Generic[S]):
     tail: list[S]
 
 
-def draw_span(items: Sequence[T], draw: Callable[[T], S], span: Span, budget: Budget,
-              size: Callable[[S], int]) -> Drawn[S]:
+def draw_span(
+    items: Sequence[T], draw: Callable[[T], S], span: Span, budget: Budget, size: Callable[[S], int]
+) -> Drawn[S]:
     """Draw the first ``span.head`` and last ``span.tail`` of ``items`` while ``budget``
     lasts; the rest is one contiguous group, left out.
 
@@ -68,7 +79,7 @@ def draw_span(items: Sequence[T], draw: Callable[[T], S], span: Span, budget: Bu
     head: list[S] = []
     while len(head) < min(span.head, first_tail) and not budget.exhausted:
         head.append(_drawn_within(budget, draw, items[len(head)], size))
-    return Drawn(head, list(items[len(head):first_tail]), tail)
+    return Drawn(head, list(items[len(head) : first_tail]), tail)
 
 
 def _drawn_within(budget: Budget, draw: Callable[[T], S], item: T, size: Callable[[S], int]) -> S:
@@ -112,11 +123,17 @@ def tally(items: Iterable[Any]) -> Counter[str]:
     return counts
 
 
-_KINDS = (("prompt", "prompt", "prompts"), ("message", "user message", "user messages"),
-          ("round", "round", "rounds"), ("call", "call", "calls"),
-          ("text", "text", "texts"), ("thinking", "thinking block", "thinking blocks"),
-          ("note", "note", "notes"), ("retry wait", "retry wait", "retry waits"),
-          ("nested run", "nested run", "nested runs"))
+_KINDS = (
+    ("prompt", "prompt", "prompts"),
+    ("message", "user message", "user messages"),
+    ("round", "round", "rounds"),
+    ("call", "call", "calls"),
+    ("text", "text", "texts"),
+    ("thinking", "thinking block", "thinking blocks"),
+    ("note", "note", "notes"),
+    ("retry wait", "retry wait", "retry waits"),
+    ("nested run", "nested run", "nested runs"),
+)
 
 
 def left_out_line(counts: Counter[str], *, statuses: bool = True) -> str:
@@ -130,8 +147,10 @@ def left_out_line(counts: Counter[str], *, statuses: bool = True) -> str:
             continue
         part = f"{number:,} {one if number == 1 else many}"
         if key == "call" and statuses:
-            by_status = sorted(((n, k[5:]) for k, n in counts.items() if k.startswith("call:") and n),
-                               key=lambda pair: (-pair[0], pair[1]))
+            by_status = sorted(
+                ((n, k[5:]) for k, n in counts.items() if k.startswith("call:") and n),
+                key=lambda pair: (-pair[0], pair[1]),
+            )
             part += " (" + ", ".join(f"{n:,} {STATUS_LABEL.get(s, s)}" for n, s in by_status) + ")"
         parts.append(part)
     return ", ".join(parts) or "nothing"
@@ -142,8 +161,11 @@ def failures(items: Iterable[Any], limit: int = 10) -> list[CallNode]:
     did not end ``done``."""
     found: list[CallNode] = []
     for item in items:
-        calls = [item] if isinstance(item, CallNode) else (
-            [i for i in item.items if isinstance(i, CallNode)] if isinstance(item, RoundNode) else [])
+        calls = (
+            [item]
+            if isinstance(item, CallNode)
+            else ([i for i in item.items if isinstance(i, CallNode)] if isinstance(item, RoundNode) else [])
+        )
         for call in calls:
             if call.status != "done":
                 found.append(call)

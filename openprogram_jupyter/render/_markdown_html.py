@@ -91,9 +91,8 @@ def _chunks(text: str) -> list[str]:
             fence = "" if fence else opened.group(1)[0] * 3
         size += len(line) + 1
         following = lines[number + 1] if number + 1 < len(lines) else ""
-        if (size >= STREAMING_CHUNK_CHARS and not fence and not line.strip()
-                and following[:1] not in ("", " ", "\t")):
-            chunks.append("\n".join(lines[start:number + 1]) + "\n")
+        if size >= STREAMING_CHUNK_CHARS and not fence and not line.strip() and following[:1] not in ("", " ", "\t"):
+            chunks.append("\n".join(lines[start : number + 1]) + "\n")
             start, size = number + 1, 0
     chunks.append("\n".join(lines[start:]))
     return chunks

@@ -97,7 +97,7 @@ def _inert_prose(text: str) -> str:
     out: list[str] = []
     position = 0
     while (match := _SCANNED.search(text, position)) is not None:
-        out.append(text[position:match.start()])
+        out.append(text[position : match.start()])
         position = match.end()
         kind = match.lastgroup
         if kind == "ticks":
@@ -105,7 +105,7 @@ def _inert_prose(text: str) -> str:
             if closing is None:
                 out.append(match.group())
                 continue
-            out.append(_code_span(match.group(), text[match.end():closing.start()]))
+            out.append(_code_span(match.group(), text[match.end() : closing.start()]))
             position = closing.end()
         else:
             out.append(_REPLACEMENT[kind](match.group()) if kind in _REPLACEMENT else match.group())
@@ -129,7 +129,8 @@ _REPLACEMENT = {
 
 
 _DOLLAR_SCANNED = re.compile(
-    r"(?P<escape>\\[\s\S])|(?P<ticks>`+)|(?P<autolink><(?:https?|mailto):[^\s<>]*>)|(?P<dollar>\$)")
+    r"(?P<escape>\\[\s\S])|(?P<ticks>`+)|(?P<autolink><(?:https?|mailto):[^\s<>]*>)|(?P<dollar>\$)"
+)
 
 
 @functools.lru_cache(maxsize=1)
@@ -176,13 +177,15 @@ def _dollars_in_prose(text: str) -> str:
     out: list[str] = []
     position = 0
     while (match := _DOLLAR_SCANNED.search(text, position)) is not None:
-        out.append(text[position:match.start()])
+        out.append(text[position : match.start()])
         position = match.end()
         if match.lastgroup == "dollar":
             out.append("\\$")
-        elif match.lastgroup == "ticks" and (
-                closing := re.compile(rf"(?<!`){match.group()}(?!`)").search(text, match.end())) is not None:
-            out.append(text[match.start():closing.end()])
+        elif (
+            match.lastgroup == "ticks"
+            and (closing := re.compile(rf"(?<!`){match.group()}(?!`)").search(text, match.end())) is not None
+        ):
+            out.append(text[match.start() : closing.end()])
             position = closing.end()
         else:
             out.append(match.group())

@@ -21,8 +21,10 @@ from ._text_html import text_html
 __all__ = ["output_html", "output_label", "output_texts"]
 
 _MUTED = "color:#57606a;font-size:12px;"
-_PRE = ("white-space:pre-wrap;word-break:break-word;margin:2px 0;padding:4px 6px;"
-        "background:rgba(127,127,127,0.08);border-radius:3px;font-size:12px;")
+_PRE = (
+    "white-space:pre-wrap;word-break:break-word;margin:2px 0;padding:4px 6px;"
+    "background:rgba(127,127,127,0.08);border-radius:3px;font-size:12px;"
+)
 OUTPUT_KEPT = "the full output is in the result's details['output']"
 
 
@@ -33,8 +35,10 @@ def output_html(output: list[JsonObject], limit: int) -> str:
         if item.get("type") == "stream":
             shown, note = fmt.truncate(str(item.get("text", "")), limit, OUTPUT_KEPT)
             color = "color:#cf222e;" if item.get("name") == "stderr" else ""
-            parts.append(f'<pre style="{_PRE}{color}">{escape(shown)}</pre>'
-                         + (f'<div style="{_MUTED}">{escape(note)}</div>' if note else ""))
+            parts.append(
+                f'<pre style="{_PRE}{color}">{escape(shown)}</pre>'
+                + (f'<div style="{_MUTED}">{escape(note)}</div>' if note else "")
+            )
         elif item.get("type") == "display":
             parts.append(_display_html(item.get("data") or {}, limit))
     if not parts:
@@ -46,8 +50,10 @@ def _display_html(data: JsonObject, limit: int) -> str:
     for mime in ("image/png", "image/jpeg", "image/gif"):
         value = data.get(mime)
         if isinstance(value, str) and is_base64(value):
-            return (f'<img alt="tool output image" style="max-width:100%" '
-                    f'src="data:{mime};base64,{"".join(value.split())}">')
+            return (
+                f'<img alt="tool output image" style="max-width:100%" '
+                f'src="data:{mime};base64,{"".join(value.split())}">'
+            )
     if isinstance(data.get("text/html"), str):
         return f"<div>{clean_html(data['text/html'])}</div>"
     if isinstance(data.get("text/markdown"), str):
@@ -58,8 +64,14 @@ def _display_html(data: JsonObject, limit: int) -> str:
 
 def output_label(data: JsonObject) -> str:
     """A display named in one line, for views that cannot draw it."""
-    mime = next((m for m in ("image/png", "image/jpeg", "image/gif", "text/html", "text/markdown", "text/plain")
-                 if isinstance(data.get(m), str)), "display")
+    mime = next(
+        (
+            m
+            for m in ("image/png", "image/jpeg", "image/gif", "text/html", "text/markdown", "text/plain")
+            if isinstance(data.get(m), str)
+        ),
+        "display",
+    )
     size = len(str(data.get(mime, "")))
     if mime.startswith("image/"):
         size = size * 3 // 4

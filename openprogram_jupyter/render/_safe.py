@@ -33,8 +33,15 @@ from .._controls import visible_controls
 from .._secrets import Secrets
 from ._markdown_inert import inert_dollars
 
-__all__ = ["MATH_INERT_CLASSES", "display_bundle", "inert_math_html", "inert_math_markdown", "safe_bundle", "safe_view",
-           "update_bundle"]
+__all__ = [
+    "MATH_INERT_CLASSES",
+    "display_bundle",
+    "inert_math_html",
+    "inert_math_markdown",
+    "safe_bundle",
+    "safe_view",
+    "update_bundle",
+]
 
 MATH_INERT_CLASSES = ("mathjax_ignore", "tex2jax_ignore")
 _OPEN = f'<div class="{" ".join(MATH_INERT_CLASSES)}">'
@@ -90,8 +97,9 @@ def safe_bundle(bundle: dict[str, Any]) -> dict[str, Any]:
     """Every text view of ``bundle`` made safe by :func:`safe_view`; a value that is not a
     string (a widget's model reference) is kept as it is."""
     secrets = Secrets.now()
-    return {mime: safe_view(mime, value, secrets) if isinstance(value, str) else value
-            for mime, value in bundle.items()}
+    return {
+        mime: safe_view(mime, value, secrets) if isinstance(value, str) else value for mime, value in bundle.items()
+    }
 
 
 def display_bundle(bundle: dict[str, Any], **options: Any) -> Any:

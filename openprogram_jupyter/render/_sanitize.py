@@ -28,11 +28,46 @@ from typing import Any
 
 __all__ = ["clean_html"]
 
-_TAGS = frozenset({
-    "p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "strong", "b", "em", "i", "del", "s",
-    "sup", "sub", "kbd", "code", "pre", "blockquote", "ul", "ol", "li", "a", "img", "span", "div",
-    "table", "caption", "thead", "tbody", "tfoot", "tr", "th", "td",
-})
+_TAGS = frozenset(
+    {
+        "p",
+        "br",
+        "hr",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "strong",
+        "b",
+        "em",
+        "i",
+        "del",
+        "s",
+        "sup",
+        "sub",
+        "kbd",
+        "code",
+        "pre",
+        "blockquote",
+        "ul",
+        "ol",
+        "li",
+        "a",
+        "img",
+        "span",
+        "div",
+        "table",
+        "caption",
+        "thead",
+        "tbody",
+        "tfoot",
+        "tr",
+        "th",
+        "td",
+    }
+)
 _ATTRIBUTES = {
     "a": {"href", "title"},
     "img": {"src", "alt", "title"},
@@ -47,10 +82,14 @@ _LOOK = {
     "h1": {"style": "font-size:1.35em;margin:8px 0 4px"},
     "h2": {"style": "font-size:1.2em;margin:8px 0 4px"},
     "h3": {"style": "font-size:1.1em;margin:6px 0 4px"},
-    "pre": {"style": "white-space:pre-wrap;word-break:break-word;margin:4px 0;padding:4px 6px;"
-                     "background:rgba(127,127,127,0.08);border-radius:3px;font-size:12px"},
-    "code": {"style": "background:rgba(127,127,127,0.12);border-radius:3px;padding:0 2px;"
-                      "font-family:var(--jp-code-font-family,monospace)"},
+    "pre": {
+        "style": "white-space:pre-wrap;word-break:break-word;margin:4px 0;padding:4px 6px;"
+        "background:rgba(127,127,127,0.08);border-radius:3px;font-size:12px"
+    },
+    "code": {
+        "style": "background:rgba(127,127,127,0.12);border-radius:3px;padding:0 2px;"
+        "font-family:var(--jp-code-font-family,monospace)"
+    },
     "blockquote": {"style": "margin:4px 0;padding-left:8px;border-left:3px solid rgba(127,127,127,0.4)"},
     "table": {"style": "border-collapse:collapse;margin:4px 0"},
     "th": {"style": _CELL + "font-weight:600"},
@@ -70,7 +109,7 @@ def _attribute(tag: str, name: str, value: str) -> str | None:
     if name == "src":
         src = value.strip()
         prefix = _DATA_IMAGE.match(src)
-        return value if prefix is not None and is_base64(src[prefix.end():]) else None
+        return value if prefix is not None and is_base64(src[prefix.end() :]) else None
     if name == "align":
         return value if value.lower() in _ALIGN else None
     return value

@@ -26,8 +26,13 @@ DOCUMENT_HEAD = (
 )
 DOCUMENT_TAIL = "\n</body>\n</html>\n"
 
-SAVE_FORMATS = {".html": "text/html", ".htm": "text/html", ".md": "text/markdown", ".markdown": "text/markdown",
-                ".txt": "text/plain"}
+SAVE_FORMATS = {
+    ".html": "text/html",
+    ".htm": "text/html",
+    ".md": "text/markdown",
+    ".markdown": "text/markdown",
+    ".txt": "text/plain",
+}
 """The file suffixes :func:`save_transcript` writes, and the transcript each one holds."""
 
 
@@ -46,8 +51,10 @@ def save_transcript(run: Run, path: str | os.PathLike[str]) -> Path:
     mime = SAVE_FORMATS.get(target.suffix.lower())
     if mime is None:
         known = ", ".join(SAVE_FORMATS)
-        raise SaveError(f"run.save({str(path)!r}): cannot tell the format from the suffix "
-                        f"{target.suffix or '(none)'!r}; use one of {known}")
+        raise SaveError(
+            f"run.save({str(path)!r}): cannot tell the format from the suffix "
+            f"{target.suffix or '(none)'!r}; use one of {known}"
+        )
     text = render_bundle(run)[mime]
     if mime == "text/html":
         text = DOCUMENT_HEAD + text + DOCUMENT_TAIL

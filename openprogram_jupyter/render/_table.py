@@ -17,16 +17,19 @@ _TEXT = "text-align:left;vertical-align:top;padding:2px 8px"
 _NUMBER = "text-align:right;vertical-align:top;white-space:nowrap;padding:2px 8px"
 
 
-def html_table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, numbers: Collection[int] = (),
-               attributes: str = "") -> str:
+def html_table(
+    headers: Sequence[str], rows: Sequence[Sequence[str]], *, numbers: Collection[int] = (), attributes: str = ""
+) -> str:
     """A ``<table>`` with ``headers`` (escaped HTML) over ``rows`` (escaped HTML, one list of
     cells each); the columns whose index is in ``numbers`` are right-aligned and unwrapped.
     ``attributes`` are added to the ``<table>`` tag as written (e.g. a class)."""
+
     def style(index: int) -> str:
         return _NUMBER if index in numbers else _TEXT
 
     head = "".join(f'<th style="{style(i)}">{cell}</th>' for i, cell in enumerate(headers))
-    body = "".join("<tr>" + "".join(f'<td style="{style(i)}">{cell}</td>' for i, cell in enumerate(row)) + "</tr>"
-                   for row in rows)
+    body = "".join(
+        "<tr>" + "".join(f'<td style="{style(i)}">{cell}</td>' for i, cell in enumerate(row)) + "</tr>" for row in rows
+    )
     space = " " if attributes else ""
     return f"<table{space}{attributes}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"

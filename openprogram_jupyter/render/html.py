@@ -55,16 +55,25 @@ _MUTED = "color:#57606a;font-size:12px;"
 _DIVERGED = "#9a6700"
 
 
-def render_html(run: Run, *, shown_result_chars: int = fmt.DEFAULT_SHOWN_RESULT_CHARS,
-                max_text_chars: int = fmt.DEFAULT_MAX_TEXT_CHARS) -> str:
+def render_html(
+    run: Run,
+    *,
+    shown_result_chars: int = fmt.DEFAULT_SHOWN_RESULT_CHARS,
+    max_text_chars: int = fmt.DEFAULT_MAX_TEXT_CHARS,
+) -> str:
     """The whole run as one self-contained, script-free HTML fragment. A tool result longer
     than ``shown_result_chars``, and a model's text, thinking or arguments longer than
     ``max_text_chars``, are cut, with a note saying how much was left out."""
     return run_html(tree_of(run), shown_result_chars=shown_result_chars, max_text_chars=max_text_chars)
 
 
-def run_html(run: RunNode, *, shown_result_chars: int = fmt.DEFAULT_SHOWN_RESULT_CHARS,
-             max_text_chars: int = fmt.DEFAULT_MAX_TEXT_CHARS, nested: bool = False) -> str:
+def run_html(
+    run: RunNode,
+    *,
+    shown_result_chars: int = fmt.DEFAULT_SHOWN_RESULT_CHARS,
+    max_text_chars: int = fmt.DEFAULT_MAX_TEXT_CHARS,
+    nested: bool = False,
+) -> str:
     """One :class:`RunNode` (and its nested runs) as HTML."""
     return _run_html(run, fmt.Limits(shown_result_chars, max_text_chars), nested=nested)
 
@@ -107,10 +116,12 @@ def _left_out_html(left_out: list[Any]) -> str:
     failed = groups.failures(left_out)
     if not failed:
         return f'<div style="{_MUTED}">{escape(line)}: {kept}</div>'
-    listed = "".join(f'<li>{call_summary_html(call, preview=True)}</li>' for call in failed)
-    return (f'<details style="margin:2px 0"><summary style="{_MUTED}">{escape(line)}; calls that did not '
-            f'succeed among them</summary><ul style="margin:2px 0">{listed}</ul>'
-            f'<div style="{_MUTED}">{kept}</div></details>')
+    listed = "".join(f"<li>{call_summary_html(call, preview=True)}</li>" for call in failed)
+    return (
+        f'<details style="margin:2px 0"><summary style="{_MUTED}">{escape(line)}; calls that did not '
+        f'succeed among them</summary><ul style="margin:2px 0">{listed}</ul>'
+        f'<div style="{_MUTED}">{kept}</div></details>'
+    )
 
 
 def _cut_html(text: str, limit: int, kept: str, style: str = _PRE) -> str:
@@ -136,8 +147,10 @@ def _round_html(round_: RoundNode, limits: fmt.Limits) -> str:
         summary, detail = round_.error.message, round_.error.detail
         out.append(f'<div style="color:#cf222e">model error: {escape(summary)}</div>')
         if detail is not None:
-            out.append(f'<details style="margin:2px 0 2px 4px"><summary style="{_MUTED}">the SDK said</summary>'
-                       f'<pre style="white-space:pre-wrap;margin:2px 0">{escape(detail)}</pre></details>')
+            out.append(
+                f'<details style="margin:2px 0 2px 4px"><summary style="{_MUTED}">the SDK said</summary>'
+                f'<pre style="white-space:pre-wrap;margin:2px 0">{escape(detail)}</pre></details>'
+            )
     out.append("</div>")
     return "".join(out)
 
@@ -147,7 +160,7 @@ def _block_html(block: Block, limits: fmt.Limits) -> str:
     if block.kind == "thinking":
         return (
             f'<details><summary style="{_MUTED}">thinking</summary>'
-            f'{text_html(block.text, limits.text_chars, thinking=True)}</details>'
+            f"{text_html(block.text, limits.text_chars, thinking=True)}</details>"
         )
     return text_html(block.text, limits.text_chars) if block.text else ""
 
@@ -165,7 +178,7 @@ def call_summary_html(call: CallNode, *, preview: bool = True) -> str:
     asked for one, how long it took and (with ``preview``) how its result begins."""
     color = fmt.STATUS_COLOR.get(call.status, "#57606a")
     line = (
-        f'<code>{escape(call.name)}</code>'
+        f"<code>{escape(call.name)}</code>"
         f'<span style="{_MUTED}"> ({escape(fmt.arguments_preview(call))})</span> '
         f'<span style="color:{color}">{fmt.STATUS_MARK.get(call.status, "")} '
         f"{escape(fmt.STATUS_LABEL.get(call.status, call.status))}</span>"
@@ -195,18 +208,21 @@ def _call_html(call: CallNode, limits: fmt.Limits) -> str:
     summary = f"<summary>{call_summary_html(call)}</summary>"
     opened = " open" if not call.finished or call.divergence is not None else ""  # a divergence is shown
     out = [f'<details{opened} style="margin:2px 0 2px 4px">{summary}<div style="margin-left:12px">']
-    out.append(f'<div style="{_MUTED}">arguments</div>'
-               + _cut_html(fmt.arguments_text(call), limits.text_chars, fmt.ARGUMENTS_KEPT))
+    out.append(
+        f'<div style="{_MUTED}">arguments</div>'
+        + _cut_html(fmt.arguments_text(call), limits.text_chars, fmt.ARGUMENTS_KEPT)
+    )
     if call.arguments_error:
         out.append(f'<div style="color:#cf222e">{escape(call.arguments_error)}</div>')
     if call.edited_arguments is not None:
-        out.append(f'<div style="{_MUTED}">arguments as edited by the user (what ran)</div>'
-                   + _cut_html(fmt.pretty_json(call.edited_arguments), limits.text_chars, fmt.ARGUMENTS_KEPT))
+        out.append(
+            f'<div style="{_MUTED}">arguments as edited by the user (what ran)</div>'
+            + _cut_html(fmt.pretty_json(call.edited_arguments), limits.text_chars, fmt.ARGUMENTS_KEPT)
+        )
     if call.progress:
         out.append(f'<div style="{_MUTED}">progress: {escape(progress_text(call.progress[-1]))}</div>')
     out.append(output_html(call.output, limits.result_chars))
-    out += _span_html(call.children, lambda child: _run_html(child, limits, nested=True),
-                      groups.CHILDREN_SPAN, limits)
+    out += _span_html(call.children, lambda child: _run_html(child, limits, nested=True), groups.CHILDREN_SPAN, limits)
     if call.result is not None:
         out.append(_result_html(call, limits))
     if call.divergence is not None:
@@ -221,9 +237,14 @@ def _result_html(call: CallNode, limits: fmt.Limits) -> str:
     assert call.result is not None
     text = _cut_html(fmt.result_text(call.result), limits.result_chars, fmt.RESULT_KEPT)
     display = display_html(call.result)
-    out = [f'<div style="{_MUTED}">result</div>'
-           + (f'{display}<details><summary style="{_MUTED}">the text the model read</summary>{text}</details>'
-              if display else text)]
+    out = [
+        f'<div style="{_MUTED}">result</div>'
+        + (
+            f'{display}<details><summary style="{_MUTED}">the text the model read</summary>{text}</details>'
+            if display
+            else text
+        )
+    ]
     for image in fmt.result_images(call.result):
         out.append(
             f'<img alt="tool result image" style="max-width:100%" '
@@ -240,14 +261,17 @@ def _result_html(call: CallNode, limits: fmt.Limits) -> str:
 
 def _divergence_html(divergence: Divergence, limits: fmt.Limits) -> str:
     """Why a rerun's result differs from the recording, and the two results side by side."""
+
     def shown(result: ToolResultMessage | None) -> str:
         if result is None:
             return f'<span style="{_MUTED}">(none)</span>'
         return _cut_html(fmt.result_text(result), limits.result_chars, fmt.RESULT_KEPT)
 
     table = html_table(["recorded", "this rerun"], [[shown(divergence.recorded), shown(divergence.now)]])
-    return (f'<div style="color:{_DIVERGED};font-size:12px;margin-top:4px">≠ {fmt.DIVERGED_LABEL}: '
-            f'{escape(divergence.why)}</div>{table}')
+    return (
+        f'<div style="color:{_DIVERGED};font-size:12px;margin-top:4px">≠ {fmt.DIVERGED_LABEL}: '
+        f"{escape(divergence.why)}</div>{table}"
+    )
 
 
 def _end_html(run: RunNode) -> str:
@@ -257,12 +281,15 @@ def _end_html(run: RunNode) -> str:
     return f'<div style="color:{color};font-size:12px;margin-top:4px">{escape(fmt.end_line(run))}</div>'
 
 
-HTML_OF: NodeHandlers[Callable[[Any, fmt.Limits], str]] = NodeHandlers("the HTML transcript", {
-    UserNode: _user_html,
-    RoundNode: _round_html,
-    Block: _block_html,
-    CallNode: _call_html,
-    NoticeNode: _notice_html,
-    RetryNode: _retry_html,
-})
+HTML_OF: NodeHandlers[Callable[[Any, fmt.Limits], str]] = NodeHandlers(
+    "the HTML transcript",
+    {
+        UserNode: _user_html,
+        RoundNode: _round_html,
+        Block: _block_html,
+        CallNode: _call_html,
+        NoticeNode: _notice_html,
+        RetryNode: _retry_html,
+    },
+)
 """How each kind of node is drawn: ``draw(node, limits) -> html``."""

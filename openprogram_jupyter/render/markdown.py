@@ -63,15 +63,24 @@ def code_span(text: str) -> str:
     return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
-def render_markdown(run: Run, *, shown_result_chars: int = fmt.DEFAULT_SHOWN_RESULT_CHARS,
-                    max_text_chars: int = fmt.DEFAULT_MAX_TEXT_CHARS) -> str:
+def render_markdown(
+    run: Run,
+    *,
+    shown_result_chars: int = fmt.DEFAULT_SHOWN_RESULT_CHARS,
+    max_text_chars: int = fmt.DEFAULT_MAX_TEXT_CHARS,
+) -> str:
     """The whole run as markdown; model and tool strings only ever inside code. Long results
     and model texts are cut as in :func:`~openprogram_jupyter.render.html.render_html`."""
     return run_markdown(tree_of(run), shown_result_chars=shown_result_chars, max_text_chars=max_text_chars)
 
 
-def run_markdown(run: RunNode, *, shown_result_chars: int = fmt.DEFAULT_SHOWN_RESULT_CHARS,
-                 max_text_chars: int = fmt.DEFAULT_MAX_TEXT_CHARS, indent: str = "") -> str:
+def run_markdown(
+    run: RunNode,
+    *,
+    shown_result_chars: int = fmt.DEFAULT_SHOWN_RESULT_CHARS,
+    max_text_chars: int = fmt.DEFAULT_MAX_TEXT_CHARS,
+    indent: str = "",
+) -> str:
     """One :class:`RunNode` (and its nested runs) as markdown."""
     return _run_markdown(run, fmt.Limits(shown_result_chars, max_text_chars), indent)
 
@@ -81,8 +90,9 @@ def _run_markdown(run: RunNode, limits: fmt.Limits, indent: str) -> str:
     title = "agent run" if not indent else "nested run"
     lines.append(f"{indent}**{title}** · " + " · ".join(_safe_header(run)))
     lines.append("")
-    lines += _span_markdown(run.timeline, lambda item: _item_markdown(item, limits, indent),
-                            groups.TIMELINE_SPAN, limits, indent)
+    lines += _span_markdown(
+        run.timeline, lambda item: _item_markdown(item, limits, indent), groups.TIMELINE_SPAN, limits, indent
+    )
     lines.append(f"{indent}*{_end_words(run)}*")
     if run.error and fmt.round_showing_error(run) is None:
         said = f"\n\nThe SDK said: {run.error.detail}" if run.error.detail else ""
@@ -96,19 +106,21 @@ def _item_markdown(node: object, limits: fmt.Limits, indent: str) -> list[str]:
     return draw(node, limits, indent) if draw is not None else []
 
 
-def _span_markdown(items: list[Any], draw: Callable[[Any], list[str]], span: groups.Span,
-                   limits: fmt.Limits, indent: str) -> list[str]:
+def _span_markdown(
+    items: list[Any], draw: Callable[[Any], list[str]], span: groups.Span, limits: fmt.Limits, indent: str
+) -> list[str]:
     """``items`` drawn as :func:`._groups.draw_span` chooses; the left-out ones counted in
     one line, then the calls among them that did not end done, one line each."""
     drawn = groups.draw_span(items, draw, span, limits.budget, _size)
     lines = [line for drawing in drawn.head for line in drawing]
     if drawn.left_out:
         line = groups.left_out_line(groups.tally(drawn.left_out))
-        lines += [f"{indent}*… {line} not shown here: the full record is in the Run "
-                  "(run.messages, run.events)*", ""]
+        lines += [f"{indent}*… {line} not shown here: the full record is in the Run (run.messages, run.events)*", ""]
         for call in groups.failures(drawn.left_out):
-            lines.append(f"{indent}- {code_span(call.name)} — {fmt.STATUS_MARK.get(call.status, '')} "
-                         f"{fmt.STATUS_LABEL.get(call.status, '?')}")
+            lines.append(
+                f"{indent}- {code_span(call.name)} — {fmt.STATUS_MARK.get(call.status, '')} "
+                f"{fmt.STATUS_LABEL.get(call.status, '?')}"
+            )
         lines += [""] if lines[-1] else []
     return lines + [line for drawing in drawn.tail for line in drawing]
 
@@ -147,8 +159,9 @@ def _user_markdown(user: UserNode, _limits: fmt.Limits, indent: str) -> list[str
 
 def _round_markdown(round_: RoundNode, limits: fmt.Limits, indent: str) -> list[str]:
     lines = [f"{indent}*{fmt.round_label(round_)}*", ""]
-    lines += _span_markdown(round_.items, lambda item: _item_markdown(item, limits, indent),
-                            groups.ROUND_SPAN, limits, indent)
+    lines += _span_markdown(
+        round_.items, lambda item: _item_markdown(item, limits, indent), groups.ROUND_SPAN, limits, indent
+    )
     if round_.stop_reason == "error" and round_.error is not None:
         summary, detail = round_.error.message, round_.error.detail
         lines += [f"{indent}*model error*", "", fence(summary, indent=indent), ""]
@@ -183,7 +196,8 @@ def _retry_markdown(wait: RetryNode, _limits: fmt.Limits, indent: str) -> list[s
     return [f"{indent}{code_span(fmt.retry_line(wait))}", ""]
 
 
-def _call_markdown(call: CallNode, limits: fmt.Limits, indent: str) -> list[str]:
+def _call_head(call: CallNode, indent: str) -> str:
+    """A call's first line: its name, status, approval, divergence and duration."""
     status = fmt.STATUS_LABEL.get(call.status, "?")
     head = f"{indent}- {code_span(call.name)} — {fmt.STATUS_MARK.get(call.status, '')} {status}"
     approval = approval_words(call)
@@ -194,23 +208,41 @@ def _call_markdown(call: CallNode, limits: fmt.Limits, indent: str) -> list[str]
         head += f" · ≠ {fmt.DIVERGED_LABEL}"
     if call.duration is not None:
         head += f" · {fmt.seconds(call.duration)}"
+    return head
+
+
+def _call_markdown(call: CallNode, limits: fmt.Limits, indent: str) -> list[str]:
     inner = indent + "  "
-    lines = [head, "", f"{inner}arguments:", "",
-             *_cut_fence(fmt.arguments_text(call), limits.text_chars, fmt.ARGUMENTS_KEPT, inner, "json")]
+    lines = [
+        _call_head(call, indent),
+        "",
+        f"{inner}arguments:",
+        "",
+        *_cut_fence(fmt.arguments_text(call), limits.text_chars, fmt.ARGUMENTS_KEPT, inner, "json"),
+    ]
     if call.arguments_error:
         lines += [fence(call.arguments_error, indent=inner), ""]
     if call.edited_arguments is not None:
-        lines += [f"{inner}arguments as edited by the user (what ran):", "",
-                  *_cut_fence(fmt.pretty_json(call.edited_arguments), limits.text_chars, fmt.ARGUMENTS_KEPT,
-                              inner, "json")]
+        lines += [
+            f"{inner}arguments as edited by the user (what ran):",
+            "",
+            *_cut_fence(fmt.pretty_json(call.edited_arguments), limits.text_chars, fmt.ARGUMENTS_KEPT, inner, "json"),
+        ]
     for kind, text in output_texts(call.output):
-        lines += ([f"{inner}{code_span(text)}", ""] if kind == "display" else
-                  [f"{inner}output ({kind}):", "", *_cut_fence(text, limits.result_chars, OUTPUT_KEPT, inner)])
-    lines += _span_markdown(call.children, lambda child: [_run_markdown(child, limits, inner), ""],
-                            groups.CHILDREN_SPAN, limits, inner)
+        lines += (
+            [f"{inner}{code_span(text)}", ""]
+            if kind == "display"
+            else [f"{inner}output ({kind}):", "", *_cut_fence(text, limits.result_chars, OUTPUT_KEPT, inner)]
+        )
+    lines += _span_markdown(
+        call.children, lambda child: [_run_markdown(child, limits, inner), ""], groups.CHILDREN_SPAN, limits, inner
+    )
     if call.result is not None:
-        lines += [f"{inner}result:", "",
-                  *_cut_fence(fmt.result_text(call.result), limits.result_chars, fmt.RESULT_KEPT, inner)]
+        lines += [
+            f"{inner}result:",
+            "",
+            *_cut_fence(fmt.result_text(call.result), limits.result_chars, fmt.RESULT_KEPT, inner),
+        ]
         for image in fmt.result_images(call.result):
             lines += [f"{inner}{fmt.image_label(image)}", ""]
         display = display_label(call.result)
@@ -218,19 +250,30 @@ def _call_markdown(call: CallNode, limits: fmt.Limits, indent: str) -> list[str]
             lines += [f"{inner}{code_span(display)}", ""]
     if call.divergence is not None:
         recorded = call.divergence.recorded
-        lines += [f"{inner}≠ {fmt.DIVERGED_LABEL}: {code_span(call.divergence.why)}", "",
-                  f"{inner}recorded result:", "",
-                  *_cut_fence(fmt.result_text(recorded) if recorded is not None else "(none)",
-                              limits.result_chars, fmt.RESULT_KEPT, inner)]
+        lines += [
+            f"{inner}≠ {fmt.DIVERGED_LABEL}: {code_span(call.divergence.why)}",
+            "",
+            f"{inner}recorded result:",
+            "",
+            *_cut_fence(
+                fmt.result_text(recorded) if recorded is not None else "(none)",
+                limits.result_chars,
+                fmt.RESULT_KEPT,
+                inner,
+            ),
+        ]
     return lines
 
 
-MARKDOWN_OF: NodeHandlers[Callable[[Any, fmt.Limits, str], list[str]]] = NodeHandlers("the markdown transcript", {
-    UserNode: _user_markdown,
-    RoundNode: _round_markdown,
-    Block: _block_markdown,
-    CallNode: _call_markdown,
-    NoticeNode: _notice_markdown,
-    RetryNode: _retry_markdown,
-})
+MARKDOWN_OF: NodeHandlers[Callable[[Any, fmt.Limits, str], list[str]]] = NodeHandlers(
+    "the markdown transcript",
+    {
+        UserNode: _user_markdown,
+        RoundNode: _round_markdown,
+        Block: _block_markdown,
+        CallNode: _call_markdown,
+        NoticeNode: _notice_markdown,
+        RetryNode: _retry_markdown,
+    },
+)
 """How each kind of node is drawn: ``draw(node, limits, indent) -> lines``."""

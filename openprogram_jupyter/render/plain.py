@@ -29,8 +29,12 @@ __all__ = ["PLAIN_OF", "render_plain", "run_plain"]
 DEFAULT_PLAIN_SHOWN_RESULT_CHARS = 1000
 
 
-def render_plain(run: Run, *, shown_result_chars: int = DEFAULT_PLAIN_SHOWN_RESULT_CHARS,
-                 max_text_chars: int = fmt.DEFAULT_MAX_TEXT_CHARS) -> str:
+def render_plain(
+    run: Run,
+    *,
+    shown_result_chars: int = DEFAULT_PLAIN_SHOWN_RESULT_CHARS,
+    max_text_chars: int = fmt.DEFAULT_MAX_TEXT_CHARS,
+) -> str:
     """The whole run as indented plain text. Long results and model texts are cut as in
     :func:`~openprogram_jupyter.render.html.render_html` (results shorter by default)."""
     return run_plain(tree_of(run), shown_result_chars=shown_result_chars, max_text_chars=max_text_chars)
@@ -40,8 +44,13 @@ def _indented(text: str, indent: str) -> list[str]:
     return [indent + line for line in text.split("\n")]
 
 
-def run_plain(run: RunNode, *, shown_result_chars: int = DEFAULT_PLAIN_SHOWN_RESULT_CHARS,
-              max_text_chars: int = fmt.DEFAULT_MAX_TEXT_CHARS, indent: str = "") -> str:
+def run_plain(
+    run: RunNode,
+    *,
+    shown_result_chars: int = DEFAULT_PLAIN_SHOWN_RESULT_CHARS,
+    max_text_chars: int = fmt.DEFAULT_MAX_TEXT_CHARS,
+    indent: str = "",
+) -> str:
     """One :class:`RunNode` (and its nested runs) as plain text."""
     return _run_plain(run, fmt.Limits(shown_result_chars, max_text_chars), indent)
 
@@ -49,8 +58,9 @@ def run_plain(run: RunNode, *, shown_result_chars: int = DEFAULT_PLAIN_SHOWN_RES
 def _run_plain(run: RunNode, limits: fmt.Limits, indent: str) -> str:
     title = "agent run" if not indent else "nested run"
     lines = [f"{indent}{title} · " + " · ".join(fmt.header_parts(run))]
-    lines += _span_plain(run.timeline, lambda item: _item_plain(item, limits, indent),
-                         groups.TIMELINE_SPAN, limits, indent)
+    lines += _span_plain(
+        run.timeline, lambda item: _item_plain(item, limits, indent), groups.TIMELINE_SPAN, limits, indent
+    )
     lines.append(f"{indent}— {fmt.end_line(run)}")
     return "\n".join(lines)
 
@@ -61,15 +71,18 @@ def _item_plain(node: object, limits: fmt.Limits, indent: str) -> list[str]:
     return draw(node, limits, indent) if draw is not None else []
 
 
-def _span_plain(items: list[Any], draw: Callable[[Any], list[str]], span: groups.Span,
-                limits: fmt.Limits, indent: str) -> list[str]:
+def _span_plain(
+    items: list[Any], draw: Callable[[Any], list[str]], span: groups.Span, limits: fmt.Limits, indent: str
+) -> list[str]:
     """``items`` drawn as :func:`._groups.draw_span` chooses; the left-out ones counted in
     one line, then the calls among them that did not end done, one line each."""
     drawn = groups.draw_span(items, draw, span, limits.budget, _size)
     lines = [line for drawing in drawn.head for line in drawing]
     if drawn.left_out:
-        lines.append(f"{indent}… {groups.left_out_line(groups.tally(drawn.left_out))} not shown here: "
-                     "the full record is in the Run (run.messages, run.events)")
+        lines.append(
+            f"{indent}… {groups.left_out_line(groups.tally(drawn.left_out))} not shown here: "
+            "the full record is in the Run (run.messages, run.events)"
+        )
         for call in groups.failures(drawn.left_out):
             lines.append(f"{indent}  ▸ {call.name} → {fmt.STATUS_LABEL.get(call.status, call.status)}")
     return lines + [line for drawing in drawn.tail for line in drawing]
@@ -93,8 +106,9 @@ def _user_plain(user: UserNode, _limits: fmt.Limits, indent: str) -> list[str]:
 def _round_plain(round_: RoundNode, limits: fmt.Limits, indent: str) -> list[str]:
     """The round's items are indented one step deeper than its ``[round N]`` line."""
     lines = [f"{indent}[{fmt.round_label(round_)}]"]
-    lines += _span_plain(round_.items, lambda item: _item_plain(item, limits, indent + "  "),
-                         groups.ROUND_SPAN, limits, indent + "  ")
+    lines += _span_plain(
+        round_.items, lambda item: _item_plain(item, limits, indent + "  "), groups.ROUND_SPAN, limits, indent + "  "
+    )
     if round_.stop_reason == "error" and round_.error is not None:
         summary, detail = round_.error.message, round_.error.detail
         lines.append(f"{indent}  model error: {summary}")
@@ -134,11 +148,21 @@ def _call_plain(call: CallNode, limits: fmt.Limits, indent: str) -> list[str]:
     if edited is not None:
         lines.append(f"{indent}    {edited}")
     for kind, text in output_texts(call.output):
-        lines += ([f"{indent}    {text}"] if kind == "display" else
-                  [f"{indent}    output ({kind}):",
-                   *_cut_lines(text, limits.result_chars, OUTPUT_KEPT, indent + "      ")])
-    lines += _span_plain(call.children, lambda child: [_run_plain(child, limits, indent + "    ")],
-                         groups.CHILDREN_SPAN, limits, indent + "    ")
+        lines += (
+            [f"{indent}    {text}"]
+            if kind == "display"
+            else [
+                f"{indent}    output ({kind}):",
+                *_cut_lines(text, limits.result_chars, OUTPUT_KEPT, indent + "      "),
+            ]
+        )
+    lines += _span_plain(
+        call.children,
+        lambda child: [_run_plain(child, limits, indent + "    ")],
+        groups.CHILDREN_SPAN,
+        limits,
+        indent + "    ",
+    )
     if call.result is not None:
         lines += _cut_lines(fmt.result_text(call.result), limits.result_chars, fmt.RESULT_KEPT, indent + "    ")
         for image in fmt.result_images(call.result):
@@ -148,18 +172,28 @@ def _call_plain(call: CallNode, limits: fmt.Limits, indent: str) -> list[str]:
             lines.append(f"{indent}    {display}")
     if call.divergence is not None:
         recorded = call.divergence.recorded
-        lines += [f"{indent}    ≠ {fmt.DIVERGED_LABEL}: {call.divergence.why}", f"{indent}    recorded result:",
-                  *_cut_lines(fmt.result_text(recorded) if recorded is not None else "(none)",
-                              limits.result_chars, fmt.RESULT_KEPT, indent + "      ")]
+        lines += [
+            f"{indent}    ≠ {fmt.DIVERGED_LABEL}: {call.divergence.why}",
+            f"{indent}    recorded result:",
+            *_cut_lines(
+                fmt.result_text(recorded) if recorded is not None else "(none)",
+                limits.result_chars,
+                fmt.RESULT_KEPT,
+                indent + "      ",
+            ),
+        ]
     return lines
 
 
-PLAIN_OF: NodeHandlers[Callable[[Any, fmt.Limits, str], list[str]]] = NodeHandlers("the plain-text transcript", {
-    UserNode: _user_plain,
-    RoundNode: _round_plain,
-    Block: _block_plain,
-    CallNode: _call_plain,
-    NoticeNode: _notice_plain,
-    RetryNode: _retry_plain,
-})
+PLAIN_OF: NodeHandlers[Callable[[Any, fmt.Limits, str], list[str]]] = NodeHandlers(
+    "the plain-text transcript",
+    {
+        UserNode: _user_plain,
+        RoundNode: _round_plain,
+        Block: _block_plain,
+        CallNode: _call_plain,
+        NoticeNode: _notice_plain,
+        RetryNode: _retry_plain,
+    },
+)
 """How each kind of node is drawn: ``draw(node, limits, indent) -> lines``."""

@@ -116,8 +116,7 @@ def _bounded(display: Display | None) -> Display | None:
     if display is None or len(display["data"]) <= DISPLAY_MAX_CHARS:
         return display
     kind = "HTML" if display["mime"] == "text/html" else "image"
-    return _note(f"the {kind} display was left out: {len(display['data']):,} characters, "
-                 f"over {DISPLAY_MAX_CHARS:,}")
+    return _note(f"the {kind} display was left out: {len(display['data']):,} characters, over {DISPLAY_MAX_CHARS:,}")
 
 
 def _note(text: str) -> Display:

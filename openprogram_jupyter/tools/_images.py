@@ -54,8 +54,13 @@ def as_image(value: object) -> ImageContent | None:
     """``value`` as an image block, or ``None`` if it is no picture (see the module doc)."""
     if isinstance(value, ImageContent):
         return value
-    if (isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], (bytes, bytearray))
-            and isinstance(value[1], str) and value[1].startswith(_IMAGE_MIME_PREFIX)):
+    if (
+        isinstance(value, tuple)
+        and len(value) == 2
+        and isinstance(value[0], (bytes, bytearray))
+        and isinstance(value[1], str)
+        and value[1].startswith(_IMAGE_MIME_PREFIX)
+    ):
         return _block(bytes(value[0]), value[1])
     module = type(value).__module__
     if module.startswith("PIL.") and hasattr(value, "save"):
@@ -112,8 +117,10 @@ def fit_image(image: ImageContent) -> ImageContent | TextContent:
     except ImportError:
         if len(data) <= MAX_BYTES:
             return image
-        return TextContent(text=f"(an image of {len(data) / 1e6:.1f} MB was left out: providers take at most "
-                                f"{MAX_BYTES / 1e6:.2f} MB, and scaling it down needs Pillow: pip install pillow)")
+        return TextContent(
+            text=f"(an image of {len(data) / 1e6:.1f} MB was left out: providers take at most "
+            f"{MAX_BYTES / 1e6:.2f} MB, and scaling it down needs Pillow: pip install pillow)"
+        )
     try:
         picture = open_header(data, mime)
         _decode(picture, mime)
@@ -153,8 +160,10 @@ def _scaled_down(picture: Any, mime_type: str) -> ImageContent | TextContent:
         if buffer.tell() <= MAX_BYTES:
             return _block(buffer.getvalue(), "image/jpeg")
         scale *= 0.7
-    return TextContent(text=f"(an image of {picture.width}×{picture.height} pixels was left out: it could not "
-                            f"be brought under {MAX_BYTES / 1e6:.2f} MB)")
+    return TextContent(
+        text=f"(an image of {picture.width}×{picture.height} pixels was left out: it could not "
+        f"be brought under {MAX_BYTES / 1e6:.2f} MB)"
+    )
 
 
 def _block(data: bytes, mime_type: str) -> ImageContent:

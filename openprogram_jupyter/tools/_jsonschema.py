@@ -41,8 +41,9 @@ def non_finite_numbers(value: object, path: str = "") -> list[tuple[str, str]]:
         word = "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
         return [(path or "(arguments)", f"{word} is not a JSON number; send a finite number")]
     items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
-    return [problem for key, item in items
-            for problem in non_finite_numbers(item, f"{path}.{key}" if path else str(key))]
+    return [
+        problem for key, item in items for problem in non_finite_numbers(item, f"{path}.{key}" if path else str(key))
+    ]
 
 
 def validate_json_schema(value: object, schema: JsonObject, path: str = "") -> list[tuple[str, str]]:
@@ -99,9 +100,7 @@ def _check(value: object, schema: object, path: str, root: JsonObject) -> list[t
     return problems
 
 
-def _check_object(
-    value: JsonObject, schema: JsonObject, path: str, root: JsonObject
-) -> list[tuple[str, str]]:
+def _check_object(value: JsonObject, schema: JsonObject, path: str, root: JsonObject) -> list[tuple[str, str]]:
     problems = []
     properties = schema.get("properties", {})
     for name in schema.get("required", []):
@@ -142,18 +141,28 @@ def _bounds(value: object, schema: JsonObject, where: str) -> list[tuple[str, st
     # (keyword, whether the bound holds, how the message words it)
     checks: list[tuple[str, Callable[[float], bool], str]] = []
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        checks = [("minimum", lambda b: value >= b, ">="), ("maximum", lambda b: value <= b, "<="),
-                  ("exclusiveMinimum", lambda b: value > b, ">"), ("exclusiveMaximum", lambda b: value < b, "<")]
+        checks = [
+            ("minimum", lambda b: value >= b, ">="),
+            ("maximum", lambda b: value <= b, "<="),
+            ("exclusiveMinimum", lambda b: value > b, ">"),
+            ("exclusiveMaximum", lambda b: value < b, "<"),
+        ]
     elif isinstance(value, (str, list)):
         kind = "Length" if isinstance(value, str) else "Items"
-        checks = [(f"min{kind}", lambda b: len(value) >= b, "of length >="),
-                  (f"max{kind}", lambda b: len(value) <= b, "of length <=")]
+        checks = [
+            (f"min{kind}", lambda b: len(value) >= b, "of length >="),
+            (f"max{kind}", lambda b: len(value) <= b, "of length <="),
+        ]
     elif isinstance(value, dict):
-        checks = [("minProperties", lambda b: len(value) >= b, "an object with fields >="),
-                  ("maxProperties", lambda b: len(value) <= b, "an object with fields <=")]
-    return [(where, f"must be {op} {schema[key]} (got {_show(value)})") for key, ok, op in checks
-            if isinstance(schema.get(key), (int, float)) and not isinstance(schema.get(key), bool)
-            and not ok(schema[key])]
+        checks = [
+            ("minProperties", lambda b: len(value) >= b, "an object with fields >="),
+            ("maxProperties", lambda b: len(value) <= b, "an object with fields <="),
+        ]
+    return [
+        (where, f"must be {op} {schema[key]} (got {_show(value)})")
+        for key, ok, op in checks
+        if isinstance(schema.get(key), (int, float)) and not isinstance(schema.get(key), bool) and not ok(schema[key])
+    ]
 
 
 def _json_equal(a: Any, b: Any) -> bool:

@@ -72,7 +72,8 @@ class McpConnection:
     def __init__(self, target: McpTarget, *, connect_timeout: float = 30.0) -> None:
         self.target = target
         self._stderr: TextIO | None = (
-            cast(TextIO, tempfile.TemporaryFile("w+", encoding="utf-8")) if target.url is None else None)
+            cast(TextIO, tempfile.TemporaryFile("w+", encoding="utf-8")) if target.url is None else None
+        )
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="openprogram-mcp", daemon=True)
         self._thread.start()
@@ -87,8 +88,11 @@ class McpConnection:
         self._session = asyncio.run_coroutine_threadsafe(self._hold_session(ready), self._loop)
         _OPEN.add(self)
         try:
-            _wait(ready, connect_timeout, f"the MCP server {target.describe()!r} did not answer within "
-                                          f"{connect_timeout:g} s")
+            _wait(
+                ready,
+                connect_timeout,
+                f"the MCP server {target.describe()!r} did not answer within {connect_timeout:g} s",
+            )
         except BaseException:
             self.close()
             raise
@@ -119,8 +123,9 @@ class McpConnection:
             from mcp.client.stdio import stdio_client
             from mcp.client.streamable_http import streamable_http_client
         except ImportError:
-            raise McpError(f"MCP servers need the official 'mcp' SDK, which is not installed "
-                           f"({install_hint('mcp')})") from None
+            raise McpError(
+                f"MCP servers need the official 'mcp' SDK, which is not installed ({install_hint('mcp')})"
+            ) from None
         target = self.target
         if target.url is not None:
             return Client(_http_transport(streamable_http_client, target), message_handler=self._on_message)
@@ -136,8 +141,10 @@ class McpConnection:
         if isinstance(message, Exception):
             errors = getattr(message, "errors", None)  # pydantic's: structured, one per problem
             detail = errors()[0].get("msg", "") if callable(errors) and errors() else str(message).split("\n")[0]
-            self._unreadable = mask(f"the MCP server {self.target.describe()!r} sent a message that cannot be read "
-                                    f"({type(message).__name__}: {detail[:300]})")
+            self._unreadable = mask(
+                f"the MCP server {self.target.describe()!r} sent a message that cannot be read "
+                f"({type(message).__name__}: {detail[:300]})"
+            )
 
     def _explain(self, error: BaseException) -> str:
         while len(getattr(error, "exceptions", ())) == 1:  # an exception group of one: say what it holds
@@ -167,9 +174,12 @@ class McpConnection:
 
     def run(self, coroutine: Coroutine[Any, Any, T], timeout: float) -> T:
         """Run ``coroutine`` on the connection's loop and wait for it (sync callers)."""
-        return _wait(asyncio.run_coroutine_threadsafe(coroutine, self._loop), timeout,
-                     f"the MCP server {self.target.describe()!r} did not answer within {timeout:g} s",
-                     unreadable=lambda: self._unreadable)
+        return _wait(
+            asyncio.run_coroutine_threadsafe(coroutine, self._loop),
+            timeout,
+            f"the MCP server {self.target.describe()!r} did not answer within {timeout:g} s",
+            unreadable=lambda: self._unreadable,
+        )
 
     def list_tools(self, timeout: float = 30.0) -> list[Any]:
         """The server's tools (every page of ``tools/list``)."""
@@ -266,8 +276,9 @@ def _http_transport(streamable_http_client: Any, target: McpTarget) -> Any:
     return streamable_http_client(target.url, http_client=client)
 
 
-def _wait(future: concurrent.futures.Future[T], timeout: float, what: str,
-          unreadable: Callable[[], str | None] = lambda: None) -> T:
+def _wait(
+    future: concurrent.futures.Future[T], timeout: float, what: str, unreadable: Callable[[], str | None] = lambda: None
+) -> T:
     """``future.result()`` waited in 0.1 s slices (so Ctrl-C lands), at most ``timeout`` s;
     at once when ``unreadable()`` says the server sent what cannot be read."""
     deadline = time.monotonic() + timeout

@@ -164,9 +164,7 @@ def build_signature_schema(
         raise _explain_type_error(name, fields, names, error) from error
 
     text = description if description is not None else _doc_description(doc)
-    return SignatureSchema(
-        text, _clean_schema(parameters), validator, injected, names, frozenset(python_defaults)
-    )
+    return SignatureSchema(text, _clean_schema(parameters), validator, injected, names, frozenset(python_defaults))
 
 
 def _check_parameter(name: str, index: int, param: inspect.Parameter, annotation: Any) -> Any:
@@ -174,13 +172,10 @@ def _check_parameter(name: str, index: int, param: inspect.Parameter, annotation
     if param.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
         star = "*" if param.kind is inspect.Parameter.VAR_POSITIONAL else "**"
         raise SchemaError(
-            f"{name}: parameter {star}{param.name} cannot be described to a model; "
-            "list the parameters explicitly"
+            f"{name}: parameter {star}{param.name} cannot be described to a model; list the parameters explicitly"
         )
     if param.kind is inspect.Parameter.POSITIONAL_ONLY:
-        raise SchemaError(
-            f"{name}: positional-only parameter {param.name!r} cannot be passed by name; remove the '/'"
-        )
+        raise SchemaError(f"{name}: positional-only parameter {param.name!r} cannot be passed by name; remove the '/'")
     if annotation is not inspect.Parameter.empty:
         return annotation
     if index == 0 and param.name in ("self", "cls"):
@@ -343,8 +338,17 @@ class _ToolJsonSchema(GenerateJsonSchema):
 _SUBSCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 _SUBSCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 _SUBSCHEMA_ONE = (
-    "items", "additionalProperties", "propertyNames", "not", "contains", "if", "then", "else",
-    "additionalItems", "unevaluatedProperties", "unevaluatedItems",
+    "items",
+    "additionalProperties",
+    "propertyNames",
+    "not",
+    "contains",
+    "if",
+    "then",
+    "else",
+    "additionalItems",
+    "unevaluatedProperties",
+    "unevaluatedItems",
 )
 
 
@@ -422,4 +426,3 @@ def inline_refs(schema: JsonObject) -> JsonObject:
     if recursive:
         result["$defs"] = defs
     return result
-

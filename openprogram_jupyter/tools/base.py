@@ -161,8 +161,17 @@ class ExternalTool(Tool):
         return run_in_daemon_thread(self._execute, kwargs, name=self.name)
 
 
-DICT_TOOL_KEYS = {"spec", "execute", "requires_approval", "timeout", "max_result_chars", "render", "capture_output",
-                  "output_as_result", "figures_to_model"}
+DICT_TOOL_KEYS = {
+    "spec",
+    "execute",
+    "requires_approval",
+    "timeout",
+    "max_result_chars",
+    "render",
+    "capture_output",
+    "output_as_result",
+    "figures_to_model",
+}
 
 
 def _option(source: object, key: str, default: object) -> Any:

@@ -158,8 +158,9 @@ def _make_decorator(agentic: bool) -> Callable[..., Any]:
     return decorator
 
 
-def _enter(tool: FunctionTool, available_if: bool | Callable[[], bool], registry: Registry | None,
-           register_globally: bool) -> None:
+def _enter(
+    tool: FunctionTool, available_if: bool | Callable[[], bool], registry: Registry | None, register_globally: bool
+) -> None:
     """Register ``tool`` in ``registry`` (or the default one, if ``register_globally``), or
     mark it unavailable there when ``available_if`` says no (decided now, once)."""
     available = available_if() if callable(available_if) else bool(available_if)
@@ -170,8 +171,9 @@ def _enter(tool: FunctionTool, available_if: bool | Callable[[], bool], registry
         target_registry.register(tool)
 
 
-def _check_options(*, timeout: float | None, max_result_chars: int | None, render: object,
-                   toolset: str | Iterable[str]) -> None:
+def _check_options(
+    *, timeout: float | None, max_result_chars: int | None, render: object, toolset: str | Iterable[str]
+) -> None:
     """Raise ``ValueError`` / ``TypeError`` for an option no tool can have."""
     if timeout is not None and timeout <= 0:
         raise ValueError(f"timeout must be positive seconds, got {timeout!r}")

@@ -122,8 +122,9 @@ class McpServer:
         for tool in self.tools:
             if tool.remote_name == remote_name:
                 return tool
-        raise KeyError(f"{self.name!r} has no tool {remote_name!r}; it has: "
-                       + ", ".join(t.remote_name for t in self.tools))
+        raise KeyError(
+            f"{self.name!r} has no tool {remote_name!r}; it has: " + ", ".join(t.remote_name for t in self.tools)
+        )
 
     @property
     def closed(self) -> bool:
@@ -146,8 +147,10 @@ class McpServer:
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else "connected"
-        return (f"<McpServer {self.name} ({self.connection.target.describe()}), {state}: "
-                f"{', '.join(t.name for t in self.tools) or 'no tools'}>")
+        return (
+            f"<McpServer {self.name} ({self.connection.target.describe()}), {state}: "
+            f"{', '.join(t.name for t in self.tools) or 'no tools'}>"
+        )
 
 
 _LIVE: dict[str, McpServer] = {}
@@ -221,15 +224,24 @@ def mcp(
 
 def _credentials_in(headers: dict[str, str] | None) -> list[str]:
     """The credential after a scheme in header values (``Bearer <token>``), on its own."""
-    return [value.split(None, 1)[1] for value in (headers or {}).values()
-            if isinstance(value, str) and len(value.split(None, 1)) == 2]
+    return [
+        value.split(None, 1)[1]
+        for value in (headers or {}).values()
+        if isinstance(value, str) and len(value.split(None, 1)) == 2
+    ]
 
 
-def _target(command: str | Sequence[str] | None, url: str | None, env: dict[str, str] | None,
-            cwd: str | os.PathLike[str] | None, headers: dict[str, str] | None) -> McpTarget:
+def _target(
+    command: str | Sequence[str] | None,
+    url: str | None,
+    env: dict[str, str] | None,
+    cwd: str | os.PathLike[str] | None,
+    headers: dict[str, str] | None,
+) -> McpTarget:
     if (command is None) == (url is None):
-        raise TypeError("op.mcp: give command=[...] (a server over stdio) or url='http://…' (streamable HTTP), "
-                        "exactly one of them")
+        raise TypeError(
+            "op.mcp: give command=[...] (a server over stdio) or url='http://…' (streamable HTTP), exactly one of them"
+        )
     if url is not None:
         if not isinstance(url, str) or not url.startswith(("http://", "https://")):
             raise ValueError(f"op.mcp: url must be an http:// or https:// address, got {url!r}")
@@ -240,16 +252,19 @@ def _target(command: str | Sequence[str] | None, url: str | None, env: dict[str,
         raise TypeError("op.mcp: headers= is for a url server; a command speaks stdio")
     parts = shlex.split(command) if isinstance(command, str) else list(command or ())
     if not parts or not all(isinstance(part, str) and part for part in parts):
-        raise ValueError(f"op.mcp: command must be a non-empty list of strings (the program and its "
-                         f"arguments), got {command!r}")
+        raise ValueError(
+            f"op.mcp: command must be a non-empty list of strings (the program and its arguments), got {command!r}"
+        )
     return McpTarget(command=tuple(parts), env=dict(env) if env else None, cwd=os.fspath(cwd) if cwd else None)
 
 
 def _tool_options(given: JsonObject) -> ToolOptions:
     unknown = sorted(set(given) - _TOOL_OPTION_NAMES)
     if unknown:
-        raise TypeError(f"op.mcp: unknown option(s) {', '.join(unknown)}; tool options are: "
-                        + ", ".join(sorted(_TOOL_OPTION_NAMES)))
+        raise TypeError(
+            f"op.mcp: unknown option(s) {', '.join(unknown)}; tool options are: "
+            + ", ".join(sorted(_TOOL_OPTION_NAMES))
+        )
     for key in ("toolset", "unsafe_in", "requires_env"):
         if isinstance(given.get(key), str):
             given[key] = (given[key],)
@@ -271,12 +286,18 @@ def _add_tools(server: McpServer, remote_tools: list[Any], options: ToolOptions)
     """Give ``server`` its tools, under names every provider accepts; names that clash once
     made valid are kept apart, and the renames are said in a warning and ``server.renamed``."""
     names = _unique_tool_names(server.prefix, [remote.name for remote in remote_tools])
-    server.renamed = {remote.name: name for remote, name in zip(remote_tools, names, strict=True)
-                      if name != _tool_name(server.prefix, remote.name)}
+    server.renamed = {
+        remote.name: name
+        for remote, name in zip(remote_tools, names, strict=True)
+        if name != _tool_name(server.prefix, remote.name)
+    }
     server.tools = [McpTool(server, remote, name, options) for remote, name in zip(remote_tools, names, strict=True)]
     if server.renamed:
-        warnings.warn(f"op.mcp: {server.name!r} has tools whose names clash once made valid for every provider; "
-                      "renamed: " + ", ".join(f"{r!r} → {n}" for r, n in server.renamed.items()), stacklevel=3)
+        warnings.warn(
+            f"op.mcp: {server.name!r} has tools whose names clash once made valid for every provider; "
+            "renamed: " + ", ".join(f"{r!r} → {n}" for r, n in server.renamed.items()),
+            stacklevel=3,
+        )
 
 
 def _unique_tool_names(prefix: str, remotes: list[str]) -> list[str]:

@@ -70,7 +70,6 @@ def as_tools(entries: Sequence[object]) -> list[Tool]:
     return tools
 
 
-
 class Menu:
     """One run's tools: what the model may pick, and which schemas it has been sent.
 
@@ -108,7 +107,8 @@ class Menu:
     def specs(self) -> list[JsonObject]:
         if self._specs_cache is None:
             self._specs_cache = [
-                tool.spec for tool in self._tools.values()
+                tool.spec
+                for tool in self._tools.values()
                 if tool.name not in self._deferred or tool.name in self._loaded
             ]
         return self._specs_cache
@@ -208,7 +208,8 @@ def resolve_menu(
         candidates = []
     else:
         candidates = [
-            t for t in registry
+            t
+            for t in registry
             if (toolset is None or toolset in t.options.toolset)
             and _hidden_by(t, tools_source=tools_source, runtime=runtime) is None
         ]

@@ -103,8 +103,9 @@ class Registry:
         deny = set(tools_deny or ())
         check_menu_names(self, allow, deny, set())
         session_deny = set(runtime.tools_deny) if runtime is not None else set()
-        reports = [ToolReport(t.name, t.spec, "available_if: false at decoration", "1")
-                   for t in self._unavailable.values()]
+        reports = [
+            ToolReport(t.name, t.spec, "available_if: false at decoration", "1") for t in self._unavailable.values()
+        ]
         for tool in self:
             found = _hidden_by(tool, tools_source=tools_source, runtime=runtime)
             if toolset is not None and toolset not in tool.options.toolset and (found is None or found[0] != "2"):

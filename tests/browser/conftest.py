@@ -33,14 +33,26 @@ def lab(tmp_path):
     notification.parent.mkdir(parents=True)
     notification.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
     port = free_port()
-    env = {**os.environ,
-           "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "settings"),
-           "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "workspaces"),
-           "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
-           "OPENPROGRAM_MODEL": "offline"}
-    command = [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
-               f"--ServerApp.root_dir={root}", "--IdentityProvider.token=", "--ServerApp.password=",
-               "--LabApp.expose_app_in_browser=True", "--ServerApp.disable_check_xsrf=True"]
+    env = {
+        **os.environ,
+        "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "settings"),
+        "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "workspaces"),
+        "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
+        "OPENPROGRAM_MODEL": "offline",
+    }
+    command = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        f"--port={port}",
+        "--ip=127.0.0.1",
+        f"--ServerApp.root_dir={root}",
+        "--IdentityProvider.token=",
+        "--ServerApp.password=",
+        "--LabApp.expose_app_in_browser=True",
+        "--ServerApp.disable_check_xsrf=True",
+    ]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--allow-root")
     log = open(tmp_path / "lab.log", "w")  # handed to the server process, closed below

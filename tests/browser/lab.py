@@ -18,8 +18,15 @@ OUTPUT = Path(__file__).parent / "output"
 REPO = Path(__file__).resolve().parents[2]
 # Debian's chromium, found on PATH as .ci/run finds it (never a Playwright browser download).
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--headless",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 @contextlib.contextmanager
@@ -61,6 +68,7 @@ def open_and_run_all(page: Any, address: str) -> None:
         " && window.jupyterapp.shell.currentWidget.sessionContext"
         " && window.jupyterapp.shell.currentWidget.sessionContext.session"
         " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel",
-        timeout=60_000)
+        timeout=60_000,
+    )
     # Not awaited: the command's promise resolves only when every cell has run.
     page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")

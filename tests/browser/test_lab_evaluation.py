@@ -21,8 +21,8 @@ CELLS = [
     "quick = op.ScriptedModel(['Probably 4.'], name='quick')\n"
     "def verdict(request):\n"
     "    right = 'Final answer: The sum is 3.' in request.messages[-1].text\n"
-    "    return ('{\"call\": \"pass\", \"args\": {\"reason\": \"it says 3, as add returned\"}}' if right else\n"
-    "            '{\"call\": \"fail\", \"args\": {\"reason\": \"it guessed <b>4</b> without adding\"}}')\n"
+    '    return (\'{"call": "pass", "args": {"reason": "it says 3, as add returned"}}\' if right else\n'
+    '            \'{"call": "fail", "args": {"reason": "it guessed <b>4</b> without adding"}}\')\n'
     "grader = op.judge('The answer is the sum add returned.', model=op.ScriptedModel([verdict], name='grader'))\n"
     "ev = op.evaluate(['Add 1 and 2.'], models=[careful, quick], tools=[add], expect=grader, progress=False)\n"
     "ev",
@@ -47,8 +47,13 @@ def test_clicking_a_row_opens_its_transcript_and_the_judges_verdict(lab):
         assert said.is_visible()  # the reason as text, its markup shown, not obeyed
         quick_row.scroll_into_view_if_needed()
         page.screenshot(path=str(OUTPUT / "evaluation-row-open.png"))
-        careful_closed = not page.locator("details.openprogram-evaluation-row", has_text="careful") \
-            .get_by_text("The sum is 3.", exact=True).is_visible()
+        careful_closed = (
+            not page.locator("details.openprogram-evaluation-row", has_text="careful")
+            .get_by_text("The sum is 3.", exact=True)
+            .is_visible()
+        )
     assert careful_closed  # only the clicked row opened
-    assert abs((header_time["x"] + header_time["width"]) - (row_time["x"] + row_time["width"])) < 2, \
-        (header_time, row_time)  # the time column ends where its header does
+    assert abs((header_time["x"] + header_time["width"]) - (row_time["x"] + row_time["width"])) < 2, (
+        header_time,
+        row_time,
+    )  # the time column ends where its header does

@@ -29,10 +29,13 @@ _KERNEL = "window.jupyterapp.shell.currentWidget.sessionContext.session.kernel"
 
 def _notebook_ready(page) -> None:
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
-    page.wait_for_function(f"() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
-                           f" && window.jupyterapp.shell.currentWidget.sessionContext"
-                           f" && window.jupyterapp.shell.currentWidget.sessionContext.session"
-                           f" && {_KERNEL}", timeout=60_000)
+    page.wait_for_function(
+        f"() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
+        f" && window.jupyterapp.shell.currentWidget.sessionContext"
+        f" && window.jupyterapp.shell.currentWidget.sessionContext.session"
+        f" && {_KERNEL}",
+        timeout=60_000,
+    )
 
 
 def test_a_page_reloaded_mid_run_says_how_to_see_the_run_and_agent_show_draws_it(lab):

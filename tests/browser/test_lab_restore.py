@@ -19,8 +19,7 @@ from .lab import OUTPUT, chromium_page, open_and_run_all, write_notebook
 pytestmark = pytest.mark.slow
 
 CELLS = [
-    "%load_ext openprogram_jupyter\nimport openprogram_jupyter as op\n"
-    "m = op.ScriptedModel(['one', 'two'], delay=0.2)",
+    "%load_ext openprogram_jupyter\nimport openprogram_jupyter as op\nm = op.ScriptedModel(['one', 'two'], delay=0.2)",
     "%%agent -m m -s bg --background -o h1\nFirst?",
     "%%agent -m m -s bg --background -o h2\nSecond?",
     "import json\nruns = [h1.wait(30), h2.wait(30)]\n"
@@ -30,8 +29,7 @@ CELLS = [
 
 def _sessions_helper() -> str:
     """A name the last cell calls to read the kernel's sessions (the magics hold them)."""
-    return ("def _agent_sessions():\n"
-            "    return get_ipython().magics_manager.registry['AgentMagics'].sessions\n")
+    return "def _agent_sessions():\n    return get_ipython().magics_manager.registry['AgentMagics'].sessions\n"
 
 
 def test_background_cells_on_one_session_are_saved_and_restored_as_the_kernel_had_them(lab):
@@ -41,12 +39,17 @@ def test_background_cells_on_one_session_are_saved_and_restored_as_the_kernel_ha
     with chromium_page(1100, 900, "restore-failure.png") as page:
         open_and_run_all(page, f"{url}/lab/tree/{name}")
         page.locator(".jp-OutputArea-output", has_text="LIVE-SESSION").first.wait_for(timeout=60_000)
-        live = json.loads(page.locator(".jp-OutputArea-output", has_text="LIVE-SESSION").first.inner_text()
-                          .split("LIVE-SESSION", 1)[1])
+        live = json.loads(
+            page.locator(".jp-OutputArea-output", has_text="LIVE-SESSION")
+            .first.inner_text()
+            .split("LIVE-SESSION", 1)[1]
+        )
         # Both background cells' outputs become their saved transcripts when the runs end.
         page.wait_for_function(
             "() => [...document.querySelectorAll('.jp-Cell')].slice(1, 3)"
-            ".every(cell => cell.innerText.includes('finished'))", timeout=60_000)
+            ".every(cell => cell.innerText.includes('finished'))",
+            timeout=60_000,
+        )
         page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
         page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty", timeout=30_000)
         page.screenshot(path=str(OUTPUT / "restore-background.png"), full_page=True)

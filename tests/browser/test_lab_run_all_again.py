@@ -51,7 +51,8 @@ def test_run_all_after_a_restart_starts_the_session_again_from_its_first_cell(la
         page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.restartKernel()")
         page.wait_for_function(
             "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'idle'",
-            timeout=60_000)
+            timeout=60_000,
+        )
         # The last cell's output from the first run goes, so that only a second run can show one.
         page.evaluate("() => window.jupyterapp.shell.currentWidget.content.widgets[3].model.outputs.clear()")
         assert page.locator(".jp-OutputArea-output", has_text="SENT").count() == 0

@@ -12,22 +12,28 @@ READ_ASK_DENY = dict(allow=["read_*", "search"], ask=["write_*"], deny=["drop_*"
 
 def decided(policy, name, arguments=None):
     decision = policy.decide(name, arguments or {})
-    return None if decision is None else (decision.action, decision.rule.pattern if decision.rule else None,
-                                          decision.source)
+    return (
+        None
+        if decision is None
+        else (decision.action, decision.rule.pattern if decision.rule else None, decision.source)
+    )
 
 
-@pytest.mark.parametrize(("name", "default", "expected"), [
-    ("read_file", "ask", ("allow", "read_*", "policy")),
-    ("search", "ask", ("allow", "search", "policy")),
-    ("search_web", "ask", ("ask", None, "default")),  # "search" is a whole name, not a prefix
-    ("write_file", "allow", ("ask", "write_*", "policy")),
-    ("drop_table", "allow", ("deny", "drop_*", "policy")),
-    ("list_files", "ask", ("ask", None, "default")),
-    ("list_files", "deny", ("deny", None, "default")),
-    ("list_files", "allow", ("allow", None, "default")),
-    ("list_files", None, None),  # no rule, no default: as without a policy
-    ("Read_file", "deny", ("deny", None, "default")),  # globs are case sensitive
-])
+@pytest.mark.parametrize(
+    ("name", "default", "expected"),
+    [
+        ("read_file", "ask", ("allow", "read_*", "policy")),
+        ("search", "ask", ("allow", "search", "policy")),
+        ("search_web", "ask", ("ask", None, "default")),  # "search" is a whole name, not a prefix
+        ("write_file", "allow", ("ask", "write_*", "policy")),
+        ("drop_table", "allow", ("deny", "drop_*", "policy")),
+        ("list_files", "ask", ("ask", None, "default")),
+        ("list_files", "deny", ("deny", None, "default")),
+        ("list_files", "allow", ("allow", None, "default")),
+        ("list_files", None, None),  # no rule, no default: as without a policy
+        ("Read_file", "deny", ("deny", None, "default")),  # globs are case sensitive
+    ],
+)
 def test_the_policy_matrix(name, default, expected):
     assert decided(op.policy(**READ_ASK_DENY, default=default), name) == expected
 
@@ -47,12 +53,15 @@ def test_rules_are_checked_in_the_order_given_and_the_first_match_wins():
     assert decided(policy, "anything") == ("allow", "*", "policy")
 
 
-@pytest.mark.parametrize(("arguments", "action"), [
-    ({"path": "/tmp/notes.txt"}, "allow"),
-    ({"path": "/etc/passwd"}, "ask"),
-    ({}, "ask"),  # an argument the call does not have does not match
-    ({"path": 5}, "ask"),
-])
+@pytest.mark.parametrize(
+    ("arguments", "action"),
+    [
+        ({"path": "/tmp/notes.txt"}, "allow"),
+        ({"path": "/etc/passwd"}, "ask"),
+        ({}, "ask"),  # an argument the call does not have does not match
+        ({"path": 5}, "ask"),
+    ],
+)
 def test_argument_globs_match_the_value_the_model_sent(arguments, action):
     policy = op.policy(allow=["read_file(path=/tmp/*)"], default="ask")
     assert decided(policy, "read_file", arguments)[0] == action
@@ -67,20 +76,23 @@ def test_argument_globs_all_must_match_and_other_values_are_read_as_json():
     assert decided(policy, "say", {"text": "a,bc"})[0] == "allow"  # a comma not followed by NAME= is the value's
 
 
-@pytest.mark.parametrize(("kwargs", "error", "words"), [
-    (dict(allow="read_*"), TypeError, "allow= takes a list of patterns, e.g. allow=['read_*']"),
-    (dict(deny=[5]), TypeError, "a deny pattern must be a str"),
-    (dict(allow=["read_file(path)"]), ValueError, "bad allow pattern 'read_file(path)': 'path' is not NAME=GLOB"),
-    (dict(ask=["write_file()"]), ValueError, "bad ask pattern 'write_file()': the parentheses are empty"),
-    (dict(allow=[""]), ValueError, "bad allow pattern ''"),
-    (dict(allow=["read file"]), ValueError, "bad allow pattern 'read file'"),
-    (dict(allow=["f(a=1, a=2)"]), ValueError, "the argument 'a' is named twice"),
-    (dict(default="maybe"), ValueError, "default is 'allow', 'ask', 'deny' or None, not 'maybe'"),
-    (dict(rules=[("permit", "x")]), ValueError, "a rule's action is 'allow', 'ask' or 'deny', not 'permit'"),
-    (dict(rules=["allow read_*"]), TypeError, "an (action, pattern) pair"),
-    (dict(rules=[("allow", "x")], deny=["y"]), TypeError, "not both"),
-    (dict(ask_with="buttons"), TypeError, "ask_with must be an approver"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "error", "words"),
+    [
+        (dict(allow="read_*"), TypeError, "allow= takes a list of patterns, e.g. allow=['read_*']"),
+        (dict(deny=[5]), TypeError, "a deny pattern must be a str"),
+        (dict(allow=["read_file(path)"]), ValueError, "bad allow pattern 'read_file(path)': 'path' is not NAME=GLOB"),
+        (dict(ask=["write_file()"]), ValueError, "bad ask pattern 'write_file()': the parentheses are empty"),
+        (dict(allow=[""]), ValueError, "bad allow pattern ''"),
+        (dict(allow=["read file"]), ValueError, "bad allow pattern 'read file'"),
+        (dict(allow=["f(a=1, a=2)"]), ValueError, "the argument 'a' is named twice"),
+        (dict(default="maybe"), ValueError, "default is 'allow', 'ask', 'deny' or None, not 'maybe'"),
+        (dict(rules=[("permit", "x")]), ValueError, "a rule's action is 'allow', 'ask' or 'deny', not 'permit'"),
+        (dict(rules=["allow read_*"]), TypeError, "an (action, pattern) pair"),
+        (dict(rules=[("allow", "x")], deny=["y"]), TypeError, "not both"),
+        (dict(ask_with="buttons"), TypeError, "ask_with must be an approver"),
+    ],
+)
 def test_bad_input_is_refused_naming_the_problem(kwargs, error, words):
     with pytest.raises(error) as raised:
         op.policy(**kwargs)
@@ -124,6 +136,7 @@ def tools():
             """A tool."""
             ran.append(name)
             return f"{name} ran"
+
         return tool
 
     return ran, [make("read_file"), make("write_file"), make("drop_table"), make("launch", requires_approval=True)]
@@ -142,8 +155,10 @@ def test_a_run_asks_only_what_the_policy_says_and_records_the_rule(tools):
     run = run_with(policy, menu, ["read_file", "write_file", "drop_table", "launch"])
     assert asked == ["write_file", "launch"]  # launch: no rule, no default, and it requires approval
     assert ran == ["read_file", "write_file", "launch"]
-    rows = [(r.status, r.details["approval"], r.details.get("approval_by"), r.details.get("approval_rule"))
-            for r in run.tool_results]
+    rows = [
+        (r.status, r.details["approval"], r.details.get("approval_by"), r.details.get("approval_rule"))
+        for r in run.tool_results
+    ]
     assert rows == [
         ("done", "approved", "policy", {"action": "allow", "pattern": "read_*", "from": "policy"}),
         ("done", "approved", "user", {"action": "ask", "pattern": "write_*", "from": "policy"}),
@@ -158,7 +173,8 @@ def test_the_default_decides_every_call_no_rule_matches(tools):
     run = run_with(op.policy(allow=["read_*"], default="deny"), menu, ["read_file", "write_file", "launch"])
     assert ran == ["read_file"]
     assert [r.details["approval_rule"] for r in run.tool_results[1:]] == [
-        {"action": "deny", "pattern": None, "from": "default"}] * 2
+        {"action": "deny", "pattern": None, "from": "default"}
+    ] * 2
 
 
 def test_step_mode_with_a_policy_asks_only_where_no_rule_allows(tools):
@@ -183,7 +199,10 @@ def test_the_user_s_answer_to_an_ask_rule_is_recorded_with_it(tools):
     answers = iter([False, op.skip("later"), op.edit(path="/tmp/y")])
     run = run_with(op.policy(ask=["*"], ask_with=lambda request: next(answers)), menu, ["read_file"] * 3)
     assert [(r.status, r.details["approval"], r.details["approval_by"]) for r in run.tool_results] == [
-        ("denied", "denied", "user"), ("skipped", "skipped", "user"), ("done", "edited", "user")]
+        ("denied", "denied", "user"),
+        ("skipped", "skipped", "user"),
+        ("done", "edited", "user"),
+    ]
     assert ran == ["read_file"]
 
 

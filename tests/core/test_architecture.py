@@ -32,7 +32,8 @@ def exists(name: str) -> bool:
 def _type_checking_only(node: ast.If) -> bool:
     test = node.test
     return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
 
 
 def imports_of(path: Path) -> set[str]:
@@ -134,9 +135,11 @@ def test_every_module_of_the_package_root_has_a_layer():
     config.read(CONTRACTS)
     layers = config["importlinter:contract:layers"]["layers"]
     placed = {name.strip() for line in layers.splitlines() for name in line.replace("|", ":").split(":")}
-    modules = {path.stem if path.name != "__init__.py" else path.parent.name
-               for path in [*PACKAGE.glob("*.py"), *PACKAGE.glob("*/__init__.py")] if path.name != "__init__.py"
-               or path.parent != PACKAGE}
+    modules = {
+        path.stem if path.name != "__init__.py" else path.parent.name
+        for path in [*PACKAGE.glob("*.py"), *PACKAGE.glob("*/__init__.py")]
+        if path.name != "__init__.py" or path.parent != PACKAGE
+    }
     assert modules - placed == set(), "add these to the layers of .importlinter (and to docs/architecture.md)"
 
 

@@ -25,23 +25,27 @@ def lesson():
         """Whether water freezes."""
         return fahrenheit <= 32
 
-    model = op.ScriptedModel([
-        call("celsius_to_fahrenheit", celsius=-5),
-        call("is_freezing", fahrenheit=23.0),
-        "-5 °C is 23 °F: the pond is Frozen.",
-    ])
+    model = op.ScriptedModel(
+        [
+            call("celsius_to_fahrenheit", celsius=-5),
+            call("is_freezing", fahrenheit=23.0),
+            "-5 °C is 23 °F: the pond is Frozen.",
+        ]
+    )
     return op.Runtime(model=model).run("Is it frozen?", tools=[celsius_to_fahrenheit, is_freezing])
 
 
 def test_checks_that_hold_chain_and_say_what_they_checked(lesson):
-    checker = (op.check(lesson)
-               .called("celsius_to_fahrenheit", celsius=-5)
-               .called("is_freezing", times=1, fahrenheit=op.ANY)
-               .called("is_freezing", ok=True)
-               .called_before("celsius_to_fahrenheit", "is_freezing")
-               .not_called("delete")
-               .answer_contains("frozen")
-               .stopped("stop"))
+    checker = (
+        op.check(lesson)
+        .called("celsius_to_fahrenheit", celsius=-5)
+        .called("is_freezing", times=1, fahrenheit=op.ANY)
+        .called("is_freezing", ok=True)
+        .called_before("celsius_to_fahrenheit", "is_freezing")
+        .not_called("delete")
+        .answer_contains("frozen")
+        .stopped("stop")
+    )
     assert len(checker.passed) == 7
     assert repr(checker).startswith("✓ 7 check(s) passed")
 
@@ -64,32 +68,46 @@ def test_called_in_order_with_ok_needs_each_pick_to_have_run(lesson):
         op.check(failed).called_in_order("celsius_to_fahrenheit", "is_freezing", ok=True)
 
 
-@pytest.mark.parametrize(("make_check", "expected"), [
-    (lambda c: c.called("celsius_to_fahrenheit", celsius=10), "expected a call to celsius_to_fahrenheit(celsius=10)"),
-    (lambda c: c.called("is_freezing", times=2), "expected 2 call(s) to is_freezing; the run made 1"),
-    (lambda c: c.not_called("is_freezing"), "expected no call to is_freezing; the run made 1 (pick 2 first)"),
-    (lambda c: c.called_before("is_freezing", "celsius_to_fahrenheit"), "celsius_to_fahrenheit came first"),
-    (lambda c: c.called_before("delete", "is_freezing"), "the run never called delete"),
-    (lambda c: c.answer_contains("Frozen", case_sensitive=False).answer_contains("boiling"), "contain 'boiling'"),
-    (lambda c: c.stopped("max_iterations"), "expected the run to end with 'max_iterations'"),
-    (lambda c: c.called_in_order("is_freezing", "celsius_to_fahrenheit"),
-     "expected pick 1 to be is_freezing(), in the order is_freezing(); celsius_to_fahrenheit()"),
-    (lambda c: c.called_in_order("celsius_to_fahrenheit"),
-     "expected exactly 1 pick(s), in the order celsius_to_fahrenheit(); the run made 2"),
-    (lambda c: c.called_in_order("celsius_to_fahrenheit", "is_freezing", "is_freezing"),
-     "expected exactly 3 pick(s)"),
-    (lambda c: c.called_in_order(("celsius_to_fahrenheit", {"celsius": 5}), "is_freezing"),
-     "expected pick 1 to be celsius_to_fahrenheit(celsius=5)"),
-])
+@pytest.mark.parametrize(
+    ("make_check", "expected"),
+    [
+        (
+            lambda c: c.called("celsius_to_fahrenheit", celsius=10),
+            "expected a call to celsius_to_fahrenheit(celsius=10)",
+        ),
+        (lambda c: c.called("is_freezing", times=2), "expected 2 call(s) to is_freezing; the run made 1"),
+        (lambda c: c.not_called("is_freezing"), "expected no call to is_freezing; the run made 1 (pick 2 first)"),
+        (lambda c: c.called_before("is_freezing", "celsius_to_fahrenheit"), "celsius_to_fahrenheit came first"),
+        (lambda c: c.called_before("delete", "is_freezing"), "the run never called delete"),
+        (lambda c: c.answer_contains("Frozen", case_sensitive=False).answer_contains("boiling"), "contain 'boiling'"),
+        (lambda c: c.stopped("max_iterations"), "expected the run to end with 'max_iterations'"),
+        (
+            lambda c: c.called_in_order("is_freezing", "celsius_to_fahrenheit"),
+            "expected pick 1 to be is_freezing(), in the order is_freezing(); celsius_to_fahrenheit()",
+        ),
+        (
+            lambda c: c.called_in_order("celsius_to_fahrenheit"),
+            "expected exactly 1 pick(s), in the order celsius_to_fahrenheit(); the run made 2",
+        ),
+        (
+            lambda c: c.called_in_order("celsius_to_fahrenheit", "is_freezing", "is_freezing"),
+            "expected exactly 3 pick(s)",
+        ),
+        (
+            lambda c: c.called_in_order(("celsius_to_fahrenheit", {"celsius": 5}), "is_freezing"),
+            "expected pick 1 to be celsius_to_fahrenheit(celsius=5)",
+        ),
+    ],
+)
 def test_a_failing_check_names_what_was_expected_and_lists_what_the_run_did(lesson, make_check, expected):
     with pytest.raises(AssertionError) as raised:
         make_check(op.check(lesson))
     message = str(raised.value)
     assert expected in message
     # The actual calls, in order, with their arguments and results, and the answer.
-    assert "1. round 1: celsius_to_fahrenheit(celsius=-5) → done: \"23.0\"" in message
-    assert "2. round 2: is_freezing(fahrenheit=23.0) → done: \"true\"" in message
-    assert "Its answer: \"-5 °C is 23 °F: the pond is Frozen.\"" in message
+    assert '1. round 1: celsius_to_fahrenheit(celsius=-5) → done: "23.0"' in message
+    assert '2. round 2: is_freezing(fahrenheit=23.0) → done: "true"' in message
+    assert 'Its answer: "-5 °C is 23 °F: the pond is Frozen."' in message
 
 
 def test_ok_counts_only_picks_that_ran_and_a_denied_pick_still_counts_as_called():
@@ -237,8 +255,9 @@ def test_to_code_of_hostile_names_and_errors_calls_only_the_runs_own_tools():
     run.model = "scripted\nprint('pwned')"
     source = run.to_code()
 
-    names_in_code = {token.string for token in tokenize.generate_tokens(io.StringIO(source).readline)
-                     if token.type == tokenize.NAME}
+    names_in_code = {
+        token.string for token in tokenize.generate_tokens(io.StringIO(source).readline) if token.type == tokenize.NAME
+    }
     assert names_in_code == {"echo", "echo_1", "text"}  # the one pick that ran: echo(text="fine")
     tree = ast.parse(source)
     assert [type(node) for node in tree.body] == [ast.Assign]
@@ -247,8 +266,10 @@ def test_to_code_of_hostile_names_and_errors_calls_only_the_runs_own_tools():
     assert len(lines) == len(source.split("\n")) - 1  # no line terminator but "\n" anywhere
     comments = [line for line in lines if line.startswith("#")]
     assert len(comments) == len(lines) - 1
-    assert "# round 1: parse_date(text=\"x\\rprint('pwned')\") failed: Error: parse_date raised ValueError: " \
-           "bad date: x\n" in source  # an error's first line, cut where any line terminator starts
+    assert (
+        "# round 1: parse_date(text=\"x\\rprint('pwned')\") failed: Error: parse_date raised ValueError: "
+        "bad date: x\n" in source
+    )  # an error's first line, cut where any line terminator starts
     assert "(model scripted\\nprint('pwned'))" in source
     namespace = {"echo": echo, "parse_date": parse_date}
     exec(compile(source, "<to_code>", "exec"), namespace)

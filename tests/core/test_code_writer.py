@@ -31,8 +31,13 @@ def echo(text: str) -> str:
 
 def evaluated(node: ast.expr):
     """The value of a literal the writer built (``float('nan')`` and the like included)."""
-    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "float"
-            and len(node.args) == 1 and isinstance(node.args[0], ast.Constant)):
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "float"
+        and len(node.args) == 1
+        and isinstance(node.args[0], ast.Constant)
+    ):
         return float(node.args[0].value)
     if isinstance(node, ast.List):
         return [evaluated(item) for item in node.elts]
@@ -84,7 +89,7 @@ def test_an_escaped_quote_in_a_key_shaped_argument_stays_inside_its_literal_in_t
     tree = ast.parse(source)
     assert "system" not in {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
     (assign,) = [node for node in tree.body if isinstance(node, ast.Assign)]
-    masked = "api_key=***'if __import__(\"os\").system(\"touch M\")else\"\")#"
+    masked = 'api_key=***\'if __import__("os").system("touch M")else"")#'
     assert evaluated(assign.value.keywords[0].value) == masked
 
 
@@ -118,8 +123,9 @@ def test_a_pick_with_arguments_that_are_not_plain_data_becomes_a_comment():
     import datetime
 
     model = op.ScriptedModel([call("echo", text="x"), "ok"])
-    run = op.Runtime(model=model).run("go", tools=[tool], step=True,
-                                      approve=lambda request: op.edit(text=datetime.date(2020, 1, 2)))
+    run = op.Runtime(model=model).run(
+        "go", tools=[tool], step=True, approve=lambda request: op.edit(text=datetime.date(2020, 1, 2))
+    )
     source = run.to_code()
     compile(source, "code", "exec")
     assert "its arguments cannot be written: a date is not plain data" in source
@@ -141,13 +147,36 @@ def test_a_secret_in_a_tool_source_is_masked_by_value_only(tmp_path):
 
 # -- property tests: any text, anywhere -------------------------------------------------------
 
-SPECIALS = ["\u2028", "\u2029", "\u0085", "\x0c", "\r", "\n", "'", '"', "\\", "#", "'''", '"""', "\\'",
-            "Bearer ", "api_key=", "sk-", KEY, "AIza", "\x00", "{", "}", "\ud83d"]
+SPECIALS = [
+    "\u2028",
+    "\u2029",
+    "\u0085",
+    "\x0c",
+    "\r",
+    "\n",
+    "'",
+    '"',
+    "\\",
+    "#",
+    "'''",
+    '"""',
+    "\\'",
+    "Bearer ",
+    "api_key=",
+    "sk-",
+    KEY,
+    "AIza",
+    "\x00",
+    "{",
+    "}",
+    "\ud83d",
+]
 texts = st.lists(st.one_of(st.text(max_size=12), st.sampled_from(SPECIALS)), max_size=6).map("".join)
 json_values = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), texts),
     lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(texts, inner, max_size=3)),
-    max_leaves=8)
+    max_leaves=8,
+)
 FAST_LITERALS = settings(max_examples=200, deadline=None, derandomize=True)
 tool_names = st.one_of(st.sampled_from(["echo", "lookup"]), texts.filter(bool))
 
@@ -158,20 +187,27 @@ def runs(draw):
     rounds = []
     for _ in range(draw(st.integers(1, 3))):
         any_arguments = st.dictionaries(texts, json_values, max_size=3)
-        picks = [call("echo", text=draw(texts)) if draw(st.booleans())
-                 else op.ToolCall(name=draw(tool_names), arguments=draw(any_arguments))
-                 for _ in range(draw(st.integers(1, 2)))]
+        picks = [
+            call("echo", text=draw(texts))
+            if draw(st.booleans())
+            else op.ToolCall(name=draw(tool_names), arguments=draw(any_arguments))
+            for _ in range(draw(st.integers(1, 2)))
+        ]
         rounds.append(picks)
     answer, prompt = draw(texts), draw(texts)
     tool = op.function(echo, register_globally=False)
     return op.Runtime(model=op.ScriptedModel([*rounds, answer or "done"])).run(
-        prompt if prompt.strip() else f"go {prompt}", tools=[tool])
+        prompt if prompt.strip() else f"go {prompt}", tools=[tool]
+    )
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 @given(runs())
-@example(op.Runtime(model=op.ScriptedModel([call("echo", text=ESCAPED_QUOTE_ARGUMENT), ESCAPED_QUOTE_ANSWER]))
-         .run("go", tools=[op.function(echo, register_globally=False)]))
+@example(
+    op.Runtime(model=op.ScriptedModel([call("echo", text=ESCAPED_QUOTE_ARGUMENT), ESCAPED_QUOTE_ANSWER])).run(
+        "go", tools=[op.function(echo, register_globally=False)]
+    )
+)
 def test_to_code_compiles_names_only_its_own_and_every_literal_is_the_masked_value(run):
     source = run.to_code()
     tree = ast.parse(source)
@@ -194,16 +230,40 @@ def test_to_test_compiles_names_only_its_own_and_every_literal_is_the_masked_val
     with tempfile.TemporaryDirectory() as folder:
         source = run.to_test(Path(folder) / "test_any.py").read_text()
     tree = ast.parse(source)
-    assert names_in(source) <= {"Path", "op", "function", "CASSETTE", "PROMPT", "SETTINGS", "TOOLS", "replayed",
-                                "recorded", "results", "len", "number", "name", "text", "result", "enumerate",
-                                "zip", "float", "echo", "str", "__file__"}
-    constants = {target.id: node.value for node in tree.body if isinstance(node, ast.Assign)
-                 for target in node.targets if isinstance(target, ast.Name)}
+    assert names_in(source) <= {
+        "Path",
+        "op",
+        "function",
+        "CASSETTE",
+        "PROMPT",
+        "SETTINGS",
+        "TOOLS",
+        "replayed",
+        "recorded",
+        "results",
+        "len",
+        "number",
+        "name",
+        "text",
+        "result",
+        "enumerate",
+        "zip",
+        "float",
+        "echo",
+        "str",
+        "__file__",
+    }
+    constants = {
+        target.id: node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
     from openprogram_jupyter.models.replay import scrub
 
     assert evaluated(constants["PROMPT"]) == scrub(run.messages[0].text)
     assert KEY not in source
-
 
 
 @FAST_LITERALS
@@ -225,15 +285,22 @@ def test_a_tool_name_that_is_a_keyword_or_no_identifier_is_called_through_the_re
     from openprogram_jupyter._code_writer import is_plain_name
 
     assert [is_plain_name(name) for name in ("area", "class", "1st", "with-dash", "_x")] == [
-        True, False, False, False, True]
+        True,
+        False,
+        False,
+        False,
+        True,
+    ]
 
 
 def test_copied_source_that_masking_would_break_is_refused_naming_the_tool():
     writer = CodeWriter(Secrets(["return city"]))
-    said = ("the source of the tool 'echo' holds a secret inside code that masking would break; "
-            "move the secret to an environment variable")
+    said = (
+        "the source of the tool 'echo' holds a secret inside code that masking would break; "
+        "move the secret to an environment variable"
+    )
     with pytest.raises(op.SetupError, match=re.escape(said)):
-        writer.verbatim('def echo(city):\n    return city\n', what="the tool 'echo'")
+        writer.verbatim("def echo(city):\n    return city\n", what="the tool 'echo'")
 
 
 def test_argument_names_that_are_not_identifiers_are_passed_as_a_dict():

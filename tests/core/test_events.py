@@ -20,14 +20,19 @@ def test_event_sequence_for_one_tool_round_then_text():
     compact = [e.type for e in run.events if e.type != "message_update"]
     assert compact == [
         "agent_start",
-        "message_start", "message_end",                     # the prompt
+        "message_start",
+        "message_end",  # the prompt
         "turn_start",
-        "message_start", "message_end",                     # the reply with the call
-        "tool_execution_start", "tool_execution_end",
-        "message_start", "message_end",                     # the tool result
+        "message_start",
+        "message_end",  # the reply with the call
+        "tool_execution_start",
+        "tool_execution_end",
+        "message_start",
+        "message_end",  # the tool result
         "turn_end",
         "turn_start",
-        "message_start", "message_end",                     # the final text
+        "message_start",
+        "message_end",  # the final text
         "turn_end",
         "agent_end",
     ]
@@ -85,10 +90,12 @@ def test_a_raising_on_event_watcher_does_not_break_the_run():
 
 def test_usage_is_summed_over_rounds():
     usage = op.Usage(input=10, output=5, total_tokens=15, cost=0.5)
-    model = op.ScriptedModel([
-        op.AssistantMessage(content=[op.ToolCall(name="noop", arguments={})], usage=usage),
-        op.AssistantMessage(content=[op.TextContent(text="ok")], usage=usage),
-    ])
+    model = op.ScriptedModel(
+        [
+            op.AssistantMessage(content=[op.ToolCall(name="noop", arguments={})], usage=usage),
+            op.AssistantMessage(content=[op.TextContent(text="ok")], usage=usage),
+        ]
+    )
 
     @op.function
     def noop() -> str:
@@ -100,10 +107,12 @@ def test_usage_is_summed_over_rounds():
 
 
 def test_unknown_price_in_any_round_makes_cost_none():
-    model = op.ScriptedModel([
-        op.AssistantMessage(content=[op.ToolCall(name="noop", arguments={})], usage=op.Usage(input=1, cost=0.1)),
-        op.AssistantMessage(content=[op.TextContent(text="ok")], usage=op.Usage(input=1, cost=None)),
-    ])
+    model = op.ScriptedModel(
+        [
+            op.AssistantMessage(content=[op.ToolCall(name="noop", arguments={})], usage=op.Usage(input=1, cost=0.1)),
+            op.AssistantMessage(content=[op.TextContent(text="ok")], usage=op.Usage(input=1, cost=None)),
+        ]
+    )
 
     @op.function
     def noop() -> str:

@@ -43,11 +43,13 @@ def test_a_tool_raising_systemexit_or_keyboardinterrupt_is_a_failing_tool(kind, 
         raise KeyboardInterrupt("from inside the tool")
 
     if kind == "sync":
+
         @op.function
         def parse(text: str) -> str:
             """Parse."""
             return body(text)
     else:
+
         @op.function
         async def parse(text: str) -> str:
             """Parse."""
@@ -96,10 +98,13 @@ def deep(levels: int) -> list:
     return value
 
 
-@pytest.mark.parametrize(("value", "words"), [
-    (Unprintable(), "RuntimeError: repr is broken"),
-    (deep(5000), "RecursionError"),
-])
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [
+        (Unprintable(), "RuntimeError: repr is broken"),
+        (deep(5000), "RecursionError"),
+    ],
+)
 def test_a_result_that_cannot_be_shown_is_that_calls_error_and_the_loop_goes_on(value, words):
     @op.function
     def produce() -> object:
@@ -132,7 +137,8 @@ def test_calls_of_a_failed_reply_each_get_a_result(stop_reason):
 
     broken = op.AssistantMessage(
         content=[call("add", a=1, b=2), op.ToolCall(name="add", arguments={}, id="cut")],
-        stop_reason=stop_reason, error_message="stream cut" if stop_reason == "error" else None,
+        stop_reason=stop_reason,
+        error_message="stream cut" if stop_reason == "error" else None,
     )
     rt, _ = scripted(broken)
     run = rt.run("Add.", tools=[add])
@@ -150,11 +156,14 @@ def test_two_calls_with_one_id_are_kept_apart_and_each_gets_its_own_result():
         """Add."""
         return a + b
 
-    reply = op.AssistantMessage(content=[
-        op.ToolCall(name="add", arguments={"a": 1, "b": 2}, id="call_1"),
-        op.ToolCall(name="add", arguments={"a": 3, "b": 4}, id="call_1"),
-        op.ToolCall(name="add", arguments={"a": 5, "b": 6}, id="call_1"),
-    ], stop_reason="toolUse")
+    reply = op.AssistantMessage(
+        content=[
+            op.ToolCall(name="add", arguments={"a": 1, "b": 2}, id="call_1"),
+            op.ToolCall(name="add", arguments={"a": 3, "b": 4}, id="call_1"),
+            op.ToolCall(name="add", arguments={"a": 5, "b": 6}, id="call_1"),
+        ],
+        stop_reason="toolUse",
+    )
     rt, model = scripted(reply, "3, 7 and 11.")
     run = rt.run("Add them.", tools=[add])
     assert_one_result_per_call(run)
@@ -245,8 +254,11 @@ def test_a_tool_call_budget_bounds_the_work_of_a_fanning_out_agentic_function(bu
 
     rt = op.Runtime(model=FanOut(), max_depth=8)
     run = rt.run("Start.", tools=[fan], max_iterations=2, max_tool_calls=budget)
-    ran = [e for e in run.events if e.type == "tool_execution_end" and "budget" not in e.result.details
-           and e.status != "skipped"]  # the last, tool-free round at a round cap runs no call
+    ran = [
+        e
+        for e in run.events
+        if e.type == "tool_execution_end" and "budget" not in e.result.details and e.status != "skipped"
+    ]  # the last, tool-free round at a round cap runs no call
     refused = [e for e in run.events if e.type == "tool_execution_end" and "budget" in e.result.details]
     assert len(ran) == budget  # nested runs' calls count against the top-level run's budget
     assert refused and all(f"max_tool_calls={budget}" in e.result.text for e in refused)
@@ -380,11 +392,13 @@ def test_whatever_a_tool_raises_is_that_calls_error_and_the_run_goes_on(kind, ra
     a tool's own CancelledError passed for Stop; an unprintable error broke the loop;
     a tool's own TimeoutError read as the tool's timeout."""
     if kind == "sync":
+
         @op.function
         def work() -> str:
             """Work."""
             return RAISERS[raised]()
     else:
+
         @op.function
         async def work() -> str:
             """Work."""

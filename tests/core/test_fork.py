@@ -65,11 +65,15 @@ def test_a_fork_bills_only_its_live_rounds():
 
     def priced(item, cost):
         blocks = [item] if isinstance(item, op.ToolCall) else [op.TextContent(text=item)]
-        return op.AssistantMessage(content=blocks, stop_reason="toolUse" if isinstance(item, op.ToolCall) else "stop",
-                                   usage=op.Usage(input=100, output=10, total_tokens=110, cost=cost))
+        return op.AssistantMessage(
+            content=blocks,
+            stop_reason="toolUse" if isinstance(item, op.ToolCall) else "stop",
+            usage=op.Usage(input=100, output=10, total_tokens=110, cost=cost),
+        )
 
-    model = op.ScriptedModel([priced(call("add", a=1, b=2), 0.01), priced(call("add", a=3, b=3), 0.02),
-                              priced("Six.", 0.04)])
+    model = op.ScriptedModel(
+        [priced(call("add", a=1, b=2), 0.01), priced(call("add", a=3, b=3), 0.02), priced("Six.", 0.04)]
+    )
     run = op.Runtime(model=model).run("Add.")
     assert run.usage.cost == pytest.approx(0.07)
     forked = run.fork(3, model=op.ScriptedModel([priced("Six, again.", 0.5)]))

@@ -15,8 +15,14 @@ from openprogram_jupyter._key_sources import fill_missing_keys, origin_of, origi
 from openprogram_jupyter._secrets import mask
 from openprogram_jupyter.models import default_model_name
 
-NAMES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENPROGRAM_MODEL",
-         "OPENAI_BASE_URL")
+NAMES = (
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "OPENPROGRAM_MODEL",
+    "OPENAI_BASE_URL",
+)
 KEY = "sk-dotenv-7f3a9c2e1b5d4f60"
 
 
@@ -33,6 +39,7 @@ def no_keys(monkeypatch, tmp_path):
 
 def fake_colab(monkeypatch, secrets: dict[str, str], refused: set[str] = frozenset()):
     """Install a stand-in for ``google.colab.userdata`` whose ``get`` behaves like Colab's."""
+
     class SecretNotFoundError(Exception):
         pass
 
@@ -48,8 +55,11 @@ def fake_colab(monkeypatch, secrets: dict[str, str], refused: set[str] = frozens
 
     userdata = types.ModuleType("google.colab.userdata")
     userdata.get = get
-    for name, module in (("google", types.ModuleType("google")), ("google.colab", types.ModuleType("google.colab")),
-                         ("google.colab.userdata", userdata)):
+    for name, module in (
+        ("google", types.ModuleType("google")),
+        ("google.colab", types.ModuleType("google.colab")),
+        ("google.colab.userdata", userdata),
+    ):
         monkeypatch.setitem(sys.modules, name, module)
 
 
@@ -71,8 +81,11 @@ def test_the_environment_wins_over_the_dotenv_file(tmp_path, monkeypatch):
 
 def test_colab_secrets_fill_what_the_dotenv_file_lacks_and_a_refusal_is_skipped(tmp_path, monkeypatch):
     (tmp_path / ".env").write_text(f"OPENAI_API_KEY={KEY}\n")
-    fake_colab(monkeypatch, {"OPENAI_API_KEY": "sk-colab-not-used-1234", "ANTHROPIC_API_KEY": "sk-ant-colab-5678"},
-               refused={"GEMINI_API_KEY"})
+    fake_colab(
+        monkeypatch,
+        {"OPENAI_API_KEY": "sk-colab-not-used-1234", "ANTHROPIC_API_KEY": "sk-ant-colab-5678"},
+        refused={"GEMINI_API_KEY"},
+    )
     found = fill_missing_keys(["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"])
     assert found == ["OPENAI_API_KEY", "ANTHROPIC_API_KEY"]
     assert os.environ["OPENAI_API_KEY"] == KEY and os.environ["ANTHROPIC_API_KEY"] == "sk-ant-colab-5678"
@@ -91,6 +104,5 @@ async def test_the_no_key_error_names_every_place_a_key_may_come_from_in_one_lin
     run = await op.Runtime(model="openai:gpt-4.1-mini").arun("Hi.")  # no key: fails making the client
     assert run.stop_reason == "error"
     line = str(run.error).splitlines()[0]
-    for place in ("OPENAI_API_KEY", "the environment", ".env file", "Colab's secrets", "%agent key openai",
-                  "api_key="):
+    for place in ("OPENAI_API_KEY", "the environment", ".env file", "Colab's secrets", "%agent key openai", "api_key="):
         assert place in line, place

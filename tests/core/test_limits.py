@@ -49,8 +49,9 @@ def test_max_cost_ends_with_a_last_tool_free_round_whose_text_is_the_answer():
 
 def test_max_tokens_ends_the_same_way_and_names_its_limit():
     add = add_tool()
-    model = op.ScriptedModel([costly(call("add", a=1, b=1), tokens=600), costly(call("add", a=2, b=1), tokens=600),
-                              "Done with what I have."])
+    model = op.ScriptedModel(
+        [costly(call("add", a=1, b=1), tokens=600), costly(call("add", a=2, b=1), tokens=600), "Done with what I have."]
+    )
     run = op.Runtime(model=model).run("Add.", tools=[add], max_tokens=1000)
     assert run.rounds == 3 and run.limit == "max_tokens" and run.text == "Done with what I have."
     assert any("max_tokens=1,000; spent 1,200" in n for n in notices(run))
@@ -58,8 +59,14 @@ def test_max_tokens_ends_the_same_way_and_names_its_limit():
 
 def test_max_tokens_is_reached_when_the_tokens_spent_equal_it():
     add = add_tool()
-    model = op.ScriptedModel([costly(call("add", a=1, b=1), tokens=500), costly(call("add", a=2, b=1), tokens=500),
-                              "Done at exactly the limit.", "never"])
+    model = op.ScriptedModel(
+        [
+            costly(call("add", a=1, b=1), tokens=500),
+            costly(call("add", a=2, b=1), tokens=500),
+            "Done at exactly the limit.",
+            "never",
+        ]
+    )
     run = op.Runtime(model=model).run("Add.", tools=[add], max_tokens=1000)
     assert (run.rounds, run.limit, run.stop_reason) == (3, "max_tokens", "max_tokens")
     assert [r.tool_choice for r in model.requests] == ["auto", "auto", "none"]
@@ -68,8 +75,14 @@ def test_max_tokens_is_reached_when_the_tokens_spent_equal_it():
 
 def test_max_cost_is_reached_when_the_cost_spent_equals_it():
     add = add_tool()
-    model = op.ScriptedModel([costly(call("add", a=1, b=1), cost=0.25), costly(call("add", a=2, b=1), cost=0.25),
-                              "Done at exactly the limit.", "never"])
+    model = op.ScriptedModel(
+        [
+            costly(call("add", a=1, b=1), cost=0.25),
+            costly(call("add", a=2, b=1), cost=0.25),
+            "Done at exactly the limit.",
+            "never",
+        ]
+    )
     run = op.Runtime(model=model).run("Add.", tools=[add], max_cost=0.5)
     assert (run.rounds, run.limit, run.stop_reason) == (3, "max_cost", "max_cost")
     assert [r.tool_choice for r in model.requests] == ["auto", "auto", "none"]
@@ -77,8 +90,9 @@ def test_max_cost_is_reached_when_the_cost_spent_equals_it():
 
 def test_max_cost_just_above_what_was_spent_is_not_reached():
     add = add_tool()
-    model = op.ScriptedModel([costly(call("add", a=1, b=1), cost=0.25), costly(call("add", a=2, b=1), cost=0.25),
-                              "Done, under the limit."])
+    model = op.ScriptedModel(
+        [costly(call("add", a=1, b=1), cost=0.25), costly(call("add", a=2, b=1), cost=0.25), "Done, under the limit."]
+    )
     run = op.Runtime(model=model).run("Add.", tools=[add], max_cost=0.5001)
     assert (run.rounds, run.limit, run.stop_reason) == (3, None, "stop")
     assert [r.tool_choice for r in model.requests] == ["auto", "auto", "auto"]
@@ -88,8 +102,12 @@ def test_the_round_cap_also_ends_with_an_answer_and_keeps_its_stop_reason():
     add = add_tool()
     model = op.ScriptedModel([call("add", a=1, b=1), call("add", a=2, b=1), "Two sums: 2 and 3."])
     run = op.Runtime(model=model).run("Add.", tools=[add], max_iterations=3)
-    assert (run.stop_reason, run.limit, run.rounds, run.text) == ("max_iterations", "max_iterations", 3,
-                                                                  "Two sums: 2 and 3.")
+    assert (run.stop_reason, run.limit, run.rounds, run.text) == (
+        "max_iterations",
+        "max_iterations",
+        3,
+        "Two sums: 2 and 3.",
+    )
 
 
 @pytest.mark.parametrize("cap", [2, 3, 5])
@@ -177,10 +195,19 @@ def test_nested_runs_spend_from_the_budget_of_the_run_that_opened_them():
     assert run.limit == "max_cost" and run.rounds == 2 and run.text == "Enough."
 
 
-@pytest.mark.parametrize(("option", "value"), [
-    ("max_cost", -1), ("max_cost", 0), ("max_cost", "0.05"), ("max_cost", True), ("max_cost", float("nan")),
-    ("max_tokens", 0), ("max_tokens", 2.5), ("finish_at_limit", "yes"),
-])
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("max_cost", -1),
+        ("max_cost", 0),
+        ("max_cost", "0.05"),
+        ("max_cost", True),
+        ("max_cost", float("nan")),
+        ("max_tokens", 0),
+        ("max_tokens", 2.5),
+        ("finish_at_limit", "yes"),
+    ],
+)
 def test_a_bad_limit_is_refused_before_anything_is_sent(option, value):
     model = op.ScriptedModel(["never"])
     with pytest.raises(SetupError, match=option):
@@ -217,8 +244,9 @@ def test_a_run_that_ends_above_its_budget_says_so_in_every_view():
 
 
 def test_a_token_budget_caps_each_round_at_what_is_left():
-    model = op.ScriptedModel([costly(call("add", a=1, b=1), tokens=1000), costly(call("add", a=2, b=1), tokens=1000),
-                              "So far: 2 and 3."])
+    model = op.ScriptedModel(
+        [costly(call("add", a=1, b=1), tokens=1000), costly(call("add", a=2, b=1), tokens=1000), "So far: 2 and 3."]
+    )
     run = op.Runtime(model=model).run("Add.", tools=[add_tool()], max_tokens=2_500)
     caps = [request.max_output_tokens for request in model.requests]
     # 2,500 at first; then less what was spent and the 900 the next input takes at least

@@ -38,7 +38,8 @@ def test_a_tool_result_with_a_lone_surrogate_saves(tmp_path):
         return b"caf\xe9.txt".decode("utf-8", "surrogateescape")
 
     run = op.Runtime(model=op.ScriptedModel([op.ToolCall(name="listing", arguments={}), "done"])).run(
-        "go", tools=[listing])
+        "go", tools=[listing]
+    )
     assert run.stop_reason == "stop"
     assert run.messages[2].content[0].text == f"caf{REPLACED}.txt"
     saves_everywhere(run, tmp_path)
@@ -65,8 +66,16 @@ def test_a_cassette_or_a_notebook_holding_an_escaped_lone_surrogate_is_read_as_a
     saved["messages"][1]["content"][0]["text"] = "re \ud83d"
     output = {"output_type": "display_data", "data": {}, "metadata": {"openprogram": saved}}
     notebook = tmp_path / "n.ipynb"
-    notebook.write_text(json.dumps({"cells": [{"cell_type": "code", "source": "", "metadata": {}, "outputs": [output]}],
-                                    "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    notebook.write_text(
+        json.dumps(
+            {
+                "cells": [{"cell_type": "code", "source": "", "metadata": {}, "outputs": [output]}],
+                "metadata": {},
+                "nbformat": 4,
+                "nbformat_minor": 5,
+            }
+        )
+    )
     raw = notebook.read_text(encoding="utf-8")
     assert "\\ud83d" in raw  # escaped in the file, as a frontend's JSON.stringify writes it
     [restored] = read_saved_runs(notebook)

@@ -70,8 +70,9 @@ def test_calls_run_one_after_another_in_the_models_order():
         order.append(label)
         return label
 
-    model = op.ScriptedModel([[call("record", label="first"), call("record", label="second"),
-                               call("record", label="third")], "done"])
+    model = op.ScriptedModel(
+        [[call("record", label="first"), call("record", label="second"), call("record", label="third")], "done"]
+    )
     op.Runtime(model=model).run("go", tools=[record])
     assert order == ["first", "second", "third"]
 
@@ -189,11 +190,13 @@ def test_success_result_is_rendered_to_text():
 
 def test_every_tool_call_gets_exactly_one_result():
     add = make_add()
-    model = op.ScriptedModel([
-        [call("add", a=1, b=2), call("nope"), call("add", a="x", b=1)],
-        [call("add", a=2, b=2)],
-        "done",
-    ])
+    model = op.ScriptedModel(
+        [
+            [call("add", a=1, b=2), call("nope"), call("add", a="x", b=1)],
+            [call("add", a=2, b=2)],
+            "done",
+        ]
+    )
     run = op.Runtime(model=model).run("go", tools=[add])
     call_ids = [c.id for m in run.messages if isinstance(m, op.AssistantMessage) for c in m.tool_calls]
     result_ids = [r.tool_call_id for r in results(run)]
@@ -283,4 +286,3 @@ def test_a_tool_may_return_content_blocks_such_as_an_image():
     [result] = results(op.Runtime(model=model).run("go", tools=[snapshot]))
     assert [type(b).__name__ for b in result.content] == ["ImageContent", "TextContent"]
     assert result.content[0].mime_type == "image/png" and result.text == "a cat"
-

@@ -68,7 +68,8 @@ def test_menu_entries_may_be_functions_dicts_and_spec_execute_objects():
 
     class Whisper:
         spec: ClassVar[dict[str, Any]] = {
-            "name": "whisper", "description": "Lower-case.",
+            "name": "whisper",
+            "description": "Lower-case.",
             "parameters": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
         }
 
@@ -76,12 +77,22 @@ def test_menu_entries_may_be_functions_dicts_and_spec_execute_objects():
             seen["object"] = text
             return text.lower()
 
-    shout_entry = {"spec": {"name": "shout", "description": "Upper-case.",
-                            "parameters": {"type": "object", "properties": {"text": {"type": "string"}},
-                                           "required": ["text"], "additionalProperties": False}},
-                   "execute": shout}
-    model = op.ScriptedModel([[call("add", a=1, b=1), call("shout", text="hi"), call("whisper", text="HO"),
-                               call("shout", text=3)], "ok"])
+    shout_entry = {
+        "spec": {
+            "name": "shout",
+            "description": "Upper-case.",
+            "parameters": {
+                "type": "object",
+                "properties": {"text": {"type": "string"}},
+                "required": ["text"],
+                "additionalProperties": False,
+            },
+        },
+        "execute": shout,
+    }
+    model = op.ScriptedModel(
+        [[call("add", a=1, b=1), call("shout", text="hi"), call("whisper", text="HO"), call("shout", text=3)], "ok"]
+    )
     run = op.Runtime(model=model).run("go", tools=[add, shout_entry, Whisper()])
     texts = [r.text for r in results(run)]
     assert texts[:3] == ["2.0", "HI", "ho"]

@@ -54,8 +54,11 @@ def test_every_killing_test_exists():
             source = REPO / path
             assert source.is_file(), f"{m.name}: no file {path}"
             if function:
-                defined = {n.name for n in ast.walk(ast.parse(source.read_text()))
-                           if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
+                defined = {
+                    n.name
+                    for n in ast.walk(ast.parse(source.read_text()))
+                    if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+                }
                 assert function.split("[")[0] in defined, f"{m.name}: no test {node}"
 
 
@@ -68,7 +71,7 @@ def test_docs_testing_lists_every_mutation_and_its_killing_test():
             assert node.split("::")[-1] in rows[m.name], f"{m.name}: the row does not name {node}"
 
 
-
 def test_docs_testing_gives_the_count_per_module():
     assert load_script().per_module_table() in (REPO / "docs" / "testing.md").read_text(), (
-        "docs/testing.md's per-module table is stale: paste python scripts/mutate.py --per-module")
+        "docs/testing.md's per-module table is stale: paste python scripts/mutate.py --per-module"
+    )

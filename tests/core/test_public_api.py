@@ -23,9 +23,14 @@ def _signature(value: object) -> str:
         signature = inspect.signature(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         return ""
-    return str(signature.replace(parameters=[
-        parameter.replace(default=_Sentinel()) if type(parameter.default) is object else parameter
-        for parameter in signature.parameters.values()]))
+    return str(
+        signature.replace(
+            parameters=[
+                parameter.replace(default=_Sentinel()) if type(parameter.default) is object else parameter
+                for parameter in signature.parameters.values()
+            ]
+        )
+    )
 
 
 class _Sentinel:
@@ -69,7 +74,8 @@ def public_api() -> str:
 def test_the_public_api_is_the_one_recorded():
     assert public_api() == SNAPSHOT.read_text(encoding="utf-8"), (
         "the public API changed; if that was intended, run python tests/core/test_public_api.py and commit "
-        "tests/core/public_api.txt (git diff shows what changed)")
+        "tests/core/public_api.txt (git diff shows what changed)"
+    )
 
 
 def test_every_public_name_is_importable_and_documented():

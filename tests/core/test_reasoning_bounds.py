@@ -10,11 +10,15 @@ import openprogram_jupyter as op
 RANGE = "'low', 'medium', 'high', a token budget from 1,024 to 126,976, or None"
 
 
-@pytest.mark.parametrize(("budget", "named"), [
-    (10**100, "got a 101-digit number"),
-    (126_977, "got 126977"),
-    (10**5000, "got a 5001-digit number"),  # too long for str(): named by its size
-], ids=["googol", "just-over", "5001-digits"])
+@pytest.mark.parametrize(
+    ("budget", "named"),
+    [
+        (10**100, "got a 101-digit number"),
+        (126_977, "got 126977"),
+        (10**5000, "got a 5001-digit number"),  # too long for str(): named by its size
+    ],
+    ids=["googol", "just-over", "5001-digits"],
+)
 def test_a_reasoning_budget_no_provider_takes_is_refused_naming_it_and_the_range(budget, named):
     model = op.ScriptedModel(["never"])
     with pytest.raises(op.SetupError) as raised:

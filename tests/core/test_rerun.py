@@ -253,6 +253,7 @@ def test_rerun_all_names_what_is_not_a_run(recorded):
 
 # -- against a real client, counted at the loopback server --------------------------------
 
+
 def _city_turns(*cities: str) -> list[Turn]:
     return [Turn(calls=[Call("find_city", {"city": city})]) for city in cities]
 

@@ -42,8 +42,11 @@ def script() -> op.ScriptedModel:
 
 def drops(run: op.Run) -> list[str]:
     """The status of every ``drop_*`` call of ``run`` and of the runs it started."""
-    return [event.status for event in run.events
-            if event.type == "tool_execution_end" and event.tool_name.startswith("drop_")]
+    return [
+        event.status
+        for event in run.events
+        if event.type == "tool_execution_end" and event.tool_name.startswith("drop_")
+    ]
 
 
 @pytest.fixture
@@ -143,8 +146,7 @@ def _fork(request):
 def _recorded_step_run() -> tuple[op.Run, list[bool]]:
     """A step run whose every pick the user denied; the same approver would allow them now."""
     allow_now = [False]
-    run = op.Runtime(model=script()).run("go", tools=[DROP], step=True,
-                                         approve=lambda request: allow_now[0])
+    run = op.Runtime(model=script()).run("go", tools=[DROP], step=True, approve=lambda request: allow_now[0])
     assert drops(run) == ["denied"] and not DROPPED
     allow_now[0] = True
     return run, allow_now
@@ -195,10 +197,16 @@ def _cell_background(request):
 
 
 ENTRY_POINTS = {
-    "exec": _exec, "run": _run, "start": _start, "arun": _arun, "aexec": _aexec,
+    "exec": _exec,
+    "run": _run,
+    "start": _start,
+    "arun": _arun,
+    "aexec": _aexec,
     "nested run, run-level approve": _nested_run_level_approve,
     "nested run on another Runtime": _nested_on_another_runtime,
-    "rerun": _rerun, "rerun_all": _rerun_all, "fork": _fork,
+    "rerun": _rerun,
+    "rerun_all": _rerun_all,
+    "fork": _fork,
     "rerun of a step run whose picks were denied": _rerun_of_denied_step_run,
     "evaluate": _evaluate,
     "%%agent -m VAR": _cell_model_variable,
@@ -218,8 +226,17 @@ def test_a_deny_policy_holds_at_every_entry_point(entry, request):
 # -- the rest of the context ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("line", ["-m m", "-m offline", "-m openai:gpt-4.1-mini", "-m m,n",
-                                  "-m openai:gpt-4.1-mini --base-url http://127.0.0.1:9/v1", ""])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "-m m",
+        "-m offline",
+        "-m openai:gpt-4.1-mini",
+        "-m m,n",
+        "-m openai:gpt-4.1-mini --base-url http://127.0.0.1:9/v1",
+        "",
+    ],
+)
 def test_every_cell_runtime_is_the_notebooks_with_its_model_replaced(notebook, monkeypatch, line):
     from openprogram_jupyter.jupyter import _LOADED
     from openprogram_jupyter.tools.registry import Registry
@@ -227,8 +244,9 @@ def test_every_cell_runtime_is_the_notebooks_with_its_model_replaced(notebook, m
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-key")
     notebook.user_ns["m"], notebook.user_ns["n"] = script(), script()
     registry = Registry()
-    notebook.user_ns["runtime"] = base = op.Runtime(model=script(), approve=DENY, tools_deny=["secret_*"],
-                                                    max_depth=2, cancel_grace=0.25, registry=registry)
+    notebook.user_ns["runtime"] = base = op.Runtime(
+        model=script(), approve=DENY, tools_deny=["secret_*"], max_depth=2, cancel_grace=0.25, registry=registry
+    )
     for plan in _LOADED[id(notebook)].plans(line, "hi"):
         runtime = plan.runtime
         assert runtime.approve is DENY and runtime.tools_deny == ["secret_*"], line
@@ -272,8 +290,9 @@ def test_a_rerun_given_an_approver_asks_it_again_about_each_recorded_refusal():
 
 
 def test_a_rerun_runs_a_recorded_edit_with_the_edited_arguments():
-    run = op.Runtime(model=script()).run("go", tools=[DROP], step=True,
-                                         approve=lambda request: op.edit(table="scratch"))
+    run = op.Runtime(model=script()).run(
+        "go", tools=[DROP], step=True, approve=lambda request: op.edit(table="scratch")
+    )
     assert DROPPED == ["scratch"]
     DROPPED.clear()
     again = run.rerun()
@@ -281,8 +300,7 @@ def test_a_rerun_runs_a_recorded_edit_with_the_edited_arguments():
 
 
 def test_a_recorded_skip_is_a_skip_again_with_its_reason():
-    run = op.Runtime(model=script()).run("go", tools=[DROP], step=True,
-                                         approve=lambda request: op.skip("not today"))
+    run = op.Runtime(model=script()).run("go", tools=[DROP], step=True, approve=lambda request: op.skip("not today"))
     again = run.rerun()
     assert not DROPPED and drops(again) == ["skipped"] and again.divergence is None
     assert "not today" in again.tool_results[0].text
@@ -292,12 +310,14 @@ def test_a_fork_keeps_the_runs_rules_but_not_a_finished_views_buttons():
     # A cell's approver is its policy asking with the view's buttons; the view is gone when
     # the run is forked in Python, so the fork keeps the rules and has no one to ask.
     asked = []
+
     def ask_in_view(request):
         asked.append(request.tool_name)
         return False
 
-    run = op.Runtime(model=script()).run("go", tools=[DROP],
-                                         approve=op.policy(ask=["drop_*"]).in_session(None, ask_in_view))
+    run = op.Runtime(model=script()).run(
+        "go", tools=[DROP], approve=op.policy(ask=["drop_*"]).in_session(None, ask_in_view)
+    )
     assert asked == ["drop_table"] and not DROPPED
     fork = run.fork(1, model=script())
     assert asked == ["drop_table"] and not DROPPED
@@ -307,8 +327,11 @@ def test_a_fork_keeps_the_runs_rules_but_not_a_finished_views_buttons():
 # -- every place that starts a run is on the documented list ------------------------------------
 
 _STARTS = frozenset({"run", "arun", "start", "exec", "aexec", "_execute", "rerun", "fork"})
-_RUN, _FORK, _RERUN = ("Runtime.run / exec / start / arun / aexec", "Runtime.fork / Run.fork",
-                       "Runtime.rerun / Run.rerun / op.rerun_all")
+_RUN, _FORK, _RERUN = (
+    "Runtime.run / exec / start / arun / aexec",
+    "Runtime.fork / Run.fork",
+    "Runtime.rerun / Run.rerun / op.rerun_all",
+)
 _EVALUATE, _CELL = "op.evaluate / op.aevaluate", "%%agent (awaited, blocking, --background, -m A,B)"
 NOT_A_RUN = None  # a thread, a regex match, an event loop, an MCP session, a Runtime built but not run
 
@@ -336,7 +359,7 @@ SITES: dict[str, str | None] = {
     "jupyter._warm_up:start_warm_up | thread.start": NOT_A_RUN,
     "models._json_depth:nesting_past | match.start": NOT_A_RUN,
     "models.bedrock:BedrockModel._attempt | pump.start": NOT_A_RUN,
-    "models.bedrock:_StreamPump.start | threading.Thread(target=self._run, name='bedrock-converse-stream', "
+    "models._bedrock_stream:StreamPump.start | threading.Thread(target=self._run, name='bedrock-converse-stream', "
     "daemon=True).start": NOT_A_RUN,
     "render._markdown_inert:_inert_prose | match.start": NOT_A_RUN,
     "render._markdown_inert:_inert_prose | closing.start": NOT_A_RUN,
@@ -376,12 +399,16 @@ def _sites() -> set[str]:
 
     def walk(node: ast.AST, module: str, scope: list[str]) -> None:
         for child in ast.iter_child_nodes(node):
-            inner = [*scope, child.name] if isinstance(
-                child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else scope
+            inner = (
+                [*scope, child.name]
+                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                else scope
+            )
             if isinstance(child, ast.Call):
                 called = child.func
-                if ((isinstance(called, ast.Attribute) and called.attr in _STARTS)
-                        or (isinstance(called, ast.Name) and called.id in ("Runtime", "execute"))):
+                if (isinstance(called, ast.Attribute) and called.attr in _STARTS) or (
+                    isinstance(called, ast.Name) and called.id in ("Runtime", "execute")
+                ):
                     found.add(f"{module}:{'.'.join(scope)} | {ast.unparse(called)}")
             walk(child, module, inner)
 
@@ -396,12 +423,15 @@ def test_every_place_that_starts_a_run_is_an_entry_point_on_the_documented_list(
     from openprogram_jupyter._run_context import ENTRY_POINTS
 
     new = sorted(_sites() - set(SITES))
-    assert not new, ("these start a run (or build a Runtime) and are on no list: map each in SITES to its "
-                     "entry point in _run_context.ENTRY_POINTS (docs/semantics.md §9), adding one if it is new, "
-                     "and make it derive its context from the run or Runtime it serves:\n" + "\n".join(new))
+    assert not new, (
+        "these start a run (or build a Runtime) and are on no list: map each in SITES to its "
+        "entry point in _run_context.ENTRY_POINTS (docs/semantics.md §9), adding one if it is new, "
+        "and make it derive its context from the run or Runtime it serves:\n" + "\n".join(new)
+    )
     assert {entry for entry in SITES.values() if entry is not None} <= set(ENTRY_POINTS)
     semantics = (Path(op.__file__).parent.parent / "docs" / "semantics.md").read_text()
     section = semantics.split("\n## 9. ")[1].split("\n## ")[0]
     table = [line for line in section.splitlines() if line.startswith("| ")]
-    assert [f"| {name} | {text} |" for name, text in ENTRY_POINTS.items()] == table[1:], \
+    assert [f"| {name} | {text} |" for name, text in ENTRY_POINTS.items()] == table[1:], (
         "docs/semantics.md §9's table is not _run_context.ENTRY_POINTS"
+    )

@@ -29,8 +29,14 @@ def pytest_on(path, *, extra_path=None):
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith("OPENAI_")}
     if extra_path is not None:
         env["PYTHONPATH"] = f"{extra_path}{os.pathsep}{env.get('PYTHONPATH', '')}"
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "ignore", str(path)],
-                          capture_output=True, text=True, cwd=path.parent, env=env, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "ignore", str(path)],
+        capture_output=True,
+        text=True,
+        cwd=path.parent,
+        env=env,
+        timeout=120,
+    )
     return done.returncode, done.stdout + done.stderr
 
 
@@ -39,8 +45,10 @@ def recorded_over_the_wire():
     """A four-round run of a real client against the loopback server, which is gone after."""
     tool = op.function(find_city, register_globally=False)
     with FakeServer() as server:
-        server.script(*[Turn(calls=[Call("find_city", {"city": c})]) for c in ("paris", "lyon", "nice")],
-                      Turn(text="Paris, Lyon and Nice."))
+        server.script(
+            *[Turn(calls=[Call("find_city", {"city": c})]) for c in ("paris", "lyon", "nice")],
+            Turn(text="Paris, Lyon and Nice."),
+        )
         runtime = op.Runtime(model="openai:gpt-4.1-mini", api_key=KEY, base_url=server.openai_base_url)
         run = runtime.run("Find Paris, Lyon and Nice.", tools=[tool], max_iterations=9)
     assert run.rounds == 4 and run.stop_reason == "stop"
@@ -54,8 +62,11 @@ def test_the_test_passes_offline_and_fails_naming_the_call_a_schema_change_break
     assert code == 0 and "2 passed" in output, output
 
     source = path.read_text()
-    path.write_text(source.replace("def find_city(city: str)", "def find_city(place: str)")
-                          .replace("return city.upper()", "return place.upper()"))
+    path.write_text(
+        source.replace("def find_city(city: str)", "def find_city(place: str)").replace(
+            "return city.upper()", "return place.upper()"
+        )
+    )
     code, output = pytest_on(path)
     assert code == 1, output
     assert 'op.check: expected pick 1 to be find_city(city="paris") that ran and returned' in output
@@ -71,14 +82,16 @@ def test_the_test_fails_when_a_result_changes(tmp_path, recorded_over_the_wire):
 
 def test_tools_from_a_module_are_imported_and_edits_to_it_count(tmp_path):
     module = tmp_path / "city_tools.py"
-    module.write_text(textwrap.dedent('''
+    module.write_text(
+        textwrap.dedent('''
         import openprogram_jupyter as op
 
         @op.function(register_globally=False)
         def find_city(city: str) -> str:
             """Look a city up."""
             return city.upper()
-    '''))
+    ''')
+    )
     sys.path.insert(0, str(tmp_path))
     try:
         import city_tools
@@ -98,7 +111,8 @@ def test_tools_from_a_module_are_imported_and_edits_to_it_count(tmp_path):
 
 def test_the_names_a_tool_uses_are_imported_as_its_module_had_them(tmp_path):
     module = tmp_path / "shelf_tools.py"
-    module.write_text(textwrap.dedent('''
+    module.write_text(
+        textwrap.dedent('''
         import datetime as dt
         import json
         from typing import Literal
@@ -108,7 +122,8 @@ def test_the_names_a_tool_uses_are_imported_as_its_module_had_them(tmp_path):
         def shelve(kind: Literal["book", "map"], year: int) -> str:
             """Shelve an item."""
             return json.dumps([kind, dt.date(year, 1, 1).isoformat()])
-    '''))
+    ''')
+    )
     sys.path.insert(0, str(tmp_path))
     try:
         import shelf_tools
@@ -117,7 +132,8 @@ def test_the_names_a_tool_uses_are_imported_as_its_module_had_them(tmp_path):
     shelf_tools.shelve.__module__ = "__main__"  # as if the notebook defined it: its source is copied
     tool = op.function(shelf_tools.shelve, register_globally=False)
     run = op.Runtime(model=op.ScriptedModel([call("shelve", kind="map", year=1901), "Shelved."])).run(
-        "Shelve it.", tools=[tool])
+        "Shelve it.", tools=[tool]
+    )
     source = run.to_test(tmp_path / "test_shelve.py").read_text()
     assert "import datetime as dt\nimport json\nfrom typing import Literal\n" in source
     assert "HELPER" not in source and "import shelf_tools" not in source
@@ -132,8 +148,9 @@ def test_text_from_the_run_never_becomes_code(tmp_path):
     run = op.Runtime(model=model).run(hostile, tools=[tool])
     path = run.to_test(tmp_path / "test_hostile.py")
     tree = ast.parse(path.read_text())
-    calls = {node.func.attr for node in ast.walk(tree) if isinstance(node, ast.Call)
-             and isinstance(node.func, ast.Attribute)}
+    calls = {
+        node.func.attr for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+    }
     assert "system" not in calls
     assert [n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == "os"] == []
     code, output = pytest_on(path)
@@ -162,11 +179,16 @@ def _without_source():
     return namespace["echo"]
 
 
-@pytest.mark.parametrize(("tool", "why"), [
-    (op.function(_without_source(), register_globally=False), "the source of the tool 'echo' cannot be written"),
-    ({"spec": {"name": "ext", "parameters": {"type": "object", "properties": {}}}, "execute": lambda: "x"},
-     "the source of the tool 'ext' cannot be written"),
-])
+@pytest.mark.parametrize(
+    ("tool", "why"),
+    [
+        (op.function(_without_source(), register_globally=False), "the source of the tool 'echo' cannot be written"),
+        (
+            {"spec": {"name": "ext", "parameters": {"type": "object", "properties": {}}}, "execute": lambda: "x"},
+            "the source of the tool 'ext' cannot be written",
+        ),
+    ],
+)
 def test_a_tool_without_a_source_to_write_asks_for_a_module(tmp_path, tool, why):
     name = "ext" if isinstance(tool, dict) else "echo"
     run = op.Runtime(model=op.ScriptedModel([call(name), "ok"])).run("go", tools=[tool])
@@ -226,21 +248,24 @@ def test_a_folder_or_a_file_in_the_way_is_named_and_nothing_is_left(tmp_path):
 
 def test_a_tool_from_an_importable_module_is_imported_so_edits_to_it_count(tmp_path):
     module = tmp_path / "area_tools.py"
-    module.write_text(textwrap.dedent('''
+    module.write_text(
+        textwrap.dedent('''
         import openprogram_jupyter as op
 
         @op.function(register_globally=False)
         def area(width: float, height: float) -> float:
             """The area of a rectangle."""
             return width * height
-    '''))
+    ''')
+    )
     sys.path.insert(0, str(tmp_path))
     try:
         import area_tools
     finally:
         sys.path.remove(str(tmp_path))
     run = op.Runtime(model=op.ScriptedModel([call("area", width=2, height=3), "6."])).run(
-        "Area?", tools=[area_tools.area])
+        "Area?", tools=[area_tools.area]
+    )
     path = run.to_test(tmp_path / "tests" / "test_area.py")
     source = path.read_text()
     assert "from area_tools import area" in source and "def area" not in source
@@ -274,8 +299,17 @@ def test_calls_the_user_refused_are_refused_again_in_the_written_test(tmp_path):
     exec(compile(source, str(module), "exec"), namespace)
     tools = [op.function(namespace[name], register_globally=False) for name in ("drop_table", "count_rows")]
     answers = iter([False, op.edit(table="orders"), op.skip("not now"), True])
-    model = op.ScriptedModel([[call("drop_table", table="users"), call("count_rows", table="users"),
-                               call("count_rows", table="x"), call("count_rows", table="items")], "Done."])
+    model = op.ScriptedModel(
+        [
+            [
+                call("drop_table", table="users"),
+                call("count_rows", table="users"),
+                call("count_rows", table="x"),
+                call("count_rows", table="items"),
+            ],
+            "Done.",
+        ]
+    )
     run = op.Runtime(model=model).run("Tidy up.", tools=tools, step=True, approve=lambda request: next(answers))
     assert [r.status for r in run.tool_results] == ["denied", "done", "skipped", "done"] and not marker.exists()
 

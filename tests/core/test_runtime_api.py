@@ -15,9 +15,22 @@ import openprogram_jupyter as op
 from .conftest import call, results
 
 PINNED_NAMES = [
-    "function", "agentic_function", "Runtime", "Run", "RunHandle", "ToolCall", "ScriptedModel",
-    "UserMessage", "AssistantMessage", "ToolResultMessage", "TextContent", "ThinkingContent",
-    "Usage", "DecisionError", "decision", "load_ipython_extension",
+    "function",
+    "agentic_function",
+    "Runtime",
+    "Run",
+    "RunHandle",
+    "ToolCall",
+    "ScriptedModel",
+    "UserMessage",
+    "AssistantMessage",
+    "ToolResultMessage",
+    "TextContent",
+    "ThinkingContent",
+    "Usage",
+    "DecisionError",
+    "decision",
+    "load_ipython_extension",
 ]
 
 
@@ -48,8 +61,10 @@ def test_decorated_function_stays_an_ordinary_callable_with_name_and_spec():
         "description": "Add two numbers.",
         "parameters": {
             "type": "object",
-            "properties": {"a": {"type": "number", "description": "First number."},
-                           "b": {"type": "number", "description": "Second number."}},
+            "properties": {
+                "a": {"type": "number", "description": "First number."},
+                "b": {"type": "number", "description": "Second number."},
+            },
             "required": ["a", "b"],
             "additionalProperties": False,
         },
@@ -206,8 +221,10 @@ def test_default_model_is_offline_without_keys(monkeypatch):
 def test_importing_the_package_imports_no_provider_sdk():
     import subprocess
 
-    code = ("import sys, openprogram_jupyter; "
-            "print([m for m in ('openai', 'anthropic', 'boto3', 'httpx', 'ipywidgets') if m in sys.modules])")
+    code = (
+        "import sys, openprogram_jupyter; "
+        "print([m for m in ('openai', 'anthropic', 'boto3', 'httpx', 'ipywidgets') if m in sys.modules])"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
@@ -279,9 +296,14 @@ def test_offline_model_with_the_default_menu_calls_nothing_and_lists_tools():
 def test_run_usage_is_a_running_total_of_every_reply_and_never_rescans_the_events():
     """The loop reads run.usage every round (budgets); summing every event each time made a
     round's cost grow with the run (bench/long_run.py: 14.6× slower by round 2,000)."""
-    replies = [op.AssistantMessage(content=[op.ToolCall(name="add", arguments={"a": 1, "b": i})],
-                                   stop_reason="toolUse", usage=op.Usage(input=10 + i, output=2, cost=0.001))
-               for i in range(3)]
+    replies = [
+        op.AssistantMessage(
+            content=[op.ToolCall(name="add", arguments={"a": 1, "b": i})],
+            stop_reason="toolUse",
+            usage=op.Usage(input=10 + i, output=2, cost=0.001),
+        )
+        for i in range(3)
+    ]
     replies.append(op.AssistantMessage(content=[op.TextContent(text="done")], usage=op.Usage(input=20, output=5)))
 
     @op.function

@@ -13,16 +13,26 @@ from openprogram_jupyter._runtime_config import RuntimeConfig
 
 
 def test_the_configuration_has_a_field_for_every_keyword_of_runtime():
-    keywords = {name for name, parameter in inspect.signature(op.Runtime).parameters.items()
-                if parameter.kind is not inspect.Parameter.VAR_KEYWORD}
+    keywords = {
+        name
+        for name, parameter in inspect.signature(op.Runtime).parameters.items()
+        if parameter.kind is not inspect.Parameter.VAR_KEYWORD
+    }
     fields = {field.name for field in dataclasses.fields(RuntimeConfig)} - {"settings"}
     assert keywords == fields
 
 
 def test_replace_carries_every_keyword_and_what_the_user_set_after():
     deny = op.policy(deny=["drop_*"])
-    runtime = op.Runtime(model="offline", tools_deny=["secret_*"], max_depth=3, cancel_grace=0.1,
-                         record=None, system="Be brief.", max_iterations=4)
+    runtime = op.Runtime(
+        model="offline",
+        tools_deny=["secret_*"],
+        max_depth=3,
+        cancel_grace=0.1,
+        record=None,
+        system="Be brief.",
+        max_iterations=4,
+    )
     runtime.approve = deny
     runtime.cancel_grace = 0.2
     copy = runtime.replace(max_iterations=5)

@@ -117,8 +117,10 @@ def test_a_hand_built_run_is_masked_in_its_views(monkeypatch):
     # The record of a real run holds no secret; a Run built by hand gets the second line.
     monkeypatch.setenv("OPENAI_API_KEY", GROQ_SHAPED)
     run = op.Run("run_1", "scripted", [])
-    run.messages = [op.UserMessage(content=f"use {GROQ_SHAPED}"),
-                    op.AssistantMessage(content=[op.TextContent(text=f"ok {GROQ_SHAPED}")])]
+    run.messages = [
+        op.UserMessage(content=f"use {GROQ_SHAPED}"),
+        op.AssistantMessage(content=[op.TextContent(text=f"ok {GROQ_SHAPED}")]),
+    ]
     run.stop_reason = "stop"
     for view in [repr(run), run._repr_html_(), run._repr_markdown_(), *render_bundle(run).values()]:
         assert GROQ_SHAPED not in view and MASK in view
@@ -163,7 +165,7 @@ def test_a_stream_never_shows_part_of_a_secret_split_across_pieces():
     text = f"Your key is {GROQ_SHAPED}, keep it."
     for size in (1, 3, 5, 7, 40):
         stream = StreamMask(secrets)
-        shown = [stream.feed(0, text[i:i + size]) for i in range(0, len(text), size)]
+        shown = [stream.feed(0, text[i : i + size]) for i in range(0, len(text), size)]
         shown += stream.flush().values()
         assert "".join(shown) == f"Your key is {MASK}, keep it.", size
         assert all("gsk" not in piece for piece in shown)
@@ -176,11 +178,17 @@ def test_a_stream_that_only_looked_like_a_secret_is_shown_whole():
 
 
 def test_a_signed_thinking_block_that_held_a_secret_loses_its_signature():
-    reply = op.AssistantMessage(content=[op.ThinkingContent(thinking=f"the key is {LOCAL_TOKEN}", signature="sig"),
-                                         op.ThinkingContent(thinking="nothing here", signature="sig2")])
+    reply = op.AssistantMessage(
+        content=[
+            op.ThinkingContent(thinking=f"the key is {LOCAL_TOKEN}", signature="sig"),
+            op.ThinkingContent(thinking="nothing here", signature="sig2"),
+        ]
+    )
     ReplyMask(Secrets([LOCAL_TOKEN])).finish(reply)
-    assert [(b.thinking, b.signature) for b in reply.content] == [(f"the key is {MASK}", None),
-                                                                  ("nothing here", "sig2")]
+    assert [(b.thinking, b.signature) for b in reply.content] == [
+        (f"the key is {MASK}", None),
+        ("nothing here", "sig2"),
+    ]
 
 
 def test_a_key_replaced_with_agent_key_stays_masked(monkeypatch):

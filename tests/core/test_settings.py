@@ -22,7 +22,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 def test_the_docs_table_is_the_generated_one():
     assert markdown_table() in (REPO / "docs" / "settings.md").read_text(), (
-        "docs/settings.md shows an old settings table: paste the output of settings.markdown_table()")
+        "docs/settings.md shows an old settings table: paste the output of settings.markdown_table()"
+    )
 
 
 def test_a_runtime_holds_defaults_and_a_run_lays_its_own_over_them():
@@ -64,8 +65,14 @@ def test_a_nested_run_inherits_only_the_settings_declared_inherited():
         return "ok"
 
     rt = op.Runtime(model=op.ScriptedModel([call("helper"), "done"]))
-    rt.run("Use the helper.", tools=[helper], text_tool_calls=True, capture_wire=True, max_iterations=3,
-           system="outer only")
+    rt.run(
+        "Use the helper.",
+        tools=[helper],
+        text_tool_calls=True,
+        capture_wire=True,
+        max_iterations=3,
+        system="outer only",
+    )
     assert (seen["text_tool_calls"], seen["capture_wire"]) == (True, True)
     assert (seen["max_iterations"], seen["system"]) == (20, None), "caps and prompts are each run's own"
 
@@ -88,9 +95,18 @@ def test_replace_keeps_every_keyword_of_the_runtime_but_the_changed_ones(tmp_pat
         return True
 
     registry = Registry()
-    rt = op.Runtime(model="offline", approve=approve, tools_deny=["rm"], max_depth=3, cancel_grace=1.5,
-                    registry=registry, record=tmp_path / "c.json", text_tool_calls=True, capture_wire=True,
-                    max_cost=0.5)
+    rt = op.Runtime(
+        model="offline",
+        approve=approve,
+        tools_deny=["rm"],
+        max_depth=3,
+        cancel_grace=1.5,
+        registry=registry,
+        record=tmp_path / "c.json",
+        text_tool_calls=True,
+        capture_wire=True,
+        max_cost=0.5,
+    )
     other = op.ScriptedModel(["hi"])
     copy = rt.replace(model=other)
     assert copy.model_spec is other
@@ -126,12 +142,15 @@ def test_a_new_setting_is_one_declaration(tmp_path):
     settings = copy / "settings.py"
     source = settings.read_text()
     anchor = "\n\ndef _declarations()"
-    declaration = textwrap.indent(textwrap.dedent('''
+    declaration = textwrap.indent(
+        textwrap.dedent("""
         shout_level: Annotated[int | None, Setting(
             None, _whole(1, "a positive int"), "how loudly to answer", Flag("--shout-level", "N|none", _capped("x")))]
-    '''), "    ")
+    """),
+        "    ",
+    )
     settings.write_text(source.replace(anchor, declaration.rstrip() + "\n" + anchor, 1))
-    probe = textwrap.dedent('''
+    probe = textwrap.dedent("""
         import openprogram_jupyter as op
         from openprogram_jupyter.jupyter._options import USAGE, parse_options
         from openprogram_jupyter.settings import markdown_table
@@ -148,6 +167,6 @@ def test_a_new_setting_is_one_declaration(tmp_path):
         assert "[--shout-level N|none]" in USAGE, USAGE
         assert "| `shout_level` | `None` | `--shout-level N\\\\|none` | how loudly to answer. |" in markdown_table()
         print("ok")
-    ''')
+    """)
     done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert done.stdout.strip() == "ok", done.stderr

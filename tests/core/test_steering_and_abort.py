@@ -217,7 +217,6 @@ def test_undelivered_steering_is_kept_when_the_round_cap_ends_the_run():
     model = op.ScriptedModel([call("noop"), "never"])
     steering = [["late message"]]
     rt = op.Runtime(model=model)
-    run = rt.run("go", tools=[noop], max_iterations=1,
-                 get_steering_messages=lambda: steering.pop() if steering else [])
+    run = rt.run("go", tools=[noop], max_iterations=1, get_steering_messages=lambda: steering.pop() if steering else [])
     assert run.stop_reason == "max_iterations"
     assert run.pending_messages == ["late message"]

@@ -40,8 +40,12 @@ def test_every_pick_asks_and_each_answer_does_what_it_says():
     model = scripted(call("add", a=1, b=2), call("add", a=3, b=4), call("add", a=5, b=6), call("add", a=7, b=8), "ok")
     run = op.Runtime(model=model).run("go", tools=[add], step=True, approve=approve)
     # add is not requires_approval: without step mode none of these would have asked.
-    assert asked == [("add", {"a": 1, "b": 2}), ("add", {"a": 3, "b": 4}), ("add", {"a": 5, "b": 6}),
-                     ("add", {"a": 7, "b": 8})]
+    assert asked == [
+        ("add", {"a": 1, "b": 2}),
+        ("add", {"a": 3, "b": 4}),
+        ("add", {"a": 5, "b": 6}),
+        ("add", {"a": 7, "b": 8}),
+    ]
     assert ran == [(1, 2), (10, 20)]
     statuses = [(r.status, r.details.get("approval")) for r in results(run)]
     assert statuses == [("done", "approved"), ("denied", "denied"), ("done", "edited"), ("skipped", "skipped")]
@@ -62,7 +66,9 @@ def test_an_edited_call_keeps_the_models_message_and_tells_the_model_what_ran():
     assert seen.tool_call_id == sent_call.id
     first_line, value = seen.text.split("\n")
     assert "user changed" in first_line and json.loads(first_line.split(" to ", 1)[1].split("; ")[0]) == {
-        "a": 10, "b": 20}
+        "a": 10,
+        "b": 20,
+    }
     assert value == "30.0"
 
 
@@ -107,7 +113,9 @@ def test_a_requires_approval_tool_outside_step_mode_accepts_the_same_answers():
     answers = iter([op.edit(target="mars"), op.skip("too hot")])
     run = op.Runtime(model=model).run("go", tools=[launch], approve=lambda r: next(answers))
     assert [r.text.split("\n")[-1] for r in results(run)] == [
-        "launched mars", "skipped by the user: too hot. The call did not run."]
+        "launched mars",
+        "skipped by the user: too hot. The call did not run.",
+    ]
 
 
 def test_step_mode_without_an_approver_is_refused_before_anything_runs():
@@ -139,8 +147,7 @@ def test_an_approver_that_raises_denies_the_call_and_the_run_goes_on(kind):
         broken(request)
 
     model = scripted(call("add", a=1, b=2), "ok")
-    run = op.Runtime(model=model).run("go", tools=[add], step=True,
-                                      approve=broken if kind == "sync" else broken_async)
+    run = op.Runtime(model=model).run("go", tools=[add], step=True, approve=broken if kind == "sync" else broken_async)
     assert ran == []
     (result,) = results(run)
     assert (result.status, result.is_error) == ("denied", True)
@@ -148,8 +155,9 @@ def test_an_approver_that_raises_denies_the_call_and_the_run_goes_on(kind):
     assert (run.stop_reason, run.text) == ("stop", "ok")
 
 
-@pytest.mark.parametrize("answer", ["no", "n", "False", "yes", "", None, 1, 0, {"approve": True}, [True],
-                                    op.skip, op.edit])
+@pytest.mark.parametrize(
+    "answer", ["no", "n", "False", "yes", "", None, 1, 0, {"approve": True}, [True], op.skip, op.edit]
+)
 def test_an_answer_that_is_not_true_false_edit_or_skip_never_runs_the_call_and_names_the_answer(answer):
     ran = []
 
@@ -170,8 +178,9 @@ def test_an_answer_that_is_not_true_false_edit_or_skip_never_runs_the_call_and_n
     assert (run.stop_reason, run.text) == ("stop", "ok")
 
 
-@pytest.mark.parametrize(("answer", "ran"), [(True, ["users"]), (False, []), (op.edit(table="logs"), ["logs"]),
-                                             (op.skip("not today"), [])])
+@pytest.mark.parametrize(
+    ("answer", "ran"), [(True, ["users"]), (False, []), (op.edit(table="logs"), ["logs"]), (op.skip("not today"), [])]
+)
 def test_true_and_edit_run_a_call_false_and_skip_do_not(answer, ran):
     calls = []
 
@@ -182,5 +191,6 @@ def test_true_and_edit_run_a_call_false_and_skip_do_not(answer, ran):
         return f"dropped {table}"
 
     op.Runtime(model=scripted(call("drop", table="users"), "ok"), approve=lambda request: answer).run(
-        "go", tools=[drop])
+        "go", tools=[drop]
+    )
     assert calls == ran

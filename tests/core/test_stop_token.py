@@ -58,7 +58,8 @@ def _slow_tool(started: threading.Event) -> op.Tool:
 def test_run_handle_abort_reaches_the_run_without_polling(no_polling):
     started = threading.Event()
     handle = op.Runtime(model=op.ScriptedModel([call("wait_long"), "never"])).start(
-        "Wait.", tools=[_slow_tool(started)])
+        "Wait.", tools=[_slow_tool(started)]
+    )
     assert started.wait(10)
     begun = time.monotonic()
     handle.abort()
@@ -89,7 +90,8 @@ def test_a_nested_run_stops_with_the_call_it_runs_inside_without_polling(no_poll
 def test_a_callers_plain_event_still_stops_the_run():
     abort, started = threading.Event(), threading.Event()
     handle = op.Runtime(model=op.ScriptedModel([call("wait_long"), "never"])).start(
-        "Wait.", tools=[_slow_tool(started)], abort=abort)
+        "Wait.", tools=[_slow_tool(started)], abort=abort
+    )
     assert started.wait(10)
     abort.set()
     assert handle.wait(timeout=STOPPED_QUICKLY).stop_reason == "aborted"

@@ -162,7 +162,12 @@ def test_the_same_arguments_in_another_order_are_the_same_cached_call():
         calls.append((width, height))
         return width * height
 
-    model = op.ScriptedModel([op.ToolCall(name="area", arguments={"width": 2, "height": 3}),
-                              op.ToolCall(name="area", arguments={"height": 3, "width": 2}), "ok"])
+    model = op.ScriptedModel(
+        [
+            op.ToolCall(name="area", arguments={"width": 2, "height": 3}),
+            op.ToolCall(name="area", arguments={"height": 3, "width": 2}),
+            "ok",
+        ]
+    )
     run = op.Runtime(model=model).run("go", tools=[area])
     assert calls == [(2, 3)] and [r.text for r in results(run)] == ["6", "6"]

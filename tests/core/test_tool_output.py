@@ -28,7 +28,10 @@ def test_printed_lines_and_stderr_are_kept_in_order_in_the_result_details():
     [result] = results(op.Runtime(model=op.ScriptedModel([call("chatty"), "ok"])).run("go", tools=[chatty]))
     assert result.text == "value"  # the model reads the return value
     assert [(i["name"], i["text"]) for i in result.details["output"]] == [
-        ("stdout", "first\n"), ("stderr", "oops\n"), ("stdout", "second\n")]
+        ("stdout", "first\n"),
+        ("stderr", "oops\n"),
+        ("stdout", "second\n"),
+    ]
 
 
 def test_a_tool_returning_none_after_printing_hands_the_printed_text_to_the_model():
@@ -142,7 +145,7 @@ def test_the_saved_transcript_shows_the_output_inside_the_call_before_the_next_c
     bundle = render_bundle(op.Runtime(model=model).run("go", tools=[noisy]))
     html = bundle["text/html"]
     first, second = html.index("&lt;b&gt;line 1&lt;/b&gt;"), html.index("&lt;b&gt;line 2&lt;/b&gt;")
-    cards = [i for i in range(len(html)) if html.startswith("<details", i) and "noisy" in html[i:i + 400]]
+    cards = [i for i in range(len(html)) if html.startswith("<details", i) and "noisy" in html[i : i + 400]]
     assert cards[0] < first < cards[1] < second
     assert "<b>line 1</b>" not in html
     assert "output (stdout):" in bundle["text/plain"] and "output (stdout):" in bundle["text/markdown"]

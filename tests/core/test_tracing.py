@@ -43,16 +43,34 @@ def _run_with_a_nested_run(trace, **options) -> op.Run:
 
 def test_the_attribute_names_are_the_conventions_own():
     assert (_tracing.OPERATION, _tracing.PROVIDER, _tracing.REQUEST_MODEL, _tracing.RESPONSE_MODEL) == (
-        gen_ai.GEN_AI_OPERATION_NAME, gen_ai.GEN_AI_PROVIDER_NAME, gen_ai.GEN_AI_REQUEST_MODEL,
-        gen_ai.GEN_AI_RESPONSE_MODEL)
+        gen_ai.GEN_AI_OPERATION_NAME,
+        gen_ai.GEN_AI_PROVIDER_NAME,
+        gen_ai.GEN_AI_REQUEST_MODEL,
+        gen_ai.GEN_AI_RESPONSE_MODEL,
+    )
     assert (_tracing.INPUT_TOKENS, _tracing.OUTPUT_TOKENS, _tracing.CACHE_READ_TOKENS, _tracing.CACHE_WRITE_TOKENS) == (
-        gen_ai.GEN_AI_USAGE_INPUT_TOKENS, gen_ai.GEN_AI_USAGE_OUTPUT_TOKENS,
-        gen_ai.GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS, gen_ai.GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS)
-    assert (_tracing.TOOL_NAME, _tracing.TOOL_CALL_ID, _tracing.TOOL_ARGUMENTS, _tracing.TOOL_RESULT,
-            _tracing.FINISH_REASONS, _tracing.AGENT_NAME, _tracing.OUTPUT_MESSAGES) == (
-        gen_ai.GEN_AI_TOOL_NAME, gen_ai.GEN_AI_TOOL_CALL_ID, gen_ai.GEN_AI_TOOL_CALL_ARGUMENTS,
-        gen_ai.GEN_AI_TOOL_CALL_RESULT, gen_ai.GEN_AI_RESPONSE_FINISH_REASONS, gen_ai.GEN_AI_AGENT_NAME,
-        gen_ai.GEN_AI_OUTPUT_MESSAGES)
+        gen_ai.GEN_AI_USAGE_INPUT_TOKENS,
+        gen_ai.GEN_AI_USAGE_OUTPUT_TOKENS,
+        gen_ai.GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS,
+        gen_ai.GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS,
+    )
+    assert (
+        _tracing.TOOL_NAME,
+        _tracing.TOOL_CALL_ID,
+        _tracing.TOOL_ARGUMENTS,
+        _tracing.TOOL_RESULT,
+        _tracing.FINISH_REASONS,
+        _tracing.AGENT_NAME,
+        _tracing.OUTPUT_MESSAGES,
+    ) == (
+        gen_ai.GEN_AI_TOOL_NAME,
+        gen_ai.GEN_AI_TOOL_CALL_ID,
+        gen_ai.GEN_AI_TOOL_CALL_ARGUMENTS,
+        gen_ai.GEN_AI_TOOL_CALL_RESULT,
+        gen_ai.GEN_AI_RESPONSE_FINISH_REASONS,
+        gen_ai.GEN_AI_AGENT_NAME,
+        gen_ai.GEN_AI_OUTPUT_MESSAGES,
+    )
 
 
 def test_a_run_with_two_rounds_a_call_and_a_nested_run_is_one_span_tree():
@@ -66,14 +84,16 @@ def test_a_run_with_two_rounds_a_call_and_a_nested_run_is_one_span_tree():
         return by_id[span.parent.span_id].name if span.parent is not None else None
 
     tree = sorted((span.name, parent_name(span)) for span in spans)
-    assert tree == sorted([
-        ("invoke_agent", None),
-        ("chat m", "invoke_agent"),                         # round 1: picks research
-        ("execute_tool research", "invoke_agent"),
-        ("invoke_agent research", "execute_tool research"),  # the nested run, under its call
-        ("chat m", "invoke_agent research"),
-        ("chat m", "invoke_agent"),                         # round 2: the answer
-    ])
+    assert tree == sorted(
+        [
+            ("invoke_agent", None),
+            ("chat m", "invoke_agent"),  # round 1: picks research
+            ("execute_tool research", "invoke_agent"),
+            ("invoke_agent research", "execute_tool research"),  # the nested run, under its call
+            ("chat m", "invoke_agent research"),
+            ("chat m", "invoke_agent"),  # round 2: the answer
+        ]
+    )
     assert len({span.context.trace_id for span in spans}) == 1
     top = next(s for s in spans if s.name == "invoke_agent")
     assert top.attributes[gen_ai.GEN_AI_OPERATION_NAME] == "invoke_agent"
@@ -81,8 +101,9 @@ def test_a_run_with_two_rounds_a_call_and_a_nested_run_is_one_span_tree():
     tool = next(s for s in spans if s.name == "execute_tool research")
     assert tool.attributes[gen_ai.GEN_AI_TOOL_NAME] == "research"
     assert tool.attributes[gen_ai.GEN_AI_TOOL_CALL_ID] == run.tool_results[0].tool_call_id
-    first_chat = min((s for s in spans if s.name == "chat m" and parent_name(s) == "invoke_agent"),
-                     key=lambda s: s.start_time)
+    first_chat = min(
+        (s for s in spans if s.name == "chat m" and parent_name(s) == "invoke_agent"), key=lambda s: s.start_time
+    )
     assert first_chat.attributes[gen_ai.GEN_AI_OPERATION_NAME] == "chat"
     assert first_chat.attributes[gen_ai.GEN_AI_REQUEST_MODEL] == "m"
     assert tuple(first_chat.attributes[gen_ai.GEN_AI_RESPONSE_FINISH_REASONS]) == ("tool_call",)
@@ -102,9 +123,15 @@ def test_a_nested_run_whose_call_reuses_its_parents_call_id_still_nests_and_ends
         return runtime.exec(f"Research {topic}", tools=[lookup])
 
     # Ids are the provider's: nothing keeps a nested run's call from having its parent call's id.
-    model = op.ScriptedModel([op.ToolCall(id="call-1", name="research", arguments={"topic": "owls"}),
-                              op.ToolCall(id="call-1", name="lookup", arguments={"key": "owls"}), "OWLS", "Done."],
-                             name="m")
+    model = op.ScriptedModel(
+        [
+            op.ToolCall(id="call-1", name="research", arguments={"topic": "owls"}),
+            op.ToolCall(id="call-1", name="lookup", arguments={"key": "owls"}),
+            "OWLS",
+            "Done.",
+        ],
+        name="m",
+    )
     provider, exporter = _provider()
     run = op.Runtime(model=model).run("Go.", tools=[research], trace=provider)
     assert run.text == "Done."
@@ -158,16 +185,22 @@ def test_a_key_in_a_tool_name_the_model_made_up_is_masked_in_every_span_name_and
 
 def test_provider_usage_and_errors_reach_the_chat_span():
     provider, exporter = _provider()
-    reply = op.AssistantMessage(model="anthropic:claude-haiku-4-5", content=[op.TextContent(text="hi")],
-                                usage=op.Usage(input=10, output=3, cache_read=900, cache_write=50))
+    reply = op.AssistantMessage(
+        model="anthropic:claude-haiku-4-5",
+        content=[op.TextContent(text="hi")],
+        usage=op.Usage(input=10, output=3, cache_read=900, cache_write=50),
+    )
     model = op.ScriptedModel([reply], name="anthropic:claude-haiku-4-5")
     op.Runtime(model=model).run("Hi.", trace=provider)
     chat = next(s for s in exporter.get_finished_spans() if s.name.startswith("chat"))
     assert chat.name == "chat claude-haiku-4-5"
     assert chat.attributes[gen_ai.GEN_AI_PROVIDER_NAME] == "anthropic"
-    assert (chat.attributes[gen_ai.GEN_AI_USAGE_INPUT_TOKENS], chat.attributes[gen_ai.GEN_AI_USAGE_OUTPUT_TOKENS],
-            chat.attributes[gen_ai.GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS],
-            chat.attributes[gen_ai.GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS]) == (10, 3, 900, 50)
+    assert (
+        chat.attributes[gen_ai.GEN_AI_USAGE_INPUT_TOKENS],
+        chat.attributes[gen_ai.GEN_AI_USAGE_OUTPUT_TOKENS],
+        chat.attributes[gen_ai.GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS],
+        chat.attributes[gen_ai.GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS],
+    ) == (10, 3, 900, 50)
     bedrock = "us.anthropic.claude-sonnet-4-5"
     assert _tracing.model_parts(f"bedrock:{bedrock}") == ("aws.bedrock", bedrock)
     assert _tracing.model_parts("gemini:gemini-2.5-flash") == ("gcp.gemini", "gemini-2.5-flash")
@@ -188,14 +221,28 @@ def test_without_the_api_trace_is_one_clear_error(monkeypatch):
 def _modules_after_load_ext(prefixes: tuple[str, ...], *, warmed_up: bool) -> list[str]:
     """The modules starting with ``prefixes`` that a fresh process holds after ``%load_ext``
     (and, ``warmed_up``, after the warm-up a kernel would run next, run here directly)."""
-    warm = ("from openprogram_jupyter.jupyter import _LOADED; "
+    warm = (
+        (
+            "from openprogram_jupyter.jupyter import _LOADED; "
             "from openprogram_jupyter.jupyter._warm_up import warm_up; "
-            "magics = _LOADED[id(ip)]; warm_up(magics, magics.namespace_runtime); ") if warmed_up else ""
-    code = ("import json, sys; from IPython.testing.globalipapp import start_ipython; ip = start_ipython(); "
-            "ip.run_line_magic('load_ext', 'openprogram_jupyter'); " + warm +
-            f"print(json.dumps(sorted(m for m in sys.modules if m.startswith({prefixes!r}))))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                         env={"OPENPROGRAM_MODEL": "offline", "PATH": "/usr/bin:/bin"})
+            "magics = _LOADED[id(ip)]; warm_up(magics, magics.namespace_runtime); "
+        )
+        if warmed_up
+        else ""
+    )
+    code = (
+        "import json, sys; from IPython.testing.globalipapp import start_ipython; ip = start_ipython(); "
+        "ip.run_line_magic('load_ext', 'openprogram_jupyter'); "
+        + warm
+        + f"print(json.dumps(sorted(m for m in sys.modules if m.startswith({prefixes!r}))))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"OPENPROGRAM_MODEL": "offline", "PATH": "/usr/bin:/bin"},
+    )
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -228,8 +275,9 @@ def test_an_otlp_http_export_to_loopback_decodes_into_the_same_spans():
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         provider = TracerProvider()
-        provider.add_span_processor(SimpleSpanProcessor(
-            OTLPSpanExporter(endpoint=f"http://127.0.0.1:{server.server_port}/v1/traces")))
+        provider.add_span_processor(
+            SimpleSpanProcessor(OTLPSpanExporter(endpoint=f"http://127.0.0.1:{server.server_port}/v1/traces"))
+        )
         _run_with_a_nested_run(provider)
         provider.shutdown()
     finally:
@@ -238,5 +286,6 @@ def test_an_otlp_http_export_to_loopback_decodes_into_the_same_spans():
     for body in _Receiver.bodies:
         request = ExportTraceServiceRequest.FromString(body)
         names += [span.name for rs in request.resource_spans for ss in rs.scope_spans for span in ss.spans]
-    assert sorted(names) == sorted(["invoke_agent", "chat m", "execute_tool research", "invoke_agent research",
-                                    "chat m", "chat m"])
+    assert sorted(names) == sorted(
+        ["invoke_agent", "chat m", "execute_tool research", "invoke_agent research", "chat m", "chat m"]
+    )

@@ -60,7 +60,7 @@ def test_menu_names_the_answer_format_and_every_option():
 @pytest.mark.parametrize("name", list(OPTIONS))
 def test_every_call_example_in_the_menu_is_a_valid_pick(name):
     example = next(line for line in render_menu(OPTIONS).splitlines() if f'"call": "{name}"' in line)
-    rt, _ = scripted_runtime(example.strip()[len("Call: "):])
+    rt, _ = scripted_runtime(example.strip()[len("Call: ") :])
     rt.exec("Pick", choices=OPTIONS, tools=[])
     assert rt.last_run.decision.option == name
 
@@ -98,12 +98,16 @@ def test_menu_is_appended_to_a_user_message_prompt():
 # -- reading the pick ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("reply", [
-    '{"call": "refund", "args": {"amount": 3}}',
-    'I will refund.\n```json\n{"call": "refund", "args": {"amount": 3}}\n```',
-    'Done.\n```\n{"call": "refund", "args": {"amount": 3}}\n```\nThanks.',
-    'My choice: {"call": "refund", "args": {"amount": 3}} — final.',
-], ids=["bare", "fenced-json", "fenced-plain", "inline"])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '{"call": "refund", "args": {"amount": 3}}',
+        'I will refund.\n```json\n{"call": "refund", "args": {"amount": 3}}\n```',
+        'Done.\n```\n{"call": "refund", "args": {"amount": 3}}\n```\nThanks.',
+        'My choice: {"call": "refund", "args": {"amount": 3}} — final.',
+    ],
+    ids=["bare", "fenced-json", "fenced-plain", "inline"],
+)
 def test_pick_is_read_bare_or_fenced(reply):
     assert parse_pick(reply) == Pick("refund", {"amount": 3})
 
@@ -127,15 +131,19 @@ def test_other_json_objects_in_the_reply_are_not_picks():
     assert parse_pick(reply) == Pick("close", {})
 
 
-@pytest.mark.parametrize(("reply", "words"), [
-    ("", "the reply has no text"),
-    ("I would close it.", "no pick found"),
-    ('{"call": "refund", "args": {"amount": 3,}}', "malformed JSON"),
-    ('{"call": "refund", "args": {"amount": 3', "ends early"),
-    ('{"call": "close"} or {"call": "refund"}', "two picks"),
-    ('{"call": 7}', 'the "call" value must be the option name as a string'),
-    ('{"call": "close", "args": [1]}', '"args" must be a JSON object'),
-], ids=["empty", "prose", "malformed", "truncated", "two-picks", "name-not-string", "args-not-object"])
+@pytest.mark.parametrize(
+    ("reply", "words"),
+    [
+        ("", "the reply has no text"),
+        ("I would close it.", "no pick found"),
+        ('{"call": "refund", "args": {"amount": 3,}}', "malformed JSON"),
+        ('{"call": "refund", "args": {"amount": 3', "ends early"),
+        ('{"call": "close"} or {"call": "refund"}', "two picks"),
+        ('{"call": 7}', 'the "call" value must be the option name as a string'),
+        ('{"call": "close", "args": [1]}', '"args" must be a JSON object'),
+    ],
+    ids=["empty", "prose", "malformed", "truncated", "two-picks", "name-not-string", "args-not-object"],
+)
 def test_unusable_reply_is_refused_naming_the_problem(reply, words):
     with pytest.raises(ValueError, match=words):
         parse_pick(reply)

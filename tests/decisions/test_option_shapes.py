@@ -119,9 +119,11 @@ async def test_async_function_option_is_awaited():
 
 def test_spec_and_execute_dict_option_runs_execute():
     tool = {
-        "spec": {"name": "lookup", "description": "Look up a word.",
-                 "parameters": {"type": "object", "properties": {"word": {"type": "string"}},
-                                "required": ["word"]}},
+        "spec": {
+            "name": "lookup",
+            "description": "Look up a word.",
+            "parameters": {"type": "object", "properties": {"word": {"type": "string"}}, "required": ["word"]},
+        },
         "execute": lambda word: word.upper(),
     }
     rt, _ = scripted_runtime(pick("lookup", word="hi"))
@@ -160,7 +162,10 @@ def test_nested_schema_option_with_a_list_of_strings():
     options = {"plan": ("Make a plan.", {"steps": [str], "why": str}), "give_up": None}
     rt, _ = scripted_runtime(pick("plan", steps=["read", "write"], why="it is short"))
     assert rt.exec("Plan the essay", choices=options, tools=[]) == {
-        "decision": "plan", "steps": ["read", "write"], "why": "it is short"}
+        "decision": "plan",
+        "steps": ["read", "write"],
+        "why": "it is short",
+    }
 
 
 def test_schema_option_with_nested_objects_returns_plain_dicts():
@@ -178,8 +183,12 @@ def test_schema_option_accepts_typing_annotations():
 
 
 def test_schema_field_descriptions_reach_the_menu_and_the_schema():
-    options = {"plan": ("Make a plan.", {"why": (str, "the reason, in one sentence"),
-                                          "inner": {"x": (int, "an inner number")}})}
+    options = {
+        "plan": (
+            "Make a plan.",
+            {"why": (str, "the reason, in one sentence"), "inner": {"x": (int, "an inner number")}},
+        )
+    }
     menu = op.decision.render_menu(options)
     assert "- why: the reason, in one sentence" in menu
     rt, model = scripted_runtime(pick("plan", why="w", inner={"x": 1}))
@@ -226,8 +235,9 @@ def test_tools_stay_usable_before_the_decision():
         looked_up.append(city)
         return "rain"
 
-    rt, _ = scripted_runtime(op.ToolCall(name="weather", arguments={"city": "Oslo"}),
-                             "It rains, so: " + pick("umbrella"))
+    rt, _ = scripted_runtime(
+        op.ToolCall(name="weather", arguments={"city": "Oslo"}), "It rains, so: " + pick("umbrella")
+    )
     assert rt.exec("Umbrella?", tools=[weather], choices=["umbrella", "sunglasses"]) == "umbrella"
     assert looked_up == ["Oslo"]
     assert [m.role for m in rt.last_run.messages] == ["user", "assistant", "toolResult", "assistant"]
@@ -251,20 +261,23 @@ def test_user_on_event_listener_still_sees_every_event():
 # -- bad options, refused before anything runs --------------------------------------------
 
 
-@pytest.mark.parametrize(("choices", "error", "words"), [
-    ([], ValueError, "at least one option"),
-    ({}, ValueError, "at least one option"),
-    (["a", "a"], ValueError, "two options are named 'a'"),
-    ("yes", TypeError, "dict {name: option} or a list"),
-    ([("Plan.", {"steps": [str]})], TypeError, "needs a name"),
-    ({"plan": ("Plan.", {"steps": "str"})}, TypeError, "'plan.steps' is the string 'str'"),
-    ({"plan": ("Plan.", {"steps": [str, int]})}, TypeError, "one item type"),
-    ({"plan": ("Plan.", {})}, TypeError, "has no fields"),
-    ({"plan": ("Plan.", {"my-field": str})}, TypeError, "'my-field' must be a Python identifier"),
-    ({"plan": ("Plan.", {"when": object()})}, TypeError, "'plan.when'"),
-    ({"": 1}, TypeError, "non-empty one-line strings"),
-    ([lambda: 1], TypeError, "dict form"),
-])
+@pytest.mark.parametrize(
+    ("choices", "error", "words"),
+    [
+        ([], ValueError, "at least one option"),
+        ({}, ValueError, "at least one option"),
+        (["a", "a"], ValueError, "two options are named 'a'"),
+        ("yes", TypeError, "dict {name: option} or a list"),
+        ([("Plan.", {"steps": [str]})], TypeError, "needs a name"),
+        ({"plan": ("Plan.", {"steps": "str"})}, TypeError, "'plan.steps' is the string 'str'"),
+        ({"plan": ("Plan.", {"steps": [str, int]})}, TypeError, "one item type"),
+        ({"plan": ("Plan.", {})}, TypeError, "has no fields"),
+        ({"plan": ("Plan.", {"my-field": str})}, TypeError, "'my-field' must be a Python identifier"),
+        ({"plan": ("Plan.", {"when": object()})}, TypeError, "'plan.when'"),
+        ({"": 1}, TypeError, "non-empty one-line strings"),
+        ([lambda: 1], TypeError, "dict form"),
+    ],
+)
 def test_bad_choices_are_refused_before_the_model_is_asked(choices, error, words):
     rt, model = scripted_runtime(pick("a"))
     with pytest.raises(error) as raised:

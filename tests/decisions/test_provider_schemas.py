@@ -29,9 +29,14 @@ def add(a: float, b: float = 1.0) -> float:
 
 
 def external(name: str, parameters: dict | None = None, description: str = "A tool.") -> dict:
-    return {"spec": {"name": name, "description": description,
-                     "parameters": parameters or {"type": "object", "properties": {}}},
-            "execute": lambda **kw: None}
+    return {
+        "spec": {
+            "name": name,
+            "description": description,
+            "parameters": parameters or {"type": "object", "properties": {}},
+        },
+        "execute": lambda **kw: None,
+    }
 
 
 # -- the shapes ----------------------------------------------------------------------------
@@ -45,20 +50,27 @@ def test_every_provider_gets_a_declaration():
 # tool format (not computed by models/provider_schemas.py, which these tests check).
 ADD_PARAMETERS = {
     "additionalProperties": False,
-    "properties": {"a": {"description": "First number.", "type": "number"},
-                   "b": {"default": 1.0, "type": "number"}},
+    "properties": {"a": {"description": "First number.", "type": "number"}, "b": {"default": 1.0, "type": "number"}},
     "required": ["a"],
     "type": "object",
 }
 EXPECTED_ADD = {
-    "openai": {"type": "function", "function": {
-        "name": "add", "description": "Add two numbers.", "parameters": ADD_PARAMETERS}},
-    "openai-responses": {"type": "function", "name": "add", "description": "Add two numbers.",
-                         "parameters": ADD_PARAMETERS, "strict": False},
+    "openai": {
+        "type": "function",
+        "function": {"name": "add", "description": "Add two numbers.", "parameters": ADD_PARAMETERS},
+    },
+    "openai-responses": {
+        "type": "function",
+        "name": "add",
+        "description": "Add two numbers.",
+        "parameters": ADD_PARAMETERS,
+        "strict": False,
+    },
     "anthropic": {"name": "add", "description": "Add two numbers.", "input_schema": ADD_PARAMETERS},
     "gemini": {"name": "add", "description": "Add two numbers.", "parametersJsonSchema": ADD_PARAMETERS},
-    "bedrock": {"toolSpec": {"name": "add", "description": "Add two numbers.",
-                             "inputSchema": {"json": ADD_PARAMETERS}}},
+    "bedrock": {
+        "toolSpec": {"name": "add", "description": "Add two numbers.", "inputSchema": {"json": ADD_PARAMETERS}}
+    },
 }
 
 
@@ -92,8 +104,13 @@ def _served_declaration(provider: str, body: dict) -> dict:
     return {key: value for key, value in body["tools"][0].items() if key != "cache_control"}
 
 
-MODEL_IDS = {"openai": "gpt-4.1-mini", "openai-responses": "gpt-4.1-mini", "anthropic": "claude-sonnet-4-5",
-             "gemini": "gemini-2.5-flash", "bedrock": "anthropic.claude-sonnet-4-5-20250929-v1:0"}
+MODEL_IDS = {
+    "openai": "gpt-4.1-mini",
+    "openai-responses": "gpt-4.1-mini",
+    "anthropic": "claude-sonnet-4-5",
+    "gemini": "gemini-2.5-flash",
+    "bedrock": "anthropic.claude-sonnet-4-5-20250929-v1:0",
+}
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
@@ -137,26 +154,35 @@ def test_name_longer_than_64_characters_is_refused_by_every_provider():
 def test_gemini_refuses_a_name_starting_with_a_digit():
     assert schema_problems(external("2fa")) == [
         "gemini: the tool name '2fa' is refused (names must be a letter or '_' first, then letters, digits, "
-        "'_', '.', ':' or '-', at most 64 characters)"]
+        "'_', '.', ':' or '-', at most 64 characters)"
+    ]
 
 
 def test_top_level_any_of_is_refused_by_openai_anthropic_and_bedrock():
     parameters = {"type": "object", "anyOf": [{"properties": {"a": {"type": "string"}}}]}
     problems = schema_problems(external("pick", parameters))
     assert [p.split(":")[0] for p in problems if "top level" in p] == [
-        "openai", "openai-responses", "anthropic", "bedrock"]
+        "openai",
+        "openai-responses",
+        "anthropic",
+        "bedrock",
+    ]
 
 
 def test_parameters_that_are_not_an_object_schema_are_refused():
     problems = schema_problems({"name": "pick", "description": "A bare spec.", "parameters": {"type": "string"}})
-    expected = "all providers: the parameters must be a JSON Schema with \"type\": \"object\", got type 'string'"
+    expected = 'all providers: the parameters must be a JSON Schema with "type": "object", got type \'string\''
     assert expected in problems
 
 
 def test_keywords_outside_geminis_subset_are_flagged_with_their_path():
-    parameters = {"type": "object", "properties": {
-        "code": {"type": "string", "pattern": "^[A-Z]+$"},
-        "items": {"type": "array", "items": {"type": "object", "properties": {"n": {"const": 1}}}}}}
+    parameters = {
+        "type": "object",
+        "properties": {
+            "code": {"type": "string", "pattern": "^[A-Z]+$"},
+            "items": {"type": "array", "items": {"type": "object", "properties": {"n": {"const": 1}}}},
+        },
+    }
     problems = schema_problems(external("pick", parameters))
     assert problems == [
         "gemini: parameters.code uses pattern, outside the JSON Schema subset Gemini documents "
@@ -169,7 +195,8 @@ def test_keywords_outside_geminis_subset_are_flagged_with_their_path():
 def test_gemini_flags_an_enum_of_booleans():
     parameters = {"type": "object", "properties": {"flag": {"enum": [True, False]}}}
     assert schema_problems(external("pick", parameters)) == [
-        "gemini: parameters.flag: enum values must be strings or numbers for Gemini, got [true, false]"]
+        "gemini: parameters.flag: enum values must be strings or numbers for Gemini, got [true, false]"
+    ]
 
 
 # -- the page %agent schema shows ----------------------------------------------------------
@@ -177,11 +204,16 @@ def test_gemini_flags_an_enum_of_booleans():
 
 def test_format_shows_each_provider_shape_as_json_and_says_when_nothing_is_rejected():
     text = format_provider_schemas(add)
-    for title in ("OpenAI Chat Completions (openai:)", "OpenAI Responses (openai-responses:)",
-                  "Anthropic Messages (anthropic:)", "Gemini (gemini:)", "Bedrock Converse (bedrock:)"):
+    for title in (
+        "OpenAI Chat Completions (openai:)",
+        "OpenAI Responses (openai-responses:)",
+        "Anthropic Messages (anthropic:)",
+        "Gemini (gemini:)",
+        "Bedrock Converse (bedrock:)",
+    ):
         assert title in text
-    anthropic = text[text.index("Anthropic Messages (anthropic:)"):text.index("Gemini (gemini:)")]
-    assert json.loads(anthropic[anthropic.index("{"):]) == EXPECTED_ADD["anthropic"]
+    anthropic = text[text.index("Anthropic Messages (anthropic:)") : text.index("Gemini (gemini:)")]
+    assert json.loads(anthropic[anthropic.index("{") :]) == EXPECTED_ADD["anthropic"]
     assert text.endswith("No provider would reject this tool.")
 
 

@@ -23,15 +23,19 @@ def reask_text(model: op.ScriptedModel) -> str:
     return model.requests[1].messages[-1].text
 
 
-@pytest.mark.parametrize(("first_reply", "words"), [
-    ('{"call": "refund", "args": {"amount": 3,}}', "malformed JSON"),
-    ('{"call": "close"} {"call": "refund", "args": {"amount": 1}}', "two picks"),
-    (pick("reopen"), "unknown option 'reopen'; the options are: refund, close, plan"),
-    (pick("refund", amount="three"), "amount: Input should be a valid number"),
-    (pick("plan", steps=["a"]), "why: missing required argument"),
-    (pick("plan", steps="a", why="b"), "- steps: Input should be a valid"),
-    ("I would close it.", "no pick found"),
-], ids=["malformed", "two-picks", "unknown-option", "wrong-type", "missing-field", "nested-wrong-type", "no-pick"])
+@pytest.mark.parametrize(
+    ("first_reply", "words"),
+    [
+        ('{"call": "refund", "args": {"amount": 3,}}', "malformed JSON"),
+        ('{"call": "close"} {"call": "refund", "args": {"amount": 1}}', "two picks"),
+        (pick("reopen"), "unknown option 'reopen'; the options are: refund, close, plan"),
+        (pick("refund", amount="three"), "amount: Input should be a valid number"),
+        (pick("plan", steps=["a"]), "why: missing required argument"),
+        (pick("plan", steps="a", why="b"), "- steps: Input should be a valid"),
+        ("I would close it.", "no pick found"),
+    ],
+    ids=["malformed", "two-picks", "unknown-option", "wrong-type", "missing-field", "nested-wrong-type", "no-pick"],
+)
 def test_bad_first_pick_is_reasked_with_the_problem_and_the_second_pick_wins(first_reply, words):
     rt, model = scripted_runtime(first_reply, pick("close"))
     assert rt.exec("Handle it.", choices=OPTIONS, tools=[]) == "closed"

@@ -29,28 +29,28 @@ def tools_md(ns: dict[str, Any], server: Any) -> None:
 
     gated = ns["gated"]
     assert _sent(gated, 0) == ["add", "place", "read_file", "delete_file", "tool_search"]  # default menu
-    assert _sent(gated, 1) == ["read_file"]        # toolset="files"
-    assert _sent(gated, 2) == ["read_file"]        # tools_source="web" + allow
-    assert _sent(gated, 3) == ["normalize"]        # tools=[normalize]
+    assert _sent(gated, 1) == ["read_file"]  # toolset="files"
+    assert _sent(gated, 2) == ["read_file"]  # tools_source="web" + allow
+    assert _sent(gated, 3) == ["normalize"]  # tools=[normalize]
     assert "add_numbers" not in op.default_registry and ns["add_numbers"].options.cache
-    assert list(ns["crunch"].spec["parameters"]["properties"]) == ["n"]   # ctx is left out
+    assert list(ns["crunch"].spec["parameters"]["properties"]) == ["n"]  # ctx is left out
     weather_run = ns["rt"].last_run
     assert (_tool_results(weather_run), weather_run.text) == (["Sunny in Oslo"], "Sunny.")
     assert list(ns["research"].spec["parameters"]["properties"]) == ["topic"]  # runtime is hidden
 
 
 def readme_md(ns: dict[str, Any], server: Any) -> None:
-    cell_run = ns["runtime"].last_run   # the %%agent cell, on the offline model
+    cell_run = ns["runtime"].last_run  # the %%agent cell, on the offline model
     assert [r.tool_name for r in cell_run.tool_results] == ["add"] and cell_run.stop_reason == "stop"
     assert ns["run"].stop_reason == "stop" and "offline" in ns["text"]
 
 
 def replay_md(ns: dict[str, Any], server: Any) -> None:
-    cassette = json.loads(Path("cassettes/run.json").read_text())   # in the test's scratch folder
+    cassette = json.loads(Path("cassettes/run.json").read_text())  # in the test's scratch folder
     assert cassette["model"] == "openai:gpt-4.1-mini" and len(server.requests) == 2  # recorded live
     assert [r["request"]["tools"] for r in cassette["rounds"]] == [["temperature"], ["temperature"]]
-    assert [r.text for r in ns["rt"].last_run.tool_results] == ["31.0"]   # the replay ran the tool again
-    assert len(server.requests) == 2                                      # and sent nothing
+    assert [r.text for r in ns["rt"].last_run.tool_results] == ["31.0"]  # the replay ran the tool again
+    assert len(server.requests) == 2  # and sent nothing
 
 
 def wire_md(ns: dict[str, Any], server: Any) -> None:

@@ -82,15 +82,17 @@ def test_shown_output_that_differs_fails_its_document(tmp_path, doc_shell):
 def test_an_ipython_cell_that_fails_fails_its_document(tmp_path, doc_shell):
     from IPython.core.error import UsageError
 
-    path = _write(tmp_path, "```ipython\n%load_ext openprogram_jupyter\n```\n\n"
-                            "```ipython\n%%agent --frobnicate\nhi\n```\n")
+    path = _write(
+        tmp_path, "```ipython\n%load_ext openprogram_jupyter\n```\n\n```ipython\n%%agent --frobnicate\nhi\n```\n"
+    )
     with pytest.raises(UsageError, match="frobnicate"):
         run_document(path, doc_shell)
 
 
 def test_a_marked_block_is_not_run_and_the_others_are(tmp_path, doc_shell):
-    path = _write(tmp_path, "<!-- not run: needs a server -->\n```python\nraise SystemExit\n```\n\n"
-                            "```python\nran = True\n```\n")
+    path = _write(
+        tmp_path, "<!-- not run: needs a server -->\n```python\nraise SystemExit\n```\n\n```python\nran = True\n```\n"
+    )
     assert run_document(path, doc_shell) == 1 == run_blocks(path)
     assert doc_shell.user_ns["ran"] is True
     assert [m.reason for m in not_run_markers(path)] == ["needs a server"]

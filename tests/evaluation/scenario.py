@@ -47,10 +47,13 @@ def numbers(request) -> tuple[int, int]:
 
 
 def careful() -> op.ScriptedModel:
-    return op.ScriptedModel([
-        lambda request: op.ToolCall(name="add", arguments=dict(zip("ab", numbers(request), strict=True))),
-        lambda request: f"The sum is {request.messages[-1].content[0].text}.",
-    ], name="careful")
+    return op.ScriptedModel(
+        [
+            lambda request: op.ToolCall(name="add", arguments=dict(zip("ab", numbers(request), strict=True))),
+            lambda request: f"The sum is {request.messages[-1].content[0].text}.",
+        ],
+        name="careful",
+    )
 
 
 def sloppy() -> op.ScriptedModel:

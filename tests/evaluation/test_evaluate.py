@@ -22,11 +22,15 @@ def by_model(evaluation, model):
 
 def test_forty_prompts_on_two_models_at_concurrency_eight_give_the_right_table():
     scenario.reset()
-    evaluation = op.evaluate(prompts(40), models=[careful(), sloppy()], tools=[add], expect=right_sum,
-                             concurrency=8, progress=False)
+    evaluation = op.evaluate(
+        prompts(40), models=[careful(), sloppy()], tools=[add], expect=right_sum, concurrency=8, progress=False
+    )
     assert len(evaluation.rows) == 80
     assert [(row.prompt, row.model) for row in evaluation.rows[:3]] == [
-        ("Add 0 and 1.", "careful"), ("Add 0 and 1.", "sloppy"), ("Add 1 and 2.", "careful")]
+        ("Add 0 and 1.", "careful"),
+        ("Add 0 and 1.", "sloppy"),
+        ("Add 1 and 2.", "careful"),
+    ]
     assert all(row.passed and row.picks == ["add"] for row in by_model(evaluation, "careful"))
     sloppy_rows = by_model(evaluation, "sloppy")
     assert [row.passed for row in sloppy_rows] == [i % 2 == 0 for i in range(40)]
@@ -56,11 +60,13 @@ def test_expect_failures_carry_the_assertion_message():
 
 
 def test_expect_returning_false_fails_and_raising_something_else_fails_naming_it():
-    evaluation = op.evaluate(["Add 1 and 2."], models={"a": careful(), "b": careful()}, tools=[add], progress=False,
-                             expect=lambda run: False)
+    evaluation = op.evaluate(
+        ["Add 1 and 2."], models={"a": careful(), "b": careful()}, tools=[add], progress=False, expect=lambda run: False
+    )
     assert [row.why for row in evaluation.rows] == ["expect returned False"] * 2
-    evaluation = op.evaluate(["Add 1 and 2."], models=[careful()], tools=[add], progress=False,
-                             expect=lambda run: 1 / 0)
+    evaluation = op.evaluate(
+        ["Add 1 and 2."], models=[careful()], tools=[add], progress=False, expect=lambda run: 1 / 0
+    )
     assert evaluation.rows[0].verdict == "fail" and "ZeroDivisionError" in evaluation.rows[0].why
 
 
@@ -82,28 +88,43 @@ def test_abort_stops_the_evaluation_and_keeps_the_rows_so_far():
         if finished >= 4:
             abort.set()
 
-    evaluation = op.evaluate(prompts(40), models=[careful()], tools=[add], concurrency=2, abort=abort,
-                             progress=progress)
+    evaluation = op.evaluate(
+        prompts(40), models=[careful()], tools=[add], concurrency=2, abort=abort, progress=progress
+    )
     assert evaluation.stopped and done[-1] == 40 and done[:4] == [1, 2, 3, 4]
     verdicts = [row.verdict for row in evaluation.rows]
     assert verdicts.count("pass") >= 4 and verdicts.count("stopped") >= 30
     never_started = [row for row in evaluation.rows if row.verdict == "stopped" and row.run is None]
     assert never_started and all(r.why == "the evaluation was stopped before this run started" for r in never_started)
-    assert len(never_started) + verdicts.count("pass") + sum(
-        row.verdict == "stopped" and row.run is not None and row.run.stop_reason == "aborted"
-        for row in evaluation.rows) == 40  # every row is one of the three, nothing else
+    assert (
+        len(never_started)
+        + verdicts.count("pass")
+        + sum(
+            row.verdict == "stopped" and row.run is not None and row.run.stop_reason == "aborted"
+            for row in evaluation.rows
+        )
+        == 40
+    )  # every row is one of the three, nothing else
 
 
 def test_a_thread_pool_executor_runs_the_same_table():
     with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
-        evaluation = op.evaluate(prompts(10), models=[careful(), sloppy()], tools=[add], expect=right_sum,
-                                 executor=pool, concurrency=3, progress=False)
+        evaluation = op.evaluate(
+            prompts(10),
+            models=[careful(), sloppy()],
+            tools=[add],
+            expect=right_sum,
+            executor=pool,
+            concurrency=3,
+            progress=False,
+        )
     assert [s.passed for s in evaluation.summary()] == [10, 5]
 
 
 def test_the_html_table_has_a_row_per_run_and_escapes_outside_text():
-    evaluation = op.evaluate(["Add 1 and 2. <script>x</script>"], models=[careful(), sloppy()], tools=[add],
-                             expect=right_sum, progress=False)
+    evaluation = op.evaluate(
+        ["Add 1 and 2. <script>x</script>"], models=[careful(), sloppy()], tools=[add], expect=right_sum, progress=False
+    )
     html = evaluation._repr_html_()
     assert html.count("<tr>") == 2 + 1  # summary rows + header
     assert html.count('<details class="openprogram-evaluation-row"') == 2  # a row per run, each opens on it
@@ -130,25 +151,31 @@ def test_to_pandas_says_how_to_install_pandas_when_it_is_missing(monkeypatch):
 
 def test_to_pandas_gives_one_record_per_run(monkeypatch):
     monkeypatch.setitem(sys.modules, "pandas", types.SimpleNamespace(DataFrame=lambda records: records))
-    evaluation = op.evaluate(["Add 1 and 2."], models=[careful(), sloppy()], tools=[add], expect=right_sum,
-                             progress=False)
+    evaluation = op.evaluate(
+        ["Add 1 and 2."], models=[careful(), sloppy()], tools=[add], expect=right_sum, progress=False
+    )
     records = evaluation.to_pandas()
-    assert [(r["model"], r["passed"], r["picks"]) for r in records] == [("careful", True, ["add"]),
-                                                                        ("sloppy", False, [])]
+    assert [(r["model"], r["passed"], r["picks"]) for r in records] == [
+        ("careful", True, ["add"]),
+        ("sloppy", False, []),
+    ]
 
 
-@pytest.mark.parametrize(("arguments", "error", "match"), [
-    ({"prompts": "Add 1 and 2."}, TypeError, "list of prompt strings"),
-    ({"prompts": []}, ValueError, "prompts is empty"),
-    ({"prompts": ["ok", ""]}, op.SetupError, r"prompts\[1\]"),
-    ({"models": []}, ValueError, "models is empty"),
-    ({"models": [careful(), careful()]}, ValueError, "two models are called 'careful'"),
-    ({"concurrency": 0}, ValueError, "concurrency"),
-    ({"timeout": -1}, ValueError, "timeout"),
-    ({"expect": "yes"}, TypeError, "expect"),
-    ({"executor": object()}, TypeError, "executor"),
-    ({"tool_choice": "nope"}, op.SetupError, "nope"),
-])
+@pytest.mark.parametrize(
+    ("arguments", "error", "match"),
+    [
+        ({"prompts": "Add 1 and 2."}, TypeError, "list of prompt strings"),
+        ({"prompts": []}, ValueError, "prompts is empty"),
+        ({"prompts": ["ok", ""]}, op.SetupError, r"prompts\[1\]"),
+        ({"models": []}, ValueError, "models is empty"),
+        ({"models": [careful(), careful()]}, ValueError, "two models are called 'careful'"),
+        ({"concurrency": 0}, ValueError, "concurrency"),
+        ({"timeout": -1}, ValueError, "timeout"),
+        ({"expect": "yes"}, TypeError, "expect"),
+        ({"executor": object()}, TypeError, "executor"),
+        ({"tool_choice": "nope"}, op.SetupError, "nope"),
+    ],
+)
 def test_bad_arguments_are_refused_before_any_run(arguments, error, match):
     given = {"prompts": ["Add 1 and 2."], "models": [careful()], "tools": [add], "progress": False, **arguments}
     with pytest.raises(error, match=match):
@@ -156,8 +183,9 @@ def test_bad_arguments_are_refused_before_any_run(arguments, error, match):
 
 
 async def test_aevaluate_awaits_the_same_table_on_the_current_loop():
-    evaluation = await op.aevaluate(prompts(6), models=[careful(), sloppy()], tools=[add], expect=right_sum,
-                                    progress=False)
+    evaluation = await op.aevaluate(
+        prompts(6), models=[careful(), sloppy()], tools=[add], expect=right_sum, progress=False
+    )
     assert [s.passed for s in evaluation.summary()] == [6, 3]
 
 

@@ -19,8 +19,12 @@ def evaluation():
 
 def opened(html: str, number: int) -> str:
     """What row ``number`` shows once clicked: the part of its <details> after the summary."""
-    row = re.search(rf'<details class="openprogram-evaluation-row" data-row="{number}".*?</summary>(.*?)'
-                    r'(?=<details class="openprogram-evaluation-row"|$)', html, re.S)
+    row = re.search(
+        rf'<details class="openprogram-evaluation-row" data-row="{number}".*?</summary>(.*?)'
+        r'(?=<details class="openprogram-evaluation-row"|$)',
+        html,
+        re.S,
+    )
     assert row is not None, f"no row {number}"
     return row.group(1)
 
@@ -52,12 +56,18 @@ def test_show_names_the_numbers_there_are(evaluation):
 
 def test_sort_orders_smallest_first_unless_descending_and_ties_keep_their_order():
     def model(name, tokens):
-        return op.ScriptedModel([op.AssistantMessage(content=[op.TextContent(text="ok")],
-                                                     usage=op.Usage(total_tokens=tokens, cost=tokens / 1000))],
-                                name=name)
+        return op.ScriptedModel(
+            [
+                op.AssistantMessage(
+                    content=[op.TextContent(text="ok")], usage=op.Usage(total_tokens=tokens, cost=tokens / 1000)
+                )
+            ],
+            name=name,
+        )
 
-    evaluation = op.evaluate(["one", "two"], models=[model("mid", 20), model("big", 30), model("small", 10)],
-                             progress=False)
+    evaluation = op.evaluate(
+        ["one", "two"], models=[model("mid", 20), model("big", 30), model("small", 10)], progress=False
+    )
     assert [r.tokens for r in evaluation.sort("cost").rows] == [10, 10, 20, 20, 30, 30]
     assert [r.number for r in evaluation.sort("tokens").rows] == [2, 5, 0, 3, 1, 4]
     assert [r.tokens for r in evaluation.sort("cost", descending=True).rows] == [30, 30, 20, 20, 10, 10]
@@ -89,8 +99,10 @@ def test_compare_lists_only_the_prompts_where_the_two_models_differ(evaluation):
     assert by_verdict.prompts == ["Add 1 and 2.", "Add 3 and 4."]
     assert [(a.number, b.number) for a, b in by_verdict] == [(2, 3), (6, 7)]
     assert len(evaluation.compare("careful", "sloppy", by="picks")) == 4  # careful calls add, sloppy never
-    assert repr(by_verdict).startswith("2 prompt(s) where careful and sloppy differ (by verdict):\n"
-                                       "  'Add 1 and 2.': careful pass 'The sum is 3.' | sloppy fail 'The sum is 4.'")
+    assert repr(by_verdict).startswith(
+        "2 prompt(s) where careful and sloppy differ (by verdict):\n"
+        "  'Add 1 and 2.': careful pass 'The sum is 3.' | sloppy fail 'The sum is 4.'"
+    )
     html = by_verdict._repr_html_()
     assert html.count("<tr>") == 3 and "The sum is 4." in html
 
@@ -118,19 +130,29 @@ def test_markup_from_outside_stays_text_in_every_view():
         verdict = "pass" if "Final answer: The sum is 3." in request.messages[-1].text else "fail"
         return f'{{"call": "{verdict}", "args": {{"reason": "{bad}"}}}}'
 
-    evaluation = op.evaluate([f"Add 1 and 2. {bad}"], models=[mocking, careful()], tools=[add], progress=False,
-                             expect=op.judge("Right sum.", model=op.ScriptedModel([judging], name="judge")))
+    evaluation = op.evaluate(
+        [f"Add 1 and 2. {bad}"],
+        models=[mocking, careful()],
+        tools=[add],
+        progress=False,
+        expect=op.judge("Right sum.", model=op.ScriptedModel([judging], name="judge")),
+    )
     assert [row.verdict for row in evaluation.rows] == ["fail", "pass"]
-    views = [evaluation._repr_html_(), evaluation.transcript(0)._repr_html_(), evaluation.transcript(1)._repr_html_(),
-             evaluation.compare("mocking", "careful", by="answer")._repr_html_()]
+    views = [
+        evaluation._repr_html_(),
+        evaluation.transcript(0)._repr_html_(),
+        evaluation.transcript(1)._repr_html_(),
+        evaluation.compare("mocking", "careful", by="answer")._repr_html_(),
+    ]
     for html in views:
         assert "<img src=x" not in html and "&lt;img src=x onerror=alert(this)&gt;" in html
     assert "judge: &lt;img src=x" in views[0]  # the passing judge's reason, under careful's result
 
 
 def test_a_passing_judges_reason_shows_under_the_result():
-    judge = op.judge("Right sum.", model=op.ScriptedModel(['{"call": "pass", "args": {"reason": "3 is right"}}'],
-                                                          name="judge"))
+    judge = op.judge(
+        "Right sum.", model=op.ScriptedModel(['{"call": "pass", "args": {"reason": "3 is right"}}'], name="judge")
+    )
     html = op.evaluate(["Add 1 and 2."], models=[careful()], tools=[add], expect=judge, progress=False)._repr_html_()
     assert "judge: 3 is right" in html and "The judge said ✓ pass: 3 is right" in html
 

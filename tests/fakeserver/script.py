@@ -37,15 +37,15 @@ class Call:
 class Turn:
     text: str = ""
     thinking: str = ""
-    redacted_thinking: str = ""        # Anthropic: an encrypted thinking block's data
+    redacted_thinking: str = ""  # Anthropic: an encrypted thinking block's data
     calls: list[Call] = field(default_factory=list)
     input_tokens: int = 11
     output_tokens: int = 7
     cached_tokens: int = 0
-    cache_write_tokens: int = 0        # Anthropic and Bedrock report what a round wrote to the cache
-    stop: str | None = None            # "length" → the provider's max-tokens stop reason;
-                                       # "content_filter" (OpenAI Responses) → incomplete, filtered
-    chunk_size: int = 6                # characters per text / argument fragment
+    cache_write_tokens: int = 0  # Anthropic and Bedrock report what a round wrote to the cache
+    stop: str | None = None  # "length" → the provider's max-tokens stop reason;
+    # "content_filter" (OpenAI Responses) → incomplete, filtered
+    chunk_size: int = 6  # characters per text / argument fragment
     trailing_signature: str | None = None  # Gemini: a signature on a final empty text part
     # failure modes
     status: int | None = None
@@ -67,4 +67,4 @@ def pieces(text: str, size: int) -> list[str]:
     """``text`` cut into fragments of ``size`` characters (at least one fragment)."""
     if not text:
         return []
-    return [text[i:i + size] for i in range(0, len(text), max(1, size))]
+    return [text[i : i + size] for i in range(0, len(text), max(1, size))]

@@ -62,7 +62,7 @@ class Recorded:
     model: str | None = None
     received_at: float = field(default_factory=time.monotonic)
     frames: list[bytes] = field(default_factory=list)
-    read_at: float = 0.0      # the body read whole, before it is parsed (time.monotonic)
+    read_at: float = 0.0  # the body read whole, before it is parsed (time.monotonic)
     answered_at: float = 0.0  # just before the answer's last bytes are written (0.0 while none)
 
 
@@ -90,8 +90,11 @@ class FakeServer:
 
     def __init__(self) -> None:
         self.wires: dict[str, Wire] = {
-            "openai": OpenAIChatWire(), "openai-responses": OpenAIResponsesWire(),
-            "anthropic": AnthropicWire(), "gemini": GeminiWire(), "bedrock": BedrockWire(),
+            "openai": OpenAIChatWire(),
+            "openai-responses": OpenAIResponsesWire(),
+            "anthropic": AnthropicWire(),
+            "gemini": GeminiWire(),
+            "bedrock": BedrockWire(),
         }
         self.turns: deque[Turn] = deque()
         self.responder: Callable[[Recorded, Wire], Turn] | None = None
@@ -184,8 +187,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._reply(wire.http_error(400, "We could not parse the JSON body of your request."))
             return
         model = unquote(match.groupdict().get("model") or body.get("model") or "")
-        recorded = Recorded(wire_name, self.path, {k.lower(): v for k, v in self.headers.items()}, body, model,
-                            read_at=read_at)
+        recorded = Recorded(
+            wire_name, self.path, {k.lower(): v for k, v in self.headers.items()}, body, model, read_at=read_at
+        )
         with self.fake._lock:
             self.fake.requests.append(recorded)
             request_index = len(self.fake.requests) - 1

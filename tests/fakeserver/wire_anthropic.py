@@ -9,8 +9,15 @@ from typing import Any
 from .script import Turn, pieces
 from .wire import Reject, Wire, sse
 
-_KINDS = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
-          404: "not_found_error", 429: "rate_limit_error", 500: "api_error", 529: "overloaded_error"}
+_KINDS = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    429: "rate_limit_error",
+    500: "api_error",
+    529: "overloaded_error",
+}
 
 
 def _reject(status: int, message: str) -> Reject:
@@ -34,7 +41,7 @@ class AnthropicWire(Wire):
             return _reject(400, "max_tokens: Field required")
         messages = body.get("messages") or []
         if not messages or messages[0].get("role") != "user":
-            return _reject(400, "messages: first message must use the \"user\" role")
+            return _reject(400, 'messages: first message must use the "user" role')
         has_tool_blocks = False
         for index, message in enumerate(messages):
             content = message.get("content")
@@ -59,18 +66,24 @@ class AnthropicWire(Wire):
                     leading.append(block.get("tool_use_id"))
                 missing = [i for i in use_ids if i not in leading]
                 if missing:
-                    return _reject(400, f"messages.{index}: `tool_use` ids were found without `tool_result` blocks "
-                                   f"immediately after: {', '.join(missing)}. Each `tool_use` block must have a "
-                                   "corresponding `tool_result` block in the next message.")
+                    return _reject(
+                        400,
+                        f"messages.{index}: `tool_use` ids were found without `tool_result` blocks "
+                        f"immediately after: {', '.join(missing)}. Each `tool_use` block must have a "
+                        "corresponding `tool_result` block in the next message.",
+                    )
             result_ids = [b.get("tool_use_id") for b in content if b.get("type") == "tool_result"]
             previous = messages[index - 1].get("content") if index else None
             previous_blocks = previous if isinstance(previous, list) else []
             previous_ids = [b.get("id") for b in previous_blocks if b.get("type") == "tool_use"]
             stray = [i for i in result_ids if i not in previous_ids]
             if stray:
-                return _reject(400, f"messages.{index}.content.0: unexpected `tool_use_id` found in `tool_result` "
-                               f"blocks: {stray[0]}. Each `tool_result` block must have a corresponding `tool_use` "
-                               "block in the previous message.")
+                return _reject(
+                    400,
+                    f"messages.{index}.content.0: unexpected `tool_use_id` found in `tool_result` "
+                    f"blocks: {stray[0]}. Each `tool_result` block must have a corresponding `tool_use` "
+                    "block in the previous message.",
+                )
         if has_tool_blocks and not body.get("tools"):
             return _reject(400, "Requests which include `tool_use` or `tool_result` blocks must define tools.")
         choice = body.get("tool_choice")
@@ -81,31 +94,63 @@ class AnthropicWire(Wire):
         return None
 
     def result_count(self, body: dict[str, Any]) -> int:
-        return sum(1 for m in body.get("messages", []) if isinstance(m.get("content"), list)
-                   for b in m["content"] if b.get("type") == "tool_result")
+        return sum(
+            1
+            for m in body.get("messages", [])
+            if isinstance(m.get("content"), list)
+            for b in m["content"]
+            if b.get("type") == "tool_result"
+        )
 
     def frames(self, turn: Turn, body: dict[str, Any], new_id: Callable[[str], str]) -> list[bytes]:
         def event(kind: str, **fields: Any) -> bytes:
             return sse({"type": kind, **fields}, event=kind)
 
-        usage = {"input_tokens": turn.input_tokens, "output_tokens": 1, "cache_read_input_tokens": turn.cached_tokens,
-                 "cache_creation_input_tokens": turn.cache_write_tokens}
-        message = {"id": new_id("msg"), "type": "message", "role": "assistant", "content": [],
-                   "model": body.get("model", ""), "stop_reason": None, "stop_sequence": None, "usage": usage}
+        usage = {
+            "input_tokens": turn.input_tokens,
+            "output_tokens": 1,
+            "cache_read_input_tokens": turn.cached_tokens,
+            "cache_creation_input_tokens": turn.cache_write_tokens,
+        }
+        message = {
+            "id": new_id("msg"),
+            "type": "message",
+            "role": "assistant",
+            "content": [],
+            "model": body.get("model", ""),
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": usage,
+        }
         out = [event("message_start", message=message), event("ping")]
         index = 0
         if turn.thinking:
-            out.append(event("content_block_start", index=index,
-                             content_block={"type": "thinking", "thinking": "", "signature": ""}))
+            out.append(
+                event(
+                    "content_block_start",
+                    index=index,
+                    content_block={"type": "thinking", "thinking": "", "signature": ""},
+                )
+            )
             for p in pieces(turn.thinking, turn.chunk_size):
                 out.append(event("content_block_delta", index=index, delta={"type": "thinking_delta", "thinking": p}))
-            out.append(event("content_block_delta", index=index,
-                             delta={"type": "signature_delta", "signature": "sig-" + turn.thinking[:8]}))
+            out.append(
+                event(
+                    "content_block_delta",
+                    index=index,
+                    delta={"type": "signature_delta", "signature": "sig-" + turn.thinking[:8]},
+                )
+            )
             out.append(event("content_block_stop", index=index))
             index += 1
         if turn.redacted_thinking:  # encrypted thinking: a start and a stop, nothing in between
-            out.append(event("content_block_start", index=index,
-                             content_block={"type": "redacted_thinking", "data": turn.redacted_thinking}))
+            out.append(
+                event(
+                    "content_block_start",
+                    index=index,
+                    content_block={"type": "redacted_thinking", "data": turn.redacted_thinking},
+                )
+            )
             out.append(event("content_block_stop", index=index))
             index += 1
         if turn.text:
@@ -123,8 +168,13 @@ class AnthropicWire(Wire):
             out.append(event("content_block_stop", index=index))
             index += 1
         stop = "max_tokens" if turn.stop == "length" else ("tool_use" if turn.calls else "end_turn")
-        out.append(event("message_delta", delta={"stop_reason": stop, "stop_sequence": None},
-                         usage={"output_tokens": turn.output_tokens}))
+        out.append(
+            event(
+                "message_delta",
+                delta={"stop_reason": stop, "stop_sequence": None},
+                usage={"output_tokens": turn.output_tokens},
+            )
+        )
         out.append(event("message_stop"))
         return out
 

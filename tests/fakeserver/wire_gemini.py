@@ -15,8 +15,15 @@ from typing import Any
 from .script import Turn, pieces
 from .wire import Reject, Wire, sse
 
-_STATUSES = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND",
-             429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE"}
+_STATUSES = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    503: "UNAVAILABLE",
+}
 
 
 def _reject(status: int, message: str) -> Reject:
@@ -49,8 +56,9 @@ class GeminiWire(Wire):
                 return _reject(400, "Please use a valid role: user, model.")
             parts = content.get("parts") or []
             if not parts:
-                return _reject(400, f"* GenerateContentRequest.contents[{index}].parts: "
-                                    "contents.parts must not be empty.")
+                return _reject(
+                    400, f"* GenerateContentRequest.contents[{index}].parts: contents.parts must not be empty."
+                )
             calls = [p["functionCall"] for p in parts if "functionCall" in p]
             if calls:
                 rejected = self._check_signatures(index, parts, calls)
@@ -59,12 +67,18 @@ class GeminiWire(Wire):
                 following = contents[index + 1].get("parts", []) if index + 1 < len(contents) else []
                 responses = [p for p in following if "functionResponse" in p]
                 if len(responses) != len(calls):
-                    return _reject(400, "Please ensure that the number of function response parts is equal to the "
-                                   "number of function call parts of the function call turn.")
+                    return _reject(
+                        400,
+                        "Please ensure that the number of function response parts is equal to the "
+                        "number of function call parts of the function call turn.",
+                    )
         config = (body.get("toolConfig") or {}).get("functionCallingConfig") or {}
         if config.get("allowedFunctionNames") and config.get("mode") != "ANY":
-            return _reject(400, "* GenerateContentRequest.tool_config.function_calling_config.allowed_function_names: "
-                           "allowed_function_names may only be set when mode is ANY.")
+            return _reject(
+                400,
+                "* GenerateContentRequest.tool_config.function_calling_config.allowed_function_names: "
+                "allowed_function_names may only be set when mode is ANY.",
+            )
         if config.get("mode") not in (None, "AUTO", "ANY", "NONE", "VALIDATED"):
             return _reject(400, f"Invalid value at 'tool_config.function_calling_config.mode' ({config.get('mode')})")
         return None
@@ -73,8 +87,11 @@ class GeminiWire(Wire):
         on_call, trailing = self.signatures.get(_call_key(calls[0]), (None, None))
         first = next(p for p in parts if "functionCall" in p)
         if on_call and first.get("thoughtSignature") != on_call:
-            return _reject(400, f"Function call `{calls[0].get('name')}` in the {index + 1}. content block is "
-                           "missing a `thought_signature`.")
+            return _reject(
+                400,
+                f"Function call `{calls[0].get('name')}` in the {index + 1}. content block is "
+                "missing a `thought_signature`.",
+            )
         if trailing and not any(p.get("thoughtSignature") == trailing and "functionCall" not in p for p in parts):
             return _reject(400, f"The {index + 1}. content block is missing a `thought_signature`.")
         return None
@@ -83,8 +100,11 @@ class GeminiWire(Wire):
         return sum(1 for c in body.get("contents", []) for p in c.get("parts", []) if "functionResponse" in p)
 
     def frames(self, turn: Turn, body: dict[str, Any], new_id: Callable[[str], str]) -> list[bytes]:
-        usage = {"promptTokenCount": turn.input_tokens, "candidatesTokenCount": turn.output_tokens,
-                 "totalTokenCount": turn.input_tokens + turn.output_tokens}
+        usage = {
+            "promptTokenCount": turn.input_tokens,
+            "candidatesTokenCount": turn.output_tokens,
+            "totalTokenCount": turn.input_tokens + turn.output_tokens,
+        }
         if turn.cached_tokens:
             usage["cachedContentTokenCount"] = turn.cached_tokens
 
@@ -92,8 +112,9 @@ class GeminiWire(Wire):
             candidate: dict[str, Any] = {"content": {"parts": parts, "role": "model"}, "index": 0}
             if finish:
                 candidate["finishReason"] = finish
-            return sse({"candidates": [candidate], "usageMetadata": usage, "modelVersion": "fake",
-                        "responseId": "resp-fake"})
+            return sse(
+                {"candidates": [candidate], "usageMetadata": usage, "modelVersion": "fake", "responseId": "resp-fake"}
+            )
 
         out = [chunk([{"text": p, "thought": True}]) for p in pieces(turn.thinking, turn.chunk_size)]
         out += [chunk([{"text": p}]) for p in pieces(turn.text, turn.chunk_size)]

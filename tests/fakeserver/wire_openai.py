@@ -16,8 +16,14 @@ def _openai_error(status: int, message: str, kind: str, code: str | None = None,
     return Reject(status, body)
 
 
-_ERROR_KINDS = {400: "invalid_request_error", 401: "invalid_request_error", 404: "invalid_request_error",
-                429: "requests", 500: "server_error", 503: "server_error"}
+_ERROR_KINDS = {
+    400: "invalid_request_error",
+    401: "invalid_request_error",
+    404: "invalid_request_error",
+    429: "requests",
+    500: "server_error",
+    503: "server_error",
+}
 
 
 class OpenAIChatWire(Wire):
@@ -38,8 +44,12 @@ class OpenAIChatWire(Wire):
         tools = body.get("tools") or []
         for flag in ("parallel_tool_calls", "tool_choice"):
             if flag in body and not tools:
-                return _openai_error(400, f"Invalid value for '{flag}': '{flag}' is only allowed when 'tools' "
-                                          "are specified.", "invalid_request_error", param=flag)
+                return _openai_error(
+                    400,
+                    f"Invalid value for '{flag}': '{flag}' is only allowed when 'tools' are specified.",
+                    "invalid_request_error",
+                    param=flag,
+                )
         for spec in tools:
             if spec.get("type") != "function" or not spec.get("function", {}).get("name"):
                 return self.http_error(400, "Missing required parameter: 'tools[0].function'.")
@@ -48,25 +58,40 @@ class OpenAIChatWire(Wire):
             role = message.get("role")
             if role == "tool":
                 if message.get("tool_call_id") not in open_ids:
-                    return _openai_error(400, "Invalid parameter: messages with role 'tool' must be a response to a "
-                                         "preceeding message with 'tool_calls'.", "invalid_request_error",
-                                         param=f"messages.[{index}].role")
+                    return _openai_error(
+                        400,
+                        "Invalid parameter: messages with role 'tool' must be a response to a "
+                        "preceeding message with 'tool_calls'.",
+                        "invalid_request_error",
+                        param=f"messages.[{index}].role",
+                    )
                 open_ids.remove(message["tool_call_id"])
                 continue
             if open_ids:
-                return _openai_error(400, "An assistant message with 'tool_calls' must be followed by tool messages "
-                                     "responding to each 'tool_call_id'. The following tool_call_ids did not have "
-                                     f"response messages: {', '.join(open_ids)}", "invalid_request_error",
-                                     param=f"messages.[{index}].role")
+                return _openai_error(
+                    400,
+                    "An assistant message with 'tool_calls' must be followed by tool messages "
+                    "responding to each 'tool_call_id'. The following tool_call_ids did not have "
+                    f"response messages: {', '.join(open_ids)}",
+                    "invalid_request_error",
+                    param=f"messages.[{index}].role",
+                )
             if role == "assistant":
                 open_ids = [call["id"] for call in message.get("tool_calls") or []]
             elif role not in ("system", "developer", "user"):
-                return self.http_error(400, f"Invalid value: '{role}'. Supported values are: 'system', 'assistant', "
-                                       "'user', 'tool', 'function', and 'developer'.")
+                return self.http_error(
+                    400,
+                    f"Invalid value: '{role}'. Supported values are: 'system', 'assistant', "
+                    "'user', 'tool', 'function', and 'developer'.",
+                )
         if open_ids:
-            return _openai_error(400, "An assistant message with 'tool_calls' must be followed by tool messages "
-                                 "responding to each 'tool_call_id'. The following tool_call_ids did not have "
-                                 f"response messages: {', '.join(open_ids)}", "invalid_request_error")
+            return _openai_error(
+                400,
+                "An assistant message with 'tool_calls' must be followed by tool messages "
+                "responding to each 'tool_call_id'. The following tool_call_ids did not have "
+                f"response messages: {', '.join(open_ids)}",
+                "invalid_request_error",
+            )
         return None
 
     def result_count(self, body: dict[str, Any]) -> int:
@@ -78,8 +103,14 @@ class OpenAIChatWire(Wire):
 
         def chunk(delta: dict[str, Any] | None, finish: str | None = None, **extra: Any) -> bytes:
             choices = [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}]
-            payload = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": created,
-                       "model": model, "choices": choices, **extra}
+            payload = {
+                "id": "chatcmpl-fake",
+                "object": "chat.completion.chunk",
+                "created": created,
+                "model": model,
+                "choices": choices,
+                **extra,
+            }
             return sse(payload)
 
         out = [chunk({"role": "assistant", "content": ""})]
@@ -87,16 +118,31 @@ class OpenAIChatWire(Wire):
         out += [chunk({"content": p}) for p in pieces(turn.text, turn.chunk_size)]
         for index, call in enumerate(turn.calls):
             call_id = call.id or new_id("call")
-            out.append(chunk({"tool_calls": [{"index": index, "id": call_id, "type": "function",
-                                              "function": {"name": call.name, "arguments": ""}}]}))
+            out.append(
+                chunk(
+                    {
+                        "tool_calls": [
+                            {
+                                "index": index,
+                                "id": call_id,
+                                "type": "function",
+                                "function": {"name": call.name, "arguments": ""},
+                            }
+                        ]
+                    }
+                )
+            )
             for p in pieces(json.dumps(call.arguments), turn.chunk_size):
                 out.append(chunk({"tool_calls": [{"index": index, "function": {"arguments": p}}]}))
         finish = "length" if turn.stop == "length" else ("tool_calls" if turn.calls else "stop")
         out.append(chunk({}, finish))
         if (body.get("stream_options") or {}).get("include_usage"):
-            usage = {"prompt_tokens": turn.input_tokens, "completion_tokens": turn.output_tokens,
-                     "total_tokens": turn.input_tokens + turn.output_tokens,
-                     "prompt_tokens_details": {"cached_tokens": turn.cached_tokens}}
+            usage = {
+                "prompt_tokens": turn.input_tokens,
+                "completion_tokens": turn.output_tokens,
+                "total_tokens": turn.input_tokens + turn.output_tokens,
+                "prompt_tokens_details": {"cached_tokens": turn.cached_tokens},
+            }
             out.append(chunk(None, usage=usage))
         out.append(b"data: [DONE]\n\n")
         return out
@@ -108,15 +154,27 @@ class OpenAIChatWire(Wire):
         """The whole reply as one ``chat.completion`` (a request with ``stream`` false)."""
         message: dict[str, Any] = {"role": "assistant", "content": turn.text or None, "refusal": None}
         if turn.calls:
-            message["tool_calls"] = [{"id": c.id or new_id("call"), "type": "function",
-                                      "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
-                                     for c in turn.calls]
+            message["tool_calls"] = [
+                {
+                    "id": c.id or new_id("call"),
+                    "type": "function",
+                    "function": {"name": c.name, "arguments": json.dumps(c.arguments)},
+                }
+                for c in turn.calls
+            ]
         finish = "length" if turn.stop == "length" else ("tool_calls" if turn.calls else "stop")
-        return {"id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
-                "model": body.get("model", ""), "choices": [{"index": 0, "message": message,
-                                                             "finish_reason": finish, "logprobs": None}],
-                "usage": {"prompt_tokens": turn.input_tokens, "completion_tokens": turn.output_tokens,
-                          "total_tokens": turn.input_tokens + turn.output_tokens}}
+        return {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", ""),
+            "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+            "usage": {
+                "prompt_tokens": turn.input_tokens,
+                "completion_tokens": turn.output_tokens,
+                "total_tokens": turn.input_tokens + turn.output_tokens,
+            },
+        }
 
 
 class OpenAIResponsesWire(Wire):
@@ -138,12 +196,17 @@ class OpenAIResponsesWire(Wire):
         outputs = [i.get("call_id") for i in items if i.get("type") == "function_call_output"]
         for call_id in calls:
             if call_id not in outputs:
-                return _openai_error(400, f"No tool output found for function call {call_id}.",
-                                     "invalid_request_error", param="input")
+                return _openai_error(
+                    400, f"No tool output found for function call {call_id}.", "invalid_request_error", param="input"
+                )
         for call_id in outputs:
             if call_id not in calls:
-                return _openai_error(400, f"No tool call found for function call output with call_id {call_id}.",
-                                     "invalid_request_error", param="input")
+                return _openai_error(
+                    400,
+                    f"No tool call found for function call output with call_id {call_id}.",
+                    "invalid_request_error",
+                    param="input",
+                )
         return None
 
     def result_count(self, body: dict[str, Any]) -> int:
@@ -153,10 +216,17 @@ class OpenAIResponsesWire(Wire):
     def frames(self, turn: Turn, body: dict[str, Any], new_id: Callable[[str], str]) -> list[bytes]:
         seq = iter(range(1_000_000))
         response_id = new_id("resp")
-        base = {"id": response_id, "object": "response", "created_at": int(time.time()), "model": body.get("model", ""),
-                "parallel_tool_calls": body.get("parallel_tool_calls", True),
-                "tool_choice": body.get("tool_choice", "auto"),
-                "tools": body.get("tools", []), "status": "in_progress", "output": []}
+        base = {
+            "id": response_id,
+            "object": "response",
+            "created_at": int(time.time()),
+            "model": body.get("model", ""),
+            "parallel_tool_calls": body.get("parallel_tool_calls", True),
+            "tool_choice": body.get("tool_choice", "auto"),
+            "tools": body.get("tools", []),
+            "status": "in_progress",
+            "output": [],
+        }
 
         def event(kind: str, **fields: Any) -> bytes:
             return sse({"type": kind, "sequence_number": next(seq), **fields}, event=kind)
@@ -167,11 +237,25 @@ class OpenAIResponsesWire(Wire):
             item = {"type": "reasoning", "id": new_id("rs"), "summary": []}
             n = len(output)
             out.append(event("response.output_item.added", output_index=n, item=item))
-            out.append(event("response.reasoning_summary_part.added", item_id=item["id"], output_index=n,
-                             summary_index=0, part={"type": "summary_text", "text": ""}))
+            out.append(
+                event(
+                    "response.reasoning_summary_part.added",
+                    item_id=item["id"],
+                    output_index=n,
+                    summary_index=0,
+                    part={"type": "summary_text", "text": ""},
+                )
+            )
             for p in pieces(turn.thinking, turn.chunk_size):
-                out.append(event("response.reasoning_summary_text.delta", item_id=item["id"], output_index=n,
-                                 summary_index=0, delta=p))
+                out.append(
+                    event(
+                        "response.reasoning_summary_text.delta",
+                        item_id=item["id"],
+                        output_index=n,
+                        summary_index=0,
+                        delta=p,
+                    )
+                )
             item = {**item, "summary": [{"type": "summary_text", "text": turn.thinking}]}
             if "reasoning.encrypted_content" in body.get("include", []):  # the reasoning, for a stateless client
                 item["encrypted_content"] = f"enc-{item['id']}"
@@ -182,50 +266,90 @@ class OpenAIResponsesWire(Wire):
             item = {"type": "message", "id": new_id("msg"), "role": "assistant", "status": "in_progress", "content": []}
             out.append(event("response.output_item.added", output_index=n, item=item))
             part = {"type": "output_text", "text": "", "annotations": []}
-            out.append(event("response.content_part.added", item_id=item["id"], output_index=n, content_index=0,
-                             part=part))
+            out.append(
+                event("response.content_part.added", item_id=item["id"], output_index=n, content_index=0, part=part)
+            )
             for p in pieces(turn.text, turn.chunk_size):
-                out.append(event("response.output_text.delta", item_id=item["id"], output_index=n, content_index=0,
-                                 delta=p, logprobs=[]))
+                out.append(
+                    event(
+                        "response.output_text.delta",
+                        item_id=item["id"],
+                        output_index=n,
+                        content_index=0,
+                        delta=p,
+                        logprobs=[],
+                    )
+                )
             part = {**part, "text": turn.text}
-            out.append(event("response.output_text.done", item_id=item["id"], output_index=n, content_index=0,
-                             text=turn.text, logprobs=[]))
-            out.append(event("response.content_part.done", item_id=item["id"], output_index=n, content_index=0,
-                             part=part))
+            out.append(
+                event(
+                    "response.output_text.done",
+                    item_id=item["id"],
+                    output_index=n,
+                    content_index=0,
+                    text=turn.text,
+                    logprobs=[],
+                )
+            )
+            out.append(
+                event("response.content_part.done", item_id=item["id"], output_index=n, content_index=0, part=part)
+            )
             item = {**item, "status": "completed", "content": [part]}
             out.append(event("response.output_item.done", output_index=n, item=item))
             output.append(item)
         for call in turn.calls:
             n = len(output)
             arguments = json.dumps(call.arguments)
-            item = {"type": "function_call", "id": new_id("fc"), "call_id": call.id or new_id("call"),
-                    "name": call.name, "arguments": "", "status": "in_progress"}
+            item = {
+                "type": "function_call",
+                "id": new_id("fc"),
+                "call_id": call.id or new_id("call"),
+                "name": call.name,
+                "arguments": "",
+                "status": "in_progress",
+            }
             out.append(event("response.output_item.added", output_index=n, item=item))
             for p in pieces(arguments, turn.chunk_size):
                 out.append(event("response.function_call_arguments.delta", item_id=item["id"], output_index=n, delta=p))
-            out.append(event("response.function_call_arguments.done", item_id=item["id"], output_index=n,
-                             arguments=arguments))
+            out.append(
+                event("response.function_call_arguments.done", item_id=item["id"], output_index=n, arguments=arguments)
+            )
             item = {**item, "arguments": arguments, "status": "completed"}
             out.append(event("response.output_item.done", output_index=n, item=item))
             output.append(item)
-        usage = {"input_tokens": turn.input_tokens, "output_tokens": turn.output_tokens,
-                 "total_tokens": turn.input_tokens + turn.output_tokens,
-                 "input_tokens_details": {"cached_tokens": turn.cached_tokens},
-                 "output_tokens_details": {"reasoning_tokens": 0}}
+        usage = {
+            "input_tokens": turn.input_tokens,
+            "output_tokens": turn.output_tokens,
+            "total_tokens": turn.input_tokens + turn.output_tokens,
+            "input_tokens_details": {"cached_tokens": turn.cached_tokens},
+            "output_tokens_details": {"reasoning_tokens": 0},
+        }
         if turn.failed_code is not None:
             error = {"code": turn.failed_code, "message": turn.error_message or "the response failed"}
-            out.append(event("response.failed", response={**base, "status": "failed", "output": output,
-                                                           "usage": usage, "error": error}))
+            out.append(
+                event(
+                    "response.failed",
+                    response={**base, "status": "failed", "output": output, "usage": usage, "error": error},
+                )
+            )
         elif turn.stop in ("length", "content_filter"):
             reason = "max_output_tokens" if turn.stop == "length" else "content_filter"
-            final = {**base, "status": "incomplete", "output": output, "usage": usage,
-                     "incomplete_details": {"reason": reason}}
+            final = {
+                **base,
+                "status": "incomplete",
+                "output": output,
+                "usage": usage,
+                "incomplete_details": {"reason": reason},
+            }
             out.append(event("response.incomplete", response=final))
         else:
-            out.append(event("response.completed", response={**base, "status": "completed", "output": output,
-                                                              "usage": usage}))
+            out.append(
+                event("response.completed", response={**base, "status": "completed", "output": output, "usage": usage})
+            )
         return out
 
     def error_frame(self, message: str) -> bytes:
-        return sse({"type": "error", "code": "server_error", "message": message, "param": None,
-                    "sequence_number": 999}, event="error")
+        return sse(
+            {"type": "error", "code": "server_error", "message": message, "param": None, "sequence_number": 999},
+            event="error",
+        )

@@ -35,9 +35,18 @@ def fuzz_settings(short_examples: int) -> settings:
     profile; the long profile's count from a random seed. No deadline: a run's time
     depends on the shared machine, not on the example."""
     examples = int(os.environ.get("OPENPROGRAM_FUZZ_EXAMPLES", "1000")) if LONG else short_examples
-    return settings(max_examples=examples, derandomize=not LONG, deadline=None, database=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                           HealthCheck.filter_too_much, HealthCheck.function_scoped_fixture])
+    return settings(
+        max_examples=examples,
+        derandomize=not LONG,
+        deadline=None,
+        database=None,
+        suppress_health_check=[
+            HealthCheck.too_slow,
+            HealthCheck.data_too_large,
+            HealthCheck.filter_too_much,
+            HealthCheck.function_scoped_fixture,
+        ],
+    )
 
 
 def counted(fuzzer: str) -> None:

@@ -12,10 +12,21 @@ from hypothesis import strategies as st
 from .strategies import json_like, texts
 
 KINDS = ["drop", "duplicate", "cut", "junk", "delete_field", "retype_field", "end"]
-JUNK = [b"data: {\n\n", b": keep-alive\n\n", b"event: ping\n\n", b"data: null\n\n", b"data: 42\n\n",
-        b"data: []\n\n", b"\xff\xfe garbage\n\n", b"data: {\"x\": \"\\ud83d\"}\n\n", b"\n\n", b"data:\n\n"]
-damages = st.lists(st.tuples(st.sampled_from(KINDS), st.integers(0, 10**6), st.one_of(json_like, texts)),
-                   min_size=1, max_size=4)
+JUNK = [
+    b"data: {\n\n",
+    b": keep-alive\n\n",
+    b"event: ping\n\n",
+    b"data: null\n\n",
+    b"data: 42\n\n",
+    b"data: []\n\n",
+    b"\xff\xfe garbage\n\n",
+    b'data: {"x": "\\ud83d"}\n\n',
+    b"\n\n",
+    b"data:\n\n",
+]
+damages = st.lists(
+    st.tuples(st.sampled_from(KINDS), st.integers(0, 10**6), st.one_of(json_like, texts)), min_size=1, max_size=4
+)
 
 
 def _data_line(frame: bytes) -> tuple[list[bytes], int] | None:
@@ -72,16 +83,16 @@ def _apply(frames: list[bytes], kind: str, where: int, value: Any) -> list[bytes
     index = where % len(frames)
     frame = frames[index]
     if kind == "drop":
-        return frames[:index] + frames[index + 1:]
+        return frames[:index] + frames[index + 1 :]
     if kind == "duplicate":
-        return frames[:index + 1] + frames[index:]
+        return frames[: index + 1] + frames[index:]
     if kind == "cut":
-        return [*frames[:index], frame[:where % max(1, len(frame))], *frames[index + 1:]]
+        return [*frames[:index], frame[: where % max(1, len(frame))], *frames[index + 1 :]]
     if kind == "junk":
         return [*frames[:index], JUNK[where % len(JUNK)], *frames[index:]]
     if kind == "end":
         return frames[:index]
-    return [*frames[:index], _edit_field(frame, where, value, kind == "delete_field"), *frames[index + 1:]]
+    return [*frames[:index], _edit_field(frame, where, value, kind == "delete_field"), *frames[index + 1 :]]
 
 
 def damaged(frames: list[bytes], damage: list[tuple[str, int, Any]]) -> list[bytes]:

@@ -27,14 +27,21 @@ mimes = st.one_of(st.sampled_from(["image/png", "image/jpeg", "image/svg+xml", "
 blocks = st.one_of(
     st.fixed_dictionaries({"type": st.just("text"), "text": texts}),
     st.fixed_dictionaries({"type": st.sampled_from(["image", "audio"]), "data": datas, "mimeType": mimes}),
-    st.fixed_dictionaries({"type": st.just("resource"), "resource": st.fixed_dictionaries(
-        {"uri": st.sampled_from(["file:///x", "https://e.x/\ud83d", "x:"]), "text": texts})}),
+    st.fixed_dictionaries(
+        {
+            "type": st.just("resource"),
+            "resource": st.fixed_dictionaries(
+                {"uri": st.sampled_from(["file:///x", "https://e.x/\ud83d", "x:"]), "text": texts}
+            ),
+        }
+    ),
     st.fixed_dictionaries({"type": st.just("resource_link"), "uri": st.just("file:///y"), "name": texts}),
     st.dictionaries(texts, json_like, max_size=3),
 )
 structured = st.dictionaries(texts, json_like, max_size=3)
-replies = st.fixed_dictionaries({"content": st.lists(blocks, max_size=4)},
-                                optional={"isError": st.booleans(), "structuredContent": structured})
+replies = st.fixed_dictionaries(
+    {"content": st.lists(blocks, max_size=4)}, optional={"isError": st.booleans(), "structuredContent": structured}
+)
 
 
 @fuzz_settings(short_examples=60)
@@ -53,6 +60,7 @@ def test_any_mcp_reply_becomes_a_result_of_a_sound_run(reply: dict[str, Any]):
         return result_value(result)
 
     run = op.Runtime(model=op.ScriptedModel([op.ToolCall(name="remote", arguments={}), "done"])).run(
-        "go", tools=[remote])
+        "go", tools=[remote]
+    )
     check_run(run)
     assert len([m for m in run.messages if isinstance(m, op.ToolResultMessage)]) == 1

@@ -22,20 +22,34 @@ from .conftest import counted, fuzz_settings
 from .damage import edit_somewhere
 from .strategies import json_like, texts
 
-FIELDS = ["format", "run_id", "model", "session", "history_length", "appended_at", "started_at", "stop_reason",
-          "messages", "session_created_at", "cell_id"]
+FIELDS = [
+    "format",
+    "run_id",
+    "model",
+    "session",
+    "history_length",
+    "appended_at",
+    "started_at",
+    "stop_reason",
+    "messages",
+    "session_created_at",
+    "cell_id",
+]
 
 
 def _real_saved() -> dict[str, Any]:
-    run = op.Runtime(model=op.ScriptedModel([op.ToolCall(name="missing", arguments={"a": 1}), "done \ud83d"])).run(
-        "hi")
+    run = op.Runtime(model=op.ScriptedModel([op.ToolCall(name="missing", arguments={"a": 1}), "done \ud83d"])).run("hi")
     return saved_run_metadata(run, "lesson", 0)["openprogram"]
 
 
 REAL = json.loads(json.dumps(_real_saved()))
 edits = st.lists(st.tuples(st.booleans(), st.integers(0, 10**6), json_like), max_size=4)
-saved_runs = st.one_of(st.builds(lambda e: _edited(REAL, e), edits), st.dictionaries(st.sampled_from(FIELDS),
-                       json_like), json_like, st.builds(lambda m: {**REAL, "messages": m}, st.lists(json_like)))
+saved_runs = st.one_of(
+    st.builds(lambda e: _edited(REAL, e), edits),
+    st.dictionaries(st.sampled_from(FIELDS), json_like),
+    json_like,
+    st.builds(lambda m: {**REAL, "messages": m}, st.lists(json_like)),
+)
 
 
 def _edited(saved: dict[str, Any], edits: list[tuple[bool, int, Any]]) -> Any:
@@ -57,8 +71,9 @@ def _notebook(folder: Path, runs: list[Any], raw_tail: str) -> Path:
 
 @fuzz_settings(short_examples=80)
 @given(runs=st.lists(saved_runs, max_size=3), raw_tail=st.sampled_from(["", "", " ", "x", "]"]), name=texts)
-@example(runs=[{**REAL, "messages": [{"role": "user", "content": "\ud83d"}]}], raw_tail="", name="lesson"
-         ).via("a lone surrogate in a saved message")
+@example(runs=[{**REAL, "messages": [{"role": "user", "content": "\ud83d"}]}], raw_tail="", name="lesson").via(
+    "a lone surrogate in a saved message"
+)
 def test_any_saved_metadata_restores_or_is_refused_in_one_line(runs, raw_tail, name):
     counted("restore")
     sessions = Sessions()

@@ -48,14 +48,40 @@ def _recursive() -> list[Any]:
     return loop
 
 
-RAISED = [ValueError("bad"), TypeError(PLANTED), KeyError("k"), RecursionError("deep"), ZeroDivisionError(),
-          UnicodeDecodeError("utf-8", b"\xff", 0, 1, "bad byte"), OSError(2, "gone", "/x\udcff"),
-          _Unprintable(), RuntimeError("x" * 100_000), ArithmeticError("\ud83d"), StopIteration(),
-          NotImplementedError(), AssertionError(f"key {PLANTED}"), _Base("base"), GeneratorExit()]
-ODD = [lambda: None, object, lambda: {1, 2}, lambda: b"\xff\x00", lambda: {"nan": math.nan, "inf": math.inf},
-       lambda: 10**30, lambda: (x for x in range(3)), _Odd, lambda: {(1, 2): "tuple key"}, _recursive,
-       lambda: PLANTED, lambda: "\udcff", lambda: [op.TextContent(text="block \ud83d")], lambda: 1e30,
-       lambda: _nested(200)]
+RAISED = [
+    ValueError("bad"),
+    TypeError(PLANTED),
+    KeyError("k"),
+    RecursionError("deep"),
+    ZeroDivisionError(),
+    UnicodeDecodeError("utf-8", b"\xff", 0, 1, "bad byte"),
+    OSError(2, "gone", "/x\udcff"),
+    _Unprintable(),
+    RuntimeError("x" * 100_000),
+    ArithmeticError("\ud83d"),
+    StopIteration(),
+    NotImplementedError(),
+    AssertionError(f"key {PLANTED}"),
+    _Base("base"),
+    GeneratorExit(),
+]
+ODD = [
+    lambda: None,
+    object,
+    lambda: {1, 2},
+    lambda: b"\xff\x00",
+    lambda: {"nan": math.nan, "inf": math.inf},
+    lambda: 10**30,
+    lambda: (x for x in range(3)),
+    _Odd,
+    lambda: {(1, 2): "tuple key"},
+    _recursive,
+    lambda: PLANTED,
+    lambda: "\udcff",
+    lambda: [op.TextContent(text="block \ud83d")],
+    lambda: 1e30,
+    lambda: _nested(200),
+]
 
 
 @op.function(registry=registry)

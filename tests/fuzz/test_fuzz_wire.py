@@ -24,14 +24,21 @@ from .damage import damaged, damages
 from .strategies import arguments, json_like, texts
 
 FUZZED = [case for case in CASES if case.prefix in ("openai", "openai-responses", "anthropic")]
-turns = st.builds(lambda text, calls: Turn(text=text, calls=[Call("echo", args) for args in calls]),
-                  texts, st.lists(st.one_of(arguments, st.builds(lambda t: {"text": t}, texts)), max_size=2))
+turns = st.builds(
+    lambda text, calls: Turn(text=text, calls=[Call("echo", args) for args in calls]),
+    texts,
+    st.lists(st.one_of(arguments, st.builds(lambda t: {"text": t}, texts)), max_size=2),
+)
 statuses = st.sampled_from([400, 401, 403, 404, 408, 409, 413, 422, 429, 500, 502, 503, 504, 529, 418, 302])
-bodies = st.one_of(json_like, st.fixed_dictionaries({"error": json_like}),
-                   st.fixed_dictionaries({"error": st.fixed_dictionaries({"message": json_like, "type": json_like})}))
+bodies = st.one_of(
+    json_like,
+    st.fixed_dictionaries({"error": json_like}),
+    st.fixed_dictionaries({"error": st.fixed_dictionaries({"message": json_like, "type": json_like})}),
+)
 retry_after = st.sampled_from([None, "0", "0.01", "junk", "-5", "Wed, 21 Oct 2015 07:28:00 GMT", "nan", "1e400"])
-failures = st.one_of(st.tuples(st.just("stream"), damages),
-                     st.tuples(st.just("http"), st.tuples(statuses, bodies, retry_after)))
+failures = st.one_of(
+    st.tuples(st.just("stream"), damages), st.tuples(st.just("http"), st.tuples(statuses, bodies, retry_after))
+)
 
 
 @op.function(register_globally=False)
@@ -58,8 +65,7 @@ def _answer(server: FakeServer, prefix: str, turn: Turn, failure: tuple[str, Any
         first[0] = False
         if failure[0] == "http":
             return Turn(status=500)  # answered by the http_error set below
-        return Turn(raw_frames=damaged(wire.frames(turn, recorded.body, server.new_id), failure[1]),
-                    cut_after=None)
+        return Turn(raw_frames=damaged(wire.frames(turn, recorded.body, server.new_id), failure[1]), cut_after=None)
 
     server.turns.clear()
     server.responder = respond
@@ -74,10 +80,12 @@ def _answer(server: FakeServer, prefix: str, turn: Turn, failure: tuple[str, Any
 @fuzz_settings(short_examples=30)
 @pytest.mark.parametrize("case", FUZZED, ids=[c.prefix for c in FUZZED])
 @given(turn=turns, failure=failures)
-@example(turn=Turn(calls=[Call("echo", {"text": "x\ud83dy"})]), failure=("stream", [("duplicate", 3, 0)])
-         ).via("a lone surrogate in a tool call's arguments")
-@example(turn=Turn(text=PLANTED), failure=("http", (400, {"error": {"message": PLANTED}}, None))
-         ).via("the key in an error body")
+@example(turn=Turn(calls=[Call("echo", {"text": "x\ud83dy"})]), failure=("stream", [("duplicate", 3, 0)])).via(
+    "a lone surrogate in a tool call's arguments"
+)
+@example(turn=Turn(text=PLANTED), failure=("http", (400, {"error": {"message": PLANTED}}, None))).via(
+    "the key in an error body"
+)
 def test_a_damaged_stream_or_an_error_reply_ends_the_run_soundly(server, case, turn, failure):
     counted(f"wire:{case.prefix}")
     _answer(server, case.prefix, turn, failure)

@@ -64,11 +64,15 @@ def ensure_legacy_venv() -> Path:
 def write_kernelspec(root: Path, name: str, python: Path | str) -> None:
     spec_dir = root / "kernels" / name
     spec_dir.mkdir(parents=True, exist_ok=True)
-    (spec_dir / "kernel.json").write_text(json.dumps({
-        "argv": [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": name,
-        "language": "python",
-    }))
+    (spec_dir / "kernel.json").write_text(
+        json.dumps(
+            {
+                "argv": [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                "display_name": name,
+                "language": "python",
+            }
+        )
+    )
 
 
 class LiveKernel:
@@ -100,7 +104,8 @@ class LiveKernel:
     def widgets(self, model: str, **state: Any) -> list[str]:
         """Comm ids of the widgets of ``model`` (e.g. ``"ButtonModel"``) whose state matches."""
         return [
-            comm_id for comm_id, values in self.client.widget_state.items()
+            comm_id
+            for comm_id, values in self.client.widget_state.items()
             if values.get("_model_name") == model and all(values.get(k) == v for k, v in state.items())
         ]
 
@@ -149,8 +154,13 @@ class LiveKernel:
 @asynccontextmanager
 async def live_kernel(kernel_name: str, timeout: int = 120) -> AsyncIterator[LiveKernel]:
     notebook = nbformat.v4.new_notebook()
-    client = NotebookClient(notebook, timeout=timeout, kernel_name=kernel_name, allow_errors=True,
-                            resources={"metadata": {"path": str(REPO)}})
+    client = NotebookClient(
+        notebook,
+        timeout=timeout,
+        kernel_name=kernel_name,
+        allow_errors=True,
+        resources={"metadata": {"path": str(REPO)}},
+    )
     async with client.async_setup_kernel():
         yield LiveKernel(client, notebook)
 

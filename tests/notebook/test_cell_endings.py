@@ -45,9 +45,11 @@ async def awaited(shell, line: str, body: str) -> None:
     await shell.user_ns[CELL_FUNCTION](line, body)
 
 
-LET_GO = ("Interrupted (Kernel ▸ Interrupt): the run had not stopped when the cell stopped waiting "
-          "(after {grace} s, or at a second interrupt); it was cancelled and ends on its own. "
-          "The transcript up to that point is kept in r.")
+LET_GO = (
+    "Interrupted (Kernel ▸ Interrupt): the run had not stopped when the cell stopped waiting "
+    "(after {grace} s, or at a second interrupt); it was cancelled and ends on its own. "
+    "The transcript up to that point is kept in r."
+)
 
 
 class StubbornModel(op.Model):
@@ -287,11 +289,13 @@ def test_a_terminal_cell_asks_for_approval_on_the_terminal_with_secrets_masked(s
     questions: list[str] = []
     answers = iter(["y", "no"])
     monkeypatch.setattr("builtins.input", lambda question: questions.append(question) or next(answers))
-    shell.user_ns["m"] = op.ScriptedModel([
-        op.ToolCall(name="send", arguments={"text": "hi with sk-abcdef1234567890"}),
-        op.ToolCall(name="send", arguments={"text": "\x1b[2Jcleared"}),
-        "Done.",
-    ])
+    shell.user_ns["m"] = op.ScriptedModel(
+        [
+            op.ToolCall(name="send", arguments={"text": "hi with sk-abcdef1234567890"}),
+            op.ToolCall(name="send", arguments={"text": "\x1b[2Jcleared"}),
+            "Done.",
+        ]
+    )
     result = shell.run_cell("%%agent -m m -o r --tools send\nSend two messages.")
     assert result.success, result.error_in_exec
     assert sent == ["hi with sk-abcdef1234567890"]  # the first was allowed, the second refused
@@ -301,10 +305,13 @@ def test_a_terminal_cell_asks_for_approval_on_the_terminal_with_secrets_masked(s
     assert results == ["sent", "denied: the user did not approve this call to send"]
 
 
-@pytest.mark.parametrize("version, words", [
-    ("7.2.1", "ipykernel 7.2.1 may hold clicks until the cell ends: use Kernel ▸ Interrupt to stop it"),
-    ("6.29.5", "ipykernel 6.29.5 handles clicks only after a cell ends: use Kernel ▸ Interrupt to stop it"),
-])
+@pytest.mark.parametrize(
+    "version, words",
+    [
+        ("7.2.1", "ipykernel 7.2.1 may hold clicks until the cell ends: use Kernel ▸ Interrupt to stop it"),
+        ("6.29.5", "ipykernel 6.29.5 handles clicks only after a cell ends: use Kernel ▸ Interrupt to stop it"),
+    ],
+)
 async def test_an_awaited_cell_on_an_older_ipykernel_says_how_to_stop_it(shell, capsys, monkeypatch, version, words):
     import ipykernel
 
@@ -395,17 +402,23 @@ def test_step_mode_in_a_terminal_offers_run_edit_skip_and_stop(shell, monkeypatc
         return a + b
 
     questions: list[str] = []
-    answers = iter(["r", "e", "[1, 2]", "e", '{"a": "x", "b": 1}', "e", '{"a": 20, "b": 22}', "huh", "s",
-                    "three is plenty", "t"])
+    answers = iter(
+        ["r", "e", "[1, 2]", "e", '{"a": "x", "b": 1}', "e", '{"a": 20, "b": 22}', "huh", "s", "three is plenty", "t"]
+    )
     monkeypatch.setattr("builtins.input", lambda question: questions.append(question) or next(answers))
-    shell.user_ns["m"] = op.ScriptedModel([op.ToolCall(name="add", arguments={"a": i, "b": i}) for i in (1, 2, 3, 4)]
-                                          + ["never"])
+    shell.user_ns["m"] = op.ScriptedModel(
+        [op.ToolCall(name="add", arguments={"a": i, "b": i}) for i in (1, 2, 3, 4)] + ["never"]
+    )
     result = shell.run_cell("%%agent --step -m m -o r --tools add\nAdd some numbers.")
     assert result.success, result.error_in_exec
     run = shell.user_ns["r"]
     assert ran == [(1, 1), (20, 22)]
     assert [(t.status, t.details.get("approval")) for t in run.tool_results] == [
-        ("done", "approved"), ("done", "edited"), ("skipped", "skipped"), ("cancelled", None)]
+        ("done", "approved"),
+        ("done", "edited"),
+        ("skipped", "skipped"),
+        ("cancelled", None),
+    ]
     assert "three is plenty" in run.tool_results[2].text and run.stop_reason == "aborted"
     assert questions[0] == "add({'a': 1, 'b': 1}): [r]un, [e]dit, [s]kip or s[t]op? "
     assert questions.count("arguments as JSON: ") == 3  # a list, then a schema mistake, were asked again

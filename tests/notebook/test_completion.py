@@ -66,8 +66,9 @@ def test_every_command_prints_its_generated_help(shell, capsys):
 
 async def test_a_kernel_completes_session_names_for_a_frontend(kernel_name):
     async with live_kernel(kernel_name) as kernel:
-        await kernel.text("%load_ext openprogram_jupyter\nimport openprogram_jupyter as op\n"
-                          "m = op.ScriptedModel(['hi', 'again'])\n")
+        await kernel.text(
+            "%load_ext openprogram_jupyter\nimport openprogram_jupyter as op\nm = op.ScriptedModel(['hi', 'again'])\n"
+        )
         await kernel.run("%%agent -m m -s trip -o r\nHi.")
         await kernel.run("%%agent -m m -s travel_notes -o r\nAgain.")
         line = "%%agent -s tr"
@@ -75,4 +76,4 @@ async def test_a_kernel_completes_session_names_for_a_frontend(kernel_name):
         content = reply["content"]
         assert content["status"] == "ok"
         assert sorted(content["matches"]) == ["travel_notes", "trip"]
-        assert line[content["cursor_start"]:content["cursor_end"]] == "tr"
+        assert line[content["cursor_start"] : content["cursor_end"]] == "tr"

@@ -23,8 +23,9 @@ async def test_bad_cells_fail_with_a_usage_message_not_a_traceback(kernelspecs):
             "%%agent\n   \n": "the cell is empty",
             "%%agent --toolset nosuch\nhi": "unknown toolset 'nosuch'",
             "%%agent --deny nosuch\nhi": "tools_deny names unknown tool(s): nosuch",
-            "%%agent --toolset none --tool-choice add\nhi":
-                "--tool-choice forces 'add', which is not on this run's menu (no tools)",
+            "%%agent --toolset none --tool-choice add\nhi": (
+                "--tool-choice forces 'add', which is not on this run's menu (no tools)"
+            ),
         }
         for source, words in cases.items():
             cell = await kernel.run(source)
@@ -69,10 +70,11 @@ async def test_a_blocking_cell_says_to_interrupt_and_an_interrupt_keeps_the_run(
             "slow = op.ScriptedModel(['word ' * 1000], delay=0.02)"
         )
         cell, task = kernel.start("%%agent -m slow -o r\nTalk for a long time.")
-        await kernel.wait_for(lambda: any("Kernel ▸ Interrupt" in v for v in kernel.widget_values()),
-                              what="the note in place of the Stop button")
-        await kernel.wait_for(lambda: any("word word word" in v for v in kernel.widget_values()),
-                              what="streamed text")
+        await kernel.wait_for(
+            lambda: any("Kernel ▸ Interrupt" in v for v in kernel.widget_values()),
+            what="the note in place of the Stop button",
+        )
+        await kernel.wait_for(lambda: any("word word word" in v for v in kernel.widget_values()), what="streamed text")
         interrupted = time.monotonic()
         await kernel.interrupt()
         await task

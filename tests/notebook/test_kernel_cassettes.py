@@ -36,8 +36,11 @@ def _stderr(cell) -> str:
     return "".join(o.text for o in cell.outputs if o.output_type == "stream" and o.name == "stderr")
 
 
-@pytest.mark.parametrize("nest", ["('[', ']', 5000)", "('{\"x\": ', '}', 5000)", "('[', ']', 150)"],
-                         ids=["arrays-5000", "objects-5000", "arrays-150"])
+@pytest.mark.parametrize(
+    "nest",
+    ["('[', ']', 5000)", "('{\"x\": ', '}', 5000)", "('[', ']', 150)"],
+    ids=["arrays-5000", "objects-5000", "arrays-150"],
+)
 async def test_a_cassette_nested_deep_is_one_usage_error_line_and_the_kernel_lives(kernelspecs, tmp_path, nest):
     path = tmp_path / "deep.json"
     async with live_kernel(CURRENT) as kernel:

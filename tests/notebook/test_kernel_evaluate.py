@@ -49,8 +49,11 @@ def kernel_name(kernelspecs) -> str:
 
 
 def html_of(cell) -> str:
-    return "".join(o["data"]["text/html"] for o in cell.outputs
-                   if o.output_type in ("execute_result", "display_data") and "text/html" in o.get("data", {}))
+    return "".join(
+        o["data"]["text/html"]
+        for o in cell.outputs
+        if o.output_type in ("execute_result", "display_data") and "text/html" in o.get("data", {})
+    )
 
 
 def check_table(html: str) -> None:
@@ -58,9 +61,11 @@ def check_table(html: str) -> None:
     a <details> that opens on its run's transcript."""
     assert "40/40 (100%)" in html and "20/40 (50%)" in html
     cell = r"<span[^>]*>"
-    row = (rf'<details class="openprogram-evaluation-row" data-row="(\d+)"[^>]*><summary[^>]*>{cell}'
-           rf"{cell}\1</span>{cell}(Add \d+ and \d+\.)</span>{cell}<code>(\w+)</code></span>{cell}([^<]*)</span>"
-           rf"{cell}{cell}([^<]*)</span>")
+    row = (
+        rf'<details class="openprogram-evaluation-row" data-row="(\d+)"[^>]*><summary[^>]*>{cell}'
+        rf"{cell}\1</span>{cell}(Add \d+ and \d+\.)</span>{cell}<code>(\w+)</code></span>{cell}([^<]*)</span>"
+        rf"{cell}{cell}([^<]*)</span>"
+    )
     rows = re.findall(row, html)
     assert len(rows) == 80
     for _number, prompt, model, picks, verdict in rows:
@@ -76,22 +81,30 @@ def check_table(html: str) -> None:
 async def test_forty_prompts_on_two_models_at_concurrency_eight_in_the_kernel(kernel_name):
     async with live_kernel(kernel_name) as kernel:
         await kernel.text(SETUP)
-        cell = await kernel.run("ev = op.evaluate(prompts, models=[careful, sloppy], tools=[add], expect=right_sum, "
-                                "concurrency=8)\nev")
+        cell = await kernel.run(
+            "ev = op.evaluate(prompts, models=[careful, sloppy], tools=[add], expect=right_sum, concurrency=8)\nev"
+        )
         assert error_of(cell) is None
-        assert any("80/80 runs" in o.get("data", {}).get("text/plain", "") for o in cell.outputs
-                   if o.output_type == "display_data")  # the progress bar, left at its final count
+        assert any(
+            "80/80 runs" in o.get("data", {}).get("text/plain", "")
+            for o in cell.outputs
+            if o.output_type == "display_data"
+        )  # the progress bar, left at its final count
         check_table(html_of(cell))
 
 
 async def test_the_same_evaluation_on_a_dask_local_cluster_from_the_kernel(kernel_name):
     async with live_kernel(kernel_name) as kernel:
         await kernel.text(SETUP)
-        await kernel.text("from distributed import Client, LocalCluster\n"
-                          "cluster = LocalCluster(n_workers=2, threads_per_worker=4, dashboard_address=None, "
-                          "silence_logs=40)\nclient = Client(cluster)")
-        cell = await kernel.run("ev = op.evaluate(prompts, models=[careful, sloppy], tools=[add], expect=right_sum, "
-                                "concurrency=8, executor=client.get_executor())\nev")
+        await kernel.text(
+            "from distributed import Client, LocalCluster\n"
+            "cluster = LocalCluster(n_workers=2, threads_per_worker=4, dashboard_address=None, "
+            "silence_logs=40)\nclient = Client(cluster)"
+        )
+        cell = await kernel.run(
+            "ev = op.evaluate(prompts, models=[careful, sloppy], tools=[add], expect=right_sum, "
+            "concurrency=8, executor=client.get_executor())\nev"
+        )
         assert error_of(cell) is None
         check_table(html_of(cell))
         pids = await kernel.text("import os\nprint(os.getpid() not in client.run(os.getpid).values())")

@@ -69,8 +69,10 @@ async def test_a_run_that_fails_fails_the_cell_after_its_transcript_unless_keep_
     from .conftest import CURRENT
 
     async with live_kernel(CURRENT) as kernel:
-        await kernel.text("import os\nfor k in ('OPENAI_API_KEY', 'OPENAI_BASE_URL'): os.environ.pop(k, None)\n"
-                          "%load_ext openprogram_jupyter")
+        await kernel.text(
+            "import os\nfor k in ('OPENAI_API_KEY', 'OPENAI_BASE_URL'): os.environ.pop(k, None)\n"
+            "%load_ext openprogram_jupyter"
+        )
         cell = await kernel.run("%%agent -m openai:gpt-4.1-mini -o r --toolset none\nHello?")
         error = error_of(cell)
         assert error is not None and error.ename == "RunFailed"  # Run All, papermill, nbclient stop here

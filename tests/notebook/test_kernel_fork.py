@@ -31,19 +31,29 @@ async def test_a_fork_makes_no_model_request_before_its_round(kernel_name):
         await kernel.text(SETUP)
         cell = await kernel.run("%%agent -m m -o r\nAdd 1, 2, 3 and 4.")
         assert error_of(cell) is None
-        await kernel.text("ran.clear()\n"
-                          "@op.function\n"
-                          "def add(a: float, b: float) -> float:\n"
-                          "    'Add two numbers (both integers).'\n"
-                          "    ran.append((a, b))\n"
-                          "    return a + b\n"
-                          "live = op.ScriptedModel([op.ToolCall(name='add', arguments={'a': 6, 'b': 40}),\n"
-                          "                         'Forty-six.'])")
+        await kernel.text(
+            "ran.clear()\n"
+            "@op.function\n"
+            "def add(a: float, b: float) -> float:\n"
+            "    'Add two numbers (both integers).'\n"
+            "    ran.append((a, b))\n"
+            "    return a + b\n"
+            "live = op.ScriptedModel([op.ToolCall(name='add', arguments={'a': 6, 'b': 40}),\n"
+            "                         'Forty-six.'])"
+        )
         fork = await kernel.run("%agent fork r 3 -m live")
         assert error_of(fork) is None
-        counts = await kernel.text("print(len(m.requests), len(live.requests), ran, r_fork.rounds, r_fork.text,\n"
-                                   "      live.requests[0].tools[0]['description'])")
-        assert counts.split(" ", 5) == ["4", "2", "[(6.0,", "40.0)]", "4",
-                                        "Forty-six. Add two numbers (both integers).\n"]
+        counts = await kernel.text(
+            "print(len(m.requests), len(live.requests), ran, r_fork.rounds, r_fork.text,\n"
+            "      live.requests[0].tools[0]['description'])"
+        )
+        assert counts.split(" ", 5) == [
+            "4",
+            "2",
+            "[(6.0,",
+            "40.0)]",
+            "4",
+            "Forty-six. Add two numbers (both integers).\n",
+        ]
         saved = plain_output(fork)
         assert "rounds 1–2 replayed" in saved and saved.count("replayed from run_") == 2 and "Forty-six." in saved

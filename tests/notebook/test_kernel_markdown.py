@@ -12,15 +12,12 @@ PAYLOADS = (
     "<script>alert('answer')</script>\n\n"
     "<img src=x onerror=alert(1)>\n\n"
     "[click me](javascript:alert(1))\n\n"
-    "<div onclick=\"alert(1)\">a raw HTML block</div>\n\n"
+    '<div onclick="alert(1)">a raw HTML block</div>\n\n'
     "<img src=http://tracker.example/pixel.png>\n\n"
     "![pixel](http://tracker.example/pixel.png)\n"
 )
 ANSWER = (
-    "## Summary\n\n"
-    "| city | temp |\n|:-----|-----:|\n| Oslo | 4 |\n\n"
-    "- **first** point\n- second point\n\n"
-    + PAYLOADS
+    "## Summary\n\n| city | temp |\n|:-----|-----:|\n| Oslo | 4 |\n\n- **first** point\n- second point\n\n" + PAYLOADS
 )
 SETUP = f"""\
 %load_ext openprogram_jupyter
@@ -62,11 +59,15 @@ async def test_markdown_answers_render_live_and_saved_and_payloads_stay_inert(ke
         cell, task = kernel.start("%%agent -m m -o r --tools table\nSummarize.")
         approve = await kernel.find_widget("ButtonModel", "the Approve button", description="Approve")
         # The call waits for the click: the live view draws the whole first reply meanwhile.
-        await kernel.wait_for(lambda: any("[image: pixel]" in value for value in kernel.widget_values()),
-                              what="the whole answer in the live view")
+        await kernel.wait_for(
+            lambda: any("[image: pixel]" in value for value in kernel.widget_values()),
+            what="the whole answer in the live view",
+        )
         kernel.click(approve)
-        await kernel.wait_for(lambda: any("Frame cell" in value for value in kernel.widget_values()),
-                              what="the DataFrame's table in the ended call's card")
+        await kernel.wait_for(
+            lambda: any("Frame cell" in value for value in kernel.widget_values()),
+            what="the DataFrame's table in the ended call's card",
+        )
         await task
         assert error_of(cell) is None, error_of(cell) and error_of(cell).traceback
         assert (await kernel.text("print(r.tool_results[0].text)")).strip() == "Frame as text"  # the model's text

@@ -53,8 +53,10 @@ async def test_an_http_server_on_loopback_round_trips_in_a_cell(kernel_name):
     with http_server() as url:
         async with live_kernel(kernel_name) as kernel:
             await setup(kernel)
-            await kernel.text(f"web = op.mcp(url={url!r}, name='web')\n"
-                              "m = op.ScriptedModel([op.ToolCall(name='web_add', arguments={'a': 1, 'b': 4}), 'ok'])")
+            await kernel.text(
+                f"web = op.mcp(url={url!r}, name='web')\n"
+                "m = op.ScriptedModel([op.ToolCall(name='web_add', arguments={'a': 1, 'b': 4}), 'ok'])"
+            )
             cell = await kernel.run("%%agent -m m --mcp web -o r\nAdd.")
             assert error_of(cell) is None
             assert (await kernel.text("print(r.tool_results[0].content[0].text)")).strip() == "5.0"
@@ -64,12 +66,15 @@ async def test_stop_clicked_mid_call_cancels_it_on_the_server(kernel_name, tmp_p
     marker = tmp_path / "marker"
     async with live_kernel(kernel_name) as kernel:
         await setup(kernel)
-        await kernel.text(f"m = op.ScriptedModel([op.ToolCall(name='demo_wait', arguments="
-                          f"{{'seconds': {FULL_WAIT_SECONDS}, 'marker': {str(marker)!r}}}), 'never'])")
+        await kernel.text(
+            f"m = op.ScriptedModel([op.ToolCall(name='demo_wait', arguments="
+            f"{{'seconds': {FULL_WAIT_SECONDS}, 'marker': {str(marker)!r}}}), 'never'])"
+        )
         started = time.monotonic()
         cell, task = kernel.start("%%agent -m m --mcp demo -o r\nWait.")
-        await kernel.wait_for(lambda: marker.exists() and "started" in marker.read_text(), timeout=30,
-                              what="the server to start the call")
+        await kernel.wait_for(
+            lambda: marker.exists() and "started" in marker.read_text(), timeout=30, what="the server to start the call"
+        )
         stop = await kernel.find_widget("ButtonModel", "the Stop button", description="Stop")
         clicked = time.monotonic()
         kernel.click(stop)
@@ -78,15 +83,19 @@ async def test_stop_clicked_mid_call_cancels_it_on_the_server(kernel_name, tmp_p
         print(f"\nStop click mid MCP call → cell finished in {latency:.3f} s")
         assert latency < 10.0 and time.monotonic() - started < FULL_WAIT_SECONDS  # generous: unstopped, 30 s
         assert error_of(cell) is None and "Stopped with the Stop button" in plain_output(cell)
-        await kernel.wait_for(lambda: "cancelled" in marker.read_text(), timeout=5,
-                              what="the server to hear notifications/cancelled")
+        await kernel.wait_for(
+            lambda: "cancelled" in marker.read_text(), timeout=5, what="the server to hear notifications/cancelled"
+        )
         assert (await kernel.text("print(r.stop_reason, r.tool_results[0].status)")).split() == ["aborted", "cancelled"]
 
 
 async def test_no_server_process_is_left_after_the_kernel_shuts_down(kernel_name):
     async with live_kernel(kernel_name) as kernel:
         await setup(kernel)
-        pid = int(await kernel.text("print(demo.connection.run(demo.connection.call_tool('pid', {}), 30)"
-                                    ".structured_content['result'])"))
+        pid = int(
+            await kernel.text(
+                "print(demo.connection.run(demo.connection.call_tool('pid', {}), 30).structured_content['result'])"
+            )
+        )
         assert process_exists(pid)
     assert wait_until_gone(pid), f"the MCP server (pid {pid}) outlived its kernel"

@@ -35,10 +35,8 @@ async def test_always_allow_clicked_answers_later_calls_and_agent_policy_removes
         kernel.click(await card_button(kernel, cell, "Always allow"))
         await task
         assert error_of(cell) is None
-        report = await kernel.text("print(launched)\n"
-                                   "for t in r.tool_results: print(t.details.get('approval_rule'))\n")
-        assert report.splitlines() == [
-            "[1, 2]", "None", "{'action': 'allow', 'pattern': 'launch', 'from': 'session'}"]
+        report = await kernel.text("print(launched)\nfor t in r.tool_results: print(t.details.get('approval_rule'))\n")
+        assert report.splitlines() == ["[1, 2]", "None", "{'action': 'allow', 'pattern': 'launch', 'from': 'session'}"]
         assert "launch(n=1) → done · approved by the user" in saved(cell, "text/plain")
         assert "launch(n=2) → done · allowed by session rule launch" in saved(cell, "text/plain")
         assert "allowed by session rule `launch`" in saved(cell, "text/markdown")

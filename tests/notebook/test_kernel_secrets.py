@@ -30,8 +30,9 @@ def connect(host: str) -> str:
 async def test_a_key_echoed_by_a_tool_and_a_401_is_nowhere_in_the_saved_notebook(kernel_name, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", KEY)  # the kernel inherits it: the key is never in a cell
     with FakeServer() as server:
-        server.script(Turn(calls=[Call("connect", {"host": "db"})]),
-                      Turn.http_error(401, f"Incorrect API key provided: {KEY}."))
+        server.script(
+            Turn(calls=[Call("connect", {"host": "db"})]), Turn.http_error(401, f"Incorrect API key provided: {KEY}.")
+        )
         async with live_kernel(kernel_name) as kernel:
             await kernel.text(SETUP.format(url=server.openai_base_url))
             cell = await kernel.run("%%agent -m openai:gpt-4.1-mini -o r --tools connect\nConnect to db.")
@@ -49,7 +50,8 @@ async def test_a_key_echoed_by_a_tool_and_a_401_is_nowhere_in_the_saved_notebook
             answer = await kernel.text(
                 "kept = [str(r.error), repr(r), r._repr_html_(), r.tool_results[0].details['traceback'],\n"
                 "        *(e.model_dump_json() for e in r.events)]\n"
-                "print(r.stop_reason, any(os.environ['OPENAI_API_KEY'] in text for text in kept))")
+                "print(r.stop_reason, any(os.environ['OPENAI_API_KEY'] in text for text in kept))"
+            )
             assert answer.split() == ["error", "False"]
 
         saved = nbformat.writes(kernel.notebook)

@@ -33,8 +33,9 @@ async def test_two_models_side_by_side_save_both_transcripts(kernel_name):
         assert html.index("fast") < html.index("Fast answer.") < html.index("Other answer.")
         saved = plain_output(cell)
         assert "== fast ==" in saved and "== other ==" in saved
-        assert (await kernel.text("print(sorted(r), r['fast'].text, r['other'].text)")
-                ) == "['fast', 'other'] Fast answer. Other answer.\n"
+        assert (
+            await kernel.text("print(sorted(r), r['fast'].text, r['other'].text)")
+        ) == "['fast', 'other'] Fast answer. Other answer.\n"
 
 
 async def test_each_stop_stops_its_own_run_and_stop_all_stops_every_run(kernel_name):
@@ -42,15 +43,28 @@ async def test_each_stop_stops_its_own_run_and_stop_all_stops_every_run(kernel_n
         await kernel.text(SETUP)
         started = time.monotonic()
         cell, task = kernel.start("%%agent -m slow_a,slow_b -o r\nTalk.")
-        await kernel.wait_for(lambda: any("tick tick" in v for v in kernel.widget_values())
-                              and any("tock tock" in v for v in kernel.widget_values()),
-                              timeout=30, what="both views streaming")
-        stops = await kernel.wait_for(lambda: kernel.widgets("ButtonModel", description="Stop")[1:] and
-                                      kernel.widgets("ButtonModel", description="Stop"), what="two Stops")
+        await kernel.wait_for(
+            lambda: (
+                any("tick tick" in v for v in kernel.widget_values())
+                and any("tock tock" in v for v in kernel.widget_values())
+            ),
+            timeout=30,
+            what="both views streaming",
+        )
+        stops = await kernel.wait_for(
+            lambda: (
+                kernel.widgets("ButtonModel", description="Stop")[1:]
+                and kernel.widgets("ButtonModel", description="Stop")
+            ),
+            what="two Stops",
+        )
         assert len(stops) == 2
         kernel.click(stops[0])  # one run's own Stop
-        await kernel.wait_for(lambda: sum("stopped (aborted)" in v for v in kernel.widget_values()) == 1
-                              or task.done(), timeout=10, what="one run's header to say it stopped")
+        await kernel.wait_for(
+            lambda: sum("stopped (aborted)" in v for v in kernel.widget_values()) == 1 or task.done(),
+            timeout=10,
+            what="one run's header to say it stopped",
+        )
         assert not task.done()  # the other run goes on
         assert sum(" · running" in v for v in kernel.widget_values()) == 1
         stop_all = await kernel.find_widget("ButtonModel", "the Stop all button", description="Stop all")

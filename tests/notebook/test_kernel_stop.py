@@ -43,8 +43,11 @@ async def setup(kernel: LiveKernel, kernel_name: str) -> None:
 
 async def stop_button(kernel: LiveKernel) -> str:
     """Wait until the view streams text (it updates live), then return its Stop button."""
-    await kernel.wait_for(lambda: any("word word word" in v for v in kernel.widget_values()),
-                          timeout=30, what="streamed text in the live view")
+    await kernel.wait_for(
+        lambda: any("word word word" in v for v in kernel.widget_values()),
+        timeout=30,
+        what="streamed text in the live view",
+    )
     return await kernel.find_widget("ButtonModel", "the Stop button", description="Stop")
 
 
@@ -69,8 +72,9 @@ async def test_stop_click_mid_cell_ends_the_run_promptly_as_aborted(kernel_name)
         assert latency < PROMPT_STOP_SECONDS
         assert time.monotonic() - started < FULL_RUN_SECONDS
         assert error_of(cell) is None  # a widget Stop is a graceful end
-        assert (await kernel.text("print(r.stop_reason, len(r.text.split()) < 1000, r is runtime.last_run)")
-                ).split() == ["aborted", "True", "True"]
+        assert (
+            await kernel.text("print(r.stop_reason, len(r.text.split()) < 1000, r is runtime.last_run)")
+        ).split() == ["aborted", "True", "True"]
         assert_only_static_outputs(cell)
         assert "Stopped with the Stop button" in plain_output(cell)
         assert "word word" in plain_output(cell)  # the transcript so far is kept
@@ -95,8 +99,9 @@ async def test_kernel_interrupt_ends_the_run_as_aborted_and_fails_the_cell(kerne
         error = error_of(cell)
         assert error is not None and error.ename == "RunInterrupted"  # so Run All stops here
         assert len(error.traceback) <= 3 and "the Run is in r" in error.evalue  # one line, not a traceback
-        assert (await kernel.text("print(r.stop_reason, len(r.text.split()) < 1000, r is runtime.last_run)")
-                ).split() == ["aborted", "True", "True"]
+        assert (
+            await kernel.text("print(r.stop_reason, len(r.text.split()) < 1000, r is runtime.last_run)")
+        ).split() == ["aborted", "True", "True"]
         assert_only_static_outputs(cell)
         assert "Interrupted (Kernel ▸ Interrupt)" in plain_output(cell)
 
@@ -115,8 +120,11 @@ async def test_approve_and_deny_clicks_answer_a_call_waiting_mid_cell(kernel_nam
         cell, task = kernel.start("%%agent -m m -o r --tools delete\nClean up.")
         kernel.click(await kernel.find_widget("ButtonModel", "the Approve button", description="Approve"))
         # The second call gets a card (and buttons) of its own.
-        kernel.click(await kernel.find(lambda: kernel.widgets("ButtonModel", description="Deny")[1:],
-                                       what="the second call's Deny button"))
+        kernel.click(
+            await kernel.find(
+                lambda: kernel.widgets("ButtonModel", description="Deny")[1:], what="the second call's Deny button"
+            )
+        )
         await task
         assert error_of(cell) is None
         statuses = await kernel.text("print(*[m.status for m in r.tool_results])")
@@ -205,8 +213,10 @@ async def test_enter_in_the_steering_box_sends_the_message_which_shows_as_queued
         # What a browser sends on Enter (continuous_update=False): submit, then the box's text.
         kernel.send_comm(box, {"method": "custom", "content": {"event": "submit"}})
         kernel.type_into(box, "use metric units")
-        await kernel.wait_for(lambda: any("queued" in v and "use metric units" in v for v in kernel.widget_values()),
-                              what="the message listed as queued")
+        await kernel.wait_for(
+            lambda: any("queued" in v and "use metric units" in v for v in kernel.widget_values()),
+            what="the message listed as queued",
+        )
         await task
         assert error_of(cell) is None
         assert (await kernel.text("print(r.text)")).strip() == "I read: use metric units"
@@ -234,14 +244,16 @@ async def test_background_returns_at_once_and_its_stop_works(kernel_name):
 async def test_without_jupyter_ui_poll_an_old_kernel_points_to_kernel_interrupt(legacy_kernel):
     """ipykernel 6.29 cannot deliver a click to a busy cell on its own: the view says so."""
     async with live_kernel(legacy_kernel) as kernel:
-        await kernel.text("import sys\nsys.modules['jupyter_ui_poll'] = None  # as if the extra were missing\n"
-                          + SETUP)
+        await kernel.text("import sys\nsys.modules['jupyter_ui_poll'] = None  # as if the extra were missing\n" + SETUP)
         cell, task = kernel.start("%%agent -m slow -o r\nTalk for a long time.")
         await stop_button(kernel)
         notes = "\n".join(kernel.widget_values())
         assert "handles clicks only after a cell ends" in notes and "legacy-kernel" in notes
-        tooltips = [s.get("tooltip") or "" for s in kernel.client.widget_state.values()
-                    if s.get("_model_name") == "ButtonModel" and s.get("description") == "Stop"]
+        tooltips = [
+            s.get("tooltip") or ""
+            for s in kernel.client.widget_state.values()
+            if s.get("_model_name") == "ButtonModel" and s.get("description") == "Stop"
+        ]
         assert any("Kernel ▸ Interrupt" in t for t in tooltips)
         await kernel.interrupt()  # the way that does work there
         await task

@@ -26,8 +26,11 @@ def add(a: int, b: int) -> int:
 def shown(kernel: LiveKernel, cell) -> set[str]:
     """The comm ids of the widgets on screen: those reachable from the cell's live view (a
     card kept aside for reuse has widgets too, but nobody can click them)."""
-    roots = [o["data"]["application/vnd.jupyter.widget-view+json"]["model_id"] for o in cell.outputs
-             if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
+    roots = [
+        o["data"]["application/vnd.jupyter.widget-view+json"]["model_id"]
+        for o in cell.outputs
+        if "application/vnd.jupyter.widget-view+json" in o.get("data", {})
+    ]
     seen, todo = set(), list(roots)
     while todo:
         comm_id = todo.pop()
@@ -42,23 +45,32 @@ def shown(kernel: LiveKernel, cell) -> set[str]:
 async def card_button(kernel: LiveKernel, cell, description: str) -> str:
     """The waiting card's button, once it is on screen (the view's own Stop has an icon;
     the card's has none)."""
+
     def on_screen() -> list[str]:
         shown_now = shown(kernel, cell)
-        return [c for c in kernel.widgets("ButtonModel", description=description)
-                if c in shown_now and kernel.client.widget_state[c].get("icon", "") == ""]
+        return [
+            c
+            for c in kernel.widgets("ButtonModel", description=description)
+            if c in shown_now and kernel.client.widget_state[c].get("icon", "") == ""
+        ]
+
     return await kernel.find(on_screen, what=f"the card's {description} button")
 
 
 async def wait_waiting(kernel: LiveKernel, arguments: str) -> None:
     """Until the open card shows the pick with ``arguments`` waiting for an answer."""
-    await kernel.wait_for(lambda: any(arguments in v and "awaiting" in v for v in kernel.widget_values()),
-                          what=f"the pick ({arguments}) waiting in its card")
+    await kernel.wait_for(
+        lambda: any(arguments in v and "awaiting" in v for v in kernel.widget_values()),
+        what=f"the pick ({arguments}) waiting in its card",
+    )
 
 
 async def test_step_mode_answers_each_pick_with_run_edit_skip_and_stop_clicks(kernel_name):
     async with live_kernel(kernel_name) as kernel:
-        await kernel.text(SETUP + "m = op.ScriptedModel([op.ToolCall(name='add', arguments={'a': i, 'b': i})"
-                                  " for i in (1, 2, 3, 4)] + ['done'])\n")
+        await kernel.text(
+            SETUP + "m = op.ScriptedModel([op.ToolCall(name='add', arguments={'a': i, 'b': i})"
+            " for i in (1, 2, 3, 4)] + ['done'])\n"
+        )
         cell, task = kernel.start("%%agent --step -m m -o r --tools add\nAdd some numbers.")
         await wait_waiting(kernel, "a=1, b=1")
         kernel.click(await card_button(kernel, cell, "Run"))
@@ -66,16 +78,24 @@ async def test_step_mode_answers_each_pick_with_run_edit_skip_and_stop_clicks(ke
         kernel.click(await card_button(kernel, cell, "Edit"))
         # The editor opens filled with the model's arguments; the user then types over them.
         editor = await kernel.find(
-            lambda: [c for c in kernel.widgets("TextareaModel")
-                     if c in shown(kernel, cell) and '"a": 2' in kernel.client.widget_state[c]["value"]],
-            what="the editor, filled")
+            lambda: [
+                c
+                for c in kernel.widgets("TextareaModel")
+                if c in shown(kernel, cell) and '"a": 2' in kernel.client.widget_state[c]["value"]
+            ],
+            what="the editor, filled",
+        )
         kernel.type_into(editor, json.dumps({"a": 20, "b": 22}))
         kernel.click(await card_button(kernel, cell, "Run edited"))
         await wait_waiting(kernel, "a=3, b=3")
         reason = await kernel.find(
-            lambda: [c for c in kernel.widgets("TextModel", placeholder="reason for skipping (the model reads it)")
-                     if c in shown(kernel, cell)],
-            what="the skip reason box")
+            lambda: [
+                c
+                for c in kernel.widgets("TextModel", placeholder="reason for skipping (the model reads it)")
+                if c in shown(kernel, cell)
+            ],
+            what="the skip reason box",
+        )
         kernel.type_into(reason, "three is plenty")
         kernel.click(await card_button(kernel, cell, "Skip"))
         await wait_waiting(kernel, "a=4, b=4")
@@ -84,7 +104,8 @@ async def test_step_mode_answers_each_pick_with_run_edit_skip_and_stop_clicks(ke
         assert error_of(cell) is None  # a Stop click ends the run, not the cell
         report = await kernel.text(
             "print(r.stop_reason)\n"
-            "for t in r.tool_results: print(t.status, t.details.get('approval'), t.text.splitlines()[-1])\n")
+            "for t in r.tool_results: print(t.status, t.details.get('approval'), t.text.splitlines()[-1])\n"
+        )
         lines = report.splitlines()
         assert lines[0] == "aborted"
         assert lines[1] == "done approved 2"
@@ -98,8 +119,10 @@ async def test_step_mode_answers_each_pick_with_run_edit_skip_and_stop_clicks(ke
 
 async def test_agent_code_fills_the_next_cell_and_running_it_gives_the_runs_results(kernel_name):
     async with live_kernel(kernel_name) as kernel:
-        await kernel.text(SETUP + "m = op.ScriptedModel([op.ToolCall(name='add', arguments={'a': 2, 'b': 3}),"
-                                  " op.ToolCall(name='add', arguments={'a': 5, 'b': 8}), 'thirteen'])\n")
+        await kernel.text(
+            SETUP + "m = op.ScriptedModel([op.ToolCall(name='add', arguments={'a': 2, 'b': 3}),"
+            " op.ToolCall(name='add', arguments={'a': 5, 'b': 8}), 'thirteen'])\n"
+        )
         await kernel.run("%%agent -m m -o r --tools add\nAdd.")
         reply = await kernel.client.kc.execute("%agent code r", reply=True)
         payloads = [p for p in reply["content"].get("payload", []) if p.get("source") == "set_next_input"]
@@ -111,7 +134,8 @@ async def test_agent_code_fills_the_next_cell_and_running_it_gives_the_runs_resu
         same = await kernel.text(
             "from openprogram_jupyter.tools.results import result_content\n"
             "print([result_content(v)[0][0].text for v in (add_1, add_2)] == [t.text for t in r.tool_results],"
-            " len(m.requests) == r.rounds == 3)\n")
+            " len(m.requests) == r.rounds == 3)\n"
+        )
         assert same.split() == ["True", "True"]  # equal results, and no model request beyond the run's
 
 
@@ -126,8 +150,9 @@ async def save_and_restart(kernel: LiveKernel, saved, then: str) -> None:
 
 async def test_a_session_comes_back_after_a_restart_from_the_saved_notebook(kernel_name, tmp_path):
     async with live_kernel(kernel_name) as kernel:
-        await kernel.text(SETUP + "m = op.ScriptedModel([op.ToolCall(name='add', arguments={'a': 1, 'b': 1}),"
-                                  " 'two', 'and three'])\n")
+        await kernel.text(
+            SETUP + "m = op.ScriptedModel([op.ToolCall(name='add', arguments={'a': 1, 'b': 1}), 'two', 'and three'])\n"
+        )
         await kernel.run("%%agent -m m -s lesson\nWhat is 1 + 1?")
         await kernel.run("%%agent -m m -s lesson\nAnd plus one?")
         await save_and_restart(kernel, tmp_path / "lesson.ipynb", "m2 = op.ScriptedModel(['four'])\n")
@@ -140,11 +165,17 @@ async def test_a_session_comes_back_after_a_restart_from_the_saved_notebook(kern
         assert error_of(restored) is None
         assert "session lesson: 6 message(s) from 2 run(s)" in plain_output(restored)
         await kernel.run("%%agent -m m2 -s lesson\nAnd one more?")
-        sent = await kernel.text("import json\n"
-                                 "print(json.dumps([(x.role, x.text) for x in m2.requests[0].messages]))")
+        sent = await kernel.text("import json\nprint(json.dumps([(x.role, x.text) for x in m2.requests[0].messages]))")
         roles_and_texts = json.loads(sent)
         assert [role for role, _ in roles_and_texts] == [
-            "user", "assistant", "toolResult", "assistant", "user", "assistant", "user"]
+            "user",
+            "assistant",
+            "toolResult",
+            "assistant",
+            "user",
+            "assistant",
+            "user",
+        ]
         assert roles_and_texts[0][1] == "What is 1 + 1?" and roles_and_texts[2][1] == "2"
         assert roles_and_texts[4][1] == "And plus one?" and roles_and_texts[-1][1] == "And one more?"
 

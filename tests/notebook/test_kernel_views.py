@@ -15,8 +15,7 @@ async def test_run_show_and_agent_show_of_a_finished_run_draw_its_transcript_onl
     # not found" once the notebook was saved and opened again.
     async with live_kernel(CURRENT) as kernel:
         await kernel.text(
-            "%load_ext openprogram_jupyter\nimport openprogram_jupyter as op\n"
-            "m = op.ScriptedModel(['shown <again>'])"
+            "%load_ext openprogram_jupyter\nimport openprogram_jupyter as op\nm = op.ScriptedModel(['shown <again>'])"
         )
         assert error_of(await kernel.run("%%agent -m m -o r\nhi")) is None
         for source in ("r.show()", "%agent show r"):
@@ -103,8 +102,10 @@ async def test_every_part_of_the_view_draws_on_both_ipywidgets_versions(kernel_n
 
 async def test_agent_show_follows_a_background_run_still_going(kernelspecs):
     async with live_kernel(CURRENT) as kernel:
-        await kernel.text("%load_ext openprogram_jupyter\nimport openprogram_jupyter as op\n"
-                          "slow = op.ScriptedModel(['word ' * 500], delay=0.02)")
+        await kernel.text(
+            "%load_ext openprogram_jupyter\nimport openprogram_jupyter as op\n"
+            "slow = op.ScriptedModel(['word ' * 500], delay=0.02)"
+        )
         assert error_of(await kernel.run("%%agent -m slow -o h --background\nTalk.")) is None
         cell = await kernel.run("import asyncio\nawait asyncio.sleep(0.3)\n%agent show h")
         assert error_of(cell) is None, error_of(cell) and error_of(cell).traceback

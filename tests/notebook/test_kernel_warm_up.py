@@ -32,8 +32,15 @@ print(json.dumps({{"thread": None if thread is None else thread.name,
                    "alive": thread is not None and thread.is_alive(),
                    "loaded": [m for m in {modules!r} if m in sys.modules]}}))
 """
-MODULES = ["openai", "anthropic", "pydantic", "ipywidgets", "openprogram_jupyter.loop",
-           "openprogram_jupyter.jupyter._view", "openprogram_jupyter.models.openai_chat"]
+MODULES = [
+    "openai",
+    "anthropic",
+    "pydantic",
+    "ipywidgets",
+    "openprogram_jupyter.loop",
+    "openprogram_jupyter.jupyter._view",
+    "openprogram_jupyter.models.openai_chat",
+]
 
 
 async def test_load_ext_warms_the_default_provider_in_the_background_and_sends_nothing(kernel_name):
@@ -56,8 +63,9 @@ async def test_load_ext_warms_the_default_provider_in_the_background_and_sends_n
 async def test_with_warm_up_off_load_ext_loads_no_sdk_and_no_view(kernel_name):
     with FakeServer() as server:
         async with live_kernel(kernel_name) as kernel:
-            await kernel.text(SETUP.format(url=server.openai_base_url,
-                                           switch="os.environ['OPENPROGRAM_WARM_UP'] = '0'"))
+            await kernel.text(
+                SETUP.format(url=server.openai_base_url, switch="os.environ['OPENPROGRAM_WARM_UP'] = '0'")
+            )
             state = json.loads(await kernel.text(LOADED.format(modules=MODULES)))
             assert state["thread"] is None
             assert "openai" not in state["loaded"] and "openprogram_jupyter.jupyter._view" not in state["loaded"]
@@ -66,9 +74,11 @@ async def test_with_warm_up_off_load_ext_loads_no_sdk_and_no_view(kernel_name):
 
 async def test_on_the_offline_default_the_warm_up_loads_the_view_but_no_sdk(kernel_name):
     async with live_kernel(kernel_name) as kernel:
-        await kernel.text("import os\nfor name in [n for n in os.environ if n.endswith('_API_KEY')]:\n"
-                          "    del os.environ[name]\nos.environ['OPENPROGRAM_MODEL'] = 'offline'\n"
-                          "%load_ext openprogram_jupyter")
+        await kernel.text(
+            "import os\nfor name in [n for n in os.environ if n.endswith('_API_KEY')]:\n"
+            "    del os.environ[name]\nos.environ['OPENPROGRAM_MODEL'] = 'offline'\n"
+            "%load_ext openprogram_jupyter"
+        )
         state = json.loads(await kernel.text(LOADED.format(modules=MODULES)))
         assert state["thread"] == "openprogram-warm-up"
         assert "openprogram_jupyter.jupyter._view" in state["loaded"]

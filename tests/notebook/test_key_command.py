@@ -43,10 +43,13 @@ def test_the_notebooks_runtime_on_the_default_model_picks_the_new_key_up(shell, 
     assert runtime.model.name == "openai:gpt-4.1-mini"
 
 
-@pytest.mark.parametrize("answer, words", [
-    ("", "no key was typed; nothing changed"),
-    (StdinNotImplementedError("no stdin"), "this frontend cannot ask for input"),
-])
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        ("", "no key was typed; nothing changed"),
+        (StdinNotImplementedError("no stdin"), "this frontend cannot ask for input"),
+    ],
+)
 def test_no_key_typed_changes_nothing_and_says_why(shell, monkeypatch, answer, words):
     def ask(prompt=""):
         if isinstance(answer, Exception):

@@ -106,5 +106,6 @@ def test_base_url_in_a_cell_points_the_model_string_at_a_local_server(shell, no_
 def test_base_url_with_a_model_object_is_one_usage_line(shell, no_keys):
     shell.user_ns["m"] = op.ScriptedModel(["hi"])
     result = shell.run_cell("%%agent -m m --base-url http://127.0.0.1:9/v1\nHi.")
-    assert str(result.error_in_exec) == ("%%agent: --base-url applies to a model string; -m names a ScriptedModel "
-                                         "object, built with its own endpoint")
+    assert str(result.error_in_exec) == (
+        "%%agent: --base-url applies to a model string; -m names a ScriptedModel object, built with its own endpoint"
+    )

@@ -18,8 +18,13 @@ def forked_shell(shell):
         ran.append((a, b))
         return a + b
 
-    shell.user_ns["m"] = op.ScriptedModel([op.ToolCall(name="add", arguments={"a": 1, "b": 2}),
-                                           op.ToolCall(name="add", arguments={"a": 3, "b": 3}), "Six."])
+    shell.user_ns["m"] = op.ScriptedModel(
+        [
+            op.ToolCall(name="add", arguments={"a": 1, "b": 2}),
+            op.ToolCall(name="add", arguments={"a": 3, "b": 3}),
+            "Six.",
+        ]
+    )
     assert shell.run_cell("%%agent -m m -o r\nAdd 1, 2 and 3.").success
     ran.clear()
     shell.user_ns["ran"] = ran
@@ -45,16 +50,19 @@ def test_agent_fork_stores_where_told(forked_shell):
     assert forked_shell.user_ns["other"].text == "Six."
 
 
-@pytest.mark.parametrize(("line", "match"), [
-    ("fork", "name the variable"),
-    ("fork r", "name the variable"),
-    ("fork r two", "name the variable"),
-    ("fork nothing 1", "no variable 'nothing'"),
-    ("fork m 1", "holds a ScriptedModel, not a Run"),
-    ("fork r 9", "between 1 and 3"),
-    ("fork r 1 --what", "unknown option"),
-    ("fork r 1 -o 1x", "variable name"),
-])
+@pytest.mark.parametrize(
+    ("line", "match"),
+    [
+        ("fork", "name the variable"),
+        ("fork r", "name the variable"),
+        ("fork r two", "name the variable"),
+        ("fork nothing 1", "no variable 'nothing'"),
+        ("fork m 1", "holds a ScriptedModel, not a Run"),
+        ("fork r 9", "between 1 and 3"),
+        ("fork r 1 --what", "unknown option"),
+        ("fork r 1 -o 1x", "variable name"),
+    ],
+)
 def test_agent_fork_explains_bad_input(forked_shell, line, match):
     with pytest.raises(UsageError, match=match):
         forked_shell.run_line_magic("agent", line)

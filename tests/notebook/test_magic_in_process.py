@@ -35,8 +35,12 @@ def test_every_documented_option_is_read():
     assert (options.model, options.output, options.session, options.new) == ("openai:gpt-4.1-mini", "out", "chat", True)
     assert (options.tools, options.background) == (["a", "b"], True)
     assert options.run_options == {
-        "tools_allow": ["a"], "tools_deny": ["b"], "tool_choice": "required", "parallel_tool_calls": False,
-        "max_iterations": 5, "system": "Be brief.",
+        "tools_allow": ["a"],
+        "tools_deny": ["b"],
+        "tool_choice": "required",
+        "parallel_tool_calls": False,
+        "max_iterations": 5,
+        "system": "Be brief.",
     }
 
 
@@ -46,8 +50,17 @@ def test_every_flag_is_in_the_usage_and_the_parser():
 
     for flag in FLAGS:
         assert flag.usage in USAGE
-        value = ("" if flag.metavar is None else " 3" if flag.metavar.startswith(("N", "DOLLARS"))
-                 else " high" if flag.metavar.startswith("low|") else " http://x" if flag.metavar == "URL" else " x")
+        value = (
+            ""
+            if flag.metavar is None
+            else " 3"
+            if flag.metavar.startswith(("N", "DOLLARS"))
+            else " high"
+            if flag.metavar.startswith("low|")
+            else " http://x"
+            if flag.metavar == "URL"
+            else " x"
+        )
         parsed = parse_options(flag.names[0] + value)
         if flag.run_option is not None:
             assert flag.run_option in parsed.run_options, flag
@@ -57,8 +70,12 @@ def test_every_flag_is_in_the_usage_and_the_parser():
 
 def test_limits_and_text_tools_reach_the_run_options():
     options = parse_options("--max-cost $0.05 --max-tokens 20,000 --no-finish-at-limit --text-tools")
-    assert options.run_options == {"max_cost": 0.05, "max_tokens": 20000, "finish_at_limit": False,
-                                   "text_tool_calls": True}
+    assert options.run_options == {
+        "max_cost": 0.05,
+        "max_tokens": 20000,
+        "finish_at_limit": False,
+        "text_tool_calls": True,
+    }
 
 
 def test_max_iterations_none_means_no_cap():
@@ -66,19 +83,22 @@ def test_max_iterations_none_means_no_cap():
     assert parse_options("--max-iterations 0").run_options == {"max_iterations": 0}
 
 
-@pytest.mark.parametrize("line, words", [
-    ("--frobnicate", "unrecognized arguments: --frobnicate"),
-    ("-m", "expected one argument"),
-    ("--max-iterations lots", "expected a whole number of rounds or 'none'"),
-    ("--tools a --toolset b", "--tools or --toolset, not both"),
-    ("-o 1abc", "-o needs a variable name"),
-    ("--system 'unclosed", "check its quotes"),
-    ("--max-cost cheap", "expected an amount in dollars such as 0.05, got 'cheap'"),
-    ("--max-cost 0", "argument --max-cost: max_cost must be a positive number (dollars) or None, got 0.0"),
-    ("--max-tokens -5", "argument --max-tokens: max_tokens must be a positive int or None, got -5"),
-    ("--max-tool-calls 0", "argument --max-tool-calls: max_tool_calls must be a positive int or None, got 0"),
-    ("--tool-choice ''", "argument --tool-choice: tool_choice='' is not valid"),
-])
+@pytest.mark.parametrize(
+    "line, words",
+    [
+        ("--frobnicate", "unrecognized arguments: --frobnicate"),
+        ("-m", "expected one argument"),
+        ("--max-iterations lots", "expected a whole number of rounds or 'none'"),
+        ("--tools a --toolset b", "--tools or --toolset, not both"),
+        ("-o 1abc", "-o needs a variable name"),
+        ("--system 'unclosed", "check its quotes"),
+        ("--max-cost cheap", "expected an amount in dollars such as 0.05, got 'cheap'"),
+        ("--max-cost 0", "argument --max-cost: max_cost must be a positive number (dollars) or None, got 0.0"),
+        ("--max-tokens -5", "argument --max-tokens: max_tokens must be a positive int or None, got -5"),
+        ("--max-tool-calls 0", "argument --max-tool-calls: max_tool_calls must be a positive int or None, got 0"),
+        ("--tool-choice ''", "argument --tool-choice: tool_choice='' is not valid"),
+    ],
+)
 def test_bad_options_say_what_is_wrong(line, words):
     with pytest.raises(UsageError, match=words.replace("(", r"\(").replace(")", r"\)")):
         parse_options(line)
@@ -91,17 +111,20 @@ def test_names_and_attributes_are_filled_and_double_braces_escape():
     class Point:
         x = 3
 
-    filled = fill_prompt("Add {n} to {p.x}; keep {{literal}} and JSON {\"a\": 1}.", {"n": 4, "p": Point()})
+    filled = fill_prompt('Add {n} to {p.x}; keep {{literal}} and JSON {"a": 1}.', {"n": 4, "p": Point()})
     assert filled == 'Add 4 to 3; keep {literal} and JSON {"a": 1}.'
 
 
-@pytest.mark.parametrize("template, words", [
-    ("use {missing}", "no variable 'missing'"),
-    ("use {p.nope}", "has no attribute 'nope'"),
-    ("use {p._secret}", "private attribute"),
-    ("use {p[0]}", "not a name or attribute"),
-    ("use {f()}", "not a name or attribute"),
-])
+@pytest.mark.parametrize(
+    "template, words",
+    [
+        ("use {missing}", "no variable 'missing'"),
+        ("use {p.nope}", "has no attribute 'nope'"),
+        ("use {p._secret}", "private attribute"),
+        ("use {p[0]}", "not a name or attribute"),
+        ("use {f()}", "not a name or attribute"),
+    ],
+)
 def test_a_placeholder_that_names_nothing_is_a_clear_error(template, words):
     class P:
         _secret = 1
@@ -322,6 +345,7 @@ def test_the_live_view_redraws_at_the_configured_rate(shell, monkeypatch):
 @pytest.mark.parametrize("cap", ["0", "1", "3"])
 def test_max_iterations_in_a_cell_means_what_it_means_in_python(shell, cap):
     """--max-iterations 0 meant no cap in a cell and one round in Python: one meaning now."""
+
     def model():
         return op.ScriptedModel([op.ToolCall(name="add", arguments={"a": i, "b": 1}) for i in range(10)])
 
@@ -352,8 +376,9 @@ def test_running_a_scripted_cell_again_replays_its_rounds(shell):
     assert result.success and shell.user_ns["r"].text == "second answer"
     result = shell.run_cell("%%agent -m m -o r\nOne.")  # the first cell again
     assert result.success and shell.user_ns["r"].text == "first answer"
-    call_ids = [c.id for request in shell.user_ns["m"].requests for m in request.messages for c in
-                getattr(m, "tool_calls", [])]
+    call_ids = [
+        c.id for request in shell.user_ns["m"].requests for m in request.messages for c in getattr(m, "tool_calls", [])
+    ]
     assert len(call_ids) == len(set(call_ids))
 
 
@@ -396,8 +421,11 @@ def test_wire_and_record_keep_the_runtimes_other_settings(shell, tmp_path):
         """Add two numbers."""
         return a + b
 
-    shell.user_ns["rt"] = op.Runtime(model=op.ScriptedModel([op.ToolCall(name="add", arguments={"a": 1, "b": 2}),
-                                                             "It is 3."]), text_tool_calls=True, max_iterations=7)
+    shell.user_ns["rt"] = op.Runtime(
+        model=op.ScriptedModel([op.ToolCall(name="add", arguments={"a": 1, "b": 2}), "It is 3."]),
+        text_tool_calls=True,
+        max_iterations=7,
+    )
     cassette = tmp_path / "c.json"
     assert shell.run_cell(f"%%agent -m rt -o r --wire --record {cassette} --tools add\nAdd.").success
     run = shell.user_ns["r"]

@@ -64,8 +64,10 @@ def test_agent_commands_wait_for_a_running_warm_up_before_importing(shell, monke
     ``%agent`` and ``%%agent`` start only once the warm-up's imports are done."""
     from openprogram_jupyter.jupyter import _warm_up
 
-    for entry in (lambda: shell.run_line_magic("agent", "tools"),
-                  lambda: shell.run_cell_magic("agent", "-m offline", "Say hi.")):
+    for entry in (
+        lambda: shell.run_line_magic("agent", "tools"),
+        lambda: shell.run_cell_magic("agent", "-m offline", "Say hi."),
+    ):
         release = threading.Event()
         warm_up = threading.Thread(target=release.wait, args=(5,), name=_warm_up.THREAD_NAME, daemon=True)
         warm_up.start()

@@ -23,9 +23,15 @@ def assert_marked(bundles: list[dict]) -> None:
 def test_a_budget_cell_its_show_and_the_line_commands_display_marked_views(shell, shown):
     import openprogram_jupyter as op
 
-    shell.user_ns["priced"] = op.ScriptedModel([op.AssistantMessage(
-        content=[op.TextContent(text="It costs $3.")], usage=op.Usage(input=900, output=100, total_tokens=1000,
-                                                                      cost=0.0816))], name="priced")
+    shell.user_ns["priced"] = op.ScriptedModel(
+        [
+            op.AssistantMessage(
+                content=[op.TextContent(text="It costs $3.")],
+                usage=op.Usage(input=900, output=100, total_tokens=1000, cost=0.0816),
+            )
+        ],
+        name="priced",
+    )
     shell.run_cell_magic("agent", "-m priced --max-cost 0.05 -o r", "What does $5 buy?")
     shell.user_ns["priced_run"] = budget_run()
     shell.run_line_magic("agent", "show priced_run")

@@ -29,8 +29,13 @@ def define_add(shift: float = 0.0):
 @pytest.fixture
 def recorded_shell(shell):
     define_add()
-    shell.user_ns["m"] = op.ScriptedModel([op.ToolCall(name="add", arguments={"a": 1, "b": 2}),
-                                           op.ToolCall(name="add", arguments={"a": 3, "b": 3}), "Six."])
+    shell.user_ns["m"] = op.ScriptedModel(
+        [
+            op.ToolCall(name="add", arguments={"a": 1, "b": 2}),
+            op.ToolCall(name="add", arguments={"a": 3, "b": 3}),
+            "Six.",
+        ]
+    )
     assert shell.run_cell("%%agent -m m -o r\nAdd 1, 2 and 3.").success
     yield shell
     define_add()
@@ -52,25 +57,27 @@ def test_agent_rerun_stops_at_the_divergence_or_goes_on_live(recorded_shell, cap
     other = recorded_shell.user_ns["other"]
     assert other.stop_reason == "diverged" and other.divergence.round == 1
     assert "differs from the recording" in capsys.readouterr().out
-    recorded_shell.user_ns["live"] = op.ScriptedModel([op.ToolCall(name="add", arguments={"a": 3.5, "b": 3}),
-                                                       "Seven."])
+    recorded_shell.user_ns["live"] = op.ScriptedModel([op.ToolCall(name="add", arguments={"a": 3.5, "b": 3}), "Seven."])
     recorded_shell.run_line_magic("agent", "rerun r --live -m live")
     live = recorded_shell.user_ns["r_rerun"]
     assert live.stop_reason == "stop" and live.text == "Seven." and len(recorded_shell.user_ns["live"].requests) == 2
 
 
-@pytest.mark.parametrize(("line", "match"), [
-    ("rerun", "name the variable holding the Run"),
-    ("rerun r extra", "name the variable holding the Run"),
-    ("rerun nothing", "no variable 'nothing'"),
-    ("rerun m", "holds a ScriptedModel, not a Run"),
-    ("rerun r --what", "unknown option"),
-    ("rerun r -o 1x", "-o needs a variable name"),
-    ("test r", "name the variable holding the Run and the test file"),
-    ("test r out.txt", "does not end in .py"),
-    ("test r t.py --tools-from", "--tools-from needs a module name"),
-    ("test m t.py", "holds a ScriptedModel, not a Run"),
-])
+@pytest.mark.parametrize(
+    ("line", "match"),
+    [
+        ("rerun", "name the variable holding the Run"),
+        ("rerun r extra", "name the variable holding the Run"),
+        ("rerun nothing", "no variable 'nothing'"),
+        ("rerun m", "holds a ScriptedModel, not a Run"),
+        ("rerun r --what", "unknown option"),
+        ("rerun r -o 1x", "-o needs a variable name"),
+        ("test r", "name the variable holding the Run and the test file"),
+        ("test r out.txt", "does not end in .py"),
+        ("test r t.py --tools-from", "--tools-from needs a module name"),
+        ("test m t.py", "holds a ScriptedModel, not a Run"),
+    ],
+)
 def test_bad_input_is_explained(recorded_shell, line, match):
     with pytest.raises(UsageError, match=match):
         recorded_shell.run_line_magic("agent", line)
@@ -80,6 +87,11 @@ def test_agent_test_writes_a_test_that_passes(recorded_shell, tmp_path, capsys):
     path = tmp_path / "test_add.py"
     recorded_shell.run_line_magic("agent", f"test r {path}")
     assert f"Wrote {path} and test_add.cassette.json beside it" in capsys.readouterr().out
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "ignore", str(path)],
-                          capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "ignore", str(path)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stdout + done.stderr

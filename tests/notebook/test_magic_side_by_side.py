@@ -53,13 +53,16 @@ def test_the_runs_go_on_at_the_same_time(two_models):
     assert [runs[n].tool_results[0].content[0].text for n in ("a", "b")] == ["met", "met"]
 
 
-@pytest.mark.parametrize(("flags", "match"), [
-    ("-m a,a", "name each model once"),
-    ("-m a,", "name each model once"),
-    ("-m a,b -s chat", "-s runs one model"),
-    ("-m a,b --background", "--background runs one model"),
-    ("-m a,nothing", "'nothing' names neither"),
-])
+@pytest.mark.parametrize(
+    ("flags", "match"),
+    [
+        ("-m a,a", "name each model once"),
+        ("-m a,", "name each model once"),
+        ("-m a,b -s chat", "-s runs one model"),
+        ("-m a,b --background", "--background runs one model"),
+        ("-m a,nothing", "'nothing' names neither"),
+    ],
+)
 def test_bad_model_lists_are_refused_before_anything_runs(two_models, flags, match):
     from openprogram_jupyter.jupyter import _LOADED
 
@@ -69,8 +72,10 @@ def test_bad_model_lists_are_refused_before_anything_runs(two_models, flags, mat
 
 
 def test_the_saved_html_is_a_table_with_a_column_per_model_and_escaped_names():
-    bundles = [{"text/html": "<p>one</p>", "text/markdown": "one", "text/plain": "one"},
-               {"text/html": "<p>two</p>", "text/markdown": "two", "text/plain": "two"}]
+    bundles = [
+        {"text/html": "<p>one</p>", "text/markdown": "one", "text/plain": "one"},
+        {"text/html": "<p>two</p>", "text/markdown": "two", "text/plain": "two"},
+    ]
     bundle = side_by_side_bundle(["<m1>", "m2"], bundles)
     assert bundle["text/html"].count("<td") == 2 and bundle["text/html"].count("<th ") == 2
     assert "&lt;m1&gt;" in bundle["text/html"] and "<m1>" not in bundle["text/html"]

@@ -56,13 +56,13 @@ def test_the_choose_a_model_hint_follows_the_errors_kind_not_its_words(shell, mo
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     result = shell.run_cell("%%agent -m openai:gpt-4.1-mini -o r\nHi.")
     assert shell.user_ns["r"].error.kind == "credentials"
-    assert "or choose a model: %config AgentMagics.model = '...', -m MODEL, or -m offline" in str(
-        result.error_in_exec)
+    assert "or choose a model: %config AgentMagics.model = '...', -m MODEL, or -m offline" in str(result.error_in_exec)
 
     # A reply whose words say "no API key" but whose fields say a refused key (401) gets no such hint.
     words = "openai:gpt-4.1-mini failed, HTTP 401: no API key was accepted"
-    failing = op.AssistantMessage(stop_reason="error", error_message=words,
-                                  error=op.ReplyError(kind="auth", summary=words, status=401))
+    failing = op.AssistantMessage(
+        stop_reason="error", error_message=words, error=op.ReplyError(kind="auth", summary=words, status=401)
+    )
     shell.user_ns["m"] = op.ScriptedModel([failing])
     result = shell.run_cell("%%agent -m m -o r\nHi.")
     assert shell.user_ns["r"].error.status == 401

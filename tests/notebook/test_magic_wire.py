@@ -40,7 +40,7 @@ def test_wire_flag_captures_and_the_line_command_shows_each_round(shell, server,
     shell.run_line_magic("agent", "wire r")
     out = capsys.readouterr().out
     sizes = [len(json.dumps(r.body, ensure_ascii=False).encode()) for r in server.requests]
-    assert f"round 1: {sizes[0]:,} bytes, 1 messages (1 new), 1 tools, tool_choice \"auto\", 11 in / 7 out" in out
+    assert f'round 1: {sizes[0]:,} bytes, 1 messages (1 new), 1 tools, tool_choice "auto", 11 in / 7 out' in out
     round_2 = out.split("round 2:")[1]
     assert round_2.startswith(f" {sizes[1]:,} bytes, 3 messages (2 new)")
     assert "  + [2] " in round_2 and "[0]" not in round_2  # only the messages new this round are shown
@@ -124,6 +124,7 @@ def test_wire_of_an_offline_run_says_it_has_no_wire_and_how_to_see_a_providers_r
 
 def test_the_teaching_cells_show_round_2_as_openai_and_anthropic_receive_it(shell, capsys):
     """The two cells docs/wire.md gives for the teaching notebook, run as written."""
+
     @op.function
     def add(a: int, b: int) -> int:
         """Add two numbers."""
@@ -131,8 +132,10 @@ def test_the_teaching_cells_show_round_2_as_openai_and_anthropic_receive_it(shel
 
     shell.user_ns["op"] = op  # the notebook's first cell imports it
     assert shell.run_cell("%%agent -m offline --tools add --wire -o lesson_run\nWhat is 2 + 3?").success
-    result = shell.run_cell('op.side_by_side({\n    "OpenAI": lesson_run.request_as(2, "openai"),\n'
-                            '    "Anthropic": lesson_run.request_as(2, "anthropic"),\n})')
+    result = shell.run_cell(
+        'op.side_by_side({\n    "OpenAI": lesson_run.request_as(2, "openai"),\n'
+        '    "Anthropic": lesson_run.request_as(2, "anthropic"),\n})'
+    )
     shell.user_ns.pop("lesson_run")
     shell.user_ns.pop("op")
     assert result.success, result.error_in_exec

@@ -26,8 +26,12 @@ def test_tool_design_runs_to_the_end_without_pytest_and_says_what_to_install(ker
     copy.write_text((NOTEBOOKS / "tool-design.ipynb").read_text(encoding="utf-8"), encoding="utf-8")
     monkeypatch.setenv("PYTHONPATH", str(stub.parent))
     notebook = asyncio.run(execute(copy, CURRENT))  # raises CellExecutionError on a failing cell
-    said = [output for cell in notebook.cells if "pytest_says(" in cell.get("source", "")
-            for output in cell.get("outputs", [])]
+    said = [
+        output
+        for cell in notebook.cells
+        if "pytest_says(" in cell.get("source", "")
+        for output in cell.get("outputs", [])
+    ]
     texts = [o.get("text", "") or o.get("data", {}).get("text/plain", "") for o in said]
     assert len(texts) == 2 and all("pip install pytest" in t and t.count("\n") <= 1 for t in texts), texts
 

@@ -30,8 +30,9 @@ OFFLINE_ENV = {"OPENPROGRAM_MODEL": "offline", "OPENAI_API_KEY": "", "ANTHROPIC_
 
 async def execute(path: Path, kernel_name: str):
     notebook = nbformat.read(path, as_version=4)
-    client = NotebookClient(notebook, timeout=120, kernel_name=kernel_name,
-                            resources={"metadata": {"path": str(path.parent)}})
+    client = NotebookClient(
+        notebook, timeout=120, kernel_name=kernel_name, resources={"metadata": {"path": str(path.parent)}}
+    )
     await client.async_execute(env={**os.environ, **OFFLINE_ENV})
     return notebook
 
@@ -56,10 +57,18 @@ def ran(cell) -> tuple[list, list, str]:
     stop reason."""
     [data] = [o["metadata"][METADATA_KEY] for o in cell.outputs if METADATA_KEY in o.get("metadata", {})]
     messages = data["messages"]
-    calls = [(block["name"], block["arguments"]) for m in messages if m["role"] == "assistant"
-             for block in m["content"] if block["type"] == "toolCall"]
-    results = [(m["status"], "".join(block.get("text", "") for block in m["content"]))
-               for m in messages if m["role"] == "toolResult"]
+    calls = [
+        (block["name"], block["arguments"])
+        for m in messages
+        if m["role"] == "assistant"
+        for block in m["content"]
+        if block["type"] == "toolCall"
+    ]
+    results = [
+        (m["status"], "".join(block.get("text", "") for block in m["content"]))
+        for m in messages
+        if m["role"] == "toolResult"
+    ]
     return calls, results, data["stop_reason"]
 
 
@@ -100,8 +109,12 @@ async def test_quickstart_notebook_executes(kernel_name):
     assert "You told me your name is Ada." in plain(agent_cells(notebook)[-1])
     offline, tutor, hello, name = agent_cells(notebook)
     # The offline model calls both named tools in round 1, with the prompt's values.
-    assert_ran(offline, [("add", {"a": 2, "b": 3}), ("word_count", {"text": "to be or not to be"})],
-               [("done", "5.0"), ("done", "6")], "stop")
+    assert_ran(
+        offline,
+        [("add", {"a": 2, "b": 3}), ("word_count", {"text": "to be or not to be"})],
+        [("done", "5.0"), ("done", "6")],
+        "stop",
+    )
     assert_ran(tutor, [("add", {"a": 19, "b": 23})], [("done", "42.0")], "stop")
     assert_ran(hello, [], [], "stop")
     assert_ran(name, [], [], "stop")
@@ -115,27 +128,53 @@ async def test_teaching_notebook_executes(kernel_name):
     assert any("unknown tool 'celsius_to_farenheit'" in text for text in texts)
     assert any("'max_iterations'" in text for text in texts)
     # Step mode answered by a function: run, edit, skip — each shown as what happened.
-    assert any("is_freezing(fahrenheit=23.0) → done · arguments edited by the user" in text
-               and "ran with fahrenheit=40.0" in text and "→ skipped · skipped by the user" in text for text in texts)
+    assert any(
+        "is_freezing(fahrenheit=23.0) → done · arguments edited by the user" in text
+        and "ran with fahrenheit=40.0" in text
+        and "→ skipped · skipped by the user" in text
+        for text in texts
+    )
     # Grading: a passing chain, and a failing check that lists the run's calls.
     assert any(text.startswith("✓ 5 check(s) passed") for text in texts)
-    assert any("expected 1 call(s) to celsius_to_fahrenheit; the run made 2" in text
-               and "3. round 3: celsius_to_fahrenheit(celsius=10) → done" in text for text in texts)
+    assert any(
+        "expected 1 call(s) to celsius_to_fahrenheit; the run made 2" in text
+        and "3. round 3: celsius_to_fahrenheit(celsius=10) → done" in text
+        for text in texts
+    )
     # The picks as code, run again: the same values as the run's results.
     assert any("23.0 True\n['23.0', 'true']" in text for text in texts)
     # Round 2 as OpenAI and as Anthropic receive it: a tool message, a tool_result block.
-    assert any(text.startswith("== OpenAI") and '"role": "tool"' in text and "== Anthropic" in text
-               and '"type": "tool_result"' in text for text in texts)
+    assert any(
+        text.startswith("== OpenAI")
+        and '"role": "tool"' in text
+        and "== Anthropic" in text
+        and '"type": "tool_result"' in text
+        for text in texts
+    )
     # A session restored from the saved notebook.
     assert any("session lesson: 4 message(s) from 2 run(s)" in text for text in texts)
     lesson, oops, looping, remember, recall = agent_cells(notebook)
-    assert_ran(lesson, [("celsius_to_fahrenheit", {"celsius": -5}), ("is_freezing", {"fahrenheit": 23.0})],
-               [("done", "23.0"), ("done", "true")], "stop")
+    assert_ran(
+        lesson,
+        [("celsius_to_fahrenheit", {"celsius": -5}), ("is_freezing", {"fahrenheit": 23.0})],
+        [("done", "23.0"), ("done", "true")],
+        "stop",
+    )
     # A misspelt name, then arguments the schema refuses, then the call that works.
-    assert_ran(oops, [("celsius_to_farenheit", {"celsius": 10}), ("celsius_to_fahrenheit", {"celsius": "ten"}),
-                      ("celsius_to_fahrenheit", {"celsius": 10})],
-               [("error", "Error: unknown tool 'celsius_to_farenheit'"),
-                ("error", "Error: celsius_to_fahrenheit: invalid arguments"), ("done", "50.0")], "stop")
+    assert_ran(
+        oops,
+        [
+            ("celsius_to_farenheit", {"celsius": 10}),
+            ("celsius_to_fahrenheit", {"celsius": "ten"}),
+            ("celsius_to_fahrenheit", {"celsius": 10}),
+        ],
+        [
+            ("error", "Error: unknown tool 'celsius_to_farenheit'"),
+            ("error", "Error: celsius_to_fahrenheit: invalid arguments"),
+            ("done", "50.0"),
+        ],
+        "stop",
+    )
     assert_ran(looping, [("is_freezing", {"fahrenheit": 30})] * 2, [("done", "true")] * 2, "max_iterations")
     assert_ran(remember, [], [], "stop")
     assert_ran(recall, [], [], "stop")
@@ -152,21 +191,33 @@ async def test_tool_design_notebook_executes(kernel_name):
     assert "▸ delete_record(record_id=7) → done · approved by the user" in texts
     assert "→ denied · denied by the user" in texts
     cells = [cell for cell in notebook.cells if cell.cell_type == "code" and "▸ delete_record(" in plain(cell)]
-    assert cells and all("denied by the user" in saved(cell, mime) for cell in cells
-                         for mime in ("text/html", "text/markdown"))
+    assert cells and all(
+        "denied by the user" in saved(cell, mime) for cell in cells for mime in ("text/html", "text/markdown")
+    )
     clumsy, risky, shelf = agent_cells(notebook)
     # Two calls the schema refuses (no query, limit "three"; sort "title"), then one that works.
-    assert_ran(clumsy, [("search_books", {"limit": "three"}), ("search_books", {"query": "e", "sort": "title"}),
-                        ("search_books", {"query": "e", "limit": 2})],
-               [("error", "Error: search_books: invalid arguments")] * 2 + [("done", "")], "stop")
+    assert_ran(
+        clumsy,
+        [
+            ("search_books", {"limit": "three"}),
+            ("search_books", {"query": "e", "sort": "title"}),
+            ("search_books", {"query": "e", "limit": 2}),
+        ],
+        [("error", "Error: search_books: invalid arguments")] * 2 + [("done", "")],
+        "stop",
+    )
     assert json.loads(ran(clumsy)[1][2][1]) == ["Dune (1965)", "Emma (1815)"]
     assert_ran(risky, [("divide", {"a": 1, "b": 0})], [("error", "Error: divide raised ZeroDivisionError")], "stop")
-    assert_ran(shelf, [("search_books", {"query": "e"}), ("search_books", {"query": "e", "sort": "year"})],
-               [("done", "")] * 2, "stop")
+    assert_ran(
+        shelf,
+        [("search_books", {"query": "e"}), ("search_books", {"query": "e", "sort": "year"})],
+        [("done", "")] * 2,
+        "stop",
+    )
     # The edited search_books: the rerun follows round 1, parts from the recording in round 2
     # and shows both results; the run's test passes, and fails naming the call once edited.
-    assert "diverged in round 2\nrecorded: [\n  \"Dune (1965)\"" in texts
-    assert "now:      [\n  \"Emma (1815)\"" in texts
+    assert 'diverged in round 2\nrecorded: [\n  "Dune (1965)"' in texts
+    assert 'now:      [\n  "Emma (1815)"' in texts
     assert "1 of 1 run(s) diverged\n  books with an e · round 2 · search_books" in texts
     [rerun] = [cell for cell in notebook.cells if cell.source == "%agent rerun shelf"]
     for mime in ("text/html", "text/markdown", "text/plain"):
@@ -213,8 +264,13 @@ def test_the_readme_quickstart_command_prints_the_transcript():
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, str(REPO / "scripts" / "run_quickstart.py")],
-                          capture_output=True, text=True, timeout=300, check=False)
+    done = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "run_quickstart.py")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "%%agent --tools add,word_count -o run" in done.stdout
     assert "This is the offline model" in done.stdout

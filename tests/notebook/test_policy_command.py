@@ -52,15 +52,22 @@ def test_the_notebook_runtime_s_policy_is_shown_after_them_unchanged(shell, rule
     finally:
         runtime.approve = before
     assert listing["text/plain"].splitlines()[1:] == [
-        "Then the rules of runtime.approve (first match wins):", "  deny drop_*", "  allow read_*", "  default: ask"]
+        "Then the rules of runtime.approve (first match wins):",
+        "  deny drop_*",
+        "  allow read_*",
+        "  default: ask",
+    ]
 
 
-@pytest.mark.parametrize(("line", "words"), [
-    ("policy remove", "%agent policy [remove N | clear]: got 'remove'"),
-    ("policy remove two", "N is a rule's number as %agent policy lists it, not 'two'"),
-    ("policy remove 3", "there is no session rule 3: there are none"),
-    ("policy drop 1", "got 'drop 1'"),
-])
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        ("policy remove", "%agent policy [remove N | clear]: got 'remove'"),
+        ("policy remove two", "N is a rule's number as %agent policy lists it, not 'two'"),
+        ("policy remove 3", "there is no session rule 3: there are none"),
+        ("policy drop 1", "got 'drop 1'"),
+    ],
+)
 def test_bad_input_is_refused_naming_it(shell, rules, line, words):
     with pytest.raises(UsageError) as raised:
         shell.run_line_magic("agent", line)

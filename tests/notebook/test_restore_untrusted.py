@@ -17,24 +17,37 @@ from openprogram_jupyter.jupyter._sessions import Session
 
 
 def saved(run_messages, **fields) -> dict:
-    data = {"format": 1, "run_id": "run_x", "model": "scripted", "session": "lesson", "history_length": 0,
-            "started_at": 1.0, "stop_reason": "stop", "messages": run_messages}
+    data = {
+        "format": 1,
+        "run_id": "run_x",
+        "model": "scripted",
+        "session": "lesson",
+        "history_length": 0,
+        "started_at": 1.0,
+        "stop_reason": "stop",
+        "messages": run_messages,
+    }
     data.update(fields)
     return data
 
 
 def messages(text: str) -> list[dict]:
-    return [op.UserMessage(content=text).model_dump(mode="json"),
-            op.AssistantMessage(content=[op.TextContent(text=f"re: {text}")]).model_dump(mode="json")]
+    return [
+        op.UserMessage(content=text).model_dump(mode="json"),
+        op.AssistantMessage(content=[op.TextContent(text=f"re: {text}")]).model_dump(mode="json"),
+    ]
 
 
 def notebook_with(tmp_path, *saved_runs, raw=None) -> str:
     outputs = [[{"output_type": "display_data", "data": {}, "metadata": {"openprogram": s}}] for s in saved_runs]
-    cells = [{"cell_type": "code", "source": "%%agent", "metadata": {}, "outputs": o, "execution_count": None}
-             for o in outputs]
+    cells = [
+        {"cell_type": "code", "source": "%%agent", "metadata": {}, "outputs": o, "execution_count": None}
+        for o in outputs
+    ]
     path = tmp_path / "saved.ipynb"
-    path.write_text(raw if raw is not None else json.dumps({"cells": cells, "metadata": {}, "nbformat": 4,
-                                                            "nbformat_minor": 5}))
+    path.write_text(
+        raw if raw is not None else json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+    )
     return str(path)
 
 
@@ -46,19 +59,22 @@ def sessions_of(shell):
     return _LOADED[id(shell)].sessions
 
 
-@pytest.mark.parametrize(("fields", "named"), [
-    ({"history_length": [1]}, "history_length"),
-    ({"history_length": None}, "history_length"),
-    ({"history_length": -2}, "history_length"),
-    ({"history_length": "3"}, "history_length"),
-    ({"history_length": True}, "history_length"),
-    ({"session": ["lesson"]}, "session"),
-    ({"session": {"a": 1}}, "session"),
-    ({"session": 7}, "session"),
-    ({"started_at": "yesterday"}, "started_at"),
-    ({"messages": [{"role": "wizard"}]}, "messages.0"),
-    ({"messages": 5}, "messages"),
-])
+@pytest.mark.parametrize(
+    ("fields", "named"),
+    [
+        ({"history_length": [1]}, "history_length"),
+        ({"history_length": None}, "history_length"),
+        ({"history_length": -2}, "history_length"),
+        ({"history_length": "3"}, "history_length"),
+        ({"history_length": True}, "history_length"),
+        ({"session": ["lesson"]}, "session"),
+        ({"session": {"a": 1}}, "session"),
+        ({"session": 7}, "session"),
+        ({"started_at": "yesterday"}, "started_at"),
+        ({"messages": [{"role": "wizard"}]}, "messages.0"),
+        ({"messages": 5}, "messages"),
+    ],
+)
 def test_a_saved_run_that_does_not_fit_is_refused_naming_its_cell_and_field(shell, tmp_path, fields, named):
     keep = sessions_of(shell).get("other", new=True)
     keep.messages.extend([op.UserMessage(content="mine")])
@@ -71,12 +87,15 @@ def test_a_saved_run_that_does_not_fit_is_refused_naming_its_cell_and_field(shel
     assert "lesson" not in sessions_of(shell) and [m.text for m in keep.messages] == ["mine"]
 
 
-@pytest.mark.parametrize(("raw", "words"), [
-    ("[1, 2, 3]", "is not a notebook (no list of cells"),
-    ('{"cells": 5}', "is not a notebook (no list of cells"),
-    ("[" * 100_000 + "]" * 100_000, "levels deep"),
-    ("{not json", "is not a notebook (not JSON"),
-])
+@pytest.mark.parametrize(
+    ("raw", "words"),
+    [
+        ("[1, 2, 3]", "is not a notebook (no list of cells"),
+        ('{"cells": 5}', "is not a notebook (no list of cells"),
+        ("[" * 100_000 + "]" * 100_000, "levels deep"),
+        ("{not json", "is not a notebook (not JSON"),
+    ],
+)
 def test_a_file_that_is_no_notebook_is_refused_in_one_line(shell, tmp_path, raw, words):
     with pytest.raises(UsageError, match="%agent restore: .*" + words.replace("(", r"\(")):
         restore(shell, notebook_with(tmp_path, raw=raw))
@@ -92,11 +111,20 @@ def test_an_infinite_start_time_is_refused(shell, tmp_path):
 
 def test_outputs_that_are_not_ours_are_skipped(shell, tmp_path):
     path = tmp_path / "odd.ipynb"
-    path.write_text(json.dumps({"cells": [
-        {"cell_type": "code", "outputs": [1, "two", None, {"metadata": [1, 2]}, {"metadata": {"openprogram": 3}}]},
-        {"cell_type": "code", "outputs": 7},
-        {"cell_type": "code", "outputs": [{"metadata": {"openprogram": saved(messages("one"))}}]},
-    ]}))
+    path.write_text(
+        json.dumps(
+            {
+                "cells": [
+                    {
+                        "cell_type": "code",
+                        "outputs": [1, "two", None, {"metadata": [1, 2]}, {"metadata": {"openprogram": 3}}],
+                    },
+                    {"cell_type": "code", "outputs": 7},
+                    {"cell_type": "code", "outputs": [{"metadata": {"openprogram": saved(messages("one"))}}]},
+                ]
+            }
+        )
+    )
     restore(shell, str(path))
     assert [m.text for m in sessions_of(shell).get("lesson").messages] == ["one", "re: one"]
 
@@ -104,6 +132,7 @@ def test_outputs_that_are_not_ours_are_skipped(shell, tmp_path):
 def test_two_background_runs_on_one_session_come_back_one_after_the_other(shell, tmp_path):
     """Both started from the same history; the live session appended one, then the other.
     Both saved history_length 0, and restore used to drop one of them."""
+
     class _Run:
         def __init__(self, run_id, text, started_at):
             self.run_id, self.model, self.stop_reason, self.started_at = run_id, "scripted", "stop", started_at
@@ -113,8 +142,10 @@ def test_two_background_runs_on_one_session_come_back_one_after_the_other(shell,
     live = Session("lesson")
     live.add(first)
     live.add(second)
-    path = notebook_with(tmp_path, *(saved_run_metadata(run, "lesson", 0, live.appended_at(run))["openprogram"]
-                                     for run in (first, second)))
+    path = notebook_with(
+        tmp_path,
+        *(saved_run_metadata(run, "lesson", 0, live.appended_at(run))["openprogram"] for run in (first, second)),
+    )
     restore(shell, path)
     restored = sessions_of(shell).get("lesson")
     assert [m.text for m in restored.messages] == [m.text for m in live.messages] == ["first", "ok", "second", "ok"]

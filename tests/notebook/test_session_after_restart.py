@@ -31,12 +31,19 @@ START, NEXT = "start-cell", "next-cell"
 def lesson_notebook(tmp_path: Path, *, with_ids: bool = True) -> Path:
     """A saved notebook whose session ``lesson`` was started by cell ``START`` and continued
     by cell ``NEXT`` (with ``with_ids=False``: an nbformat 4.4 notebook, no cell ids)."""
-    runs = [saved(messages("My name is Ada."), history_length=0),
-            saved(messages("What is my name?"), history_length=2, appended_at=2)]
+    runs = [
+        saved(messages("My name is Ada."), history_length=0),
+        saved(messages("What is my name?"), history_length=2, appended_at=2),
+    ]
     cells = []
     for cell_id, run in zip((START, NEXT), runs, strict=True):
-        cell = {"cell_type": "code", "source": "%%agent -s lesson", "metadata": {}, "execution_count": 1,
-                "outputs": [{"output_type": "display_data", "data": {}, "metadata": {"openprogram": run}}]}
+        cell = {
+            "cell_type": "code",
+            "source": "%%agent -s lesson",
+            "metadata": {},
+            "execution_count": 1,
+            "outputs": [{"output_type": "display_data", "data": {}, "metadata": {"openprogram": run}}],
+        }
         if with_ids:
             cell["id"] = cell_id
         cells.append(cell)
@@ -83,8 +90,9 @@ def test_a_cell_that_is_not_the_sessions_start_is_refused(restarted, cell_id):
 
 
 @pytest.mark.parametrize("cell_id", [START, None])
-def test_without_cell_ids_in_the_notebook_the_start_cell_is_not_known_and_is_refused(restarted, tmp_path,
-                                                                                      monkeypatch, cell_id):
+def test_without_cell_ids_in_the_notebook_the_start_cell_is_not_known_and_is_refused(
+    restarted, tmp_path, monkeypatch, cell_id
+):
     monkeypatch.setenv("JPY_SESSION_NAME", str(lesson_notebook(tmp_path, with_ids=False)))
     assert [run.cell_id for run in read_saved_runs(tmp_path / "lesson.ipynb")] == [None, None]
     with pytest.raises(UsageError, match="has no session 'lesson'"):
@@ -101,16 +109,19 @@ class _Shell:
         return self.parent
 
 
-@pytest.mark.parametrize(("parent", "expected"), [
-    ({"metadata": {"cellId": "abc-1"}}, "abc-1"),
-    ({"metadata": {}}, None),
-    ({"metadata": {"cellId": ""}}, None),
-    ({"metadata": {"cellId": ["abc-1"]}}, None),
-    ({"metadata": "cellId"}, None),
-    ({}, None),
-    (None, None),
-    (KeyError("no parent yet"), None),
-])
+@pytest.mark.parametrize(
+    ("parent", "expected"),
+    [
+        ({"metadata": {"cellId": "abc-1"}}, "abc-1"),
+        ({"metadata": {}}, None),
+        ({"metadata": {"cellId": ""}}, None),
+        ({"metadata": {"cellId": ["abc-1"]}}, None),
+        ({"metadata": "cellId"}, None),
+        ({}, None),
+        (None, None),
+        (KeyError("no parent yet"), None),
+    ],
+)
 def test_the_running_cells_id_is_read_from_the_request_or_is_none(parent, expected):
     assert running_cell_id(_Shell(parent)) == expected  # type: ignore[arg-type]
     assert running_cell_id(None) is None

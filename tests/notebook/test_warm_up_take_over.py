@@ -52,4 +52,3 @@ def test_other_entry_points_wait_for_the_whole_warm_up(slow_warm_up):
     _warm_up.wait_for_warm_up()
     assert not thread.is_alive()
     assert imported == [*_warm_up._BEFORE_REQUEST, *_warm_up._AFTER_REPLY]
-

@@ -22,10 +22,10 @@ class Case:
     prefix: str
     model_id: str
     url: Callable[[FakeServer], str]
-    choice: Callable[[dict[str, Any]], Any]          # the mapped tool_choice + parallel setting
-    calls: Callable[[dict[str, Any]], list[str]]     # ids (names for Gemini) of the last assistant turn's calls
+    choice: Callable[[dict[str, Any]], Any]  # the mapped tool_choice + parallel setting
+    calls: Callable[[dict[str, Any]], list[str]]  # ids (names for Gemini) of the last assistant turn's calls
     results: Callable[[dict[str, Any]], list[tuple[str, str, bool]]]  # (id|name, text, is_error), last group
-    frames_before_text: int                          # stream frames up to and including the 2nd text piece
+    frames_before_text: int  # stream frames up to and including the 2nd text piece
 
     @property
     def model(self) -> str:
@@ -35,8 +35,9 @@ class Case:
         return self.prefix
 
     def runtime(self, server: FakeServer, **kwargs: Any) -> op.Runtime:
-        runtime = op.Runtime(model=self.model, api_key=kwargs.pop("api_key", SECRET), base_url=self.url(server),
-                             **kwargs)
+        runtime = op.Runtime(
+            model=self.model, api_key=kwargs.pop("api_key", SECRET), base_url=self.url(server), **kwargs
+        )
         runtime.model.retry = FAST_RETRY
         return runtime
 
@@ -45,8 +46,11 @@ def _openai_results(body: dict[str, Any]) -> list[tuple[str, str, bool]]:
     messages = body["messages"]
     last_assistant = max(i for i, m in enumerate(messages) if m["role"] == "assistant")
     # Chat Completions has no error flag: an error result says so in its text ("Error: ...").
-    return [(m["tool_call_id"], m["content"], m["content"].startswith("Error"))
-            for m in messages[last_assistant:] if m["role"] == "tool"]
+    return [
+        (m["tool_call_id"], m["content"], m["content"].startswith("Error"))
+        for m in messages[last_assistant:]
+        if m["role"] == "tool"
+    ]
 
 
 def _openai_calls(body: dict[str, Any]) -> list[str]:
@@ -60,8 +64,11 @@ def _responses_results(body: dict[str, Any]) -> list[tuple[str, str, bool]]:
     first_of_turn = last_call
     while first_of_turn > 0 and items[first_of_turn - 1].get("type") == "function_call":
         first_of_turn -= 1
-    outputs = [(i["call_id"], i["output"] if isinstance(i["output"], str) else i["output"][0]["text"])
-               for i in items[first_of_turn:] if i.get("type") == "function_call_output"]
+    outputs = [
+        (i["call_id"], i["output"] if isinstance(i["output"], str) else i["output"][0]["text"])
+        for i in items[first_of_turn:]
+        if i.get("type") == "function_call_output"
+    ]
     # The Responses API has no error flag either: the text says so.
     return [(call_id, text, text.startswith("Error")) for call_id, text in outputs]
 
@@ -93,8 +100,9 @@ def _gemini_results(body: dict[str, Any]) -> list[tuple[str, str, bool]]:
     for part in parts:
         if "functionResponse" in part:
             response = part["functionResponse"]["response"]
-            out.append((part["functionResponse"]["name"], response.get("output", response.get("error")),
-                        "error" in response))
+            out.append(
+                (part["functionResponse"]["name"], response.get("output", response.get("error")), "error" in response)
+            )
     return out
 
 
@@ -105,8 +113,11 @@ def _gemini_calls(body: dict[str, Any]) -> list[str]:
 
 def _bedrock_results(body: dict[str, Any]) -> list[tuple[str, str, bool]]:
     last_user = body["messages"][-1]["content"]
-    return [(b["toolResult"]["toolUseId"], b["toolResult"]["content"][0]["text"], b["toolResult"]["status"] == "error")
-            for b in last_user if "toolResult" in b]
+    return [
+        (b["toolResult"]["toolUseId"], b["toolResult"]["content"][0]["text"], b["toolResult"]["status"] == "error")
+        for b in last_user
+        if "toolResult" in b
+    ]
 
 
 def _bedrock_calls(body: dict[str, Any]) -> list[str]:
@@ -120,15 +131,39 @@ def _openai_choice(body: dict[str, Any]) -> Any:
 
 CASES = [
     Case("openai", "gpt-4.1-mini", lambda s: s.openai_base_url, _openai_choice, _openai_calls, _openai_results, 3),
-    Case("openai-responses", "gpt-4.1-mini", lambda s: s.openai_base_url, _openai_choice, _responses_calls,
-         _responses_results, 6),
-    Case("anthropic", "claude-sonnet-4-5", lambda s: s.url, lambda b: b.get("tool_choice"), _anthropic_calls,
-         _anthropic_results, 5),
-    Case("gemini", "gemini-2.5-flash", lambda s: s.url, lambda b: b.get("toolConfig"), _gemini_calls,
-         _gemini_results, 2),
-    Case("bedrock", "anthropic.claude-sonnet-4-5-20250929-v1:0", lambda s: s.url,
-         lambda b: {"toolChoice": b.get("toolConfig", {}).get("toolChoice"),
-                    "additional": b.get("additionalModelRequestFields")}, _bedrock_calls, _bedrock_results, 3),
+    Case(
+        "openai-responses",
+        "gpt-4.1-mini",
+        lambda s: s.openai_base_url,
+        _openai_choice,
+        _responses_calls,
+        _responses_results,
+        6,
+    ),
+    Case(
+        "anthropic",
+        "claude-sonnet-4-5",
+        lambda s: s.url,
+        lambda b: b.get("tool_choice"),
+        _anthropic_calls,
+        _anthropic_results,
+        5,
+    ),
+    Case(
+        "gemini", "gemini-2.5-flash", lambda s: s.url, lambda b: b.get("toolConfig"), _gemini_calls, _gemini_results, 2
+    ),
+    Case(
+        "bedrock",
+        "anthropic.claude-sonnet-4-5-20250929-v1:0",
+        lambda s: s.url,
+        lambda b: {
+            "toolChoice": b.get("toolConfig", {}).get("toolChoice"),
+            "additional": b.get("additionalModelRequestFields"),
+        },
+        _bedrock_calls,
+        _bedrock_results,
+        3,
+    ),
 ]
 CASE_IDS = [c.prefix for c in CASES]
 
@@ -170,8 +205,13 @@ async def stream_once(model: Model, request: ModelRequest) -> tuple[list[Any], A
     return updates, out.message
 
 
-LIBRARY_PROVIDER = {"openai": "openai", "openai-responses": "openai", "anthropic": "anthropic", "gemini": "google",
-                    "bedrock": "aws"}
+LIBRARY_PROVIDER = {
+    "openai": "openai",
+    "openai-responses": "openai",
+    "anthropic": "anthropic",
+    "gemini": "google",
+    "bedrock": "aws",
+}
 
 
 def library_cost(case: Case, *, input: int, cache_read: int, cache_write: int, output: int) -> float:
@@ -179,6 +219,10 @@ def library_cost(case: Case, *, input: int, cache_read: int, cache_write: int, o
     without the cached tokens, as our ``Usage`` counts it)."""
     import genai_prices
 
-    usage = genai_prices.Usage(input_tokens=input + cache_read + cache_write, cache_read_tokens=cache_read,
-                               cache_write_tokens=cache_write, output_tokens=output)
+    usage = genai_prices.Usage(
+        input_tokens=input + cache_read + cache_write,
+        cache_read_tokens=cache_read,
+        cache_write_tokens=cache_write,
+        output_tokens=output,
+    )
     return float(genai_prices.calc_price(usage, case.model_id, provider_id=LIBRARY_PROVIDER[case.prefix]).total_price)

@@ -18,8 +18,14 @@ def server():
 def _no_real_credentials(monkeypatch, tmp_path):
     """Nothing in the environment may point a client anywhere but the fake server: every
     provider's key variables are cleared, and the endpoint and profile variables."""
-    for name in (*SECRET_ENV_VARS, "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "GOOGLE_GEMINI_BASE_URL",
-                 "AWS_PROFILE", "OPENPROGRAM_MODEL"):
+    for name in (
+        *SECRET_ENV_VARS,
+        "OPENAI_BASE_URL",
+        "ANTHROPIC_BASE_URL",
+        "GOOGLE_GEMINI_BASE_URL",
+        "AWS_PROFILE",
+        "OPENPROGRAM_MODEL",
+    ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIAFAKEFAKEFAKE")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "fake-secret")

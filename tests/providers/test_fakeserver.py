@@ -12,34 +12,76 @@ from botocore.eventstream import ChecksumMismatch, EventStreamBuffer
 from fakeserver import event_frame
 
 ORPHAN_CALL = {
-    "openai": ("/v1/chat/completions", {"model": "m", "messages": [
-        {"role": "user", "content": "go"},
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "call_1", "type": "function", "function": {"name": "add", "arguments": "{}"}}]},
-        {"role": "user", "content": "and?"}]},
-        lambda body: body["error"]["type"] == "invalid_request_error" and "call_1" in body["error"]["message"]),
-    "openai-responses": ("/v1/responses", {"model": "m", "input": [
-        {"role": "user", "content": "go"},
-        {"type": "function_call", "call_id": "call_1", "name": "add", "arguments": "{}"}]},
-        lambda body: body["error"]["message"] == "No tool output found for function call call_1."),
-    "anthropic": ("/v1/messages", {"model": "m", "max_tokens": 10, "tools": [{"name": "add", "input_schema": {}}],
-                                   "messages": [
-        {"role": "user", "content": "go"},
-        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "add", "input": {}}]},
-        {"role": "user", "content": [{"type": "text", "text": "and?"}]}]},
-        lambda body: body["type"] == "error" and body["error"]["type"] == "invalid_request_error"
-        and "toolu_1" in body["error"]["message"]),
-    "gemini": ("/v1beta/models/m:streamGenerateContent?alt=sse", {"contents": [
-        {"role": "user", "parts": [{"text": "go"}]},
-        {"role": "model", "parts": [{"functionCall": {"name": "add", "args": {}}}]},
-        {"role": "user", "parts": [{"text": "and?"}]}]},
-        lambda body: body["error"]["status"] == "INVALID_ARGUMENT"),
-    "bedrock": ("/model/m/converse-stream", {"messages": [
-        {"role": "user", "content": [{"text": "go"}]},
-        {"role": "assistant", "content": [{"toolUse": {"toolUseId": "t1", "name": "add", "input": {}}}]},
-        {"role": "user", "content": [{"text": "and?"}]}],
-        "toolConfig": {"tools": [{"toolSpec": {"name": "add", "inputSchema": {"json": {}}}}]}},
-        lambda body: "Expected toolResult blocks" in body["message"]),
+    "openai": (
+        "/v1/chat/completions",
+        {
+            "model": "m",
+            "messages": [
+                {"role": "user", "content": "go"},
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {"id": "call_1", "type": "function", "function": {"name": "add", "arguments": "{}"}}
+                    ],
+                },
+                {"role": "user", "content": "and?"},
+            ],
+        },
+        lambda body: body["error"]["type"] == "invalid_request_error" and "call_1" in body["error"]["message"],
+    ),
+    "openai-responses": (
+        "/v1/responses",
+        {
+            "model": "m",
+            "input": [
+                {"role": "user", "content": "go"},
+                {"type": "function_call", "call_id": "call_1", "name": "add", "arguments": "{}"},
+            ],
+        },
+        lambda body: body["error"]["message"] == "No tool output found for function call call_1.",
+    ),
+    "anthropic": (
+        "/v1/messages",
+        {
+            "model": "m",
+            "max_tokens": 10,
+            "tools": [{"name": "add", "input_schema": {}}],
+            "messages": [
+                {"role": "user", "content": "go"},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "add", "input": {}}]},
+                {"role": "user", "content": [{"type": "text", "text": "and?"}]},
+            ],
+        },
+        lambda body: (
+            body["type"] == "error"
+            and body["error"]["type"] == "invalid_request_error"
+            and "toolu_1" in body["error"]["message"]
+        ),
+    ),
+    "gemini": (
+        "/v1beta/models/m:streamGenerateContent?alt=sse",
+        {
+            "contents": [
+                {"role": "user", "parts": [{"text": "go"}]},
+                {"role": "model", "parts": [{"functionCall": {"name": "add", "args": {}}}]},
+                {"role": "user", "parts": [{"text": "and?"}]},
+            ]
+        },
+        lambda body: body["error"]["status"] == "INVALID_ARGUMENT",
+    ),
+    "bedrock": (
+        "/model/m/converse-stream",
+        {
+            "messages": [
+                {"role": "user", "content": [{"text": "go"}]},
+                {"role": "assistant", "content": [{"toolUse": {"toolUseId": "t1", "name": "add", "input": {}}}]},
+                {"role": "user", "content": [{"text": "and?"}]},
+            ],
+            "toolConfig": {"tools": [{"toolSpec": {"name": "add", "inputSchema": {"json": {}}}}]},
+        },
+        lambda body: "Expected toolResult blocks" in body["message"],
+    ),
 }
 
 

@@ -43,8 +43,9 @@ def test_each_providers_default_model_is_current(info):
 
 
 def test_no_example_names_a_deprecated_model():
-    named = {f"{prefix}:{model}" for document in DOCUMENTS for prefix, model in MODEL_STRING.findall(
-        document.read_text())}
+    named = {
+        f"{prefix}:{model}" for document in DOCUMENTS for prefix, model in MODEL_STRING.findall(document.read_text())
+    }
     known = {name: pricing.library_model(name) for name in named}
     assert len([name for name, model in known.items() if model is not None]) >= 4, sorted(named)  # the scan finds them
     assert sorted(name for name, model in known.items() if model is not None and model.deprecated) == []

@@ -29,17 +29,22 @@ def per_million(case) -> tuple[float, float]:
     """Dollars per million tokens (input, output) of the case's model, asked of genai-prices itself."""
     import genai_prices
 
-    provider, model = {"openai-responses": "openai", "gemini": "google", "bedrock": "aws"}.get(
-        case.prefix, case.prefix), case.model_id
+    provider, model = (
+        {"openai-responses": "openai", "gemini": "google", "bedrock": "aws"}.get(case.prefix, case.prefix),
+        case.model_id,
+    )
     # A thousand tokens each, scaled: a million would be priced at a long-context tier.
-    thousand = genai_prices.calc_price(genai_prices.Usage(input_tokens=1_000, output_tokens=1_000), model,
-                                       provider_id=provider)
+    thousand = genai_prices.calc_price(
+        genai_prices.Usage(input_tokens=1_000, output_tokens=1_000), model, provider_id=provider
+    )
     return float(thousand.input_price) * 1000, float(thousand.output_price) * 1000
 
 
 def _script(server) -> None:
-    server.script(Turn(calls=[Call("add", {"a": 1, "b": 2})], input_tokens=IN, output_tokens=OUT),
-                  Turn(text="3.", input_tokens=IN, output_tokens=OUT))
+    server.script(
+        Turn(calls=[Call("add", {"a": 1, "b": 2})], input_tokens=IN, output_tokens=OUT),
+        Turn(text="3.", input_tokens=IN, output_tokens=OUT),
+    )
 
 
 async def test_a_token_budget_caps_each_rounds_output_at_what_is_left(case, server):
@@ -71,4 +76,3 @@ async def test_without_a_budget_no_cap_is_sent_but_the_providers_own(case, serve
     caps = [CAP_FIELD[case.prefix](request.body) for request in server.requests]
     # Anthropic requires one: the adapter's own, 8192 for a Claude 4 model (docs/providers.md).
     assert caps == ([8192, 8192] if case.prefix == "anthropic" else [None, None])
-

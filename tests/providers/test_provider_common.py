@@ -75,11 +75,13 @@ def test_a_prompt_past_the_first_tier_costs_the_tiers_price_as_the_library_says(
     import genai_prices
 
     for prompt in (150_000, 250_000):  # Gemini 2.5 Pro's input price doubles above 200k
-        expected = genai_prices.calc_price(genai_prices.Usage(input_tokens=prompt, output_tokens=10), "gemini-2.5-pro",
-                                           provider_id="google").total_price
+        expected = genai_prices.calc_price(
+            genai_prices.Usage(input_tokens=prompt, output_tokens=10), "gemini-2.5-pro", provider_id="google"
+        ).total_price
         assert pricing.cost_of("gemini:gemini-2.5-pro", Usage(input=prompt, output=10)) == float(expected)
     assert pricing.cost_of("gemini:gemini-2.5-pro", Usage(input=250_000, output=10)) > 2 * pricing.cost_of(
-        "gemini:gemini-2.5-pro", Usage(input=125_000, output=5))
+        "gemini:gemini-2.5-pro", Usage(input=125_000, output=5)
+    )
 
 
 def test_users_can_register_a_price():
@@ -103,11 +105,18 @@ def test_usage_totals_all_token_kinds():
 
 
 def test_scrub_masks_the_given_secret_and_key_shaped_strings():
-    text = ("bad key sk-proj-abcdef1234567890 and my-own-secret-value, header Bearer tok3n.value, "
-            "url ?key=AIzaSyA1234567890abcdefghij x-api-key: abc123def")
+    text = (
+        "bad key sk-proj-abcdef1234567890 and my-own-secret-value, header Bearer tok3n.value, "
+        "url ?key=AIzaSyA1234567890abcdefghij x-api-key: abc123def"
+    )
     out = scrub_secrets(text, ["my-own-secret-value"])
-    for leaked in ("abcdef1234567890", "my-own-secret-value", "tok3n.value", "AIzaSyA1234567890abcdefghij",
-                   "abc123def"):
+    for leaked in (
+        "abcdef1234567890",
+        "my-own-secret-value",
+        "tok3n.value",
+        "AIzaSyA1234567890abcdefghij",
+        "abc123def",
+    ):
         assert leaked not in out
     assert "bad key" in out and "header Bearer ***" in out
 
@@ -142,10 +151,18 @@ def _result(call_id: str, name: str = "t") -> ToolResultMessage:
 
 
 def test_paired_history_orders_results_by_call_fills_gaps_and_drops_strays():
-    reply = AssistantMessage(content=[ToolCall(name="a", id="1"), ToolCall(name="b", id="2"),
-                                      ToolCall(name="c", id="3")])
-    history = [UserMessage(content="go"), reply, _result("3"), _result("stray"), _result("1"),
-               AssistantMessage(content=[]), UserMessage(content="next")]
+    reply = AssistantMessage(
+        content=[ToolCall(name="a", id="1"), ToolCall(name="b", id="2"), ToolCall(name="c", id="3")]
+    )
+    history = [
+        UserMessage(content="go"),
+        reply,
+        _result("3"),
+        _result("stray"),
+        _result("1"),
+        AssistantMessage(content=[]),
+        UserMessage(content="next"),
+    ]
     entries = paired_history(history)
 
     assert [type(e).__name__ for e in entries] == ["UserMessage", "AssistantTurn", "UserMessage"]
@@ -158,15 +175,18 @@ def test_paired_history_orders_results_by_call_fills_gaps_and_drops_strays():
 # -- Bedrock model families ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("model_id", "expected"), [
-    ("anthropic.claude-3-haiku-20240307-v1:0", (True, True, True)),
-    ("us.anthropic.claude-sonnet-4-5-20250929-v1:0", (True, True, True)),
-    ("anthropic.claude-v2:1", (False, False, False)),
-    ("amazon.nova-lite-v1:0", (False, True, True)),
-    ("mistral.mistral-large-2407-v1:0", (False, True, False)),
-    ("meta.llama3-1-70b-instruct-v1:0", (False, False, False)),
-    ("arn:aws:bedrock:us-east-1:123:inference-profile/x", (False, False, False)),
-])
+@pytest.mark.parametrize(
+    ("model_id", "expected"),
+    [
+        ("anthropic.claude-3-haiku-20240307-v1:0", (True, True, True)),
+        ("us.anthropic.claude-sonnet-4-5-20250929-v1:0", (True, True, True)),
+        ("anthropic.claude-v2:1", (False, False, False)),
+        ("amazon.nova-lite-v1:0", (False, True, True)),
+        ("mistral.mistral-large-2407-v1:0", (False, True, False)),
+        ("meta.llama3-1-70b-instruct-v1:0", (False, False, False)),
+        ("arn:aws:bedrock:us-east-1:123:inference-profile/x", (False, False, False)),
+    ],
+)
 def test_bedrock_model_families(model_id, expected):
     assert model_family(model_id) == expected
 
@@ -183,8 +203,13 @@ def test_importing_the_package_and_resolving_models_imports_no_sdk():
         "heavy = ('openai', 'anthropic', 'boto3', 'botocore', 'httpx_sse', 'httpx2')\n"
         "print(sorted(n for n in sys.modules if n.split('.')[0] in heavy))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                         env={"PATH": "", "AWS_REGION": "us-east-1"})
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": "", "AWS_REGION": "us-east-1"},
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
 

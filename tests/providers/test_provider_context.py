@@ -24,8 +24,9 @@ BY_PREFIX = {case.prefix: case for case in CASES}
 
 @pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
 async def test_the_meter_is_the_latest_requests_tokens_as_the_provider_counted_them(case, server):
-    server.script(Turn(calls=[Call("add", {"a": 1, "b": 2})], input_tokens=30_000),
-                  Turn(text="3.", input_tokens=41_234))
+    server.script(
+        Turn(calls=[Call("add", {"a": 1, "b": 2})], input_tokens=30_000), Turn(text="3.", input_tokens=41_234)
+    )
     run = await case.runtime(server).arun("Add 1 and 2.", tools=make_tools())
     window = context_window_for(run.model)
     assert window is not None, "every provider's test model has a known window"
@@ -81,9 +82,15 @@ def test_the_estimate_starts_from_the_newest_reply_the_provider_counted():
     def reply(text: str, **usage: int) -> AssistantMessage:
         return AssistantMessage(content=[TextContent(text=text)], usage=Usage(**usage))
 
-    history = [UserMessage(content="q" * 400), reply("a" * 40, input=100, output=10),
-               UserMessage(content="r" * 400), reply("b" * 80, input=500, cache_read=300, cache_write=7, output=20),
-               UserMessage(content="s" * 400), reply("c" * 120), UserMessage(content="t" * 40)]
+    history = [
+        UserMessage(content="q" * 400),
+        reply("a" * 40, input=100, output=10),
+        UserMessage(content="r" * 400),
+        reply("b" * 80, input=500, cache_read=300, cache_write=7, output=20),
+        UserMessage(content="s" * 400),
+        reply("c" * 120),
+        UserMessage(content="t" * 40),
+    ]
     after = (400 + 120 + 40) // CHARS_PER_TOKEN
     assert request_tokens(ModelRequest(messages=history)) == 500 + 300 + 7 + 20 + after
     cached_only = [*history[:3], reply("b" * 80, cache_read=900, output=20), *history[4:]]

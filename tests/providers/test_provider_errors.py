@@ -68,8 +68,9 @@ async def test_a_401_is_kept_as_fields_on_the_run_error_and_survives_a_save(case
     assert (run.error.status, run.error.kind, run.error.retryable) == (401, "auth", False)
     assert run.error.provider == case.prefix
     assert str(run.error).startswith(f"{case.model} failed, HTTP 401") and "\n" not in str(run.error)
-    saved = op.AssistantMessage.model_validate_json([m for m in run.messages if m.role == "assistant"][-1]
-                                                    .model_dump_json())
+    saved = op.AssistantMessage.model_validate_json(
+        [m for m in run.messages if m.role == "assistant"][-1].model_dump_json()
+    )
     again = op.ProviderError.of_reply(saved.error_message, saved.error)
     assert (again.status, again.kind, str(again)) == (401, "auth", str(run.error))
 
@@ -87,8 +88,10 @@ async def test_a_refused_key_says_which_key_to_check(case, server, monkeypatch):
         monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIATESTTESTTESTTEST")
         monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", SECRET)
         chain = await case.runtime(server, api_key=None).arun("Hi.", tools=make_tools())
-        assert str(chain.error).endswith("; check the AWS credentials botocore found (AWS_ACCESS_KEY_ID / "
-                                         "AWS_SECRET_ACCESS_KEY, AWS_PROFILE, AWS_BEARER_TOKEN_BEDROCK or a role)")
+        assert str(chain.error).endswith(
+            "; check the AWS credentials botocore found (AWS_ACCESS_KEY_ID / "
+            "AWS_SECRET_ACCESS_KEY, AWS_PROFILE, AWS_BEARER_TOKEN_BEDROCK or a role)"
+        )
         return
     variables = case.runtime(server).model.key_variables
     for name in variables:
@@ -200,8 +203,15 @@ async def test_the_key_never_appears_in_errors_events_reprs_or_html(case, server
     assert run.stop_reason == "error"
     assert "HTTP 401" in str(run.error) and "Incorrect API key provided" in str(run.error)
     assert server.requests[0].headers  # the key did go out, to the server only
-    places = [str(run.error), repr(run), run._repr_html_(), run._repr_markdown_(), repr(runtime), repr(runtime.model),
-              str(vars(run))]
+    places = [
+        str(run.error),
+        repr(run),
+        run._repr_html_(),
+        run._repr_markdown_(),
+        repr(runtime),
+        repr(runtime.model),
+        str(vars(run)),
+    ]
     places += [e.model_dump_json() for e in run.events]
     places += [json.dumps(m.model_dump()) for m in run.messages]
     for place in places:
@@ -216,8 +226,9 @@ async def test_a_stream_cut_inside_its_tool_calls_leaves_every_call_with_one_res
 
     cut_with_calls = 0
     for cut in range(1, 14):
-        server.script(Turn(calls=[Call("add", {"a": 1, "b": 2}), Call("mul", {"a": 3, "b": 4})],
-                           chunk_size=3, cut_after=cut))
+        server.script(
+            Turn(calls=[Call("add", {"a": 1, "b": 2}), Call("mul", {"a": 3, "b": 4})], chunk_size=3, cut_after=cut)
+        )
         run = await case.runtime(server).arun("Compute.", tools=make_tools())
         if run.stop_reason != "error":
             continue  # the cut came after the whole reply

@@ -20,8 +20,10 @@ WALKED_CASES = [c for c in CASES if c.prefix in ("openai", "openai-responses", "
 # (module, function) the SDK calls once per container it walks, newest layout first
 _WALKS = {
     "openai": [("openai._utils._transform", "_async_transform_recursive")],
-    "anthropic": [("anthropic._utils._prepare", "copy_mapping"),
-                  ("anthropic._utils._transform", "_async_transform_recursive")],
+    "anthropic": [
+        ("anthropic._utils._prepare", "copy_mapping"),
+        ("anthropic._utils._transform", "_async_transform_recursive"),
+    ],
 }
 
 
@@ -83,18 +85,23 @@ RAW_CASES = [c for c in CASES if c.prefix in ("openai", "anthropic")]
 
 @pytest.mark.parametrize("case", RAW_CASES, ids=[c.prefix for c in RAW_CASES])
 async def test_an_sdk_whose_post_takes_no_content_sends_the_same_bodies_and_reads_the_same_replies(
-        server, case, monkeypatch):
+    server, case, monkeypatch
+):
     from openprogram_jupyter.models import _incremental
 
     outcomes = []
     for raw in (True, False):
         monkeypatch.setattr(_incremental, "_RAW_BODIES", _Answer(raw))
         server.requests.clear()
-        server.script(Turn(calls=[Call("add", {"a": 1, "b": 2}, id="call_1")]), Turn(text="Thinking aloud.", calls=[
-            Call("add", {"a": 3, "b": 4}, id="call_2")]), Turn(text="Sums: 3 and 7."))
+        server.script(
+            Turn(calls=[Call("add", {"a": 1, "b": 2}, id="call_1")]),
+            Turn(text="Thinking aloud.", calls=[Call("add", {"a": 3, "b": 4}, id="call_2")]),
+            Turn(text="Sums: 3 and 7."),
+        )
         run = await case.runtime(server).arun("Add.", tools=make_tools(), max_iterations=None)
         assert run.stop_reason == "stop", run.error
-        outcomes.append(([r.body for r in server.requests], run.text, [r.text for r in run.tool_results],
-                         run.usage.input))
+        outcomes.append(
+            ([r.body for r in server.requests], run.text, [r.text for r in run.tool_results], run.usage.input)
+        )
     assert outcomes[0] == outcomes[1]
     assert outcomes[0][1:3] == ("Sums: 3 and 7.", ["3.0", "7.0"])

@@ -26,7 +26,11 @@ from .cases import CASES, make_tools
 
 PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 ENCODED = {  # bodies we encode: the list
-    "openai": "messages", "openai-responses": "input", "anthropic": "messages", "gemini": "contents"}
+    "openai": "messages",
+    "openai-responses": "input",
+    "anthropic": "messages",
+    "gemini": "contents",
+}
 TOOLS = [tool.spec for tool in make_tools()]
 
 
@@ -112,11 +116,13 @@ def test_encoding_keeps_each_message_s_bytes_apart_from_the_body_s_ends():
     each message's own, and an empty list is ``[]``."""
     memo = HistoryMemo()
     first, second = {"role": "user", "content": "é"}, {"role": "assistant", "content": "ok"}
-    for body in ({"model": "m", "messages": [first], "stream": True},
-                 {"model": "m", "messages": [first, second], "stream": True},
-                 {"model": "m", "messages": [first, second], "max_tokens": 5},
-                 {"model": "m", "messages": [first]},
-                 {"model": "m", "messages": []}):
+    for body in (
+        {"model": "m", "messages": [first], "stream": True},
+        {"model": "m", "messages": [first, second], "stream": True},
+        {"model": "m", "messages": [first, second], "max_tokens": 5},
+        {"model": "m", "messages": [first]},
+        {"model": "m", "messages": []},
+    ):
         assert memo.encode(body, "messages") == encode_json(body)
         assert memo.encode(body, "messages") == encode_json(body)  # again, from the kept bytes alone
 

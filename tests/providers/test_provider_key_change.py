@@ -31,7 +31,7 @@ def sent_key(server: FakeServer) -> str:
 @pytest.mark.parametrize("same_loop", [False, True], ids=["run", "arun-on-one-loop"])
 def test_a_key_set_after_a_run_is_used_by_the_next_run(monkeypatch, model, key, endpoint, url, same_loop):
     """``arun`` twice on one event loop is what a notebook's awaited cells do."""
-    wrong, right = (("AKIAWRONGWRONGWRONG", "AKIARIGHTRIGHTRIGHT") if key.startswith("AWS") else (WRONG, RIGHT))
+    wrong, right = ("AKIAWRONGWRONGWRONG", "AKIARIGHTRIGHTRIGHT") if key.startswith("AWS") else (WRONG, RIGHT)
     with FakeServer() as server:
         monkeypatch.setenv(endpoint, url(server))
         monkeypatch.setenv(key, wrong)

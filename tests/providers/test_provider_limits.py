@@ -27,8 +27,9 @@ async def test_a_cost_limit_smaller_than_three_rounds_ends_with_a_tool_free_answ
         Turn(calls=[Call("add", {"a": 7, "b": 1})]),  # never asked for: the limit comes first
     )
     # 200,000 tokens a round would fill Claude's window: this test is about cost, so the window is widened.
-    run = await case.runtime(server).arun("Add up.", tools=make_tools(), max_cost=per_round * 1.5,
-                                          context_window=10_000_000)
+    run = await case.runtime(server).arun(
+        "Add up.", tools=make_tools(), max_cost=per_round * 1.5, context_window=10_000_000
+    )
 
     assert server.rejections == []
     assert run.text == "So far: 3 and 7."

@@ -19,8 +19,10 @@ BY_PREFIX = {case.prefix: case for case in CASES}
 
 
 def _script(server):
-    server.script(Turn(calls=[Call("add", {"a": 2, "b": 3})]),
-                  Turn(text="5.", input_tokens=20, cached_tokens=3000, cache_write_tokens=400, output_tokens=4))
+    server.script(
+        Turn(calls=[Call("add", {"a": 2, "b": 3})]),
+        Turn(text="5.", input_tokens=20, cached_tokens=3000, cache_write_tokens=400, output_tokens=4),
+    )
 
 
 async def _run(server, prefix: str, **options):
@@ -85,8 +87,11 @@ def test_bedrock_marks_only_models_that_take_cache_points():
 
 async def test_a_bedrock_model_without_prompt_caching_gets_no_cache_point(server):
     _script(server)
-    runtime = op.Runtime(model="bedrock:meta.llama3-70b-instruct-v1:0", api_key=BY_PREFIX["bedrock"].runtime(
-        server).model._api_key, base_url=server.url)
+    runtime = op.Runtime(
+        model="bedrock:meta.llama3-70b-instruct-v1:0",
+        api_key=BY_PREFIX["bedrock"].runtime(server).model._api_key,
+        base_url=server.url,
+    )
     await runtime.arun("Add 2 and 3.", tools=make_tools(), system="Be brief.")
     assert server.requests and all("cachePoint" not in str(r.body) for r in server.requests)
 
@@ -96,8 +101,9 @@ async def test_cache_reads_and_writes_are_in_the_usage_the_cost_the_header_and_t
     run = await _run(server, prefix)
     assert (run.usage.cache_read, run.usage.cache_write) == (3000, 400)
     last = [m for m in run.messages if m.role == "assistant"][-1].usage
-    assert last.cost == pytest.approx(library_cost(BY_PREFIX[prefix], input=20, cache_read=3000, cache_write=400,
-                                                   output=4))
+    assert last.cost == pytest.approx(
+        library_cost(BY_PREFIX[prefix], input=20, cache_read=3000, cache_write=400, output=4)
+    )
     assert last.cost < library_cost(BY_PREFIX[prefix], input=3420, cache_read=0, cache_write=0, output=4) / 2
     for text in (render_plain(run), render_html(run)):
         assert "3,000 cache read, 400 cache write" in text

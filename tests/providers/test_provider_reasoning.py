@@ -63,9 +63,12 @@ def test_an_effort_and_a_budget_are_one_table():
 
 
 async def test_anthropic_returns_signed_and_redacted_thinking_unchanged_with_the_calls(server):
-    server.script(Turn(thinking="I should add them.", redacted_thinking="ENCRYPTED-blob==",
-                       calls=[Call("add", {"a": 2, "b": 3})]),
-                  Turn(text="5."))
+    server.script(
+        Turn(
+            thinking="I should add them.", redacted_thinking="ENCRYPTED-blob==", calls=[Call("add", {"a": 2, "b": 3})]
+        ),
+        Turn(text="5."),
+    )
     run = await BY_PREFIX["anthropic"].runtime(server).arun("Add 2 and 3.", tools=make_tools(), reasoning="low")
     assert run.stop_reason == "stop", run.error
     assistant = server.requests[1].body["messages"][1]
@@ -79,8 +82,9 @@ async def test_anthropic_returns_signed_and_redacted_thinking_unchanged_with_the
 
 async def test_openai_responses_sends_its_encrypted_reasoning_items_back_before_the_calls(server):
     server.script(Turn(thinking="Adding.", calls=[Call("add", {"a": 2, "b": 3})]), Turn(text="5."))
-    run = await BY_PREFIX["openai-responses"].runtime(server).arun("Add 2 and 3.", tools=make_tools(),
-                                                                     reasoning="medium")
+    run = (
+        await BY_PREFIX["openai-responses"].runtime(server).arun("Add 2 and 3.", tools=make_tools(), reasoning="medium")
+    )
     assert run.stop_reason == "stop", run.error
     items = server.requests[1].body["input"]
     kinds = [item.get("type", item.get("role")) for item in items]
@@ -112,5 +116,6 @@ async def test_gemini_gets_at_most_its_largest_thinking_budget_with_a_notice(ser
     assert reasoning_field("gemini", server.requests[0].body) == {"includeThoughts": True, "thinkingBudget": largest}
     notices = [e.update.delta for e in run.events if e.type == "message_update" and e.update.kind == "notice"]
     [notice] = notices
-    assert notice.endswith(f": reasoning=100,000 is over the model's largest thinking budget ({largest:,}): "
-                           f"{largest:,} was sent")
+    assert notice.endswith(
+        f": reasoning=100,000 is over the model's largest thinking budget ({largest:,}): {largest:,} was sent"
+    )

@@ -46,8 +46,10 @@ async def test_a_retry_after_past_the_cap_ends_the_round_at_once_stating_the_wai
     assert len(server.requests) == 1, "not retried"
     assert run.stop_reason == "error" and _waits(run) == []
     assert "HTTP 429" in str(run.error) and "Rate limit reached" in str(run.error)
-    assert str(run.error).endswith("; the server asked to wait 60 s before trying again, longer than max_retry_after "
-                              "(20 s), so the round ended without waiting")
+    assert str(run.error).endswith(
+        "; the server asked to wait 60 s before trying again, longer than max_retry_after "
+        "(20 s), so the round ended without waiting"
+    )
     assert "the server asked to wait 60 s" in run._repr_html_()
 
 
@@ -103,17 +105,21 @@ async def test_a_retry_in_a_later_round_never_runs_a_tool_again(case, server):
         ran.append((a, b))
         return a + b
 
-    server.script(Turn(calls=[Call("add", {"a": 1, "b": 2})]),
-                  Turn.http_error(429, "Rate limit reached", retry_after=0.2),
-                  Turn.http_error(500, "internal"),
-                  Turn(text="3"))
+    server.script(
+        Turn(calls=[Call("add", {"a": 1, "b": 2})]),
+        Turn.http_error(429, "Rate limit reached", retry_after=0.2),
+        Turn.http_error(500, "internal"),
+        Turn(text="3"),
+    )
     run = await case.runtime(server).arun("Add.", tools=[op.function(add, register_globally=False)])
 
     assert run.stop_reason == "stop" and run.text == "3"
     assert ran == [(1, 2)], "the tool ran once; only the model call was retried"
     assert [e.type for e in run.events].count("tool_execution_start") == 1
-    assert [(w.reason, w.retry) for w in _waits(run)] == [("rate limited (HTTP 429)", 1),
-                                                          ("server error (HTTP 500)", 2)]
+    assert [(w.reason, w.retry) for w in _waits(run)] == [
+        ("rate limited (HTTP 429)", 1),
+        ("server error (HTTP 500)", 2),
+    ]
     assert len(server.requests) == 4
 
 

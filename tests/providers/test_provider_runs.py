@@ -13,18 +13,29 @@ from .cases import CASE_IDS, CASES, SECRET, make_tools
 pytestmark = pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
 
 EXPECTED_FORCED_THEN_AUTO = {
-    "openai": ({"tool_choice": {"type": "function", "function": {"name": "add"}}, "parallel_tool_calls": False},
-               {"tool_choice": "auto", "parallel_tool_calls": False}),
-    "openai-responses": ({"tool_choice": {"type": "function", "name": "add"}, "parallel_tool_calls": False},
-                         {"tool_choice": "auto", "parallel_tool_calls": False}),
-    "anthropic": ({"type": "tool", "name": "add", "disable_parallel_tool_use": True},
-                  {"type": "auto", "disable_parallel_tool_use": True}),
-    "gemini": ({"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["add"]}},
-               {"functionCallingConfig": {"mode": "AUTO"}}),
-    "bedrock": ({"toolChoice": None,
-                 "additional": {"tool_choice": {"type": "tool", "name": "add", "disable_parallel_tool_use": True}}},
-                {"toolChoice": None,
-                 "additional": {"tool_choice": {"type": "auto", "disable_parallel_tool_use": True}}}),
+    "openai": (
+        {"tool_choice": {"type": "function", "function": {"name": "add"}}, "parallel_tool_calls": False},
+        {"tool_choice": "auto", "parallel_tool_calls": False},
+    ),
+    "openai-responses": (
+        {"tool_choice": {"type": "function", "name": "add"}, "parallel_tool_calls": False},
+        {"tool_choice": "auto", "parallel_tool_calls": False},
+    ),
+    "anthropic": (
+        {"type": "tool", "name": "add", "disable_parallel_tool_use": True},
+        {"type": "auto", "disable_parallel_tool_use": True},
+    ),
+    "gemini": (
+        {"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["add"]}},
+        {"functionCallingConfig": {"mode": "AUTO"}},
+    ),
+    "bedrock": (
+        {
+            "toolChoice": None,
+            "additional": {"tool_choice": {"type": "tool", "name": "add", "disable_parallel_tool_use": True}},
+        },
+        {"toolChoice": None, "additional": {"tool_choice": {"type": "auto", "disable_parallel_tool_use": True}}},
+    ),
 }
 
 EXPECTED_REQUIRED = {
@@ -46,8 +57,10 @@ EXPECTED_NONE = {
 
 def _script_parallel_rounds(server):
     server.script(
-        Turn(text="Let me compute.", calls=[Call("add", {"a": 2, "b": 3}), Call("mul", {"a": 4, "b": 5}),
-                                            Call("fail", {"reason": "boom"})]),
+        Turn(
+            text="Let me compute.",
+            calls=[Call("add", {"a": 2, "b": 3}), Call("mul", {"a": 4, "b": 5}), Call("fail", {"reason": "boom"})],
+        ),
         Turn(calls=[Call("add", {"a": 5, "b": 20})], input_tokens=30, output_tokens=9),
         Turn(text="The answer is 25.", input_tokens=40, output_tokens=5),
     )

@@ -69,8 +69,7 @@ async def test_a_401_echoing_a_key_of_any_shape_leaks_nowhere(case, server, vari
 
 
 @each_provider
-async def test_a_tool_raising_with_keys_in_its_message_is_masked_for_the_model_too(case, server, monkeypatch,
-                                                                                   tmp_path):
+async def test_a_tool_raising_with_keys_in_its_message_is_masked_for_the_model_too(case, server, monkeypatch, tmp_path):
     monkeypatch.setenv("OPENAI_API_KEY", KEYS["OPENAI_API_KEY"])
     server.script(Turn(calls=[Call("connect", {"host": "db"})]), Turn(text="It refused."))
     runtime = case.runtime(server, record=tmp_path / "run.json")  # api_key=SECRET, the runtime's own
@@ -109,6 +108,8 @@ async def test_the_missing_key_message_keeps_its_words(server):
     assert run.stop_reason == "error" and not server.requests
     assert run.error.kind == "credentials" and run.error.provider == "anthropic" and run.error.status is None
     summary, provider_said = run.error.message, run.error.detail
-    assert summary.endswith("no API key: set ANTHROPIC_API_KEY (in the environment, a .env file next to the "
-                            "notebook, Colab's secrets, or %agent key anthropic) or pass api_key=")
+    assert summary.endswith(
+        "no API key: set ANTHROPIC_API_KEY (in the environment, a .env file next to the "
+        "notebook, Colab's secrets, or %agent key anthropic) or pass api_key="
+    )
     assert provider_said is not None and provider_said.startswith("CredentialsError")

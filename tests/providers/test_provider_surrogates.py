@@ -42,8 +42,7 @@ def echo_tool(seen: list[str]) -> op.Tool:
 
 @pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
 def test_a_lone_surrogate_in_a_reply_and_its_call_becomes_a_replacement_character(case, server, tmp_path):
-    server.script(Turn(text=f"hi {LONE} there", calls=[Call("echo", {"text": f"x{LONE}y"})]),
-                  Turn(text="done \udcff"))
+    server.script(Turn(text=f"hi {LONE} there", calls=[Call("echo", {"text": f"x{LONE}y"})]), Turn(text="done \udcff"))
     seen: list[str] = []
     cassette = tmp_path / "cassette.json"
     run = case.runtime(server, capture_wire=True, record=cassette).run("go", tools=[echo_tool(seen)])

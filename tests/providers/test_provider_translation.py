@@ -44,8 +44,11 @@ def _results_for(message: AssistantMessage, *, image: bool = False, error_on: st
         content = [TextContent(text=f"result of {call.name}")]
         if image:
             content.append(ImageContent(data=PNG, mime_type="image/png"))
-        results.append(ToolResultMessage(tool_call_id=call.id, tool_name=call.name, content=content,
-                                         is_error=call.name == error_on))
+        results.append(
+            ToolResultMessage(
+                tool_call_id=call.id, tool_name=call.name, content=content, is_error=call.name == error_on
+            )
+        )
     return results
 
 
@@ -108,12 +111,16 @@ async def test_gemini_call_ids_go_back_only_when_gemini_gave_them(server):
 
 async def test_gemini_result_count_must_match_call_count(server):
     model = _model(server, "gemini:gemini-2.5-flash")
-    body = {"contents": [
-        {"role": "user", "parts": [{"text": "go"}]},
-        {"role": "model", "parts": [{"functionCall": {"name": "add", "args": {}}},
-                                    {"functionCall": {"name": "mul", "args": {}}}]},
-        {"role": "user", "parts": [{"functionResponse": {"name": "add", "response": {"output": "1"}}}]},
-    ]}
+    body = {
+        "contents": [
+            {"role": "user", "parts": [{"text": "go"}]},
+            {
+                "role": "model",
+                "parts": [{"functionCall": {"name": "add", "args": {}}}, {"functionCall": {"name": "mul", "args": {}}}],
+            },
+            {"role": "user", "parts": [{"functionResponse": {"name": "add", "response": {"output": "1"}}}]},
+        ]
+    }
     rejected = server.wires["gemini"].validate(body)
     assert rejected is not None and rejected.status == 400
     assert "number of function response parts" in rejected.body["error"]["message"]
@@ -165,21 +172,27 @@ async def test_anthropic_thinking_goes_back_with_its_signature_and_foreign_think
     model = _model(server, "anthropic:claude-sonnet-4-5")
     turn = Turn(thinking="Let me think.", calls=[Call("add", {"a": 1, "b": 2})])
     _, body = await _two_rounds(server, model, turn)
-    assert body["messages"][1]["content"][0] == {"type": "thinking", "thinking": "Let me think.",
-                                                 "signature": "sig-Let me t"}
+    assert body["messages"][1]["content"][0] == {
+        "type": "thinking",
+        "thinking": "Let me think.",
+        "signature": "sig-Let me t",
+    }
 
-    foreign = AssistantMessage(model="openai:gpt-4.1", content=[ThinkingContent(thinking="hmm"),
-                                                                TextContent(text="Hello.")])
-    payload, _ = model._prepare(ModelRequest(messages=[UserMessage(content="hi"), foreign,
-                                                       UserMessage(content="again")]))
+    foreign = AssistantMessage(
+        model="openai:gpt-4.1", content=[ThinkingContent(thinking="hmm"), TextContent(text="Hello.")]
+    )
+    payload, _ = model._prepare(
+        ModelRequest(messages=[UserMessage(content="hi"), foreign, UserMessage(content="again")])
+    )
     assert payload["messages"][1]["content"] == [{"type": "text", "text": "Hello."}]
 
 
 async def test_anthropic_extended_thinking_degrades_forced_choice_to_auto_with_a_notice(server):
     model = _model(server, "anthropic:claude-sonnet-4-5", thinking_budget=2048)
     server.script(Turn(calls=[Call("add", {"a": 1, "b": 2})]))
-    request = ModelRequest(messages=[UserMessage(content="go")], tools=TOOLS,
-                           tool_choice={"type": "function", "name": "add"})
+    request = ModelRequest(
+        messages=[UserMessage(content="go")], tools=TOOLS, tool_choice={"type": "function", "name": "add"}
+    )
     updates, reply = await stream_once(model, request)
 
     assert reply.stop_reason == "toolUse", reply.error_message
@@ -220,9 +233,15 @@ async def test_bedrock_none_with_tool_history_keeps_tools_declared_with_a_notice
 async def test_bedrock_model_without_any_or_tool_choice_gets_auto_and_an_instruction(server):
     model = _model(server, "bedrock:meta.llama3-1-70b-instruct-v1:0")
     server.script(Turn(calls=[Call("mul", {"a": 1, "b": 2})]))
-    updates, reply = await stream_once(model, ModelRequest(messages=[UserMessage(content="go")], tools=TOOLS,
-                                                           tool_choice={"type": "function", "name": "mul"},
-                                                           parallel_tool_calls=False))
+    updates, reply = await stream_once(
+        model,
+        ModelRequest(
+            messages=[UserMessage(content="go")],
+            tools=TOOLS,
+            tool_choice={"type": "function", "name": "mul"},
+            parallel_tool_calls=False,
+        ),
+    )
     assert reply.stop_reason == "toolUse", reply.error_message
     body = server.requests[0].body
     assert body["toolConfig"]["toolChoice"] == {"auto": {}}
@@ -234,15 +253,18 @@ async def test_bedrock_model_without_any_or_tool_choice_gets_auto_and_an_instruc
 
 def test_bedrock_server_rejects_tool_blocks_without_tool_config_and_two_key_tool_choice(server):
     wire = server.wires["bedrock"]
-    history = [{"role": "user", "content": [{"text": "go"}]},
-               {"role": "assistant", "content": [{"toolUse": {"toolUseId": "t1", "name": "add", "input": {}}}]},
-               {"role": "user", "content": [{"toolResult": {"toolUseId": "t1", "content": [{"text": "3"}]}}]}]
+    history = [
+        {"role": "user", "content": [{"text": "go"}]},
+        {"role": "assistant", "content": [{"toolUse": {"toolUseId": "t1", "name": "add", "input": {}}}]},
+        {"role": "user", "content": [{"toolResult": {"toolUseId": "t1", "content": [{"text": "3"}]}}]},
+    ]
     rejected = wire.validate({"messages": history})
     assert rejected.status == 400 and "toolConfig field must be defined" in rejected.body["message"]
     assert rejected.headers["x-amzn-ErrorType"].startswith("ValidationException")
     spec = {"toolSpec": {"name": "add", "inputSchema": {"json": {}}}}
-    rejected = wire.validate({"messages": history, "toolConfig": {"tools": [spec],
-                                                                  "toolChoice": {"auto": {}, "any": {}}}})
+    rejected = wire.validate(
+        {"messages": history, "toolConfig": {"tools": [spec], "toolChoice": {"auto": {}, "any": {}}}}
+    )
     assert rejected.status == 400 and "Exactly one member" in rejected.body["message"]
 
 
@@ -261,13 +283,16 @@ async def test_bedrock_credentials_sigv4_from_environment_or_bearer_from_api_key
 # -- environment and local servers ------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("model", "variables"), [
-    ("openai:gpt-4.1-mini", {"OPENAI_API_KEY": SECRET, "OPENAI_BASE_URL": "{url}/v1"}),
-    ("openai-responses:gpt-4.1-mini", {"OPENAI_API_KEY": SECRET, "OPENAI_BASE_URL": "{url}/v1"}),
-    ("anthropic:claude-sonnet-4-5", {"ANTHROPIC_API_KEY": SECRET, "ANTHROPIC_BASE_URL": "{url}"}),
-    ("gemini:gemini-2.5-flash", {"GEMINI_API_KEY": SECRET, "GOOGLE_GEMINI_BASE_URL": "{url}"}),
-    ("bedrock:amazon.nova-pro-v1:0", {"AWS_ACCESS_KEY_ID": "AKIAFROMTHEENVIRON", "AWS_REGION": "eu-west-1"}),
-])
+@pytest.mark.parametrize(
+    ("model", "variables"),
+    [
+        ("openai:gpt-4.1-mini", {"OPENAI_API_KEY": SECRET, "OPENAI_BASE_URL": "{url}/v1"}),
+        ("openai-responses:gpt-4.1-mini", {"OPENAI_API_KEY": SECRET, "OPENAI_BASE_URL": "{url}/v1"}),
+        ("anthropic:claude-sonnet-4-5", {"ANTHROPIC_API_KEY": SECRET, "ANTHROPIC_BASE_URL": "{url}"}),
+        ("gemini:gemini-2.5-flash", {"GEMINI_API_KEY": SECRET, "GOOGLE_GEMINI_BASE_URL": "{url}"}),
+        ("bedrock:amazon.nova-pro-v1:0", {"AWS_ACCESS_KEY_ID": "AKIAFROMTHEENVIRON", "AWS_REGION": "eu-west-1"}),
+    ],
+)
 async def test_keys_and_endpoints_come_from_the_standard_environment_variables(server, monkeypatch, model, variables):
     for name, value in variables.items():
         monkeypatch.setenv(name, value.format(url=server.url))
@@ -326,23 +351,36 @@ async def test_an_openai_compatible_server_s_null_and_stray_fields_are_read_as_a
     """Local servers send ``null`` where OpenAI leaves a field out, and worse: chunks are
     read as plain JSON, so every shape that is not the expected one counts as absent
     instead of ending the round with a TypeError."""
+
     def chunk(**fields: object) -> bytes:
         return _sse({"id": "c", "object": "chat.completion.chunk", **fields})
 
     frames = [
-        _sse("a stray string"), _sse([1, 2]), chunk(choices=None), chunk(choices=[None]),
+        _sse("a stray string"),
+        _sse([1, 2]),
+        chunk(choices=None),
+        chunk(choices=[None]),
         chunk(choices=[{"index": 0, "delta": None, "finish_reason": None}]),
         chunk(choices=[{"index": 0, "delta": {"role": "assistant", "content": None, "tool_calls": None}}]),
         chunk(choices=[{"index": 0, "delta": {"content": "Sum: ", "reasoning_content": None}}]),
         chunk(choices=[{"index": 0, "delta": {"content": 5}}]),
-        chunk(choices=[{"index": 0, "delta": {"tool_calls": [
-            None, {"index": 0, "id": "call_x", "function": None}]}}]),
-        chunk(choices=[{"index": 0, "delta": {"tool_calls": [
-            {"index": 0, "id": None, "function": {"name": None, "arguments": '{"a": 1, '}}]}}]),
+        chunk(choices=[{"index": 0, "delta": {"tool_calls": [None, {"index": 0, "id": "call_x", "function": None}]}}]),
+        chunk(
+            choices=[
+                {
+                    "index": 0,
+                    "delta": {
+                        "tool_calls": [{"index": 0, "id": None, "function": {"name": None, "arguments": '{"a": 1, '}}]
+                    },
+                }
+            ]
+        ),
         chunk(choices=[{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": '"b": 2}'}}]}}]),
         chunk(choices=[{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]),
-        chunk(choices=[], usage={"prompt_tokens": 30, "completion_tokens": None,
-                                      "prompt_tokens_details": {"cached_tokens": "many"}}),
+        chunk(
+            choices=[],
+            usage={"prompt_tokens": 30, "completion_tokens": None, "prompt_tokens_details": {"cached_tokens": "many"}},
+        ),
         b"data: [DONE]\n\n",
     ]
     assert await _text_and_call(server, "openai:llama3.2", frames) == ("Sum: ", "call_x", {"a": 1, "b": 2}, 30, 0, 0)
@@ -351,47 +389,85 @@ async def test_an_openai_compatible_server_s_null_and_stray_fields_are_read_as_a
 async def test_a_responses_stream_s_null_and_stray_fields_are_read_as_absent(server):
     """The Responses API's events are read as plain JSON too: a null or stray field is absent."""
     call = {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "add", "arguments": ""}
-    frames = [_sse(payload) for payload in [
-        "a stray string", {"type": "response.output_item.added", "item": None},
-        {"type": "response.output_text.delta", "delta": "Hi "}, {"type": "response.output_text.delta", "delta": None},
-        {"type": "response.output_item.added", "item": call},
-        {"type": "response.function_call_arguments.delta", "item_id": "fc_1", "delta": '{"a": 1, '},
-        {"type": "response.function_call_arguments.delta", "item_id": None, "delta": "lost"},
-        {"type": "response.function_call_arguments.delta", "item_id": "fc_1", "delta": '"b": 2}'},
-        {"type": "response.output_item.done", "item": {**call, "arguments": '{"a": 1, "b": 2}'}},
-        {"type": "response.output_item.done", "item": {"type": "reasoning", "id": "rs_1", "encrypted_content": 5}},
-        {"type": "response.completed", "response": {"status": "completed", "usage": {
-            "input_tokens": 20, "output_tokens": None, "input_tokens_details": None}}},
-    ]]
+    frames = [
+        _sse(payload)
+        for payload in [
+            "a stray string",
+            {"type": "response.output_item.added", "item": None},
+            {"type": "response.output_text.delta", "delta": "Hi "},
+            {"type": "response.output_text.delta", "delta": None},
+            {"type": "response.output_item.added", "item": call},
+            {"type": "response.function_call_arguments.delta", "item_id": "fc_1", "delta": '{"a": 1, '},
+            {"type": "response.function_call_arguments.delta", "item_id": None, "delta": "lost"},
+            {"type": "response.function_call_arguments.delta", "item_id": "fc_1", "delta": '"b": 2}'},
+            {"type": "response.output_item.done", "item": {**call, "arguments": '{"a": 1, "b": 2}'}},
+            {"type": "response.output_item.done", "item": {"type": "reasoning", "id": "rs_1", "encrypted_content": 5}},
+            {
+                "type": "response.completed",
+                "response": {
+                    "status": "completed",
+                    "usage": {"input_tokens": 20, "output_tokens": None, "input_tokens_details": None},
+                },
+            },
+        ]
+    ]
     assert await _text_and_call(server, "openai-responses:gpt-4.1", frames) == (
-        "Hi ", "call_1", {"a": 1, "b": 2}, 20, 0, 0)
+        "Hi ",
+        "call_1",
+        {"a": 1, "b": 2},
+        20,
+        0,
+        0,
+    )
 
 
 async def test_a_gemini_stream_s_null_and_stray_fields_are_read_as_absent(server):
     """Gemini's chunks, through a proxy that sends what it likes: a text that mentions an
     error is not an error chunk, and nulls count as absent."""
+
     def chunk(parts: object, **fields: object) -> bytes:
         return _sse({"candidates": [{"content": {"parts": parts}, **fields}], "usageMetadata": None})
 
     frames = [
-        _sse("an error, said as text"), _sse(None), _sse({"candidates": None, "promptFeedback": None}),
-        _sse({"candidates": [{"content": None}]}), _sse({"candidates": [None]}), chunk(None),
+        _sse("an error, said as text"),
+        _sse(None),
+        _sse({"candidates": None, "promptFeedback": None}),
+        _sse({"candidates": [{"content": None}]}),
+        _sse({"candidates": [None]}),
+        chunk(None),
         chunk([None, {"text": None}, {"text": 5}]),
         chunk([{"text": "Sum: ", "thoughtSignature": None}]),
         chunk([{"functionCall": {"name": "add", "args": {"a": 1, "b": 2}, "id": "call_g"}}], finishReason=None),
-        _sse({"candidates": [{"content": {"parts": []}, "finishReason": "STOP"}], "usageMetadata": {
-            "promptTokenCount": 30, "candidatesTokenCount": None, "cachedContentTokenCount": "some"}}),
+        _sse(
+            {
+                "candidates": [{"content": {"parts": []}, "finishReason": "STOP"}],
+                "usageMetadata": {
+                    "promptTokenCount": 30,
+                    "candidatesTokenCount": None,
+                    "cachedContentTokenCount": "some",
+                },
+            }
+        ),
     ]
     assert await _text_and_call(server, "gemini:gemini-2.5-flash", frames) == (
-        "Sum: ", "call_g", {"a": 1, "b": 2}, 30, 0, 0)
+        "Sum: ",
+        "call_g",
+        {"a": 1, "b": 2},
+        30,
+        0,
+        0,
+    )
 
 
-@pytest.mark.parametrize("event, message", [
-    ({"type": "response.failed", "response": None}, "the response failed"),
-    ({"type": "response.failed", "response": {"error": {"message": 7, "code": None}}}, "the response failed"),
-    ({"type": "error", "message": None, "code": None}, "stream error"),
-    ({"type": "error", "message": "overloaded", "code": "server_error"}, "overloaded"),
-])
+@pytest.mark.parametrize(
+    "event, message",
+    [
+        ({"type": "response.failed", "response": None}, "the response failed"),
+        ({"type": "response.failed", "response": {"error": {"message": 7, "code": None}}}, "the response failed"),
+        ({"type": "error", "message": None, "code": None}, "stream error"),
+        ({"type": "error", "message": "overloaded", "code": "server_error"}, "overloaded"),
+    ],
+)
 async def test_a_responses_failure_event_with_missing_fields_still_ends_the_round_as_an_error(server, event, message):
     model = _model(server, "openai-responses:gpt-4.1")
     model.retry = FAST_RETRY
@@ -441,8 +517,11 @@ async def test_a_missing_key_is_a_readable_error_without_retries(server):
     openai_model = resolve_model("openai:gpt-4.1-mini")  # no key, no base_url: fails before any request
     gemini_model = resolve_model("gemini:gemini-2.5-flash", base_url=server.url)
     anthropic_model = resolve_model("anthropic:claude-sonnet-4-5", base_url=server.url)
-    for model, expected in ((openai_model, "api_key"), (gemini_model, "GEMINI_API_KEY"),
-                            (anthropic_model, "ANTHROPIC_API_KEY")):
+    for model, expected in (
+        (openai_model, "api_key"),
+        (gemini_model, "GEMINI_API_KEY"),
+        (anthropic_model, "ANTHROPIC_API_KEY"),
+    ):
         model.retry = FAST_RETRY
         _, reply = await stream_once(model, ModelRequest(messages=[UserMessage(content="go")]))
         assert reply.stop_reason == "error"
@@ -459,8 +538,10 @@ def test_anthropic_thinking_is_off_for_a_round_whose_cap_leaves_no_room_for_it()
     model = AnthropicModel("claude-sonnet-4-5", api_key="sk-ant-test", thinking_budget=2_048)
     tight, notices = model._prepare(ModelRequest(messages=[UserMessage(content="Hi.")], max_output_tokens=1_000))
     assert "thinking" not in tight and tight["max_tokens"] == 1_000
-    assert notices == ["the run's budget leaves 1,000 output tokens, no more than the thinking budget (2,048): "
-                       "extended thinking is off for this round"]
+    assert notices == [
+        "the run's budget leaves 1,000 output tokens, no more than the thinking budget (2,048): "
+        "extended thinking is off for this round"
+    ]
     roomy, notices = model._prepare(ModelRequest(messages=[UserMessage(content="Hi.")], max_output_tokens=5_000))
     assert roomy["thinking"] == {"type": "enabled", "budget_tokens": 2_048} and roomy["max_tokens"] == 5_000
     assert notices == []

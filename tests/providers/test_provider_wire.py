@@ -26,8 +26,7 @@ def _script(server):
 @pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
 async def test_captured_request_is_the_body_the_server_received(case, server):
     _script(server)
-    run = await case.runtime(server, capture_wire=True).arun(f"Compute things. Never say {SECRET}.",
-                                                             tools=make_tools())
+    run = await case.runtime(server, capture_wire=True).arun(f"Compute things. Never say {SECRET}.", tools=make_tools())
     assert run.stop_reason == "stop", run.error
     assert len(server.requests) == 3
     for number, recorded in enumerate(server.requests, start=1):
@@ -156,8 +155,7 @@ async def test_a_scripted_run_of_the_same_conversation_rebuilds_the_bodies_the_p
     live = await case.runtime(server, capture_wire=True).arun("Compute.", tools=make_tools())
     assert live.stop_reason == "stop", live.error
     replies = [m for m in live.messages if isinstance(m, op.AssistantMessage)]
-    scripted = await op.Runtime(model=op.ScriptedModel(replies), capture_wire=True).arun("Compute.",
-                                                                                        tools=make_tools())
+    scripted = await op.Runtime(model=op.ScriptedModel(replies), capture_wire=True).arun("Compute.", tools=make_tools())
     assert scripted.stop_reason == "stop", scripted.error
     assert [scripted.request_as(n, case.model) for n in (1, 2, 3)] == server.bodies()
 
@@ -199,8 +197,9 @@ def test_request_as_without_capture_or_past_the_run_says_why():
 
 def test_the_teaching_cell_shows_round_2_for_openai_and_anthropic_side_by_side():
     run = _offline_run()
-    shown = op.side_by_side({"OpenAI": run.request_as(2, "openai"),
-                             "Anthropic": run.request_as(2, "anthropic")})._repr_mimebundle_()
+    shown = op.side_by_side(
+        {"OpenAI": run.request_as(2, "openai"), "Anthropic": run.request_as(2, "anthropic")}
+    )._repr_mimebundle_()
     openai_part, anthropic_part = shown["text/plain"].split("== Anthropic\n")
     assert '"role": "tool"' in openai_part and '"tool_result"' not in openai_part
     assert '"type": "tool_result"' in anthropic_part and '"role": "tool"' not in anthropic_part
@@ -209,8 +208,11 @@ def test_the_teaching_cell_shows_round_2_for_openai_and_anthropic_side_by_side()
 
 @pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
 async def test_a_failed_attempt_keeps_its_status_and_the_error_body_the_server_sent(case, server):
-    server.script(Turn.http_error(429, "slow down, please"), Turn(text="Hello."),
-                  Turn.http_error(400, "this request is not acceptable"))
+    server.script(
+        Turn.http_error(429, "slow down, please"),
+        Turn(text="Hello."),
+        Turn.http_error(400, "this request is not acceptable"),
+    )
     runtime = case.runtime(server, capture_wire=True)
     retried = await runtime.arun("Hi.", tools=make_tools())
     assert retried.stop_reason == "stop", retried.error
@@ -251,9 +253,11 @@ def _joined_strings(value) -> str:
 async def test_a_key_the_model_streams_back_in_pieces_is_masked_across_the_frames(case, server):
     """Each frame was masked alone, so a key cut into 6-character deltas survived in them:
     joining the deltas of run.wire(n)'s frames (and of %agent wire's output) gave it back."""
-    server.script(Turn(text=f"The key is {SECRET}, as you asked.", calls=[Call("add", {"a": 1, "b": 2})],
-                       chunk_size=6),
-                  Turn(calls=[Call("fail", {"reason": f"{SECRET} was refused"})], chunk_size=6), Turn(text="Done."))
+    server.script(
+        Turn(text=f"The key is {SECRET}, as you asked.", calls=[Call("add", {"a": 1, "b": 2})], chunk_size=6),
+        Turn(calls=[Call("fail", {"reason": f"{SECRET} was refused"})], chunk_size=6),
+        Turn(text="Done."),
+    )
     run = await case.runtime(server, capture_wire=True).arun("Say it.", tools=make_tools())
     assert run.stop_reason == "stop", run.error
     for number in (1, 2):

@@ -20,10 +20,14 @@ RETAINED_PER_ROUND = 2048  # the same, in memory as Python holds it (objects' ov
 
 
 async def test_300_round_capture_stays_within_a_linear_bound(server):
-    server.script(*[Turn(text=f"step {n}", calls=[Call("add", {"a": n, "b": 1})]) for n in range(ROUNDS - 1)],
-                  Turn(text="done"))
-    run = await CASES[0].runtime(server, capture_wire=True).arun(
-        "Count to 300 with add.", tools=make_tools(), max_iterations=None, max_tool_calls=None)
+    server.script(
+        *[Turn(text=f"step {n}", calls=[Call("add", {"a": n, "b": 1})]) for n in range(ROUNDS - 1)], Turn(text="done")
+    )
+    run = (
+        await CASES[0]
+        .runtime(server, capture_wire=True)
+        .arun("Count to 300 with add.", tools=make_tools(), max_iterations=None, max_tool_calls=None)
+    )
     assert run.stop_reason == "stop", run.error
     assert run.rounds == ROUNDS == len(server.requests)
 
@@ -33,8 +37,10 @@ async def test_300_round_capture_stays_within_a_linear_bound(server):
     # Linear: each distinct message once (all of them are in the last request) + the
     # frames + a fixed envelope per round. Storing every request whole would be sum(sent).
     bound = 2 * (sent[-1] + frames) + PER_ROUND_ENVELOPE * ROUNDS
-    print(f"stored {stored:,} bytes; bound {bound:,}; whole requests {sum(sent):,}; last request {sent[-1]:,}; "
-          f"frames {frames:,}")
+    print(
+        f"stored {stored:,} bytes; bound {bound:,}; whole requests {sum(sent):,}; last request {sent[-1]:,}; "
+        f"frames {frames:,}"
+    )
     assert stored <= bound
     assert sum(sent) > 3 * bound, "the run is long enough that quadratic storage could not pass the bound"
     # the deepest chain rebuilds exactly what the server received

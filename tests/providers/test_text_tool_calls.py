@@ -29,8 +29,10 @@ def shape(message: op.AssistantMessage) -> list:
 
 
 def test_a_hermes_block_becomes_a_call_and_the_text_around_it_stays_text():
-    message = read(f"Let me add.\n{HERMES}\nThen multiply: "
-                   '<tool_call>{"name": "mul", "arguments": "{\\"a\\": 5, \\"b\\": 2}"}</tool_call>')
+    message = read(
+        f"Let me add.\n{HERMES}\nThen multiply: "
+        '<tool_call>{"name": "mul", "arguments": "{\\"a\\": 5, \\"b\\": 2}"}</tool_call>'
+    )
     assert shape(message) == ["Let me add.", ("add", {"a": 2, "b": 3}), "Then multiply:", ("mul", {"a": 5, "b": 2})]
     assert message.stop_reason == "toolUse"
     assert message.tool_calls[0].provider_data == {"text_call": HERMES}
@@ -39,19 +41,24 @@ def test_a_hermes_block_becomes_a_call_and_the_text_around_it_stays_text():
 def test_llama_and_mistral_replies_that_are_only_calls_become_calls():
     assert shape(read('<|python_tag|>{"name": "add", "parameters": {"a": 1, "b": 1}}')) == [("add", {"a": 1, "b": 1})]
     assert shape(read('[{"name": "add", "parameters": {"a": 1, "b": 2}}, {"name": "mul", "arguments": {}}]')) == [
-        ("add", {"a": 1, "b": 2}), ("mul", {})]
+        ("add", {"a": 1, "b": 2}),
+        ("mul", {}),
+    ]
     assert shape(read('[TOOL_CALLS] [{"name": "mul", "arguments": {"a": 3, "b": 3}}]')) == [("mul", {"a": 3, "b": 3})]
 
 
-@pytest.mark.parametrize("text", [
-    '<tool_call>{"name": "delete_everything", "arguments": {}}</tool_call>',  # not on the menu
-    '<tool_call>{"name": "add", "arguments": {"a": 1,</tool_call>',  # broken JSON
-    '<tool_call>{"name": "add", "arguments": {"a": 1, "b": 2}}',  # never closed
-    '<tool_call>{"name": "add", "arguments": [1, 2]}</tool_call>',  # arguments not an object
-    'As JSON: {"name": "add", "parameters": {"a": 1, "b": 2}}',  # a call object inside prose
-    '{"name": "add", "parameters": {"a": 1}} and then some',  # not the whole reply
-    '[{"name": "add", "parameters": {}}, {"name": "rm", "parameters": {}}]',  # one of them off the menu
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<tool_call>{"name": "delete_everything", "arguments": {}}</tool_call>',  # not on the menu
+        '<tool_call>{"name": "add", "arguments": {"a": 1,</tool_call>',  # broken JSON
+        '<tool_call>{"name": "add", "arguments": {"a": 1, "b": 2}}',  # never closed
+        '<tool_call>{"name": "add", "arguments": [1, 2]}</tool_call>',  # arguments not an object
+        'As JSON: {"name": "add", "parameters": {"a": 1, "b": 2}}',  # a call object inside prose
+        '{"name": "add", "parameters": {"a": 1}} and then some',  # not the whole reply
+        '[{"name": "add", "parameters": {}}, {"name": "rm", "parameters": {}}]',  # one of them off the menu
+    ],
+)
 def test_what_is_not_a_whole_block_for_a_menu_tool_stays_text(text):
     message = read(text)
     assert shape(message) == [text] and message.stop_reason == "stop"

@@ -13,9 +13,11 @@ import openprogram_jupyter as op
 from openprogram_jupyter.render import render_bundle
 from openprogram_jupyter.tools.registry import default_registry
 
-ANSWER = ("## Findings\n\n| name | value |\n|---|--:|\n| a | 1 |\n\n- **first**\n- second\n\n"
-          "<script>alert(1)</script>\n\n<img src=x onerror=alert(1)>\n\n[x](javascript:alert(1))\n\n"
-          "<div onclick='alert(1)'>raw</div>\n\n<img src=http://tracker.example/p.png>\n")
+ANSWER = (
+    "## Findings\n\n| name | value |\n|---|--:|\n| a | 1 |\n\n- **first**\n- second\n\n"
+    "<script>alert(1)</script>\n\n<img src=x onerror=alert(1)>\n\n[x](javascript:alert(1))\n\n"
+    "<div onclick='alert(1)'>raw</div>\n\n<img src=http://tracker.example/p.png>\n"
+)
 
 
 @pytest.fixture(autouse=True)
@@ -48,12 +50,19 @@ def answered_run() -> op.Run:
         """A table."""
         return Frame()
 
-    model = op.ScriptedModel([
-        op.AssistantMessage(content=[op.ThinkingContent(thinking="*hmm* <b>x</b>"), op.TextContent(text=ANSWER),
-                                     op.ToolCall(name="echo", arguments={"text": "## not a heading"})]),
-        op.ToolCall(name="frame"),
-        ANSWER,
-    ])
+    model = op.ScriptedModel(
+        [
+            op.AssistantMessage(
+                content=[
+                    op.ThinkingContent(thinking="*hmm* <b>x</b>"),
+                    op.TextContent(text=ANSWER),
+                    op.ToolCall(name="echo", arguments={"text": "## not a heading"}),
+                ]
+            ),
+            op.ToolCall(name="frame"),
+            ANSWER,
+        ]
+    )
     return op.Runtime(model=model).run("go", tools=[echo, frame])
 
 
@@ -92,10 +101,13 @@ def approval_run() -> op.Run:
         """Delete a file."""
         return f"deleted {path}"
 
-    model = op.ScriptedModel([[op.ToolCall(name="delete", arguments={"path": "a"}),
-                               op.ToolCall(name="delete", arguments={"path": "b"})], "done"])
-    return op.Runtime(model=model, approve=lambda request: request.arguments["path"] == "a").run(
-        "go", tools=[delete])
+    model = op.ScriptedModel(
+        [
+            [op.ToolCall(name="delete", arguments={"path": "a"}), op.ToolCall(name="delete", arguments={"path": "b"})],
+            "done",
+        ]
+    )
+    return op.Runtime(model=model, approve=lambda request: request.arguments["path"] == "a").run("go", tools=[delete])
 
 
 @pytest.mark.parametrize("mime", ["text/html", "text/markdown", "text/plain"])
@@ -119,7 +131,8 @@ def test_a_denial_without_anyone_asked_is_only_denied():
         return path
 
     run = op.Runtime(model=op.ScriptedModel([op.ToolCall(name="delete", arguments={"path": "a"}), "ok"])).run(
-        "go", tools=[delete])
+        "go", tools=[delete]
+    )
     for text in render_bundle(run).values():
         assert "denied" in text and "by the user" not in text
 

@@ -20,6 +20,7 @@ def menu():
         def tool(path: str = "") -> str:
             """A tool."""
             return "ok"
+
         return tool
 
     return [make(name) for name in ("read_file", "write_file", "drop_table", "list_files", "tidy")]
@@ -40,34 +41,54 @@ def labels(run) -> dict[str, list[str]]:
     plain = [between(line) for line in bundle["text/plain"].splitlines() if line.lstrip().startswith("▸")]
     markdown = [between(line) for line in bundle["text/markdown"].splitlines() if line.lstrip().startswith("- `")]
     html = re.findall(r'<span style="color:#[0-9a-f]+"> · (.*?)</span>', bundle["text/html"])
-    return {"plain": [text for text in plain if text], "markdown": [text for text in markdown if text],
-            "html": html}
+    return {"plain": [text for text in plain if text], "markdown": [text for text in markdown if text], "html": html}
 
 
 def test_each_format_names_the_rule_and_who_decided(menu):
     session = SessionRules()
     session.add(Rule.for_tool("deny", "tidy"))
     answers = iter([True, False])
-    policy = op.policy(allow=["read_*"], ask=["write_*", "list_*"], deny=["drop_*"], default="allow",
-                       ask_with=lambda request: next(answers)).in_session(session, None)
+    policy = op.policy(
+        allow=["read_*"],
+        ask=["write_*", "list_*"],
+        deny=["drop_*"],
+        default="allow",
+        ask_with=lambda request: next(answers),
+    ).in_session(session, None)
     policy_run = run_of(policy, menu, ["read_file", "write_file", "list_files", "drop_table", "tidy"])
     default_run = run_of(op.policy(default="deny"), menu, ["read_file"])
     nobody_run = run_of(op.policy(ask=["*"]), menu, ["read_file"])
-    shown = {name: labels(policy_run)[name] + labels(default_run)[name] + labels(nobody_run)[name]
-             for name in ("plain", "markdown", "html")}
+    shown = {
+        name: labels(policy_run)[name] + labels(default_run)[name] + labels(nobody_run)[name]
+        for name in ("plain", "markdown", "html")
+    }
     assert shown["plain"] == [
-        "allowed by rule read_*", "asked (rule write_*): approved by the user",
-        "asked (rule list_*): denied by the user", "denied by rule drop_*", "denied by session rule tidy",
-        "denied by the policy's default", "asked (rule *): denied, no one to ask"]
+        "allowed by rule read_*",
+        "asked (rule write_*): approved by the user",
+        "asked (rule list_*): denied by the user",
+        "denied by rule drop_*",
+        "denied by session rule tidy",
+        "denied by the policy's default",
+        "asked (rule *): denied, no one to ask",
+    ]
     assert shown["markdown"] == [
-        "allowed by rule `read_*`", "asked (rule `write_*`): approved by the user",
-        "asked (rule `list_*`): denied by the user", "denied by rule `drop_*`", "denied by session rule `tidy`",
-        "denied by the policy's default", "asked (rule `*`): denied, no one to ask"]
+        "allowed by rule `read_*`",
+        "asked (rule `write_*`): approved by the user",
+        "asked (rule `list_*`): denied by the user",
+        "denied by rule `drop_*`",
+        "denied by session rule `tidy`",
+        "denied by the policy's default",
+        "asked (rule `*`): denied, no one to ask",
+    ]
     assert shown["html"] == [
-        "allowed by rule <code>read_*</code>", "asked (rule <code>write_*</code>): approved by the user",
-        "asked (rule <code>list_*</code>): denied by the user", "denied by rule <code>drop_*</code>",
-        "denied by session rule <code>tidy</code>", "denied by the policy&#x27;s default",
-        "asked (rule <code>*</code>): denied, no one to ask"]
+        "allowed by rule <code>read_*</code>",
+        "asked (rule <code>write_*</code>): approved by the user",
+        "asked (rule <code>list_*</code>): denied by the user",
+        "denied by rule <code>drop_*</code>",
+        "denied by session rule <code>tidy</code>",
+        "denied by the policy&#x27;s default",
+        "asked (rule <code>*</code>): denied, no one to ask",
+    ]
 
 
 def test_a_call_no_rule_decided_reads_as_before(menu):
@@ -76,8 +97,9 @@ def test_a_call_no_rule_decided_reads_as_before(menu):
 
 
 def test_a_pattern_with_markup_is_text_in_every_format(menu):
-    model = op.ScriptedModel([op.ToolCall(name="read_file", arguments={"path": "<img src=x onerror=alert(1)>"}),
-                              "done"])
+    model = op.ScriptedModel(
+        [op.ToolCall(name="read_file", arguments={"path": "<img src=x onerror=alert(1)>"}), "done"]
+    )
     run = op.Runtime(model=model, approve=op.policy(deny=["read_file(path=<img*)"])).run("go", tools=menu)
     assert run.tool_results[0].status == "denied"
     bundle = render_bundle(run)

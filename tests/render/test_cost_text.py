@@ -27,8 +27,11 @@ def test_the_evaluation_table_and_plot_say_so_too():
     from openprogram_jupyter.evaluation._html import cost_text
 
     assert cost_text(0.000012) == "< $0.0001"
-    ev = op.evaluate(["Say ok."], models=[op.ScriptedModel([op.AssistantMessage(
-        content=[op.TextContent(text="ok")], usage=TINY)], name="cheap")], progress=False)
+    ev = op.evaluate(
+        ["Say ok."],
+        models=[op.ScriptedModel([op.AssistantMessage(content=[op.TextContent(text="ok")], usage=TINY)], name="cheap")],
+        progress=False,
+    )
     html = ev._repr_html_()
     assert "&lt; $0.0001" in html and "$0.0000" not in html
 

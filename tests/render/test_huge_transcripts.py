@@ -19,21 +19,39 @@ def hand_built_run(messages: list) -> types.SimpleNamespace:
 
 def one_reply(calls: int, *, failing: tuple[int, ...] = ()) -> types.SimpleNamespace:
     picks = [ToolCall(id=f"c{i}", name="echo", arguments={"n": i}) for i in range(calls)]
-    results = [ToolResultMessage(tool_call_id=f"c{i}", tool_name="echo", content=[TextContent(text=f"echo {i}")],
-                                 is_error=i in failing, status="error" if i in failing else "done")
-               for i in range(calls)]
-    return hand_built_run([UserMessage(content="go"), AssistantMessage(content=picks, stop_reason="toolUse"),
-                           *results, AssistantMessage(content=[TextContent(text="all echoed")])])
+    results = [
+        ToolResultMessage(
+            tool_call_id=f"c{i}",
+            tool_name="echo",
+            content=[TextContent(text=f"echo {i}")],
+            is_error=i in failing,
+            status="error" if i in failing else "done",
+        )
+        for i in range(calls)
+    ]
+    return hand_built_run(
+        [
+            UserMessage(content="go"),
+            AssistantMessage(content=picks, stop_reason="toolUse"),
+            *results,
+            AssistantMessage(content=[TextContent(text="all echoed")]),
+        ]
+    )
 
 
 def many_rounds(rounds: int, result_chars: int = 10, text_chars: int = 10) -> types.SimpleNamespace:
     messages: list = [UserMessage(content="go")]
     for i in range(rounds):
-        messages += [AssistantMessage(content=[TextContent(text=f"step {i} " + "t" * text_chars),
-                                               ToolCall(id=f"c{i}", name="echo", arguments={"n": i})],
-                                      stop_reason="toolUse"),
-                     ToolResultMessage(tool_call_id=f"c{i}", tool_name="echo",
-                                       content=[TextContent(text="r" * result_chars)])]
+        messages += [
+            AssistantMessage(
+                content=[
+                    TextContent(text=f"step {i} " + "t" * text_chars),
+                    ToolCall(id=f"c{i}", name="echo", arguments={"n": i}),
+                ],
+                stop_reason="toolUse",
+            ),
+            ToolResultMessage(tool_call_id=f"c{i}", tool_name="echo", content=[TextContent(text="r" * result_chars)]),
+        ]
     messages.append(AssistantMessage(content=[TextContent(text="the final answer")]))
     return hand_built_run(messages)
 
@@ -50,8 +68,8 @@ def test_a_reply_of_10000_calls_saves_its_start_and_end_and_counts_the_rest():
         assert re.search(r"9,960 calls \(9,958 done, 2 error\) not shown here", text), mime
     # ... the calls that failed among them are listed, in a collapsed group.
     html = bundle["text/html"]
-    group = html[html.index("9,960 calls"):]
-    group = group[:group.index("</details>")]
+    group = html[html.index("9,960 calls") :]
+    group = group[: group.index("</details>")]
     assert "(n=5000)" in group and "(n=7000)" in group and "calls that did not succeed" in group
 
 

@@ -38,14 +38,14 @@ PAYLOADS = [
     "<img src=x onerror=alert(1)>",
     "[click](javascript:alert(1))",
     "[click](JaVaScRiPt:alert(1))",
-    "<div onclick=\"alert(1)\">raw block</div>",
+    '<div onclick="alert(1)">raw block</div>',
     "<img src=http://tracker.example/p.png>",
     "![pixel](http://tracker.example/p.png)",
-    "<iframe src=\"http://evil.example\"></iframe>",
-    "<a href=\"javascript:alert(1)\">x</a>",
+    '<iframe src="http://evil.example"></iframe>',
+    '<a href="javascript:alert(1)">x</a>',
     "<svg onload=alert(1)></svg>",
     "<style>body{display:none}</style>",
-    "<!-- comment --><math><mi xlink:href=\"javascript:alert(1)\">x</mi></math>",
+    '<!-- comment --><math><mi xlink:href="javascript:alert(1)">x</mi></math>',
 ]
 HOSTILE = "Intro.\n\n" + "\n\n".join(PAYLOADS) + "\n\n| a | b |\n|---|---|\n| <script>x</script> | `<b>` |\n"
 
@@ -69,8 +69,10 @@ def test_every_payload_stays_text_in_html(payload):
 def test_a_remote_image_is_a_link_and_an_embedded_one_an_image():
     html = markdown_html("![pixel](http://tracker.example/p.png) ![dot](data:image/png;base64,iVBORw0KGgo=)")
     tags = Tags(html).tags
-    assert ("a", {"href": "http://tracker.example/p.png", "target": "_blank",
-                  "rel": "noopener noreferrer nofollow"}) in tags
+    assert (
+        "a",
+        {"href": "http://tracker.example/p.png", "target": "_blank", "rel": "noopener noreferrer nofollow"},
+    ) in tags
     assert [attrs["src"] for tag, attrs in tags if tag == "img"] == ["data:image/png;base64,iVBORw0KGgo="]
     assert "[image: pixel]" in html
 
@@ -82,10 +84,12 @@ def test_links_keep_only_web_and_mail_addresses():
 
 
 def test_sanitizer_cleans_dataframe_html_and_keeps_the_table():
-    frame = ('<style scoped>.dataframe tbody tr th {vertical-align: top;}</style>'
-             '<table border="1" class="dataframe"><thead><tr style="text-align: right;"><th></th><th>a</th>'
-             '</tr></thead><tbody><tr><th>0</th><td onmouseover="alert(1)">1</td></tr></tbody></table>'
-             '<script>alert(1)</script><img src="http://example.com/x.png">')
+    frame = (
+        "<style scoped>.dataframe tbody tr th {vertical-align: top;}</style>"
+        '<table border="1" class="dataframe"><thead><tr style="text-align: right;"><th></th><th>a</th>'
+        '</tr></thead><tbody><tr><th>0</th><td onmouseover="alert(1)">1</td></tr></tbody></table>'
+        '<script>alert(1)</script><img src="http://example.com/x.png">'
+    )
     html = clean_html(frame)
     assert_inert(html)
     assert "vertical-align" not in html and "alert" not in html
@@ -133,15 +137,17 @@ def test_inert_markdown_closes_a_fence_the_answer_left_open():
 def test_load_ext_and_the_view_modules_import_neither_markdown_it_nor_nh3():
     import subprocess
 
-    code = ("import sys\n"
-            "from IPython.core.interactiveshell import InteractiveShell\n"
-            "InteractiveShell.instance().run_line_magic('load_ext', 'openprogram_jupyter')\n"
-            "loaded = ['markdown_it' in sys.modules, 'nh3' in sys.modules]\n"
-            "import openprogram_jupyter.jupyter._view, openprogram_jupyter.render.html\n"
-            "loaded += ['markdown_it' in sys.modules, 'nh3' in sys.modules]\n"
-            "from openprogram_jupyter.render._markdown_html import markdown_html\n"
-            "markdown_html('# drawn')\n"
-            "print(*loaded, 'markdown_it' in sys.modules, 'nh3' in sys.modules)")
+    code = (
+        "import sys\n"
+        "from IPython.core.interactiveshell import InteractiveShell\n"
+        "InteractiveShell.instance().run_line_magic('load_ext', 'openprogram_jupyter')\n"
+        "loaded = ['markdown_it' in sys.modules, 'nh3' in sys.modules]\n"
+        "import openprogram_jupyter.jupyter._view, openprogram_jupyter.render.html\n"
+        "loaded += ['markdown_it' in sys.modules, 'nh3' in sys.modules]\n"
+        "from openprogram_jupyter.render._markdown_html import markdown_html\n"
+        "markdown_html('# drawn')\n"
+        "print(*loaded, 'markdown_it' in sys.modules, 'nh3' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False"] * 4 + ["True"] * 2
 

@@ -28,8 +28,17 @@ MARKER = '<div class="mathjax_ignore tex2jax_ignore">'
 # The names that mark: each returns its argument's views marked.
 MARKING = {"safe_view", "safe_bundle", "inert_math_html"}
 REPR_METHODS = {"_repr_html_", "_repr_markdown_", "_repr_mimebundle_", "_repr_latex_"}
-OUTPUT_NAMES = {"display", "publish_display_data", "update_display", "HTML", "Markdown", "Math", "Latex",
-                "display_html", "display_markdown"}
+OUTPUT_NAMES = {
+    "display",
+    "publish_display_data",
+    "update_display",
+    "HTML",
+    "Markdown",
+    "Math",
+    "Latex",
+    "display_html",
+    "display_markdown",
+}
 
 
 def modules() -> Iterator[tuple[Path, ast.Module]]:
@@ -54,13 +63,17 @@ def test_every_display_the_package_makes_goes_through_display_bundle():
         if path == SAFE:
             continue
         for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(("IPython.display",
-                                                                                    "IPython.core.display")):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                ("IPython.display", "IPython.core.display")
+            ):
                 found += [where(path, node) + f" imports {a.name}" for a in node.names if a.name in OUTPUT_NAMES]
             elif isinstance(node, ast.Import):
                 found += [where(path, node) for a in node.names if a.name.startswith("IPython.display")]
-            elif isinstance(node, ast.Call) and called_name(node) == "update" and any(
-                    k.arg == "raw" for k in node.keywords):
+            elif (
+                isinstance(node, ast.Call)
+                and called_name(node) == "update"
+                and any(k.arg == "raw" for k in node.keywords)
+            ):
                 found.append(where(path, node) + " updates a display handle")
     assert not found, "display outside render/_safe.display_bundle / update_bundle:\n" + "\n".join(found)
 
@@ -86,20 +99,27 @@ def marking_functions(trees: list[tuple[Path, ast.Module]]) -> set[tuple[str, st
     """The functions that mark, as (module, name): :data:`MARKING`, and every function each
     of whose returns is a call to one that marks (to a fixpoint). A called name is looked
     up where its module imported it from, else in its own module; a method by its name."""
-    functions = [(path, node, imported_names(path, tree)) for path, tree in trees for node in ast.walk(tree)
-                 if isinstance(node, ast.FunctionDef)]
+    functions = [
+        (path, node, imported_names(path, tree))
+        for path, tree in trees
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef)
+    ]
     marking = {(module_of(SAFE), name) for name in MARKING}
     while True:
-        more = {(module_of(path), node.name) for path, node, names in functions
-                if (module_of(path), node.name) not in marking and returns_marked(path, node, names, marking)}
+        more = {
+            (module_of(path), node.name)
+            for path, node, names in functions
+            if (module_of(path), node.name) not in marking and returns_marked(path, node, names, marking)
+        }
         if not more:
             return marking
         marking |= more
 
 
-def returns_marked(path: Path, function: ast.FunctionDef, names: dict[str, str],
-                   marking: set[tuple[str, str]]) -> bool:
+def returns_marked(path: Path, function: ast.FunctionDef, names: dict[str, str], marking: set[tuple[str, str]]) -> bool:
     """Whether every ``return`` of ``function`` returns a call to a marking function."""
+
     def marks(value: ast.expr) -> bool:
         if not isinstance(value, ast.Call):
             return False
@@ -117,19 +137,29 @@ def test_every_repr_method_returns_a_marked_view():
     function that marks (safe_view, or one that returns safe_view's text on every path)."""
     trees = list(modules())
     marking = marking_functions(trees)
-    methods = [(path, node, imported_names(path, tree)) for path, tree in trees for node in ast.walk(tree)
-               if isinstance(node, ast.FunctionDef) and node.name in REPR_METHODS]
+    methods = [
+        (path, node, imported_names(path, tree))
+        for path, tree in trees
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef) and node.name in REPR_METHODS
+    ]
     assert len(methods) >= 8, methods  # Run (2), check, rerun, evaluation (3), side by side
-    unmarked = [where(path, node) + f" {node.name}" for path, node, names in methods
-                if not returns_marked(path, node, names, marking)]
+    unmarked = [
+        where(path, node) + f" {node.name}"
+        for path, node, names in methods
+        if not returns_marked(path, node, names, marking)
+    ]
     assert not unmarked, "repr methods that do not return a marked view:\n" + "\n".join(unmarked)
 
 
 def widget_classes() -> set[str]:
     import ipywidgets
 
-    return {name for name in dir(ipywidgets) if isinstance(getattr(ipywidgets, name), type)
-            and issubclass(getattr(ipywidgets, name), ipywidgets.DOMWidget)}
+    return {
+        name
+        for name in dir(ipywidgets)
+        if isinstance(getattr(ipywidgets, name), type) and issubclass(getattr(ipywidgets, name), ipywidgets.DOMWidget)
+    }
 
 
 def test_every_widget_is_made_by_inert_widget():
@@ -137,8 +167,13 @@ def test_every_widget_is_made_by_inert_widget():
     live view's ``make`` calls it)."""
     classes = widget_classes()
     assert {"HTML", "VBox", "Button", "Text"} <= classes
-    made = [where(path, node) + f" {called_name(node)}" for path, tree in modules() if path != INERT_WIDGET
-            for node in ast.walk(tree) if isinstance(node, ast.Call) and called_name(node) in classes]
+    made = [
+        where(path, node) + f" {called_name(node)}"
+        for path, tree in modules()
+        if path != INERT_WIDGET
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and called_name(node) in classes
+    ]
     assert not made, "widgets made outside inert_widget:\n" + "\n".join(made)
 
 
@@ -147,6 +182,7 @@ def test_every_widget_is_made_by_inert_widget():
 
 def budget_run() -> op.Run:
     """A run over its max_cost of $0.05: two priced rounds with a tool call, then the answer."""
+
     @op.function(register_globally=False)
     def add(a: float, b: float) -> float:
         """Add two numbers."""
@@ -154,8 +190,9 @@ def budget_run() -> op.Run:
 
     def priced(item: op.ToolCall | str) -> op.AssistantMessage:
         content = [op.TextContent(text=item)] if isinstance(item, str) else [item]
-        return op.AssistantMessage(content=content, usage=op.Usage(input=900, output=100, total_tokens=1000,
-                                                                    cost=0.0408))
+        return op.AssistantMessage(
+            content=content, usage=op.Usage(input=900, output=100, total_tokens=1000, cost=0.0408)
+        )
 
     call = op.ToolCall(name="add", arguments={"a": 1, "b": 2})
     model = op.ScriptedModel([priced(call), priced(call), priced("It costs $3 and `$x` stays code.")])
@@ -203,17 +240,20 @@ def test_every_widget_of_a_live_view_carries_the_classes():
     view.close()
 
 
-@pytest.mark.parametrize(("markdown", "escaped"), [
-    ("spent $0.05 of $1", r"spent \$0.05 of \$1"),
-    ("a `$x` b $ c", r"a `$x` b \$ c"),
-    ("```\ncode $y\n```\nafter $z", "```\ncode $y\n```\nafter \\$z"),
-    ("    indented $q\n\npara $r", "    indented $q\n\npara \\$r"),
-    (r"already \$5", r"already \$5"),
-    ("an open ` tick $1", r"an open ` tick \$1"),
-    ("<https://example.com/$b> $c", r"<https://example.com/$b> \$c"),
-    ("- item $1\n\n  ```\n  in $list\n  ```", "- item \\$1\n\n  ```\n  in $list\n  ```"),
-    ("no dollar", "no dollar"),
-])
+@pytest.mark.parametrize(
+    ("markdown", "escaped"),
+    [
+        ("spent $0.05 of $1", r"spent \$0.05 of \$1"),
+        ("a `$x` b $ c", r"a `$x` b \$ c"),
+        ("```\ncode $y\n```\nafter $z", "```\ncode $y\n```\nafter \\$z"),
+        ("    indented $q\n\npara $r", "    indented $q\n\npara \\$r"),
+        (r"already \$5", r"already \$5"),
+        ("an open ` tick $1", r"an open ` tick \$1"),
+        ("<https://example.com/$b> $c", r"<https://example.com/$b> \$c"),
+        ("- item $1\n\n  ```\n  in $list\n  ```", "- item \\$1\n\n  ```\n  in $list\n  ```"),
+        ("no dollar", "no dollar"),
+    ],
+)
 def test_dollars_are_escaped_outside_code_only_and_twice_is_once(markdown, escaped):
     from openprogram_jupyter.render._markdown_inert import inert_dollars
 

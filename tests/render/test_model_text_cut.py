@@ -30,15 +30,17 @@ def test_a_100_mb_reply_is_cut_in_all_three_saved_formats_and_whole_in_the_run()
 
 def test_thinking_and_arguments_are_cut_too_and_the_limit_is_a_keyword():
     thinking = "t" * 5000
-    big = op.AssistantMessage(content=[op.ThinkingContent(thinking=thinking),
-                                       op.ToolCall(name="echo", arguments={"text": "a" * 5000})])
+    big = op.AssistantMessage(
+        content=[op.ThinkingContent(thinking=thinking), op.ToolCall(name="echo", arguments={"text": "a" * 5000})]
+    )
 
     def echo(text: str) -> str:
         """Echo."""
         return "ok"
 
-    run = op.Runtime(model=op.ScriptedModel([big, "b" * 5000])).run("go", tools=[
-        op.function(echo, register_globally=False)])
+    run = op.Runtime(model=op.ScriptedModel([big, "b" * 5000])).run(
+        "go", tools=[op.function(echo, register_globally=False)]
+    )
     html = render_html(run, max_text_chars=100)
     assert "t" * 100 in html and "t" * 101 not in html
     assert "4,900 more characters not shown (the full text is in run.messages)" in html  # thinking and text

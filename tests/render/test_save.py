@@ -17,7 +17,7 @@ def test_a_saved_html_file_is_the_notebooks_html_in_a_fixed_frame_and_passes_the
     path = run.save(tmp_path / "run.html")
     text = path.read_text(encoding="utf-8")
     assert text.startswith(DOCUMENT_HEAD) and text.endswith(DOCUMENT_TAIL)
-    body = text[len(DOCUMENT_HEAD):-len(DOCUMENT_TAIL)]
+    body = text[len(DOCUMENT_HEAD) : -len(DOCUMENT_TAIL)]
     assert body == render_bundle(run)["text/html"]
     assert_inert(body)
     assert "<script" not in text.lower()

@@ -41,12 +41,19 @@ def hostile_run() -> op.Run:
         """Raise."""
         raise ValueError(text)
 
-    model = op.ScriptedModel([
-        op.AssistantMessage(content=[op.ThinkingContent(thinking=HOSTILE), op.TextContent(text=HOSTILE),
-                                     op.ToolCall(name="echo", arguments={"text": HOSTILE})]),
-        [op.ToolCall(name="crash", arguments={"text": HOSTILE}), op.ToolCall(name=HOSTILE, arguments={})],
-        HOSTILE,
-    ])
+    model = op.ScriptedModel(
+        [
+            op.AssistantMessage(
+                content=[
+                    op.ThinkingContent(thinking=HOSTILE),
+                    op.TextContent(text=HOSTILE),
+                    op.ToolCall(name="echo", arguments={"text": HOSTILE}),
+                ]
+            ),
+            [op.ToolCall(name="crash", arguments={"text": HOSTILE}), op.ToolCall(name=HOSTILE, arguments={})],
+            HOSTILE,
+        ]
+    )
     return op.Runtime(model=model).run(HOSTILE, tools=[echo, crash])
 
 
@@ -161,8 +168,9 @@ def test_an_aborted_run_says_it_was_stopped_and_keeps_its_transcript():
         return "noticed the stop"
 
     abort = threading.Event()
-    model = op.ScriptedModel([op.AssistantMessage(content=[op.TextContent(text="first I wait"),
-                                                           op.ToolCall(name="wait_here")]), "never"])
+    model = op.ScriptedModel(
+        [op.AssistantMessage(content=[op.TextContent(text="first I wait"), op.ToolCall(name="wait_here")]), "never"]
+    )
     runtime = op.Runtime(model=model)
     handle = runtime.start("go", tools=[wait_here], abort=abort)
     assert started.wait(5)
@@ -224,19 +232,22 @@ def test_a_tool_traceback_keeps_the_tools_frames_and_drops_the_loops():
         raise ValueError("bad <x>")
 
     run = op.Runtime(model=op.ScriptedModel([op.ToolCall(name="crash", arguments={"x": 1}), "ok"])).run(
-        "go", tools=[crash])
+        "go", tools=[crash]
+    )
     html = render_html(run)
     start = html.index("Traceback")
-    traceback = html[start:html.index("</pre>", start)]
-    assert "in crash" in traceback and 'raise ValueError(&quot;bad &lt;x&gt;&quot;)' in traceback
+    traceback = html[start : html.index("</pre>", start)]
+    assert "in crash" in traceback and "raise ValueError(&quot;bad &lt;x&gt;&quot;)" in traceback
     assert "openprogram_jupyter" not in traceback
 
 
 def test_a_model_error_reads_as_one_line_with_the_providers_words_collapsed(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     run = op.Runtime(model="openai:gpt-4.1-mini").run("hi", tools=[])
-    summary = ("openai:gpt-4.1-mini failed: no API key: set OPENAI_API_KEY (in the environment, a .env file "
-               "next to the notebook, Colab's secrets, or %agent key openai) or pass api_key=")
+    summary = (
+        "openai:gpt-4.1-mini failed: no API key: set OPENAI_API_KEY (in the environment, a .env file "
+        "next to the notebook, Colab's secrets, or %agent key openai) or pass api_key="
+    )
     assert str(run.error) == summary and run.error.detail.startswith("OpenAIError")
     assert run.error.kind == "credentials"
     plain = repr(run)

@@ -33,9 +33,18 @@ def escaping_run() -> op.Run:
         """Fail, loudly."""
         raise RuntimeError(HOSTILE)
 
-    model = op.ScriptedModel([op.AssistantMessage(content=[op.TextContent(text=f"Here {HOSTILE}"),
-                                                           op.ToolCall(name="colour", arguments={"text": HOSTILE})]),
-                              op.ToolCall(name="crash"), f"Done {HOSTILE}"])
+    model = op.ScriptedModel(
+        [
+            op.AssistantMessage(
+                content=[
+                    op.TextContent(text=f"Here {HOSTILE}"),
+                    op.ToolCall(name="colour", arguments={"text": HOSTILE}),
+                ]
+            ),
+            op.ToolCall(name="crash"),
+            f"Done {HOSTILE}",
+        ]
+    )
     return op.Runtime(model=model).run(f"Prompt {HOSTILE}", tools=[colour, crash])
 
 
@@ -71,13 +80,16 @@ def test_an_error_message_a_terminal_prints_shows_its_escapes():
     assert not CONTROL.search(str(raised.value)) and "␛[2J␛[H␛]0;pwned␇" in str(raised.value)
 
 
-@pytest.mark.parametrize("text, shown", [
-    ("plain text\twith a tab\nand lines", "plain text\twith a tab\nand lines"),
-    ("windows\r\nline ends\r\n", "windows\nline ends\n"),
-    ("\x1b[2J", "␛[2J"),
-    ("bell\x07 backspace\x08 cr\r nul\x00 del\x7f", "bell␇ backspace␈ cr␍ nul␀ del␡"),
-    ("c1 \x9b2J \x85", "c1 \\x9b2J \\x85"),
-    ("unicode é ✓ 日本", "unicode é ✓ 日本"),
-])
+@pytest.mark.parametrize(
+    "text, shown",
+    [
+        ("plain text\twith a tab\nand lines", "plain text\twith a tab\nand lines"),
+        ("windows\r\nline ends\r\n", "windows\nline ends\n"),
+        ("\x1b[2J", "␛[2J"),
+        ("bell\x07 backspace\x08 cr\r nul\x00 del\x7f", "bell␇ backspace␈ cr␍ nul␀ del␡"),
+        ("c1 \x9b2J \x85", "c1 \\x9b2J \\x85"),
+        ("unicode é ✓ 日本", "unicode é ✓ 日本"),
+    ],
+)
 def test_visible_controls(text, shown):
     assert visible_controls(text) == shown

@@ -40,8 +40,11 @@ def test_missing_cassette_says_how_to_record_one(tmp_path):
         ReplayModel(str(path))
 
 
-@pytest.mark.parametrize("content", ['[1, 2]', '{"rounds": []}', '{"cassette": "openprogram-jupyter", "version": 1}'],
-                         ids=["list", "no-mark", "no-rounds"])
+@pytest.mark.parametrize(
+    "content",
+    ["[1, 2]", '{"rounds": []}', '{"cassette": "openprogram-jupyter", "version": 1}'],
+    ids=["list", "no-mark", "no-rounds"],
+)
 def test_json_that_is_not_a_cassette_is_refused(tmp_path, content):
     path = tmp_path / "other.json"
     path.write_text(content)
@@ -85,8 +88,10 @@ def test_bad_cassette_error_reaches_exec_as_a_value_error(cassette):
 def test_replay_with_different_tools_names_the_round_and_the_tools(cassette):
     run = op.Runtime(model=f"replay:{cassette}").run("What is 2 + 3?", tools=tools(add, mul))
     assert run.stop_reason == "error"
-    assert str(run.error) == (f"replay {cassette}: round 1 drifted from the recording: the tools differ "
-                         "(recorded [add], now [add, mul]; new now: mul)")
+    assert str(run.error) == (
+        f"replay {cassette}: round 1 drifted from the recording: the tools differ "
+        "(recorded [add], now [add, mul]; new now: mul)"
+    )
 
 
 def test_replay_with_a_tool_missing_says_which(cassette):
@@ -96,8 +101,10 @@ def test_replay_with_a_tool_missing_says_which(cassette):
 
 def test_replay_with_a_different_prompt_says_where_it_differs(cassette):
     run = op.Runtime(model=f"replay:{cassette}").run("What is 2 + 4?", tools=tools(add))
-    assert str(run.error) == (f"replay {cassette}: round 1 drifted from the recording: the last user message differs "
-                         "(from character 12: recorded 'What is 2 + 3?', now 'What is 2 + 4?')")
+    assert str(run.error) == (
+        f"replay {cassette}: round 1 drifted from the recording: the last user message differs "
+        "(from character 12: recorded 'What is 2 + 3?', now 'What is 2 + 4?')"
+    )
 
 
 def test_drift_in_a_later_round_names_that_round(cassette):
@@ -118,8 +125,10 @@ def test_asking_for_more_rounds_than_recorded_says_how_many_there_are(cassette):
     rt = op.Runtime(model=f"replay:{cassette}")
     rt.exec("What is 2 + 3?", tools=tools(add))
     run = rt.run("What is 2 + 3?", tools=tools(add))
-    assert str(run.error) == (f"replay {cassette}: the cassette has 2 round(s) and round 3 was requested — this run "
-                         "asks the model more often than the recorded one did")
+    assert str(run.error) == (
+        f"replay {cassette}: the cassette has 2 round(s) and round 3 was requested — this run "
+        "asks the model more often than the recorded one did"
+    )
 
 
 def test_a_masked_secret_in_the_prompt_does_not_count_as_drift(tmp_path):

@@ -38,8 +38,11 @@ def _nest_arguments(cassette, opener: str, closer: str, depth: int) -> None:
 @pytest.mark.parametrize(("opener", "closer"), [("[", "]"), ('{"x": ', "}")], ids=["arrays", "objects"])
 def test_arguments_nested_5000_deep_are_a_cassette_error_not_a_recursion_error(cassette, opener, closer):
     _nest_arguments(cassette, opener, closer, 5000)
-    with pytest.raises(CassetteError, match=r"nests 5,00\d levels deep \(from line \d+ column \d+\); "
-                                            rf"a cassette may nest at most {MAX_NESTING}"):
+    with pytest.raises(
+        CassetteError,
+        match=r"nests 5,00\d levels deep \(from line \d+ column \d+\); "
+        rf"a cassette may nest at most {MAX_NESTING}",
+    ):
         ReplayModel(str(cassette))
 
 
@@ -122,8 +125,10 @@ def test_a_call_to_a_tool_not_on_the_menu_is_refused_naming_the_tool_and_the_rou
     run = op.Runtime(model=f"replay:{cassette}").run("What is 2 + 3?", tools=tools(add))
     assert ran == []
     assert run.stop_reason == "error"
-    assert str(run.error) == (f"replay {cassette}: round 1 calls the tool 'wipe_disk', not on this run's menu [add]; "
-                         "a cassette may call only the run's own tools, so nothing of this round was played")
+    assert str(run.error) == (
+        f"replay {cassette}: round 1 calls the tool 'wipe_disk', not on this run's menu [add]; "
+        "a cassette may call only the run's own tools, so nothing of this round was played"
+    )
     assert not [m for m in run.messages if m.role == "toolResult" and m.status == "done"]
 
 
@@ -143,10 +148,12 @@ def test_a_refused_call_in_a_later_round_names_that_round_and_earlier_rounds_ran
         data["rounds"][1]["request"] = {}  # no recorded request: nothing to compare, still refused
 
     edit(cassette, second_round)
-    run = op.Runtime(model=f"replay:{cassette}").run("Any prompt at all", tools=[op.function(
-        add_counted, name="add", register_globally=False)])
+    run = op.Runtime(model=f"replay:{cassette}").run(
+        "Any prompt at all", tools=[op.function(add_counted, name="add", register_globally=False)]
+    )
     assert calls == [], "round 1 drifted (another prompt): nothing ran"
-    run = op.Runtime(model=f"replay:{cassette}").run("What is 2 + 3?", tools=[op.function(
-        add_counted, name="add", register_globally=False)])
+    run = op.Runtime(model=f"replay:{cassette}").run(
+        "What is 2 + 3?", tools=[op.function(add_counted, name="add", register_globally=False)]
+    )
     assert calls == [(2, 3)]
     assert f"replay {cassette}: round 2 calls the tools 'rm', 'curl', not on this run's menu [add]" in str(run.error)

@@ -40,8 +40,9 @@ def normalized(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def executed() -> nbformat.NotebookNode:
     notebook = nbformat.read(LESSON, as_version=4)
     notebook.cells.append(nbformat.v4.new_code_cell(DUMP_CELL))
-    client = NotebookClient(notebook, kernel_name="python3", timeout=120,
-                            resources={"metadata": {"path": str(NOTEBOOKS)}})
+    client = NotebookClient(
+        notebook, kernel_name="python3", timeout=120, resources={"metadata": {"path": str(NOTEBOOKS)}}
+    )
     client.execute()
     return notebook
 
@@ -80,4 +81,5 @@ def test_committed_cassette_is_what_the_recording_script_records_today(tmp_path,
         return [(r["request"], r["reply"]["content"], r["reply"]["stop_reason"]) for r in rounds]
 
     assert replies(tmp_path / "lesson.json") == replies(CASSETTES / "lesson.json"), (
-        "the committed cassette is stale: run python notebooks/cassettes/record_lesson.py")
+        "the committed cassette is stale: run python notebooks/cassettes/record_lesson.py"
+    )

@@ -24,11 +24,17 @@ def make_add(calls: list | None = None) -> op.Tool:
 
 
 SCRIPT = [
-    op.AssistantMessage(content=[op.ThinkingContent(thinking="Use the tool."),
-                                 op.ToolCall(name="add", arguments={"a": 2, "b": 3}, id="call_a")],
-                        usage=op.Usage(input=10, output=4, total_tokens=14)),
-    [op.ToolCall(name="add", arguments={"a": 5, "b": 5}, id="call_b"),
-     op.ToolCall(name="add", arguments={"a": "x", "b": 1}, id="call_c")],
+    op.AssistantMessage(
+        content=[
+            op.ThinkingContent(thinking="Use the tool."),
+            op.ToolCall(name="add", arguments={"a": 2, "b": 3}, id="call_a"),
+        ],
+        usage=op.Usage(input=10, output=4, total_tokens=14),
+    ),
+    [
+        op.ToolCall(name="add", arguments={"a": 5, "b": 5}, id="call_b"),
+        op.ToolCall(name="add", arguments={"a": "x", "b": 1}, id="call_c"),
+    ],
     "2 + 3 = 5, and 5 + 5 = 10.",
 ]
 
@@ -52,8 +58,9 @@ def test_recording_saves_each_round_reply_with_the_request_tool_names_and_last_u
     assert cassette["cassette"] == "openprogram-jupyter" and cassette["version"] == 1
     assert cassette["model"] == "scripted"
     assert [r["round"] for r in cassette["rounds"]] == [1, 2, 3]
-    assert all(r["request"] == {"tools": ["add"], "last_user_text": "What is 2 + 3, then + 5?"}
-               for r in cassette["rounds"])
+    assert all(
+        r["request"] == {"tools": ["add"], "last_user_text": "What is 2 + 3, then + 5?"} for r in cassette["rounds"]
+    )
     replies = [m for m in run.messages if isinstance(m, op.AssistantMessage)]
     assert [r["reply"] for r in cassette["rounds"]] == [m.model_dump(mode="json") for m in replies]
 
@@ -131,14 +138,18 @@ def test_provider_key_variables_are_never_written(variable, tmp_path, monkeypatc
     assert value not in path.read_text()
 
 
-@pytest.mark.parametrize("secret", [
-    "Authorization: Bearer abc.def.ghi",
-    "authorization: Basic dXNlcjpwYXNz",
-    "x-api-key: 0123456789abcdef",
-    "x-goog-api-key=AIzaSyA-1234567890abcdef",
-    "api_key=deadbeefcafe",
-    "sk-proj-abcdefghijklmnop",
-], ids=["bearer", "basic", "x-api-key", "goog", "api_key", "openai-shaped"])
+@pytest.mark.parametrize(
+    "secret",
+    [
+        "Authorization: Bearer abc.def.ghi",
+        "authorization: Basic dXNlcjpwYXNz",
+        "x-api-key: 0123456789abcdef",
+        "x-goog-api-key=AIzaSyA-1234567890abcdef",
+        "api_key=deadbeefcafe",
+        "sk-proj-abcdefghijklmnop",
+    ],
+    ids=["bearer", "basic", "x-api-key", "goog", "api_key", "openai-shaped"],
+)
 def test_anything_shaped_like_a_key_or_auth_header_is_masked(secret, tmp_path):
     path = tmp_path / "run.json"
     record(path, script=[f"Headers were: {secret}"])
@@ -191,8 +202,9 @@ def test_replay_is_named_for_its_cassette_and_remembers_the_recorded_model(tmp_p
 
 def test_error_round_replays_as_the_same_error(tmp_path):
     path = tmp_path / "run.json"
-    failure = op.AssistantMessage(content=[op.TextContent(text="partial")], stop_reason="error",
-                                  error_message="HTTP 529 overloaded")
+    failure = op.AssistantMessage(
+        content=[op.TextContent(text="partial")], stop_reason="error", error_message="HTTP 529 overloaded"
+    )
     record(path, script=[failure])
     run = replay(path)
     assert run.stop_reason == "error" and str(run.error) == "HTTP 529 overloaded"
@@ -223,7 +235,10 @@ def test_nested_runs_record_and_replay_in_order(tmp_path):
     replayed = op.Runtime(model=f"replay:{path}").run("Ask the helper", tools=[helper_tool()])
     assert replayed.text == original.text == "The helper says: Owls hoot."
     assert [r["request"]["last_user_text"] for r in json.loads(path.read_text())["rounds"]] == [
-        "Ask the helper", "Say something about owls", "Ask the helper"]
+        "Ask the helper",
+        "Say something about owls",
+        "Ask the helper",
+    ]
 
 
 # -- a real client against the loopback server ---------------------------------------------
@@ -235,8 +250,7 @@ def test_run_recorded_through_the_openai_client_replays_with_the_server_gone(tmp
     path = tmp_path / "run.json"
     key = "sk-test-recording-0123456789"
     with FakeServer() as server:
-        server.script(Turn(text="Adding.", calls=[Call("add", {"a": 2, "b": 3}, id="call_1")]),
-                      Turn(text="2 + 3 = 5."))
+        server.script(Turn(text="Adding.", calls=[Call("add", {"a": 2, "b": 3}, id="call_1")]), Turn(text="2 + 3 = 5."))
         rt = op.Runtime(model="openai:gpt-4.1-mini", base_url=server.openai_base_url, api_key=key, record=path)
         original = rt.run("What is 2 + 3?", tools=[make_add()])
         assert len(server.requests) == 2
@@ -265,14 +279,16 @@ def test_arguments_nested_past_what_can_be_serialised_are_cut_when_saved_and_the
         return "ok"
 
     path = tmp_path / "deep.json"
-    run = op.Runtime(model=op.ScriptedModel([op.ToolCall(name="take", arguments={"data": _nested(300)}), "done"]),
-                     record=path).run("go", tools=[take])
+    run = op.Runtime(
+        model=op.ScriptedModel([op.ToolCall(name="take", arguments={"data": _nested(300)}), "done"]), record=path
+    ).run("go", tools=[take])
     assert run.stop_reason == "stop"
     saved = json.dumps(saved_run_metadata(run, None, 0))
     assert "nested deeper than 64 levels: cut when saved" in saved
     cassette = json.loads(path.read_text())
     assert len(cassette["rounds"]) == 2
     assert "nested deeper than 64 levels: cut when saved" in json.dumps(cassette["rounds"][0]["reply"])
-    shallow = op.Runtime(model=op.ScriptedModel([op.ToolCall(name="take", arguments={"data": _nested(40)}), "done"])
-                         ).run("go", tools=[take])
+    shallow = op.Runtime(
+        model=op.ScriptedModel([op.ToolCall(name="take", arguments={"data": _nested(40)}), "done"])
+    ).run("go", tools=[take])
     assert "cut when saved" not in json.dumps(saved_run_metadata(shallow, None, 0))  # only what cannot be saved

@@ -21,8 +21,11 @@ PROMPT = "What is 2 + 3, then + 5?"
 def _record_live(path) -> tuple[op.Run, list[dict]]:
     """A live run against the loopback server (real Anthropic SDK), recorded and captured."""
     with FakeServer() as server:
-        server.script(Turn(text="Adding.", calls=[Call("add", {"a": 2, "b": 3}, id="toolu_1")]),
-                      Turn(calls=[Call("add", {"a": 5, "b": 5}, id="toolu_2")]), Turn(text="It is 10."))
+        server.script(
+            Turn(text="Adding.", calls=[Call("add", {"a": 2, "b": 3}, id="toolu_1")]),
+            Turn(calls=[Call("add", {"a": 5, "b": 5}, id="toolu_2")]),
+            Turn(text="It is 10."),
+        )
         model = AnthropicModel("claude-sonnet-4-5", api_key=KEY, base_url=server.url)
         run = op.Runtime(model=model, record=path, capture_wire=True).run(PROMPT, tools=[make_add()])
         return run, server.bodies()
@@ -49,8 +52,11 @@ def test_a_cassette_from_a_model_with_no_wire_says_there_is_no_request_to_rebuil
     record(path)  # a ScriptedModel's run
     run = op.Runtime(model=f"replay:{path}", capture_wire=True).run(PROMPT, tools=[make_add()])
     assert run.stop_reason == "stop", run.error
-    with pytest.raises(ValueError, match=r"recorded from scripted, which sends nothing over a wire.*"
-                                         r"run\.request_as\(1, 'openai'\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"recorded from scripted, which sends nothing over a wire.*"
+        r"run\.request_as\(1, 'openai'\)",
+    ):
         run.wire(1)
     assert run.request_as(2, "openai")["messages"][-1]["role"] == "tool"
 

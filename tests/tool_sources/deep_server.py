@@ -14,6 +14,7 @@ def deep(levels):
         schema = {"type": "object", "properties": {"x": schema}}
     return schema
 
+
 LEVELS = int(sys.argv[1]) if len(sys.argv) > 1 else 400
 for line in sys.stdin:
     message = json.loads(line)
@@ -21,11 +22,21 @@ for line in sys.stdin:
     if ident is None:
         continue
     if method == "initialize":
-        result = {"protocolVersion": message["params"]["protocolVersion"], "capabilities": {"tools": {}},
-                  "serverInfo": {"name": "deep", "version": "1"}}
+        result = {
+            "protocolVersion": message["params"]["protocolVersion"],
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "deep", "version": "1"},
+        }
     elif method == "tools/list":
-        result = {"tools": [{"name": "nest", "description": "Deep.",
-                             "inputSchema": {"type": "object", "properties": {"v": deep(LEVELS)}}}]}
+        result = {
+            "tools": [
+                {
+                    "name": "nest",
+                    "description": "Deep.",
+                    "inputSchema": {"type": "object", "properties": {"v": deep(LEVELS)}},
+                }
+            ]
+        }
     else:
         result = {}
     sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": ident, "result": result}) + "\n")

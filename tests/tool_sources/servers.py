@@ -25,8 +25,9 @@ def free_port() -> int:
 def http_server() -> Iterator[str]:
     """The demo server on streamable HTTP at 127.0.0.1; yields its URL, ends its process."""
     port = free_port()
-    process = subprocess.Popen([sys.executable, str(DEMO_SERVER), "http", str(port)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [sys.executable, str(DEMO_SERVER), "http", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         deadline = time.monotonic() + 30
         while True:

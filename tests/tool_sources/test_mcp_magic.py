@@ -34,13 +34,26 @@ def test_mcp_flag_puts_exactly_that_server_s_tools_with_the_named_ones_on_the_me
     shell.user_ns["helper"] = helper
     plan = _LOADED[id(shell)].plans("--mcp demo --tools helper", "Add.")[0]
     assert sorted(plan.spec.menu.names) == [
-        "demo_add", "demo_crash", "demo_env_value", "demo_fail", "demo_pid", "demo_wait", "helper"]
+        "demo_add",
+        "demo_crash",
+        "demo_env_value",
+        "demo_fail",
+        "demo_pid",
+        "demo_wait",
+        "helper",
+    ]
 
 
 def test_tools_flag_takes_a_server_variable_as_its_tools(shell):
     plan = _LOADED[id(shell)].plans("--tools demo", "Add.")[0]
     assert sorted(plan.spec.menu.names) == [
-        "demo_add", "demo_crash", "demo_env_value", "demo_fail", "demo_pid", "demo_wait"]
+        "demo_add",
+        "demo_crash",
+        "demo_env_value",
+        "demo_fail",
+        "demo_pid",
+        "demo_wait",
+    ]
 
 
 def test_an_mcp_cell_round_trips_through_the_server(shell):

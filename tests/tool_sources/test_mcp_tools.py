@@ -42,7 +42,13 @@ def server_pid(runtime: op.Runtime) -> int:
 def test_a_stdio_server_s_tools_are_registered_under_its_prefix(stdio_demo):
     assert stdio_demo.name == "demo"
     assert sorted(t.name for t in stdio_demo.tools) == [
-        "demo_add", "demo_crash", "demo_env_value", "demo_fail", "demo_pid", "demo_wait"]
+        "demo_add",
+        "demo_crash",
+        "demo_env_value",
+        "demo_fail",
+        "demo_pid",
+        "demo_wait",
+    ]
     add = default_registry.get("demo_add")
     assert add is stdio_demo.tool("add")
     assert add.spec["description"] == "Add two numbers."
@@ -61,6 +67,7 @@ def test_a_stdio_round_trip_feeds_the_server_s_answer_to_the_model(runtime, stdi
 
 def test_a_server_in_tools_stands_for_its_tools(runtime, stdio_demo):
     """``tools=[server]``, as a toolset: exactly its tools, beside the others named."""
+
     @op.function(register_globally=False)
     def helper(x: int) -> int:
         """A notebook tool."""
@@ -70,7 +77,8 @@ def test_a_server_in_tools_stands_for_its_tools(runtime, stdio_demo):
     run = runtime.run("Add 2 and 3.", tools=[stdio_demo, helper])
     assert run.stop_reason == "stop" and text_of(results(run)[0]) == "5.0"
     assert sorted(spec["name"] for spec in model.requests[0].tools) == sorted(
-        [t.name for t in stdio_demo.tools] + ["helper"])
+        [t.name for t in stdio_demo.tools] + ["helper"]
+    )
 
 
 def test_a_streamable_http_round_trip_on_loopback(runtime, http_url):
@@ -92,8 +100,7 @@ def test_every_gating_layer_applies_to_mcp_tools(runtime, stdio_demo):
 
 
 def test_tool_options_reach_every_tool_of_the_server(runtime):
-    op.mcp(command=STDIO_COMMAND, runtime=runtime, name="gated", requires_approval=True, defer=True,
-           unsafe_in=["web"])
+    op.mcp(command=STDIO_COMMAND, runtime=runtime, name="gated", requires_approval=True, defer=True, unsafe_in=["web"])
     scripted(runtime, call("gated_add", a=1, b=1), "no")
     [result] = results(runtime.run("Add.", tools_source="cli"))
     assert result.status == "denied"  # requires approval, and no approver is configured
@@ -209,13 +216,16 @@ def test_tools_of_a_server_not_registered_globally_are_used_through_tools(runtim
     assert text_of(results(runtime.run("Add.", tools=server.tools))[0]) == "4.0"
 
 
-@pytest.mark.parametrize(("arguments", "error", "match"), [
-    ({}, TypeError, "exactly one"),
-    ({"command": ["x"], "url": "http://127.0.0.1:1/mcp"}, TypeError, "exactly one"),
-    ({"command": []}, ValueError, "non-empty list"),
-    ({"url": "ftp://example"}, ValueError, "http:// or https://"),
-    ({"url": "http://127.0.0.1:1/mcp", "env": {"A": "1"}}, TypeError, "for a command"),
-])
+@pytest.mark.parametrize(
+    ("arguments", "error", "match"),
+    [
+        ({}, TypeError, "exactly one"),
+        ({"command": ["x"], "url": "http://127.0.0.1:1/mcp"}, TypeError, "exactly one"),
+        ({"command": []}, ValueError, "non-empty list"),
+        ({"url": "ftp://example"}, ValueError, "http:// or https://"),
+        ({"url": "http://127.0.0.1:1/mcp", "env": {"A": "1"}}, TypeError, "for a command"),
+    ],
+)
 def test_bad_arguments_say_what_is_wrong(runtime, arguments, error, match):
     with pytest.raises(error, match=match):
         op.mcp(runtime=runtime, **arguments)
@@ -240,11 +250,13 @@ def test_loading_the_extension_imports_neither_the_mcp_sdk_nor_distributed():
     import subprocess
     import sys
 
-    code = ("import sys\nfrom IPython.core.interactiveshell import InteractiveShell\n"
-            "InteractiveShell.instance().run_line_magic('load_ext', 'openprogram_jupyter')\n"
-            "import openprogram_jupyter as op\nop.mcp, op.evaluate\n"  # the names resolve ...
-            "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'distributed', 'dask'))\n"
-            "print(loaded)")
+    code = (
+        "import sys\nfrom IPython.core.interactiveshell import InteractiveShell\n"
+        "InteractiveShell.instance().run_line_magic('load_ext', 'openprogram_jupyter')\n"
+        "import openprogram_jupyter as op\nop.mcp, op.evaluate\n"  # the names resolve ...
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'distributed', 'dask'))\n"
+        "print(loaded)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"  # ... and still nothing of either is imported
 
@@ -256,8 +268,11 @@ def test_a_server_that_never_answers_is_given_up_on_time_and_its_process_ended(r
     from .servers import process_exists
 
     pid_file = tmp_path / "pid"
-    silent = [sys.executable, "-c",
-              f"import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); time.sleep(120)"]
+    silent = [
+        sys.executable,
+        "-c",
+        f"import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); time.sleep(120)",
+    ]
     started = time.monotonic()
     with pytest.raises(op.McpError, match="did not answer within 3 s"):
         op.mcp(command=silent, connect_timeout=3, runtime=runtime)

@@ -51,7 +51,8 @@ async def test_dict_tool_execute_gets_the_validated_arguments_as_keywords():
 async def test_object_with_spec_and_async_execute_is_awaited():
     class Lookup:
         spec: ClassVar[dict[str, Any]] = {
-            "name": "lookup", "description": "Look up.",
+            "name": "lookup",
+            "description": "Look up.",
             "parameters": {"type": "object", "properties": {"q": {"type": "string"}}},
         }
 
@@ -71,8 +72,9 @@ def test_dict_tool_bad_arguments_raise_argument_error_naming_fields():
 
 
 def test_dict_tool_options_come_from_extra_keys():
-    tool = as_tool({"spec": WEATHER, "execute": print, "requires_approval": True, "timeout": 3,
-                    "max_result_chars": 200})
+    tool = as_tool(
+        {"spec": WEATHER, "execute": print, "requires_approval": True, "timeout": 3, "max_result_chars": 200}
+    )
     assert (tool.options.requires_approval, tool.options.timeout, tool.options.max_result_chars) == (True, 3, 200)
 
 
@@ -177,10 +179,18 @@ def test_const_must_match_as_json():
 
 
 def test_nested_problem_has_a_dotted_path():
-    schema = {"type": "object", "properties": {"points": {"type": "array", "items": {
-        "type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}}}}
+    schema = {
+        "type": "object",
+        "properties": {
+            "points": {
+                "type": "array",
+                "items": {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]},
+            }
+        },
+    }
     assert check({"points": [{"x": 1}, {"x": "2"}, {}]}, schema) == [
-        ("points.1.x", 'expected integer (got "2")'), ("points.2.x", "missing required field"),
+        ("points.1.x", 'expected integer (got "2")'),
+        ("points.2.x", "missing required field"),
     ]
 
 
@@ -220,8 +230,12 @@ def test_local_ref_is_followed():
 
 
 def test_recursive_ref_checks_every_level():
-    schema = {"$ref": "#/$defs/Node", "$defs": {"Node": {"type": "object", "properties": {
-        "v": {"type": "integer"}, "next": {"$ref": "#/$defs/Node"}}}}}
+    schema = {
+        "$ref": "#/$defs/Node",
+        "$defs": {
+            "Node": {"type": "object", "properties": {"v": {"type": "integer"}, "next": {"$ref": "#/$defs/Node"}}}
+        },
+    }
     deep = {"v": 1, "next": {"v": 2, "next": {"v": "3"}}}
     assert check(deep, schema) == [("next.next.v", 'expected integer (got "3")')]
 

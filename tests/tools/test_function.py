@@ -205,8 +205,15 @@ def test_registry_option_registers_there_and_not_globally():
 
 def test_options_are_recorded_on_the_tool():
     @op.function(
-        timeout=2.5, max_result_chars=500, cache=True, requires_approval=True, defer=True,
-        toolset="files", unsafe_in=["web", "email"], requires_env="HOME", expose=False,
+        timeout=2.5,
+        max_result_chars=500,
+        cache=True,
+        requires_approval=True,
+        defer=True,
+        toolset="files",
+        unsafe_in=["web", "email"],
+        requires_env="HOME",
+        expose=False,
     )
     def f() -> None:
         """F."""

@@ -386,5 +386,6 @@ def test_an_empty_registry_given_to_a_runtime_is_used_not_swapped_for_the_defaul
 def test_explain_with_toolset_none_reports_every_tool_hidden_by_the_preset():
     tool("a"), tool("b", toolset="x")
     assert {r.name: (r.layer, r.hidden_by) for r in default_registry.explain(toolset="none")} == {
-        "a": ("2b", "toolset 'none': no tools"), "b": ("2b", "toolset 'none': no tools"),
+        "a": ("2b", "toolset 'none': no tools"),
+        "b": ("2b", "toolset 'none': no tools"),
     }

@@ -84,7 +84,8 @@ def test_a_type_no_provider_takes_is_dropped():
 
 def test_data_that_is_not_base64_is_dropped():
     assert _only(ImageContent(data="not base64!", mime_type="image/png")) == TextContent(
-        text="image dropped: its data is not base64")
+        text="image dropped: its data is not base64"
+    )
 
 
 def test_a_good_image_still_goes_and_image_jpg_is_named_as_providers_spell_it():
@@ -97,11 +98,16 @@ def test_a_good_image_still_goes_and_image_jpg_is_named_as_providers_spell_it():
 
 
 def test_an_mcp_tools_refused_images_become_notes():
-    images = [SimpleNamespace(type="image", data=base64.b64encode(data).decode(), mime_type=mime)
-              for data, mime in ((_png(), "image/x-evil"), (b"junk", "image/png"), (_bomb_png(), "image/png"))]
+    images = [
+        SimpleNamespace(type="image", data=base64.b64encode(data).decode(), mime_type=mime)
+        for data, mime in ((_png(), "image/x-evil"), (b"junk", "image/png"), (_bomb_png(), "image/png"))
+    ]
     value = result_value(SimpleNamespace(content=images, is_error=False, structured_content=None))
-    assert result_content(value)[0] == [TextContent(text=EVIL_NOTE), TextContent(text=NOT_PNG_NOTE),
-                                        TextContent(text=BOMB_NOTE)]
+    assert result_content(value)[0] == [
+        TextContent(text=EVIL_NOTE),
+        TextContent(text=NOT_PNG_NOTE),
+        TextContent(text=BOMB_NOTE),
+    ]
 
 
 def test_the_model_reads_a_note_for_each_refused_image_and_gets_the_good_one():
@@ -118,10 +124,13 @@ def test_the_model_reads_a_note_for_each_refused_image_and_gets_the_good_one():
     assert [b.mime_type for b in sent.content if isinstance(b, ImageContent)] == ["image/png"]
 
 
-@pytest.mark.parametrize(("data", "mime", "why"), [
-    (b"junk", "image/png", NOT_PNG_NOTE),
-    (None, "image/x-evil", EVIL_NOTE),
-])
+@pytest.mark.parametrize(
+    ("data", "mime", "why"),
+    [
+        (b"junk", "image/png", NOT_PNG_NOTE),
+        (None, "image/x-evil", EVIL_NOTE),
+    ],
+)
 def test_a_prompt_image_a_provider_would_refuse_is_refused_before_the_run(data, mime, why):
     block = ImageContent(data=base64.b64encode(data or _png()).decode(), mime_type=mime)
     model = op.ScriptedModel(["never"])

@@ -47,12 +47,15 @@ def fill(prompt: str, *tools) -> list[dict]:
     return [arguments_from_prompt(t.spec["parameters"], values) for t in tools]
 
 
-@pytest.mark.parametrize(("prompt", "expected"), [
-    ("What is 2 + 3?", {"a": 2, "b": 3}),
-    ("Add 1.5 and -2.25.", {"a": 1.5, "b": -2.25}),
-    ("Add 7", {"a": 7, "b": 1.5}),  # the rest from the examples
-    ("No numbers here.", {"a": 1.5, "b": 1.5}),
-])
+@pytest.mark.parametrize(
+    ("prompt", "expected"),
+    [
+        ("What is 2 + 3?", {"a": 2, "b": 3}),
+        ("Add 1.5 and -2.25.", {"a": 1.5, "b": -2.25}),
+        ("Add 7", {"a": 7, "b": 1.5}),  # the rest from the examples
+        ("No numbers here.", {"a": 1.5, "b": 1.5}),
+    ],
+)
 def test_numbers_are_taken_in_parameter_order(prompt, expected):
     assert fill(prompt, add) == [expected]
 
@@ -68,7 +71,8 @@ def test_enum_words_match_case_insensitively_and_optional_parameters_stay_out_wh
 
 def test_a_value_is_used_once_across_the_tools_of_a_round():
     assert fill('What is 2 + 3, and repeat "ab" 4 times?', add, repeat) == [
-        {"a": 2, "b": 3}, {"text": "ab", "times": 4},
+        {"a": 2, "b": 3},
+        {"text": "ab", "times": 4},
     ]
 
 
@@ -90,13 +94,16 @@ def plot_squares(n: int) -> str:
     return "plotted"
 
 
-@pytest.mark.parametrize(("prompt", "expected"), [
-    ("Plot the squares of the numbers 0 to 5", {"n": 5}),  # gave n=0
-    ("Plot squares up to 7.", {"n": 7}),
-    ("Squares from 2 through 9, please", {"n": 9}),
-    ("Plot 4 squares", {"n": 4}),  # no range: the first number
-    ("What is 5 - 3?", {"n": 5}),  # a minus is no range
-])
+@pytest.mark.parametrize(
+    ("prompt", "expected"),
+    [
+        ("Plot the squares of the numbers 0 to 5", {"n": 5}),  # gave n=0
+        ("Plot squares up to 7.", {"n": 7}),
+        ("Squares from 2 through 9, please", {"n": 9}),
+        ("Plot 4 squares", {"n": 4}),  # no range: the first number
+        ("What is 5 - 3?", {"n": 5}),  # a minus is no range
+    ],
+)
 def test_a_lone_number_parameter_takes_the_end_of_a_stated_range(prompt, expected):
     assert fill(prompt, plot_squares) == [expected]
 

@@ -14,8 +14,9 @@ import openprogram_jupyter as op
 from openprogram_jupyter.tools._display import DISPLAY_MAX_CHARS, result_display
 from openprogram_jupyter.tools.registry import default_registry
 
-PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJ"
-                       "AAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+)
 PNG_DISPLAY = {"mime": "image/png", "data": base64.b64encode(PNG).decode()}
 
 
@@ -95,14 +96,20 @@ def test_render_decides_the_display():
     assert result.details["display"] == {"mime": "text/html", "data": "<ul><li>a</li><li>b</li></ul>"}
 
 
-@pytest.mark.parametrize(("shown", "display"), [
-    (None, None),
-    (DataFrame(), {"mime": "text/html", "data": DataFrame()._repr_html_()}),
-    (Figure(), PNG_DISPLAY),
-    ((PNG, "image/png"), PNG_DISPLAY),
-    (type("HTMLish", (), {"_repr_html_": lambda self: ("<b>x</b>", {})})(), {"mime": "text/html", "data": "<b>x</b>"}),
-    (type("PNGish", (), {"_repr_png_": lambda self: PNG})(), PNG_DISPLAY),
-])
+@pytest.mark.parametrize(
+    ("shown", "display"),
+    [
+        (None, None),
+        (DataFrame(), {"mime": "text/html", "data": DataFrame()._repr_html_()}),
+        (Figure(), PNG_DISPLAY),
+        ((PNG, "image/png"), PNG_DISPLAY),
+        (
+            type("HTMLish", (), {"_repr_html_": lambda self: ("<b>x</b>", {})})(),
+            {"mime": "text/html", "data": "<b>x</b>"},
+        ),
+        (type("PNGish", (), {"_repr_png_": lambda self: PNG})(), PNG_DISPLAY),
+    ],
+)
 def test_render_may_return_what_a_notebook_would_display(shown, display):
     assert result_display("value", render=lambda _value: shown) == display
 
@@ -128,7 +135,9 @@ def test_a_failing_or_useless_display_is_a_note_and_the_call_still_succeeds():
     assert result.status == "done" and result.text == "worked"
     assert result.details["display"] == {"mime": "text/plain", "data": "the tool's render= raised ValueError: no view"}
     assert result_display(1, render=lambda v: 42) == {
-        "mime": "text/plain", "data": "render= returned int, which has no HTML or image form"}
+        "mime": "text/plain",
+        "data": "render= returned int, which has no HTML or image form",
+    }
     huge = result_display(1, render=lambda v: "x" * (DISPLAY_MAX_CHARS + 1))
     assert huge is not None and huge["mime"] == "text/plain" and "left out" in huge["data"]
 
@@ -139,17 +148,22 @@ def test_render_must_be_callable():
 
 
 def test_a_dict_tool_may_declare_render():
-    tool = {"spec": {"name": "t", "parameters": {"type": "object", "properties": {}}},
-            "execute": lambda: 3, "render": lambda value: f"<b>{value}</b>"}
+    tool = {
+        "spec": {"name": "t", "parameters": {"type": "object", "properties": {}}},
+        "execute": lambda: 3,
+        "render": lambda value: f"<b>{value}</b>",
+    }
     model = op.ScriptedModel([op.ToolCall(name="t"), "done"])
     [result] = op.Runtime(model=model).run("go", tools=[tool]).tool_results
     assert result.details["display"] == {"mime": "text/html", "data": "<b>3</b>"}
 
 
 def test_detection_never_imports_pandas_matplotlib_or_pil():
-    code = ("import sys, openprogram_jupyter.tools._display as d\n"
-            "d.result_display({'a': 1}); d.result_display(object()); d.result_display('x', render=lambda v: v)\n"
-            "print(*[m in sys.modules for m in ('pandas', 'matplotlib', 'PIL')])")
+    code = (
+        "import sys, openprogram_jupyter.tools._display as d\n"
+        "d.result_display({'a': 1}); d.result_display(object()); d.result_display('x', render=lambda v: v)\n"
+        "print(*[m in sys.modules for m in ('pandas', 'matplotlib', 'PIL')])"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False", "False"]
 
@@ -160,8 +174,12 @@ def test_approvals_are_recorded_in_the_result():
         """Delete."""
         return f"deleted {path}"
 
-    model = op.ScriptedModel([[op.ToolCall(name="delete", arguments={"path": "a"}),
-                               op.ToolCall(name="delete", arguments={"path": "b"})], "done"])
+    model = op.ScriptedModel(
+        [
+            [op.ToolCall(name="delete", arguments={"path": "a"}), op.ToolCall(name="delete", arguments={"path": "b"})],
+            "done",
+        ]
+    )
     run = op.Runtime(model=model, approve=lambda request: request.arguments["path"] == "a").run("go", tools=[delete])
     approved, denied = run.tool_results
     assert (approved.status, approved.details["approval"]) == ("done", "approved")

@@ -71,7 +71,9 @@ def test_dataclass_is_json():
 def test_models_and_dataclasses_inside_containers_are_json():
     value = {"points": [Point(1, 2)], "reading": Reading(sensor="a", value=1.0), "tags": {"b", "a"}}
     assert json.loads(text_of(value)) == {
-        "points": [{"x": 1, "y": 2}], "reading": {"sensor": "a", "value": 1.0}, "tags": ["a", "b"],
+        "points": [{"x": 1, "y": 2}],
+        "reading": {"sensor": "a", "value": 1.0},
+        "tags": ["a", "b"],
     }
 
 

@@ -233,7 +233,10 @@ def test_list_dict_and_tuple_schemas():
     assert props(f)["xs"] == {"type": "array", "items": {"type": "integer"}}
     assert props(f)["counts"] == {"type": "object", "additionalProperties": {"type": "integer"}}
     assert props(f)["pair"] == {
-        "type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}], "minItems": 2, "maxItems": 2,
+        "type": "array",
+        "prefixItems": [{"type": "integer"}, {"type": "string"}],
+        "minItems": 2,
+        "maxItems": 2,
     }
 
 
@@ -290,7 +293,8 @@ def test_stdlib_typed_dict_is_accepted():
 
     assert props(f)["filters"]["properties"] == {"tag": {"type": "string"}}
     assert f.validate({"filters": {"tag": "a"}, "many": [{"tag": "b"}]}) == {
-        "filters": {"tag": "a"}, "many": [{"tag": "b"}],
+        "filters": {"tag": "a"},
+        "many": [{"tag": "b"}],
     }
 
 
@@ -389,6 +393,7 @@ def test_return_annotation_that_cannot_be_resolved_does_not_matter():
 
 def test_star_args_is_a_clear_error_naming_function_and_parameter():
     with pytest.raises(SchemaError, match=r"^collect: parameter \*items cannot be described"):
+
         @op.function
         def collect(*items: int) -> None:
             """F."""
@@ -396,6 +401,7 @@ def test_star_args_is_a_clear_error_naming_function_and_parameter():
 
 def test_star_kwargs_is_a_clear_error_naming_function_and_parameter():
     with pytest.raises(SchemaError, match=r"^configure: parameter \*\*options cannot be described"):
+
         @op.function
         def configure(name: str, **options: int) -> None:
             """F."""
@@ -403,6 +409,7 @@ def test_star_kwargs_is_a_clear_error_naming_function_and_parameter():
 
 def test_unannotated_parameter_without_default_is_a_clear_error():
     with pytest.raises(SchemaError, match=r"^scale: parameter 'factor' has no type annotation"):
+
         @op.function
         def scale(value: float, factor) -> None:
             """F."""
@@ -410,6 +417,7 @@ def test_unannotated_parameter_without_default_is_a_clear_error():
 
 def test_unannotated_parameter_defaulting_to_none_is_a_clear_error():
     with pytest.raises(SchemaError, match=r"^scale: parameter 'factor' has no type annotation"):
+
         @op.function
         def scale(value: float, factor=None) -> None:
             """F."""
@@ -417,6 +425,7 @@ def test_unannotated_parameter_defaulting_to_none_is_a_clear_error():
 
 def test_positional_only_parameter_is_a_clear_error():
     with pytest.raises(SchemaError, match=r"^f: positional-only parameter 'a'"):
+
         @op.function
         def f(a: int, /) -> None:
             """F."""
@@ -424,6 +433,7 @@ def test_positional_only_parameter_is_a_clear_error():
 
 def test_type_without_a_json_schema_names_the_parameter_and_type():
     with pytest.raises(SchemaError, match=r"^f: parameter 'thing' has type Opaque, which has no JSON Schema"):
+
         @op.function
         def f(a: int, thing: Opaque) -> None:
             """F."""
@@ -431,6 +441,7 @@ def test_type_without_a_json_schema_names_the_parameter_and_type():
 
 def test_callable_parameter_names_the_parameter():
     with pytest.raises(SchemaError, match=r"^f: parameter 'callback' has type"):
+
         @op.function
         def f(callback: typing.Callable[[int], int]) -> None:
             """F."""
@@ -438,6 +449,7 @@ def test_callable_parameter_names_the_parameter():
 
 def test_unresolvable_annotation_names_the_parameter():
     with pytest.raises(SchemaError, match=r"^f: parameter 'b': cannot resolve its annotation 'Missing'"):
+
         @op.function
         def f(a: int, b: "Missing") -> None:  # noqa: F821
             """F."""
@@ -445,6 +457,7 @@ def test_unresolvable_annotation_names_the_parameter():
 
 def test_function_decorated_in_a_class_body_is_told_to_use_the_bound_method():
     with pytest.raises(SchemaError, match=r"decorate the bound method instead: op.function\(instance.area\)"):
+
         class Room:
             @op.function
             def area(self, scale: float) -> float:
@@ -454,6 +467,7 @@ def test_function_decorated_in_a_class_body_is_told_to_use_the_bound_method():
 
 def test_unusable_tool_name_is_a_clear_error():
     with pytest.raises(SchemaError, match="'two words' is not a usable tool name"):
+
         @op.function(name="two words")
         def f() -> None:
             """F."""
@@ -461,6 +475,7 @@ def test_unusable_tool_name_is_a_clear_error():
 
 def test_schema_error_is_raised_before_anything_is_registered():
     with pytest.raises(SchemaError):
+
         @op.function
         def broken(*args: int) -> None:
             """F."""

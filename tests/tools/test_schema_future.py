@@ -86,7 +86,10 @@ def test_string_annotations_give_the_same_schema_as_real_ones():
         },
         "counts": {"type": "object", "additionalProperties": {"type": "integer"}},
         "pair": {
-            "type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}], "minItems": 2, "maxItems": 2,
+            "type": "array",
+            "prefixItems": [{"type": "integer"}, {"type": "string"}],
+            "minItems": 2,
+            "maxItems": 2,
         },
         "maybe": {"anyOf": [{"type": "integer"}, {"type": "null"}], "default": None},
     }
@@ -143,6 +146,7 @@ def test_type_defined_inside_a_function_cannot_be_resolved_and_says_so():
         a: int
 
     with pytest.raises(SchemaError, match=r"^f: parameter 'item': cannot resolve its annotation 'Local'"):
+
         @op.function
         def f(item: Local) -> None:
             """F."""

@@ -55,8 +55,7 @@ class Kind:
 
 
 def _leaf(annotation: Any, json_types: set, default: Any, python_type: type, label: str) -> Kind:
-    return Kind(annotation, frozenset(json_types), default,
-                lambda v: type(v) is python_type, label)
+    return Kind(annotation, frozenset(json_types), default, lambda v: type(v) is python_type, label)
 
 
 LEAVES = [
@@ -73,8 +72,13 @@ def literal_kinds() -> st.SearchStrategy[Kind]:
 
     def build(values: list) -> Kind:
         json_type = "string" if isinstance(values[0], str) else "integer"
-        return Kind(Literal[tuple(values)], frozenset({json_type}), values[0],
-                    lambda v, values=values: v in values and type(v) is type(values[0]), f"Literal{values}")
+        return Kind(
+            Literal[tuple(values)],
+            frozenset({json_type}),
+            values[0],
+            lambda v, values=values: v in values and type(v) is type(values[0]),
+            f"Literal{values}",
+        )
 
     return st.one_of(strings, integers).map(build)
 
@@ -82,8 +86,13 @@ def literal_kinds() -> st.SearchStrategy[Kind]:
 def enum_kinds() -> st.SearchStrategy[Kind]:
     def build(values: list) -> Kind:
         choice = enum.Enum("Choice", {f"M{i}": value for i, value in enumerate(values)})
-        return Kind(choice, frozenset({"string"}), next(iter(choice)),
-                    lambda v, choice=choice: isinstance(v, choice), f"Enum{values}")
+        return Kind(
+            choice,
+            frozenset({"string"}),
+            next(iter(choice)),
+            lambda v, choice=choice: isinstance(v, choice),
+            f"Enum{values}",
+        )
 
     return st.lists(st.from_regex(r"[a-z]{1,6}", fullmatch=True), min_size=1, max_size=3, unique=True).map(build)
 
@@ -95,22 +104,41 @@ FIELD_NAMES = st.from_regex(r"[a-z][a-z0-9]{0,5}", fullmatch=True).filter(
 
 def composite(children: st.SearchStrategy[Kind]) -> st.SearchStrategy[Kind]:
     def optional(k: Kind) -> Kind:
-        return Kind(Optional[k.annotation], k.json_types | {"null"}, None,  # noqa: UP045 - Optional[] accepts any annotation object
-                    lambda v: v is None or k.is_instance(v), f"Optional[{k!r}]")
+        return Kind(
+            Optional[k.annotation],  # noqa: UP045 - Optional[] accepts any annotation object
+            k.json_types | {"null"},
+            None,
+            lambda v: v is None or k.is_instance(v),
+            f"Optional[{k!r}]",
+        )
 
     def list_of(k: Kind) -> Kind:
-        return Kind(list[k.annotation], frozenset({"array"}), [],
-                    lambda v: type(v) is list and all(map(k.is_instance, v)), f"list[{k!r}]")
+        return Kind(
+            list[k.annotation],
+            frozenset({"array"}),
+            [],
+            lambda v: type(v) is list and all(map(k.is_instance, v)),
+            f"list[{k!r}]",
+        )
 
     def dict_of(k: Kind) -> Kind:
-        return Kind(dict[str, k.annotation], frozenset({"object"}), {},
-                    lambda v: type(v) is dict and all(map(k.is_instance, v.values())), f"dict[str, {k!r}]")
+        return Kind(
+            dict[str, k.annotation],
+            frozenset({"object"}),
+            {},
+            lambda v: type(v) is dict and all(map(k.is_instance, v.values())),
+            f"dict[str, {k!r}]",
+        )
 
     def tuple_of(pair: tuple) -> Kind:
         a, b = pair
-        return Kind(tuple[a.annotation, b.annotation], frozenset({"array"}), None,
-                    lambda v: type(v) is tuple and len(v) == 2 and a.is_instance(v[0]) and b.is_instance(v[1]),
-                    f"tuple[{a!r}, {b!r}]")
+        return Kind(
+            tuple[a.annotation, b.annotation],
+            frozenset({"array"}),
+            None,
+            lambda v: type(v) is tuple and len(v) == 2 and a.is_instance(v[0]) and b.is_instance(v[1]),
+            f"tuple[{a!r}, {b!r}]",
+        )
 
     fields = st.dictionaries(FIELD_NAMES, children, min_size=1, max_size=3)
 
@@ -132,8 +160,13 @@ def composite(children: st.SearchStrategy[Kind]) -> st.SearchStrategy[Kind]:
     def typed_dict_of(fields: dict) -> Kind:
         cls = TypedDict("Entry", {name: k.annotation for name, k in fields.items()})
         check = fields_hold(dict.__getitem__, fields)
-        return Kind(cls, frozenset({"object"}), None,
-                    lambda v: type(v) is dict and set(v) == set(fields) and check(v), f"TypedDict{fields}")
+        return Kind(
+            cls,
+            frozenset({"object"}),
+            None,
+            lambda v: type(v) is dict and set(v) == set(fields) and check(v),
+            f"TypedDict{fields}",
+        )
 
     return st.one_of(
         children.map(optional),
@@ -151,8 +184,23 @@ KINDS = st.recursive(st.one_of(st.sampled_from(LEAVES), literal_kinds(), enum_ki
 # Names pydantic reserves or that mean something in a JSON Schema are mixed in on purpose.
 PARAMETER_NAMES = st.one_of(
     st.from_regex(r"[a-z][a-z0-9_]{0,7}", fullmatch=True).filter(lambda n: not keyword.iskeyword(n)),
-    st.sampled_from(["title", "type", "properties", "required", "description", "default", "json",
-                     "schema", "copy", "model_config", "model_dump", "_private", "__dunder"]),
+    st.sampled_from(
+        [
+            "title",
+            "type",
+            "properties",
+            "required",
+            "description",
+            "default",
+            "json",
+            "schema",
+            "copy",
+            "model_config",
+            "model_dump",
+            "_private",
+            "__dunder",
+        ]
+    ),
 )
 
 
@@ -179,11 +227,17 @@ def signatures(draw) -> list[Param]:
 
 def build_tool(params: list[Param]):
     """A real @function whose signature is ``params`` (keyword-only, so any order works)."""
-    signature = inspect.Signature([
-        inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, annotation=p.kind.annotation,
-                          default=p.kind.default if p.has_default else inspect.Parameter.empty)
-        for p in params
-    ])
+    signature = inspect.Signature(
+        [
+            inspect.Parameter(
+                p.name,
+                inspect.Parameter.KEYWORD_ONLY,
+                annotation=p.kind.annotation,
+                default=p.kind.default if p.has_default else inspect.Parameter.empty,
+            )
+            for p in params
+        ]
+    )
 
     def generated(**kwargs: Any) -> dict:
         return kwargs

@@ -48,13 +48,19 @@ def start_events(run_id: str = RUN, depth: int = 0, parent: str | None = None) -
 
 
 def delta(text: str, index: int = 0) -> MessageUpdateEvent:
-    return MessageUpdateEvent(run_id=RUN, message=AssistantMessage(),
-                              update=AssistantUpdate(kind="text_delta", content_index=index, delta=text))
+    return MessageUpdateEvent(
+        run_id=RUN,
+        message=AssistantMessage(),
+        update=AssistantUpdate(kind="text_delta", content_index=index, delta=text),
+    )
 
 
 def html_values(recorder, widget) -> list[str]:
-    return [m.data["state"]["value"] for m in recorder.updates()
-            if m.comm_id == widget.comm_id and "value" in m.data["state"]]
+    return [
+        m.data["state"]["value"]
+        for m in recorder.updates()
+        if m.comm_id == widget.comm_id and "value" in m.data["state"]
+    ]
 
 
 def widget_values(view: RunView) -> list[str]:
@@ -107,8 +113,11 @@ def test_update_rate_stays_bounded_under_a_5000_delta_stream(recorder):
 
 
 def _values(recorder, comm_id: str) -> list[str]:
-    return [m.data["state"]["value"] for m in recorder.updates()
-            if m.comm_id == comm_id and "value" in m.data.get("state", {})]
+    return [
+        m.data["state"]["value"]
+        for m in recorder.updates()
+        if m.comm_id == comm_id and "value" in m.data.get("state", {})
+    ]
 
 
 def test_throttle_redraws_only_once_a_full_interval_has_passed(recorder):
@@ -183,12 +192,21 @@ def test_model_and_tool_strings_are_escaped(recorder):
         view.feed(event)
     view.feed(delta("<script>alert('model')</script>"))
     call = ToolCall(id="c1", name="add", arguments={"a": "<img onerror=x>"})
-    view.feed(MessageUpdateEvent(run_id=RUN, message=AssistantMessage(),
-                                 update=AssistantUpdate(kind="toolcall_start", content_index=1, tool_call=call)))
-    result = ToolResultMessage(tool_call_id="c1", tool_name="add",
-                               content=[TextContent(text="<script>alert('tool')</script>")])
-    view.feed(ToolExecutionEndEvent(run_id=RUN, tool_call_id="c1", tool_name="add", result=result,
-                                    status="done", duration=0.1))
+    view.feed(
+        MessageUpdateEvent(
+            run_id=RUN,
+            message=AssistantMessage(),
+            update=AssistantUpdate(kind="toolcall_start", content_index=1, tool_call=call),
+        )
+    )
+    result = ToolResultMessage(
+        tool_call_id="c1", tool_name="add", content=[TextContent(text="<script>alert('tool')</script>")]
+    )
+    view.feed(
+        ToolExecutionEndEvent(
+            run_id=RUN, tool_call_id="c1", tool_name="add", result=result, status="done", duration=0.1
+        )
+    )
     view.tick(force=True)
     html = all_html(view)
     assert "<script>" not in html and "<img" not in html
@@ -201,26 +219,44 @@ def test_a_card_shows_the_call_from_streaming_to_done(recorder):
     for event in start_events():
         view.feed(event)
     call = ToolCall(id="c1", name="add", arguments={})
-    view.feed(MessageUpdateEvent(run_id=RUN, message=AssistantMessage(),
-                                 update=AssistantUpdate(kind="toolcall_start", content_index=0, tool_call=call)))
-    view.feed(MessageUpdateEvent(run_id=RUN, message=AssistantMessage(),
-                                 update=AssistantUpdate(kind="toolcall_delta", content_index=0, delta='{"a": 1, ')))
+    view.feed(
+        MessageUpdateEvent(
+            run_id=RUN,
+            message=AssistantMessage(),
+            update=AssistantUpdate(kind="toolcall_start", content_index=0, tool_call=call),
+        )
+    )
+    view.feed(
+        MessageUpdateEvent(
+            run_id=RUN,
+            message=AssistantMessage(),
+            update=AssistantUpdate(kind="toolcall_delta", content_index=0, delta='{"a": 1, '),
+        )
+    )
     view.tick(force=True)
     assert "streaming" in all_html(view)
-    assert '{&quot;a&quot;: 1, ' in all_html(view)  # raw fragments while streaming
+    assert "{&quot;a&quot;: 1, " in all_html(view)  # raw fragments while streaming
 
     done = ToolCall(id="c1", name="add", arguments={"a": 1, "b": 2})
-    view.feed(MessageUpdateEvent(run_id=RUN, message=AssistantMessage(),
-                                 update=AssistantUpdate(kind="toolcall_end", content_index=0, tool_call=done)))
+    view.feed(
+        MessageUpdateEvent(
+            run_id=RUN,
+            message=AssistantMessage(),
+            update=AssistantUpdate(kind="toolcall_end", content_index=0, tool_call=done),
+        )
+    )
     view.feed(ToolExecutionStartEvent(run_id=RUN, tool_call_id="c1", tool_name="add", arguments={"a": 1, "b": 2}))
     view.tick(force=True)
     html = all_html(view)
     assert "running" in html
-    assert '&quot;b&quot;: 2' in html and "\n" in html  # pretty-printed once complete
+    assert "&quot;b&quot;: 2" in html and "\n" in html  # pretty-printed once complete
 
     result = ToolResultMessage(tool_call_id="c1", tool_name="add", content=[TextContent(text="3")])
-    view.feed(ToolExecutionEndEvent(run_id=RUN, tool_call_id="c1", tool_name="add", result=result,
-                                    status="done", duration=0.25))
+    view.feed(
+        ToolExecutionEndEvent(
+            run_id=RUN, tool_call_id="c1", tool_name="add", result=result, status="done", duration=0.25
+        )
+    )
     view.tick(force=True)
     html = all_html(view)
     assert "✓ done" in html and "0.25 s" in html
@@ -233,8 +269,9 @@ def test_a_nested_run_is_drawn_inside_the_card_of_the_call_that_opened_it(record
         """Research a topic."""
         return runtime.exec(f"inner {topic}", tools=[])
 
-    model = op.ScriptedModel([op.ToolCall(name="research", arguments={"topic": "owls"}),
-                              "inner answer", "outer answer"])
+    model = op.ScriptedModel(
+        [op.ToolCall(name="research", arguments={"topic": "owls"}), "inner answer", "outer answer"]
+    )
     view = RunView()
     run = op.Runtime(model=model).run("go", tools=[research], on_event=view.feed)
     view.finish()
@@ -254,13 +291,23 @@ def test_arguments_streaming_in_never_show_a_growing_prefix_of_a_known_key(recor
     for event in start_events():
         view.feed(event)
     call = ToolCall(id="c1", name="login", arguments={})
-    view.feed(MessageUpdateEvent(run_id=RUN, message=AssistantMessage(),
-                                 update=AssistantUpdate(kind="toolcall_start", content_index=0, tool_call=call)))
+    view.feed(
+        MessageUpdateEvent(
+            run_id=RUN,
+            message=AssistantMessage(),
+            update=AssistantUpdate(kind="toolcall_start", content_index=0, tool_call=call),
+        )
+    )
     written = f'{{"token": "{key}", "user": "ada"}}'
     shown = []
     for start in range(0, len(written), 6):  # fragments of six characters, each drawn
-        view.feed(MessageUpdateEvent(run_id=RUN, message=AssistantMessage(), update=AssistantUpdate(
-            kind="toolcall_delta", content_index=0, delta=written[start:start + 6])))
+        view.feed(
+            MessageUpdateEvent(
+                run_id=RUN,
+                message=AssistantMessage(),
+                update=AssistantUpdate(kind="toolcall_delta", content_index=0, delta=written[start : start + 6]),
+            )
+        )
         view.tick(force=True)
         shown.append(all_html(view))
     for html in shown:
@@ -309,10 +356,16 @@ def test_approve_and_deny_buttons_appear_while_a_call_waits_and_answer_it(record
     for event in start_events():
         view.feed(event)
     call = ToolCall(id="c1", name="delete_files", arguments={"path": "/tmp/x"})
-    view.feed(MessageUpdateEvent(run_id=RUN, message=AssistantMessage(),
-                                 update=AssistantUpdate(kind="toolcall_end", content_index=0, tool_call=call)))
-    view.feed(ToolExecutionUpdateEvent(run_id=RUN, tool_call_id="c1", tool_name="delete_files",
-                                       status="awaiting_approval"))
+    view.feed(
+        MessageUpdateEvent(
+            run_id=RUN,
+            message=AssistantMessage(),
+            update=AssistantUpdate(kind="toolcall_end", content_index=0, tool_call=call),
+        )
+    )
+    view.feed(
+        ToolExecutionUpdateEvent(run_id=RUN, tool_call_id="c1", tool_name="delete_files", status="awaiting_approval")
+    )
     view.tick(force=True)
     buttons = [w for w in _walk_widgets(view.root) if getattr(w, "description", None) in ("Approve", "Deny")]
     assert {b.description for b in buttons} == {"Approve", "Deny"}
@@ -335,10 +388,16 @@ def test_a_huge_result_is_cut_with_a_note_and_images_are_shown(recorder):
     for event in start_events():
         view.feed(event)
     png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"0" * 20).decode()
-    result = ToolResultMessage(tool_call_id="c1", tool_name="plot", content=[
-        TextContent(text="x" * 5000), op.ImageContent(data=png, mime_type="image/png")])
-    view.feed(ToolExecutionEndEvent(run_id=RUN, tool_call_id="c1", tool_name="plot", result=result,
-                                    status="done", duration=0.1))
+    result = ToolResultMessage(
+        tool_call_id="c1",
+        tool_name="plot",
+        content=[TextContent(text="x" * 5000), op.ImageContent(data=png, mime_type="image/png")],
+    )
+    view.feed(
+        ToolExecutionEndEvent(
+            run_id=RUN, tool_call_id="c1", tool_name="plot", result=result, status="done", duration=0.1
+        )
+    )
     view.tick(force=True)
     html = all_html(view)
     assert "x" * 100 in html and "x" * 101 not in html
@@ -415,8 +474,7 @@ def test_every_event_type_reaches_the_view_and_the_notice_reads_as_in_the_saved_
         return "reported anew"
 
     rerun_view = RunView()
-    rerun = run.rerun(tools=[op.function(changed, name="report", register_globally=False)],
-                      on_event=rerun_view.feed)
+    rerun = run.rerun(tools=[op.function(changed, name="report", register_globally=False)], on_event=rerun_view.feed)
     assert {event.type for event in [*run.events, *rerun.events]} == set(EVENT_TYPES)
     rerun_view.finish()
     html = all_html(rerun_view)

@@ -11,15 +11,16 @@ AMBER = "#9a6700"
 
 
 def reply(cost: float, tokens: int = 100) -> list:
-    message = AssistantMessage(content=[TextContent(text="…")], usage=Usage(input=tokens, total_tokens=tokens,
-                                                                             cost=cost))
+    message = AssistantMessage(
+        content=[TextContent(text="…")], usage=Usage(input=tokens, total_tokens=tokens, cost=cost)
+    )
     return [MessageStartEvent(run_id=RUN, message=message), MessageEndEvent(run_id=RUN, message=message)]
 
 
 def meter(view: RunView) -> str:
     header = view.header.value
     start = header.index('class="openprogram-meter"')
-    return header[start:header.index("</span>", start)]
+    return header[start : header.index("</span>", start)]
 
 
 def test_the_meter_shows_the_spend_and_turns_amber_at_eighty_percent(recorder):

@@ -123,18 +123,20 @@ def progress_view(data) -> RunView:
     for event in start_events():
         view.feed(event)
     view.feed(ToolExecutionStartEvent(run_id=RUN, tool_call_id="c1", tool_name="load", arguments={}))
-    view.feed(ToolExecutionUpdateEvent(run_id=RUN, tool_call_id="c1", tool_name="load", status="progress",
-                                       data=data))
+    view.feed(ToolExecutionUpdateEvent(run_id=RUN, tool_call_id="c1", tool_name="load", status="progress", data=data))
     view.tick(force=True)
     return view
 
 
-@pytest.mark.parametrize(("data", "width", "words"), [
-    ({"step": 3, "of": 10}, "30%", "3 of 10 (30%)"),
-    (0.4, "40%", "40%"),
-    ({"progress": 0.25, "message": "reading"}, "25%", "25% · reading"),
-    ({"step": 12, "of": 10}, "100%", "12 of 10 (100%)"),
-])
+@pytest.mark.parametrize(
+    ("data", "width", "words"),
+    [
+        ({"step": 3, "of": 10}, "30%", "3 of 10 (30%)"),
+        (0.4, "40%", "40%"),
+        ({"progress": 0.25, "message": "reading"}, "25%", "25% · reading"),
+        ({"step": 12, "of": 10}, "100%", "12 of 10 (100%)"),
+    ],
+)
 def test_a_report_carrying_a_fraction_shows_a_progress_bar(recorder, data, width, words):
     html = all_html(progress_view(data))
     assert 'role="progressbar"' in html and f"width:{width}" in html

@@ -39,8 +39,12 @@ def test_the_view_limit_is_a_constructor_option_and_a_run_keeps_its_text(recorde
 
 def _wait_event(seconds: float, until: float, at: float) -> MessageUpdateEvent:
     wait = RetryWait(seconds=seconds, until=until, retry=1, max_retries=3, reason="rate limited (HTTP 429)")
-    return MessageUpdateEvent(run_id=RUN, message=AssistantMessage(), timestamp=at,
-                              update=AssistantUpdate(kind="retry_wait", delta="", retry_wait=wait))
+    return MessageUpdateEvent(
+        run_id=RUN,
+        message=AssistantMessage(),
+        timestamp=at,
+        update=AssistantUpdate(kind="retry_wait", delta="", retry_wait=wait),
+    )
 
 
 def test_a_retry_wait_counts_down_in_the_live_view_then_says_it_retried(recorder):

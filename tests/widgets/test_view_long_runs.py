@@ -24,8 +24,13 @@ LOG = "\n".join(f"log line {i}" for i in range(300))
 
 def call_events(call_id: str, name: str = "tail_log") -> list:
     call = ToolCall(id=call_id, name=name, arguments={"path": "/var/log/x"})
-    return [MessageUpdateEvent(run_id=RUN, message=AssistantMessage(),
-                               update=AssistantUpdate(kind="toolcall_end", content_index=0, tool_call=call))]
+    return [
+        MessageUpdateEvent(
+            run_id=RUN,
+            message=AssistantMessage(),
+            update=AssistantUpdate(kind="toolcall_end", content_index=0, tool_call=call),
+        )
+    ]
 
 
 def started(call_id: str, name: str = "tail_log") -> ToolExecutionStartEvent:
@@ -34,8 +39,9 @@ def started(call_id: str, name: str = "tail_log") -> ToolExecutionStartEvent:
 
 def ended(call_id: str, text: str, name: str = "tail_log") -> ToolExecutionEndEvent:
     result = ToolResultMessage(tool_call_id=call_id, tool_name=name, content=[TextContent(text=text)])
-    return ToolExecutionEndEvent(run_id=RUN, tool_call_id=call_id, tool_name=name, result=result,
-                                 status="done", duration=0.5)
+    return ToolExecutionEndEvent(
+        run_id=RUN, tool_call_id=call_id, tool_name=name, result=result, status="done", duration=0.5
+    )
 
 
 def test_a_running_call_is_open_and_its_result_collapses_behind_a_preview_once_it_ends(recorder):
@@ -52,9 +58,9 @@ def test_a_running_call_is_open_and_its_result_collapses_behind_a_preview_once_i
     [line] = [v for v in widget_values(view) if "tail_log" in v]
     # One collapsed element: the summary previews the result, the 300 lines are behind it.
     assert line.startswith("<details ") and "<details open" not in line
-    summary = line[line.index("<summary>"):line.index("</summary>")]
+    summary = line[line.index("<summary>") : line.index("</summary>")]
     assert "✓ done" in summary and "log line 0 log line 1" in summary and "log line 299" not in summary
-    assert "log line 299" in line[line.index("</summary>"):]
+    assert "log line 299" in line[line.index("</summary>") :]
 
 
 def test_the_live_and_the_saved_view_draw_an_ended_call_alike(recorder):
@@ -64,22 +70,21 @@ def test_the_live_and_the_saved_view_draw_an_ended_call_alike(recorder):
         return LOG
 
     run = op.Runtime(model=op.ScriptedModel([op.ToolCall(name="tail_log", arguments={"path": "x"}), "ok"])).run(
-        "go", tools=[tail_log])
+        "go", tools=[tail_log]
+    )
     view = RunView()
     for event in run.events:
         view.feed(event)
     view.finish()
     [live] = [v for v in widget_values(view) if "tail_log" in v]
     saved = render_bundle(run)["text/html"]
-    assert _summary(live) == _summary(saved[saved.index("<details"):])
+    assert _summary(live) == _summary(saved[saved.index("<details") :])
     assert "<details open" not in saved
 
 
 def _summary(html: str) -> str:
-    summary = html[html.index("<summary>"):html.index("</summary>")]
+    summary = html[html.index("<summary>") : html.index("</summary>")]
     return re.sub(r"\d+\.\d+ s", "X s", summary)
-
-
 
 
 def _echo_tool():
@@ -107,8 +112,9 @@ def _watch(script: list, ticks_every: int) -> tuple[RunView, op.Run, list[int], 
             view.tick()
             counts.append(view.widget_count)
 
-    run = op.Runtime(model=op.ScriptedModel(script)).run("go", tools=[_echo_tool()], on_event=on_event,
-                                                         max_tool_calls=None, max_iterations=None)
+    run = op.Runtime(model=op.ScriptedModel(script)).run(
+        "go", tools=[_echo_tool()], on_event=on_event, max_tool_calls=None, max_iterations=None
+    )
     view.finish()
     counts.append(view.widget_count)
     return view, run, counts, clock
@@ -162,8 +168,17 @@ def test_a_window_moves_in_steps_so_drawn_calls_keep_their_widgets(recorder):
     for event in start_events():
         view.feed(event)
     for i in range(40):
-        view.feed(MessageUpdateEvent(run_id=RUN, message=AssistantMessage(), update=AssistantUpdate(
-            kind="toolcall_end", content_index=i, tool_call=ToolCall(id=f"c{i}", name="echo", arguments={"n": i}))))
+        view.feed(
+            MessageUpdateEvent(
+                run_id=RUN,
+                message=AssistantMessage(),
+                update=AssistantUpdate(
+                    kind="toolcall_end",
+                    content_index=i,
+                    tool_call=ToolCall(id=f"c{i}", name="echo", arguments={"n": i}),
+                ),
+            )
+        )
     calls = [ToolCall(id=f"c{i}", name="echo", arguments={"n": i}) for i in range(40)]
     view.feed(MessageEndEvent(run_id=RUN, message=AssistantMessage(content=calls, stop_reason="toolUse")))
     boxes = []

@@ -12,9 +12,11 @@ from openprogram_jupyter.messages import AssistantMessage
 
 from .test_view import RUN, all_html, start_events
 
-ANSWER = ("## Plan\n\n| step | done |\n|---|:-:|\n| read | yes |\n\n- **one**\n- two\n\n"
-          "<script>alert(1)</script>\n\n<img src=x onerror=alert(1)>\n\n[x](javascript:alert(1))\n\n"
-          "<div onclick='alert(1)'>block</div>\n\n![p](http://tracker.example/p.png)\n")
+ANSWER = (
+    "## Plan\n\n| step | done |\n|---|:-:|\n| read | yes |\n\n- **one**\n- two\n\n"
+    "<script>alert(1)</script>\n\n<img src=x onerror=alert(1)>\n\n[x](javascript:alert(1))\n\n"
+    "<div onclick='alert(1)'>block</div>\n\n![p](http://tracker.example/p.png)\n"
+)
 
 
 class Frame:
@@ -51,8 +53,15 @@ def view_of(run: op.Run) -> RunView:
 
 
 def test_the_answer_renders_as_markdown_and_its_payloads_stay_text(recorder):
-    run = op.Runtime(model=op.ScriptedModel([op.AssistantMessage(content=[
-        op.ThinkingContent(thinking="*quietly* <b>thinking</b>"), op.TextContent(text=ANSWER)])])).run("go")
+    run = op.Runtime(
+        model=op.ScriptedModel(
+            [
+                op.AssistantMessage(
+                    content=[op.ThinkingContent(thinking="*quietly* <b>thinking</b>"), op.TextContent(text=ANSWER)]
+                )
+            ]
+        )
+    ).run("go")
     view = view_of(run)
     [answer] = [value for value in widget_values(view) if "Plan" in value]
     assert {"h2", "table", "th", "td", "ul", "li", "strong"} <= set(Tags(answer).names())
@@ -67,8 +76,13 @@ def test_a_streaming_answer_renders_as_it_arrives_with_a_cursor(recorder):
     view = RunView(Controls(stop=lambda: None))
     for event in start_events():
         view.feed(event)
-    view.feed(MessageUpdateEvent(run_id=RUN, message=AssistantMessage(),
-                                 update=AssistantUpdate(kind="text_delta", delta="## Head\n\n- a\n- b")))
+    view.feed(
+        MessageUpdateEvent(
+            run_id=RUN,
+            message=AssistantMessage(),
+            update=AssistantUpdate(kind="text_delta", delta="## Head\n\n- a\n- b"),
+        )
+    )
     view.tick(force=True)
     html = all_html(view)
     assert "<h2" in html and "<li>b▍</li>" in html
@@ -94,10 +108,13 @@ def test_each_call_says_whether_the_user_approved_or_denied_it(recorder):
         """Delete."""
         return f"deleted {path}"
 
-    model = op.ScriptedModel([[op.ToolCall(name="delete", arguments={"path": "a"}),
-                               op.ToolCall(name="delete", arguments={"path": "b"})], "done"])
-    run = op.Runtime(model=model, approve=lambda request: request.arguments["path"] == "a").run(
-        "go", tools=[delete])
+    model = op.ScriptedModel(
+        [
+            [op.ToolCall(name="delete", arguments={"path": "a"}), op.ToolCall(name="delete", arguments={"path": "b"})],
+            "done",
+        ]
+    )
+    run = op.Runtime(model=model, approve=lambda request: request.arguments["path"] == "a").run("go", tools=[delete])
     html = all_html(view_of(run))
     assert html.count("approved by the user") == 1 and html.count("denied by the user") == 1
 

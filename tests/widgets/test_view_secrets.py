@@ -29,7 +29,6 @@ def test_the_live_view_shows_no_secret_from_the_prompt_or_the_arguments(recorder
     assert any("Log in with ***." in value for value in sent)
 
 
-
 def test_a_cut_never_leaves_part_of_a_secret(monkeypatch):
     monkeypatch.setenv("GEMINI_API_KEY", TOKEN)
     text = "x" * 10 + TOKEN

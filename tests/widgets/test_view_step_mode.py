@@ -22,8 +22,11 @@ from .test_view import RUN, _walk_widgets, start_events
 
 
 def card_widgets(live: LiveRun, kind: str, **state):
-    return [w for w in _walk_widgets(live.view.root)
-            if type(w).__name__ == kind and all(getattr(w, k, None) == v for k, v in state.items())]
+    return [
+        w
+        for w in _walk_widgets(live.view.root)
+        if type(w).__name__ == kind and all(getattr(w, k, None) == v for k, v in state.items())
+    ]
 
 
 def wait_for(live: LiveRun, condition, what: str, timeout: float = 10.0):
@@ -39,9 +42,14 @@ def wait_for(live: LiveRun, condition, what: str, timeout: float = 10.0):
 
 def click(live: LiveRun, description: str) -> None:
     """Click the ``description`` button of the waiting pick's card (not the view's own Stop)."""
-    buttons = wait_for(live, lambda: live.awaiting() and [
-        b for b in card_widgets(live, "Button", description=description) if b is not live.view.stop_button],
-        f"the {description} button of a waiting card")
+    buttons = wait_for(
+        live,
+        lambda: (
+            live.awaiting()
+            and [b for b in card_widgets(live, "Button", description=description) if b is not live.view.stop_button]
+        ),
+        f"the {description} button of a waiting card",
+    )
     buttons[0].click()
 
 
@@ -53,8 +61,9 @@ def editor(live: LiveRun):
 def start_stepped(tools, script):
     live = LiveRun(widgets=True, clicks=True, step=True)
     model = op.ScriptedModel(script)
-    handle = op.Runtime(model=model).start("go", tools=tools, step=True, approve=live.approve,
-                                           on_event=live.on_event, abort=live.abort)
+    handle = op.Runtime(model=model).start(
+        "go", tools=tools, step=True, approve=live.approve, on_event=live.on_event, abort=live.abort
+    )
     return live, handle, model
 
 
@@ -82,8 +91,11 @@ def test_run_edit_and_skip_answer_each_pick_from_its_card(recorder):
     assert '"a": 2' in editor(live).value  # filled with the model's arguments
     editor(live).value = "[1, 2]"
     click(live, "Run edited")
-    wait_for(live, lambda: "must be one JSON object" in "".join(w.value for w in card_widgets(live, "HTML")),
-             "the JSON error in the card")
+    wait_for(
+        live,
+        lambda: "must be one JSON object" in "".join(w.value for w in card_widgets(live, "HTML")),
+        "the JSON error in the card",
+    )
     assert editor(live).value == "[1, 2]"  # a fresh box (it can send again), holding what was typed
     editor(live).value = '{"a": "many", "b": 1}'
     click(live, "Run edited")
@@ -93,14 +105,20 @@ def test_run_edit_and_skip_answer_each_pick_from_its_card(recorder):
     click(live, "Run edited")
     wait_for(live, lambda: ran == [(1, 1), (20, 22)], "the edited pick to run")
     # Pick 3: Skip with a reason typed beside the button.
-    reason = wait_for(live, lambda: card_widgets(live, "Text", placeholder="reason for skipping (the model reads it)"),
-                      "the reason box")[0]
+    reason = wait_for(
+        live,
+        lambda: card_widgets(live, "Text", placeholder="reason for skipping (the model reads it)"),
+        "the reason box",
+    )[0]
     reason.value = "three is enough"
     click(live, "Skip")
     run = handle.wait(10)
     assert ran == [(1, 1), (20, 22)]
     assert [(r.status, r.details.get("approval")) for r in run.tool_results] == [
-        ("done", "approved"), ("done", "edited"), ("skipped", "skipped")]
+        ("done", "approved"),
+        ("done", "edited"),
+        ("skipped", "skipped"),
+    ]
     assert "three is enough" in run.tool_results[2].text
     assert "user changed" in model.requests[2].messages[-1].text
 
@@ -122,12 +140,12 @@ def test_a_card_outside_step_mode_keeps_approve_and_deny(recorder):
 
     live = LiveRun(widgets=True, clicks=True)
     handle = op.Runtime(model=op.ScriptedModel([op.ToolCall(name="launch"), "ok"])).start(
-        "go", tools=[launch], approve=live.approve, on_event=live.on_event)
+        "go", tools=[launch], approve=live.approve, on_event=live.on_event
+    )
     wait_for(live, lambda: card_widgets(live, "Button", description="Approve"), "Approve")
     assert not card_widgets(live, "Button", description="Edit")
     click(live, "Approve")
     assert handle.wait(10).tool_results[0].status == "done"
-
 
 
 @pytest.mark.parametrize(("step", "button"), [(True, "Run"), (False, "Approve")])
@@ -137,19 +155,28 @@ def test_a_second_click_on_an_answered_calls_button_never_answers_the_next_call(
     buttons belong to the call they were shown with, so the second click answers that
     call again (which no longer waits), never the next one, which would run unseen."""
     decisions, waiting = [], set()
-    view = RunView(Controls(decide=lambda call_id, answer: decisions.append((call_id, answer)),
-                            awaiting=lambda: set(waiting), step=step))
+    view = RunView(
+        Controls(
+            decide=lambda call_id, answer: decisions.append((call_id, answer)), awaiting=lambda: set(waiting), step=step
+        )
+    )
     for event in start_events():
         view.feed(event)
     calls = [ToolCall(id=f"c{i}", name="add", arguments={"a": i, "b": i}) for i in (1, 2)]
     for index, call in enumerate(calls):
-        view.feed(MessageUpdateEvent(run_id=RUN, message=AssistantMessage(), update=AssistantUpdate(
-            kind="toolcall_end", content_index=index, tool_call=call)))
+        view.feed(
+            MessageUpdateEvent(
+                run_id=RUN,
+                message=AssistantMessage(),
+                update=AssistantUpdate(kind="toolcall_end", content_index=index, tool_call=call),
+            )
+        )
 
     def wait(call_id: str) -> None:
         waiting.add(call_id)
-        view.feed(ToolExecutionUpdateEvent(run_id=RUN, tool_call_id=call_id, tool_name="add",
-                                           status="awaiting_approval"))
+        view.feed(
+            ToolExecutionUpdateEvent(run_id=RUN, tool_call_id=call_id, tool_name="add", status="awaiting_approval")
+        )
         view.tick(force=True)
 
     def buttons() -> list:
@@ -160,9 +187,16 @@ def test_a_second_click_on_an_answered_calls_button_never_answers_the_next_call(
     first.click()
     waiting.clear()
     view.feed(ToolExecutionStartEvent(run_id=RUN, tool_call_id="c1", tool_name="add", arguments={"a": 1, "b": 1}))
-    view.feed(ToolExecutionEndEvent(run_id=RUN, tool_call_id="c1", tool_name="add", status="done", duration=0.0,
-                                    result=ToolResultMessage(tool_call_id="c1", tool_name="add",
-                                                             content=[TextContent(text="2")])))
+    view.feed(
+        ToolExecutionEndEvent(
+            run_id=RUN,
+            tool_call_id="c1",
+            tool_name="add",
+            status="done",
+            duration=0.0,
+            result=ToolResultMessage(tool_call_id="c1", tool_name="add", content=[TextContent(text="2")]),
+        )
+    )
     view.tick(force=True)  # no call waits: the first call's card goes back to the pool
     wait("c2")
     first.click()  # the second click of the double click

@@ -93,9 +93,12 @@ class TreeBuilder:
     def _run(self, event: Event) -> RunNode:
         run = self.runs.get(event.run_id)
         if run is None:
-            run = RunNode(run_id=event.run_id, depth=event.depth,
-                          parent_tool_call_id=event.parent_tool_call_id,
-                          started_at=event.timestamp)
+            run = RunNode(
+                run_id=event.run_id,
+                depth=event.depth,
+                parent_tool_call_id=event.parent_tool_call_id,
+                started_at=event.timestamp,
+            )
             self.runs[event.run_id] = run
             self._attach(run)
         return run
@@ -266,8 +269,13 @@ class TreeBuilder:
     def _fold_retry_wait(self, round_: RoundNode, update: AssistantUpdate) -> None:
         wait = update.retry_wait
         if wait is not None:
-            node = RetryNode(reason=wait.reason, seconds=wait.seconds, until=wait.until, retry=wait.retry,
-                             max_retries=wait.max_retries)
+            node = RetryNode(
+                reason=wait.reason,
+                seconds=wait.seconds,
+                until=wait.until,
+                retry=wait.retry,
+                max_retries=wait.max_retries,
+            )
             round_.items.append(node)
             self._waits[round_] = node
             round_.touch()
@@ -348,7 +356,8 @@ class TreeBuilder:
         diverged = event.divergence
         if diverged.tool_call_id is not None:
             call = self.calls.get(diverged.tool_call_id) or self._call_for(
-                ToolCall(id=diverged.tool_call_id, name=diverged.tool_name or "?"), self._round(run))
+                ToolCall(id=diverged.tool_call_id, name=diverged.tool_name or "?"), self._round(run)
+            )
             call.divergence = diverged
             call.touch()
         else:
@@ -407,19 +416,21 @@ EVENT_HANDLERS: EventHandlers[Callable[[TreeBuilder, Any], None]] = EventHandler
 
 UpdateHandler = Callable[[TreeBuilder, RoundNode, AssistantUpdate], None]
 
-UPDATE_HANDLERS: Mapping[UpdateKind, UpdateHandler | None] = MappingProxyType({
-    "text_start": TreeBuilder._fold_block_delta,
-    "text_delta": TreeBuilder._fold_block_delta,
-    "text_end": None,  # nothing to fold: the block holds its text already
-    "thinking_start": TreeBuilder._fold_block_delta,
-    "thinking_delta": TreeBuilder._fold_block_delta,
-    "thinking_end": None,
-    "toolcall_start": TreeBuilder._fold_call_start,
-    "toolcall_delta": TreeBuilder._fold_call_delta,
-    "toolcall_end": TreeBuilder._fold_call_end,
-    "notice": TreeBuilder._fold_notice,
-    "retry_wait": TreeBuilder._fold_retry_wait,
-})
+UPDATE_HANDLERS: Mapping[UpdateKind, UpdateHandler | None] = MappingProxyType(
+    {
+        "text_start": TreeBuilder._fold_block_delta,
+        "text_delta": TreeBuilder._fold_block_delta,
+        "text_end": None,  # nothing to fold: the block holds its text already
+        "thinking_start": TreeBuilder._fold_block_delta,
+        "thinking_delta": TreeBuilder._fold_block_delta,
+        "thinking_end": None,
+        "toolcall_start": TreeBuilder._fold_call_start,
+        "toolcall_delta": TreeBuilder._fold_call_delta,
+        "toolcall_end": TreeBuilder._fold_call_end,
+        "notice": TreeBuilder._fold_notice,
+        "retry_wait": TreeBuilder._fold_retry_wait,
+    }
+)
 """How a ``message_update`` folds, by its update's kind (``None``: deliberately nothing)."""
 
 

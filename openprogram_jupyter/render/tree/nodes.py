@@ -146,8 +146,12 @@ class CallNode(_Node):
         if not isinstance(piece, dict) or piece.get("type") not in ("stream", "display"):
             return
         last = self.output[-1] if self.output else None
-        if (piece["type"] == "stream" and last is not None and last.get("type") == "stream"
-                and last.get("name") == piece.get("name")):
+        if (
+            piece["type"] == "stream"
+            and last is not None
+            and last.get("type") == "stream"
+            and last.get("name") == piece.get("name")
+        ):
             last["text"] = str(last.get("text", "")) + str(piece.get("text", ""))
         else:
             self.output.append(dict(piece))

@@ -341,7 +341,7 @@ NOT_A_RUN = None  # a thread, a regex match, an event loop, an MCP session, a Ru
 SITES: dict[str, str | None] = {
     "decision:make | _pick_runtime(runtime).exec": "op.decision.make / amake",
     "decision:amake | _pick_runtime(runtime).aexec": "op.decision.make / amake",
-    "evaluation.__init__:evaluate | worker.start": NOT_A_RUN,
+    "evaluation.__init__:_run_plan | worker.start": NOT_A_RUN,
     "evaluation._jobs:_runtime | Runtime": _EVALUATE,
     "evaluation._jobs:arun_job | _runtime(job).arun": _EVALUATE,
     "evaluation._jobs:run_job | _runtime(job).start": _EVALUATE,
@@ -363,6 +363,7 @@ SITES: dict[str, str | None] = {
     "daemon=True).start": NOT_A_RUN,
     "render._markdown_inert:_inert_prose | match.start": NOT_A_RUN,
     "render._markdown_inert:_inert_prose | closing.start": NOT_A_RUN,
+    "render._markdown_inert:_dollars_in_prose | match.start": NOT_A_RUN,
     "rerun:rerun_all | base.rerun": _RERUN,
     "run:Run.fork | base.fork": _FORK,
     "run:Run.rerun | base.rerun": _RERUN,

@@ -22,7 +22,7 @@ import time
 from collections.abc import AsyncIterator
 
 import openprogram_jupyter as op
-from openprogram_jupyter.events import AssistantUpdate, TurnStartEvent
+from openprogram_jupyter.core.events import AssistantUpdate, TurnStartEvent
 from openprogram_jupyter.models.base import MessageBuilder, Model, ModelRequest
 
 

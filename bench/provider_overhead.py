@@ -419,7 +419,7 @@ def bench_imports(repeats: int) -> None:
 
 
 async def bench_abort(trials: int) -> None:
-    from openprogram_jupyter.messages import UserMessage
+    from openprogram_jupyter.core.messages import UserMessage
     from openprogram_jupyter.models import resolve_model
     from openprogram_jupyter.models.base import MessageBuilder, Model, ModelRequest
 

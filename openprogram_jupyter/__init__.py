@@ -27,11 +27,9 @@ if TYPE_CHECKING:
 
     from IPython.core.interactiveshell import InteractiveShell
 
-    from . import decision
-    from .approval_policy import Policy, policy
-    from .approvals import Edit, Skip, edit, skip
-    from .check import ANY, RunCheck, check
-    from .errors import (
+    from .core.approval_policy import Policy, policy
+    from .core.approvals import Edit, Skip, edit, skip
+    from .core.errors import (
         ArgumentError,
         CassetteError,
         DecisionError,
@@ -42,9 +40,8 @@ if TYPE_CHECKING:
         SchemaError,
         SetupError,
     )
-    from .evaluation import Evaluation, EvaluationInterrupted, Judgement, aevaluate, evaluate, judge
-    from .events import AgentEvent, Divergence
-    from .messages import (
+    from .core.events import AgentEvent, Divergence
+    from .core.messages import (
         AssistantMessage,
         ImageContent,
         ReplyError,
@@ -55,13 +52,16 @@ if TYPE_CHECKING:
         Usage,
         UserMessage,
     )
+    from .engine.rerun import RerunReport, rerun_all
+    from .engine.run import Run
+    from .engine.runtime import RunHandle, Runtime, default_runtime
+    from .engine.tool_execution import ApprovalRequest
+    from .lab import decision
+    from .lab.check import ANY, RunCheck, check
+    from .lab.evaluation import Evaluation, EvaluationInterrupted, Judgement, aevaluate, evaluate, judge
     from .models import Model, ScriptedModel
     from .models._wire_preview import wire_preview
     from .render._side_by_side import side_by_side
-    from .rerun import RerunReport, rerun_all
-    from .run import Run
-    from .runtime import RunHandle, Runtime, default_runtime
-    from .tool_execution import ApprovalRequest
     from .tools import Tool, ToolContext, default_registry
     from .tools.function import agentic_function, function  # not via .tools: mypy mistakes the name for the submodule
     from .tools.mcp_source import McpError, McpServer, mcp
@@ -70,10 +70,10 @@ if TYPE_CHECKING:
 # stay fast, and pydantic, the tools layer and the loop load with the first cell that
 # needs them.
 _LAZY = {
-    "decision": ".decision",
-    **dict.fromkeys(["Edit", "Skip", "edit", "skip"], ".approvals"),
-    **dict.fromkeys(["Policy", "policy"], ".approval_policy"),
-    **dict.fromkeys(["ANY", "RunCheck", "check"], ".check"),
+    "decision": ".lab.decision",
+    **dict.fromkeys(["Edit", "Skip", "edit", "skip"], ".core.approvals"),
+    **dict.fromkeys(["Policy", "policy"], ".core.approval_policy"),
+    **dict.fromkeys(["ANY", "RunCheck", "check"], ".lab.check"),
     "wire_preview": ".models._wire_preview",
     "side_by_side": ".render._side_by_side",
     **dict.fromkeys(
@@ -88,12 +88,12 @@ _LAZY = {
             "SchemaError",
             "SetupError",
         ],
-        ".errors",
+        ".core.errors",
     ),
-    **dict.fromkeys(["AgentEvent", "Divergence"], ".events"),
-    **dict.fromkeys(["RerunReport", "rerun_all"], ".rerun"),
-    **dict.fromkeys(["Evaluation", "EvaluationInterrupted", "aevaluate", "evaluate"], ".evaluation"),
-    **dict.fromkeys(["Judgement", "judge"], ".evaluation"),
+    **dict.fromkeys(["AgentEvent", "Divergence"], ".core.events"),
+    **dict.fromkeys(["RerunReport", "rerun_all"], ".engine.rerun"),
+    **dict.fromkeys(["Evaluation", "EvaluationInterrupted", "aevaluate", "evaluate"], ".lab.evaluation"),
+    **dict.fromkeys(["Judgement", "judge"], ".lab.evaluation"),
     **dict.fromkeys(
         [
             "AssistantMessage",
@@ -106,15 +106,15 @@ _LAZY = {
             "Usage",
             "UserMessage",
         ],
-        ".messages",
+        ".core.messages",
     ),
     "Model": ".models",
     "ScriptedModel": ".models",
-    "Run": ".run",
-    "RunHandle": ".runtime",
-    "Runtime": ".runtime",
-    "default_runtime": ".runtime",
-    "ApprovalRequest": ".tool_execution",
+    "Run": ".engine.run",
+    "RunHandle": ".engine.runtime",
+    "Runtime": ".engine.runtime",
+    "default_runtime": ".engine.runtime",
+    "ApprovalRequest": ".engine.tool_execution",
     **dict.fromkeys(["Tool", "ToolContext", "agentic_function", "default_registry", "function"], ".tools"),
     **dict.fromkeys(["McpError", "McpServer", "mcp"], ".tools.mcp_source"),
 }
@@ -131,7 +131,7 @@ def __getattr__(name: str) -> Any:
     wait_for_warm_up()
     # The runtime module gives the tools layer the default Runtime an agentic function falls
     # back to (`_ambient`), so it loads with the first public name, whichever that is.
-    importlib.import_module(".runtime", __name__)
+    importlib.import_module(".engine.runtime", __name__)
     module = importlib.import_module(module_name, __name__)
     value = module if name == "decision" else getattr(module, name)
     globals()[name] = value

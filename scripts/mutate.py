@@ -80,7 +80,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "round-cap-stop-reason",
-        "loop.py",
+        "engine/loop.py",
         "    state.end(limit.name)\n",
         '    state.end("stop")\n',
         ("tests/core/test_menu_and_controls.py::test_max_iterations_caps_rounds_and_says_so",),
@@ -88,7 +88,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "round-cap-off-by-one",
-        "_limits.py",
+        "engine/_limits.py",
         "rounds >= max(1, cap)",
         "rounds > max(1, cap)",
         ("tests/core/test_menu_and_controls.py::test_max_iterations_caps_rounds_and_says_so",),
@@ -96,7 +96,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "answer-round-added-after-the-cap",
-        "loop.py",
+        "engine/loop.py",
         'answer=has_more_tool_calls and limit.name != "max_iterations"',
         "answer=has_more_tool_calls",
         ("tests/core/test_limits.py::test_a_round_cap_of_one_round_keeps_its_tools",),
@@ -104,7 +104,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "answer-round-dropped-at-the-cap",
-        "loop.py",
+        "engine/loop.py",
         "last = answer_round_under_cap(config.spec.settings, state.rounds) if has_more_tool_calls else None",
         "last = None",
         ("tests/core/test_limits.py::test_a_round_cap_of_n_sends_exactly_n_requests_the_last_without_tools",),
@@ -112,7 +112,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "answer-round-in-a-one-round-cap",
-        "_limits.py",
+        "engine/_limits.py",
         "cap is None or cap < 2 or rounds + 1 != cap",
         "cap is None or rounds + 1 != cap",
         ("tests/core/test_limits.py::test_a_round_cap_of_one_round_keeps_its_tools",),
@@ -120,7 +120,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "cell-cap-zero-is-no-cap",
-        "settings.py",
+        "engine/settings.py",
         'if text.lower() in ("none", "inf", "unlimited"):',
         'if text.lower() in ("none", "0", "inf", "unlimited"):',
         ("tests/notebook/test_magic_in_process.py::test_max_iterations_in_a_cell_means_what_it_means_in_python",),
@@ -128,7 +128,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "arguments-not-validated",
-        "tool_execution.py",
+        "engine/tool_execution.py",
         "kwargs = tool.validate(dict(call.arguments))",
         "kwargs = dict(call.arguments)",
         ("tests/core/test_loop_rules.py::test_invalid_arguments_become_error_result_naming_field_and_reason",),
@@ -136,7 +136,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "not-done-is-not-error",
-        "tool_execution.py",
+        "engine/tool_execution.py",
         'is_error=outcome.status != "done",',
         'is_error=outcome.status == "error",',
         ("tests/core/test_step_mode.py::test_every_pick_asks_and_each_answer_does_what_it_says",),
@@ -144,7 +144,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "approval-not-required",
-        "_approval_gate.py",
+        "engine/_approval_gate.py",
         "asks = step or tool.options.requires_approval",
         "asks = step",
         ("tests/core/test_step_mode.py::test_a_requires_approval_tool_outside_step_mode_accepts_the_same_answers",),
@@ -152,7 +152,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "denial-ignored",
-        "_approval_gate.py",
+        "engine/_approval_gate.py",
         'if kind == "deny":',
         "if False:",
         ("tests/core/test_step_mode.py::test_every_pick_asks_and_each_answer_does_what_it_says",),
@@ -212,7 +212,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "approval-by-truth",
-        "approvals.py",
+        "core/approvals.py",
         "if answer is True:",
         "if answer and not isinstance(answer, (Edit, Skip)):",
         (
@@ -222,7 +222,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "result-not-masked",
-        "_masking.py",
+        "core/_masking.py",
         "            block.text = valid_text(mask(block.text))",
         "            block.text = valid_text(block.text)",
         (
@@ -240,7 +240,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "history-reversed",
-        "engine.py",
+        "engine/execute.py",
         "LoopState(conversation=list(spec.history))",
         "LoopState(conversation=list(reversed(spec.history)))",
         ("tests/notebook/test_magic_in_process.py::test_sessions_continue_a_conversation_and_new_restarts_it",),
@@ -248,7 +248,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "identical-failures-off-by-one",
-        "tool_execution.py",
+        "engine/tool_execution.py",
         "if failed >= MAX_IDENTICAL_FAILURES:",
         "if failed > MAX_IDENTICAL_FAILURES:",
         ("tests/core/test_loop_rules.py::test_same_failing_call_a_third_time_is_refused",),
@@ -256,7 +256,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "abort-stop-reason",
-        "loop.py",
+        "engine/loop.py",
         '        _end_round(config, state, last)\n    state.end("aborted")',
         '        _end_round(config, state, last)\n    state.end("stop")',
         ("tests/core/test_steering_and_abort.py::test_run_handle_abort_stops_a_running_tool_and_keeps_the_run",),
@@ -265,7 +265,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     # -- ten more -------------------------------------------------------------------------
     M(
         "tool-call-budget-ignored",
-        "tool_execution.py",
+        "engine/tool_execution.py",
         "if not env.budget.take():",
         "if False:",
         ("tests/core/test_faults.py::test_the_default_budget_is_sized_for_real_runs_and_can_be_lifted",),
@@ -273,7 +273,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "no-final-round-at-limit",
-        "loop.py",
+        "engine/loop.py",
         'if answer and config.spec.settings["finish_at_limit"]:',
         "if False:",
         ("tests/core/test_limits.py::test_max_cost_ends_with_a_last_tool_free_round_whose_text_is_the_answer",),
@@ -281,7 +281,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "token-limit-off-by-one",
-        "_limits.py",
+        "engine/_limits.py",
         "tokens >= max_tokens",
         "tokens > max_tokens",
         ("tests/core/test_limits.py::test_max_tokens_is_reached_when_the_tokens_spent_equal_it",),
@@ -289,7 +289,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "skip-becomes-denied",
-        "_approval_gate.py",
+        "engine/_approval_gate.py",
         '"skipped", f"{reason}. The call did not run."',
         '"denied", f"{reason}. The call did not run."',
         ("tests/core/test_step_mode.py::test_every_pick_asks_and_each_answer_does_what_it_says",),
@@ -297,7 +297,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "edit-note-dropped",
-        "tool_execution.py",
+        "engine/tool_execution.py",
         'content = _with_edit_note(content, outcome.details["edited_arguments"])',
         "content = content",
         ("tests/core/test_step_mode.py::test_an_edited_call_keeps_the_models_message_and_tells_the_model_what_ran",),
@@ -331,7 +331,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "steering-not-taken",
-        "loop.py",
+        "engine/loop.py",
         '                pending = _take(config.spec.hooks.get("get_steering_messages"))',
         "                pending = []",
         ("tests/core/test_steering_and_abort.py::test_steering_keeps_the_loop_going_after_a_text_only_reply",),
@@ -339,7 +339,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "follow-up-not-taken",
-        "loop.py",
+        "engine/loop.py",
         'pending = _take(config.spec.hooks.get("get_follow_up_messages"))',
         "pending = []",
         ("tests/core/test_steering_and_abort.py::test_run_handle_follow_up_starts_another_round",),
@@ -348,7 +348,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     # -- the newer modules (issue 26, and what this round added) ---------------------------
     M(
         "to-code-comment-unescaped",
-        "_code_writer.py",
+        "core/_code_writer.py",
         'return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)',
         "return text",
         ("tests/core/test_check_and_code.py::test_to_code_of_hostile_names_and_errors_calls_only_the_runs_own_tools",),
@@ -356,7 +356,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "to-code-unmasked",
-        "_code_writer.py",
+        "core/_code_writer.py",
         "        return self._scrub(value)",
         "        return value",
         ("tests/core/test_check_and_code.py::test_to_code_masks_a_known_key_in_arguments_and_errors",),
@@ -364,7 +364,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "to-code-denied-pick-called",
-        "_run_code.py",
+        "lab/_run_code.py",
         'if status != "done":',
         'if status == "error":',
         ("tests/core/test_check_and_code.py::test_to_code_comments_picks_that_did_not_run_and_uses_what_the_user_ran",),
@@ -372,7 +372,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "check-message-unmasked",
-        "check.py",
+        "lab/check.py",
         "raise CheckFailed(mask(",
         "raise CheckFailed((",
         (
@@ -382,7 +382,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "check-ok-counts-any-pick",
-        "check.py",
+        "lab/check.py",
         'return self.result is not None and self.result.status == "done"',
         "return self.result is not None",
         (
@@ -392,7 +392,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "expect-none-fails",
-        "evaluation/_report.py",
+        "lab/evaluation/_report.py",
         "if answer is not None and not answer:",
         "if not answer:",
         ("tests/evaluation/test_evaluate.py::test_an_expect_that_only_asserts_passes_when_its_asserts_hold",),
@@ -400,7 +400,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "judging-interrupt-loses-rows",
-        "evaluation/__init__.py",
+        "lab/evaluation/__init__.py",
         'if row.verdict == "pass":',
         "if False:",
         ("tests/evaluation/test_evaluate.py::test_an_interrupt_while_expect_judges_keeps_every_finished_run",),
@@ -428,7 +428,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "split-secret-unmarked",
-        "_secrets.py",
+        "core/_secrets.py",
         "                hidden[start] = 2",
         "                hidden[start] = 1",
         (
@@ -456,7 +456,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "tool-cancellation-is-stop",
-        "tool_execution.py",
+        "engine/tool_execution.py",
         "        if context.cancelled.is_set():\n            raise",
         "        if True:\n            raise",
         ("tests/core/test_faults.py::test_a_cancelled_subtask_inside_a_tool_fails_that_call_and_is_no_stop",),
@@ -474,7 +474,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "usage-total-not-summed",
-        "run.py",
+        "engine/run.py",
         "self._usage = self._usage + event.message.usage",
         "self._usage = event.message.usage",
         (
@@ -500,7 +500,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "replaced-key-forgotten",
-        "_key_sources.py",
+        "core/_key_sources.py",
         "remember(value, os.environ.get(variable))",
         "remember(value)",
         ("tests/core/test_secrets.py::test_a_key_replaced_with_agent_key_stays_masked",),
@@ -524,7 +524,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "decision-error-wrapped",
-        "_decision_judge.py",
+        "engine/_decision_judge.py",
         "            raise wrapped.original from None",
         "            raise",
         ("tests/decisions/test_option_shapes.py::test_exception_raised_by_a_picked_function_reaches_the_caller",),
@@ -532,7 +532,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "deep-arguments-unsaved",
-        "messages.py",
+        "core/messages.py",
         '        return message.model_dump(mode="json")\n    except (ValueError, RecursionError):\n        pass',
         '        return message.model_dump(mode="json")\n    except (ValueError, RecursionError):\n        raise',
         (
@@ -578,7 +578,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "fork-bills-replayed-rounds",
-        "loop.py",
+        "engine/loop.py",
         'update={"usage": Usage(cost=0.0)})',
         'update={"usage": reply.usage})',
         ("tests/core/test_fork.py::test_a_fork_bills_only_its_live_rounds",),
@@ -604,7 +604,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "max-cost-boundary",
-        "_limits.py",
+        "engine/_limits.py",
         "spent.cost >= max_cost",
         "spent.cost > max_cost",
         ("tests/core/test_limits.py::test_max_cost_is_reached_when_the_cost_spent_equals_it",),
@@ -622,7 +622,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "approver-false-runs",
-        "approvals.py",
+        "core/approvals.py",
         '    if answer is False:\n        return "deny"',
         '    if answer is False:\n        return "run"',
         ("tests/core/test_step_mode.py::test_true_and_edit_run_a_call_false_and_skip_do_not",),
@@ -662,7 +662,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "unprintable-error-breaks-the-loop",
-        "tool_execution.py",
+        "engine/tool_execution.py",
         'message = _short(error, limit=20_000) or "(no message)"',
         'message = str(error) or "(no message)"',
         ("tests/core/test_faults.py::test_whatever_a_tool_raises_is_that_calls_error_and_the_run_goes_on",),
@@ -686,7 +686,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "to-code-first-line-by-newline",
-        "_run_code.py",
+        "lab/_run_code.py",
         "lines = text.strip().splitlines()",
         'lines = text.strip().split("\\n")',
         ("tests/core/test_check_and_code.py::test_to_code_of_hostile_names_and_errors_calls_only_the_runs_own_tools",),
@@ -694,7 +694,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "check-failure-traceback",
-        "check.py",
+        "lab/check.py",
         'return [f"AssertionError: {self}"]',
         'return ["Traceback (most recent call last):", str(self)]',
         (
@@ -704,7 +704,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "judging-swallows-interrupt",
-        "evaluation/_report.py",
+        "lab/evaluation/_report.py",
         "    except KeyboardInterrupt:\n        raise",
         '    except KeyboardInterrupt:\n        return "fail", "interrupted"',
         ("tests/evaluation/test_evaluate.py::test_an_interrupt_while_expect_judges_keeps_every_finished_run",),
@@ -712,7 +712,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "evaluate-needs-models",
-        "evaluation/__init__.py",
+        "lab/evaluation/__init__.py",
         "    if models is None:",
         "    if False:",
         ("tests/evaluation/test_evaluate.py::test_without_models_the_runtime_in_use_runs_every_prompt",),
@@ -720,7 +720,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "lambda-model-label",
-        "evaluation/__init__.py",
+        "lab/evaluation/__init__.py",
         'if name == "<lambda>":',
         "if False:",
         ("tests/evaluation/test_evaluate.py::test_a_lambda_model_is_named_after_the_model_it_makes",),
@@ -728,7 +728,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "empty-cost-plot",
-        "evaluation/_plot.py",
+        "lab/evaluation/_plot.py",
         "if any(s.cost is not None for s in summary):",
         "if True:",
         ("tests/evaluation/test_evaluate.py::test_the_cost_plot_says_when_no_price_is_known",),
@@ -768,7 +768,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "user-mistake-traceback",
-        "errors.py",
+        "core/errors.py",
         '        return [f"{type(self).__name__}: {self}"]',
         '        return [f"Traceback: {type(self).__name__}: {self}"]',
         ("tests/render/test_save.py::test_a_save_mistake_is_one_line_in_ipython_and_still_a_value_error",),
@@ -777,7 +777,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     # -- run settings declared once, and a failure's fields -------------------------------
     M(
         "run-setting-under-runtime",
-        "settings.py",
+        "engine/settings.py",
         "return {**base, **check_settings(overrides)}",
         "return {**check_settings(overrides), **base}",
         ("tests/core/test_settings.py::test_a_runtime_holds_defaults_and_a_run_lays_its_own_over_them",),
@@ -785,7 +785,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "nested-run-inherits-everything",
-        "settings.py",
+        "engine/settings.py",
         "if name in SETTINGS and SETTINGS[name].inherited}",
         "if name in SETTINGS}",
         ("tests/core/test_settings.py::test_a_nested_run_inherits_only_the_settings_declared_inherited",),
@@ -801,7 +801,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "replace-drops-settings",
-        "_runtime_config.py",
+        "engine/_runtime_config.py",
         '"tools_deny": list(self.tools_deny), **self.settings}',
         '"tools_deny": list(self.tools_deny)}',
         (
@@ -812,7 +812,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "fork-forgets-settings",
-        "forking.py",
+        "engine/forking.py",
         "settings = {name: value for name, value in run.spec.settings.items() if name not in _NOT_REUSED}",
         "settings = {}",
         ("tests/core/test_settings.py::test_a_fork_on_another_model_keeps_wire_capture_and_text_tool_calls",),
@@ -828,7 +828,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "unauthorized-is-not-auth",
-        "errors.py",
+        "core/errors.py",
         "if status in (401, 403) or",
         "if status == 403 or",
         ("tests/providers/test_provider_errors.py::test_a_401_is_kept_as_fields_on_the_run_error_and_survives_a_save",),
@@ -846,7 +846,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "limit-stop-reason-is-the-cap",
-        "loop.py",
+        "engine/loop.py",
         "    state.end(limit.name)\n",
         '    state.end("max_iterations")\n',
         ("tests/core/test_limits.py::test_max_cost_is_reached_when_the_cost_spent_equals_it",),
@@ -865,7 +865,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "stop-token-not-heard",
-        "_stop.py",
+        "core/_stop.py",
         "forgets = [event.on_set(wake) for event in events if isinstance(event, StopToken)]",
         "forgets = []",
         ("tests/core/test_stop_token.py::test_run_handle_abort_reaches_the_run_without_polling",),
@@ -873,7 +873,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "budget-cap-takes-the-looser-limit",
-        "_limits.py",
+        "engine/_limits.py",
         "return max(1, min(caps)) if caps else None",
         "return max(1, max(caps)) if caps else None",
         ("tests/core/test_limits.py::test_with_two_budgets_the_tighter_one_caps",),
@@ -881,7 +881,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "budget-cap-ignores-the-next-input",
-        "_limits.py",
+        "engine/_limits.py",
         "caps.append(max_tokens - tokens_of(spent) - next_input)",
         "caps.append(max_tokens - tokens_of(spent))",
         ("tests/core/test_limits.py::test_a_token_budget_caps_each_round_at_what_is_left",),
@@ -897,7 +897,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "budget-cap-on-the-answer-round",
-        "_reply.py",
+        "engine/_reply.py",
         "        cap = output_cap(config.spec.settings, config.spent(), config.model.name, _last_input(state))",
         "        cap = None",
         ("tests/core/test_limits.py::test_a_token_budget_caps_each_round_at_what_is_left",),
@@ -906,7 +906,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     # -- the newer modules, four or more each (issue 26) ----------------------------------
     M(
         "output-cap-per-write",
-        "_tool_output.py",
+        "engine/_tool_output.py",
         "room = MAX_STREAM_CHARS - self._stream_chars",
         "room = MAX_STREAM_CHARS",
         ("tests/core/test_tool_output.py::test_a_flood_of_output_is_bounded_with_a_note",),
@@ -914,7 +914,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "output-streams-merged",
-        "_tool_output.py",
+        "engine/_tool_output.py",
         'if last is not None and last["type"] == "stream" and last["name"] == name:',
         'if last is not None and last["type"] == "stream":',
         ("tests/core/test_tool_output.py::test_printed_lines_and_stderr_are_kept_in_order_in_the_result_details",),
@@ -922,7 +922,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "figure-left-open",
-        "_tool_output.py",
+        "engine/_tool_output.py",
         "            pyplot.close(figure)",
         "            pass",
         ("tests/core/test_tool_output.py::test_a_figure_left_open_is_kept_as_png_and_closed",),
@@ -930,7 +930,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "streams-not-given-back",
-        "_tool_output.py",
+        "engine/_tool_output.py",
         "setattr(sys, name, self._saved.pop(name))  # someone else's replacement is left alone",
         "self._saved.pop(name)",
         ("tests/core/test_tool_output.py::test_the_streams_and_the_display_publisher_are_given_back_after_the_call",),
@@ -1016,7 +1016,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "reply-error-summary-unmasked",
-        "_masking.py",
+        "core/_masking.py",
         "            message.error.summary = self.secrets.mask(message.error.summary)",
         "            pass",
         ("tests/core/test_secrets.py::test_the_run_error_and_runerror_hold_no_key",),
@@ -1024,7 +1024,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "shorter-secret-first",
-        "_secrets.py",
+        "core/_secrets.py",
         "return tuple(sorted(forms, key=lambda form: (-len(form), form)))",
         "return tuple(sorted(forms, key=lambda form: (len(form), form)))",
         ("tests/core/test_secrets.py::test_a_longer_secret_is_masked_whole_when_a_shorter_one_is_inside_it",),
@@ -1042,7 +1042,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "check-answer-case-sensitive",
-        "check.py",
+        "lab/check.py",
         "found = text in answer if case_sensitive else text.casefold() in answer.casefold()",
         "found = text in answer",
         ("tests/core/test_check_and_code.py::test_checks_that_hold_chain_and_say_what_they_checked",),
@@ -1050,7 +1050,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "fork-replays-the-fork-round",
-        "forking.py",
+        "engine/forking.py",
         "replay=tuple(rounds[: round - 1])",
         "replay=tuple(rounds[:round])",
         ("tests/core/test_fork.py::test_rounds_before_the_fork_make_no_model_request_and_run_no_tool",),
@@ -1058,7 +1058,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "fork-takes-the-old-tool",
-        "forking.py",
+        "engine/forking.py",
         (
             "            or runtime.registry.get(name)\n"
             "            or (run.spec.menu.get(name) if run.spec is not None else None)\n"
@@ -1072,7 +1072,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "cache-keeps-failures",
-        "tool_execution.py",
+        "engine/tool_execution.py",
         '    if outcome.status == "done":\n        cache[key] = outcome.value',
         "    if True:\n        cache[key] = outcome.value",
         ("tests/core/test_tool_options_in_loop.py::test_a_failed_call_is_not_cached_and_runs_again",),
@@ -1080,7 +1080,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "cache-for-every-tool",
-        "tool_execution.py",
+        "engine/tool_execution.py",
         'cache = getattr(tool, "cache", None) if tool.options.cache else None',
         'cache = getattr(tool, "cache", None)',
         ("tests/core/test_tool_options_in_loop.py::test_a_tool_without_cache_runs_every_time",),
@@ -1088,7 +1088,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "cache-any-entry",
-        "tool_execution.py",
+        "engine/tool_execution.py",
         "    if key in cache:",
         "    if cache:",
         ("tests/core/test_tool_options_in_loop.py::test_cache_returns_the_earlier_result_without_running_the_body",),
@@ -1096,7 +1096,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "cache-key-order",
-        "tool_execution.py",
+        "engine/tool_execution.py",
         "json.dumps(call.arguments, sort_keys=True, default=str)",
         "json.dumps(call.arguments, default=str)",
         ("tests/core/test_tool_options_in_loop.py::test_the_same_arguments_in_another_order_are_the_same_cached_call",),
@@ -1154,7 +1154,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "figures-never-to-model",
-        "_call_result.py",
+        "engine/_call_result.py",
         'if not ((settings or {}).get("figures_to_model") or (options is not None and options.figures_to_model)):',
         'if not (settings or {}).get("figures_to_model"):',
         ("tests/providers/test_provider_images.py::test_a_tool_that_only_draws_sends_its_figure_when_it_opts_in",),
@@ -1180,7 +1180,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "images-always-to-model",
-        "_reply.py",
+        "engine/_reply.py",
         'if config.spec.settings["images_to_model"] else without_images(state.conversation)',
         "if True else without_images(state.conversation)",
         ("tests/providers/test_provider_images.py::test_a_model_that_takes_no_images_gets_a_note_instead",),
@@ -1216,7 +1216,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "prompt-cache-setting-ignored",
-        "_reply.py",
+        "engine/_reply.py",
         'prompt_cache=config.spec.settings["prompt_cache"],',
         "prompt_cache=True,",
         ("tests/providers/test_provider_prompt_cache.py::test_prompt_cache_false_sends_no_mark",),
@@ -1280,7 +1280,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "oversized-request-sent",
-        "_reply.py",
+        "engine/_reply.py",
         "        if too_big is not None:\n",
         "        if False:\n",
         ("tests/providers/test_provider_context.py::test_a_first_request_larger_than_the_window_is_never_sent",),
@@ -1298,7 +1298,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "context-estimate-ignores-what-came-after",
-        "_context.py",
+        "engine/_context.py",
         "usage.input + usage.cache_read + usage.cache_write + usage.output, messages[last + 1 :], 0",
         "usage.input + usage.cache_read + usage.cache_write + usage.output, [], 0",
         ("tests/providers/test_provider_context.py::test_a_later_round_that_would_not_fit_stops_before_it_is_sent",),
@@ -1322,7 +1322,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "nested-run-span-not-under-its-call",
-        "_tracing.py",
+        "observe/_tracing.py",
         'parent, agent = open_calls[-1] if open_calls else (None, "")',
         'parent, agent = None, ""',
         ("tests/core/test_tracing.py::test_a_run_with_two_rounds_a_call_and_a_nested_run_is_one_span_tree",),
@@ -1330,7 +1330,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "tool-contents-always-traced",
-        "_tracing.py",
+        "observe/_tracing.py",
         "        if self._content:\n            _set(span, {TOOL_ARGUMENTS",
         "        if True:\n            _set(span, {TOOL_ARGUMENTS",
         ("tests/core/test_tracing.py::test_a_run_with_two_rounds_a_call_and_a_nested_run_is_one_span_tree",),
@@ -1338,7 +1338,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "nested-runs-traced-twice",
-        "engine.py",
+        "engine/execute.py",
         'if not settings["trace"] or spec.depth != 0:',
         'if not settings["trace"]:',
         ("tests/core/test_tracing.py::test_a_run_with_two_rounds_a_call_and_a_nested_run_is_one_span_tree",),
@@ -1346,7 +1346,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "trace-without-the-api",
-        "settings.py",
+        "engine/settings.py",
         'if importlib.util.find_spec("opentelemetry") is None or',
         "if False and",
         ("tests/core/test_tracing.py::test_without_the_api_trace_is_one_clear_error",),
@@ -1405,7 +1405,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     # -- the tool-design lab, round 2: reruns, runs as tests, policies, judges, views ---------
     M(
         "rerun-skips-recorded-messages",
-        "_round_sources.py",
+        "engine/_round_sources.py",
         "return [*recorded.then, *pending]",
         "return pending",
         ("tests/core/test_rerun.py::test_the_messages_the_recording_delivered_are_delivered_again",),
@@ -1413,7 +1413,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "rerun-compares-after-divergence",
-        "_divergence.py",
+        "engine/_divergence.py",
         "if plan is None or diverged or not 1 <= number",
         "if plan is None or not 1 <= number",
         ("tests/core/test_rerun.py::test_live_asks_the_model_only_after_the_divergence_and_only_once",),
@@ -1421,7 +1421,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "rerun-asks-the-answer-round",
-        "_round_sources.py",
+        "engine/_round_sources.py",
         "recorded = round_to_rerun(self.plan, round.number, self.diverged)\n        return round.play(",
         "recorded = None\n        return round.play(",
         ("tests/core/test_rerun.py::test_the_answer_round_at_a_limit_is_played_back_too",),
@@ -1429,7 +1429,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "rerun-always-stops",
-        "_round_sources.py",
+        "engine/_round_sources.py",
         "        if not self.plan.live:\n",
         "        if True:\n",
         ("tests/core/test_rerun.py::test_live_asks_the_model_only_after_the_divergence_and_only_once",),
@@ -1437,7 +1437,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "rerun-recording-ends-a-round-early",
-        "_divergence.py",
+        "engine/_divergence.py",
         "if plan is None or diverged or rounds_so_far < len(plan.rounds):",
         "if plan is None or diverged or rounds_so_far <= len(plan.rounds):",
         ("tests/core/test_rerun.py::test_a_recording_that_ends_before_the_rerun_does_is_a_divergence",),
@@ -1445,7 +1445,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "rerun-ignores-the-error-flag",
-        "_divergence.py",
+        "engine/_divergence.py",
         "return result.is_error, [block",
         "return True, [block",
         ("tests/core/test_rerun.py::test_a_result_that_reads_the_same_but_failed_in_the_recording_diverges",),
@@ -1453,7 +1453,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "rerun-limit-overwrites-diverged",
-        "_loop_state.py",
+        "engine/_loop_state.py",
         '"aborted",\n            "diverged",\n        ):',
         '"aborted",\n        ):',
         ("tests/core/test_rerun.py::test_a_recording_that_ends_before_the_rerun_does_is_a_divergence",),
@@ -1461,7 +1461,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "rerun-registered-over-given",
-        "forking.py",
+        "engine/forking.py",
         "replacements.pop(name, None)\n            or runtime.registry.get(name)\n",
         "runtime.registry.get(name)\n            or replacements.pop(name, None)\n",
         ("tests/core/test_rerun.py::test_tools_given_replace_the_tools_of_the_same_name",),
@@ -1469,7 +1469,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "to-test-unmasked",
-        "_run_test.py",
+        "lab/_run_test.py",
         "writer = CodeWriter(scrub=scrub)",
         "writer = CodeWriter(scrub=lambda value: value)",
         ("tests/core/test_run_to_test.py::test_secrets_are_masked_in_the_test_and_the_cassette",),
@@ -1477,7 +1477,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "to-test-prompt-as-code",
-        "_run_test.py",
+        "lab/_run_test.py",
         'f"PROMPT = {writer.literal(prompt)}",',
         'f\'PROMPT = """{prompt}"""\',',
         ("tests/core/test_run_to_test.py::test_text_from_the_run_never_becomes_code",),
@@ -1485,7 +1485,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "to-test-not-ok",
-        "_run_test.py",
+        "lab/_run_test.py",
         'ok = all(r.status == "done" for r in run.tool_results)',
         "ok = False",
         (
@@ -1495,7 +1495,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "literal-nan-bare",
-        "_code_writer.py",
+        "core/_code_writer.py",
         "    if math.isfinite(value):",
         "    if True:",
         ("tests/core/test_code_writer.py::test_non_finite_numbers_are_written_as_float_calls",),
@@ -1503,7 +1503,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "to-test-overwrites",
-        "_run_test.py",
+        "lab/_run_test.py",
         "        if target.exists() and not overwrite:",
         "        if False:",
         ("tests/core/test_run_to_test.py::test_an_existing_test_is_kept_unless_overwrite_is_given",),
@@ -1511,7 +1511,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "to-test-module-tool-copied",
-        "_run_test.py",
+        "lab/_run_test.py",
         "        found = _importable(tool, test_folder)",
         "        found = None",
         ("tests/core/test_run_to_test.py::test_a_tool_from_an_importable_module_is_imported_so_edits_to_it_count",),
@@ -1529,7 +1529,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "span-name-unmasked",
-        "_tracing.py",
+        "observe/_tracing.py",
         "self._tracer.start_span(secrets.mask(name),",
         "self._tracer.start_span(name,",
         (
@@ -1539,7 +1539,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "judge-fence-fixed",
-        "evaluation/_judge.py",
+        "lab/evaluation/_judge.py",
         'boundary = "RUN-" + hashlib.sha256(',
         'boundary = "=====" or hashlib.sha256(',
         ("tests/evaluation/test_judge.py::test_the_graded_run_cannot_end_its_own_block_and_speak_outside_it",),
@@ -1547,7 +1547,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "to-test-no-imports",
-        "_run_test.py",
+        "lab/_run_test.py",
         "            imports.update(_imports_for(tool.fn, source))\n",
         "",
         ("tests/core/test_run_to_test.py::test_the_names_a_tool_uses_are_imported_as_its_module_had_them",),
@@ -1555,7 +1555,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "called-in-order-any-length",
-        "check.py",
+        "lab/check.py",
         "        if len(wanted) != len(self._picks):",
         "        if False:",
         ("tests/core/test_check_and_code.py::test_a_failing_check_names_what_was_expected_and_lists_what_the_run_did",),
@@ -1563,7 +1563,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "called-in-order-ok-ignored",
-        "check.py",
+        "lab/check.py",
         "            if not pick.matches(name, arguments, ok):",
         "            if not pick.matches(name, arguments, False):",
         ("tests/core/test_check_and_code.py::test_called_in_order_with_ok_needs_each_pick_to_have_run",),
@@ -1571,7 +1571,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "policy-keyword-order",
-        "approval_policy.py",
+        "core/approval_policy.py",
         '(("deny", deny), ("ask", ask), ("allow", allow))',
         '(("allow", allow), ("ask", ask), ("deny", deny))',
         ("tests/core/test_approval_policy.py::test_deny_is_checked_before_ask_and_allow_whatever_the_keyword_order",),
@@ -1579,7 +1579,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "policy-last-match-wins",
-        "approval_policy.py",
+        "core/approval_policy.py",
         "            for rule in rules:",
         "            for rule in reversed(rules):",
         ("tests/core/test_approval_policy.py::test_rules_are_checked_in_the_order_given_and_the_first_match_wins",),
@@ -1587,7 +1587,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "policy-default-ignored",
-        "approval_policy.py",
+        "core/approval_policy.py",
         'return Decision(self.default, None, "default") if self.default is not None else None',
         "return None",
         ("tests/core/test_approval_policy.py::test_the_default_decides_every_call_no_rule_matches",),
@@ -1595,7 +1595,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "session-rule-changes-the-policy",
-        "approval_policy.py",
+        "core/approval_policy.py",
         "return replace(self, session=session, ask_with=self.ask_with or ask_with, asks_with_view=borrowed)",
         'object.__setattr__(self, "session", session); return self',
         (
@@ -1629,7 +1629,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "judge-verdict-inverted",
-        "evaluation/_judge.py",
+        "lab/evaluation/_judge.py",
         'Judgement(value["decision"] == "pass",',
         'Judgement(value["decision"] == "fail",',
         (
@@ -1639,7 +1639,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "judge-cost-in-run-cost",
-        "evaluation/_report.py",
+        "lab/evaluation/_report.py",
         "            row.judge_runs.append(verdict.run)\n",
         (
             "            row.judge_runs.append(verdict.run)\n"
@@ -1650,7 +1650,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "judge-fresh-runtime-each-verdict",
-        "evaluation/_judge.py",
+        "lab/evaluation/_judge.py",
         "graded = self.runtime.run(",
         "graded = self.runtime.replace().run(",
         ("tests/evaluation/test_judge.py::test_a_recorded_judge_replays_the_same_verdicts_offline",),
@@ -1658,7 +1658,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "checks-or-judges",
-        "evaluation/_report.py",
+        "lab/evaluation/_report.py",
         'if row.verdict != "pass":\n                return',
         'if row.verdict == "pass":\n                return',
         (
@@ -1668,7 +1668,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "compare-lists-equal",
-        "evaluation/_views.py",
+        "lab/evaluation/_views.py",
         "any(_field(row_a, f) != _field(row_b, f) for f in fields)",
         "any(_field(row_a, f) == _field(row_b, f) for f in fields)",
         ("tests/evaluation/test_views.py::test_compare_lists_only_the_prompts_where_the_two_models_differ",),
@@ -1676,7 +1676,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "sort-reversed",
-        "evaluation/_views.py",
+        "lab/evaluation/_views.py",
         "reverse=descending",
         "reverse=not descending",
         (
@@ -1686,7 +1686,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "judge-reason-markup",
-        "evaluation/_html.py",
+        "lab/evaluation/_html.py",
         'f"judge: {escape(j.reason)}"',
         'f"judge: {j.reason}"',
         ("tests/evaluation/test_views.py::test_markup_from_outside_stays_text_in_every_view",),
@@ -1738,7 +1738,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "rerun-same-ignored",
-        "_divergence.py",
+        "engine/_divergence.py",
         "    if same is None:\n        return _as_the_model_reads(before) == _as_the_model_reads(now)",
         "    if True:\n        return _as_the_model_reads(before) == _as_the_model_reads(now)",
         ("tests/core/test_rerun.py::test_same_decides_what_counts_as_the_same_result",),
@@ -1805,7 +1805,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "context-count-from-the-oldest-reply",
-        "_context.py",
+        "engine/_context.py",
         "for index in reversed(range(len(messages))):",
         "for index in range(len(messages)):",
         (
@@ -1815,7 +1815,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "context-count-ignores-a-cached-prompt",
-        "_context.py",
+        "engine/_context.py",
         "message.usage.input + message.usage.cache_read > 0",
         "message.usage.input > 0",
         (

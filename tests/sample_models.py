@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 import openprogram_jupyter as op
-from openprogram_jupyter.events import RetryWait
+from openprogram_jupyter.core.events import RetryWait
 
 
 class NoticingModel(op.Model):

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
-    from ..run import Run
+    from ..engine.run import Run
 
 __all__ = ["AgentMagics", "load_ipython_extension", "show_run", "unload_ipython_extension"]
 
@@ -40,8 +40,8 @@ def load_ipython_extension(shell: InteractiveShell) -> None:
     ``runtime`` is put in the namespace unless a variable of that name exists already and
     is not a Runtime (a user's own variable is never overwritten).
     """
-    from .._viewer import provide_viewer
-    from ..runtime import Runtime, default_runtime
+    from ..core._viewer import provide_viewer
+    from ..engine.runtime import Runtime, default_runtime
     from ._magics import AgentMagics
     from ._transformer import CELL_FUNCTION, make_transformer
     from ._warm_up import start_warm_up, wait_for_warm_up

@@ -14,11 +14,11 @@ import contextvars
 import threading
 from typing import TYPE_CHECKING
 
-from ..events import AgentEndEvent, Event
+from ..core.events import AgentEndEvent, Event
 from ._cell import TICK_SECONDS, OneRun, Outcome, click_path, failed, hooked_spec, live_for, record, store
 
 if TYPE_CHECKING:
-    from ..runtime import RunHandle
+    from ..engine.runtime import RunHandle
     from ._magics import AgentMagics, CellPlan
 
 __all__ = ["start_background"]

@@ -28,7 +28,7 @@ class Controls:
 
     ``stop()`` asks the run to end; ``steer(text)`` queues a user message;
     ``decide(call_id, answer)`` answers a waiting call (``True``, ``False``, an
-    :class:`~openprogram_jupyter.approvals.Edit` or :class:`~openprogram_jupyter.approvals.Skip`)
+    :class:`~openprogram_jupyter.core.approvals.Edit` or :class:`~openprogram_jupyter.core.approvals.Skip`)
     and returns why the answer was not taken (arguments the schema refuses), else ``None``.
     ``awaiting`` returns the ids of calls currently waiting. With ``step`` every pick waits,
     and its card shows Run / Edit / Skip / Stop rather than Approve / Deny. With ``always``

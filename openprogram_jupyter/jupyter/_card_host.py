@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from .._secrets import Secrets
+    from ..core._secrets import Secrets
     from ..render.tree import RunNode
     from ._buttons import Controls
 

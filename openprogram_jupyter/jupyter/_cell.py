@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from IPython.core.error import UsageError
 
-from .._controls import visible_controls
-from .._install import install_hint
-from .._json import JsonObject
-from .._secrets import mask
-from .._stop import waiting_time
-from ..approval_policy import Policy
-from ..approvals import Skip
-from ..errors import ArgumentError, DecisionError, SetupError
+from ..core._controls import visible_controls
+from ..core._install import install_hint
+from ..core._json import JsonObject
+from ..core._secrets import mask
+from ..core._stop import waiting_time
+from ..core.approval_policy import Policy
+from ..core.approvals import Skip
+from ..core.errors import ArgumentError, DecisionError, SetupError
 from ._cell_errors import RunFailed, RunInterrupted, where_the_run_is
 from ._live import LiveRun
 from ._saved_runs import saved_run_metadata
@@ -32,8 +32,8 @@ from ._saved_runs import saved_run_metadata
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
-    from ..run import Run
-    from ..tool_execution import ApprovalRequest
+    from ..engine.run import Run
+    from ..engine.tool_execution import ApprovalRequest
     from ._magics import AgentMagics, CellPlan
 
 __all__ = [

@@ -7,8 +7,8 @@ user reads one line that says what happened and where the Run is.
 
 from __future__ import annotations
 
-from .._controls import visible_controls
-from .._secrets import mask
+from ..core._controls import visible_controls
+from ..core._secrets import mask
 
 __all__ = ["CellError", "RunFailed", "RunInterrupted", "where_the_run_is"]
 

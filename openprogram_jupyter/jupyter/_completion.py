@@ -68,8 +68,8 @@ def _none(magics: AgentMagics) -> list[str]:
 
 
 def _runs(magics: AgentMagics) -> list[str]:
-    from ..run import Run
-    from ..runtime import RunHandle
+    from ..engine.run import Run
+    from ..engine.runtime import RunHandle
 
     return [
         name
@@ -106,9 +106,9 @@ def _providers(magics: AgentMagics) -> list[str]:
 
 
 def _model_strings(magics: AgentMagics) -> list[str]:
+    from ..engine.runtime import Runtime
     from ..models import Model
     from ..models.providers import PROVIDER_INFOS
-    from ..runtime import Runtime
 
     strings = [info.default_model_name for info in PROVIDER_INFOS if info.default_model_name]
     variables = [

@@ -45,8 +45,8 @@ from ._cell import (
 )
 
 if TYPE_CHECKING:
-    from ..run import Run
-    from ..runtime import RunHandle
+    from ..engine.run import Run
+    from ..engine.runtime import RunHandle
     from ._magics import AgentMagics, CellPlan
 
 __all__ = ["Board", "run_awaited", "run_blocking"]

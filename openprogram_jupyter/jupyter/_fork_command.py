@@ -24,9 +24,9 @@ from IPython.core.error import UsageError
 from ._options import CellOptions
 
 if TYPE_CHECKING:
-    from ..run import Run
-    from ..runtime import Runtime
-    from ..spec import RunSpec
+    from ..engine.run import Run
+    from ..engine.runtime import Runtime
+    from ..engine.spec import RunSpec
     from ._magics import AgentMagics
 
 __all__ = ["FORK_USAGE", "RERUN_USAGE", "fork_command", "rerun_command"]
@@ -36,7 +36,7 @@ RERUN_USAGE = "rerun VAR [--live] [-m MODEL] [-o OUT]"
 
 
 def fork_command(magics: AgentMagics, rest: str) -> None:
-    from ..forking import fork_spec
+    from ..engine.forking import fork_spec
 
     words = _parse(rest, FORK_USAGE, positional=2)
     if not words.positional[1].isdigit():
@@ -54,7 +54,7 @@ def fork_command(magics: AgentMagics, rest: str) -> None:
 
 
 def rerun_command(magics: AgentMagics, rest: str) -> None:
-    from ..rerun import rerun_spec
+    from ..engine.rerun import rerun_spec
 
     words = _parse(rest, RERUN_USAGE, positional=1, switches=("--live",))
     name, live = words.positional[0], "--live" in words.switches
@@ -69,8 +69,8 @@ def rerun_command(magics: AgentMagics, rest: str) -> None:
 
 
 def _run_and_runtime(magics: AgentMagics, command: str, name: str, model: str | None) -> tuple[Run, Runtime]:
-    from ..run import Run
-    from ..runtime import default_runtime
+    from ..engine.run import Run
+    from ..engine.runtime import default_runtime
 
     if name not in magics.namespace:
         raise UsageError(f"%agent {command}: no variable {name!r} in the notebook")
@@ -86,7 +86,7 @@ def _run_and_runtime(magics: AgentMagics, command: str, name: str, model: str | 
 
 
 def _spec_or_usage_error(build: Any) -> RunSpec:
-    from ..errors import SetupError
+    from ..core.errors import SetupError
 
     try:
         spec: RunSpec = build()

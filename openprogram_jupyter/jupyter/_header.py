@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from html import escape
 
-from ..messages import Usage
+from ..core.messages import Usage
 from ..render import _format as fmt
 from ..render.tree import RoundNode, RunNode, TreeBuilder, elapsed
 

@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING
 
 from IPython.core.error import UsageError
 
-from .._key_sources import origins, set_key
+from ..core._key_sources import origins, set_key
 from ..render._safe import display_bundle
 from ..render._table import html_table
 
 if TYPE_CHECKING:
-    from ..runtime import Runtime
+    from ..engine.runtime import Runtime
     from ._magics import AgentMagics
 
 __all__ = ["key_command"]

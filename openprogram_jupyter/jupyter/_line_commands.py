@@ -205,7 +205,7 @@ def _test(magics: AgentMagics, rest: str) -> None:
     (``Run.to_test``; ``--force`` writes over an existing one)."""
     import shlex
 
-    from ..errors import SetupError
+    from ..core.errors import SetupError
 
     usage = "test VAR PATH [--tools-from MODULE] [--force]"
     words = shlex.split(rest)

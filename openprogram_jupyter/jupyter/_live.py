@@ -22,13 +22,13 @@ from dataclasses import dataclass
 from html import escape
 from typing import TYPE_CHECKING, Any
 
-from .._controls import visible_controls
-from .._json import JsonObject
-from .._secrets import Secrets
-from .._stop import StopToken
-from ..approval_policy import Rule, SessionRules
-from ..approvals import Edit
-from ..errors import ArgumentError
+from ..core._controls import visible_controls
+from ..core._json import JsonObject
+from ..core._secrets import Secrets
+from ..core._stop import StopToken
+from ..core.approval_policy import Rule, SessionRules
+from ..core.approvals import Edit
+from ..core.errors import ArgumentError
 from ..render import render_bundle
 from ..render._safe import display_bundle, update_bundle
 from ..render.tree import TreeBuilder
@@ -36,9 +36,9 @@ from ._buttons import Always
 from ._view import Controls, RunView
 
 if TYPE_CHECKING:
-    from ..events import Event
-    from ..run import Run
-    from ..tool_execution import ApprovalRequest
+    from ..core.events import Event
+    from ..engine.run import Run
+    from ..engine.tool_execution import ApprovalRequest
 
 __all__ = ["LiveRun", "static_bundle"]
 

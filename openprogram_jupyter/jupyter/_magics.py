@@ -19,7 +19,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from traitlets import Float, Int, Unicode
 
-from ..approval_policy import SessionRules
+from ..core.approval_policy import SessionRules
 from ._options import FLAGS, USAGE, CellOptions, HelpRequested, fill_prompt, parse_options
 from ._sessions import Session, Sessions
 from ._warm_up import wait_for_warm_up
@@ -27,9 +27,9 @@ from ._warm_up import wait_for_warm_up
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
+    from ..engine.runtime import Runtime
+    from ..engine.spec import RunSpec
     from ..models import Model
-    from ..runtime import Runtime
-    from ..spec import RunSpec
 
 __all__ = ["AgentMagics", "CellPlan", "offline_note"]
 
@@ -176,7 +176,7 @@ class AgentMagics(Magics):
         return [self._plan_one(dataclasses.replace(options, model=name), prompt) for name in models]
 
     def _plan_one(self, options: CellOptions, prompt: str) -> CellPlan:
-        from ..errors import SetupError
+        from ..core.errors import SetupError
 
         runtime, notes = self._runtime_for(options.model, options.base_url)
         if options.record is not None:
@@ -229,7 +229,7 @@ class AgentMagics(Magics):
         """The Runtime every cell derives from: the notebook's ``runtime`` variable as the user
         last bound it (``runtime = op.Runtime(approve=...)`` counts), else the one
         ``%load_ext`` made, else the process-wide default."""
-        from ..runtime import Runtime, default_runtime
+        from ..engine.runtime import Runtime, default_runtime
 
         bound = self.shell.user_ns.get("runtime") if self.shell is not None else None
         if isinstance(bound, Runtime):
@@ -242,8 +242,8 @@ class AgentMagics(Magics):
         model, a model string, ``offline`` — runs on :meth:`base_runtime` with that model in
         place of its own (``replace``), so its approver, session rules, deny list, caps,
         registry and settings hold; a variable holding a Runtime is that Runtime."""
+        from ..engine.runtime import Runtime
         from ..models import Model
-        from ..runtime import Runtime
 
         notes: list[str] = []
         namespace = self.namespace
@@ -312,7 +312,7 @@ class AgentMagics(Magics):
 
     def _at(self, runtime: Runtime, base_url: str) -> Runtime:
         """``runtime`` with its model string sent to ``base_url`` (its key and the rest kept)."""
-        from ..errors import SetupError
+        from ..core.errors import SetupError
 
         try:
             moved = runtime.replace(base_url=base_url)

@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from IPython.core.error import UsageError
 
-from ..errors import SetupError
-from ..settings import Flag as SettingFlag
-from ..settings import Setting
+from ..core.errors import SetupError
+from ..engine.settings import Flag as SettingFlag
+from ..engine.settings import Setting
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
@@ -74,9 +74,9 @@ class Flag:
 
 
 def _setting_flags() -> tuple[Flag, ...]:
-    """A flag for every run setting declared with one (:mod:`openprogram_jupyter.settings`):
+    """A flag for every run setting declared with one (:mod:`openprogram_jupyter.engine.settings`):
     its value goes to the run option of the same name, where the keyword's check applies."""
-    from ..settings import SETTINGS
+    from ..engine.settings import SETTINGS
 
     return tuple(
         Flag(

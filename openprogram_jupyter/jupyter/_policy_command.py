@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from IPython.core.error import UsageError
 
-from ..approval_policy import Policy, Rule
+from ..core.approval_policy import Policy, Rule
 from ..render._safe import display_bundle
 from ..render._table import html_table
 

@@ -30,15 +30,15 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
-from .._json import JsonObject, loads_valid
-from .._secrets import Secrets
-from ..messages import Message, dump_message
+from ..core._json import JsonObject, loads_valid
+from ..core._secrets import Secrets
+from ..core.messages import Message, dump_message
 from ..models._json_depth import nesting_past
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
-    from ..run import Run
+    from ..engine.run import Run
 
 __all__ = [
     "METADATA_KEY",

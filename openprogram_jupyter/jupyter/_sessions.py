@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..run import Run
+    from ..engine.run import Run
 
 __all__ = ["Session", "Sessions"]
 

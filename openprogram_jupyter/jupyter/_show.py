@@ -13,8 +13,8 @@ from ..render._safe import display_bundle
 from ._view import Controls, RunView
 
 if TYPE_CHECKING:
-    from ..run import Run
-    from ..runtime import RunHandle
+    from ..engine.run import Run
+    from ..engine.runtime import RunHandle
 
 __all__ = ["show_run"]
 
@@ -27,8 +27,8 @@ def show_run(shown: Run | RunHandle) -> None:
     on (a background handle) is followed by a live view until it ends, its new events
     polled ten times a second. Outside a widget frontend the static transcript is displayed.
     """
-    from ..run import Run
-    from ..runtime import RunHandle
+    from ..engine.run import Run
+    from ..engine.runtime import RunHandle
 
     handle = shown if isinstance(shown, RunHandle) else None
     run = shown.run if isinstance(shown, RunHandle) else shown

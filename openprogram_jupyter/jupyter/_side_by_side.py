@@ -13,15 +13,15 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING, Any
 
-from .._json import JsonObject
-from .._secrets import Secrets
+from ..core._json import JsonObject
+from ..core._secrets import Secrets
 from ..render._safe import display_bundle, update_bundle
 from ..render.markdown import code_span
 from ._inert_widget import inert_widget
 from ._live import LiveRun, static_bundle
 
 if TYPE_CHECKING:
-    from ..run import Run
+    from ..engine.run import Run
 
 __all__ = ["SideBySide", "side_by_side_bundle"]
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any, Literal
 
-from .._json import JsonObject
+from ..core._json import JsonObject
 from ..render import _format as fmt
 from ._typed_box import TypedBox
 

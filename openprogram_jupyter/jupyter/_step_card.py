@@ -21,8 +21,8 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING, Any
 
-from .._json import loads_valid
-from ..approvals import Edit, Skip
+from ..core._json import loads_valid
+from ..core.approvals import Edit, Skip
 from ..render import _format as fmt
 from ..render.tree import CallNode
 from ._always import always_buttons

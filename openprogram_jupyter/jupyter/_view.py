@@ -30,14 +30,10 @@ from collections.abc import Callable
 from html import escape
 from typing import TYPE_CHECKING, Any
 
-from .._json import JsonObject
-from .._secrets import Secrets
+from ..core._json import JsonObject
+from ..core._secrets import Secrets
 from ..render import _format as fmt
-from ..render.tree import (
-    RunNode,
-    TreeBuilder,
-    UserNode,
-)
+from ..render.tree import RunNode, TreeBuilder, UserNode
 from ._buttons import Controls
 from ._header import header_html
 from ._inert_widget import inert_widget
@@ -46,7 +42,7 @@ from ._steering import SteeringRow
 from ._tree_widgets import WIDGET_OF, TreeWidgets
 
 if TYPE_CHECKING:
-    from ..events import Event
+    from ..core.events import Event
 
 __all__ = ["WIDGET_MIME", "WIDGET_OF", "Controls", "RunView"]  # WIDGET_OF: from _tree_widgets
 
@@ -180,8 +176,8 @@ class RunView:
         """Queue an event. Safe from any thread; never touches a widget.
 
         The next :meth:`tick` folds it; an object whose class is not one of
-        :data:`~openprogram_jupyter.events.EVENT_TYPES` makes that tick raise
-        :class:`~openprogram_jupyter.events.UnhandledKindError`.
+        :data:`~openprogram_jupyter.core.events.EVENT_TYPES` makes that tick raise
+        :class:`~openprogram_jupyter.core.events.UnhandledKindError`.
         """
         self._inbox.append(event)
 

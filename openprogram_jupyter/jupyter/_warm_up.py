@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
-    from ..jupyter._magics import AgentMagics
-    from ..runtime import Runtime
+    from ..engine.runtime import Runtime
+    from ._magics import AgentMagics
 
 __all__ = ["THREAD_NAME", "start_warm_up", "wait_for_warm_up", "warm_up"]
 
@@ -37,9 +37,9 @@ _taken_over = threading.Event()  # set by a cell that takes the remaining import
 # What the first cell needs before its request goes out, in that order (the SDK follows:
 # see warm_up), then what it needs only once the reply is in.
 _BEFORE_REQUEST = (
-    "openprogram_jupyter.loop",
-    "openprogram_jupyter.engine",
-    "openprogram_jupyter.run",
+    "openprogram_jupyter.engine.loop",
+    "openprogram_jupyter.engine.execute",
+    "openprogram_jupyter.engine.run",
     "openprogram_jupyter.tools",
     "openprogram_jupyter.jupyter._foreground",
     "openprogram_jupyter.jupyter._view",

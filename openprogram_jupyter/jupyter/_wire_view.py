@@ -24,12 +24,12 @@ from dataclasses import dataclass
 from html import escape
 from typing import TYPE_CHECKING, Any
 
-from .._json import JsonObject
+from ..core._json import JsonObject
 from ..models._provider_info import tools_and_choice
 from ..render._safe import safe_bundle
 
 if TYPE_CHECKING:
-    from ..run import Run
+    from ..engine.run import Run
 
 __all__ = ["HIGHLIGHT", "round_summary", "wire_bundle"]
 

@@ -12,9 +12,9 @@ import importlib
 import os
 from typing import Any
 
-from .._install import missing_dependency_message
-from .._key_sources import fill_missing_keys
-from .._secrets import remember
+from ..core._install import missing_dependency_message
+from ..core._key_sources import fill_missing_keys
+from ..core._secrets import remember
 from ._provider_common import RetryPolicy
 from .base import MessageBuilder, Model, ModelRequest, ToolChoice, normalize_tool_choice
 from .providers import DEFAULT_MODELS, PROVIDERS, SECRET_ENV_VARS, provider_info
@@ -59,7 +59,7 @@ def resolve_model(model: str | Model | None, *, api_key: str | None = None, base
     ``ValueError`` saying which and how to fix it. Key variables that are not set are
     looked for first in a ``.env`` file and Colab's secrets (:mod:`.._key_sources`).
     ``api_key`` is known as a secret from here on
-    (:func:`~openprogram_jupyter._secrets.remember`), whichever model it is for.
+    (:func:`~openprogram_jupyter.core._secrets.remember`), whichever model it is for.
     """
     remember(api_key)
     if isinstance(model, Model):

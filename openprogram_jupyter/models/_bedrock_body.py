@@ -15,7 +15,7 @@ import threading
 import uuid
 from typing import Any
 
-from .._json import JsonObject
+from ..core._json import JsonObject
 from ._incremental import join_list
 from ._json_data import to_json_data
 

@@ -33,7 +33,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._json import JsonObject
+from ..core._json import JsonObject
 from ._history import forced_tool_name, history_has_tool_blocks, stub_specs_for_history
 from ._provider_info import Spec, declared_parameters
 from .base import ModelRequest

@@ -12,7 +12,7 @@ import socket
 import threading
 from typing import Any
 
-from .._json import JsonObject
+from ..core._json import JsonObject
 from . import _bedrock_body
 
 __all__ = ["StreamPump", "close_stream"]

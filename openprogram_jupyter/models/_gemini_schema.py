@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from .._json import JsonObject
+from ..core._json import JsonObject
 from ._provider_info import Spec, declared_parameters
 
 __all__ = ["gemini_function_declaration", "gemini_schema_problems"]

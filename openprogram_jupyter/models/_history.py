@@ -10,8 +10,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._json import JsonObject, loads_valid
-from ..messages import AssistantMessage, ImageContent, TextContent, ToolCall, ToolResultMessage, UserMessage
+from ..core._json import JsonObject, loads_valid
+from ..core.messages import AssistantMessage, ImageContent, TextContent, ToolCall, ToolResultMessage, UserMessage
 
 __all__ = [
     "AssistantTurn",

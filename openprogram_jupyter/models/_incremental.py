@@ -38,8 +38,8 @@ import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .._json import JsonObject
-from ..messages import ToolResultMessage, UserMessage
+from ..core._json import JsonObject
+from ..core.messages import ToolResultMessage, UserMessage
 from ._history import AssistantTurn, paired_history
 
 __all__ = ["HistoryMemo", "common_prefix", "encode_json", "join_list", "takes_raw_bodies"]

@@ -22,13 +22,13 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
 from contextlib import aclosing
 from typing import Any
 
-from .._install import missing_dependency_message
-from .._json import JsonObject
-from .._key_sources import origin_of
-from .._secrets import mask, remember
-from ..errors import PROVIDER_SAID, ProviderError
-from ..events import AssistantUpdate, RetryWait
-from ..messages import ReplyError, Usage, UserMessage
+from ..core._install import missing_dependency_message
+from ..core._json import JsonObject
+from ..core._key_sources import origin_of
+from ..core._secrets import mask, remember
+from ..core.errors import PROVIDER_SAID, ProviderError
+from ..core.events import AssistantUpdate, RetryWait
+from ..core.messages import ReplyError, Usage, UserMessage
 from ._incremental import HistoryMemo
 from ._provider_errors import (
     RetryPolicy,

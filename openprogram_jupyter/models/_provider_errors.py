@@ -4,7 +4,7 @@ error says.
 :class:`RetryPolicy` and the retry helpers decide a model call's retries (never a tool's);
 :func:`error_details` reads the message and code of an error body in any provider's shape;
 :func:`transport_error`, :func:`connection_failed` and :func:`connection_retryable` turn an
-SDK's or httpx's transport exception into a :class:`~openprogram_jupyter.errors.ProviderError`
+SDK's or httpx's transport exception into a :class:`~openprogram_jupyter.core.errors.ProviderError`
 that names the URL it tried. :mod:`._provider_common` gives them to the providers.
 """
 
@@ -17,7 +17,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..errors import ProviderError
+from ..core.errors import ProviderError
 
 __all__ = [
     "RetryPolicy",

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .._json import JsonObject
+from ..core._json import JsonObject
 
 __all__ = [
     "PLAIN_TOOL_NAME",

@@ -26,8 +26,8 @@ import json
 from collections.abc import Collection, Iterator, Sequence
 from typing import Any
 
-from .._json import loads_valid
-from ..messages import AssistantMessage, TextContent, ToolCall, ToolResultMessage, new_id
+from ..core._json import loads_valid
+from ..core.messages import AssistantMessage, TextContent, ToolCall, ToolResultMessage, new_id
 
 __all__ = ["TEXT_CALL_KEY", "is_written_as_text", "read_text_tool_calls", "tool_responses_text", "written_reply"]
 

@@ -35,8 +35,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .._json import JsonObject, valid_text
-from .._secrets import Secrets
+from ..core._json import JsonObject, valid_text
+from ..core._secrets import Secrets
 from ._incremental import common_prefix
 from ._json_data import to_json_data
 from ._wire_preview import wire_preview

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._json import JsonObject, loads_valid
+from ..core._json import JsonObject, loads_valid
 
 __all__ = ["anthropic_frames", "bedrock_frames", "gemini_frames", "openai_chat_frames", "openai_responses_frames"]
 

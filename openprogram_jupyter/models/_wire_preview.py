@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._json import JsonObject
+from ..core._json import JsonObject
 from .base import ModelRequest
 
 __all__ = ["model_string", "wire_preview"]

@@ -36,9 +36,9 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator
 from typing import Any
 
-from .._json import JsonObject
-from ..events import AssistantUpdate
-from ..messages import ImageContent, TextContent, ThinkingContent, ToolCall, UserMessage
+from ..core._json import JsonObject
+from ..core.events import AssistantUpdate
+from ..core.messages import ImageContent, TextContent, ThinkingContent, ToolCall, UserMessage
 from ._history import (
     AssistantTurn,
     append_merged,

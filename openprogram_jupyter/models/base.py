@@ -2,7 +2,7 @@
 
 A provider implements :meth:`Model.stream`. The loop hands it a :class:`ModelRequest` and a
 :class:`MessageBuilder`; the provider translates the wire stream into builder calls and
-yields each :class:`~openprogram_jupyter.events.AssistantUpdate` the builder returns. When
+yields each :class:`~openprogram_jupyter.core.events.AssistantUpdate` the builder returns. When
 the stream ends the builder's message is the reply. Providers never raise for a provider
 failure: they call :meth:`MessageBuilder.fail` with a readable message, so the run ends
 with ``stop_reason == "error"`` and its transcript intact.
@@ -20,9 +20,9 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, TypeVar
 
-from .._json import JsonObject, loads_valid, valid_json, valid_text
-from ..events import AssistantUpdate, RetryWait
-from ..messages import (
+from ..core._json import JsonObject, loads_valid, valid_json, valid_text
+from ..core.events import AssistantUpdate, RetryWait
+from ..core.messages import (
     AssistantMessage,
     AssistantStopReason,
     ErrorKind,

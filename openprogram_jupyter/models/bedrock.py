@@ -35,21 +35,14 @@ import threading
 from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Any
 
-from .._json import JsonObject
-from .._secrets import remember
-from ..events import AssistantUpdate
-from ..messages import TextContent, ThinkingContent, ToolCall, UserMessage
+from ..core._json import JsonObject
+from ..core._secrets import remember
+from ..core.events import AssistantUpdate
+from ..core.messages import TextContent, ThinkingContent, ToolCall, UserMessage
 from . import _bedrock_body
 from ._bedrock_controls import bedrock_tool, model_family, tool_config
 from ._bedrock_stream import StreamPump
-from ._history import (
-    AssistantTurn,
-    append_merged,
-    result_images,
-    result_text,
-    safe_tool_id,
-    user_blocks,
-)
+from ._history import AssistantTurn, append_merged, result_images, result_text, safe_tool_id, user_blocks
 from ._incremental import common_prefix
 from ._json_data import to_json_data
 from ._provider_common import (

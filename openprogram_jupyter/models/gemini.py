@@ -40,9 +40,9 @@ from collections.abc import AsyncGenerator
 from typing import Any
 from urllib.parse import quote
 
-from .._json import JsonObject
-from ..events import AssistantUpdate
-from ..messages import TextContent, ThinkingContent, ToolCall, Usage, UserMessage
+from ..core._json import JsonObject
+from ..core.events import AssistantUpdate
+from ..core.messages import TextContent, ThinkingContent, ToolCall, Usage, UserMessage
 from ._gemini_schema import gemini_function_declaration, gemini_schema_problems
 from ._history import AssistantTurn, result_images, result_text, user_blocks
 from ._json_data import json_count, json_object, json_objects, json_text

@@ -14,9 +14,9 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
-from .._decision_options import example_pick
-from ..events import AssistantUpdate
-from ..messages import ToolResultMessage, UserMessage
+from ..core.events import AssistantUpdate
+from ..core.messages import ToolResultMessage, UserMessage
+from ..tools._decision_options import example_pick
 from ..tools.examples import example_arguments
 from ..tools.prompt_arguments import PromptValues, arguments_from_prompt
 from .base import MessageBuilder, Model, ModelRequest

@@ -29,9 +29,9 @@ import os
 from collections.abc import AsyncGenerator
 from typing import Any
 
-from .._json import JsonObject
-from ..events import AssistantUpdate
-from ..messages import ImageContent, TextContent, UserMessage
+from ..core._json import JsonObject
+from ..core.events import AssistantUpdate
+from ..core.messages import ImageContent, TextContent, UserMessage
 from ._history import AssistantTurn, data_url, result_images, result_text, user_blocks
 from ._incremental import takes_raw_bodies
 from ._json_data import json_count, json_object, json_objects, json_text

@@ -26,9 +26,9 @@ import json
 from collections.abc import AsyncGenerator
 from typing import Any
 
-from .._json import JsonObject
-from ..events import AssistantUpdate
-from ..messages import AssistantMessage, TextContent, ThinkingContent, UserMessage
+from ..core._json import JsonObject
+from ..core.events import AssistantUpdate
+from ..core.messages import AssistantMessage, TextContent, ThinkingContent, UserMessage
 from ._history import AssistantTurn, data_url, json_arguments, result_images, result_text, user_blocks
 from ._incremental import takes_raw_bodies
 from ._json_data import json_count, json_object, json_text

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from ..messages import Usage
+from ..core.messages import Usage
 
 __all__ = ["PRICES", "Price", "cost_of", "library_model", "lookup_keys", "price_for", "register_price"]
 

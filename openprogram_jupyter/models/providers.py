@@ -26,7 +26,7 @@ from __future__ import annotations
 import hashlib
 import os
 
-from .._secrets import watch_variables
+from ..core._secrets import watch_variables
 from . import anthropic, bedrock, gemini, openai_chat, openai_responses
 from ._provider_info import ProviderInfo, ToolRules, ToolShape
 

@@ -30,12 +30,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .._files import write_atomically
-from .._json import JsonObject
-from .._secrets import Secrets, remember
-from ..errors import CassetteError
-from ..events import AssistantUpdate
-from ..messages import AssistantMessage, UserMessage, dump_message
+from ..core._files import write_atomically
+from ..core._json import JsonObject
+from ..core._secrets import Secrets, remember
+from ..core.errors import CassetteError
+from ..core.events import AssistantUpdate
+from ..core.messages import AssistantMessage, UserMessage, dump_message
 from ._json_depth import nesting_past
 from .base import MessageBuilder, Model, ModelRequest
 from .providers import SECRET_ENV_VARS

@@ -8,8 +8,8 @@ import re
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import replace
 
-from ..events import AssistantUpdate
-from ..messages import AssistantMessage, AssistantStopReason, TextContent, ThinkingContent, ToolCall, Usage
+from ..core.events import AssistantUpdate
+from ..core.messages import AssistantMessage, AssistantStopReason, TextContent, ThinkingContent, ToolCall, Usage
 from .base import MessageBuilder, Model, ModelRequest
 
 __all__ = ["ScriptItem", "ScriptedModel"]

@@ -16,7 +16,7 @@ from ._safe import safe_bundle, safe_view
 from .tree import TreeBuilder, tree_of
 
 if TYPE_CHECKING:
-    from ..run import Run
+    from ..engine.run import Run
 
 __all__ = ["render_bundle", "render_html", "render_markdown", "render_plain"]
 

@@ -7,9 +7,9 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .._money import dollars
-from .._secrets import mask
-from ..messages import ImageContent, TextContent, ToolResultMessage, Usage
+from ..core._money import dollars
+from ..core._secrets import mask
+from ..core.messages import ImageContent, TextContent, ToolResultMessage, Usage
 from ._sanitize import is_base64
 from .tree import CallNode, RetryNode, RoundNode, RunNode, elapsed
 

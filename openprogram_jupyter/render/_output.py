@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from html import escape
 
-from .._json import JsonObject
+from ..core._json import JsonObject
 from . import _format as fmt
 from ._sanitize import clean_html, is_base64
 from ._text_html import text_html

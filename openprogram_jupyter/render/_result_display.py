@@ -12,7 +12,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from ..messages import ToolResultMessage
+from ..core.messages import ToolResultMessage
 from . import _format as fmt
 from ._sanitize import clean_html, is_base64
 

@@ -29,8 +29,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .._controls import visible_controls
-from .._secrets import Secrets
+from ..core._controls import visible_controls
+from ..core._secrets import Secrets
 from ._markdown_inert import inert_dollars
 
 __all__ = [

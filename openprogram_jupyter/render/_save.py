@@ -12,10 +12,10 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import SaveError
+from ..core.errors import SaveError
 
 if TYPE_CHECKING:
-    from ..run import Run
+    from ..engine.run import Run
 
 __all__ = ["DOCUMENT_HEAD", "DOCUMENT_TAIL", "SAVE_FORMATS", "save_transcript"]
 
@@ -42,7 +42,7 @@ def save_transcript(run: Run, path: str | os.PathLike[str]) -> Path:
 
     The suffix picks the format (:data:`SAVE_FORMATS`: ``.html`` / ``.htm`` a standalone
     page, ``.md`` / ``.markdown`` Markdown, ``.txt`` plain text). Any other suffix raises
-    :class:`~openprogram_jupyter.errors.SaveError` (a ``ValueError``) naming it and the ones
+    :class:`~openprogram_jupyter.core.errors.SaveError` (a ``ValueError``) naming it and the ones
     that work, before anything is written; so does a path that cannot be written.
     """
     from . import render_bundle

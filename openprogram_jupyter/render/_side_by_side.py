@@ -6,7 +6,7 @@ import json
 from html import escape
 from typing import Any
 
-from .._json import JsonObject
+from ..core._json import JsonObject
 from ._safe import safe_bundle
 
 __all__ = ["SideBySide", "side_by_side"]

@@ -27,22 +27,12 @@ from ._progress import progress_text
 from ._result_display import display_html
 from ._table import html_table
 from ._text_html import text_html
-from .tree import (
-    Block,
-    CallNode,
-    NodeHandlers,
-    NoticeNode,
-    RetryNode,
-    RoundNode,
-    RunNode,
-    UserNode,
-    tree_of,
-)
+from .tree import Block, CallNode, NodeHandlers, NoticeNode, RetryNode, RoundNode, RunNode, UserNode, tree_of
 
 if TYPE_CHECKING:
-    from ..events import Divergence
-    from ..messages import ToolResultMessage
-    from ..run import Run
+    from ..core.events import Divergence
+    from ..core.messages import ToolResultMessage
+    from ..engine.run import Run
 
 __all__ = ["HTML_OF", "call_html", "call_summary_html", "render_html", "run_html"]
 

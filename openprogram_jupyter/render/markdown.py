@@ -17,27 +17,17 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .._controls import visible_controls
+from ..core._controls import visible_controls
 from . import _format as fmt
 from . import _groups as groups
 from ._approval import approval_words
 from ._markdown_inert import inert_markdown
 from ._output import OUTPUT_KEPT, output_texts
 from ._result_display import display_label
-from .tree import (
-    Block,
-    CallNode,
-    NodeHandlers,
-    NoticeNode,
-    RetryNode,
-    RoundNode,
-    RunNode,
-    UserNode,
-    tree_of,
-)
+from .tree import Block, CallNode, NodeHandlers, NoticeNode, RetryNode, RoundNode, RunNode, UserNode, tree_of
 
 if TYPE_CHECKING:
-    from ..run import Run
+    from ..engine.run import Run
 
 __all__ = ["MARKDOWN_OF", "code_span", "fence", "render_markdown", "run_markdown"]
 

@@ -22,7 +22,7 @@ from ._result_display import display_label
 from .tree import Block, CallNode, NodeHandlers, NoticeNode, RetryNode, RoundNode, RunNode, UserNode, tree_of
 
 if TYPE_CHECKING:
-    from ..run import Run
+    from ..engine.run import Run
 
 __all__ = ["PLAIN_OF", "render_plain", "run_plain"]
 

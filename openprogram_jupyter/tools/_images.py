@@ -4,7 +4,7 @@ A tool may return a matplotlib ``Figure``, a PIL image, an ``IPython.display.Ima
 ``(bytes, "image/...")``, an ``op.ImageContent``, or a list mixing text and any of those.
 (Other objects with a PNG ``_repr_png_`` — a SymPy expression — stay text: the model
 reads their text better than a picture of it.) :func:`as_image` turns one
-value into an :class:`~openprogram_jupyter.messages.ImageContent`; :func:`fit_image`
+value into an :class:`~openprogram_jupyter.core.messages.ImageContent`; :func:`fit_image`
 makes it fit every provider before it is sent:
 
 - the long edge at most :data:`MAX_EDGE` pixels (Anthropic's documented size beyond which
@@ -33,7 +33,7 @@ import io
 from collections.abc import Callable
 from typing import Any
 
-from ..messages import ImageContent, TextContent
+from ..core.messages import ImageContent, TextContent
 from ._image_checks import Refused, checked_bytes, mime_of, open_header, said
 
 __all__ = ["MAX_BYTES", "MAX_EDGE", "Checkpoint", "as_image", "fit_image", "mixed_blocks"]

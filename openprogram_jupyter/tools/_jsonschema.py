@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from .._json import JsonObject
+from ..core._json import JsonObject
 
 __all__ = ["non_finite_numbers", "validate_json_schema"]
 

@@ -26,10 +26,10 @@ from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO, TypeVar, cast
 
-from .._install import install_hint
-from .._json import JsonObject
-from .._secrets import mask
-from ..errors import UserMistake
+from ..core._install import install_hint
+from ..core._json import JsonObject
+from ..core._secrets import mask
+from ..core.errors import UserMistake
 
 __all__ = ["McpConnection", "McpError", "McpTarget", "close_all_connections"]
 

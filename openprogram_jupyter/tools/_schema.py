@@ -23,8 +23,8 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 from pydantic.fields import FieldInfo
 from pydantic.json_schema import GenerateJsonSchema
 
-from .._json import JsonObject
-from ..errors import ArgumentError, SchemaError
+from ..core._json import JsonObject
+from ..core.errors import ArgumentError, SchemaError
 from ._annotations import map_type_arguments
 from ._literals import refusing_bools
 

@@ -16,14 +16,14 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, overload
 
-from .._json import JsonObject
-from .._stop import StopToken
-from ..errors import ArgumentError, ToolExit
+from ..core._json import JsonObject
+from ..core._stop import StopToken
+from ..core.errors import ArgumentError, ToolExit
 from ._jsonschema import validate_json_schema
 from .results import DEFAULT_MAX_RESULT_CHARS
 
 if TYPE_CHECKING:
-    from ..runtime import Runtime
+    from ..engine.runtime import Runtime
 
 __all__ = ["DICT_TOOL_KEYS", "ExternalTool", "Tool", "ToolContext", "ToolOptions", "run_in_daemon_thread"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._json import JsonObject
+from ..core._json import JsonObject
 
 __all__ = ["example_arguments", "example_value"]
 

@@ -8,8 +8,8 @@ import re
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeVar, overload
 
-from .._ambient import ambient_runtime
-from .._json import JsonObject
+from ..core._ambient import ambient_runtime
+from ..core._json import JsonObject
 from ._schema import SchemaError, build_signature_schema
 from .base import Tool, ToolContext, ToolOptions, run_in_daemon_thread
 from .registry import Registry, default_registry

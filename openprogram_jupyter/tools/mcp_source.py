@@ -23,18 +23,18 @@ import warnings
 from collections.abc import Awaitable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._ambient import ambient_runtime
-from .._json import JsonObject
-from .._secrets import remember
-from ..errors import ArgumentError
-from ..messages import ImageContent, TextContent
+from ..core._ambient import ambient_runtime
+from ..core._json import JsonObject
+from ..core._secrets import remember
+from ..core.errors import ArgumentError
+from ..core.messages import ImageContent, TextContent
 from ._jsonschema import validate_json_schema
 from ._mcp_connection import McpConnection, McpError, McpTarget
 from .base import Tool, ToolContext, ToolOptions
 from .registry import Registry, default_registry
 
 if TYPE_CHECKING:
-    from ..runtime import Runtime
+    from ..engine.runtime import Runtime
 
 __all__ = ["McpError", "McpServer", "McpTool", "McpToolError", "mcp", "mcp_server"]
 

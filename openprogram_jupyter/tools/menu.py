@@ -7,15 +7,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._json import JsonObject
-from ..errors import ArgumentError
+from ..core._json import JsonObject
+from ..core.errors import ArgumentError
 from ._jsonschema import validate_json_schema
 from .base import DICT_TOOL_KEYS, ExternalTool, Tool, ToolContext, ToolOptions
 from .function import function
 from .registry import Registry, _check_toolset, _denied, _hidden_by, check_menu_names
 
 if TYPE_CHECKING:
-    from ..runtime import Runtime
+    from ..engine.runtime import Runtime
 
 __all__ = ["Menu", "as_tool", "as_tools", "resolve_menu", "toolset_of"]
 

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._json import JsonObject
+from ..core._json import JsonObject
 from .examples import example_value
 
 __all__ = ["PromptValues", "arguments_from_prompt"]

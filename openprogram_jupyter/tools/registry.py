@@ -23,11 +23,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .._json import JsonObject
+from ..core._json import JsonObject
 from .base import Tool, ToolOptions
 
 if TYPE_CHECKING:
-    from ..runtime import Runtime
+    from ..engine.runtime import Runtime
 
 __all__ = ["Registry", "ToolReport", "default_registry"]
 

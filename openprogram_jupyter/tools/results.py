@@ -8,8 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .._json import JsonObject
-from ..messages import ImageContent, TextContent
+from ..core._json import JsonObject
+from ..core.messages import ImageContent, TextContent
 from ._images import Checkpoint, as_image, fit_image, mixed_blocks
 
 __all__ = ["DEFAULT_MAX_RESULT_CHARS", "as_image", "result_content", "truncate_text"]

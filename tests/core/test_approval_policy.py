@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import openprogram_jupyter as op
-from openprogram_jupyter.approval_policy import Rule, SessionRules
+from openprogram_jupyter.core.approval_policy import Rule, SessionRules
 
 READ_ASK_DENY = dict(allow=["read_*", "search"], ask=["write_*"], deny=["drop_*"])
 

@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import openprogram_jupyter as op
-from openprogram_jupyter._code_writer import CodeWriter, UnwritableValue
-from openprogram_jupyter._secrets import Secrets, remember
+from openprogram_jupyter.core._code_writer import CodeWriter, UnwritableValue
+from openprogram_jupyter.core._secrets import Secrets, remember
 
 from .conftest import call
 from .test_run_to_test import pytest_on
@@ -282,7 +282,7 @@ def test_the_secrets_given_are_the_ones_masked():
 
 
 def test_a_tool_name_that_is_a_keyword_or_no_identifier_is_called_through_the_registry():
-    from openprogram_jupyter._code_writer import is_plain_name
+    from openprogram_jupyter.core._code_writer import is_plain_name
 
     assert [is_plain_name(name) for name in ("area", "class", "1st", "with-dash", "_x")] == [
         True,

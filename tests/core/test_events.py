@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import openprogram_jupyter as op
-from openprogram_jupyter.events import EVENT_TYPES
+from openprogram_jupyter.core.events import EVENT_TYPES
 
 from .conftest import call
 

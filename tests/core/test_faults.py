@@ -289,7 +289,7 @@ def test_a_bad_budget_is_refused_before_anything_runs(bad):
 
 
 def test_a_bug_inside_the_loop_ends_the_run_as_an_error_and_keeps_the_transcript(monkeypatch):
-    from openprogram_jupyter import loop
+    from openprogram_jupyter.engine import loop
 
     checks = []
     real_limit_reached = loop.limit_reached

@@ -10,9 +10,9 @@ import types
 import pytest
 
 import openprogram_jupyter as op
-from openprogram_jupyter import _key_sources
-from openprogram_jupyter._key_sources import fill_missing_keys, origin_of, origins
-from openprogram_jupyter._secrets import mask
+from openprogram_jupyter.core import _key_sources
+from openprogram_jupyter.core._key_sources import fill_missing_keys, origin_of, origins
+from openprogram_jupyter.core._secrets import mask
 from openprogram_jupyter.models import default_model_name
 
 NAMES = (

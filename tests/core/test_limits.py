@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import openprogram_jupyter as op
-from openprogram_jupyter.errors import SetupError
+from openprogram_jupyter.core.errors import SetupError
 from openprogram_jupyter.render import render_bundle
 
 from .conftest import call

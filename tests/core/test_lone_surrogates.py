@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import openprogram_jupyter as op
-from openprogram_jupyter._json import loads_valid, valid_json, valid_text
+from openprogram_jupyter.core._json import loads_valid, valid_json, valid_text
 from openprogram_jupyter.jupyter._saved_runs import read_saved_runs, saved_run_metadata
 
 REPLACED = "\ufffd"

@@ -109,7 +109,7 @@ def test_stopping_the_outer_run_stops_the_nested_run():
 
 
 def test_agentic_function_called_from_python_uses_the_default_runtime(monkeypatch):
-    from openprogram_jupyter import runtime as runtime_module
+    from openprogram_jupyter.engine import runtime as runtime_module
 
     model = op.ScriptedModel(["from default"])
     monkeypatch.setattr(runtime_module, "_default_runtime", op.Runtime(model=model))

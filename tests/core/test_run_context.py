@@ -10,7 +10,7 @@ import asyncio
 import pytest
 
 import openprogram_jupyter as op
-from openprogram_jupyter.runtime import default_runtime
+from openprogram_jupyter.engine.runtime import default_runtime
 
 from .conftest import call
 
@@ -339,14 +339,14 @@ NOT_A_RUN = None  # a thread, a regex match, an event loop, an MCP session, a Ru
 # .start / .exec / .aexec / ._execute / .rerun / .fork on anything), by "module:function | call",
 # and the entry point of _run_context.ENTRY_POINTS (docs/semantics.md §9) it belongs to.
 SITES: dict[str, str | None] = {
-    "decision:make | _pick_runtime(runtime).exec": "op.decision.make / amake",
-    "decision:amake | _pick_runtime(runtime).aexec": "op.decision.make / amake",
-    "evaluation.__init__:_run_plan | worker.start": NOT_A_RUN,
-    "evaluation._jobs:_runtime | Runtime": _EVALUATE,
-    "evaluation._jobs:arun_job | _runtime(job).arun": _EVALUATE,
-    "evaluation._jobs:run_job | _runtime(job).start": _EVALUATE,
-    "evaluation._judge:Judge.__call__ | self.runtime.run": "op.judge",
-    "evaluation._judge:judge | Runtime": "op.judge",
+    "lab.decision:make | _pick_runtime(runtime).exec": "op.decision.make / amake",
+    "lab.decision:amake | _pick_runtime(runtime).aexec": "op.decision.make / amake",
+    "lab.evaluation.__init__:_run_plan | worker.start": NOT_A_RUN,
+    "lab.evaluation._jobs:_runtime | Runtime": _EVALUATE,
+    "lab.evaluation._jobs:arun_job | _runtime(job).arun": _EVALUATE,
+    "lab.evaluation._jobs:run_job | _runtime(job).start": _EVALUATE,
+    "lab.evaluation._judge:Judge.__call__ | self.runtime.run": "op.judge",
+    "lab.evaluation._judge:judge | Runtime": "op.judge",
     "jupyter._background:start_background | plan.runtime.start": _CELL,
     "jupyter._background:start_background | threading.Thread(target=context.run, args=(thread_ticker,), "
     "name='openprogram-view', daemon=True).start": NOT_A_RUN,
@@ -364,21 +364,22 @@ SITES: dict[str, str | None] = {
     "render._markdown_inert:_inert_prose | match.start": NOT_A_RUN,
     "render._markdown_inert:_inert_prose | closing.start": NOT_A_RUN,
     "render._markdown_inert:_dollars_in_prose | match.start": NOT_A_RUN,
-    "rerun:rerun_all | base.rerun": _RERUN,
-    "run:Run.fork | base.fork": _FORK,
-    "run:Run.rerun | base.rerun": _RERUN,
-    "runtime:Runtime.replace | Runtime": NOT_A_RUN,
-    "runtime:Runtime.arun | self._execute": _RUN,
-    "runtime:Runtime._execute | execute": _RUN,
-    "runtime:Runtime.aexec | self.arun": _RUN,
-    "runtime:Runtime.run | self.start": _RUN,
-    "runtime:Runtime.exec | self.run": _RUN,
-    "runtime:Runtime.fork | runtime.run": _FORK,
-    "runtime:Runtime.rerun | self.run": _RERUN,
-    "runtime:RunHandle._start.main | self.runtime._execute": _RUN,
-    "runtime:RunHandle._start.target | context.run": NOT_A_RUN,
-    "runtime:RunHandle._start | threading.Thread(target=target, name='openprogram-run', daemon=True).start": NOT_A_RUN,
-    "runtime:default_runtime | Runtime": NOT_A_RUN,
+    "engine.rerun:rerun_all | base.rerun": _RERUN,
+    "engine.run:Run.fork | base.fork": _FORK,
+    "engine.run:Run.rerun | base.rerun": _RERUN,
+    "engine.runtime:Runtime.replace | Runtime": NOT_A_RUN,
+    "engine.runtime:Runtime.arun | self._execute": _RUN,
+    "engine.runtime:Runtime._execute | execute": _RUN,
+    "engine.runtime:Runtime.aexec | self.arun": _RUN,
+    "engine.runtime:Runtime.run | self.start": _RUN,
+    "engine.runtime:Runtime.exec | self.run": _RUN,
+    "engine.runtime:Runtime.fork | runtime.run": _FORK,
+    "engine.runtime:Runtime.rerun | self.run": _RERUN,
+    "engine.runtime:RunHandle._start.main | self.runtime._execute": _RUN,
+    "engine.runtime:RunHandle._start.target | context.run": NOT_A_RUN,
+    "engine.runtime:RunHandle._start | threading.Thread(target=target, name='openprogram-run', "
+    "daemon=True).start": NOT_A_RUN,
+    "engine.runtime:default_runtime | Runtime": NOT_A_RUN,
     "tools._mcp_connection:McpConnection.__init__ | self._thread.start": NOT_A_RUN,
     "tools._mcp_connection:McpConnection.list_tools | self.run": NOT_A_RUN,
     "tools._mcp_connection:McpConnection.close | threading.Thread(target=self._finish, "
@@ -421,7 +422,7 @@ def _sites() -> set[str]:
 def test_every_place_that_starts_a_run_is_an_entry_point_on_the_documented_list():
     from pathlib import Path
 
-    from openprogram_jupyter._run_context import ENTRY_POINTS
+    from openprogram_jupyter.engine._run_context import ENTRY_POINTS
 
     new = sorted(_sites() - set(SITES))
     assert not new, (

@@ -163,7 +163,7 @@ def test_secrets_are_masked_in_the_test_and_the_cassette(tmp_path):
         return f"{city} (looked up with {KEY})"
 
     tool = op.function(leaky, register_globally=False)
-    from openprogram_jupyter._secrets import remember
+    from openprogram_jupyter.core._secrets import remember
 
     remember(KEY)  # as an api_key= given to any Runtime of the kernel is
     runtime = op.Runtime(model=op.ScriptedModel([call("leaky", city=KEY), f"Done with {KEY}."]))

@@ -38,7 +38,7 @@ PINNED_NAMES = [
 def test_pinned_public_name_is_importable(name):
     value = getattr(op, name)
     if name == "decision":
-        assert value.__name__ == "openprogram_jupyter.decision" and callable(value.make)
+        assert value.__name__ == "openprogram_jupyter.lab.decision" and callable(value.make)
     else:  # each is the class or function of that name, not a stand-in
         assert callable(value) and value.__name__ == name
 

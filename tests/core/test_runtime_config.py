@@ -9,7 +9,7 @@ import inspect
 import pytest
 
 import openprogram_jupyter as op
-from openprogram_jupyter._runtime_config import RuntimeConfig
+from openprogram_jupyter.engine._runtime_config import RuntimeConfig
 
 
 def test_the_configuration_has_a_field_for_every_keyword_of_runtime():

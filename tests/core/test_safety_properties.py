@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import openprogram_jupyter as op
-from openprogram_jupyter._secrets import MASK, Secrets, StreamMask
+from openprogram_jupyter.core._secrets import MASK, Secrets, StreamMask
 
 from .conftest import call
 

@@ -9,8 +9,8 @@ import json
 import pytest
 
 import openprogram_jupyter as op
-from openprogram_jupyter._masking import ReplyMask
-from openprogram_jupyter._secrets import MASK, Secrets, StreamMask, mask, mask_shapes, remember, watched_variables
+from openprogram_jupyter.core._masking import ReplyMask
+from openprogram_jupyter.core._secrets import MASK, Secrets, StreamMask, mask, mask_shapes, remember, watched_variables
 from openprogram_jupyter.models.providers import SECRET_ENV_VARS
 from openprogram_jupyter.render import render_bundle
 
@@ -192,8 +192,8 @@ def test_a_signed_thinking_block_that_held_a_secret_loses_its_signature():
 
 
 def test_a_key_replaced_with_agent_key_stays_masked(monkeypatch):
-    from openprogram_jupyter._key_sources import set_key
-    from openprogram_jupyter._secrets import mask
+    from openprogram_jupyter.core._key_sources import set_key
+    from openprogram_jupyter.core._secrets import mask
     from openprogram_jupyter.models import providers  # noqa: F401 (watches the key variables)
 
     first, second = "first-" + "a1" * 10, "second-" + "b2" * 10

@@ -1,4 +1,4 @@
-"""Run settings: one declaration each (openprogram_jupyter/settings.py), merged Runtime →
+"""Run settings: one declaration each (openprogram_jupyter/engine/settings.py), merged Runtime →
 inherited → run, and everything that lists them generated from it."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import openprogram_jupyter as op
-from openprogram_jupyter.settings import DEFAULTS, SETTINGS, markdown_table
+from openprogram_jupyter.engine.settings import DEFAULTS, SETTINGS, markdown_table
 from openprogram_jupyter.tools.registry import Registry
 
 from .conftest import call
@@ -139,7 +139,7 @@ def test_a_new_setting_is_one_declaration(tmp_path):
     in the usage and in the docs table, with nothing else written."""
     copy = tmp_path / "openprogram_jupyter"
     shutil.copytree(REPO / "openprogram_jupyter", copy, ignore=shutil.ignore_patterns("__pycache__"))
-    settings = copy / "settings.py"
+    settings = copy / "engine" / "settings.py"
     source = settings.read_text()
     anchor = "\n\ndef _declarations()"
     declaration = textwrap.indent(
@@ -153,7 +153,7 @@ def test_a_new_setting_is_one_declaration(tmp_path):
     probe = textwrap.dedent("""
         import openprogram_jupyter as op
         from openprogram_jupyter.jupyter._options import USAGE, parse_options
-        from openprogram_jupyter.settings import markdown_table
+        from openprogram_jupyter.engine.settings import markdown_table
         spec = op.Runtime(model="offline", shout_level=2).prepare("x", tools=[])
         assert spec.settings["shout_level"] == 2, spec.settings
         assert op.Runtime(model="offline").prepare("x", shout_level=7).settings["shout_level"] == 7

@@ -1,5 +1,5 @@
 """The stop token: every stop the package makes reaches the run at once, with no polling
-(openprogram_jupyter/_stop.py). The poll interval left for a caller's plain
+(openprogram_jupyter/core/_stop.py). The poll interval left for a caller's plain
 threading.Event is set to 30 s here, so a stop that relied on it would take 30 s."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import time
 import pytest
 
 import openprogram_jupyter as op
-from openprogram_jupyter import _stop
-from openprogram_jupyter._stop import StopToken, wait_until_set
+from openprogram_jupyter.core import _stop
+from openprogram_jupyter.core._stop import StopToken, wait_until_set
 
 from .conftest import call
 

@@ -10,7 +10,7 @@ import threading
 import pytest
 
 import openprogram_jupyter as op
-from openprogram_jupyter._tool_output import MAX_STREAM_CHARS
+from openprogram_jupyter.engine._tool_output import MAX_STREAM_CHARS
 from openprogram_jupyter.render import render_bundle
 
 from .conftest import call, results

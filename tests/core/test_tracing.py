@@ -19,7 +19,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as gen_ai
 
 import openprogram_jupyter as op
-from openprogram_jupyter import _tracing
+from openprogram_jupyter.observe import _tracing
 
 from .conftest import call
 
@@ -144,7 +144,7 @@ def test_a_nested_run_whose_call_reuses_its_parents_call_id_still_nests_and_ends
 
 
 def test_contents_are_recorded_when_asked_and_masked(monkeypatch):
-    from openprogram_jupyter import _secrets
+    from openprogram_jupyter.core import _secrets
 
     _secrets.remember("sk-live-SECRET-123456")
 
@@ -166,7 +166,7 @@ def test_contents_are_recorded_when_asked_and_masked(monkeypatch):
 
 
 def test_a_key_in_a_tool_name_the_model_made_up_is_masked_in_every_span_name_and_attribute():
-    from openprogram_jupyter import _secrets
+    from openprogram_jupyter.core import _secrets
 
     key = "sk-live-LEAKED-abcdef123456"
     _secrets.remember(key)

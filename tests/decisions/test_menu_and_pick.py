@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import openprogram_jupyter as op
-from openprogram_jupyter.decision import Pick, parse_pick, render_menu
+from openprogram_jupyter.lab.decision import Pick, parse_pick, render_menu
 
 from .conftest import pick, scripted_runtime
 

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from schema_strategies import from_schema
 
 import openprogram_jupyter as op
-from openprogram_jupyter._decision_judge import Pick, check_pick
-from openprogram_jupyter._decision_options import normalize_options
+from openprogram_jupyter.engine._decision_judge import Pick, check_pick
+from openprogram_jupyter.tools._decision_options import normalize_options
 
 from .conftest import pick, scripted_runtime
 

@@ -10,11 +10,7 @@ import pytest
 from fakeserver import FakeServer, Turn
 
 import openprogram_jupyter as op
-from openprogram_jupyter.models.provider_schemas import (
-    format_provider_schemas,
-    provider_schemas,
-    schema_problems,
-)
+from openprogram_jupyter.models.provider_schemas import format_provider_schemas, provider_schemas, schema_problems
 
 PROVIDERS = ["openai", "openai-responses", "anthropic", "gemini", "bedrock"]
 

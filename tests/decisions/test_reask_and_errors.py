@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 import openprogram_jupyter as op
-import openprogram_jupyter.runtime as runtime_module
-from openprogram_jupyter.decision import DecisionError
+import openprogram_jupyter.engine.runtime as runtime_module
+from openprogram_jupyter.lab.decision import DecisionError
 
 from .conftest import pick, scripted_runtime
 

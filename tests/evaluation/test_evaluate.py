@@ -134,7 +134,7 @@ def test_the_html_table_has_a_row_per_run_and_escapes_outside_text():
 
 
 def test_the_plot_is_inline_svg_without_matplotlib(monkeypatch):
-    from openprogram_jupyter.evaluation._plot import summary_plot
+    from openprogram_jupyter.lab.evaluation._plot import summary_plot
 
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     evaluation = op.evaluate(["Add 1 and 2."], models=[careful()], tools=[add], progress=False)
@@ -226,7 +226,7 @@ def test_an_interrupt_while_expect_judges_keeps_every_finished_run():
 
 def test_without_models_the_runtime_in_use_runs_every_prompt(monkeypatch):
     """evaluate(prompts, tools=[...]) without models= raised a TypeError."""
-    from openprogram_jupyter.runtime import default_runtime
+    from openprogram_jupyter.engine.runtime import default_runtime
 
     runtime = default_runtime()
     monkeypatch.setattr(runtime, "_config", runtime._config.with_changes({"model": "offline"}))
@@ -242,7 +242,7 @@ def test_a_lambda_model_is_named_after_the_model_it_makes():
 
 
 def test_the_cost_plot_says_when_no_price_is_known():
-    from openprogram_jupyter.evaluation._plot import summary_figure
+    from openprogram_jupyter.lab.evaluation._plot import summary_figure
 
     evaluation = op.evaluate(prompts(1), models=[careful()], tools=[add], progress=False)
     unpriced = [line.__class__(**{**vars(line), "cost": None}) for line in evaluation.summary()]

@@ -9,7 +9,7 @@ import re
 import pytest
 
 import openprogram_jupyter as op
-from openprogram_jupyter.evaluation._judge import run_as_text
+from openprogram_jupyter.lab.evaluation._judge import run_as_text
 
 from .scenario import add, careful, prompts, right_sum, sloppy
 

@@ -158,7 +158,7 @@ def test_a_passing_judges_reason_shows_under_the_result():
 
 
 def test_transcripts_past_the_budget_say_how_to_show_the_run(evaluation, monkeypatch):
-    from openprogram_jupyter.evaluation import _html
+    from openprogram_jupyter.lab.evaluation import _html
 
     monkeypatch.setattr(_html, "TRANSCRIPT_CHARS", 1)  # the first transcript spends it all
     html = evaluation._repr_html_()

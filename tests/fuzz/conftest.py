@@ -21,8 +21,8 @@ from hypothesis import HealthCheck, settings
 from transcript_checks import assert_every_call_has_one_result
 
 import openprogram_jupyter as op
+from openprogram_jupyter.core.messages import RunStopReason
 from openprogram_jupyter.jupyter._saved_runs import saved_run_metadata
-from openprogram_jupyter.messages import RunStopReason
 from openprogram_jupyter.tools.registry import default_registry
 
 PLANTED = "sk-fuzzPLANTED0123456789abcdefXYZ"  # OPENAI_API_KEY in every fuzzed run: it must never show

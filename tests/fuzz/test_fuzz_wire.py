@@ -2,7 +2,7 @@
 Anthropic is damaged (:mod:`.damage`), or is an HTTP error with a random body, and the real
 SDK client reads it. Whatever arrives, the run keeps the invariants of every run
 (:func:`.conftest.check_run`), and a run that ends in an error has a typed
-:class:`~openprogram_jupyter.errors.ProviderError` as ``run.error``."""
+:class:`~openprogram_jupyter.core.errors.ProviderError` as ``run.error``."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from providers.cases import CASES
 
 import openprogram_jupyter as op
-from openprogram_jupyter.errors import ProviderError
+from openprogram_jupyter.core.errors import ProviderError
 
 from .conftest import PLANTED, check_run, counted, fuzz_settings
 from .damage import damaged, damages

@@ -19,8 +19,8 @@ import pytest
 from IPython.core.error import UsageError
 
 import openprogram_jupyter as op
-from openprogram_jupyter import engine
-from openprogram_jupyter.errors import SetupError
+from openprogram_jupyter.core.errors import SetupError
+from openprogram_jupyter.engine import execute as engine
 from openprogram_jupyter.jupyter._cell import click_path
 from openprogram_jupyter.jupyter._cell_errors import RunInterrupted
 from openprogram_jupyter.jupyter._transformer import CELL_FUNCTION

@@ -37,7 +37,7 @@ MODULES = [
     "anthropic",
     "pydantic",
     "ipywidgets",
-    "openprogram_jupyter.loop",
+    "openprogram_jupyter.engine.loop",
     "openprogram_jupyter.jupyter._view",
     "openprogram_jupyter.models.openai_chat",
 ]

@@ -9,7 +9,7 @@ import os
 import pytest
 from IPython.core.error import StdinNotImplementedError, UsageError
 
-from openprogram_jupyter import _key_sources
+from openprogram_jupyter.core import _key_sources
 
 KEY = "sk-typed-9d8c7b6a5f4e3d2c"
 

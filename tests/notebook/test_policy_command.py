@@ -7,7 +7,7 @@ import pytest
 from IPython.core.error import UsageError
 
 import openprogram_jupyter as op
-from openprogram_jupyter.approval_policy import Rule
+from openprogram_jupyter.core.approval_policy import Rule
 from openprogram_jupyter.jupyter import _LOADED
 
 # IPython's own tests still call the completer this way (as test_completion.py does).

@@ -14,7 +14,7 @@ import time
 import pytest
 from fakeserver import Turn
 
-from openprogram_jupyter.messages import UserMessage
+from openprogram_jupyter.core.messages import UserMessage
 from openprogram_jupyter.models.base import MessageBuilder, ModelRequest
 
 from .cases import CASE_IDS, CASES, make_tools

@@ -9,7 +9,14 @@ import time
 
 import pytest
 
-from openprogram_jupyter.messages import AssistantMessage, TextContent, ToolCall, ToolResultMessage, Usage, UserMessage
+from openprogram_jupyter.core.messages import (
+    AssistantMessage,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+)
 from openprogram_jupyter.models import pricing
 from openprogram_jupyter.models._bedrock_controls import model_family
 from openprogram_jupyter.models._history import AssistantTurn, paired_history
@@ -38,7 +45,7 @@ def test_a_missing_provider_dependency_names_the_packages_of_its_extra():
 
 
 def test_an_extra_the_metadata_does_not_know_is_named_as_an_extra():
-    from openprogram_jupyter._install import install_hint
+    from openprogram_jupyter.core._install import install_hint
 
     assert install_hint("no-such-extra") == "install the [no-such-extra] extra of openprogram-jupyter"
 

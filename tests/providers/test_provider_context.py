@@ -75,8 +75,8 @@ async def test_a_later_round_that_would_not_fit_stops_before_it_is_sent(server):
 def test_the_estimate_starts_from_the_newest_reply_the_provider_counted():
     """The provider's count of the newest counted reply, plus what came after it; a reply
     with no count (a local server's) after it is text like any other."""
-    from openprogram_jupyter._context import CHARS_PER_TOKEN, request_tokens
-    from openprogram_jupyter.messages import AssistantMessage, TextContent, Usage, UserMessage
+    from openprogram_jupyter.core.messages import AssistantMessage, TextContent, Usage, UserMessage
+    from openprogram_jupyter.engine._context import CHARS_PER_TOKEN, request_tokens
     from openprogram_jupyter.models.base import ModelRequest
 
     def reply(text: str, **usage: int) -> AssistantMessage:

@@ -76,7 +76,7 @@ async def test_a_401_is_kept_as_fields_on_the_run_error_and_survives_a_save(case
 
 
 async def test_a_refused_key_says_which_key_to_check(case, server, monkeypatch):
-    from openprogram_jupyter import _key_sources
+    from openprogram_jupyter.core import _key_sources
 
     server.expected_key = "some-other-key"
     given = await case.runtime(server).arun("Hi.", tools=make_tools())

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from openprogram_jupyter.messages import (
+from openprogram_jupyter.core.messages import (
     AssistantMessage,
     ImageContent,
     TextContent,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from fakeserver import Call, Turn
 
-from openprogram_jupyter.messages import Usage
+from openprogram_jupyter.core.messages import Usage
 from openprogram_jupyter.models.pricing import cost_of
 
 from .cases import CASE_IDS, CASES, make_tools

@@ -103,7 +103,7 @@ def test_a_new_price_snapshot_is_looked_up_anew(monkeypatch):
     import genai_prices
     from genai_prices import data_snapshot
 
-    from openprogram_jupyter.messages import Usage
+    from openprogram_jupyter.core.messages import Usage
     from openprogram_jupyter.models import pricing
 
     looked_up = []

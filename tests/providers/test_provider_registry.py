@@ -15,7 +15,7 @@ from fakeserver import FakeServer
 from fakeserver.server import _ROUTES
 
 import openprogram_jupyter as op
-from openprogram_jupyter._install import install_hint
+from openprogram_jupyter.core._install import install_hint
 from openprogram_jupyter.models import default_model_name, pricing, resolve_model
 from openprogram_jupyter.models._provider_common import ProviderError, ProviderModel
 from openprogram_jupyter.models._provider_info import ProviderInfo, ToolRules, ToolShape

@@ -11,7 +11,7 @@ import pytest
 from fakeserver import Call, Turn
 
 import openprogram_jupyter as op
-from openprogram_jupyter.messages import (
+from openprogram_jupyter.core.messages import (
     AssistantMessage,
     ImageContent,
     TextContent,
@@ -531,7 +531,7 @@ async def test_a_missing_key_is_a_readable_error_without_retries(server):
 
 
 def test_anthropic_thinking_is_off_for_a_round_whose_cap_leaves_no_room_for_it():
-    from openprogram_jupyter.messages import UserMessage
+    from openprogram_jupyter.core.messages import UserMessage
     from openprogram_jupyter.models.anthropic import AnthropicModel
     from openprogram_jupyter.models.base import ModelRequest
 

@@ -41,7 +41,7 @@ async def test_captured_request_is_the_body_the_server_received(case, server):
 
 
 async def test_a_key_made_known_after_the_capture_is_masked_when_the_round_is_read(server):
-    from openprogram_jupyter._secrets import remember
+    from openprogram_jupyter.core._secrets import remember
 
     later = "later-known-token-4f9e2a7c1d"  # not a secret while the run is captured
     server.script(Turn(text="Noted."))

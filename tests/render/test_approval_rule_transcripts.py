@@ -9,7 +9,7 @@ import pytest
 from inert_html import assert_inert
 
 import openprogram_jupyter as op
-from openprogram_jupyter.approval_policy import Rule, SessionRules
+from openprogram_jupyter.core.approval_policy import Rule, SessionRules
 from openprogram_jupyter.render import render_bundle
 
 

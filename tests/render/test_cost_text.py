@@ -24,7 +24,7 @@ def test_a_tiny_real_cost_reads_less_than_a_hundredth_of_a_cent_everywhere():
 
 
 def test_the_evaluation_table_and_plot_say_so_too():
-    from openprogram_jupyter.evaluation._html import cost_text
+    from openprogram_jupyter.lab.evaluation._html import cost_text
 
     assert cost_text(0.000012) == "< $0.0001"
     ev = op.evaluate(
@@ -37,6 +37,6 @@ def test_the_evaluation_table_and_plot_say_so_too():
 
 
 def test_zero_and_ordinary_costs_keep_four_places():
-    from openprogram_jupyter.evaluation._html import cost_text
+    from openprogram_jupyter.lab.evaluation._html import cost_text
 
     assert (cost_text(0.0), cost_text(0.00005), cost_text(0.0412)) == ("$0.0000", "$0.0001", "$0.0412")

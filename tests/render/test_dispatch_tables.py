@@ -14,15 +14,8 @@ import pytest
 from sample_models import NoticingModel
 
 import openprogram_jupyter as op
-from openprogram_jupyter._dispatch import UnhandledKindError
-from openprogram_jupyter.events import (
-    EVENT_TYPES,
-    UPDATE_KINDS,
-    AgentEvent,
-    AgentStartEvent,
-    Event,
-    EventHandlers,
-)
+from openprogram_jupyter.core._dispatch import UnhandledKindError
+from openprogram_jupyter.core.events import EVENT_TYPES, UPDATE_KINDS, AgentEvent, AgentStartEvent, Event, EventHandlers
 from openprogram_jupyter.jupyter._view import WIDGET_OF
 from openprogram_jupyter.render import render_bundle
 from openprogram_jupyter.render.html import HTML_OF

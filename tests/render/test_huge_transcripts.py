@@ -7,7 +7,7 @@ import types
 
 import pytest
 
-from openprogram_jupyter.messages import AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserMessage
+from openprogram_jupyter.core.messages import AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserMessage
 from openprogram_jupyter.render import render_bundle
 from openprogram_jupyter.render._format import DEFAULT_MAX_TRANSCRIPT_CHARS
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 import openprogram_jupyter as op
-from openprogram_jupyter.messages import ImageContent
+from openprogram_jupyter.core.messages import ImageContent
 from openprogram_jupyter.render._sanitize import clean_html, is_base64
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="  # one pixel

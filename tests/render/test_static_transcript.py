@@ -11,12 +11,7 @@ import pytest
 from inert_html import assert_inert
 
 import openprogram_jupyter as op
-from openprogram_jupyter.render import (
-    render_bundle,
-    render_html,
-    render_markdown,
-    render_plain,
-)
+from openprogram_jupyter.render import render_bundle, render_html, render_markdown, render_plain
 from openprogram_jupyter.render.markdown import code_span, fence
 from openprogram_jupyter.tools.registry import default_registry
 

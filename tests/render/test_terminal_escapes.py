@@ -9,7 +9,7 @@ import re
 import pytest
 
 import openprogram_jupyter as op
-from openprogram_jupyter._controls import visible_controls
+from openprogram_jupyter.core._controls import visible_controls
 from openprogram_jupyter.render import render_bundle, render_plain
 
 CLEAR = "\x1b[2J\x1b[H"

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import openprogram_jupyter as op
-from openprogram_jupyter.errors import CassetteError
+from openprogram_jupyter.core.errors import CassetteError
 from openprogram_jupyter.models.replay import MAX_NESTING, ReplayModel, _same_text
 
 from .conftest import add, tools

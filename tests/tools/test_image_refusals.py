@@ -14,7 +14,7 @@ import pytest
 from PIL import Image
 
 import openprogram_jupyter as op
-from openprogram_jupyter.messages import ImageContent, TextContent
+from openprogram_jupyter.core.messages import ImageContent, TextContent
 from openprogram_jupyter.tools import result_content
 from openprogram_jupyter.tools.mcp_source import result_value
 

@@ -9,7 +9,7 @@ import threading
 from PIL import Image
 from pydantic import BaseModel, ConfigDict
 
-from openprogram_jupyter.messages import ImageContent, TextContent
+from openprogram_jupyter.core.messages import ImageContent, TextContent
 from openprogram_jupyter.tools import result_content
 
 

@@ -9,7 +9,7 @@ from collections import Counter
 from sample_models import NoticingModel
 
 import openprogram_jupyter as op
-from openprogram_jupyter.events import (
+from openprogram_jupyter.core.events import (
     AgentEndEvent,
     AgentStartEvent,
     AssistantUpdate,
@@ -20,13 +20,8 @@ from openprogram_jupyter.events import (
     ToolExecutionUpdateEvent,
     TurnStartEvent,
 )
+from openprogram_jupyter.core.messages import AssistantMessage, TextContent, ToolCall, ToolResultMessage
 from openprogram_jupyter.jupyter._view import Controls, RunView
-from openprogram_jupyter.messages import (
-    AssistantMessage,
-    TextContent,
-    ToolCall,
-    ToolResultMessage,
-)
 
 RUN = "run_test"
 
@@ -451,7 +446,7 @@ def test_a_failing_view_stops_redrawing_but_the_run_and_its_transcript_go_on(rec
 
 
 def test_every_event_type_reaches_the_view_and_the_notice_reads_as_in_the_saved_transcript(recorder):
-    from openprogram_jupyter.events import EVENT_TYPES
+    from openprogram_jupyter.core.events import EVENT_TYPES
     from openprogram_jupyter.render import render_bundle
 
     @op.function

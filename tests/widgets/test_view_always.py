@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import openprogram_jupyter as op
-from openprogram_jupyter.approval_policy import SessionRules
+from openprogram_jupyter.core.approval_policy import SessionRules
 from openprogram_jupyter.jupyter._cell import _approver
 from openprogram_jupyter.jupyter._live import LiveRun
 

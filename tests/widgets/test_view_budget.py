@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from openprogram_jupyter.events import AgentStartEvent, MessageEndEvent, MessageStartEvent, TurnStartEvent
+from openprogram_jupyter.core.events import AgentStartEvent, MessageEndEvent, MessageStartEvent, TurnStartEvent
+from openprogram_jupyter.core.messages import AssistantMessage, TextContent, Usage
 from openprogram_jupyter.jupyter._view import RunView
-from openprogram_jupyter.messages import AssistantMessage, TextContent, Usage
 
 RUN = "run_budget"
 AMBER = "#9a6700"

@@ -8,16 +8,16 @@ import time
 import pytest
 
 import openprogram_jupyter as op
-from openprogram_jupyter.events import (
+from openprogram_jupyter.core.events import (
     AgentEndEvent,
     AgentStartEvent,
     MessageStartEvent,
     ToolExecutionStartEvent,
     ToolExecutionUpdateEvent,
 )
+from openprogram_jupyter.core.messages import UserMessage
 from openprogram_jupyter.jupyter._steering import SUBMIT_WAIT
 from openprogram_jupyter.jupyter._view import Controls, RunView
-from openprogram_jupyter.messages import UserMessage
 from openprogram_jupyter.render._progress import progress_fraction, progress_text
 
 from .test_view import RUN, FakeClock, all_html, start_events

@@ -4,9 +4,15 @@ retry wait counts down."""
 from __future__ import annotations
 
 import openprogram_jupyter as op
-from openprogram_jupyter.events import AgentEndEvent, AssistantUpdate, MessageEndEvent, MessageUpdateEvent, RetryWait
+from openprogram_jupyter.core.events import (
+    AgentEndEvent,
+    AssistantUpdate,
+    MessageEndEvent,
+    MessageUpdateEvent,
+    RetryWait,
+)
+from openprogram_jupyter.core.messages import AssistantMessage
 from openprogram_jupyter.jupyter._view import RunView
-from openprogram_jupyter.messages import AssistantMessage
 from openprogram_jupyter.render._format import DEFAULT_MAX_TEXT_CHARS
 
 from .test_view import RUN, FakeClock, all_html, delta, start_events

@@ -6,15 +6,15 @@ import itertools
 import re
 
 import openprogram_jupyter as op
-from openprogram_jupyter.events import (
+from openprogram_jupyter.core.events import (
     AssistantUpdate,
     MessageEndEvent,
     MessageUpdateEvent,
     ToolExecutionEndEvent,
     ToolExecutionStartEvent,
 )
+from openprogram_jupyter.core.messages import AssistantMessage, TextContent, ToolCall, ToolResultMessage
 from openprogram_jupyter.jupyter._view import Controls, RunView
-from openprogram_jupyter.messages import AssistantMessage, TextContent, ToolCall, ToolResultMessage
 from openprogram_jupyter.render import render_bundle
 
 from .test_view import RUN, FakeClock, all_html, start_events, widget_values

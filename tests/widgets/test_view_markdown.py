@@ -6,9 +6,9 @@ from __future__ import annotations
 from inert_html import Tags, assert_inert
 
 import openprogram_jupyter as op
-from openprogram_jupyter.events import AssistantUpdate, MessageUpdateEvent
+from openprogram_jupyter.core.events import AssistantUpdate, MessageUpdateEvent
+from openprogram_jupyter.core.messages import AssistantMessage
 from openprogram_jupyter.jupyter._view import Controls, RunView
-from openprogram_jupyter.messages import AssistantMessage
 
 from .test_view import RUN, all_html, start_events
 
@@ -120,7 +120,7 @@ def test_each_call_says_whether_the_user_approved_or_denied_it(recorder):
 
 
 def test_a_running_approved_call_says_so_before_it_ends(recorder):
-    from openprogram_jupyter.events import ToolExecutionStartEvent, ToolExecutionUpdateEvent
+    from openprogram_jupyter.core.events import ToolExecutionStartEvent, ToolExecutionUpdateEvent
 
     view = RunView(Controls(stop=lambda: None))
     for event in start_events():

@@ -7,16 +7,16 @@ import time
 import pytest
 
 import openprogram_jupyter as op
-from openprogram_jupyter.events import (
+from openprogram_jupyter.core.events import (
     AssistantUpdate,
     MessageUpdateEvent,
     ToolExecutionEndEvent,
     ToolExecutionStartEvent,
     ToolExecutionUpdateEvent,
 )
+from openprogram_jupyter.core.messages import AssistantMessage, TextContent, ToolCall, ToolResultMessage
 from openprogram_jupyter.jupyter._live import LiveRun
 from openprogram_jupyter.jupyter._view import Controls, RunView
-from openprogram_jupyter.messages import AssistantMessage, TextContent, ToolCall, ToolResultMessage
 
 from .test_view import RUN, _walk_widgets, start_events
 

@@ -4,8 +4,8 @@ Folding never raises on events in an unexpected order (a view must survive a cor
 emits a little differently): a call seen first at ``tool_execution_start`` is created
 then, a round without ``turn_start`` is opened by its ``message_start``. What it folds is
 fixed by two explicit tables: :data:`EVENT_HANDLERS` (one handler per event class of
-:data:`~openprogram_jupyter.events.EVENT_TYPES`) and :data:`UPDATE_HANDLERS` (one per
-:attr:`AssistantUpdate.kind <openprogram_jupyter.events.AssistantUpdate.kind>`).
+:data:`~openprogram_jupyter.core.events.EVENT_TYPES`) and :data:`UPDATE_HANDLERS` (one per
+:attr:`AssistantUpdate.kind <openprogram_jupyter.core.events.AssistantUpdate.kind>`).
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..._json import JsonObject
-from ...errors import ProviderError
-from ...events import (
+from ...core._json import JsonObject
+from ...core.errors import ProviderError
+from ...core.events import (
     AgentEndEvent,
     AgentStartEvent,
     AssistantUpdate,
@@ -33,18 +33,11 @@ from ...events import (
     TurnStartEvent,
     UpdateKind,
 )
-from ...messages import (
-    AssistantMessage,
-    ImageContent,
-    TextContent,
-    ToolCall,
-    ToolResultMessage,
-    UserMessage,
-)
+from ...core.messages import AssistantMessage, ImageContent, TextContent, ToolCall, ToolResultMessage, UserMessage
 from .nodes import Approval, Block, CallNode, NoticeNode, RetryNode, RoundItem, RoundNode, RunNode, UserNode
 
 if TYPE_CHECKING:
-    from ...run import Run
+    from ...engine.run import Run
 
 __all__ = ["EVENT_HANDLERS", "UPDATE_HANDLERS", "TreeBuilder", "tree_from_messages"]
 
@@ -74,7 +67,7 @@ class TreeBuilder:
     def apply(self, event: Event) -> None:
         """Fold one event, through :data:`EVENT_HANDLERS`.
 
-        Raises :class:`~openprogram_jupyter.events.UnhandledKindError` for an object
+        Raises :class:`~openprogram_jupyter.core.events.UnhandledKindError` for an object
         whose class is not a registered event type.
         """
         handler = EVENT_HANDLERS.handler_for(event)

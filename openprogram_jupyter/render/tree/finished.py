@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...errors import ProviderError
-from ...messages import Usage
+from ...core.errors import ProviderError
+from ...core.messages import Usage
 from .builder import TreeBuilder, tree_from_messages
 from .nodes import RunNode
 
 if TYPE_CHECKING:
-    from ...run import Run
+    from ...engine.run import Run
 
 __all__ = ["tree_of"]
 

@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal, TypeVar
 
-from ..._dispatch import KindTable
-from ..._json import JsonObject
-from ...errors import ProviderError
-from ...events import Divergence
-from ...messages import ToolResultMessage, Usage
+from ...core._dispatch import KindTable
+from ...core._json import JsonObject
+from ...core.errors import ProviderError
+from ...core.events import Divergence
+from ...core.messages import ToolResultMessage, Usage
 
 __all__ = [
     "FINAL_STATUSES",
@@ -268,8 +268,8 @@ H = TypeVar("H")
 class NodeHandlers(KindTable[H]):
     """A view's drawing functions by node class, covering :data:`NODE_KINDS`.
 
-    :meth:`~openprogram_jupyter._dispatch.KindTable.handler_for` returns the function for a
-    node's class and raises :class:`~openprogram_jupyter._dispatch.UnhandledKindError` for
+    :meth:`~openprogram_jupyter.core._dispatch.KindTable.handler_for` returns the function for a
+    node's class and raises :class:`~openprogram_jupyter.core._dispatch.UnhandledKindError` for
     a class the table does not cover.
     """
 

@@ -1,0 +1,1 @@
+"""The data every layer shares: messages, events, errors, secrets, approvals."""

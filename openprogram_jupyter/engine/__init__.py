@@ -1,0 +1,1 @@
+"""A run: its record, settings and spec, the loop, tool calls, the Runtime."""

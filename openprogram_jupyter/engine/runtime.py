@@ -1,0 +1,479 @@
+"""``Runtime``: the entry points — ``exec``, ``run``, ``start``, ``aexec``, ``arun``.
+
+All of them drive the one loop in :mod:`openprogram_jupyter.engine.loop`. The async ones run it
+as a task on the caller's event loop. The sync ones run it on a worker thread with its own
+event loop and wait in short slices, so Ctrl-C / Kernel ▸ Interrupt lands promptly, aborts
+the run cleanly and leaves the partial run on ``runtime.last_run`` (and they work inside
+Jupyter, whose own event loop is already running).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import os
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..core import _ambient
+from ..core._stop import StopToken, waiting_time
+from ..core.errors import RunError, SetupError
+from ._runtime_config import Configured, RuntimeConfig
+
+# The engine (and with it the loop, the tools layer and pydantic) loads with the first
+# run, not with this module: `%load_ext` creates the notebook's Runtime and must stay fast.
+# `engine` is the one module imported lazily here.
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from ..core.messages import UserMessage
+    from ..models import Model
+    from ..tools.registry import Registry
+    from .run import Run
+    from .settings import RunSettings
+    from .spec import RunOptions, RunSpec
+    from .tool_execution import Approver
+
+__all__ = ["RunHandle", "Runtime", "current_runtime", "default_runtime"]
+
+
+class Runtime:
+    """Runs the tool-calling loop with one model.
+
+    ``model`` is a model string (``"openai:gpt-4.1-mini"``, ``"anthropic:…"``,
+    ``"gemini:…"``, ``"bedrock:…"``, ``"offline"``), a :class:`Model` object, or ``None``
+    for the default (``OPENPROGRAM_MODEL``, else the first provider whose key is set, else
+    ``"offline"``). The model is resolved on first use, so constructing a Runtime is cheap
+    and imports no SDK. ``api_key`` / ``base_url`` override the provider's environment
+    variables for a model string (a model object carries its own: giving them with one
+    raises :class:`~openprogram_jupyter.core.errors.SetupError`). ``approve`` answers
+    ``requires_approval`` tools (see
+    :class:`~openprogram_jupyter.engine.tool_execution.ApprovalRequest`); an ``op.policy(...)``
+    there decides every call by rule (:mod:`openprogram_jupyter.core.approval_policy`). ``tools_deny`` is a
+    session-level deny list. ``max_depth`` caps nested runs. ``cancel_grace`` is how long
+    a stopped tool may take to notice before it is abandoned. ``record`` names a JSON
+    cassette file that every reply of the model through this Runtime is saved to
+    (``"replay:FILE"`` plays it back; docs/replay.md).
+
+    Any run setting (:class:`~openprogram_jupyter.engine.settings.RunSettings`: ``system``,
+    ``max_iterations``, ``capture_wire``, ``text_tool_calls``, …; docs/settings.md) given
+    here is the default of this Runtime's runs; a run's own keywords win. They are checked
+    here and kept in :attr:`settings`.
+    """
+
+    def __init__(
+        self,
+        model: str | Model | None = None,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        approve: Approver | None = None,
+        tools_deny: Sequence[str] = (),
+        max_depth: int = 8,
+        cancel_grace: float = 0.5,
+        registry: Registry | None = None,
+        record: str | os.PathLike[str] | None = None,
+        **settings: Unpack[RunSettings],
+    ) -> None:
+        if (api_key is not None or base_url is not None) and not isinstance(model, (str, type(None))):
+            given = " and ".join(
+                name for name, value in (("api_key", api_key), ("base_url", base_url)) if value is not None
+            )
+            raise SetupError(
+                f"{given} configure a model string; the {type(model).__name__} object given as model= "
+                f"was built with its own (pass {given} to its class instead)",
+                option="model",
+            )
+        self._config = RuntimeConfig(
+            model,
+            api_key,
+            base_url,
+            approve,
+            tuple(tools_deny),
+            max_depth,
+            cancel_grace,
+            registry,
+            record,
+            dict(settings),
+        )
+        self._model: Model | None = None
+        self._model_environment: str | None = None  # client_environment() when _model was resolved
+        self._settings: RunSettings | None = None
+        if settings:  # checked now; a Runtime without settings (%load_ext's) imports nothing more
+            self._settings = self.settings
+        self.last_run: Run | None = None
+        self._resources: list[Any] = []  # what close() ends: MCP servers connected for this Runtime
+
+    @property
+    def settings(self) -> RunSettings:
+        """Every run setting as this Runtime's runs start from: the declared defaults with
+        the Runtime's own keywords over them (a new dict each time; change a setting with
+        :meth:`replace`)."""
+        if self._settings is None:
+            from .settings import DEFAULTS, merge
+
+            self._settings = merge(DEFAULTS, dict(self._config.settings))
+        return dict(self._settings)  # type: ignore[return-value]
+
+    def replace(self, **changes: Any) -> Runtime:
+        """A new Runtime like this one — model, keys, approver, deny list, caps, registry,
+        cassette and settings — with ``changes`` (any keyword of ``Runtime(...)``) applied.
+        It shares nothing that runs: its MCP servers and its resolved model are its own
+        (a model object given as ``model`` is shared, as it would be). A ``model`` of another
+        provider (or a model object) drops this Runtime's ``api_key`` and ``base_url``,
+        which are for its own provider, unless ``changes`` gives them."""
+        config = self._config
+        if "model" in changes and not _same_provider(config.model, changes["model"]):
+            config = config.with_changes({"api_key": None, "base_url": None})  # for its own provider only
+        return Runtime(**config.with_changes(changes).keywords())
+
+    # What a user may set (``runtime.approve = op.policy(...)``): each writes a new configuration.
+    approve: Configured[Approver | None] = Configured()
+    tools_deny: Configured[list[str]] = Configured()
+    max_depth: Configured[int] = Configured()
+    cancel_grace: Configured[float] = Configured()
+    record: Configured[str | os.PathLike[str] | None] = Configured()
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A Runtime travels as what it is configured with (op.evaluate's jobs on another
+        # process): its resolved model, its open MCP servers and its last run stay here.
+        return {**self.__dict__, "_model": None, "_resources": [], "last_run": None}
+
+    def _own(self, resource: Any) -> None:
+        """Close ``resource`` (anything with ``close()``) when this Runtime closes."""
+        self._resources.append(resource)
+
+    def close(self) -> None:
+        """End what this Runtime holds open: every MCP server connected with
+        ``op.mcp(..., runtime=self)`` (the notebook's runtime by default) is closed and a
+        stdio server's process ends. Safe to call twice; the Runtime can still run."""
+        while self._resources:
+            resource = self._resources.pop()
+            try:
+                resource.close()
+            except Exception:  # one stuck server must not keep the others open
+                continue
+
+    def __enter__(self) -> Runtime:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def registry(self) -> Registry:
+        """Where the default menu comes from (the global registry unless one was given)."""
+        if self._config.registry is None:
+            from .execute import default_registry
+
+            return default_registry
+        return self._config.registry
+
+    @property
+    def model_spec(self) -> str | Model | None:
+        """The model as given (``None``: the default chain decides on first use)."""
+        return self._config.model
+
+    @property
+    def model(self) -> Model:
+        """The resolved model: resolved on first access, and again whenever a variable a
+        model string reads (a provider's key, base URL, region; ``OPENPROGRAM_MODEL``:
+        :data:`~openprogram_jupyter.models.providers.CLIENT_ENV_VARS`) has changed since,
+        so a corrected key is used by the next run. A model object is used as given."""
+        environment = None
+        config = self._config
+        if isinstance(config.model, (str, type(None))):
+            from ..models.providers import client_environment
+
+            environment = client_environment()
+        if self._model is None or environment != self._model_environment:
+            from .execute import resolve_model
+
+            self._model = resolve_model(
+                config.model, api_key=config.api_key, base_url=config.base_url, record=config.record
+            )
+            self._model_environment = environment
+        return self._model
+
+    @model.setter
+    def model(self, value: str | Model | None) -> None:
+        self._config = self._config.with_changes({"model": value})
+        self._model = None  # resolved on next use
+
+    def __repr__(self) -> str:
+        name = self._model.name if self._model is not None else (self._config.model or "default")
+        return f"<Runtime model={name!s}>"
+
+    # -- the async core -------------------------------------------------------------------
+
+    def prepare(self, content: object, **options: Unpack[RunOptions]) -> RunSpec:
+        """Check ``content`` and the run ``options`` and return the :class:`RunSpec` a run
+        would execute; raises :class:`~openprogram_jupyter.core.errors.SetupError` (naming the
+        problem) before anything is sent. ``arun``, ``run``, ``start`` and ``exec`` accept
+        the spec in place of ``content`` (then with no other options)."""
+        from .execute import RuntimeDefaults, build_spec
+
+        return build_spec(content, RuntimeDefaults.of(self), **options)
+
+    async def arun(self, content: object, **options: Unpack[RunOptions]) -> Run:
+        """Run the loop on the current event loop and return the :class:`Run`.
+
+        ``content`` is the prompt (a str, an ``op.UserMessage`` or content blocks) or a
+        :class:`RunSpec` from :meth:`prepare`. ``messages`` is earlier conversation to
+        continue (a session). Setting ``abort`` stops the run gracefully: it returns with
+        ``stop_reason == "aborted"``. If the task awaiting this is cancelled instead (a
+        kernel interrupt), the run is finished the same way, stored on :attr:`last_run`,
+        and ``CancelledError`` is re-raised.
+        """
+        return await self._execute(self._spec(content, options))
+
+    async def _execute(self, spec: RunSpec, on_created: Callable[[Run], None] | None = None) -> Run:
+        from .execute import execute
+
+        return await execute(self, spec, on_created=on_created)
+
+    def _spec(self, content: object, options: dict[str, Any] | RunOptions) -> RunSpec:
+        from .execute import RunSpec
+
+        if isinstance(content, RunSpec):
+            if options:
+                raise TypeError(f"a RunSpec carries its options; got more: {', '.join(sorted(options))}")
+            return content
+        return self.prepare(content, **options)
+
+    async def aexec(self, content: object, **options: Unpack[RunOptions]) -> Any:
+        """Like :meth:`arun`, returning the answer (see :meth:`exec`)."""
+        return _answer(await self.arun(content, **options))
+
+    # -- sync entry points ----------------------------------------------------------------
+
+    def start(self, content: object, **options: Unpack[RunOptions]) -> RunHandle:
+        """Start a run on a worker thread and return its :class:`RunHandle` at once."""
+        handle = RunHandle(self)
+        handle._start(content, dict(options))
+        return handle
+
+    def run(self, content: object, **options: Unpack[RunOptions]) -> Run:
+        """Run to the end and return the :class:`Run` (works inside Jupyter too).
+
+        A ``KeyboardInterrupt`` (Ctrl-C, Kernel ▸ Interrupt) while waiting aborts the run,
+        waits briefly for it to close every open call, stores it on :attr:`last_run`
+        and re-raises.
+        """
+        handle = self.start(content, **options)
+        try:
+            return handle.wait()
+        except KeyboardInterrupt:
+            handle.abort()
+            handle.join(waiting_time(self.cancel_grace))
+            if handle.run is not None:
+                self.last_run = handle.run
+            raise
+
+    def exec(self, content: object, **options: Unpack[RunOptions]) -> Any:
+        """Run to the end and return the answer.
+
+        The answer is the final text; with ``choices=`` it is the resolved decision. At a
+        limit it is the last reply's text and the Run's ``stop_reason`` names the limit
+        (``"max_iterations"``, ``"max_cost"``, ``"max_tokens"``); when stopped it is
+        whatever text had arrived. If the run
+        failed (``stop_reason == "error"``) :class:`RunError` is raised, carrying the Run.
+        """
+        return _answer(self.run(content, **options))
+
+    # -- forking ------------------------------------------------------------------------
+
+    def fork(
+        self,
+        run: Run,
+        round: int,
+        *,
+        model: str | Model | None = None,
+        tools: Sequence[object] | None = None,
+        **options: Any,
+    ) -> Run:
+        """Run ``run`` again from ``round``: the rounds before it are replayed from the record
+        (no model request, no tool run), then this Runtime's model — or ``model``, on a
+        Runtime otherwise like this one — goes on live with ``tools`` and ``options``
+        (see :func:`~openprogram_jupyter.engine.forking.fork_spec` for the defaults). Returns the
+        new Run; it also becomes :attr:`last_run`."""
+        from .forking import fork_spec
+
+        runtime = self if model is None else self.replace(model=model)
+        return runtime.run(fork_spec(run, round, runtime, tools=tools, **options))
+
+    def rerun(
+        self, run: Run, *, tools: Sequence[object] = (), live: bool = False, same: Any = None, **options: Any
+    ) -> Run:
+        """Run ``run`` again on this Runtime, its recorded replies played back while the
+        tools run for real, until its results part from the recording (see
+        :meth:`Run.rerun <openprogram_jupyter.engine.run.Run.rerun>`). Returns the new Run; it
+        also becomes :attr:`last_run`."""
+        from .rerun import rerun_spec
+
+        return self.run(rerun_spec(run, self, tools=tools, live=live, same=same, **options))
+
+
+class RunHandle:
+    """A run going on in the background.
+
+    ``steer(text)`` queues a message the model sees before its next round (calls of the
+    current round not yet started are skipped); ``follow_up(text)`` queues one for when
+    it would otherwise finish; ``abort()`` stops it; ``wait()`` returns the :class:`Run`.
+    ``events`` is the live list of events so far.
+    """
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+        self.run: Run | None = None
+        self._abort: threading.Event = StopToken()
+        self._finished = threading.Event()
+        self._steering: deque[Any] = deque()
+        self._follow_ups: deque[Any] = deque()
+        self._error: BaseException | None = None
+
+    def _start(self, content: object, options: dict[str, Any]) -> None:
+        # Checked here, in the caller's context: a bad option raises from start(), and a
+        # nested run started inside a tool body knows its parent.
+        spec = self.runtime._spec(content, options)
+        # The caller's abort event, if any, is the handle's: setting either stops the run.
+        hooks = spec.hooks
+        self._abort = hooks.get("abort") or self._abort
+        spec = spec.with_hooks(
+            abort=self._abort,
+            get_steering_messages=hooks.get("get_steering_messages") or (lambda: _drain(self._steering)),
+            get_follow_up_messages=hooks.get("get_follow_up_messages") or (lambda: _drain(self._follow_ups)),
+        )
+
+        async def main() -> Run:
+            return await self.runtime._execute(spec, on_created=self._created)
+
+        context = contextvars.copy_context()
+
+        def target() -> None:
+            loop = asyncio.new_event_loop()
+            try:
+                context.run(loop.run_until_complete, main())
+            except BaseException as error:  # re-raised by wait()
+                self._error = error
+            finally:
+                # The run is complete: say so before tidying up, so a tool that swallowed
+                # its cancellation (and was abandoned) cannot hold wait() hostage.
+                self._finished.set()
+                _close_abandoning(loop, grace=self.runtime.cancel_grace)
+
+        threading.Thread(target=target, name="openprogram-run", daemon=True).start()
+
+    def _created(self, run: Run) -> None:
+        self.run = run
+
+    @property
+    def events(self) -> list[Any]:
+        return self.run.events if self.run is not None else []
+
+    def __repr__(self) -> str:
+        state = "done" if self.done else "running"
+        run = f" {self.run.run_id}" if self.run is not None else ""
+        return f"<RunHandle{run}: {state}, {len(self.events)} events>"
+
+    @property
+    def done(self) -> bool:
+        return self._finished.is_set()
+
+    def steer(self, text: str | UserMessage) -> None:
+        self._steering.append(text)
+
+    def follow_up(self, text: str | UserMessage) -> None:
+        self._follow_ups.append(text)
+
+    def abort(self) -> None:
+        """Stop the run; safe to call from any thread, more than once, or after the end.
+
+        A run started with ``abort=EVENT`` uses that event as its own, so this sets it.
+        """
+        self._abort.set()
+
+    def join(self, timeout: float | None = None) -> bool:
+        """Block until the run ends or ``timeout`` seconds pass; return whether it has
+        ended. Unlike :meth:`wait` it raises nothing: what ended the run is for ``wait``."""
+        return self._finished.wait(timeout)
+
+    def wait(self, timeout: float | None = None) -> Run:
+        """Block until the run ends (in 0.1 s slices, so an interrupt lands) and return it.
+
+        Raises ``TimeoutError`` if ``timeout`` passes first, and re-raises an error that
+        prevented the run from starting (bad arguments).
+        """
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self._finished.wait(0.1):
+            if deadline is not None and time.monotonic() >= deadline:
+                raise TimeoutError(f"the run did not end within {timeout} s")
+        if self._error is not None:
+            raise self._error
+        assert self.run is not None
+        return self.run
+
+
+# -- helpers ------------------------------------------------------------------------------
+
+
+def _close_abandoning(loop: asyncio.AbstractEventLoop, *, grace: float) -> None:
+    """Close a finished run's own event loop: cancel what is left (abandoned tool bodies),
+    give it ``grace`` seconds, then close; a task that still refuses to end is dropped."""
+    leftover = asyncio.all_tasks(loop)
+    for task in leftover:
+        task.cancel()
+    if leftover:
+        loop.run_until_complete(asyncio.wait(leftover, timeout=grace))
+    for task in leftover:
+        if not task.done():
+            task._log_destroy_pending = False  # type: ignore[attr-defined]  # abandoned on purpose
+    try:
+        loop.run_until_complete(loop.shutdown_asyncgens())
+    finally:
+        loop.close()
+
+
+def _same_provider(old: object, new: object) -> bool:
+    """Whether the model strings ``old`` and ``new`` name the same provider (its prefix)."""
+    return isinstance(old, str) and isinstance(new, str) and old.partition(":")[0] == new.partition(":")[0]
+
+
+def _drain(queue: deque[Any]) -> list[Any]:
+    items = []
+    while queue:
+        items.append(queue.popleft())
+    return items
+
+
+def _answer(run: Run) -> Any:
+
+    if run.stop_reason == "error":
+        raise RunError(run)
+    if run.decision is not None:  # its value may be None
+        return run.result
+    return run.text
+
+
+_default_runtime: Runtime | None = None
+
+
+def default_runtime() -> Runtime:
+    """The process-wide Runtime (the notebook's ``runtime``), created on first use."""
+    global _default_runtime
+    if _default_runtime is None:
+        _default_runtime = Runtime()
+    return _default_runtime
+
+
+def current_runtime() -> Runtime | None:
+    """The Runtime of the run whose tool is executing now, if any."""
+    return _ambient.current_runtime()
+
+
+# The tools layer asks `_ambient.ambient_runtime()` for an agentic function called without
+# one; it cannot import this module (that would close an import cycle through the engine).
+_ambient.provide_default_runtime(default_runtime)

@@ -1,0 +1,411 @@
+"""The run settings, each declared once.
+
+:class:`RunSettings` is the declaration: one annotated key per setting, its type for the
+type checker and a :class:`Setting` for everything else — default, check, ``%%agent``
+flag, whether a nested run inherits it, and a one-line doc. Everything that lists
+settings is derived from it: the keywords ``Runtime(...)`` and every run accept
+(:class:`~openprogram_jupyter.engine.spec.RunOptions` extends it), the checks
+(:func:`check_settings`), the ``%%agent`` flags and their usage
+(:mod:`openprogram_jupyter.jupyter._options`), and the table in docs/settings.md
+(:func:`markdown_table`, checked by a test).
+
+A Runtime holds a complete set (:data:`DEFAULTS` merged with its own keywords); a run
+merges its keywords over the Runtime's (:func:`merge`), the way an HTTP client merges a
+request's options over its defaults. To add a setting: declare it here and read it where
+it acts (``spec.settings["name"]``) — docs/architecture.md shows an example.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from typing_extensions import TypedDict, get_type_hints
+
+from ..core._json import JsonObject
+from ..core.errors import SetupError
+
+# What tool_choice= accepts: "auto", "required", "none", a tool's name, or a dict naming one.
+# (Stored normalised: models.base.ToolChoice. This module imports nothing heavy: the
+# %%agent flags are built from it when %load_ext runs.)
+ToolChoiceOption = str | JsonObject
+
+__all__ = [
+    "DEFAULTS",
+    "SETTINGS",
+    "Flag",
+    "RunSettings",
+    "Setting",
+    "check_settings",
+    "inherited",
+    "markdown_table",
+    "merge",
+]
+
+
+@dataclass(frozen=True)
+class Flag:
+    """How a setting is written on an ``%%agent`` line.
+
+    ``metavar`` names the value in the usage; ``None`` makes a switch, which stores
+    ``switch_value`` when given. ``parse`` turns the text into a Python value, which then
+    meets the same check as the keyword (one meaning in both); it raises ``ValueError``
+    with a message naming what it expected.
+    """
+
+    name: str
+    metavar: str | None = None
+    parse: Callable[[str], Any] = str
+    switch_value: object = True
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A setting's declaration: ``default``; ``check(name, value)``, which returns the
+    value as stored or raises :class:`SetupError` naming the setting; a one-line ``doc``
+    (also the flag's help); its ``flag`` (``None``: Python only); and ``inherited``: a
+    run started inside a tool body takes the value of the run it is inside, unless it sets
+    its own."""
+
+    default: object
+    check: Callable[[str, Any], Any]
+    doc: str
+    flag: Flag | None = None
+    inherited: bool = False
+
+
+# -- checks: each returns the value as stored, or raises SetupError naming the setting ------
+
+
+def _text(name: str, value: object) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise SetupError(f"{name} must be a str or None, got {type(value).__name__}", option=name)
+    return value
+
+
+def _switch(name: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise SetupError(f"{name} must be True or False, got {value!r}", option=name)
+    return value
+
+
+def _optional_switch(name: str, value: object) -> bool | None:
+    return None if value is None else _switch(name, value)
+
+
+def _whole(minimum: int | None, kind: str) -> Callable[[str, Any], int | None]:
+    def check(name: str, value: object) -> int | None:
+        if value is None:
+            return None
+        if not isinstance(value, int) or isinstance(value, bool) or (minimum is not None and value < minimum):
+            raise SetupError(f"{name} must be {kind} or None, got {value!r}", option=name)
+        return value
+
+    return check
+
+
+def _dollars(name: str, value: object) -> float | None:
+    if value is None:
+        return None
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value) or value <= 0:
+        raise SetupError(f"{name} must be a positive number (dollars) or None, got {value!r}", option=name)
+    return float(value)
+
+
+REASONING_EFFORTS = ("low", "medium", "high")
+MIN_REASONING_BUDGET = 1024  # Anthropic's smallest thinking budget, and so the smallest for all
+# Anthropic's largest output (128,000 tokens) less the 1,024 its request keeps for the answer: the budget
+# must stay below max_tokens. Gemini's largest are smaller; its model class sends its own, saying so.
+MAX_REASONING_BUDGET = 126_976
+
+
+def _reasoning(name: str, value: object) -> str | int | None:
+    """An effort, a budget from ``MIN_REASONING_BUDGET`` to ``MAX_REASONING_BUDGET`` tokens,
+    or ``None``; anything else is refused, naming the value (a huge number by its size)."""
+    if value is None or (isinstance(value, str) and value in REASONING_EFFORTS):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool) and MIN_REASONING_BUDGET <= value <= MAX_REASONING_BUDGET:
+        return value
+    raise SetupError(
+        f"{name} must be 'low', 'medium', 'high', a token budget from {MIN_REASONING_BUDGET:,} "
+        f"to {MAX_REASONING_BUDGET:,}, or None, got {_named(value)}",
+        option=name,
+    )
+
+
+def _named(value: object) -> str:
+    """``repr(value)``, but an int of more than 30 digits as ``a N-digit number`` (its
+    repr would fill the message, or fail past 4,300 digits)."""
+    if not isinstance(value, int) or isinstance(value, bool) or abs(value) < 10**30:
+        return repr(value)
+    digits = int(abs(value).bit_length() * 0.30102999566398120) + 1
+    if 10 ** (digits - 1) > abs(value):
+        digits -= 1
+    return f"a {digits}-digit number"
+
+
+def _tracing(name: str, value: object) -> object:
+    """``False``, ``True`` (the global tracer provider) or a tracer provider; tracing
+    needs the ``otel`` extra, said here, before anything runs."""
+    if value is False:
+        return value
+    if value is not True and not callable(getattr(value, "get_tracer", None)):
+        raise SetupError(f"{name} must be True, False or an OpenTelemetry tracer provider, got {value!r}", option=name)
+    import importlib.util
+
+    if importlib.util.find_spec("opentelemetry") is None or importlib.util.find_spec("opentelemetry.trace") is None:
+        from ..core._install import install_hint
+
+        raise SetupError(f"{name}: tracing needs OpenTelemetry's API: {install_hint('otel')}", option=name)
+    return value
+
+
+def _tool_choice(name: str, value: object) -> ToolChoiceOption:
+    from ..models.base import normalize_tool_choice
+
+    try:
+        return normalize_tool_choice(value)
+    except (TypeError, ValueError) as error:
+        raise SetupError(str(error), option=name) from error
+
+
+# -- flag parsers: text to the value the keyword would take ------------------------------
+
+
+def _capped(kind: str) -> Callable[[str], int | None]:
+    """``none`` (also ``inf``, ``unlimited``) for no cap, else a whole number."""
+
+    def parse(text: str) -> int | None:
+        if text.lower() in ("none", "inf", "unlimited"):
+            return None
+        try:
+            return int(text.replace(",", "").replace("_", ""))
+        except ValueError:
+            raise ValueError(f"expected a whole number of {kind} or 'none', got {text!r}") from None
+
+    return parse
+
+
+def _effort_or_budget(text: str) -> str | int:
+    """``low``, ``medium``, ``high``, or a whole number of tokens."""
+    if text.lower() in REASONING_EFFORTS:
+        return text.lower()
+    try:
+        return int(text.replace(",", "").replace("_", ""))
+    except ValueError:
+        raise ValueError(f"expected low, medium, high or a number of tokens, got {text!r}") from None
+
+
+def _amount(text: str) -> float:
+    try:
+        return float(text.lstrip("$"))
+    except ValueError:
+        raise ValueError(f"expected an amount in dollars such as 0.05, got {text!r}") from None
+
+
+class RunSettings(TypedDict, total=False):
+    """Every run setting: a keyword of ``Runtime(...)`` (the default for its runs) and of
+    every run (``exec``, ``run``, ``start``, ``arun``, ``aexec``, ``prepare``)."""
+
+    system: Annotated[str | None, Setting(None, _text, "system prompt for the run", Flag("--system", "TEXT"))]
+    tool_choice: Annotated[
+        ToolChoiceOption,
+        Setting(
+            "auto",
+            _tool_choice,
+            "auto, required, none, or a tool name the model must call",
+            Flag("--tool-choice", "auto|required|none|NAME"),
+        ),
+    ]
+    parallel_tool_calls: Annotated[
+        bool | None,
+        Setting(
+            None,
+            _optional_switch,
+            "whether the model may pick several tools in one round (None: the provider's default)",
+            Flag("--no-parallel", switch_value=False),
+        ),
+    ]
+    max_iterations: Annotated[
+        int | None,
+        Setting(
+            20,
+            _whole(None, "an int"),
+            "cap on rounds: at most max(1, N) model requests, the last one without tools when N ≥ 2",
+            Flag("--max-iterations", "N|none", _capped("rounds")),
+        ),
+    ]
+    max_tool_calls: Annotated[
+        int | None,
+        Setting(
+            500,
+            _whole(1, "a positive int"),
+            "cap on tool calls, nested runs' included",
+            Flag("--max-tool-calls", "N|none", _capped("calls")),
+        ),
+    ]
+    max_cost: Annotated[
+        float | None,
+        Setting(
+            None, _dollars, "spending limit in dollars, nested runs' included", Flag("--max-cost", "DOLLARS", _amount)
+        ),
+    ]
+    max_tokens: Annotated[
+        int | None,
+        Setting(
+            None,
+            _whole(1, "a positive int"),
+            "token limit, nested runs' included",
+            Flag("--max-tokens", "N|none", _capped("tokens")),
+        ),
+    ]
+    context_window: Annotated[
+        int | None,
+        Setting(
+            None,
+            _whole(1, "a positive int"),
+            "tokens a request may carry (None: the model's, from the model data); a larger one ends the run unsent",
+            Flag("--context-window", "N|none", _capped("tokens")),
+        ),
+    ]
+    finish_at_limit: Annotated[
+        bool,
+        Setting(
+            True,
+            _switch,
+            "at a limit (rounds, cost, tokens), one last round without tools answers",
+            Flag("--no-finish-at-limit", switch_value=False),
+        ),
+    ]
+    reasoning: Annotated[
+        str | int | None,
+        Setting(
+            None,
+            _reasoning,
+            "how much the model reasons before it answers: low, medium, high, or a token budget (None: the model's "
+            "default); each provider's own field (docs/providers.md)",
+            Flag("--reasoning", "low|medium|high|N", _effort_or_budget),
+            inherited=True,
+        ),
+    ]
+    step: Annotated[
+        bool, Setting(False, _switch, "every pick waits for the approver: run, edit, skip or stop", Flag("--step"))
+    ]
+    text_tool_calls: Annotated[
+        bool,
+        Setting(
+            False,
+            _switch,
+            "read tool calls the model writes as text (local models; docs/providers.md)",
+            Flag("--text-tools"),
+            inherited=True,
+        ),
+    ]
+    figures_to_model: Annotated[
+        bool,
+        Setting(
+            False,
+            _switch,
+            "every tool's pictures from its output (figures left open, images displayed) go to the model too",
+            Flag("--figures-to-model"),
+            inherited=True,
+        ),
+    ]
+    images_to_model: Annotated[
+        bool,
+        Setting(
+            True,
+            _switch,
+            "False: images in the conversation reach the model as a text note (a model that takes none)",
+            Flag("--no-images", switch_value=False),
+            inherited=True,
+        ),
+    ]
+    prompt_cache: Annotated[
+        bool,
+        Setting(
+            True,
+            _switch,
+            "mark the tools, the system prompt and the newest message for the provider's prompt cache where it must be "
+            "asked (Anthropic; Bedrock's Claude and Nova models); OpenAI and Gemini cache on their own",
+            Flag("--no-prompt-cache", switch_value=False),
+            inherited=True,
+        ),
+    ]
+    trace: Annotated[
+        object,
+        Setting(
+            False,
+            _tracing,
+            "OpenTelemetry spans of the run (GenAI conventions): True for the global tracer provider, or a provider "
+            "(the otel extra; docs/tracing.md)",
+            Flag("--trace"),
+            inherited=True,
+        ),
+    ]
+    trace_content: Annotated[
+        bool,
+        Setting(
+            False,
+            _switch,
+            "traced spans carry the messages too (replies, tool arguments and results), masked",
+            Flag("--trace-content"),
+            inherited=True,
+        ),
+    ]
+    capture_wire: Annotated[
+        bool,
+        Setting(
+            False,
+            _switch,
+            "keep each round's request and reply as sent, masked (see them with %agent wire VAR; docs/wire.md)",
+            Flag("--wire"),
+            inherited=True,
+        ),
+    ]
+
+
+def _declarations() -> Iterator[tuple[str, Setting]]:
+    for name, hint in get_type_hints(RunSettings, include_extras=True).items():
+        (setting,) = (meta for meta in hint.__metadata__ if isinstance(meta, Setting))
+        yield name, setting
+
+
+SETTINGS: dict[str, Setting] = dict(_declarations())
+"""Every setting's declaration, by name, in declaration order."""
+
+DEFAULTS: RunSettings = {name: setting.default for name, setting in SETTINGS.items()}  # type: ignore[assignment]
+"""Every setting at its declared default."""
+
+
+def check_settings(given: Mapping[str, Any]) -> RunSettings:
+    """``given`` checked, each value as stored. A name that is no setting or a value its
+    check refuses raises :class:`SetupError` naming it."""
+    unknown = sorted(set(given) - set(SETTINGS))
+    if unknown:
+        raise SetupError(f"not a run setting: {', '.join(unknown)} (settings: {', '.join(SETTINGS)})")
+    return {name: SETTINGS[name].check(name, value) for name, value in given.items()}  # type: ignore[return-value]
+
+
+def merge(base: RunSettings, overrides: Mapping[str, Any]) -> RunSettings:
+    """``base`` with ``overrides`` checked and laid over it (a new dict; neither changes)."""
+    return {**base, **check_settings(overrides)}
+
+
+def inherited(outer: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings of ``outer`` that a run started inside one of its tool calls takes."""
+    return {name: value for name, value in outer.items() if name in SETTINGS and SETTINGS[name].inherited}
+
+
+def markdown_table() -> str:
+    """The settings as the Markdown table in docs/settings.md (a test checks they agree)."""
+    rows = ["| setting | default | `%%agent` flag | meaning |", "|---|---|---|---|"]
+    for name, setting in SETTINGS.items():
+        flag = setting.flag
+        written = "—" if flag is None else f"`{flag.name}{' ' + flag.metavar if flag.metavar else ''}`"
+        nested = " Nested runs inherit it." if setting.inherited else ""
+        cells = (f"`{name}`", f"`{setting.default!r}`", written, f"{setting.doc}.{nested}")
+        rows.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+    return "\n".join(rows)

@@ -1,0 +1,1 @@
+"""The tool-design lab: checks, runs as code and as tests, decisions, evaluations."""

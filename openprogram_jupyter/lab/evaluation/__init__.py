@@ -1,0 +1,361 @@
+"""``op.evaluate``: a tool set tried on many prompts × models, as one table.
+
+Every prompt runs on every model, each run on its own Runtime with a fresh model. In
+this process the runs go on one event loop, at most ``concurrency`` at a time (an asyncio
+semaphore); with ``executor=`` each run is one job submitted to that
+``concurrent.futures.Executor`` — a thread or process pool, or a Dask ``distributed``
+client's ``get_executor()`` spreading them over a cluster — again at most
+``concurrency`` in flight. One failing run is one row saying why, never a crash.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from ...core._ambient import ambient_runtime
+from ...core._stop import StopToken, waiting_time
+from ...core.errors import SetupError
+from ...models import Model
+from ._jobs import EvalJob, EvalOutcome, arun_job, check_names, run_job
+from ._judge import Judge, Judgement, judge
+from ._progress import Progress
+from ._report import EvalRow, Evaluation, Expect, ModelSummary, expectations, to_row
+
+__all__ = [
+    "EvalRow",
+    "Evaluation",
+    "EvaluationInterrupted",
+    "Judge",
+    "Judgement",
+    "ModelSummary",
+    "aevaluate",
+    "evaluate",
+    "judge",
+]
+
+Expects = Expect | Sequence[Expect]
+_CANCEL_GRACE = 0.5  # every run of an evaluation is on a Runtime with the default cancel_grace (._jobs)
+
+
+class EvaluationInterrupted(KeyboardInterrupt):
+    """Kernel ▸ Interrupt (Ctrl-C) stopped an evaluation; ``evaluation`` holds every row
+    so far (the runs still going were stopped, those not started say so)."""
+
+    def __init__(self, evaluation: Evaluation) -> None:
+        super().__init__("the evaluation was interrupted; its rows so far are in this error's .evaluation")
+        self.evaluation = evaluation
+
+
+def evaluate(
+    prompts: Sequence[str],
+    *,
+    models: Sequence[Any] | Mapping[str, Any] | None = None,
+    tools: Sequence[object] | None = None,
+    expect: Expects | None = None,
+    concurrency: int = 8,
+    timeout: float | None = None,
+    executor: concurrent.futures.Executor | None = None,
+    abort: threading.Event | None = None,
+    progress: bool | Callable[[int, int], None] = True,
+    **run_options: Any,
+) -> Evaluation:
+    """Run every prompt on every model and return the :class:`Evaluation`.
+
+    ``models``: model strings, model objects (a ``ScriptedModel`` starts its script afresh
+    for each run), or zero-argument callables that make one (a lambda is named after the
+    model it makes); a dict names them; ``None`` (the default): the model of the runtime
+    in use — the notebook's ``runtime`` — alone; each run is on that runtime, its model
+    replaced (its approver, deny list, caps, settings hold). ``tools``, ``run_options``: ``Runtime.run``'s.
+    ``expect(run)`` judges each run: it passes unless it raises (an ``AssertionError``'s
+    message is the row's reason) or returns a falsy value other than ``None``; an
+    ``op.judge`` grades it (after every run has ended, one at a time); in a list, all must
+    pass. ``timeout`` caps each run in seconds.
+    ``executor`` sends each run to that executor (its jobs must be picklable: see :mod:`._jobs`). Setting ``abort``
+    stops the evaluation: runs going on end as stopped, runs not started are not started,
+    and the result says ``stopped``. Ctrl-C / Kernel ▸ Interrupt does the same, then
+    raises :class:`EvaluationInterrupted` carrying the partial result. ``progress``: a
+    progress bar in a notebook (``False``: none; a callable gets ``(done, total)``).
+
+    Bad arguments raise ``TypeError`` / ``ValueError`` / :class:`SetupError` naming them
+    before any run starts.
+    """
+    plan = _plan(prompts, models, tools, expect, concurrency, timeout, executor, run_options)
+    return _run_plan(plan, concurrency, executor, abort, progress)
+
+
+def _run_plan(
+    plan: _Plan,
+    concurrency: int,
+    executor: concurrent.futures.Executor | None,
+    abort: threading.Event | None,
+    progress: bool | Callable[[int, int], None],
+) -> Evaluation:
+    """Run ``plan``'s jobs on a worker thread (in its own event loop, or on ``executor``),
+    the progress bar ticking here; an interrupt stops them and raises with the rows so far."""
+    stop = abort or StopToken()
+    outcomes: dict[int, EvalOutcome] = {}
+    meter = Progress(len(plan.jobs), progress)
+    finished = threading.Event()
+
+    def record(outcome: EvalOutcome) -> None:
+        outcomes[outcome.index] = outcome
+        meter.count(outcome)
+
+    driver = (_on_executor, executor) if executor is not None else (_in_new_loop,)
+    worker = threading.Thread(
+        target=_guarded,
+        args=(finished, *driver, plan.jobs, concurrency, stop, record),
+        name="openprogram-evaluate",
+        daemon=True,
+    )
+    worker.start()
+    try:
+        while not finished.wait(0.1):
+            meter.tick()
+    except KeyboardInterrupt:
+        stop.set()
+        finished.wait(waiting_time(_CANCEL_GRACE))
+        raise EvaluationInterrupted(plan.result(outcomes, stopped=True)) from None
+    finally:
+        meter.close()
+    return plan.result(outcomes, stopped=stop.is_set())
+
+
+async def aevaluate(
+    prompts: Sequence[str],
+    *,
+    models: Sequence[Any] | Mapping[str, Any] | None = None,
+    tools: Sequence[object] | None = None,
+    expect: Expects | None = None,
+    concurrency: int = 8,
+    timeout: float | None = None,
+    executor: concurrent.futures.Executor | None = None,
+    abort: threading.Event | None = None,
+    progress: bool | Callable[[int, int], None] = True,
+    **run_options: Any,
+) -> Evaluation:
+    """:func:`evaluate` on the current event loop (in a notebook: ``await op.aevaluate(...)``,
+    which keeps the kernel free while it runs). Cancelling the awaiting task stops the
+    evaluation and re-raises once the runs going on have ended."""
+    plan = _plan(prompts, models, tools, expect, concurrency, timeout, executor, run_options)
+    stop = abort or StopToken()
+    outcomes: dict[int, EvalOutcome] = {}
+    meter = Progress(len(plan.jobs), progress)
+
+    def record(outcome: EvalOutcome) -> None:
+        outcomes[outcome.index] = outcome
+        meter.count(outcome)
+
+    if executor is not None:
+        work = asyncio.ensure_future(asyncio.to_thread(_on_executor, executor, plan.jobs, concurrency, stop, record))
+    else:
+        work = asyncio.ensure_future(_in_process(plan.jobs, concurrency, stop, record))
+    try:
+        while not work.done():
+            await asyncio.wait({work}, timeout=0.1)
+            meter.tick()
+        work.result()
+    except asyncio.CancelledError:
+        stop.set()
+        await asyncio.wait({work}, timeout=waiting_time(_CANCEL_GRACE))
+        raise
+    finally:
+        meter.close()
+    if any(isinstance(each, Judge) for each in plan.expect):  # a judge's model call would hold up this loop
+        return await asyncio.to_thread(plan.result, outcomes, stopped=stop.is_set())
+    return plan.result(outcomes, stopped=stop.is_set())
+
+
+class _Plan:
+    """The checked jobs, and how their outcomes become the table."""
+
+    def __init__(self, jobs: list[EvalJob], labels: list[str], expect: tuple[Expect, ...]) -> None:
+        self.jobs = jobs
+        self.labels = labels
+        self.expect = expect
+
+    def result(self, outcomes: Mapping[int, EvalOutcome], *, stopped: bool) -> Evaluation:
+        """The table. An interrupt while ``expect`` judges raises
+        :class:`EvaluationInterrupted` carrying every row: those judged keep their verdict,
+        the others read ``stopped`` (not judged) — no finished run is lost."""
+        rows: list[EvalRow] = []
+        for job in self.jobs:
+            outcome = outcomes.get(job.index) or EvalOutcome(job.index, skipped=True)
+            try:
+                rows.append(to_row(outcome, job.prompt, job.model_label, self.expect))
+            except KeyboardInterrupt:
+                for rest in self.jobs[len(rows) :]:
+                    row = to_row(
+                        outcomes.get(rest.index) or EvalOutcome(rest.index, skipped=True),
+                        rest.prompt,
+                        rest.model_label,
+                        None,
+                    )
+                    if row.verdict == "pass":
+                        row.verdict, row.why = "stopped", "not judged: the evaluation was interrupted while judging"
+                    rows.append(row)
+                raise EvaluationInterrupted(Evaluation(rows, self.labels, stopped=True)) from None
+        return Evaluation(rows, self.labels, stopped=stopped)
+
+
+def _plan(
+    prompts: Sequence[str],
+    models: Sequence[Any] | Mapping[str, Any] | None,
+    tools: Sequence[object] | None,
+    expect: Expects | None,
+    concurrency: int,
+    timeout: float | None,
+    executor: concurrent.futures.Executor | None,
+    run_options: dict[str, Any],
+) -> _Plan:
+    prompt_list = _prompts(prompts)
+    named = _models(models)
+    expect_all = expectations(expect)
+    if not isinstance(concurrency, int) or isinstance(concurrency, bool) or concurrency < 1:
+        raise ValueError(f"concurrency must be a positive int, got {concurrency!r}")
+    if timeout is not None and (not isinstance(timeout, (int, float)) or timeout <= 0):
+        raise ValueError(f"timeout must be a positive number of seconds or None, got {timeout!r}")
+    if executor is not None and not callable(getattr(executor, "submit", None)):
+        raise TypeError(f"executor must be a concurrent.futures.Executor (with .submit), got {type(executor).__name__}")
+    if "abort" in run_options or "on_event" in run_options:
+        raise TypeError("evaluate() has its own abort=; on_event= and the other hooks are not per-run options here")
+    options = {**run_options, **({"tools": list(tools)} if tools is not None else {})}
+    base = ambient_runtime()  # every run derives from it: its approver, deny list, caps, settings
+    base.replace(model="offline", record=None).prepare(prompt_list[0], **options)  # a bad option fails here
+    jobs = [
+        EvalJob(index, prompt, label, model, options, timeout, base)
+        for index, (prompt, (label, model)) in enumerate((p, m) for p in prompt_list for m in named)
+    ]
+    return _Plan(jobs, [label for label, _ in named], expect_all)
+
+
+def _prompts(prompts: Any) -> list[str]:
+    if isinstance(prompts, str) or not isinstance(prompts, Iterable):
+        raise TypeError("prompts must be a list of prompt strings (one str is one prompt: pass [prompt])")
+    listed = list(prompts)
+    if not listed:
+        raise ValueError("prompts is empty: give at least one prompt")
+    for index, prompt in enumerate(listed):
+        if not isinstance(prompt, str) or not prompt.strip():
+            raise SetupError(f"prompts[{index}] must be a non-empty str, got {prompt!r}")
+    return listed
+
+
+def _models(models: Any) -> list[tuple[str, Any]]:
+    if models is None:
+        runtime = ambient_runtime()
+        spec = runtime.model_spec if runtime.model_spec is not None else runtime.model.name
+        return [(_label(spec), spec)]
+    if isinstance(models, Mapping):
+        named = [(str(label), model) for label, model in models.items()]
+    elif isinstance(models, (str, Model)) or not isinstance(models, Iterable):
+        raise TypeError("models must be a list of models (model strings, model objects or factories) or a dict")
+    else:
+        named = [(_label(model), model) for model in models]
+    if not named:
+        raise ValueError("models is empty: give at least one model")
+    check_names([label for label, _ in named])
+    return named
+
+
+def _label(model: object) -> str:
+    if isinstance(model, str):
+        return model
+    if isinstance(model, Model):
+        return str(model.name)
+    if callable(model):
+        name = str(getattr(model, "__name__", repr(model)))
+        if name == "<lambda>":  # named after what it makes
+            made = model()
+            return str(made.name) if isinstance(made, Model) else _label(made)
+        return name
+    raise TypeError(f"{model!r} is not a model: give a model string, a model object or a callable that makes one")
+
+
+def _guarded(finished: threading.Event, work: Callable[..., None], *args: object) -> None:
+    try:
+        work(*args)
+    finally:
+        finished.set()
+
+
+def _in_new_loop(
+    jobs: list[EvalJob], concurrency: int, stop: threading.Event, record: Callable[[EvalOutcome], None]
+) -> None:
+    loop = asyncio.new_event_loop()
+    try:
+        loop.run_until_complete(_in_process(jobs, concurrency, stop, record))
+    finally:
+        loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.close()
+
+
+async def _in_process(
+    jobs: list[EvalJob], concurrency: int, stop: threading.Event, record: Callable[[EvalOutcome], None]
+) -> None:
+    """Every job on this event loop, at most ``concurrency`` at once."""
+    semaphore = asyncio.Semaphore(concurrency)
+
+    async def one(job: EvalJob) -> None:
+        async with semaphore:
+            if stop.is_set():
+                record(EvalOutcome(job.index, skipped=True))
+                return
+            record(await arun_job(job, stop))
+
+    await asyncio.gather(*(one(job) for job in jobs))
+
+
+def _on_executor(
+    executor: concurrent.futures.Executor,
+    jobs: list[EvalJob],
+    concurrency: int,
+    stop: threading.Event,
+    record: Callable[[EvalOutcome], None],
+) -> None:
+    """Every job on ``executor``, at most ``concurrency`` submitted and not yet done.
+
+    Stopping cancels what has not started; a run already going on elsewhere cannot be
+    reached from here, so it is left to finish and its row says stopped.
+    """
+    waiting = list(jobs)
+    running: dict[concurrent.futures.Future[EvalOutcome], EvalJob] = {}
+    while waiting or running:
+        while waiting and len(running) < concurrency and not stop.is_set():
+            job = waiting.pop(0)
+            try:
+                running[executor.submit(run_job, job)] = job
+            except Exception as error:  # e.g. a tool that cannot be pickled for another process
+                record(
+                    EvalOutcome(
+                        job.index, error=f"the executor could not run it: {type(error).__name__}: {_first_line(error)}"
+                    )
+                )
+        if stop.is_set():
+            for future, job in running.items():
+                future.cancel()
+                record(EvalOutcome(job.index, skipped=True))
+            for job in waiting:
+                record(EvalOutcome(job.index, skipped=True))
+            return
+        done, _ = concurrent.futures.wait(running, timeout=0.1, return_when=concurrent.futures.FIRST_COMPLETED)
+        for future in done:
+            job = running.pop(future)
+            try:
+                record(future.result())
+            except Exception as error:  # the executor lost the job (a worker died, pickling failed)
+                record(
+                    EvalOutcome(
+                        job.index, error=f"the executor could not run it: {type(error).__name__}: {_first_line(error)}"
+                    )
+                )
+
+
+def _first_line(error: BaseException) -> str:
+    cause = error.__cause__ or error.__context__
+    text = str(error).split("\n", 1)[0]
+    return f"{text} ({type(cause).__name__}: {cause})" if cause is not None else text

@@ -1,0 +1,79 @@
+"""An evaluation's progress: a bar in a notebook, or a callable the caller gave.
+
+The bar is plain HTML (``<progress>``) in one display, updated in place at most five
+times a second and left showing the final count — no widget, so a saved notebook keeps
+it. Outside a kernel (terminal IPython, scripts) nothing is shown.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ...render._safe import display_bundle, update_bundle
+
+__all__ = ["Progress"]
+
+_MIN_SECONDS_BETWEEN_UPDATES = 0.2
+
+
+class Progress:
+    """Counts finished runs (:meth:`count`, any thread) and shows them (:meth:`tick`,
+    :meth:`close`, the waiting thread). ``show``: ``True`` for the notebook bar, ``False``
+    for nothing, or a callable called with ``(done, total)`` after each run."""
+
+    def __init__(self, total: int, show: bool | Callable[[int, int], None]) -> None:
+        self.total = total
+        self.done = 0
+        self.failed = 0
+        self._lock = threading.Lock()
+        self._callback = show if callable(show) else None
+        self._handle: Any = _display(self._html()) if show is True else None
+        self._shown = (-1, -1)
+        self._last = 0.0
+
+    def count(self, outcome: Any) -> None:
+        with self._lock:
+            self.done += 1
+            run = outcome.run
+            if outcome.error or outcome.timed_out or (run is not None and run.stop_reason == "error"):
+                self.failed += 1
+            done = self.done
+        if self._callback is not None:
+            self._callback(done, self.total)
+
+    def tick(self, *, force: bool = False) -> None:
+        if self._handle is None or (self.done, self.failed) == self._shown:
+            return
+        now = time.monotonic()
+        if force or now - self._last >= _MIN_SECONDS_BETWEEN_UPDATES:
+            self._last = now
+            self._shown = (self.done, self.failed)
+            update_bundle(self._handle, {"text/html": self._html(), "text/plain": self._text()})
+
+    def close(self) -> None:
+        self.tick(force=True)
+
+    def _text(self) -> str:
+        errors = f", {self.failed} ended in an error" if self.failed else ""
+        return f"{self.done}/{self.total} runs{errors}"
+
+    def _html(self) -> str:
+        return (
+            f'<div><progress value="{self.done}" max="{self.total}" style="width:240px"></progress> '
+            f"{self._text()}</div>"
+        )
+
+
+def _display(html: str) -> Any:
+    """A display to update in place, in a kernel only (``None`` elsewhere)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    shell = get_ipython()
+    if shell is None or getattr(shell, "kernel", None) is None:
+        return None
+    return display_bundle({"text/html": html, "text/plain": html}, display_id=True)

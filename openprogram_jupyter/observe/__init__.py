@@ -1,0 +1,1 @@
+"""Watching runs from outside: OpenTelemetry traces."""

@@ -1,0 +1,272 @@
+"""Run mutmut on one module of the package (or several in turn) with the tests that exercise it.
+
+On demand, never in CI::
+
+    python scripts/mutation.py --module engine/_limits.py
+    python scripts/mutation.py --module core/_masking.py --tests tests/core/test_secrets.py
+    python scripts/mutation.py --module engine/loop.py --children 2 --json loop.json
+    python scripts/mutation.py --all --json all.json
+    python scripts/mutation.py --list
+
+mutmut (the ``mutation`` extra) writes every operator, comparison, constant and call
+mutation of a module mechanically; ``scripts/mutate.py`` keeps the hand-written semantic
+ones. For each module the repository's committed files (``git archive HEAD``: never the
+working tree, which is not touched) are unpacked into a temporary directory; the
+``[tool.mutmut]`` table of pyproject.toml is completed there with the module
+(``only_mutate``) and its test files (``pytest_add_cli_args_test_selection``: the row of
+``TESTS`` or ``--tests``), and ``mutmut run`` runs in that copy. mutmut runs each mutant
+against the selected tests that reach the mutated function, ``-x``.
+
+The report per module: mutants, killed, survived, no tests (a mutant no selected test
+reaches; it counts as survived), timeouts, suspicious, then each survivor's name and
+diff. Exit status 0 when every module ran, 1 when one could not be run. The per-module
+table is docs/testing.md's, "Mutation tool".
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import tomllib
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGE = "openprogram_jupyter"
+MUTMUT = Path(sys.executable).with_name("mutmut")
+
+# Module (relative to openprogram_jupyter/) -> the test files that exercise it, most
+# telling first. In the order of issue 45: what decides behaviour first.
+TESTS: dict[str, tuple[str, ...]] = {
+    "engine/loop.py": (
+        "tests/core/test_loop_rules.py",
+        "tests/core/test_limits.py",
+        "tests/core/test_menu_and_controls.py",
+        "tests/core/test_steering_and_abort.py",
+        "tests/core/test_fork.py",
+        "tests/core/test_faults.py",
+    ),
+    "engine/tool_execution.py": (
+        "tests/core/test_loop_rules.py",
+        "tests/core/test_faults.py",
+        "tests/core/test_step_mode.py",
+        "tests/core/test_tool_options_in_loop.py",
+    ),
+    "engine/_approval_gate.py": (
+        "tests/core/test_step_mode.py",
+        "tests/core/test_approval_policy.py",
+        "tests/core/test_loop_rules.py",
+    ),
+    "core/approval_policy.py": ("tests/core/test_approval_policy.py",),
+    "engine/settings.py": (
+        "tests/core/test_settings.py",
+        "tests/core/test_runtime_config.py",
+    ),
+    "engine/_limits.py": (
+        "tests/core/test_limits.py",
+        "tests/core/test_menu_and_controls.py",
+    ),
+    "core/_masking.py": (
+        "tests/core/test_secrets.py",
+        "tests/core/test_safety_properties.py",
+    ),
+    "core/_secrets.py": (
+        "tests/core/test_secrets.py",
+        "tests/core/test_safety_properties.py",
+    ),
+    "core/_code_writer.py": (
+        "tests/core/test_code_writer.py",
+        "tests/core/test_check_and_code.py",
+    ),
+    "lab/_run_test.py": ("tests/core/test_run_to_test.py",),
+    "lab/_run_code.py": (
+        "tests/core/test_check_and_code.py",
+        "tests/core/test_code_writer.py",
+    ),
+    "engine/rerun.py": ("tests/core/test_rerun.py",),
+    "engine/forking.py": (
+        "tests/core/test_fork.py",
+        "tests/core/test_rerun.py",
+    ),
+    "models/openai_chat.py": (
+        "tests/providers/test_provider_translation.py",
+        "tests/providers/test_provider_history_walk.py",
+        "tests/providers/test_provider_reasoning.py",
+        "tests/providers/test_provider_budget_cap.py",
+    ),
+    "models/anthropic.py": (
+        "tests/providers/test_provider_translation.py",
+        "tests/providers/test_provider_history_walk.py",
+        "tests/providers/test_provider_reasoning.py",
+        "tests/providers/test_provider_prompt_cache.py",
+        "tests/decisions/test_provider_schemas.py",
+    ),
+    "models/pricing.py": (
+        "tests/providers/test_provider_prices.py",
+        "tests/providers/test_provider_common.py",
+    ),
+    "engine/_context.py": ("tests/providers/test_provider_context.py",),
+    "observe/_tracing.py": ("tests/core/test_tracing.py",),
+}
+
+KILLED = ("killed", "timeout")  # a mutant whose tests hang is caught: mutmut stops it
+RESULT_LINE = re.compile(r"^\s*(\S+): (.+)$")
+
+
+@dataclass
+class ModuleReport:
+    """One module's run: the counts by mutmut status, and each survivor's diff."""
+
+    module: str
+    tests: list[str]
+    seconds: float
+    counts: dict[str, int]
+    survivors: dict[str, str] = field(default_factory=dict)
+    error: str | None = None
+
+    @property
+    def mutants(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def killed(self) -> int:
+        return self.counts.get("killed", 0)
+
+
+def mutmut_table(module: str, tests: list[str]) -> str:
+    """The ``[tool.mutmut]`` table for one module: the repository's own keys, plus
+    ``only_mutate`` (that module) and ``pytest_add_cli_args_test_selection`` (``tests``)."""
+    config = dict(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"].get("mutmut", {}))
+    config["only_mutate"] = [f"{PACKAGE}/{module}"]
+    config["pytest_add_cli_args_test_selection"] = list(tests)
+    # json.dumps of str, bool, int and lists of them is valid TOML
+    lines = [f"{key} = {json.dumps(value)}" for key, value in config.items()]
+    return "[tool.mutmut]\n" + "\n".join(lines) + "\n"
+
+
+def without_mutmut_table(pyproject: str) -> str:
+    """``pyproject`` with its ``[tool.mutmut]`` table (header to the next header) removed."""
+    return re.sub(r"(?ms)^\[tool\.mutmut\]\n.*?(?=^\[|\Z)", "", pyproject)
+
+
+def committed_copy(into: Path) -> None:
+    """Unpack the committed files of HEAD into ``into`` (the working tree is not read)."""
+    archive = subprocess.run(["git", "archive", "--format=tar", "HEAD"], cwd=REPO, capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
+
+
+def run_mutmut(copy: Path, children: int) -> subprocess.CompletedProcess[str]:
+    """``mutmut run`` in ``copy``, its output passed through to the terminal's stderr."""
+    env = {**os.environ, "PYTHONPATH": str(copy)}
+    return subprocess.run(
+        [str(MUTMUT), "run", "--max-children", str(children)],
+        cwd=copy,
+        env=env,
+        stdout=sys.stderr,
+        stderr=sys.stderr,
+        text=True,
+    )
+
+
+def statuses(copy: Path) -> dict[str, str]:
+    """Every mutant's name and mutmut status, read from ``mutmut results --all true``."""
+    out = subprocess.run([str(MUTMUT), "results", "--all", "true"], cwd=copy, capture_output=True, text=True)
+    found = {}
+    for line in out.stdout.splitlines():
+        match = RESULT_LINE.match(line)
+        if match:
+            found[match.group(1)] = match.group(2).strip()
+    return found
+
+
+def diff_of(copy: Path, name: str) -> str:
+    """What mutant ``name`` changes, as ``mutmut show`` prints it."""
+    out = subprocess.run([str(MUTMUT), "show", name], cwd=copy, capture_output=True, text=True)
+    return out.stdout.strip()
+
+
+def run_module(module: str, tests: list[str], children: int) -> ModuleReport:
+    """Run mutmut on ``module`` with ``tests`` in a fresh committed copy; report it."""
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="mutation-") as tmp:
+        copy = Path(tmp)
+        committed_copy(copy)
+        missing = [t for t in [f"{PACKAGE}/{module}", *tests] if not (copy / t.split("::")[0]).exists()]
+        if missing:
+            return ModuleReport(module, tests, 0.0, {}, error=f"not committed: {', '.join(missing)}")
+        pyproject = copy / "pyproject.toml"
+        pyproject.write_text(without_mutmut_table(pyproject.read_text()) + "\n" + mutmut_table(module, tests))
+        done = run_mutmut(copy, children)
+        found = statuses(copy)
+        report = ModuleReport(module, tests, round(time.monotonic() - started, 1), dict(Counter(found.values())))
+        if not found:
+            report.error = f"mutmut run exited {done.returncode} and reported no mutants"
+        for name, status in found.items():
+            if status not in KILLED:
+                report.survivors[name] = f"[{status}]\n{diff_of(copy, name)}"
+    return report
+
+
+def print_report(report: ModuleReport) -> None:
+    """The counts, then each survivor's diff."""
+    print(f"\n== {report.module}  ({report.seconds:.0f} s; tests: {' '.join(report.tests)})")
+    if report.error:
+        print(f"   could not run: {report.error}")
+        return
+    counts = report.counts
+    print(
+        f"   mutants {report.mutants}  killed {report.killed}  "
+        f"survived {counts.get('survived', 0)}  no tests {counts.get('no tests', 0)}  "
+        f"timeouts {counts.get('timeout', 0)}  suspicious {counts.get('suspicious', 0)}"
+    )
+    others = {k: v for k, v in counts.items() if k not in ("killed", "survived", "no tests", "timeout", "suspicious")}
+    if others:
+        print(f"   other: {others}")
+    for name, diff in report.survivors.items():
+        print(f"\n-- {name} {diff}")
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument("--module", action="append", help="a module under openprogram_jupyter/ (repeatable)")
+    which.add_argument("--all", action="store_true", help="every module of the table, in its order")
+    which.add_argument("--list", action="store_true", help="print the table of modules and tests")
+    parser.add_argument("--tests", nargs="+", help="test files or node ids in place of the table's")
+    parser.add_argument("--children", type=int, default=1, help="mutmut --max-children (default 1)")
+    parser.add_argument("--json", type=Path, help="write the reports to this JSON file")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(argv)
+    if args.list:
+        for module, tests in TESTS.items():
+            print(f"{module}: {' '.join(tests)}")
+        return 0
+    modules = list(TESTS) if args.all else [m.removeprefix(f"{PACKAGE}/") for m in args.module]
+    unknown = [m for m in modules if m not in TESTS and not args.tests]
+    if unknown:
+        print(f"no tests known for {', '.join(unknown)}: give --tests", file=sys.stderr)
+        return 2
+    reports = []
+    for module in modules:
+        report = run_module(module, list(args.tests or TESTS[module]), args.children)
+        print_report(report)
+        reports.append(report)
+        if args.json:  # written after each module, so a long --all leaves what it finished
+            rows = [{**asdict(r), "mutants": r.mutants, "killed": r.killed} for r in reports]
+            args.json.write_text(json.dumps(rows, indent=2) + "\n")
+    return 1 if any(r.error for r in reports) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -279,3 +279,64 @@ def test_with_two_budgets_the_tighter_one_caps(monkeypatch):
     model = op.ScriptedModel(["Done."], name="priced-script")
     op.Runtime(model=model).run("Hi.", tools=[], max_tokens=500, max_cost=0.01)
     assert model.requests[0].max_output_tokens == 500
+
+
+# -- what mutmut found unpinned (docs/testing.md, "Mutation tool") ------------------------------
+
+
+def test_a_reply_without_a_total_counts_every_kind_of_token_against_max_tokens():
+    """A provider that gives no total: input, output, cache reads and cache writes all count."""
+    usage = op.Usage(input=500, output=100, cache_read=300, cache_write=50, cost=0.0)
+    first = op.AssistantMessage(content=[call("add", a=1, b=1)], usage=usage)
+    model = op.ScriptedModel([first, "So far: 2."])
+    run = op.Runtime(model=model).run("Add.", tools=[add_tool()], max_tokens=950)
+    assert run.limit == "max_tokens"
+    assert any("max_tokens=950; spent 950" in n for n in notices(run))
+
+
+def test_the_answer_round_of_a_round_cap_names_the_cap_to_the_model_and_the_user():
+    model = op.ScriptedModel([call("add", a=1, b=1), "Only 2 so far."])
+    run = op.Runtime(model=model).run("Add.", tools=[add_tool()], max_iterations=2)
+    what = "the last round of its round cap (max_iterations=2)"
+    assert f"This run has reached {what}." in model.requests[-1].system
+    assert f"the run reached {what}: this last round has no tools" in notices(run)[-1]
+
+
+def test_the_unpriced_notice_says_what_still_applies():
+    model = op.ScriptedModel([costly(call("add", a=1, b=1), cost=None), "done"], name="no-price-model")
+    run = op.Runtime(model=model).run("Add.", tools=[add_tool()], max_cost=0.01)
+    assert [n for n in notices(run) if "cannot be checked" in n] == [
+        "max_cost=$0.01 cannot be checked: the price of no-price-model is unknown "
+        "(add it with openprogram_jupyter.models.pricing.register_price); max_tokens and "
+        "max_iterations still apply"
+    ]
+
+
+def priced_model(monkeypatch, replies, *, input: float, output: float) -> op.ScriptedModel:
+    from openprogram_jupyter.models import pricing
+
+    monkeypatch.setitem(pricing.PRICES, "priced-script", pricing.Price(input=input, output=output))
+    return op.ScriptedModel(replies, name="priced-script")
+
+
+def test_a_cost_budget_caps_the_next_round_at_what_is_left_after_its_input(monkeypatch):
+    """$10 budget, $2 spent, the next input 900 tokens at $1,000/M = $0.90: $7.10 left buys
+    7.1e6 / 3 output tokens at $3/M."""
+    usage = op.Usage(input=900, output=100, total_tokens=1000, cost=2.0)
+    first = op.AssistantMessage(content=[call("add", a=1, b=1)], usage=usage)
+    model = priced_model(monkeypatch, [first, "Done."], input=1000.0, output=3.0)
+    op.Runtime(model=model).run("Add.", tools=[add_tool()], max_cost=10.0)
+    assert model.requests[1].max_output_tokens == 2_366_666
+
+
+def test_an_unknown_cost_caps_no_round_even_for_a_priced_model_name(monkeypatch):
+    model = priced_model(monkeypatch, [costly(call("add", a=1, b=1), cost=None), "Done."], input=1.0, output=10.0)
+    op.Runtime(model=model).run("Add.", tools=[add_tool()], max_cost=0.01)
+    assert model.requests[1].max_output_tokens is None
+
+
+@pytest.mark.parametrize(("output", "cap"), [(0.0, None), (0.5, 20_000)])
+def test_a_free_output_price_caps_nothing_and_a_cheap_one_caps_by_its_price(monkeypatch, output, cap):
+    model = priced_model(monkeypatch, ["Done."], input=0.0, output=output)
+    run = op.Runtime(model=model).run("Hi.", tools=[], max_cost=0.01)
+    assert model.requests[0].max_output_tokens == cap and run.text == "Done."

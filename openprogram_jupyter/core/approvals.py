@@ -14,12 +14,13 @@ buttons) answers each call that asks — every call in step mode (``step=True``)
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Literal
 
 from ._json import JsonObject
 
-__all__ = ["ApprovalAnswer", "Edit", "Skip", "answer_kind", "edit", "skip"]
+__all__ = ["ApprovalAnswer", "Edit", "Skip", "answer_kind", "edit", "edit_note", "skip", "without_edit_note"]
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,25 @@ ApprovalAnswer = bool | Edit | Skip
 def edit(**arguments: object) -> Edit:
     """An approver's answer: run this call with ``arguments`` instead of the model's."""
     return Edit(dict(arguments))
+
+
+_EDIT_NOTE_START = "Note: the user changed this call's arguments before it ran, to "
+
+
+def edit_note(edited: JsonObject) -> str:
+    """The line an edited call's result starts with, for the model: ``Note: the user
+    changed this call's arguments before it ran, to {...}; this is the result for those
+    arguments.``"""
+    shown = json.dumps(edited, ensure_ascii=False, default=str)
+    return f"{_EDIT_NOTE_START}{shown}; this is the result for those arguments."
+
+
+def without_edit_note(text: str) -> str:
+    """``text`` without the :func:`edit_note` line it starts with, if it does: what the tool
+    itself returned, for a view's one-line preview."""
+    if not text.startswith(_EDIT_NOTE_START):
+        return text
+    return text.split("\n", 1)[1] if "\n" in text else ""
 
 
 def skip(reason: str = "") -> Skip:

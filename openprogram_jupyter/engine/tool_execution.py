@@ -23,6 +23,7 @@ from ..core._ambient import CallBudget, CallFrame, current_call
 from ..core._json import JsonObject, valid_json
 from ..core._masking import mask_progress, mask_result
 from ..core._secrets import Secrets
+from ..core.approvals import edit_note
 from ..core.errors import ToolExit
 from ..core.events import Event, ToolExecutionEndEvent, ToolExecutionStartEvent, ToolExecutionUpdateEvent
 from ..core.messages import TextContent, ToolCall, ToolResultMessage, ToolResultStatus
@@ -366,10 +367,7 @@ async def _with_content(call: ToolCall, outcome: _Outcome, env: CallEnvironment)
 
 def _with_edit_note(content: list[Any], edited: JsonObject) -> list[Any]:
     """``content`` after a first line telling the model the user changed the arguments."""
-    note = (
-        "Note: the user changed this call's arguments before it ran, to "
-        f"{json.dumps(edited, ensure_ascii=False, default=str)}; this is the result for those arguments."
-    )
+    note = edit_note(edited)
     if content and isinstance(content[0], TextContent):
         return [TextContent(text=f"{note}\n{content[0].text}"), *content[1:]]
     return [TextContent(text=note), *content]

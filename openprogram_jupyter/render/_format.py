@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core._money import dollars
 from ..core._secrets import mask
+from ..core.approvals import without_edit_note
 from ..core.messages import ImageContent, TextContent, ToolResultMessage, Usage
 from ._sanitize import is_base64
 from .tree import CallNode, RetryNode, RoundNode, RunNode, elapsed
@@ -53,7 +55,7 @@ STATUS_COLOR = {
 APPROVAL_LABEL = {
     "approved": "approved by the user",
     "denied": "denied by the user",
-    "edited": "arguments edited by the user",
+    "edited": "edited",
     "skipped": "skipped by the user",
 }
 """What a call's line says of the user's answer, for a call that asked for one."""
@@ -330,22 +332,28 @@ def pretty_json(value: object) -> str:
 
 
 def arguments_preview(call: CallNode, limit: int = 80) -> str:
-    """One line: ``a=1, b="x"`` cut to ``limit`` characters."""
-    if call.arguments is None:
-        return ""
-    pieces = [f"{key}={json.dumps(value, ensure_ascii=False, default=repr)}" for key, value in call.arguments.items()]
-    return shorten(", ".join(pieces), limit)
+    """One line: ``a=1, b="x"`` cut to ``limit`` characters — the arguments that ran, so
+    the user's for a call the user edited (:attr:`CallNode.edited_arguments`)."""
+    arguments = call.edited_arguments if call.edited_arguments is not None else call.arguments
+    return "" if arguments is None else shorten(_pairs(arguments), limit)
 
 
 def edited_preview(call: CallNode, limit: int = 120) -> str | None:
-    """``ran with a=1, b="x"`` for a call the user edited (:attr:`CallNode.edited_arguments`),
-    cut to ``limit`` characters; ``None`` for any other call."""
+    """``arguments edited by the user before it ran; the model asked for a=1, b="x"`` for
+    a call the user edited, cut to ``limit`` characters: the line under its summary (which
+    shows the arguments that ran). ``None`` for any other call."""
     if call.edited_arguments is None:
         return None
-    pieces = [
-        f"{key}={json.dumps(value, ensure_ascii=False, default=repr)}" for key, value in call.edited_arguments.items()
-    ]
-    return shorten("ran with " + (", ".join(pieces) or "no arguments"), limit)
+    asked = _pairs(call.arguments) if call.arguments is not None else call.raw_arguments_text
+    return shorten(f"{EDIT_NOTE}; the model asked for {asked or 'no arguments'}", limit)
+
+
+EDIT_NOTE = "arguments edited by the user before it ran"
+"""The note under an edited call's summary line."""
+
+
+def _pairs(arguments: Mapping[str, object]) -> str:
+    return ", ".join(f"{key}={json.dumps(value, ensure_ascii=False, default=repr)}" for key, value in arguments.items())
 
 
 def shorten(text: str, limit: int) -> str:
@@ -360,10 +368,12 @@ def result_text(result: ToolResultMessage) -> str:
 
 
 def result_preview(result: ToolResultMessage, limit: int = 100) -> str:
-    """A result in one line: its text with every run of whitespace made one space, cut to
-    ``limit`` characters (``…`` marks a cut); a result without text names its images
-    (``[image image/png, 0.1 KB]``), or is ``(empty)``."""
-    text = result_text(result)
+    """A result in one line: its text (without the note an edited call's result starts
+    with for the model, :func:`~openprogram_jupyter.core.approvals.edit_note`) with every
+    run of whitespace made one space, cut to ``limit`` characters (``…`` marks a cut); a
+    result without text names its images (``[image image/png, 0.1 KB]``), or is
+    ``(empty)``."""
+    text = without_edit_note(result_text(result))
     if text.strip():
         return shorten(text, limit)
     images = [block for block in result.content if isinstance(block, ImageContent)]

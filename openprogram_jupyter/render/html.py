@@ -198,17 +198,7 @@ def _call_html(call: CallNode, limits: fmt.Limits) -> str:
     summary = f"<summary>{call_summary_html(call)}</summary>"
     opened = " open" if not call.finished or call.divergence is not None else ""  # a divergence is shown
     out = [f'<details{opened} style="margin:2px 0 2px 4px">{summary}<div style="margin-left:12px">']
-    out.append(
-        f'<div style="{_MUTED}">arguments</div>'
-        + _cut_html(fmt.arguments_text(call), limits.text_chars, fmt.ARGUMENTS_KEPT)
-    )
-    if call.arguments_error:
-        out.append(f'<div style="color:#cf222e">{escape(call.arguments_error)}</div>')
-    if call.edited_arguments is not None:
-        out.append(
-            f'<div style="{_MUTED}">arguments as edited by the user (what ran)</div>'
-            + _cut_html(fmt.pretty_json(call.edited_arguments), limits.text_chars, fmt.ARGUMENTS_KEPT)
-        )
+    out += _arguments_html(call, limits)
     if call.progress:
         out.append(f'<div style="{_MUTED}">progress: {escape(progress_text(call.progress[-1]))}</div>')
     out.append(output_html(call.output, limits.result_chars))
@@ -219,6 +209,30 @@ def _call_html(call: CallNode, limits: fmt.Limits) -> str:
         out.append(_divergence_html(call.divergence, limits))
     out.append("</div></details>")
     return "".join(out)
+
+
+_EDITED = fmt.STATUS_COLOR["awaiting_approval"]
+
+
+def _arguments_html(call: CallNode, limits: fmt.Limits) -> list[str]:
+    """A call's arguments; for a call the user edited, first the note that says so and
+    what the model asked for (:func:`fmt.edited_preview`), then the arguments that ran,
+    then the model's."""
+    if call.edited_arguments is None:
+        out = [_labelled_pre("arguments", fmt.arguments_text(call), limits)]
+    else:
+        out = [
+            f'<div style="color:{_EDITED}">{escape(fmt.edited_preview(call) or "")}</div>',
+            _labelled_pre("arguments as edited by the user (what ran)", fmt.pretty_json(call.edited_arguments), limits),
+            _labelled_pre("the model's arguments", fmt.arguments_text(call), limits),
+        ]
+    if call.arguments_error:
+        out.append(f'<div style="color:#cf222e">{escape(call.arguments_error)}</div>')
+    return out
+
+
+def _labelled_pre(label: str, text: str, limits: fmt.Limits) -> str:
+    return f'<div style="{_MUTED}">{escape(label)}</div>' + _cut_html(text, limits.text_chars, fmt.ARGUMENTS_KEPT)
 
 
 def _result_html(call: CallNode, limits: fmt.Limits) -> str:

@@ -201,23 +201,28 @@ def _call_head(call: CallNode, indent: str) -> str:
     return head
 
 
+def _json_fence(text: str, limits: fmt.Limits, inner: str) -> list[str]:
+    return _cut_fence(text, limits.text_chars, fmt.ARGUMENTS_KEPT, inner, "json")
+
+
 def _call_markdown(call: CallNode, limits: fmt.Limits, indent: str) -> list[str]:
     inner = indent + "  "
-    lines = [
-        _call_head(call, indent),
-        "",
-        f"{inner}arguments:",
-        "",
-        *_cut_fence(fmt.arguments_text(call), limits.text_chars, fmt.ARGUMENTS_KEPT, inner, "json"),
-    ]
-    if call.arguments_error:
-        lines += [fence(call.arguments_error, indent=inner), ""]
-    if call.edited_arguments is not None:
+    lines = [_call_head(call, indent), ""]
+    if call.edited_arguments is None:
+        lines += [f"{inner}arguments:", "", *_json_fence(fmt.arguments_text(call), limits, inner)]
+    else:
         lines += [
+            f"{inner}*{fmt.EDIT_NOTE}*",
+            "",
             f"{inner}arguments as edited by the user (what ran):",
             "",
-            *_cut_fence(fmt.pretty_json(call.edited_arguments), limits.text_chars, fmt.ARGUMENTS_KEPT, inner, "json"),
+            *_json_fence(fmt.pretty_json(call.edited_arguments), limits, inner),
+            f"{inner}the model's arguments:",
+            "",
+            *_json_fence(fmt.arguments_text(call), limits, inner),
         ]
+    if call.arguments_error:
+        lines += [fence(call.arguments_error, indent=inner), ""]
     for kind, text in output_texts(call.output):
         lines += (
             [f"{inner}{code_span(text)}", ""]

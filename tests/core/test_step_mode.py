@@ -77,7 +77,8 @@ def test_every_transcript_format_shows_the_original_and_the_edited_arguments():
     model = scripted(call("add", a=5, b=6), "ok")
     run = op.Runtime(model=model).run("go", tools=[add], step=True, approve=lambda r: op.edit(a=10.5, b=20))
     plain, markdown, html = render_plain(run), render_markdown(run), unescape(render_html(run))
-    assert "add(a=5, b=6)" in plain and "ran with a=10.5, b=20" in plain and "arguments edited by the user" in plain
+    assert "add(a=10.5, b=20) → done · edited" in plain
+    assert "arguments edited by the user before it ran; the model asked for a=5, b=6" in plain
     for text in (markdown, html):
         assert '"a": 5' in text and '"a": 10.5' in text, text
         assert "edited by the user" in text

@@ -114,7 +114,7 @@ async def test_step_mode_answers_each_pick_with_run_edit_skip_and_stop_clicks(ke
         assert lines[4].startswith("cancelled ")
         assert all("application/vnd.jupyter.widget-view+json" not in m for m in outputs_mimes(cell))
         saved = plain_output(cell)
-        assert "arguments edited by the user" in saved and "ran with a=20, b=22" in saved
+        assert "(a=20, b=22) → done · edited" in saved and "arguments edited by the user before it ran" in saved
 
 
 async def test_agent_code_fills_the_next_cell_and_running_it_gives_the_runs_results(kernel_name):

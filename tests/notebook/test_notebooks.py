@@ -129,8 +129,8 @@ async def test_teaching_notebook_executes(kernel_name):
     assert any("'max_iterations'" in text for text in texts)
     # Step mode answered by a function: run, edit, skip — each shown as what happened.
     assert any(
-        "is_freezing(fahrenheit=23.0) → done · arguments edited by the user" in text
-        and "ran with fahrenheit=40.0" in text
+        "is_freezing(fahrenheit=40.0) → done · edited" in text
+        and "the model asked for fahrenheit=23.0" in text
         and "→ skipped · skipped by the user" in text
         for text in texts
     )

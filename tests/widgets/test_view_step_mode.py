@@ -18,7 +18,7 @@ from openprogram_jupyter.core.messages import AssistantMessage, TextContent, Too
 from openprogram_jupyter.jupyter._live import LiveRun
 from openprogram_jupyter.jupyter._view import Controls, RunView
 
-from .test_view import RUN, _walk_widgets, start_events
+from .test_view import RUN, _walk_widgets, start_events, widget_values
 
 
 def card_widgets(live: LiveRun, kind: str, **state):
@@ -204,3 +204,32 @@ def test_a_second_click_on_an_answered_calls_button_never_answers_the_next_call(
     (second,) = buttons()
     second.click()
     assert decisions[-1] == ("c2", True)
+
+
+def test_an_edited_call_line_shows_the_arguments_that_ran_and_its_result_the_edit_note_under_them(recorder):
+    """Issue 43, item 6: the one-line summary of an edited pick names the arguments that
+    ran and previews its result (not the note the model reads first); the note that the
+    user edited it, with the model's own arguments, is the first line under it."""
+
+    @op.function
+    def add(a: int, b: int) -> str:
+        """Add."""
+        return f"the sum is {a + b}"
+
+    live, handle, _ = start_stepped([add], [op.ToolCall(name="add", arguments={"a": 2, "b": 2}), "done"])
+    click(live, "Edit")
+    editor(live).value = '{"a": 20, "b": 22}'
+    click(live, "Run edited")
+    run = handle.wait(10)
+    live.tick(force=True)
+    ended = wait_for(live, lambda: [v for v in widget_values(live.view) if "<details" in v], "the ended call's line")
+    for html in (ended[0], run._repr_html_()):
+        summary = html.split("<summary>", 1)[1].split("</summary>", 1)[0]
+        assert "(a=20, b=22)" in summary and "a=2, b=2" not in summary
+        assert "the sum is 42" in summary and "Note:" not in summary and "edited by the user" not in summary
+        under = html.split("</summary>", 1)[1]
+        assert "arguments edited by the user before it ran; the model asked for a=2, b=2" in under
+    plain = str(run).splitlines()
+    head = next(i for i, line in enumerate(plain) if "▸ add" in line)
+    assert "add(a=20, b=22) → done · edited" in plain[head]
+    assert "arguments edited by the user before it ran; the model asked for a=2, b=2" in plain[head + 1]

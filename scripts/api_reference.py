@@ -3,16 +3,15 @@
     python scripts/api_reference.py [OUTPUT]     # default: .venvs/api-reference
 
 pdoc writes it from the docstrings and signatures of the public names: the package root,
-and the page of each public name that is also a submodule's name (``op.decision``, and
-``op.check``, which pdoc files under its module); every other module is private, whatever
-its name. Exit status 1 when pdoc warns — an annotation it cannot resolve, a name it cannot
+and the page of each public name that is a module (``op.decision``); every other module is
+private, whatever its name. Exit status 1 when pdoc warns — an annotation it cannot resolve, a name it cannot
 import — or a public name has no entry, so the reference .ci/run builds is the one a
 reader gets.
 """
 
 from __future__ import annotations
 
-import importlib.util
+import inspect
 import sys
 import warnings
 from pathlib import Path
@@ -25,9 +24,10 @@ import openprogram_jupyter
 ROOT = openprogram_jupyter.__name__
 
 
-def module_pages() -> list[str]:
-    """The public names that are also a submodule's name: pdoc documents them on its page."""
-    return [f"{ROOT}.{name}" for name in openprogram_jupyter.__all__ if importlib.util.find_spec(f"{ROOT}.{name}")]
+def module_pages() -> dict[str, str]:
+    """The public names that are modules, and each module's name: pdoc gives each a page."""
+    values = {name: getattr(openprogram_jupyter, name) for name in openprogram_jupyter.__all__}
+    return {name: value.__name__ for name, value in values.items() if inspect.ismodule(value)}
 
 
 def build(output: Path) -> list[str]:
@@ -35,14 +35,16 @@ def build(output: Path) -> list[str]:
     pdoc.render.configure(docformat="restructuredtext", search=True, show_source=False)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        pdoc.pdoc(ROOT, f"!{ROOT}.", *module_pages(), output_directory=output)
+        pdoc.pdoc(ROOT, f"!{ROOT}.", *module_pages().values(), output_directory=output)
     return [str(warning.message) for warning in caught]
 
 
 def has_entry(output: Path, name: str) -> bool:
     """Whether ``op.name`` is on the root page or has a page of its own."""
-    page = output / f"{ROOT}.html"
-    return f'id="{name}"' in page.read_text(encoding="utf-8") or (output / ROOT / f"{name}.html").exists()
+    module = module_pages().get(name)
+    if module is not None:
+        return (output / Path(*module.split("."))).with_suffix(".html").exists()
+    return f'id="{name}"' in (output / f"{ROOT}.html").read_text(encoding="utf-8")
 
 
 def main() -> int:

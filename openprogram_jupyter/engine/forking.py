@@ -13,6 +13,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..core import _viewer
 from ..core.errors import SetupError
 from ..core.messages import AssistantMessage, ToolResultMessage, UserMessage
 from .spec import ReplayedRound, RunSpec, RuntimeDefaults, build_spec
@@ -67,7 +68,10 @@ def fork_spec(
     chosen = list(tools) if tools is not None else same_tools(run, runtime, "fork")
     spec = prepare_within(run, runtime, prompts[0], tools=chosen, **reused_settings(run, options))
     return dataclasses.replace(
-        spec, prompts=tuple(prompts), replay=tuple(rounds[: round - 1]), replayed_from=run.run_id
+        spec,
+        prompts=tuple(prompts),
+        replay=tuple(rounds[: round - 1]),
+        replayed_from=_viewer.name_of(run) or run.run_id,
     )
 
 

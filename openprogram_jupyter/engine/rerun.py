@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import TYPE_CHECKING, Any
 
-from ..core import _ambient
+from ..core import _ambient, _viewer
 from ..core.errors import SetupError
 from ..core.events import Divergence
 from ._divergence import Same
@@ -65,7 +65,10 @@ def rerun_spec(
     chosen = same_tools(run, runtime, "rerun", given=tools)
     spec = prepare_within(run, runtime, prompts[0], tools=chosen, **reused_settings(run, options))
     return dataclasses.replace(
-        spec, prompts=tuple(prompts), rerun=RerunPlan(tuple(rounds), live=live, same=same), replayed_from=run.run_id
+        spec,
+        prompts=tuple(prompts),
+        rerun=RerunPlan(tuple(rounds), live=live, same=same),
+        replayed_from=_viewer.name_of(run) or run.run_id,
     )
 
 

@@ -128,7 +128,8 @@ class RunSpec:
     ``tool_choice`` also checked against the menu), ``decision`` (from ``choices=``),
     ``replay`` (recorded rounds played back first, from the run ``replayed_from``: see
     ``Run.fork``), ``rerun`` (recorded replies played back while the tools run again, from
-    the run ``replayed_from``: see ``Run.rerun``). Context: ``depth`` and ``parent`` (the tool call a nested run runs
+    the run ``replayed_from``: see ``Run.rerun``; the notes name that run by the notebook
+    variable holding it, else by its id). Context: ``depth`` and ``parent`` (the tool call a nested run runs
     inside), ``inherited_tools`` (the ``tools=`` list nested runs inherit), ``tools_deny``
     (every tool name this run's menu left out by a deny list: the Runtime's, the run's own,
     the calling run's; the runs it starts leave them out too) and ``inherits`` (the context

@@ -327,8 +327,7 @@ async def _wait_after_cancel(running: asyncio.Future[Any], grace: float) -> _Out
         return _Outcome("cancelled", "cancelled: the run was stopped while this call was running", stopped=True)
     return _Outcome(
         "interrupted",
-        f"interrupted: the run was stopped and the tool did not stop within {grace:g} s; "
-        "it was abandoned and may still be running",
+        f"interrupted: abandoned after {grace:g} s; the tool ignored the stop and may still be running",
         stopped=True,
     )
 

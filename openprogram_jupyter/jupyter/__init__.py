@@ -33,6 +33,19 @@ __all__ = ["AgentMagics", "load_ipython_extension", "show_run", "unload_ipython_
 _LOADED: dict[int, Any] = {}
 
 
+def variable_holding(namespace: dict[str, Any], obj: object) -> str | None:
+    """The first public name in ``namespace`` (no leading ``_``, not IPython's ``In`` /
+    ``Out``) whose value is ``obj`` itself; ``None`` when none is."""
+    return next(
+        (
+            name
+            for name, value in list(namespace.items())
+            if value is obj and not name.startswith("_") and name not in ("In", "Out")
+        ),
+        None,
+    )
+
+
 def load_ipython_extension(shell: InteractiveShell) -> None:
     """Register ``%%agent`` / ``%agent``, the cell rewrite, and a ready ``runtime``.
 
@@ -40,7 +53,7 @@ def load_ipython_extension(shell: InteractiveShell) -> None:
     ``runtime`` is put in the namespace unless a variable of that name exists already and
     is not a Runtime (a user's own variable is never overwritten).
     """
-    from ..core._viewer import provide_viewer
+    from ..core._viewer import provide_namer, provide_viewer
     from ..engine.runtime import Runtime, default_runtime
     from ._magics import AgentMagics
     from ._transformer import CELL_FUNCTION, make_transformer
@@ -49,6 +62,7 @@ def load_ipython_extension(shell: InteractiveShell) -> None:
     if id(shell) in _LOADED:
         return
     provide_viewer(show_run)
+    provide_namer(lambda obj: variable_holding(shell.user_ns, obj))
     runtime = default_runtime()
     magics = AgentMagics(shell, namespace_runtime=runtime)
     shell.register_magics(magics)

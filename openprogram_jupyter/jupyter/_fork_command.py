@@ -49,7 +49,7 @@ def fork_command(magics: AgentMagics, rest: str) -> None:
         if round_number > 2
         else ("round 1 replayed" if round_number == 2 else "nothing replayed")
     )
-    note = f"Fork of {name} ({run.run_id}) at round {round_number}: {replayed} from the record, live from there on."
+    note = f"Fork of {name} at round {round_number}: {replayed} from the record, live from there on."
     _run_in_cell(magics, runtime, spec, words.flags.get("-o") or f"{name}_fork", note)
 
 
@@ -62,7 +62,7 @@ def rerun_command(magics: AgentMagics, rest: str) -> None:
     spec = _spec_or_usage_error(lambda: rerun_spec(run, runtime, live=live))
     then = "then the model goes on" if live else "and stops there"
     note = (
-        f"Rerun of {name} ({run.run_id}): its recorded replies played back while the tools run again, "
+        f"Rerun of {name}: its recorded replies played back while the tools run again, "
         f"until their results differ from the recording, {then}."
     )
     _run_in_cell(magics, runtime, spec, words.flags.get("-o") or f"{name}_rerun", note)

@@ -56,4 +56,4 @@ async def test_a_fork_makes_no_model_request_before_its_round(kernel_name):
             "Forty-six. Add two numbers (both integers).\n",
         ]
         saved = plain_output(fork)
-        assert "rounds 1–2 replayed" in saved and saved.count("replayed from run_") == 2 and "Forty-six." in saved
+        assert "rounds 1–2 replayed" in saved and saved.count("replayed from r:") == 2 and "Forty-six." in saved

@@ -95,3 +95,16 @@ def test_agent_test_writes_a_test_that_passes(recorded_shell, tmp_path, capsys):
         timeout=120,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_rerun_and_fork_notes_name_the_run_by_its_notebook_variable(recorded_shell, capsys):
+    """Issue 43, item 10: the notes of a rerun or a fork name the recorded run by the
+    notebook variable holding it (``r``), not by its id — from ``%agent`` and from Python."""
+    recorded = recorded_shell.user_ns["r"]
+    recorded_shell.run_line_magic("agent", "rerun r")
+    out = capsys.readouterr().out
+    assert "Rerun of r:" in out and "rerun of r:" in out and recorded.run_id not in out
+    assert recorded_shell.run_cell("again = r.rerun()\nforked = r.fork(2)").success
+    for name, words in (("again", "rerun of r:"), ("forked", "replayed from r:")):
+        text = str(recorded_shell.user_ns.pop(name))
+        assert words in text and recorded.run_id not in text, text

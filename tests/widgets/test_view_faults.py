@@ -3,6 +3,8 @@ retry wait counts down."""
 
 from __future__ import annotations
 
+import time
+
 import openprogram_jupyter as op
 from openprogram_jupyter.core.events import (
     AgentEndEvent,
@@ -15,7 +17,7 @@ from openprogram_jupyter.core.messages import AssistantMessage
 from openprogram_jupyter.jupyter._view import RunView
 from openprogram_jupyter.render._format import DEFAULT_MAX_TEXT_CHARS
 
-from .test_view import RUN, FakeClock, all_html, delta, start_events
+from .test_view import RUN, FakeClock, all_html, delta, start_events, widget_values
 
 
 def test_a_huge_streamed_text_is_cut_on_screen_while_it_streams_and_after(recorder):
@@ -90,3 +92,35 @@ def test_stop_during_a_wait_reads_as_stopped_in_the_live_view(recorder):
     html = all_html(view)
     assert "rate limited (HTTP 429) — stopped during the 15.0 s wait before retry 1 of 3" in html
     assert "retrying in" not in html
+
+
+def test_a_stopped_tool_that_would_not_stop_says_so_whole_on_its_one_line(recorder):
+    """Issue 43, item 10: the result of a call abandoned at Stop says it may still be
+    running, and the call's one line (live view, saved HTML, plain text) shows all of it."""
+    import threading
+
+    from openprogram_jupyter.jupyter._live import LiveRun
+
+    release = threading.Event()
+
+    @op.function
+    def stubborn() -> str:
+        """Ignores the stop."""
+        release.wait(5)
+        return "late"
+
+    live = LiveRun(widgets=True, clicks=True)
+    model = op.ScriptedModel([op.ToolCall(name="stubborn", arguments={}), "done"])
+    handle = op.Runtime(model=model, cancel_grace=0.05).start(
+        "go", tools=[stubborn], on_event=live.on_event, abort=live.abort
+    )
+    time.sleep(0.3)
+    live.abort.set()
+    run = handle.wait(10)
+    release.set()
+    live.tick(force=True)
+    lines = [value for value in widget_values(live.view) if "<summary>" in value] + [run._repr_html_()]
+    for html in lines:
+        summary = html.split("<summary>", 1)[1].split("</summary>", 1)[0]
+        assert "may still be running" in summary and "…" not in summary, summary
+    assert "may still be running" in str(run)

@@ -112,8 +112,11 @@ def _traced(spec: RunSpec) -> RunHooks:
     settings = spec.settings
     if not settings["trace"] or spec.depth != 0:
         return spec.hooks
-    from ..observe._tracing import RunSpans, tracer_for
+    from ..observe._tracing import RunSpans, tracer_for, unexported_note
 
+    note = unexported_note(settings["trace"])  # a notebook cell has said it already, as its note
+    if note is not None:
+        warnings.warn(note, RuntimeWarning, stacklevel=2)
     spans = RunSpans(tracer_for(settings["trace"]), content=settings["trace_content"])
     return spec.with_hooks(on_event=_both(spans.watch, spec.hooks.get("on_event"))).hooks
 

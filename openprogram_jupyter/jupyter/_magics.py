@@ -190,6 +190,10 @@ class AgentMagics(Magics):
             spec = runtime.prepare(prompt, **self._run_options(options, session))
         except SetupError as error:
             raise UsageError(f"%%agent: {_in_flag_terms(error)}") from None
+        if spec.settings["trace"] and spec.depth == 0:
+            from ..observe._tracing import unexported_note
+
+            notes += [note for note in [unexported_note(spec.settings["trace"])] if note is not None]
         return CellPlan(options, runtime, spec, session, notes)
 
     def plan_of(self, runtime: Runtime, spec: RunSpec, options: CellOptions, *, notes: list[str]) -> CellPlan:

@@ -43,7 +43,7 @@ from ..models.providers import provider_info
 if TYPE_CHECKING:
     from opentelemetry.trace import Span, Tracer
 
-__all__ = ["RunSpans", "tracer_for"]
+__all__ = ["RunSpans", "tracer_for", "unexported_note"]
 
 OPERATION = "gen_ai.operation.name"
 PROVIDER = "gen_ai.provider.name"
@@ -75,6 +75,31 @@ def tracer_for(trace: object) -> Tracer:
 
     provider = trace if trace is not True else otel.get_tracer_provider()
     return provider.get_tracer(TRACER_NAME)  # type: ignore[attr-defined]
+
+
+UNEXPORTED_NOTE = (
+    "Tracing is on (--trace, trace=True) but no OpenTelemetry tracer provider is set up, so no span is "
+    "exported. Set one up with an exporter before the run — opentelemetry.trace.set_tracer_provider(provider), "
+    "the provider given a span processor and an exporter (OTLP, console) — or pass trace=provider: "
+    'docs/tracing.md, "Viewing the traces".'
+)
+_UNEXPORTED_SAID = False
+_said_lock = threading.Lock()
+
+
+def unexported_note(trace: object) -> str | None:
+    """:data:`UNEXPORTED_NOTE` when ``trace`` exports nothing — ``True`` with no global
+    provider set (OpenTelemetry's proxy or no-op provider), or a no-op provider given — the
+    first time this process asks; ``None`` after that, and for a provider that may export."""
+    from opentelemetry import trace as otel
+
+    global _UNEXPORTED_SAID
+    provider = otel.get_tracer_provider() if trace is True else trace
+    if not isinstance(provider, (otel.ProxyTracerProvider, otel.NoOpTracerProvider)):
+        return None
+    with _said_lock:
+        said, _UNEXPORTED_SAID = _UNEXPORTED_SAID, True
+    return None if said else UNEXPORTED_NOTE
 
 
 def model_parts(model_name: str) -> tuple[str, str]:

@@ -53,6 +53,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/core/test_steering_and_abort.py",
         "tests/core/test_fork.py",
         "tests/core/test_faults.py",
+        "tests/core/test_rerun.py",
     ),
     "engine/tool_execution.py": (
         "tests/core/test_loop_rules.py",

@@ -340,3 +340,19 @@ def test_a_free_output_price_caps_nothing_and_a_cheap_one_caps_by_its_price(monk
     model = priced_model(monkeypatch, ["Done."], input=0.0, output=output)
     run = op.Runtime(model=model).run("Hi.", tools=[], max_cost=0.01)
     assert model.requests[0].max_output_tokens == cap and run.text == "Done."
+
+
+def test_an_answer_round_whose_reply_fails_says_its_calls_were_not_run_for_that():
+    failed = op.AssistantMessage(content=[call("add", a=2, b=2)], stop_reason="error", error_message="overloaded")
+    model = op.ScriptedModel([call("add", a=1, b=1), failed])
+    run = op.Runtime(model=model).run("Add.", tools=[add_tool()], max_iterations=2)
+    last = run.tool_results[-1]
+    assert last.status == "skipped" and last.text.startswith("not run: the model's reply failed before it was complete")
+    assert run.stop_reason == "max_iterations" and "overloaded" in str(run.error)
+
+
+def test_an_answer_round_cut_by_a_stop_ends_the_run_as_stopped():
+    cut = op.AssistantMessage(content=[op.TextContent(text="Partial")], stop_reason="aborted")
+    model = op.ScriptedModel([call("add", a=1, b=1), cut])
+    run = op.Runtime(model=model).run("Add.", tools=[add_tool()], max_iterations=2)
+    assert run.stop_reason == "aborted"

@@ -286,3 +286,52 @@ def test_a_tool_may_return_content_blocks_such_as_an_image():
     [result] = results(op.Runtime(model=model).run("go", tools=[snapshot]))
     assert [type(b).__name__ for b in result.content] == ["ImageContent", "TextContent"]
     assert result.content[0].mime_type == "image/png" and result.text == "a cat"
+
+
+# -- what mutmut found unpinned in engine/loop.py (docs/testing.md, "Mutation tool") -----------
+
+
+def test_the_run_s_start_tells_the_views_its_model_menu_budgets_and_context_window():
+    """The live view's header, cost meter and context meter read these."""
+    model = op.ScriptedModel(["hi"], name="scripted-x")
+    run = op.Runtime(model=model).run("go", tools=[make_add()], max_cost=0.5, max_tokens=9_000, context_window=64_000)
+    [start] = [e for e in run.events if e.type == "agent_start"]
+    assert (start.model, start.tools, start.max_cost, start.max_tokens, start.context_window) == (
+        "scripted-x",
+        ["add"],
+        0.5,
+        9_000,
+        64_000,
+    )
+
+
+def test_each_round_s_end_carries_its_results():
+    model = op.ScriptedModel([[call("add", a=1, b=2), call("add", a=3, b=4)], "done"])
+    run = op.Runtime(model=model).run("go", tools=[make_add()])
+    ends = [e for e in run.events if e.type == "turn_end"]
+    assert [[r.text for r in e.tool_results] for e in ends] == [["3.0", "7.0"], []]
+
+
+def test_a_failed_reply_s_error_fields_reach_the_run():
+    error = op.ReplyError(kind="rate_limit", summary="slow down", status=429, retryable=True)
+    model = op.ScriptedModel([op.AssistantMessage(content=[], stop_reason="error", error_message="429", error=error)])
+    run = op.Runtime(model=model).run("go")
+    assert run.stop_reason == "error"
+    assert (run.error.kind, run.error.status, str(run.error)) == ("rate_limit", 429, "slow down")
+
+
+def test_a_stop_during_the_third_call_leaves_every_call_exactly_one_result():
+    abort = threading.Event()
+
+    @op.function
+    def step(n: int) -> int:
+        """A step; the third stops the run."""
+        if n == 3:
+            abort.set()
+        return n
+
+    calls = [call("step", n=n) for n in (1, 2, 3, 4)]
+    run = op.Runtime(model=op.ScriptedModel([calls, "never"])).run("go", tools=[step], abort=abort)
+    assert run.stop_reason == "aborted"
+    assert [r.tool_call_id for r in results(run)] == [c.id for c in run.messages[1].tool_calls]
+    assert [r.status for r in results(run)][:2] == ["done", "done"] and results(run)[3].status == "cancelled"

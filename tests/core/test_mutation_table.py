@@ -13,6 +13,8 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import tomllib
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -75,3 +77,40 @@ def test_docs_testing_gives_the_count_per_module():
     assert load_script().per_module_table() in (REPO / "docs" / "testing.md").read_text(), (
         "docs/testing.md's per-module table is stale: paste python scripts/mutate.py --per-module"
     )
+
+
+@functools.cache
+def load_mutation_tool():
+    name = "_scripts_mutation"
+    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / "mutation.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_mutation_tool_s_modules_and_tests_exist():
+    for module, tests in load_mutation_tool().TESTS.items():
+        assert (REPO / "openprogram_jupyter" / module).is_file(), module
+        assert tests, module
+        for test in tests:
+            assert (REPO / test).is_file(), f"{module}: no test file {test}"
+
+
+def test_docs_testing_has_a_mutation_tool_row_for_every_module_of_the_table():
+    doc = (REPO / "docs" / "testing.md").read_text()
+    section = doc.split("## Mutation tool", 1)[1].split("\n## ", 1)[0]
+    rows = {line.split("|")[1].strip().strip("`") for line in section.splitlines() if line.startswith("| `")}
+    assert rows == set(load_mutation_tool().TESTS), "docs/testing.md, Mutation tool: one row per module of TESTS"
+
+
+def test_the_mutation_tool_config_names_the_module_and_its_tests_only_in_the_copy():
+    tool = load_mutation_tool()
+    table = tool.mutmut_table("engine/_limits.py", ["tests/core/test_limits.py"])
+    pyproject = tool.without_mutmut_table((REPO / "pyproject.toml").read_text()) + "\n" + table
+    config = tomllib.loads(pyproject)["tool"]["mutmut"]
+    assert config["only_mutate"] == ["openprogram_jupyter/engine/_limits.py"]
+    assert config["pytest_add_cli_args_test_selection"] == ["tests/core/test_limits.py"]
+    assert config["source_paths"] == ["openprogram_jupyter"]
+    assert "only_mutate" not in tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["mutmut"]

@@ -220,3 +220,20 @@ def test_undelivered_steering_is_kept_when_the_round_cap_ends_the_run():
     run = rt.run("go", tools=[noop], max_iterations=1, get_steering_messages=lambda: steering.pop() if steering else [])
     assert run.stop_reason == "max_iterations"
     assert run.pending_messages == ["late message"]
+
+
+def test_steering_after_a_text_reply_keeps_the_tools_in_the_cap_s_last_round():
+    """The last round of a round cap is tool-free only when the model still wanted tools."""
+    pending = ["and also this"]
+    model = op.ScriptedModel(["first answer", "second answer"])
+    op.Runtime(model=model).run(
+        "go", max_iterations=2, get_steering_messages=lambda: [pending.pop()] if pending else []
+    )
+    assert [r.tool_choice for r in model.requests] == ["auto", "auto"]
+
+
+def test_a_follow_up_in_the_cap_s_last_round_is_answered_without_tools():
+    follow_ups = [[op.UserMessage(content="one more thing")], []]
+    model = op.ScriptedModel(["answer", "follow-up answer"])
+    run = op.Runtime(model=model).run("go", max_iterations=2, get_follow_up_messages=lambda: follow_ups.pop(0))
+    assert [r.tool_choice for r in model.requests] == ["auto", "none"] and run.text == "follow-up answer"

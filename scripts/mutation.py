@@ -60,11 +60,16 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/core/test_faults.py",
         "tests/core/test_step_mode.py",
         "tests/core/test_tool_options_in_loop.py",
+        "tests/core/test_steering_and_abort.py",
+        "tests/core/test_tool_output.py",
+        "tests/tools/test_function.py",
     ),
     "engine/_approval_gate.py": (
         "tests/core/test_step_mode.py",
         "tests/core/test_approval_policy.py",
         "tests/core/test_loop_rules.py",
+        "tests/core/test_tool_options_in_loop.py",
+        "tests/core/test_safety_properties.py",
     ),
     "core/approval_policy.py": ("tests/core/test_approval_policy.py",),
     "engine/settings.py": (

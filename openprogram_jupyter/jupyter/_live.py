@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
@@ -41,6 +42,10 @@ if TYPE_CHECKING:
     from ..engine.tool_execution import ApprovalRequest
 
 __all__ = ["LiveRun", "static_bundle"]
+
+
+SHOW_AFTER_SECONDS = 0.5
+"""How long a foreground cell's run goes before its live view is displayed (:meth:`LiveRun.show`)."""
 
 
 class LiveRun:
@@ -72,6 +77,7 @@ class LiveRun:
         self.session_rules = session_rules
         self.show_again = "%agent show"  # what draws this run again (the cell names its -o variable)
         self._clear_at_end = False
+        self._show_at: float | None = None  # when a foreground cell displays its view (show)
         self.notes = list(notes or [])
         self.clicks = clicks
         self.on_stop: Callable[[], None] | None = None
@@ -202,12 +208,25 @@ class LiveRun:
         """Display the live view (nothing where there are no widgets).
 
         A ``foreground`` cell (awaited or blocking: the cell is still running when the run
-        ends) also shows, under the view, how to draw the run again after a page reload — a
-        reloaded page receives nothing more of this cell, and JupyterLab cannot bring the
-        widget back while the kernel is busy — and at the end its outputs are cleared and
-        the transcript displayed, so the hint goes with the view."""
+        ends) displays it only once the run has gone on :data:`SHOW_AFTER_SECONDS` (at a
+        :meth:`tick`): a run that ends sooner shows its transcript alone. A view displayed
+        and replaced within milliseconds reached the frontend while it was still drawing
+        it, which then logged "Could not add child view to box" and the like for each
+        such cell (a Run All of quickstart.ipynb). The cell also shows, under the view, how
+        to draw the run again after a page reload — a reloaded page receives nothing more
+        of this cell, and JupyterLab cannot bring the widget back while the kernel is busy —
+        and at the end its outputs are cleared and the transcript displayed, so the hint
+        goes with the view."""
         if self.view is None:
             return
+        if foreground:
+            self._show_at = time.monotonic() + SHOW_AFTER_SECONDS
+        else:
+            self._display_view(foreground=False)
+
+    def _display_view(self, *, foreground: bool) -> None:
+        assert self.view is not None
+        self._show_at = None
         self.view.tick(force=True)
         self.display_handle = display_bundle(self.view.mimebundle(self.show_again), display_id=True)
         if foreground:
@@ -226,6 +245,8 @@ class LiveRun:
         if self.view is None or self.finished or self.view_error is not None:
             return
         try:
+            if self._show_at is not None and time.monotonic() >= self._show_at:
+                self._display_view(foreground=True)
             self.view.tick(force=force)
         except Exception as error:  # reported in the saved notes
             self.view_error = error

@@ -216,7 +216,7 @@ def run_module(module: str, tests: list[str], children: int) -> ModuleReport:
         if not found:
             report.error = f"mutmut run exited {done.returncode} and reported no mutants"
         for name, status in found.items():
-            if status not in KILLED:
+            if status not in (*KILLED, "not checked"):  # not checked: the run was interrupted
                 report.survivors[name] = f"[{status}]\n{diff_of(copy, name)}"
     return report
 

@@ -70,6 +70,8 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/core/test_loop_rules.py",
         "tests/core/test_tool_options_in_loop.py",
         "tests/core/test_safety_properties.py",
+        "tests/core/test_rerun.py",
+        "tests/core/test_fork.py",
     ),
     "core/approval_policy.py": ("tests/core/test_approval_policy.py",),
     "engine/settings.py": (

@@ -401,9 +401,12 @@ def _refuse_a_session_only_the_notebook_holds(shell: InteractiveShell | None, na
     """A session new to this kernel that the saved notebook holds (the kernel restarted):
     ``UsageError`` saying how to restore it, rather than a run that forgot the conversation.
 
-    Not for the cell that started the session (a saved run of it from this very cell, with
-    no history): running that cell again is running the notebook again from where the
-    session began — Run All after a restart — and it had nothing to forget."""
+    Not for the cell that started the session: running that cell again is running the
+    notebook again from where the session began — Run All after a restart — and it had
+    nothing to forget. That cell is the one whose saved run of the session had no history,
+    or the first code cell holding a saved run of the session: a notebook run from the top
+    more than once before it was saved holds, in that cell, a run that continued the
+    session of the pass before."""
     from ._saved_runs import notebook_path, read_saved_runs, running_cell_id
 
     path = notebook_path(shell)
@@ -414,7 +417,10 @@ def _refuse_a_session_only_the_notebook_holds(shell: InteractiveShell | None, na
     except ValueError:
         return  # an unreadable notebook must not block a cell; %agent restore reports it
     cell_id = running_cell_id(shell)
-    started_here = cell_id is not None and any(run.cell_id == cell_id and run.history_length == 0 for run in saved)
+    first_cell = min((run.cell for run in saved), default=None)
+    started_here = cell_id is not None and any(
+        run.cell_id == cell_id and (run.history_length == 0 or run.cell == first_cell) for run in saved
+    )
     if saved and not started_here:
         raise UsageError(
             f"%%agent -s {name}: this kernel has no session {name!r}, but the saved notebook ({path.name}) holds "

@@ -37,7 +37,10 @@ def _sent(page) -> list[str]:
     return json.loads(text.split("SENT", 1)[1])
 
 
-def test_run_all_after_a_restart_starts_the_session_again_from_its_first_cell(lab):
+@pytest.mark.parametrize("run_alls", [1, 2], ids=["run-all-once", "twice-before-saving"])
+def test_run_all_after_a_restart_starts_the_session_again_from_its_first_cell(lab, run_alls):
+    """Also when the notebook ran from the top twice before it was saved (issue 43, item
+    3b): the first ``-s`` cell's saved run then continued the first pass's session."""
     url, root = lab
     name = write_notebook(root, "intro.ipynb", CELLS)
     expected = ["My name is Ada.", "Nice to meet you, Ada.", "What is my name?"]
@@ -45,6 +48,10 @@ def test_run_all_after_a_restart_starts_the_session_again_from_its_first_cell(la
         open_and_run_all(page, f"{url}/lab/tree/{name}")
         page.wait_for_function(DONE, timeout=90_000)
         assert _sent(page) == expected
+        for _ in range(run_alls - 1):  # the same kernel: the session goes on from the pass before
+            page.evaluate("() => window.jupyterapp.shell.currentWidget.content.widgets[3].model.outputs.clear()")
+            page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+            page.wait_for_function(DONE, timeout=90_000)
         page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
         page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty", timeout=30_000)
 
@@ -58,7 +65,7 @@ def test_run_all_after_a_restart_starts_the_session_again_from_its_first_cell(la
         assert page.locator(".jp-OutputArea-output", has_text="SENT").count() == 0
         page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
         page.wait_for_function(DONE, timeout=90_000)
-        page.screenshot(path=str(OUTPUT / "run-all-again.png"), full_page=True)
+        page.screenshot(path=str(OUTPUT / f"run-all-again-{run_alls}.png"), full_page=True)
         shown = page.locator(".jp-Notebook").inner_text()
         assert "UsageError" not in shown and "has no session" not in shown
         assert _sent(page) == expected  # the second cell continued the session the first one started again

@@ -28,12 +28,15 @@ from .test_restore_untrusted import messages, saved
 START, NEXT = "start-cell", "next-cell"
 
 
-def lesson_notebook(tmp_path: Path, *, with_ids: bool = True) -> Path:
+def lesson_notebook(tmp_path: Path, *, with_ids: bool = True, run_alls: int = 1) -> Path:
     """A saved notebook whose session ``lesson`` was started by cell ``START`` and continued
-    by cell ``NEXT`` (with ``with_ids=False``: an nbformat 4.4 notebook, no cell ids)."""
+    by cell ``NEXT`` (with ``with_ids=False``: an nbformat 4.4 notebook, no cell ids), saved
+    after ``run_alls`` Run Alls in one kernel: each Run All after the first continued the
+    session, so the outputs saved are the last pass's, ``START``'s with history too."""
+    before = 4 * (run_alls - 1)  # two messages a cell, two cells a pass
     runs = [
-        saved(messages("My name is Ada."), history_length=0),
-        saved(messages("What is my name?"), history_length=2, appended_at=2),
+        saved(messages("My name is Ada."), history_length=before, appended_at=before),
+        saved(messages("What is my name?"), history_length=before + 2, appended_at=before + 2),
     ]
     cells = []
     for cell_id, run in zip((START, NEXT), runs, strict=True):
@@ -52,13 +55,18 @@ def lesson_notebook(tmp_path: Path, *, with_ids: bool = True) -> Path:
     return path
 
 
+@pytest.fixture(params=[1], ids=["run-all-once"])
+def run_alls(request) -> int:
+    return request.param
+
+
 @pytest.fixture
-def restarted(shell, tmp_path, monkeypatch):
+def restarted(shell, tmp_path, monkeypatch, run_alls):
     """The shell as after a kernel restart in JupyterLab: no sessions, the notebook's path in
     ``JPY_SESSION_NAME``; returns ``run(cell_id, prompt)``, which runs a ``-s lesson`` cell
     as the cell ``cell_id`` (``None``: a frontend that sends no id) and returns the model."""
     monkeypatch.setattr(_LOADED[id(shell)], "sessions", Sessions())
-    monkeypatch.setenv("JPY_SESSION_NAME", str(lesson_notebook(tmp_path)))
+    monkeypatch.setenv("JPY_SESSION_NAME", str(lesson_notebook(tmp_path, run_alls=run_alls)))
 
     def run(cell_id: str | None, prompt: str) -> op.ScriptedModel:
         metadata = {} if cell_id is None else {"cellId": cell_id}
@@ -71,13 +79,16 @@ def restarted(shell, tmp_path, monkeypatch):
     return run
 
 
+@pytest.mark.parametrize("run_alls", [1, 2, 3], ids=["run-all-once", "twice", "three-times"], indirect=True)
 def test_running_the_cell_that_started_the_session_starts_it_again(restarted, shell):
+    """However many times the notebook ran before it was saved (issue 43, item 3b)."""
     model = restarted(START, "My name is Ada.")
     assert [m.text for m in model.requests[0].messages] == ["My name is Ada."]
     later = restarted(NEXT, "What is my name?")  # the kernel has the session now: the next cell continues it
     assert [m.text for m in later.requests[0].messages] == ["My name is Ada.", "noted", "What is my name?"]
 
 
+@pytest.mark.parametrize("run_alls", [1, 3], ids=["run-all-once", "three-times"], indirect=True)
 def test_a_cell_that_continued_the_session_is_refused(restarted):
     with pytest.raises(UsageError, match=r"has no session 'lesson'.*%agent restore"):
         restarted(NEXT, "What is my name?")

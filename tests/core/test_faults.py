@@ -457,3 +457,60 @@ def test_a_huge_number_as_a_progress_report_is_shown_and_the_run_is_kept():
     assert progress_text(reports[0]).startswith("1000000000")  # shown as its text: no fraction
     assert progress_text(reports[2]) == "(a int that cannot be shown as text)"
     assert all("progress:" in progress_html(report) for report in reports)  # what the live card draws
+
+
+# -- what mutmut found unpinned in engine/tool_execution.py (docs/testing.md, "Mutation tool") --
+
+
+class _BadRepr:
+    def __repr__(self) -> str:
+        raise ValueError("x" * 300)
+
+    __str__ = __repr__
+
+
+def test_a_value_that_cannot_be_shown_names_its_error_cut_to_200_characters():
+    @op.function
+    def produce() -> object:
+        """Produce."""
+        return _BadRepr()
+
+    rt, _ = scripted(call("produce"), "Handled.")
+    (bad,) = results(rt.run("Go.", tools=[produce]))
+    assert bad.text == (
+        "Error: produce returned a value that cannot be shown as a result (ValueError: " + "x" * 199 + "…)"
+    )
+
+
+@pytest.mark.parametrize(("length", "shown"), [(20_000, "m" * 20_000), (20_001, "m" * 19_999 + "…")])
+def test_a_tool_s_error_message_is_kept_whole_up_to_20_000_characters(length, shown):
+    @op.function
+    def fail() -> str:
+        """Fail."""
+        raise ValueError("m" * length)
+
+    rt, _ = scripted(call("fail"), "Handled.")
+    (result,) = results(rt.run("Go.", tools=[fail]))
+    assert result.text == f"Error: fail raised ValueError: {shown}"
+    assert result.details["exception"] == "ValueError"
+    assert result.details["traceback"].startswith("Traceback (most recent call last):\n  File ")
+    assert result.details["traceback"].endswith(f"ValueError: {'m' * length}\n")
+
+
+def test_an_error_without_a_message_says_so_and_an_unprintable_one_keeps_its_traceback():
+    @op.function
+    def silent() -> str:
+        """Fail without words."""
+        raise KeyError()
+
+    @op.function
+    def unprintable() -> str:
+        """Fail unprintably."""
+        raise Unprintable()
+
+    rt, _ = scripted([call("silent"), call("unprintable")], "Handled.")
+    quiet, odd = results(rt.run("Go.", tools=[silent, unprintable]))
+    assert quiet.text == "Error: silent raised KeyError: (no message)"
+    assert odd.text == "Error: unprintable raised Unprintable: (its message cannot be shown either)"
+    assert odd.details["traceback"].endswith("Unprintable: <exception str() failed>\n")  # Python's own words
+    assert "raise Unprintable()" in odd.details["traceback"]

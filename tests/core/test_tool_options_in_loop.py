@@ -171,3 +171,21 @@ def test_the_same_arguments_in_another_order_are_the_same_cached_call():
     )
     run = op.Runtime(model=model).run("go", tools=[area])
     assert calls == [(2, 3)] and [r.text for r in results(run)] == ["6", "6"]
+
+
+def test_a_cached_call_whose_arguments_the_user_edited_is_cached_under_the_edited_ones():
+    """What ran is the edited call: a later call with those arguments is answered from the
+    cache, and one with the model's first arguments runs."""
+    calls = []
+
+    @op.function(cache=True)
+    def expensive(n: int) -> int:
+        """Square slowly."""
+        calls.append(n)
+        return n * n
+
+    answers = iter([op.edit(n=5), True, True])
+    model = op.ScriptedModel([call("expensive", n=3), call("expensive", n=5), call("expensive", n=3), "ok"])
+    run = op.Runtime(model=model).run("go", tools=[expensive], step=True, approve=lambda request: next(answers))
+    assert calls == [5, 3]
+    assert [r.details.get("cached", False) for r in results(run)] == [False, True, False]

@@ -179,3 +179,69 @@ def test_the_streams_and_the_display_publisher_are_given_back_after_the_call():
     [result] = results(op.Runtime(model=op.ScriptedModel([call("chatty"), "ok"])).run("go", tools=[chatty]))
     assert result.details["output"] == [{"type": "stream", "name": "stdout", "text": "inside\n"}]
     assert (sys.stdout, sys.stderr, vars(shell.display_pub).get("publish")) == before
+
+
+# -- what mutmut found unpinned in engine/tool_execution.py (docs/testing.md, "Mutation tool") --
+
+
+def test_the_run_setting_figures_to_model_hands_a_figure_to_the_model():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    @op.function
+    def plot() -> str:
+        """Plot."""
+        plt.figure()
+        plt.plot([1, 2, 3])
+        return "plotted"
+
+    model = op.ScriptedModel([call("plot"), "ok"])
+    [result] = results(op.Runtime(model=model).run("go", tools=[plot], figures_to_model=True))
+    kinds = [type(block).__name__ for block in result.content]
+    assert kinds == ["TextContent", "ImageContent"] and result.content[0].text == "plotted"
+    sent = model.requests[1].messages[-1]
+    assert [type(block).__name__ for block in sent.content] == kinds
+
+
+def test_a_tool_s_context_names_its_call_and_run_and_its_progress_names_the_call():
+    seen = []
+
+    @op.function
+    def probe(ctx: op.ToolContext) -> str:
+        """Probe."""
+        seen.append((ctx.tool_call_id, ctx.tool_name, ctx.run_id))
+        ctx.report("halfway")
+        return "ok"
+
+    run = op.Runtime(model=op.ScriptedModel([call("probe"), "ok"])).run("go", tools=[probe])
+    call_id = run.messages[1].tool_calls[0].id
+    assert call_id and run.run_id and seen == [(call_id, "probe", run.run_id)]
+    [progress] = [e for e in run.events if e.type == "tool_execution_update"]
+    assert (progress.tool_call_id, progress.tool_name) == (call_id, "probe")
+
+
+def test_a_stop_while_a_finished_call_s_result_is_made_cancels_the_call():
+    abort, release = threading.Event(), threading.Event()
+
+    class Slow:
+        def __repr__(self) -> str:
+            abort.set()  # the user clicks Stop while the result is being made
+            release.wait(10)
+            return "slow"
+
+    @op.function
+    def produce() -> object:
+        """Produce."""
+        return Slow()
+
+    model = op.ScriptedModel([call("produce"), "never"])
+    run = op.Runtime(model=model).run("go", tools=[produce], abort=abort)
+    release.set()
+    [result] = results(run)
+    assert (run.stop_reason, result.status) == ("aborted", "cancelled")
+    assert result.text == (
+        "cancelled: the run was stopped while this call's result was made ready for "
+        "the model (the tool itself had finished)"
+    )
+    assert model.rounds_played == 1

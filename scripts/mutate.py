@@ -2002,7 +2002,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     M(
         "restart-continuing-cell-allowed",
         "jupyter/_magics.py",
-        "run.cell_id == cell_id and run.history_length == 0",
+        "run.cell_id == cell_id and (run.history_length == 0 or run.cell == first_cell)",
         "run.cell_id == cell_id",
         ("tests/notebook/test_session_after_restart.py::test_a_cell_that_continued_the_session_is_refused",),
         "after a restart, a cell that continued a session is refused, not run on a forgotten history",

@@ -15,7 +15,7 @@ from typing import Any
 from ..core._install import missing_dependency_message
 from ..core._key_sources import fill_missing_keys
 from ..core._secrets import remember
-from ._provider_common import RetryPolicy
+from ._provider_errors import RetryPolicy
 from .base import MessageBuilder, Model, ModelRequest, ToolChoice, normalize_tool_choice
 from .providers import DEFAULT_MODELS, PROVIDERS, SECRET_ENV_VARS, provider_info
 from .scripted import ScriptedModel

@@ -32,38 +32,18 @@ from ..core.messages import ReplyError, Usage, UserMessage
 from ._incremental import HistoryMemo
 from ._provider_errors import (
     RetryPolicy,
-    StreamCutError,
-    connection_failed,
-    connection_retryable,
-    error_details,
-    is_retryable_status,
-    parse_retry_after,
     retry_reason,
-    retryable_code,
-    transport_error,
     wait_text,
 )
 from .base import MessageBuilder, Model, ModelRequest
 from .pricing import cost_of
 
-# The failure helpers live in _provider_errors; the providers import them from here, with the base.
 __all__ = [
     "ProviderError",
     "ProviderModel",
-    "RetryPolicy",
-    "StreamCutError",
-    "connection_failed",
-    "connection_retryable",
-    "error_details",
-    "is_retryable_status",
     "make_usage",
-    "parse_retry_after",
     "require_module",
-    "retry_reason",
-    "retryable_code",
     "scrub_secrets",
-    "transport_error",
-    "wait_text",
 ]
 
 

@@ -50,9 +50,8 @@ from ._history import (
     user_blocks,
 )
 from ._incremental import HistoryMemo, takes_raw_bodies
-from ._provider_common import (
-    ProviderError,
-    ProviderModel,
+from ._provider_common import ProviderError, ProviderModel
+from ._provider_errors import (
     RetryPolicy,
     StreamCutError,
     connection_failed,

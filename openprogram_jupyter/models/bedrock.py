@@ -45,15 +45,13 @@ from ._bedrock_stream import StreamPump
 from ._history import AssistantTurn, append_merged, result_images, result_text, safe_tool_id, user_blocks
 from ._incremental import common_prefix
 from ._json_data import to_json_data
-from ._provider_common import (
-    ProviderError,
-    ProviderModel,
+from ._provider_common import ProviderError, ProviderModel, require_module
+from ._provider_errors import (
     RetryPolicy,
     StreamCutError,
     connection_failed,
     is_retryable_status,
     parse_retry_after,
-    require_module,
     retryable_code,
     transport_error,
 )

@@ -46,15 +46,13 @@ from ..core.messages import TextContent, ThinkingContent, ToolCall, Usage, UserM
 from ._gemini_schema import gemini_function_declaration, gemini_schema_problems
 from ._history import AssistantTurn, result_images, result_text, user_blocks
 from ._json_data import json_count, json_object, json_objects, json_text
-from ._provider_common import (
-    ProviderError,
-    ProviderModel,
+from ._provider_common import ProviderError, ProviderModel, require_module
+from ._provider_errors import (
     RetryPolicy,
     StreamCutError,
     error_details,
     is_retryable_status,
     parse_retry_after,
-    require_module,
     retryable_code,
     transport_error,
 )

@@ -35,15 +35,8 @@ from ..core.messages import ImageContent, TextContent, UserMessage
 from ._history import AssistantTurn, data_url, result_images, result_text, user_blocks
 from ._incremental import takes_raw_bodies
 from ._json_data import json_count, json_object, json_objects, json_text
-from ._provider_common import (
-    ProviderError,
-    ProviderModel,
-    StreamCutError,
-    connection_failed,
-    error_details,
-    parse_retry_after,
-    retryable_code,
-)
+from ._provider_common import ProviderError, ProviderModel
+from ._provider_errors import StreamCutError, connection_failed, error_details, parse_retry_after, retryable_code
 from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, Spec, ToolRules, ToolShape, declared_parameters
 from ._reasoning import reasoning_effort
 from ._text_tool_calls import is_written_as_text, tool_responses_text, written_reply

@@ -32,7 +32,8 @@ from ..core.messages import AssistantMessage, TextContent, ThinkingContent, User
 from ._history import AssistantTurn, data_url, json_arguments, result_images, result_text, user_blocks
 from ._incremental import takes_raw_bodies
 from ._json_data import json_count, json_object, json_text
-from ._provider_common import ProviderError, StreamCutError, retryable_code
+from ._provider_common import ProviderError
+from ._provider_errors import StreamCutError, retryable_code
 from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, Spec, ToolRules, ToolShape, declared_parameters
 from ._reasoning import reasoning_effort
 from ._wire_fold import openai_responses_frames

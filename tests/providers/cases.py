@@ -10,7 +10,7 @@ from typing import Any
 from fakeserver import FakeServer
 
 import openprogram_jupyter as op
-from openprogram_jupyter.models._provider_common import RetryPolicy
+from openprogram_jupyter.models._provider_errors import RetryPolicy
 from openprogram_jupyter.models.base import MessageBuilder, Model, ModelRequest
 
 SECRET = "sk-test-SECRET-0123456789abcdef"

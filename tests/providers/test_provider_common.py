@@ -20,14 +20,8 @@ from openprogram_jupyter.core.messages import (
 from openprogram_jupyter.models import pricing
 from openprogram_jupyter.models._bedrock_controls import model_family
 from openprogram_jupyter.models._history import AssistantTurn, paired_history
-from openprogram_jupyter.models._provider_common import (
-    ProviderError,
-    RetryPolicy,
-    make_usage,
-    parse_retry_after,
-    require_module,
-    scrub_secrets,
-)
+from openprogram_jupyter.models._provider_common import ProviderError, make_usage, require_module, scrub_secrets
+from openprogram_jupyter.models._provider_errors import RetryPolicy, parse_retry_after
 
 from .cases import CASES
 
@@ -224,7 +218,7 @@ def test_importing_the_package_and_resolving_models_imports_no_sdk():
 def test_a_host_the_resolver_says_does_not_exist_is_not_retried_but_one_it_could_not_look_up_is():
     import socket
 
-    from openprogram_jupyter.models._provider_common import connection_retryable
+    from openprogram_jupyter.models._provider_errors import connection_retryable
 
     def chained(cause: BaseException) -> Exception:
         error = ConnectionError("connect failed")

@@ -15,7 +15,7 @@ import pytest
 from fakeserver import Call, Turn
 
 import openprogram_jupyter as op
-from openprogram_jupyter.models._provider_common import RetryPolicy
+from openprogram_jupyter.models._provider_errors import RetryPolicy
 from openprogram_jupyter.models.providers import provider_info
 
 from .cases import CASE_IDS, CASES, FAST_RETRY, SECRET, make_tools

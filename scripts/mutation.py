@@ -63,6 +63,8 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/core/test_steering_and_abort.py",
         "tests/core/test_tool_output.py",
         "tests/tools/test_function.py",
+        "tests/core/test_nesting.py",
+        "tests/core/test_secrets.py",
     ),
     "engine/_approval_gate.py": (
         "tests/core/test_step_mode.py",

@@ -151,7 +151,10 @@ def test_tool_past_its_timeout_becomes_error_result_and_loop_goes_on():
         release.set()
     assert time.monotonic() - started < 10  # generous: without the timeout the body holds the run 30 s
     [result] = results(run)
-    assert result.is_error and "timed out after 0.2 s" in result.text
+    assert result.is_error and result.text == (
+        "Error: slow timed out after 0.2 s and was stopped (a sync tool may still be finishing in the background)"
+    )
+    assert result.details["timeout"] == 0.2
     assert run.text == "moved on"
 
 

@@ -239,3 +239,26 @@ def test_a_follow_up_in_the_cap_s_last_round_is_answered_without_tools():
     model = op.ScriptedModel(["answer", "follow-up answer"])
     run = op.Runtime(model=model).run("go", max_iterations=2, get_follow_up_messages=lambda: follow_ups.pop(0))
     assert [r.tool_choice for r in model.requests] == ["auto", "none"] and run.text == "follow-up answer"
+
+
+def test_a_stop_while_a_call_waits_for_its_approval_cancels_that_call():
+    abort = threading.Event()
+
+    async def approve(request):
+        abort.set()  # the user clicks Stop instead of answering
+        await asyncio.sleep(10)
+        return True
+
+    ran = []
+
+    @op.function
+    def step(n: int) -> int:
+        """A step."""
+        ran.append(n)
+        return n
+
+    model = op.ScriptedModel([call("step", n=1), "never"])
+    run = op.Runtime(model=model).run("go", tools=[step], step=True, approve=approve, abort=abort)
+    [result] = results(run)
+    assert (run.stop_reason, result.status, ran) == ("aborted", "cancelled", [])
+    assert result.text == "cancelled: the run was stopped before this call finished"

@@ -212,13 +212,16 @@ def test_a_tool_s_context_names_its_call_and_run_and_its_progress_names_the_call
         """Probe."""
         seen.append((ctx.tool_call_id, ctx.tool_name, ctx.run_id))
         ctx.report("halfway")
+        print("printed")
         return "ok"
 
     run = op.Runtime(model=op.ScriptedModel([call("probe"), "ok"])).run("go", tools=[probe])
     call_id = run.messages[1].tool_calls[0].id
     assert call_id and run.run_id and seen == [(call_id, "probe", run.run_id)]
-    [progress] = [e for e in run.events if e.type == "tool_execution_update"]
-    assert (progress.tool_call_id, progress.tool_name) == (call_id, "probe")
+    updates = [e for e in run.events if e.type in ("tool_execution_start", "tool_execution_update")]
+    assert updates[0].type == "tool_execution_start"
+    assert {getattr(e, "status", None) for e in updates} == {None, "progress", "output"}
+    assert {e.tool_call_id for e in updates} == {call_id}
 
 
 def test_a_stop_while_a_finished_call_s_result_is_made_cancels_the_call():

@@ -197,10 +197,24 @@ def statuses(copy: Path) -> dict[str, str]:
     return found
 
 
-def diff_of(copy: Path, name: str) -> str:
-    """What mutant ``name`` changes, as ``mutmut show`` prints it."""
-    out = subprocess.run([str(MUTMUT), "show", name], cwd=copy, capture_output=True, text=True)
-    return out.stdout.strip()
+# Run in the copy by mutmut's interpreter: every named mutant's diff, in one process
+# (``mutmut show`` once per mutant costs a start-up each).
+DIFFS = """
+import json, sys
+from mutmut.mutation.diff_apply import find_mutant, get_diff_for_mutant
+names = json.loads(sys.stdin.read())
+print(json.dumps({n: get_diff_for_mutant(n, path=find_mutant(n).path) for n in names}))
+"""
+
+
+def diffs_of(copy: Path, names: list[str]) -> dict[str, str]:
+    """What each mutant of ``names`` changes, as ``mutmut show`` prints it."""
+    if not names:
+        return {}
+    out = subprocess.run(
+        [sys.executable, "-c", DIFFS], cwd=copy, input=json.dumps(names), capture_output=True, text=True, check=True
+    )
+    return {name: diff.strip() for name, diff in json.loads(out.stdout).items()}
 
 
 def run_module(module: str, tests: list[str], children: int) -> ModuleReport:
@@ -219,9 +233,9 @@ def run_module(module: str, tests: list[str], children: int) -> ModuleReport:
         report = ModuleReport(module, tests, round(time.monotonic() - started, 1), dict(Counter(found.values())))
         if not found:
             report.error = f"mutmut run exited {done.returncode} and reported no mutants"
-        for name, status in found.items():
-            if status not in (*KILLED, "not checked"):  # not checked: the run was interrupted
-                report.survivors[name] = f"[{status}]\n{diff_of(copy, name)}"
+        kept = [n for n, status in found.items() if status not in (*KILLED, "not checked")]  # not checked: interrupted
+        for name, diff in diffs_of(copy, kept).items():
+            report.survivors[name] = f"[{found[name]}]\n{diff}"
     return report
 
 

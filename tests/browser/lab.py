@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,24 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+
+
+FRONTENDS = ("lab", "notebook7")
+
+
+@dataclass(frozen=True)
+class Server:
+    """A running Jupyter server: its ``url``, the ``root`` folder it serves, and which
+    ``frontend`` its pages are: ``"lab"`` (JupyterLab) or ``"notebook7"`` (Notebook 7)."""
+
+    url: str
+    root: Path
+    frontend: str
+
+    def notebook_address(self, name: str) -> str:
+        """The page that opens notebook ``name`` (a path under ``root``) in this frontend."""
+        page = "lab/tree" if self.frontend == "lab" else "notebooks"
+        return f"{self.url}/{page}/{name}"
 
 
 @contextlib.contextmanager
@@ -59,8 +78,9 @@ def write_notebook(root: Path, name: str, cells: list[str], kernel: str = "pytho
     return name
 
 
-def open_and_run_all(page: Any, address: str) -> None:
-    """Open the notebook at ``address`` in JupyterLab, wait for its kernel, and Run All."""
+def open_notebook(page: Any, address: str) -> None:
+    """Open the notebook at ``address`` (JupyterLab's or Notebook 7's page) and wait for its
+    kernel."""
     page.goto(address)
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
     page.wait_for_function(
@@ -70,5 +90,42 @@ def open_and_run_all(page: Any, address: str) -> None:
         " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel",
         timeout=60_000,
     )
+
+
+def open_and_run_all(page: Any, address: str) -> None:
+    """Open the notebook at ``address``, wait for its kernel, and Run All."""
+    open_notebook(page, address)
     # Not awaited: the command's promise resolves only when every cell has run.
     page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+
+
+EXECUTION_COUNT = "(i) => window.jupyterapp.shell.currentWidget.content.widgets[i].model.executionCount"
+
+
+def start_cell(page: Any, index: int) -> int | None:
+    """Run the open notebook's cell ``index`` alone (Run ▸ Run Selected Cell, without
+    advancing) and return its execution count from before, for :func:`wait_cell`."""
+    before = page.evaluate(EXECUTION_COUNT, index)
+    page.evaluate(
+        """(i) => { const panel = window.jupyterapp.shell.currentWidget;
+                    panel.content.activeCellIndex = i;
+                    window.jupyterapp.commands.execute('notebook:run-cell'); }""",
+        index,
+    )
+    return before
+
+
+def wait_cell(page: Any, index: int, before: int | None, timeout: int = 60_000) -> str:
+    """Wait until cell ``index`` has a new execution count (the kernel has answered its
+    run) and return its output area's text."""
+    page.wait_for_function(
+        f"(a) => {{ const n = ({EXECUTION_COUNT})(a[0]); return n !== null && n !== a[1]; }}",
+        arg=[index, before],
+        timeout=timeout,
+    )
+    return page.locator(".jp-Notebook .jp-Cell").nth(index).locator(".jp-OutputArea").inner_text()
+
+
+def run_cell(page: Any, index: int, timeout: int = 60_000) -> str:
+    """Run cell ``index`` alone, wait until the kernel has answered it, return its output's text."""
+    return wait_cell(page, index, start_cell(page, index), timeout)

@@ -47,24 +47,23 @@ def output_text(page, cell: int) -> str:
     return page.locator(".jp-Notebook .jp-Cell").nth(cell).locator(".jp-OutputArea-output").all_inner_texts()
 
 
-def test_a_budget_runs_live_view_and_transcripts_typeset_no_dollar(lab):
-    url, root = lab
-    name = write_notebook(root, "math.ipynb", CELLS)
-    with chromium_page(1100, 1000, "math-failure.png") as page:
-        open_and_run_all(page, f"{url}/lab/tree/{name}")
+def test_a_budget_runs_live_view_and_transcripts_typeset_no_dollar(jupyter):
+    name = write_notebook(jupyter.root, "math.ipynb", CELLS)
+    with chromium_page(1100, 1000, f"math-failure-{jupyter.frontend}.png") as page:
+        open_and_run_all(page, jupyter.notebook_address(name))
         cells = page.locator(".jp-Notebook .jp-Cell")
         meter = cells.nth(1).locator(".widget-html", has_text="of $0.05")
         meter.first.wait_for(timeout=60_000)  # the live view, while slow_add sleeps
         page.wait_for_timeout(700)
         live_math = count_math(page, 1)
         live_text = " ".join(output_text(page, 1))
-        page.screenshot(path=str(OUTPUT / "math-live.png"))
+        page.screenshot(path=str(OUTPUT / f"math-live-{jupyter.frontend}.png"))
         cells.nth(3).locator("p.control").wait_for(timeout=60_000)
         cells.nth(2).locator(".jp-RenderedMarkdown").first.wait_for(timeout=60_000)
         page.wait_for_timeout(1500)  # MathJax typesets after the output is attached
         counts = [count_math(page, n) for n in (1, 2, 3)]
         html_text, markdown_text = " ".join(output_text(page, 1)), " ".join(output_text(page, 2))
-        page.screenshot(path=str(OUTPUT / "math-transcripts.png"), full_page=True)
+        page.screenshot(path=str(OUTPUT / f"math-transcripts-{jupyter.frontend}.png"), full_page=True)
 
     assert counts[2] > 0, counts  # the control: MathJax typesets unmarked HTML here
     assert live_math == 0 and counts[:2] == [0, 0], (live_math, counts)

@@ -338,3 +338,18 @@ def test_a_stop_during_the_third_call_leaves_every_call_exactly_one_result():
     assert run.stop_reason == "aborted"
     assert [r.tool_call_id for r in results(run)] == [c.id for c in run.messages[1].tool_calls]
     assert [r.status for r in results(run)][:2] == ["done", "done"] and results(run)[3].status == "cancelled"
+
+
+def test_a_result_records_how_long_its_call_took_in_seconds():
+    @op.function
+    def nap() -> str:
+        """Nap."""
+        time.sleep(0.05)
+        return "rested"
+
+    run = op.Runtime(model=op.ScriptedModel([call("nap"), "ok"])).run("go", tools=[nap])
+    [result] = results(run)
+    took = result.details["duration"]
+    assert 0.05 <= took < 5 and took == round(took, 6)
+    [end] = [e for e in run.events if e.type == "tool_execution_end"]
+    assert 0.05 <= end.duration < 5

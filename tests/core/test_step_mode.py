@@ -195,3 +195,20 @@ def test_true_and_edit_run_a_call_false_and_skip_do_not(answer, ran):
         "go", tools=[drop]
     )
     assert calls == ran
+
+
+def test_an_edited_call_that_fails_still_tells_the_model_its_arguments_were_changed():
+    @op.function
+    def divide(a: float, b: float) -> float:
+        """Divide."""
+        return a / b
+
+    model = scripted(call("divide", a=1, b=2), "ok")
+    run = op.Runtime(model=model).run("go", tools=[divide], step=True, approve=lambda r: op.edit(a=1, b=0))
+    result = results(run)[0]
+    note, error = result.text.split("\n", 1)
+    assert note == (
+        'Note: the user changed this call\'s arguments before it ran, to {"a": 1, "b": 0}; '
+        "this is the result for those arguments."
+    )
+    assert error == "Error: divide raised ZeroDivisionError: float division by zero"

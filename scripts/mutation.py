@@ -74,6 +74,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/core/test_safety_properties.py",
         "tests/core/test_rerun.py",
         "tests/core/test_fork.py",
+        "tests/core/test_run_context.py",
     ),
     "core/approval_policy.py": ("tests/core/test_approval_policy.py",),
     "engine/settings.py": (

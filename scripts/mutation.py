@@ -232,8 +232,8 @@ def run_module(module: str, tests: list[str], children: int) -> ModuleReport:
         done = run_mutmut(copy, children)
         found = statuses(copy)
         report = ModuleReport(module, tests, round(time.monotonic() - started, 1), dict(Counter(found.values())))
-        if not found:
-            report.error = f"mutmut run exited {done.returncode} and reported no mutants"
+        if not found or set(found.values()) == {"not checked"}:
+            report.error = f"mutmut run exited {done.returncode} and checked no mutant (its output says why)"
         kept = [n for n, status in found.items() if status not in (*KILLED, "not checked")]  # not checked: interrupted
         for name, diff in diffs_of(copy, kept).items():
             report.survivors[name] = f"[{found[name]}]\n{diff}"

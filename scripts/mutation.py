@@ -76,7 +76,11 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/core/test_fork.py",
         "tests/core/test_run_context.py",
     ),
-    "core/approval_policy.py": ("tests/core/test_approval_policy.py",),
+    "core/approval_policy.py": (
+        "tests/core/test_approval_policy.py",
+        "tests/render/test_approval_rule_transcripts.py",
+        "tests/widgets/test_view_always.py",
+    ),
     "engine/settings.py": (
         "tests/core/test_settings.py",
         "tests/core/test_runtime_config.py",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 import openprogram_jupyter as op
@@ -215,3 +217,127 @@ def test_a_policy_is_a_plain_approver_too():
 
     assert [policy(Request(n)) for n in ("read_file", "drop_table", "other")] == [True, False, "asked"]
     assert op.policy(ask=["*"])(Request("x")) is False
+
+
+# -- what mutmut found unpinned in core/approval_policy.py (docs/testing.md, "Mutation tool") --
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        (
+            {"allow": [3]},
+            TypeError,
+            "op.policy: a allow pattern must be a str such as 'read_*', not int (3)",
+        ),
+        (
+            {"deny": ["read file"]},
+            ValueError,
+            "op.policy: bad deny pattern 'read file': expected a tool-name glob, optionally with argument "
+            "globs in parentheses, e.g. 'read_*' or 'read_file(path=/tmp/*)'",
+        ),
+        (
+            {"ask": ["read_file( )"]},
+            ValueError,
+            "op.policy: bad ask pattern 'read_file( )': the parentheses are empty; write NAME=GLOB inside "
+            "them, e.g. 'read_file(path=/tmp/*)'",
+        ),
+        (
+            {"ask": ["read_file(path)"]},
+            ValueError,
+            "op.policy: bad ask pattern 'read_file(path)': 'path' is not NAME=GLOB (an argument's name, =, "
+            "and a glob on its value)",
+        ),
+        (
+            {"rules": [("allow", "a")], "deny": ["b"]},
+            TypeError,
+            "op.policy: give rules=[(action, pattern), ...] or allow=/ask=/deny=, not both "
+            "(the order of the checks would be unclear)",
+        ),
+        (
+            {"ask_with": "yes"},
+            TypeError,
+            "op.policy: ask_with must be an approver (a function of the request), not str",
+        ),
+        ({"allow": 3}, TypeError, "op.policy: allow= takes a list of patterns, not int"),
+        (
+            {"rules": [("allow", "a", "b")]},
+            TypeError,
+            "op.policy: each of rules= is an (action, pattern) pair such as ('allow', 'read_*'), "
+            "not ('allow', 'a', 'b')",
+        ),
+        (
+            {"rules": ["ab"]},
+            TypeError,
+            "op.policy: each of rules= is an (action, pattern) pair such as ('allow', 'read_*'), not 'ab'",
+        ),
+    ],
+)
+def test_a_bad_policy_is_refused_with_a_message_saying_what_to_write(kwargs, error, message):
+    with pytest.raises(error) as raised:
+        op.policy(**kwargs)
+    assert str(raised.value) == message
+
+
+def test_only_one_of_the_three_lists_with_rules_is_already_refused():
+    for key in ("allow", "ask", "deny"):
+        with pytest.raises(TypeError, match="not both"):
+            op.policy(rules=[("allow", "a")], **{key: ["b"]})
+
+
+def test_an_argument_that_is_not_text_is_matched_as_json_with_sorted_keys_and_unicode():
+    rules = op.policy(allow=['tag(labels={"a": 1, "b": "é"})', "size(n=4*)"], default="deny")
+    assert rules.decide("tag", {"labels": {"b": "é", "a": 1}}).action == "allow"
+    assert rules.decide("size", {"n": 42}).action == "allow"
+    assert rules.decide("size", {"n": 5}).action == "deny"
+
+
+def test_a_policy_used_as_an_approver_reads_the_arguments_and_asks_with_the_request():
+    asked = []
+    rules = op.policy(
+        rules=[("allow", "read(path=/tmp/*)"), ("ask", "read")], ask_with=lambda request: asked.append(request) or "yes"
+    )
+    request = SimpleNamespace(tool_name="read", arguments={"path": "/tmp/a"})
+    assert rules(request) is True and asked == []
+    elsewhere = SimpleNamespace(tool_name="read", arguments={"path": "/etc/passwd"})
+    assert rules(elsewhere) == "yes" and asked == [elsewhere]
+
+
+def test_which_rule_decided_says_session_rule_or_rule():
+    session = SessionRules()
+    session.add(Rule.for_tool("deny", "rm"))
+    rules = op.policy(allow=["ls"]).in_session(session, None)
+    assert rules.decide("rm", {}).describe() == "session rule 'deny rm'"
+    assert rules.decide("ls", {}).describe() == "rule 'allow ls'"
+    assert (rules.decide("rm", {}).source, rules.decide("ls", {}).source) == ("session", "policy")
+
+
+def test_a_session_rule_for_a_tool_is_its_exact_name_not_a_glob():
+    rule = Rule.for_tool("allow", "read_*")
+    assert rule.matches("read_*", {"x": 1}) and not rule.matches("read_file", None)
+    assert rule.arguments == () and rule.exact
+
+
+def test_removing_a_session_rule_that_is_not_there_names_the_range():
+    session = SessionRules()
+    with pytest.raises(IndexError) as none:
+        session.remove(1)
+    assert str(none.value) == "there is no session rule 1: there are none"
+    session.add(Rule.for_tool("allow", "a"))
+    session.add(Rule.for_tool("deny", "b"))
+    with pytest.raises(IndexError) as past:
+        session.remove(0)
+    assert str(past.value) == "there is no session rule 0: they are numbered 1 to 2"
+    assert str(session.remove(2)) == "allow a" and str(session.remove(1)) == "deny b"  # the newest is first
+
+
+def test_a_policy_in_a_session_asks_with_the_view_only_when_it_has_no_approver_of_its_own():
+    view, own = (lambda r: True), (lambda r: False)
+    borrowed = op.policy(ask=["x"]).in_session(None, view)
+    assert borrowed.ask_with is view and borrowed.without_view().ask_with is None
+    kept = op.policy(ask=["x"], ask_with=own).in_session(None, view)
+    assert kept.ask_with is own and kept.without_view() is kept
+    alone = op.policy(ask=["x"]).in_session(None, None)
+    assert alone.ask_with is None and alone.without_view() is alone
+    again = borrowed.in_session(SessionRules(), None)  # a copy of a borrowed one still gives it back
+    assert again.ask_with is view and again.without_view().ask_with is None

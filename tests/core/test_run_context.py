@@ -437,3 +437,11 @@ def test_every_place_that_starts_a_run_is_an_entry_point_on_the_documented_list(
     assert [f"| {name} | {text} |" for name, text in ENTRY_POINTS.items()] == table[1:], (
         "docs/semantics.md §9's table is not _run_context.ENTRY_POINTS"
     )
+
+
+def test_a_rerun_marks_each_answer_it_took_from_the_recording():
+    run = op.Runtime(model=script()).run("go", tools=[DROP], step=True, approve=lambda request: op.skip("not today"))
+    again = run.rerun()
+    details = again.tool_results[0].details
+    assert details["approval_recorded"] is True and details["approval"] == "skipped"
+    assert again.tool_results[0].text == "skipped by the user: not today. The call did not run."

@@ -212,3 +212,48 @@ def test_an_edited_call_that_fails_still_tells_the_model_its_arguments_were_chan
         "this is the result for those arguments."
     )
     assert error == "Error: divide raised ZeroDivisionError: float division by zero"
+
+
+# -- what mutmut found unpinned in engine/_approval_gate.py (docs/testing.md, "Mutation tool") --
+
+
+def test_a_skip_without_a_reason_says_so_and_records_none():
+    add, ran = make_add()
+    model = scripted(call("add", a=1, b=2), "ok")
+    run = op.Runtime(model=model).run("go", tools=[add], step=True, approve=lambda r: op.skip())
+    result = results(run)[0]
+    assert result.text == "skipped by the user (no reason given). The call did not run."
+    assert (result.details["approval"], result.details["skip_reason"], ran) == ("skipped", "", [])
+    reasoned = op.Runtime(model=scripted(call("add", a=1, b=2), "ok")).run(
+        "go", tools=[add], step=True, approve=lambda r: op.skip("known")
+    )
+    assert results(reasoned)[0].details["skip_reason"] == "known"
+
+
+def test_refusals_record_that_the_call_was_denied_and_the_edited_arguments():
+    add, ran = make_add()
+    bad_edit = op.Runtime(model=scripted(call("add", a=1, b=2), "ok")).run(
+        "go", tools=[add], step=True, approve=lambda r: op.edit(a="lots")
+    )
+    details = results(bad_edit)[0].details
+    assert (details["approval"], details["edited_arguments"]) == ("denied", {"a": "lots"})
+
+    def broken(request):
+        raise RuntimeError("no answer")
+
+    failed = op.Runtime(model=scripted(call("add", a=1, b=2), "ok")).run(
+        "go", tools=[add], approve=op.policy(ask=["add"], ask_with=broken)
+    )
+    details = results(failed)[0].details
+    assert (details["approval"], details["approval_by"], ran) == ("denied", "user", [])
+
+
+def test_an_approver_is_shown_the_tool_and_the_view_hears_the_call_wait_and_pass():
+    add, _ = make_add()
+    shown = []
+    model = scripted(call("add", a=1, b=2), "ok")
+    run = op.Runtime(model=model).run("go", tools=[add], step=True, approve=lambda r: shown.append(r.tool.name) or True)
+    call_id = run.messages[1].tool_calls[0].id
+    assert shown == ["add"]
+    updates = [(e.status, e.tool_call_id) for e in run.events if e.type == "tool_execution_update"]
+    assert updates == [("awaiting_approval", call_id), ("approved", call_id)]

@@ -445,3 +445,12 @@ def test_a_rerun_marks_each_answer_it_took_from_the_recording():
     details = again.tool_results[0].details
     assert details["approval_recorded"] is True and details["approval"] == "skipped"
     assert again.tool_results[0].text == "skipped by the user: not today. The call did not run."
+
+
+def test_a_rerun_s_approver_judges_the_recorded_edit_not_the_model_s_arguments():
+    run = op.Runtime(model=script()).run(
+        "go", tools=[DROP], step=True, approve=lambda request: op.edit(table="scratch")
+    )
+    DROPPED.clear()
+    again = run.rerun(approve=op.policy(deny=["drop_table(table=users)"], allow=["drop_table"]))
+    assert DROPPED == ["scratch"] and drops(again) == ["done"]

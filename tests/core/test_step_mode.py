@@ -257,3 +257,16 @@ def test_an_approver_is_shown_the_tool_and_the_view_hears_the_call_wait_and_pass
     assert shown == ["add"]
     updates = [(e.status, e.tool_call_id) for e in run.events if e.type == "tool_execution_update"]
     assert updates == [("awaiting_approval", call_id), ("approved", call_id)]
+
+
+def test_a_policy_judges_a_call_by_its_arguments_and_says_when_it_has_no_one_to_ask():
+    add, ran = make_add()
+    rules = op.policy(allow=["add(a=1)"], deny=["add(a=3)"])
+    model = scripted([call("add", a=1, b=2), call("add", a=3, b=4), call("add", a=5, b=6)], "ok")
+    run = op.Runtime(model=model).run("go", tools=[add], step=True, approve=rules)
+    assert ran == [(1, 2)]
+    assert [r.status for r in results(run)] == ["done", "denied", "denied"]
+    assert results(run)[2].text == (
+        "denied: the approval policy says to ask about add, and it has no one to ask "
+        "(the user did not see this call; give op.policy(..., ask_with=...), or run it in a notebook)"
+    )

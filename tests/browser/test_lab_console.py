@@ -1,4 +1,5 @@
-"""A real browser: Run All of the shipped quickstart leaves the browser console clean.
+"""A real browser: Run All of the shipped quickstart leaves the browser console clean, in
+JupyterLab and in Notebook 7.
 
 Its runs last milliseconds. ipywidgets logged "Could not add child view to box",
 "Cannot read properties of undefined (reading 'processLuminoMessage')" and an uncaught
@@ -23,25 +24,29 @@ DONE = """() => ![...document.querySelectorAll('.jp-InputPrompt')].some(p => p.t
 
 
 RUN_ALLS = 2  # the second with the first one's views on the page
+# What a frontend logs whatever the notebook: Notebook 7.6's keyboard-shortcuts plugin reads
+# the schema of a plugin it does not have once the page has loaded, also for a notebook of
+# one `1+1` cell without this package. Only this exact text is left out, and only there.
+FRONTEND_OWN = {"lab": (), "notebook7": ("uncaught: Cannot read properties of undefined (reading 'schema')",)}
 
 
-def test_run_all_of_the_quickstart_leaves_the_console_clean(lab):
-    url, root = lab
-    shutil.copy(REPO / "notebooks" / "quickstart.ipynb", root / "quickstart.ipynb")
+def test_run_all_of_the_quickstart_leaves_the_console_clean(jupyter):
+    shutil.copy(REPO / "notebooks" / "quickstart.ipynb", jupyter.root / "quickstart.ipynb")
     errors: list[str] = []
-    with chromium_page(1100, 2400, "console-failure.png") as page:
+    with chromium_page(1100, 2400, f"console-failure-{jupyter.frontend}.png") as page:
         # A slower machine's frontend: each widget view takes longer to draw than a run lasts.
         page.context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": 6})
         page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
         page.on("pageerror", lambda error: errors.append(f"uncaught: {error}"))
-        open_and_run_all(page, f"{url}/lab/tree/quickstart.ipynb")
+        open_and_run_all(page, jupyter.notebook_address("quickstart.ipynb"))
         for again in range(RUN_ALLS):
             if again:
                 page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
             page.wait_for_function(RUNNING, timeout=60_000)
             page.wait_for_function(DONE, timeout=120_000)
             page.wait_for_timeout(2000)  # late messages of the last cells
-        page.screenshot(path=str(OUTPUT / "console-quickstart.png"), full_page=True)
+        page.screenshot(path=str(OUTPUT / f"console-quickstart-{jupyter.frontend}.png"), full_page=True)
         shown = page.locator(".jp-Notebook").inner_text()
     assert "Traceback" not in shown and "Error displaying widget" not in shown
-    assert errors == [], "\n".join(errors)
+    ours = [error for error in errors if error not in FRONTEND_OWN[jupyter.frontend]]
+    assert ours == [], "\n".join(ours)

@@ -41,9 +41,11 @@ LIVE_CALL_CHARS = 200_000
 """At most this much HTML for one ended call (its nested runs included)."""
 
 _MUTED = "color:#57606a;font-size:12px;"
+# line-height: an HTML widget's content inherits ipywidgets' 28 px one (a widget row's
+# height), which JupyterLab resets for <pre> and nbclassic does not: JSON read double-spaced.
 _PRE = (
     "white-space:pre-wrap;word-break:break-word;margin:0;padding:2px 6px;"
-    "font-family:var(--jp-code-font-family,monospace);font-size:12px;"
+    "font-family:var(--jp-code-font-family,monospace);font-size:12px;line-height:1.4;"
 )
 
 

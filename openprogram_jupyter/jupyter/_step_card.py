@@ -80,7 +80,9 @@ class StepControls:
             view.close_widget,
             w.Text,
             placeholder="reason for skipping (the model reads it)",
-            layout=lambda: w.Layout(width="280px"),
+            # a flex item shrinks below its width when the row is full (nbclassic's narrower
+            # cells); the row wraps instead.
+            layout=lambda: w.Layout(width="280px", min_width="280px"),
         )
         self.editor = TypedBox(
             view.make,
@@ -96,7 +98,7 @@ class StepControls:
             tooltip="Check these arguments against the tool's schema and run the call with them",
         )
         cancel = view.make(w.Button, description="Cancel", tooltip="Close the editor; the call keeps waiting")
-        self._row = view.make(w.HBox)
+        self._row = view.make(w.HBox, layout=w.Layout(flex_flow="row wrap"))
         self._edit_buttons = view.make(w.HBox, children=(run_edited, cancel))
         self._edit_box = view.make(w.VBox)
         self._error = view.make(w.HTML)

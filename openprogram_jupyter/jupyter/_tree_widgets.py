@@ -25,9 +25,11 @@ if TYPE_CHECKING:
 
 __all__ = ["WIDGET_OF", "TreeWidgets"]
 
+# line-height: an HTML widget's content inherits ipywidgets' 28 px one (a widget row's
+# height), which JupyterLab resets for <pre> and nbclassic does not: JSON read double-spaced.
 _PRE = (
     "white-space:pre-wrap;word-break:break-word;margin:0;padding:2px 6px;"
-    "font-family:var(--jp-code-font-family,monospace);font-size:12px;"
+    "font-family:var(--jp-code-font-family,monospace);font-size:12px;line-height:1.4;"
 )
 _MUTED = "color:#57606a;font-size:12px;"
 

@@ -30,9 +30,14 @@ def free_port() -> int:
 
 
 def _server_command(frontend: str, port: int, root: Path) -> list[str]:
-    """JupyterLab's or Notebook 7's server on 127.0.0.1:``port``: no token, no password,
-    no XSRF check, the app exposed to the page as ``window.jupyterapp``."""
-    app, app_class = ("jupyterlab", "LabApp") if frontend == "lab" else ("notebook", "JupyterNotebookApp")
+    """JupyterLab's, Notebook 7's or nbclassic's server on 127.0.0.1:``port``: no token, no
+    password, no XSRF check; JupyterLab's and Notebook 7's app exposed to the page as
+    ``window.jupyterapp``."""
+    app, app_class = {
+        "lab": ("jupyterlab", "LabApp"),
+        "notebook7": ("notebook", "JupyterNotebookApp"),
+        "nbclassic": ("nbclassic", None),
+    }[frontend]
     command = [
         sys.executable,
         "-m",
@@ -43,9 +48,10 @@ def _server_command(frontend: str, port: int, root: Path) -> list[str]:
         f"--ServerApp.root_dir={root}",
         "--IdentityProvider.token=",
         "--ServerApp.password=",
-        f"--{app_class}.expose_app_in_browser=True",
         "--ServerApp.disable_check_xsrf=True",
     ]
+    if app_class is not None:  # nbclassic's page has its own global, ``Jupyter``
+        command.append(f"--{app_class}.expose_app_in_browser=True")
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--allow-root")
     return command
@@ -111,6 +117,7 @@ def lab(tmp_path):
 @pytest.fixture(params=FRONTENDS)
 def jupyter(tmp_path, request):
     """A :class:`Server` of each frontend in turn — JupyterLab, then Notebook 7 — on
-    127.0.0.1 with fresh settings, no token."""
+    127.0.0.1 with fresh settings, no token; a test that parametrizes ``jupyter``
+    indirectly gets the frontends it names (``"nbclassic"`` too)."""
     with _serve(tmp_path, request.param) as server:
         yield server

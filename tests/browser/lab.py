@@ -36,7 +36,8 @@ FRONTENDS = ("lab", "notebook7")
 @dataclass(frozen=True)
 class Server:
     """A running Jupyter server: its ``url``, the ``root`` folder it serves, and which
-    ``frontend`` its pages are: ``"lab"`` (JupyterLab) or ``"notebook7"`` (Notebook 7)."""
+    ``frontend`` its pages are: ``"lab"`` (JupyterLab), ``"notebook7"`` (Notebook 7) or
+    ``"nbclassic"`` (the Notebook 6 interface)."""
 
     url: str
     root: Path
@@ -44,7 +45,7 @@ class Server:
 
     def notebook_address(self, name: str) -> str:
         """The page that opens notebook ``name`` (a path under ``root``) in this frontend."""
-        page = "lab/tree" if self.frontend == "lab" else "notebooks"
+        page = {"lab": "lab/tree", "notebook7": "notebooks", "nbclassic": "nbclassic/notebooks"}[self.frontend]
         return f"{self.url}/{page}/{name}"
 
 

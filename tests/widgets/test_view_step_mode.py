@@ -233,3 +233,24 @@ def test_an_edited_call_line_shows_the_arguments_that_ran_and_its_result_the_edi
     head = next(i for i, line in enumerate(plain) if "▸ add" in line)
     assert "add(a=20, b=22) → done · edited" in plain[head]
     assert "arguments edited by the user before it ran; the model asked for a=2, b=2" in plain[head + 1]
+
+
+def test_a_waiting_cards_controls_wrap_and_its_arguments_are_single_spaced(recorder):
+    """Issue 43, item 11b, as the widgets state it (tests/browser/test_nbclassic_styles.py
+    measures it in nbclassic): the reason box keeps 280 px in a row that wraps rather than
+    shrinks, and the arguments' ``<pre>`` sets its own line height, not the 28 px an HTML
+    widget's content inherits."""
+    add, _ran = make_add()
+    live, handle, _model = start_stepped([add], [op.ToolCall(name="add", arguments={"a": 1, "b": 2}), "done"])
+    reason = wait_for(
+        live,
+        lambda: card_widgets(live, "Text", placeholder="reason for skipping (the model reads it)"),
+        "the reason box",
+    )[0]
+    row = next(w for w in _walk_widgets(live.view.root) if type(w).__name__ == "HBox" and reason in w.children)
+    arguments = next(w.value for w in card_widgets(live, "HTML") if "&quot;a&quot;: 1" in w.value)
+    click(live, "Stop")
+    handle.wait(10)
+    assert (reason.layout.width, reason.layout.min_width) == ("280px", "280px")
+    assert row.layout.flex_flow == "row wrap"
+    assert 'line-height:1.4;">{\n' in arguments, arguments

@@ -353,3 +353,25 @@ def test_a_result_records_how_long_its_call_took_in_seconds():
     assert 0.05 <= took < 5 and took == round(took, 6)
     [end] = [e for e in run.events if e.type == "tool_execution_end"]
     assert 0.05 <= end.duration < 5
+
+
+def test_an_unknown_tool_s_result_lists_every_valid_name_or_says_there_are_none():
+    @op.function
+    def sub(a: float, b: float) -> float:
+        """Subtract."""
+        return a - b
+
+    model = op.ScriptedModel([call("mul", a=1, b=2), "ok"])
+    run = op.Runtime(model=model).run("go", tools=[make_add(), sub])
+    assert results(run)[0].text == "Error: unknown tool 'mul'. Valid tools: add, sub."
+    alone = op.Runtime(model=op.ScriptedModel([call("mul"), "ok"])).run("go", tools=[])
+    assert results(alone)[0].text == "Error: unknown tool 'mul'. Valid tools: (none: this run has no tools)."
+
+
+def test_a_call_past_the_tool_call_budget_is_refused_with_the_whole_reason():
+    model = op.ScriptedModel([[call("add", a=1, b=2), call("add", a=3, b=4)], "ok"])
+    run = op.Runtime(model=model).run("go", tools=[make_add()], max_tool_calls=1)
+    assert results(run)[1].text == (
+        "Error: refused: this run has made 1 tool calls, its budget (max_tool_calls=1, nested runs' calls "
+        "included). Answer with what you have so far."
+    )

@@ -2010,8 +2010,8 @@ MUTATIONS: tuple[Mutation, ...] = (
     M(
         "restart-any-cell-allowed",
         "jupyter/_magics.py",
-        "run.cell_id == cell_id and run.history_length == 0",
-        "run.history_length == 0",
+        "run.cell_id == cell_id and (run.history_length == 0 or run.cell == first_cell)",
+        "(run.history_length == 0 or run.cell == first_cell)",
         ("tests/notebook/test_session_after_restart.py::test_a_cell_that_is_not_the_sessions_start_is_refused",),
         "after a restart, only the session's own first cell starts it again",
     ),

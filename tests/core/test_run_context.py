@@ -6,6 +6,7 @@ A deny policy holds at every entry point that can run a tool."""
 from __future__ import annotations
 
 import asyncio
+from typing import Literal
 
 import pytest
 
@@ -454,3 +455,23 @@ def test_a_rerun_s_approver_judges_the_recorded_edit_not_the_model_s_arguments()
     DROPPED.clear()
     again = run.rerun(approve=op.policy(deny=["drop_table(table=users)"], allow=["drop_table"]))
     assert DROPPED == ["scratch"] and drops(again) == ["done"]
+
+
+def test_a_recorded_edit_that_no_longer_fits_the_tool_is_denied_saying_why():
+    run = op.Runtime(model=script()).run(
+        "go", tools=[DROP], step=True, approve=lambda request: op.edit(table="scratch")
+    )
+    DROPPED.clear()
+
+    @op.function(register_globally=False)
+    def drop_table(table: Literal["users", "orders"]) -> str:
+        """Drop one of two tables: the model's "users" fits, the recorded edit "scratch" no longer does."""
+        DROPPED.append(table)
+        return "dropped"
+
+    again = run.rerun(tools=[drop_table])
+    result = again.tool_results[0]
+    assert not DROPPED and result.status == "denied"
+    assert result.text.startswith("denied: the recorded edited arguments for drop_table no longer fit the tool (")
+    assert result.text.endswith("); the call did not run")
+    assert (result.details["approval"], result.details["approval_recorded"]) == ("denied", True)

@@ -270,3 +270,11 @@ def test_a_policy_judges_a_call_by_its_arguments_and_says_when_it_has_no_one_to_
         "denied: the approval policy says to ask about add, and it has no one to ask "
         "(the user did not see this call; give op.policy(..., ask_with=...), or run it in a notebook)"
     )
+
+
+def test_a_policy_s_ask_shows_its_approver_the_tool():
+    add, _ = make_add()
+    shown = []
+    rules = op.policy(ask=["add"], ask_with=lambda request: shown.append(request.tool.name) or True)
+    op.Runtime(model=scripted(call("add", a=1, b=2), "ok")).run("go", tools=[add], approve=rules)
+    assert shown == ["add"]

@@ -84,6 +84,7 @@ TESTS: dict[str, tuple[str, ...]] = {
     "engine/settings.py": (
         "tests/core/test_settings.py",
         "tests/core/test_runtime_config.py",
+        "tests/core/test_reasoning_bounds.py",
         # it starts a Python of its own on a copy of the package, which mutmut's trampolines
         # cannot run outside mutmut's directory
         "--deselect=tests/core/test_settings.py::test_a_new_setting_is_one_declaration",

@@ -170,3 +170,82 @@ def test_a_new_setting_is_one_declaration(tmp_path):
     """)
     done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert done.stdout.strip() == "ok", done.stderr
+
+
+# -- what mutmut found unpinned in engine/settings.py (docs/testing.md, "Mutation tool") -------
+
+
+@pytest.mark.parametrize(
+    ("setting", "value", "message"),
+    [
+        ("system", 3, "system must be a str or None, got int"),
+        ("step", 1, "step must be True or False, got 1"),
+        ("parallel_tool_calls", "no", "parallel_tool_calls must be True or False, got 'no'"),
+        ("max_cost", 0, "max_cost must be a positive number (dollars) or None, got 0"),
+        ("max_cost", float("inf"), "max_cost must be a positive number (dollars) or None, got inf"),
+        ("max_cost", True, "max_cost must be a positive number (dollars) or None, got True"),
+        ("trace", "yes", "trace must be True, False or an OpenTelemetry tracer provider, got 'yes'"),
+        ("tool_choice", 3, None),
+    ],
+)
+def test_each_check_refuses_with_the_setting_s_name_and_what_it_got(setting, value, message):
+    with pytest.raises(op.SetupError) as refused:
+        op.Runtime(model="offline").prepare("x", **{setting: value})
+    assert refused.value.option == setting
+    if message is not None:
+        assert str(refused.value) == message
+
+
+@pytest.mark.parametrize(
+    ("value", "named"),
+    [
+        (1023, "1023"),
+        (126_977, "126977"),
+        ("max", "'max'"),
+        (True, "True"),
+        (10**29, "100000000000000000000000000000"),
+        (10**30, "a 31-digit number"),
+        (10**40 - 1, "a 40-digit number"),
+        (-(10**35), "a 36-digit number"),
+    ],
+)
+def test_a_bad_reasoning_value_is_named_and_a_huge_number_by_its_size(value, named):
+    with pytest.raises(op.SetupError) as refused:
+        op.Runtime(model="offline").prepare("x", reasoning=value)
+    assert str(refused.value) == (
+        f"reasoning must be 'low', 'medium', 'high', a token budget from 1,024 to 126,976, or None, got {named}"
+    )
+
+
+@pytest.mark.parametrize("value", [None, "low", "medium", "high", 1024, 126_976])
+def test_every_allowed_reasoning_value_is_kept_as_given(value):
+    assert op.Runtime(model="offline", reasoning=value).settings["reasoning"] == value
+
+
+def test_the_flags_read_their_text_as_the_keyword_s_value():
+    reasoning, max_cost = SETTINGS["reasoning"].flag.parse, SETTINGS["max_cost"].flag.parse
+    assert [reasoning(t) for t in ("LOW", "Medium", "high", "2,048", "4_096")] == ["low", "medium", "high", 2048, 4096]
+    assert [max_cost(t) for t in ("$0.05", "2")] == [0.05, 2.0]
+    with pytest.raises(ValueError) as bad_reasoning:
+        reasoning("lots")
+    assert str(bad_reasoning.value) == "expected low, medium, high or a number of tokens, got 'lots'"
+    with pytest.raises(ValueError) as bad_amount:
+        max_cost("five")
+    assert str(bad_amount.value) == "expected an amount in dollars such as 0.05, got 'five'"
+
+
+def test_a_setting_that_is_not_one_lists_every_setting():
+    with pytest.raises(op.SetupError) as refused:
+        op.Runtime(model="offline", temperature=0.2, top_p=1)
+    assert str(refused.value) == f"not a run setting: temperature, top_p (settings: {', '.join(SETTINGS)})"
+
+
+def test_tracing_is_on_with_true_or_a_tracer_provider_and_off_with_false():
+    class Provider:
+        def get_tracer(self, *args, **kwargs):
+            raise AssertionError("not traced in this test")
+
+    provider = Provider()
+    assert op.Runtime(model="offline", trace=provider).settings["trace"] is provider
+    assert op.Runtime(model="offline", trace=True).settings["trace"] is True
+    assert op.Runtime(model="offline", trace=False).settings["trace"] is False

@@ -158,3 +158,13 @@ def test_scripted_call_ids_stay_unique_when_one_model_also_serves_a_nested_run()
     run = op.Runtime(model=model).run("outer", tools=[helper])
     ids = [e.tool_call_id for e in run.events if e.type == "tool_execution_start"]
     assert len(ids) == 2 and len(set(ids)) == 2  # the outer call and the nested one
+
+
+def test_a_replayed_call_shows_its_arguments_and_took_no_time(original):
+    """The view draws a replayed call from its start and end events, as a live one."""
+    run, _ = original
+    forked = run.fork(3, model=op.ScriptedModel([call("add", a=6, b=4), "Ten."]))
+    starts = [e.arguments for e in forked.events if e.type == "tool_execution_start"]
+    assert starts == [{"a": 1, "b": 2}, {"a": 3, "b": 3}, {"a": 6, "b": 4}]
+    ends = [e.duration for e in forked.events if e.type == "tool_execution_end"]
+    assert ends[:2] == [0.0, 0.0] and ends[2] > 0.0

@@ -356,3 +356,11 @@ def test_an_answer_round_cut_by_a_stop_ends_the_run_as_stopped():
     model = op.ScriptedModel([call("add", a=1, b=1), cut])
     run = op.Runtime(model=model).run("Add.", tools=[add_tool()], max_iterations=2)
     assert run.stop_reason == "aborted"
+
+
+def test_a_call_in_an_answer_round_cut_by_a_stop_says_the_reply_failed():
+    cut = op.AssistantMessage(content=[call("add", a=2, b=2)], stop_reason="aborted")
+    model = op.ScriptedModel([call("add", a=1, b=1), cut])
+    run = op.Runtime(model=model).run("Add.", tools=[add_tool()], max_iterations=2)
+    assert run.stop_reason == "aborted"
+    assert run.tool_results[-1].text.startswith("not run: the model's reply failed before it was complete")

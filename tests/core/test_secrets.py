@@ -201,3 +201,48 @@ def test_a_key_replaced_with_agent_key_stays_masked(monkeypatch):
     assert mask(f"used {first}") == "used ***"
     set_key("OPENAI_API_KEY", second, "typed in with %agent key")
     assert mask(f"{first} {second}") == "*** ***"
+
+
+# -- what mutmut found unpinned in core/_masking.py (docs/testing.md, "Mutation tool") --------
+
+SHAPED = "sk-" + "A1b2C3d4E5f6G7h8J9k0L1m2N3p4Q5r6"  # shaped like an OpenAI key, known to no one
+
+
+def text_deltas(run: op.Run) -> list[str]:
+    return [e.update.delta for e in run.events if e.type == "message_update" and e.update.kind == "text_delta"]
+
+
+def test_a_streamed_reply_shows_the_known_key_masked_in_every_piece_and_whole(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", GROQ_SHAPED)
+    model = op.ScriptedModel([f"the key is {GROQ_SHAPED} and that is all"])
+    run = op.Runtime(model=model).run("go")
+    deltas = text_deltas(run)
+    assert "".join(deltas) == run.text == f"the key is {MASK} and that is all"
+    assert all(GROQ_SHAPED not in d for d in deltas)
+
+
+def test_a_failed_reply_s_summary_and_detail_are_masked(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", GROQ_SHAPED)
+    error = op.ReplyError(kind="auth", summary=f"bad key {GROQ_SHAPED}", detail=f"sent {SHAPED}")
+    model = op.ScriptedModel([op.AssistantMessage(content=[], stop_reason="error", error_message="x", error=error)])
+    run = op.Runtime(model=model).run("go")
+    reply = run.messages[-1]
+    assert (reply.error.summary, reply.error.detail) == (f"bad key {MASK}", f"sent {mask_shapes(SHAPED)}")
+    assert SHAPED not in reply.error.detail
+
+
+def test_a_successful_result_keeps_key_shaped_text_and_a_failed_one_masks_it():
+    @op.function(register_globally=False)
+    def show() -> dict:
+        """Return a key-shaped sample."""
+        return {"sample": SHAPED}
+
+    @op.function(register_globally=False)
+    def fail() -> str:
+        """Fail with a key-shaped text."""
+        raise ValueError(SHAPED)
+
+    model = op.ScriptedModel([[call("show"), call("fail")], "ok"])
+    shown, failed = results(op.Runtime(model=model).run("go", tools=[show, fail]))
+    assert SHAPED in shown.text  # data, not a secret anyone gave
+    assert SHAPED not in failed.text and SHAPED not in failed.details["traceback"]

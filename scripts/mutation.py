@@ -96,6 +96,7 @@ TESTS: dict[str, tuple[str, ...]] = {
     "core/_masking.py": (
         "tests/core/test_secrets.py",
         "tests/core/test_safety_properties.py",
+        "tests/widgets/test_view_secrets.py",
     ),
     "core/_secrets.py": (
         "tests/core/test_secrets.py",

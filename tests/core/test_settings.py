@@ -212,6 +212,7 @@ def test_each_check_refuses_with_the_setting_s_name_and_what_it_got(setting, val
 def test_a_bad_reasoning_value_is_named_and_a_huge_number_by_its_size(value, named):
     with pytest.raises(op.SetupError) as refused:
         op.Runtime(model="offline").prepare("x", reasoning=value)
+    assert refused.value.option == "reasoning"
     assert str(refused.value) == (
         f"reasoning must be 'low', 'medium', 'high', a token budget from 1,024 to 126,976, or None, got {named}"
     )

@@ -285,3 +285,25 @@ def test_a_value_of_exactly_the_shortest_secret_length_is_remembered():
         assert Secrets.now().mask("x eight8ch y") == "x *** y"
     finally:
         _secrets._remembered.discard("eight8ch")  # remembered for the process: not for the next test
+
+
+def test_a_provider_notice_is_masked_whole_known_values_and_key_shapes():
+    from openprogram_jupyter.core.events import AssistantUpdate
+
+    shown = ReplyMask(Secrets([KEY])).update(AssistantUpdate(kind="notice", delta=f"retrying with {KEY} ({SHAPED})"))
+    assert (shown.kind, shown.delta) == ("notice", f"retrying with {MASK} ({mask_shapes(SHAPED)})")
+
+
+def test_a_reply_mask_uses_the_secrets_it_is_given_and_leaves_argument_json_alone():
+    from openprogram_jupyter.core.events import AssistantUpdate
+
+    replies = ReplyMask(Secrets([KEY]))
+    arguments = AssistantUpdate(kind="toolcall_delta", content_index=1, delta=f'{{"key": "{KEY}"}}')
+    assert replies.update(arguments) is arguments  # a call's arguments reach the tool as written
+    first = replies.update(AssistantUpdate(kind="text_delta", content_index=2, delta=f"key {KEY[:6]}"))
+    assert first.delta == "key "  # the end could begin the key: held back
+    [held] = replies.held_back()
+    assert (held.kind, held.content_index, held.delta) == ("text_delta", 2, KEY[:6])
+    message = op.AssistantMessage(content=[op.TextContent(text=f"it is {KEY}")])
+    replies.finish(message)
+    assert message.content[0].text == f"it is {MASK}"

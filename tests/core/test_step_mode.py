@@ -278,3 +278,11 @@ def test_a_policy_s_ask_shows_its_approver_the_tool():
     rules = op.policy(ask=["add"], ask_with=lambda request: shown.append(request.tool.name) or True)
     op.Runtime(model=scripted(call("add", a=1, b=2), "ok")).run("go", tools=[add], approve=rules)
     assert shown == ["add"]
+
+
+def test_in_step_mode_a_policy_with_no_rule_for_the_call_shows_its_approver_the_tool():
+    add, _ = make_add()
+    shown = []
+    rules = op.policy(allow=["other"], ask_with=lambda request: shown.append(request.tool.name) or True)
+    op.Runtime(model=scripted(call("add", a=1, b=2), "ok")).run("go", tools=[add], step=True, approve=rules)
+    assert shown == ["add"]

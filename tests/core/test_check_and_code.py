@@ -310,3 +310,36 @@ def test_a_failing_check_masks_a_known_key_and_shows_in_ipython_as_its_message_a
     assert key not in str(failed.value) and "expected 2 call(s) to login(token=" in str(failed.value)
     passed = op.check(run).called("login", token=key)
     assert key not in repr(passed) and key not in passed._repr_html_()
+
+
+def test_to_code_writes_the_whole_source_numbering_only_the_calls_that_ran():
+    """What mutmut found unpinned in lab/_run_code.py: the header, a refused call's comment
+    with its round, an error cut to 160 characters, and numbers that skip refused calls."""
+
+    @op.function
+    def add(a: int, b: int) -> int:
+        """Add."""
+        return a + b
+
+    @op.function
+    def boom(text: str) -> str:
+        """Fails."""
+        raise ValueError(text)
+
+    rounds = [[call("add", a=1, b=2), call("add", a=3, b=4), call("boom", text="x" * 200)], call("add", a=5, b=6)]
+    model = op.ScriptedModel([*rounds, call("add", a=7, b=8), "done"])
+    answers = iter([True, False, True, True, False])
+    run = op.Runtime(model=model).run("go", tools=[add, boom], step=True, approve=lambda r: next(answers))
+    error = ("Error: boom raised ValueError: " + "x" * 200)[:159] + "…"
+    assert run.to_code() == "\n".join(
+        [
+            "# The picks of the run (model scripted), in order, as direct calls.",
+            "# Run this cell to call the tools again, without any model.",
+            "add_1 = add(a=1, b=2)",
+            "# round 1: add(a=3, b=4) was denied: denied: the user did not approve this call to add",
+            f"# round 1: boom(text={'x' * 200!r}) failed: {error}",
+            "add_2 = add(a=5, b=6)",
+            "# round 3: add(a=7, b=8) was denied: denied: the user did not approve this call to add",
+            "",
+        ]
+    )

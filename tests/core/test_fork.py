@@ -168,3 +168,25 @@ def test_a_replayed_call_shows_its_arguments_and_took_no_time(original):
     assert starts == [{"a": 1, "b": 2}, {"a": 3, "b": 3}, {"a": 6, "b": 4}]
     ends = [e.duration for e in forked.events if e.type == "tool_execution_end"]
     assert ends[:2] == [0.0, 0.0] and ends[2] > 0.0
+
+
+def test_a_fork_at_a_round_the_run_does_not_have_says_which_rounds_it_has(original):
+    run, _ = original
+    with pytest.raises(op.SetupError) as refused:
+        run.fork(5, model=op.ScriptedModel(["never"]))
+    assert refused.value.option == "round"
+    assert str(refused.value) == f"fork: round must be a round of run {run.run_id} (between 1 and 4), got 5"
+
+
+def test_a_fork_given_tools_runs_its_live_rounds_with_them(original):
+    run, _ = original
+    used = []
+
+    @op.function(register_globally=False)
+    def add(a: float, b: float) -> float:
+        """Add, and say so."""
+        used.append((a, b))
+        return a + b
+
+    forked = run.fork(3, model=op.ScriptedModel([call("add", a=6, b=4), "Ten."]), tools=[add])
+    assert used == [(6.0, 4.0)] and CALLS == [] and forked.text == "Ten."

@@ -280,3 +280,43 @@ def test_over_the_wire_a_rerun_sends_nothing_and_live_sends_only_from_the_diverg
         assert len(server.requests) == 5 and live.text == "Paris, Lyon and Nizza."
         results = [m["content"] for m in server.requests[4].body["messages"] if m["role"] == "tool"]
         assert results == ["PARIS", "LYON", "NIZZA"]  # the one request is round 4's, after the new result
+
+
+# -- what mutmut found unpinned in engine/rerun.py (docs/testing.md, "Mutation tool") --------
+
+
+def test_a_bad_live_or_same_is_refused_naming_it(recorded):
+    run, _ = recorded
+    with pytest.raises(op.SetupError) as live:
+        run.rerun(live="yes")
+    assert (live.value.option, str(live.value)) == ("live", "rerun: live must be True or False, got 'yes'")
+    with pytest.raises(op.SetupError) as same:
+        run.rerun(same=3)
+    assert (same.value.option, str(same.value)) == (
+        "same",
+        "rerun: same must be a function (recorded, now) -> bool, got 3",
+    )
+
+
+def test_rerun_all_given_a_runtime_and_live_asks_that_runtime_s_model_after_a_divergence(recorded):
+    run, _ = recorded
+    define_find_city({"nice": "NIZZA"})  # registered now: round 3 reads differently
+    later = op.ScriptedModel(["Found the three."])
+    [row] = op.rerun_all([run], runtime=op.Runtime(model=later), live=True)
+    assert row.original is run and row.divergence.round == 3
+    assert len(later.requests) == 1 and row.rerun.text == "Found the three."
+
+
+def test_rerun_all_given_tools_reruns_with_them(recorded):
+    run, _ = recorded
+    unchanged = define_find_city()
+    define_find_city({"nice": "NIZZA"})  # registered now; the tools given win
+    [row] = op.rerun_all([run], tools=[unchanged])
+    assert row.divergence is None and RAN == ["paris", "lyon", "nice"]
+
+
+def test_rerun_all_of_a_list_names_the_position_of_what_is_not_a_run(recorded):
+    run, _ = recorded
+    with pytest.raises(TypeError) as refused:
+        op.rerun_all([run, 3])
+    assert str(refused.value) == "rerun_all: runs holds a int, not a Run"

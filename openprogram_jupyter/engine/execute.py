@@ -75,7 +75,7 @@ async def execute(runtime: Runtime, spec: RunSpec, *, on_created: Callable[[Run]
         spec.depth,
         parent.context.tool_call_id if parent is not None else None,
     )
-    config = _loop_config(runtime, spec, run, context, _traced(spec))
+    config = _loop_config(runtime, model, spec, run, context, _traced(spec))
     state = LoopState(conversation=list(spec.history))
     run.spec, run.runtime, run.context = spec, runtime, context  # what Run.fork and Run.rerun start from
     if spec.depth == 0:
@@ -121,7 +121,9 @@ def _traced(spec: RunSpec) -> RunHooks:
     return spec.with_hooks(on_event=_both(spans.watch, spec.hooks.get("on_event"))).hooks
 
 
-def _loop_config(runtime: Runtime, spec: RunSpec, run: Run, context: RunContext, hooks: RunHooks) -> LoopConfig:
+def _loop_config(
+    runtime: Runtime, model: Model, spec: RunSpec, run: Run, context: RunContext, hooks: RunHooks
+) -> LoopConfig:
     """What the loop of ``run`` runs with: its event sink (the record, the caller's watcher,
     the parent run), the tool calls' environment, its stop signal, its round source."""
     parent, settings = spec.parent, spec.settings
@@ -144,7 +146,7 @@ def _loop_config(runtime: Runtime, spec: RunSpec, run: Run, context: RunContext,
         run.wire_log = WireLog()
     return LoopConfig(
         spec=spec,
-        model=runtime.model,
+        model=model,  # the one the Run names: resolved once per run
         calls=calls,
         rounds=round_source(spec),
         stop=StopSignal(hooks.get("abort"), parent.context.cancelled if parent is not None else None),

@@ -18,7 +18,7 @@ it acts (``spec.settings["name"]``) — docs/architecture.md shows an example.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -95,15 +95,23 @@ def _optional_switch(name: str, value: object) -> bool | None:
     return None if value is None else _switch(name, value)
 
 
-def _whole(minimum: int | None, kind: str) -> Callable[[str, Any], int | None]:
-    def check(name: str, value: object) -> int | None:
+@dataclass(frozen=True)
+class _Whole:
+    """The check of a whole-number setting: ``None``, or an int (not a bool) of at least
+    ``minimum`` (``None``: any); anything else is refused as not ``kind``.
+
+    A callable object rather than a closure, so that what it does is decided when it is
+    called, not when the declarations are read at import."""
+
+    minimum: int | None
+    kind: str
+
+    def __call__(self, name: str, value: object) -> int | None:
         if value is None:
             return None
-        if not isinstance(value, int) or isinstance(value, bool) or (minimum is not None and value < minimum):
-            raise SetupError(f"{name} must be {kind} or None, got {value!r}", option=name)
+        if not isinstance(value, int) or isinstance(value, bool) or (self.minimum is not None and value < self.minimum):
+            raise SetupError(f"{name} must be {self.kind} or None, got {value!r}", option=name)
         return value
-
-    return check
 
 
 def _dollars(name: str, value: object) -> float | None:
@@ -174,18 +182,21 @@ def _tool_choice(name: str, value: object) -> ToolChoiceOption:
 # -- flag parsers: text to the value the keyword would take ------------------------------
 
 
-def _capped(kind: str) -> Callable[[str], int | None]:
-    """``none`` (also ``inf``, ``unlimited``) for no cap, else a whole number."""
+@dataclass(frozen=True)
+class _Capped:
+    """The flag parser of a cap counted in ``kind`` (rounds, calls, tokens): ``none`` (also
+    ``inf``, ``unlimited``, in any case) for no cap, else a whole number, ``,`` and ``_``
+    allowed between its digits. A callable object, as :class:`_Whole` is."""
 
-    def parse(text: str) -> int | None:
+    kind: str
+
+    def __call__(self, text: str) -> int | None:
         if text.lower() in ("none", "inf", "unlimited"):
             return None
         try:
             return int(text.replace(",", "").replace("_", ""))
         except ValueError:
-            raise ValueError(f"expected a whole number of {kind} or 'none', got {text!r}") from None
-
-    return parse
+            raise ValueError(f"expected a whole number of {self.kind} or 'none', got {text!r}") from None
 
 
 def _effort_or_budget(text: str) -> str | int:
@@ -232,18 +243,18 @@ class RunSettings(TypedDict, total=False):
         int | None,
         Setting(
             20,
-            _whole(None, "an int"),
+            _Whole(None, "an int"),
             "cap on rounds: at most max(1, N) model requests, the last one without tools when N ≥ 2",
-            Flag("--max-iterations", "N|none", _capped("rounds")),
+            Flag("--max-iterations", "N|none", _Capped("rounds")),
         ),
     ]
     max_tool_calls: Annotated[
         int | None,
         Setting(
             500,
-            _whole(1, "a positive int"),
+            _Whole(1, "a positive int"),
             "cap on tool calls, nested runs' included",
-            Flag("--max-tool-calls", "N|none", _capped("calls")),
+            Flag("--max-tool-calls", "N|none", _Capped("calls")),
         ),
     ]
     max_cost: Annotated[
@@ -256,18 +267,18 @@ class RunSettings(TypedDict, total=False):
         int | None,
         Setting(
             None,
-            _whole(1, "a positive int"),
+            _Whole(1, "a positive int"),
             "token limit, nested runs' included",
-            Flag("--max-tokens", "N|none", _capped("tokens")),
+            Flag("--max-tokens", "N|none", _Capped("tokens")),
         ),
     ]
     context_window: Annotated[
         int | None,
         Setting(
             None,
-            _whole(1, "a positive int"),
+            _Whole(1, "a positive int"),
             "tokens a request may carry (None: the model's, from the model data); a larger one ends the run unsent",
-            Flag("--context-window", "N|none", _capped("tokens")),
+            Flag("--context-window", "N|none", _Capped("tokens")),
         ),
     ]
     finish_at_limit: Annotated[
@@ -367,13 +378,20 @@ class RunSettings(TypedDict, total=False):
     ]
 
 
-def _declarations() -> Iterator[tuple[str, Setting]]:
-    for name, hint in get_type_hints(RunSettings, include_extras=True).items():
-        (setting,) = (meta for meta in hint.__metadata__ if isinstance(meta, Setting))
-        yield name, setting
+def declared_settings(declaration: type) -> dict[str, Setting]:
+    """Each key of the TypedDict ``declaration`` and the one :class:`Setting` its
+    ``Annotated`` type carries (other metadata beside it is ignored), in declaration order.
+    A key with no Setting, or with more than one, raises ``TypeError`` naming it."""
+    found = {}
+    for name, hint in get_type_hints(declaration, include_extras=True).items():
+        settings = [meta for meta in getattr(hint, "__metadata__", ()) if isinstance(meta, Setting)]
+        if len(settings) != 1:
+            raise TypeError(f"{declaration.__name__}.{name} must be Annotated with one Setting, has {len(settings)}")
+        found[name] = settings[0]
+    return found
 
 
-SETTINGS: dict[str, Setting] = dict(_declarations())
+SETTINGS: dict[str, Setting] = declared_settings(RunSettings)
 """Every setting's declaration, by name, in declaration order."""
 
 DEFAULTS: RunSettings = {name: setting.default for name, setting in SETTINGS.items()}  # type: ignore[assignment]

@@ -8,11 +8,13 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Annotated
 
 import pytest
+from typing_extensions import TypedDict
 
 import openprogram_jupyter as op
-from openprogram_jupyter.engine.settings import DEFAULTS, SETTINGS, markdown_table
+from openprogram_jupyter.engine.settings import DEFAULTS, SETTINGS, Flag, Setting, declared_settings, markdown_table
 from openprogram_jupyter.tools.registry import Registry
 
 from .conftest import call
@@ -141,11 +143,11 @@ def test_a_new_setting_is_one_declaration(tmp_path):
     shutil.copytree(REPO / "openprogram_jupyter", copy, ignore=shutil.ignore_patterns("__pycache__"))
     settings = copy / "engine" / "settings.py"
     source = settings.read_text()
-    anchor = "\n\ndef _declarations()"
+    anchor = "\n\ndef declared_settings("
     declaration = textwrap.indent(
         textwrap.dedent("""
         shout_level: Annotated[int | None, Setting(
-            None, _whole(1, "a positive int"), "how loudly to answer", Flag("--shout-level", "N|none", _capped("x")))]
+            None, _Whole(1, "a positive int"), "how loudly to answer", Flag("--shout-level", "N|none", _Capped("x")))]
     """),
         "    ",
     )
@@ -250,3 +252,95 @@ def test_tracing_is_on_with_true_or_a_tracer_provider_and_off_with_false():
     assert op.Runtime(model="offline", trace=provider).settings["trace"] is provider
     assert op.Runtime(model="offline", trace=True).settings["trace"] is True
     assert op.Runtime(model="offline", trace=False).settings["trace"] is False
+
+
+# Checks and flag parsers are callable objects, so what they do is decided when they are
+# called: these tests reach them through the settings a user gives.
+WHOLE_NUMBER_SETTINGS = [
+    # setting, smallest allowed, what the refusal calls an allowed value
+    ("max_iterations", None, "an int"),
+    ("max_tool_calls", 1, "a positive int"),
+    ("max_tokens", 1, "a positive int"),
+    ("context_window", 1, "a positive int"),
+]
+
+
+@pytest.mark.parametrize(("setting", "minimum", "kind"), WHOLE_NUMBER_SETTINGS)
+def test_a_whole_number_setting_keeps_none_and_its_smallest_value_and_refuses_the_rest(setting, minimum, kind):
+    runtime = op.Runtime(model="offline")
+    assert runtime.prepare("x", **{setting: None}).settings[setting] is None
+    smallest = -5 if minimum is None else minimum
+    assert runtime.prepare("x", **{setting: smallest}).settings[setting] == smallest
+    refused_values = [True, 2.0, "3"] + ([] if minimum is None else [minimum - 1])
+    for value in refused_values:
+        with pytest.raises(op.SetupError) as refused:
+            runtime.prepare("x", **{setting: value})
+        assert str(refused.value) == f"{setting} must be {kind} or None, got {value!r}"
+        assert refused.value.option == setting
+
+
+@pytest.mark.parametrize(
+    ("setting", "counted"),
+    [("max_iterations", "rounds"), ("max_tool_calls", "calls"), ("max_tokens", "tokens"), ("context_window", "tokens")],
+)
+def test_a_cap_s_flag_reads_none_in_any_case_and_numbers_with_separators(setting, counted):
+    parse = SETTINGS[setting].flag.parse
+    assert [parse(text) for text in ("none", "NONE", "Inf", "unlimited")] == [None] * 4
+    assert [parse(text) for text in ("12", "1,000", "1_000")] == [12, 1000, 1000]
+    with pytest.raises(ValueError) as refused:
+        parse("lots")
+    assert str(refused.value) == f"expected a whole number of {counted} or 'none', got 'lots'"
+
+
+def test_an_amount_flag_takes_a_dollar_sign_and_nothing_else_before_the_number():
+    parse = SETTINGS["max_cost"].flag.parse
+    assert parse("$0.05") == 0.05
+    with pytest.raises(ValueError) as refused:
+        parse("X0.05")
+    assert str(refused.value) == "expected an amount in dollars such as 0.05, got 'X0.05'"
+
+
+def test_without_opentelemetry_trace_is_refused_naming_the_setting_and_the_install_line(monkeypatch):
+    import importlib.util
+
+    from openprogram_jupyter.core._install import install_hint
+
+    real_find_spec = importlib.util.find_spec
+
+    def find_spec(name, *args, **kwargs):  # as if the otel extra were not installed
+        return None if name.split(".")[0] == "opentelemetry" else real_find_spec(name, *args, **kwargs)
+
+    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
+    with pytest.raises(op.SetupError) as refused:
+        op.Runtime(model="offline", trace=True)
+    assert str(refused.value) == f"trace: tracing needs OpenTelemetry's API: {install_hint('otel')}"
+    assert "opentelemetry-api" in str(refused.value)
+    assert refused.value.option == "trace"
+
+
+_LOUD = Setting(False, lambda name, value: value, "shout", Flag("--loud"))
+_LEVEL = Setting(1, lambda name, value: value, "how loud")
+
+
+class _Declared(TypedDict, total=False):
+    loud: Annotated[bool, "a note", _LOUD]
+    level: Annotated[int, _LEVEL, 3]
+
+
+class _Undeclared(TypedDict, total=False):
+    loud: Annotated[bool, _LOUD]
+    bare: int
+
+
+class _Twice(TypedDict, total=False):
+    loud: Annotated[bool, _LOUD, _LEVEL]
+
+
+def test_the_declarations_are_read_in_order_each_key_s_one_setting_beside_other_metadata():
+    assert list(declared_settings(_Declared).items()) == [("loud", _LOUD), ("level", _LEVEL)]
+    with pytest.raises(TypeError) as missing:
+        declared_settings(_Undeclared)
+    assert str(missing.value) == "_Undeclared.bare must be Annotated with one Setting, has 0"
+    with pytest.raises(TypeError) as twice:
+        declared_settings(_Twice)
+    assert str(twice.value) == "_Twice.loud must be Annotated with one Setting, has 2"

@@ -194,7 +194,7 @@ class _Capped:
         if text.lower() in ("none", "inf", "unlimited"):
             return None
         try:
-            return int(text.replace(",", "").replace("_", ""))
+            return int(text.replace(",", ""))  # int() itself reads one "_" between digits
         except ValueError:
             raise ValueError(f"expected a whole number of {self.kind} or 'none', got {text!r}") from None
 
@@ -204,7 +204,7 @@ def _effort_or_budget(text: str) -> str | int:
     if text.lower() in REASONING_EFFORTS:
         return text.lower()
     try:
-        return int(text.replace(",", "").replace("_", ""))
+        return int(text.replace(",", ""))  # int() itself reads one "_" between digits
     except ValueError:
         raise ValueError(f"expected low, medium, high or a number of tokens, got {text!r}") from None
 

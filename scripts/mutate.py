@@ -364,7 +364,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "to-code-denied-pick-called",
-        "lab/_run_code.py",
+        "engine/_run_code.py",
         'if status != "done":',
         'if status == "error":',
         ("tests/core/test_check_and_code.py::test_to_code_comments_picks_that_did_not_run_and_uses_what_the_user_ran",),
@@ -686,7 +686,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "to-code-first-line-by-newline",
-        "lab/_run_code.py",
+        "engine/_run_code.py",
         "lines = text.strip().splitlines()",
         'lines = text.strip().split("\\n")',
         ("tests/core/test_check_and_code.py::test_to_code_of_hostile_names_and_errors_calls_only_the_runs_own_tools",),
@@ -1469,7 +1469,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "to-test-unmasked",
-        "lab/_run_test.py",
+        "engine/_run_test.py",
         "writer = CodeWriter(scrub=scrub)",
         "writer = CodeWriter(scrub=lambda value: value)",
         ("tests/core/test_run_to_test.py::test_secrets_are_masked_in_the_test_and_the_cassette",),
@@ -1477,7 +1477,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "to-test-prompt-as-code",
-        "lab/_run_test.py",
+        "engine/_run_test.py",
         'f"PROMPT = {writer.literal(prompt)}",',
         'f\'PROMPT = """{prompt}"""\',',
         ("tests/core/test_run_to_test.py::test_text_from_the_run_never_becomes_code",),
@@ -1485,7 +1485,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "to-test-not-ok",
-        "lab/_run_test.py",
+        "engine/_run_test.py",
         'ok = all(r.status == "done" for r in run.tool_results)',
         "ok = False",
         (
@@ -1503,7 +1503,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "to-test-overwrites",
-        "lab/_run_test.py",
+        "engine/_run_test.py",
         "        if target.exists() and not overwrite:",
         "        if False:",
         ("tests/core/test_run_to_test.py::test_an_existing_test_is_kept_unless_overwrite_is_given",),
@@ -1511,7 +1511,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "to-test-module-tool-copied",
-        "lab/_run_test.py",
+        "engine/_run_test.py",
         "        found = _importable(tool, test_folder)",
         "        found = None",
         ("tests/core/test_run_to_test.py::test_a_tool_from_an_importable_module_is_imported_so_edits_to_it_count",),
@@ -1547,7 +1547,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "to-test-no-imports",
-        "lab/_run_test.py",
+        "engine/_run_test.py",
         "            imports.update(_imports_for(tool.fn, source))\n",
         "",
         ("tests/core/test_run_to_test.py::test_the_names_a_tool_uses_are_imported_as_its_module_had_them",),

@@ -106,8 +106,8 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/core/test_code_writer.py",
         "tests/core/test_check_and_code.py",
     ),
-    "lab/_run_test.py": ("tests/core/test_run_to_test.py",),
-    "lab/_run_code.py": (
+    "engine/_run_test.py": ("tests/core/test_run_to_test.py",),
+    "engine/_run_code.py": (
         "tests/core/test_check_and_code.py",
         "tests/core/test_code_writer.py",
     ),

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..engine._run_context import RunContext
-    from ..engine.runtime import Runtime
-    from ..tools.base import ToolContext
+    from ._engine_shapes import RuntimeLike
+    from ._run_context import RunContext
+    from ._tool_context import ToolContext
 
 __all__ = ["CallBudget", "CallFrame", "ambient_runtime", "current_call", "current_runtime", "provide_default_runtime"]
 
@@ -60,23 +60,23 @@ class CallBudget:
 current_call: ContextVar[CallFrame | None] = ContextVar("openprogram_current_call", default=None)
 
 
-def current_runtime() -> Runtime | None:
+def current_runtime() -> RuntimeLike | None:
     """The Runtime of the run whose tool is executing now, if any."""
     frame = current_call.get()
     return frame.context.runtime if frame is not None else None
 
 
-_default_runtime: Callable[[], Runtime] | None = None
+_default_runtime: Callable[[], RuntimeLike] | None = None
 
 
-def provide_default_runtime(factory: Callable[[], Runtime]) -> None:
+def provide_default_runtime(factory: Callable[[], RuntimeLike]) -> None:
     """Called once by :mod:`openprogram_jupyter.engine.runtime` when it is imported (the package
     imports it with the first public name used, ``op.function``, ``op.Runtime``, ...)."""
     global _default_runtime
     _default_runtime = factory
 
 
-def ambient_runtime() -> Runtime:
+def ambient_runtime() -> RuntimeLike:
     """The Runtime of the run whose tool is executing, else the process-wide default one."""
     runtime = current_runtime()
     if runtime is not None:

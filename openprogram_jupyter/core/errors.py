@@ -26,7 +26,7 @@ from ._controls import visible_controls
 from ._secrets import mask
 
 if TYPE_CHECKING:
-    from ..engine.run import Run
+    from ._engine_shapes import RunRecord
     from .messages import ErrorKind, ReplyError
 
 __all__ = [
@@ -213,7 +213,7 @@ class RunError(OpenProgramError, RuntimeError):
     prints it as it is).
     """
 
-    def __init__(self, run: Run) -> None:
+    def __init__(self, run: RunRecord) -> None:
         message = f"the run failed after {run.rounds} round(s): {run.error or 'unknown error'}"
         super().__init__(visible_controls(mask(message)))
         self.run = run
@@ -228,7 +228,9 @@ class DecisionError(OpenProgramError, ValueError):
     every known secret masked and its control characters made visible.
     """
 
-    def __init__(self, message: str, *, attempts: int, errors: list[str], reply: str, run: Run | None = None) -> None:
+    def __init__(
+        self, message: str, *, attempts: int, errors: list[str], reply: str, run: RunRecord | None = None
+    ) -> None:
         super().__init__(visible_controls(mask(message)))
         self.attempts = attempts
         self.errors = errors

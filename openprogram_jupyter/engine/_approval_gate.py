@@ -22,13 +22,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core._json import JsonObject
+from ..core._run_context import RecordedAnswers
 from ..core.approval_policy import Decision, Policy
 from ..core.approvals import ApprovalAnswer, Edit, Skip, answer_kind
 from ..core.events import Event, ToolExecutionUpdateEvent
 from ..core.messages import ToolCall, ToolResultStatus
 from ..tools._schema import ArgumentError
 from ..tools.base import Tool
-from ._run_context import RecordedAnswers
 
 __all__ = ["ApprovalRequest", "Approver", "Cleared", "Refused", "clear_call"]
 

@@ -32,7 +32,7 @@ from ..core.messages import AssistantMessage, ToolCall, ToolResultMessage
 from ..tools.registry import Registry
 
 if TYPE_CHECKING:
-    from ..engine.run import Run
+    from ..core._engine_shapes import RunRecord
     from ..tools.base import Tool
 
 __all__ = ["run_code"]
@@ -46,7 +46,7 @@ _NOT_RUN = {
 }
 
 
-def run_code(run: Run, registry: Registry) -> str:
+def run_code(run: RunRecord, registry: Registry) -> str:
     """The source described in the module docstring, for ``run`` (tools looked up in
     ``registry`` to know which convert their arguments or are agentic)."""
     writer = CodeWriter()

@@ -44,26 +44,34 @@ import sysconfig
 import textwrap
 import types
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..core._code_writer import CodeWriter, is_plain_name
+from ..core._engine_shapes import RunRecord
 from ..core._files import write_atomically
 from ..core.errors import SetupError
 from ..core.messages import AssistantMessage, UserMessage, dump_message
-from ..engine.settings import DEFAULTS
 from ..models.replay import cassette_text, scrub
+from .settings import DEFAULTS
 
 if TYPE_CHECKING:
-    from ..engine.run import Run
+    from .spec import RunSpec
 
 __all__ = ["write_test"]
+
+
+class RecordedRun(RunRecord, Protocol):
+    """A run's record with the spec it ran (its menu and settings), as :class:`~.run.Run` holds it."""
+
+    spec: RunSpec | None
+
 
 _LITERAL = (type(None), bool, int, float, str)
 _RESULT_CHARS = 2000  # a longer result is checked by its call alone
 
 
 def write_test(
-    run: Run, path: str | os.PathLike[str], *, tools_from: str | None = None, overwrite: bool = False
+    run: RecordedRun, path: str | os.PathLike[str], *, tools_from: str | None = None, overwrite: bool = False
 ) -> Path:
     """Write the test for ``run`` to ``path`` (a ``.py`` file; its folder is made) and its
     cassette beside it; return the test's path. Raises :class:`SetupError` — having
@@ -106,7 +114,7 @@ def _check_targets(path: Path, cassette: Path, overwrite: bool) -> None:
             return
 
 
-def _tools_of(run: Run) -> dict[str, Any]:
+def _tools_of(run: RecordedRun) -> dict[str, Any]:
     """The run's tools by name (``tool_search`` aside: the menu adds it again)."""
     menu = run.spec.menu if run.spec is not None else None
     found = {}
@@ -117,7 +125,7 @@ def _tools_of(run: Run) -> dict[str, Any]:
     return found
 
 
-def _rounds(run: Run) -> list[dict[str, Any]]:
+def _rounds(run: RecordedRun) -> list[dict[str, Any]]:
     """The run's replies as cassette rounds, each with what its request held."""
     rounds: list[dict[str, Any]] = []
     last_user: str | None = None
@@ -245,7 +253,7 @@ def _copied_source(writer: CodeWriter, name: str, tool: Any) -> tuple[str, str]:
 
 
 def _source(
-    run: Run,
+    run: RecordedRun,
     writer: CodeWriter,
     prompt: str,
     tools: dict[str, Any],
@@ -293,7 +301,7 @@ def _source(
     )
 
 
-def _replayed(run: Run, writer: CodeWriter) -> list[str]:
+def _replayed(run: RecordedRun, writer: CodeWriter) -> list[str]:
     """``replayed()``, which runs the recording again; when the user answered calls in it
     (approved, denied, skipped or edited them), in step mode with an approver that gives
     each call its recorded answer, so a call refused then is refused again, never run."""
@@ -322,7 +330,7 @@ def _replayed(run: Run, writer: CodeWriter) -> list[str]:
     ]
 
 
-def _recorded_answers(run: Run) -> dict[str, list[Any]] | None:
+def _recorded_answers(run: RecordedRun) -> dict[str, list[Any]] | None:
     """How each call the user (or a policy) answered was answered — ``["deny", None]``,
     ``["skip", reason]``, ``["edit", arguments]`` — by call id; ``None`` when no call was
     asked about (every call ran as the model sent it)."""
@@ -341,7 +349,7 @@ def _recorded_answers(run: Run) -> dict[str, list[Any]] | None:
     return answers
 
 
-def _tests(run: Run, writer: CodeWriter) -> list[str]:
+def _tests(run: RecordedRun, writer: CodeWriter) -> list[str]:
     picks = [
         (call.name, dict(call.arguments))
         for message in run.messages
@@ -380,7 +388,7 @@ def _tests(run: Run, writer: CodeWriter) -> list[str]:
     return lines
 
 
-def _settings(run: Run) -> dict[str, Any]:
+def _settings(run: RecordedRun) -> dict[str, Any]:
     """The run's settings that differ from the defaults and are plain values."""
     if run.spec is None:
         return {}

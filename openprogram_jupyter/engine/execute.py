@@ -15,6 +15,7 @@ import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ..core._run_context import RecordedAnswers, RunContext
 from ..core._stop import StopSignal, closing_time
 from ..core.errors import SetupError
 from ..core.events import Event
@@ -26,7 +27,6 @@ from ..models.replay import RecordingModel
 from ..tools.registry import default_registry
 from ._decision_judge import Judge
 from ._round_sources import round_source
-from ._run_context import RecordedAnswers, RunContext
 from .loop import LoopConfig, LoopState, run_loop
 from .run import Run
 from .spec import RunHooks, RunSpec, RuntimeDefaults, build_spec

@@ -15,7 +15,7 @@ import dataclasses
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..core import _ambient, _viewer
 from ..core.errors import SetupError
@@ -153,7 +153,7 @@ def rerun_all(
             raise TypeError(f"rerun_all: {where} holds a {type(run).__name__}, not a Run")
     rows = []
     for label, run in labelled:
-        base = runtime or run.runtime or _ambient.ambient_runtime()
+        base = runtime or run.runtime or cast("Runtime", _ambient.ambient_runtime())
         rerun = base.rerun(run, tools=tools, live=live, **options)
         rows.append(RerunRow(str(label) if label is not None else run.run_id, run, rerun))
     return RerunReport(rows)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..core import _ambient, _viewer
 from ..core._json import JsonObject
@@ -18,9 +18,9 @@ from ..core.events import AgentEndEvent, Divergence, DivergenceEvent, MessageEnd
 from ..core.messages import AssistantMessage, RunStopReason, ToolResultMessage, Usage, UserMessage
 
 if TYPE_CHECKING:
+    from ..core._run_context import RunContext
     from ..core.events import Event
     from ..models._wire import WireLog
-    from ._run_context import RunContext
     from .runtime import Runtime
     from .spec import RunSpec
 
@@ -161,8 +161,8 @@ class Run:
         """Python source that calls this run's picks in order with their arguments, one
         variable per result (a pick that did not run as a comment saying why); running
         it gives the tools' results again without any model. See :mod:`._run_code`."""
-        from ..lab._run_code import run_code
         from ..tools.registry import default_registry
+        from ._run_code import run_code
 
         return run_code(self, default_registry)
 
@@ -175,7 +175,7 @@ class Run:
         running, the same results, answer and ending: ``pytest path`` fails naming the
         call a tool change altered. An existing file is written over only with
         ``overwrite=True``; a refused call writes nothing. See :mod:`._run_test`."""
-        from ..lab._run_test import write_test
+        from ._run_test import write_test
 
         return write_test(self, path, tools_from=tools_from, overwrite=overwrite)
 
@@ -199,7 +199,7 @@ class Run:
         this one, else the notebook's). ``round`` must be one of this run's rounds
         (``SetupError`` otherwise). See :meth:`Runtime.fork
         <openprogram_jupyter.engine.runtime.Runtime.fork>`."""
-        base = runtime or self.runtime or _ambient.ambient_runtime()
+        base = runtime or self.runtime or cast("Runtime", _ambient.ambient_runtime())
         changes = {} if system is _KEEP else {"system": system}
         return base.fork(self, round, model=model, tools=tools, **changes, **options)
 
@@ -220,7 +220,7 @@ class Run:
         holds a time or a random id. ``options`` are run options over the run's own
         settings. Runs on ``runtime`` (default: the Runtime that ran this one, else the
         notebook's); returns the new Run. See :mod:`openprogram_jupyter.engine.rerun`."""
-        base = runtime or self.runtime or _ambient.ambient_runtime()
+        base = runtime or self.runtime or cast("Runtime", _ambient.ambient_runtime())
         return base.rerun(self, tools=tools, live=live, same=same, **options)
 
     # -- showing ------------------------------------------------------------------------

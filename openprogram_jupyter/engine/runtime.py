@@ -16,7 +16,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..core import _ambient
 from ..core._stop import StopToken, waiting_time
@@ -469,9 +469,16 @@ def default_runtime() -> Runtime:
     return _default_runtime
 
 
+# The core knows a Runtime only as a `RuntimeLike`; what it hands back is always one of
+# these: the engine puts a Runtime in every tool's context and provides `default_runtime`.
 def current_runtime() -> Runtime | None:
     """The Runtime of the run whose tool is executing now, if any."""
-    return _ambient.current_runtime()
+    return cast("Runtime | None", _ambient.current_runtime())
+
+
+def ambient_runtime() -> Runtime:
+    """The Runtime of the run whose tool is executing now, else the notebook's (:func:`default_runtime`)."""
+    return cast(Runtime, _ambient.ambient_runtime())
 
 
 # The tools layer asks `_ambient.ambient_runtime()` for an agentic function called without

@@ -30,8 +30,8 @@ from ..tools.menu import Menu, resolve_menu
 from .settings import SETTINGS, RunSettings, inherited, merge
 
 if TYPE_CHECKING:
+    from ..core._run_context import RunContext
     from ..tools.registry import Registry
-    from ._run_context import RunContext
     from .runtime import Runtime
     from .tool_execution import Approver
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ..core._ambient import CallBudget, CallFrame, current_call
 from ..core._json import JsonObject, valid_json
 from ..core._masking import mask_progress, mask_result
+from ..core._run_context import RunContext
 from ..core._secrets import Secrets
 from ..core.approvals import edit_note
 from ..core.errors import ToolExit
@@ -32,7 +33,6 @@ from ..tools.base import Tool, ToolContext
 from ..tools.menu import Menu
 from ._approval_gate import ApprovalRequest, Approver, Refused, clear_call
 from ._call_result import made_result
-from ._run_context import RunContext
 from ._tool_output import OutputCapture, capturing
 
 if TYPE_CHECKING:

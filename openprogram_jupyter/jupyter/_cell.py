@@ -234,7 +234,9 @@ def failed(error: BaseException, kept: Run | None) -> Outcome:
     """A run that raised instead of returning: a failed decision carries its run; a run
     that could not start has none; otherwise ``kept`` (the run as far as it went)."""
     if isinstance(error, DecisionError):
-        return Outcome(error.run, failure=error)
+        from ..engine.run import Run  # loaded by then: the decision ran
+
+        return Outcome(error.run if isinstance(error.run, Run) else None, failure=error)
     return Outcome(None if isinstance(error, SetupError) else kept, failure=error)
 
 

@@ -28,9 +28,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..core._ambient import ambient_runtime
 from ..core.errors import DecisionError
 from ..engine._decision_judge import Decision, Pick, parse_pick
+from ..engine.runtime import ambient_runtime
 from ..tools._decision_options import example_pick, render_menu
 
 if TYPE_CHECKING:

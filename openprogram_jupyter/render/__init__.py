@@ -16,12 +16,12 @@ from ._safe import safe_bundle, safe_view
 from .tree import TreeBuilder, tree_of
 
 if TYPE_CHECKING:
-    from ..engine.run import Run
+    from ..core._engine_shapes import RunRecord
 
 __all__ = ["render_bundle", "render_html", "render_markdown", "render_plain"]
 
 
-def render_bundle(run: Run, folded: TreeBuilder | None = None) -> dict[str, str]:
+def render_bundle(run: RunRecord, folded: TreeBuilder | None = None) -> dict[str, str]:
     """The three static MIME types of ``run``, ready for ``display(..., raw=True)``;
     ``folded``: a builder that folded the run's events already (see :func:`.tree.tree_of`)."""
     tree = tree_of(run, folded)
@@ -34,16 +34,16 @@ def render_bundle(run: Run, folded: TreeBuilder | None = None) -> dict[str, str]
     )
 
 
-def render_html(run: Run, **options: Any) -> str:
+def render_html(run: RunRecord, **options: Any) -> str:
     """The run as HTML (:func:`.html.render_html`; ``options`` are its keywords)."""
     return safe_view("text/html", html.render_html(run, **options))
 
 
-def render_markdown(run: Run, **options: Any) -> str:
+def render_markdown(run: RunRecord, **options: Any) -> str:
     """The run as Markdown (:func:`.markdown.render_markdown`; ``options`` are its keywords)."""
     return safe_view("text/markdown", markdown.render_markdown(run, **options))
 
 
-def render_plain(run: Run, **options: Any) -> str:
+def render_plain(run: RunRecord, **options: Any) -> str:
     """The run as indented plain text (:func:`.plain.render_plain`; ``options`` are its keywords)."""
     return safe_view("text/plain", plain.render_plain(run, **options))

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from ..core.errors import SaveError
 
 if TYPE_CHECKING:
-    from ..engine.run import Run
+    from ..core._engine_shapes import RunRecord
 
 __all__ = ["DOCUMENT_HEAD", "DOCUMENT_TAIL", "SAVE_FORMATS", "save_transcript"]
 
@@ -36,7 +36,7 @@ SAVE_FORMATS = {
 """The file suffixes :func:`save_transcript` writes, and the transcript each one holds."""
 
 
-def save_transcript(run: Run, path: str | os.PathLike[str]) -> Path:
+def save_transcript(run: RunRecord, path: str | os.PathLike[str]) -> Path:
     """Write ``run``'s transcript to ``path`` (UTF-8, replacing a file that is there) and
     return the path.
 

@@ -30,9 +30,9 @@ from ._text_html import text_html
 from .tree import Block, CallNode, NodeHandlers, NoticeNode, RetryNode, RoundNode, RunNode, UserNode, tree_of
 
 if TYPE_CHECKING:
+    from ..core._engine_shapes import RunRecord
     from ..core.events import Divergence
     from ..core.messages import ToolResultMessage
-    from ..engine.run import Run
 
 __all__ = ["HTML_OF", "call_html", "call_summary_html", "render_html", "run_html"]
 
@@ -46,7 +46,7 @@ _DIVERGED = "#9a6700"
 
 
 def render_html(
-    run: Run,
+    run: RunRecord,
     *,
     shown_result_chars: int = fmt.DEFAULT_SHOWN_RESULT_CHARS,
     max_text_chars: int = fmt.DEFAULT_MAX_TEXT_CHARS,

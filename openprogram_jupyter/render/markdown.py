@@ -27,7 +27,7 @@ from ._result_display import display_label
 from .tree import Block, CallNode, NodeHandlers, NoticeNode, RetryNode, RoundNode, RunNode, UserNode, tree_of
 
 if TYPE_CHECKING:
-    from ..engine.run import Run
+    from ..core._engine_shapes import RunRecord
 
 __all__ = ["MARKDOWN_OF", "code_span", "fence", "render_markdown", "run_markdown"]
 
@@ -54,7 +54,7 @@ def code_span(text: str) -> str:
 
 
 def render_markdown(
-    run: Run,
+    run: RunRecord,
     *,
     shown_result_chars: int = fmt.DEFAULT_SHOWN_RESULT_CHARS,
     max_text_chars: int = fmt.DEFAULT_MAX_TEXT_CHARS,

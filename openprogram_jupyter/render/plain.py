@@ -22,7 +22,7 @@ from ._result_display import display_label
 from .tree import Block, CallNode, NodeHandlers, NoticeNode, RetryNode, RoundNode, RunNode, UserNode, tree_of
 
 if TYPE_CHECKING:
-    from ..engine.run import Run
+    from ..core._engine_shapes import RunRecord
 
 __all__ = ["PLAIN_OF", "render_plain", "run_plain"]
 
@@ -30,7 +30,7 @@ DEFAULT_PLAIN_SHOWN_RESULT_CHARS = 1000
 
 
 def render_plain(
-    run: Run,
+    run: RunRecord,
     *,
     shown_result_chars: int = DEFAULT_PLAIN_SHOWN_RESULT_CHARS,
     max_text_chars: int = fmt.DEFAULT_MAX_TEXT_CHARS,

@@ -13,17 +13,14 @@ import contextvars
 import inspect
 import threading
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, overload
+from dataclasses import dataclass
+from typing import Any, overload
 
 from ..core._json import JsonObject
-from ..core._stop import StopToken
+from ..core._tool_context import ToolContext
 from ..core.errors import ArgumentError, ToolExit
 from ._jsonschema import validate_json_schema
 from .results import DEFAULT_MAX_RESULT_CHARS
-
-if TYPE_CHECKING:
-    from ..engine.runtime import Runtime
 
 __all__ = ["DICT_TOOL_KEYS", "ExternalTool", "Tool", "ToolContext", "ToolOptions", "run_in_daemon_thread"]
 
@@ -60,29 +57,6 @@ class ToolOptions:
     """The pictures its card shows from the body's output — figures it drew and left open,
     images it displayed — go to the model too, after the result (the run setting of the
     same name does this for every tool)."""
-
-
-@dataclass
-class ToolContext:
-    """Handed to a tool that declares a parameter annotated ``ToolContext``.
-
-    ``cancelled`` is set when the run is stopped or the call timed out: a long-running
-    sync tool should check it and return early, since Python cannot stop a thread.
-    ``report(data)`` sends a ``tool_execution_update`` event (progress) to every watcher.
-    """
-
-    tool_call_id: str
-    tool_name: str
-    run_id: str
-    depth: int
-    runtime: Runtime | None
-    cancelled: threading.Event = field(default_factory=StopToken)
-    _report: Callable[[Any], None] | None = None
-
-    def report(self, data: object) -> None:
-        """Publish progress; safe to call from any thread."""
-        if self._report is not None:
-            self._report(data)
 
 
 class Tool:

@@ -34,7 +34,7 @@ from .base import Tool, ToolContext, ToolOptions
 from .registry import Registry, default_registry
 
 if TYPE_CHECKING:
-    from ..engine.runtime import Runtime
+    from ..core._engine_shapes import RuntimeLike
 
 __all__ = ["McpError", "McpServer", "McpTool", "McpToolError", "mcp", "mcp_server"]
 
@@ -171,7 +171,7 @@ def mcp(
     cwd: str | os.PathLike[str] | None = None,
     headers: dict[str, str] | None = None,
     connect_timeout: float = 30.0,
-    runtime: Runtime | None = None,
+    runtime: RuntimeLike | None = None,
     register_globally: bool = True,
     registry: Registry | None = None,
     **tool_options: Any,

@@ -15,7 +15,7 @@ from .function import function
 from .registry import Registry, _check_toolset, _denied, _hidden_by, check_menu_names
 
 if TYPE_CHECKING:
-    from ..engine.runtime import Runtime
+    from ..core._engine_shapes import RuntimeLike
 
 __all__ = ["Menu", "as_tool", "as_tools", "resolve_menu", "toolset_of"]
 
@@ -187,7 +187,7 @@ def resolve_menu(
     tools_allow: Iterable[str] | None = None,
     tools_deny: Iterable[str] | None = None,
     session_deny: Iterable[str] = (),
-    runtime: Runtime | None = None,
+    runtime: RuntimeLike | None = None,
 ) -> Menu:
     """Build one run's menu by applying the gating layers.
 

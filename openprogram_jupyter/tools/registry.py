@@ -27,7 +27,7 @@ from ..core._json import JsonObject
 from .base import Tool, ToolOptions
 
 if TYPE_CHECKING:
-    from ..engine.runtime import Runtime
+    from ..core._engine_shapes import RuntimeLike
 
 __all__ = ["Registry", "ToolReport", "default_registry"]
 
@@ -89,7 +89,7 @@ class Registry:
         tools_source: str | None = None,
         tools_allow: Iterable[str] | None = None,
         tools_deny: Iterable[str] | None = None,
-        runtime: Runtime | None = None,
+        runtime: RuntimeLike | None = None,
     ) -> list[ToolReport]:
         """Every known tool, and the first layer that keeps it off a menu built from this
         registry with these arguments (``hidden_by`` / ``layer`` are ``None`` when it is on).
@@ -133,7 +133,7 @@ class ToolReport:
     layer: str | None = None
 
 
-def _hidden_by(tool: Tool, *, tools_source: str | None, runtime: Runtime | None) -> tuple[str, str] | None:
+def _hidden_by(tool: Tool, *, tools_source: str | None, runtime: RuntimeLike | None) -> tuple[str, str] | None:
     """Which of layers 2–4 hides ``tool`` now: ``(layer, readable reason)``, or ``None``."""
     options: ToolOptions = tool.options
     if not options.expose:
@@ -150,7 +150,7 @@ def _hidden_by(tool: Tool, *, tools_source: str | None, runtime: Runtime | None)
     return None
 
 
-def _call_can_use(can_use: Any, runtime: Runtime | None) -> Any:
+def _call_can_use(can_use: Any, runtime: RuntimeLike | None) -> Any:
     """``can_use(runtime)`` if it takes an argument, else ``can_use()``."""
     try:
         takes_argument = bool(inspect.signature(can_use).parameters)

@@ -313,7 +313,7 @@ def test_a_failing_check_masks_a_known_key_and_shows_in_ipython_as_its_message_a
 
 
 def test_to_code_writes_the_whole_source_numbering_only_the_calls_that_ran():
-    """What mutmut found unpinned in lab/_run_code.py: the header, a refused call's comment
+    """What mutmut found unpinned in engine/_run_code.py: the header, a refused call's comment
     with its round, an error cut to 160 characters, and numbers that skip refused calls."""
 
     @op.function

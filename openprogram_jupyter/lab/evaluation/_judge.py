@@ -21,12 +21,11 @@ import os
 import threading
 from dataclasses import dataclass, field
 
-from ...core._ambient import ambient_runtime
 from ...core._secrets import mask
 from ...core.errors import RunError
 from ...core.messages import AssistantMessage, ToolResultMessage, UserMessage
 from ...engine.run import Run
-from ...engine.runtime import Runtime
+from ...engine.runtime import Runtime, ambient_runtime
 from ...models import Model, ScriptedModel
 
 __all__ = ["Judge", "Judgement", "judge", "run_as_text"]

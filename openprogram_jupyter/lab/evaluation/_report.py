@@ -127,7 +127,7 @@ def grade(expect: Expect | Sequence[Expect] | None, run: Run, row: EvalRow) -> N
             try:
                 verdict = each(run)
             except (RunError, DecisionError) as error:
-                if error.run is not None:
+                if isinstance(error.run, Run):
                     row.judge_runs.append(error.run)
                 row.verdict, row.why = "error", f"the judge gave no verdict: {error}"
                 return

@@ -37,7 +37,7 @@ from ...core.messages import AssistantMessage, ImageContent, TextContent, ToolCa
 from .nodes import Approval, Block, CallNode, NoticeNode, RetryNode, RoundItem, RoundNode, RunNode, UserNode
 
 if TYPE_CHECKING:
-    from ...engine.run import Run
+    from ...core._engine_shapes import RunRecord
 
 __all__ = ["EVENT_HANDLERS", "UPDATE_HANDLERS", "TreeBuilder", "tree_from_messages"]
 
@@ -427,7 +427,7 @@ UPDATE_HANDLERS: Mapping[UpdateKind, UpdateHandler | None] = MappingProxyType(
 """How a ``message_update`` folds, by its update's kind (``None``: deliberately nothing)."""
 
 
-def tree_from_messages(run: Run) -> RunNode:
+def tree_from_messages(run: RunRecord) -> RunNode:
     """The tree of a ``Run`` that has no events (built by hand, or loaded from messages).
 
     Rounds are finished; ``stop_reason`` is the Run's, or ``"stop"``.

@@ -10,12 +10,12 @@ from .builder import TreeBuilder, tree_from_messages
 from .nodes import RunNode
 
 if TYPE_CHECKING:
-    from ...engine.run import Run
+    from ...core._engine_shapes import RunRecord
 
 __all__ = ["tree_of"]
 
 
-def tree_of(run: Run, folded: TreeBuilder | None = None) -> RunNode:
+def tree_of(run: RunRecord, folded: TreeBuilder | None = None) -> RunNode:
     """The tree of a finished ``Run``: its events folded, then checked against the Run.
 
     ``folded`` is a builder that has folded the run's events already (a live view's): when

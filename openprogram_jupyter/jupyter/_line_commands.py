@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 
+from ..render._details import details_html
 from ..render._safe import display_bundle
 from ..render._table import html_table
 
@@ -271,7 +272,7 @@ def _tools_bundle(tools_source: str | None) -> dict[str, str]:
             [
                 f"<code>{escape(report.name)}</code>",
                 escape(where),
-                f"{escape(description)}<details><summary>schema</summary><pre>{escape(schema)}</pre></details>",
+                escape(description) + details_html("schema", f"<pre>{escape(schema)}</pre>"),
             ]
         )
     source = f" (tools_source={tools_source!r})" if tools_source else ""

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core._json import JsonObject
 from ..models._provider_info import tools_and_choice
+from ..render._details import details_html
 from ..render._safe import safe_bundle
 
 if TYPE_CHECKING:
@@ -132,8 +133,7 @@ def _pretty(value: object) -> str:
 
 
 def _details(summary: str, body: str, *, open_: bool = False, style: str = "") -> str:
-    attributes = (" open" if open_ else "") + (f' style="{style}"' if style else "")
-    return f'<details{attributes}><summary>{summary}</summary><div style="{_INDENT}">{body}</div></details>'
+    return details_html(summary, f'<div style="{_INDENT}">{body}</div>', open_=open_, style=style)
 
 
 def _json_html(value: object) -> str:

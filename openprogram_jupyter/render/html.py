@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from . import _format as fmt
 from . import _groups as groups
 from ._approval import approval_words
+from ._details import details_html
 from ._output import output_html
 from ._progress import progress_text
 from ._result_display import display_html
@@ -107,10 +108,11 @@ def _left_out_html(left_out: list[Any]) -> str:
     if not failed:
         return f'<div style="{_MUTED}">{escape(line)}: {kept}</div>'
     listed = "".join(f"<li>{call_summary_html(call, preview=True)}</li>" for call in failed)
-    return (
-        f'<details style="margin:2px 0"><summary style="{_MUTED}">{escape(line)}; calls that did not '
-        f'succeed among them</summary><ul style="margin:2px 0">{listed}</ul>'
-        f'<div style="{_MUTED}">{kept}</div></details>'
+    return details_html(
+        f"{escape(line)}; calls that did not succeed among them",
+        f'<ul style="margin:2px 0">{listed}</ul><div style="{_MUTED}">{kept}</div>',
+        style="margin:2px 0",
+        summary_style=_MUTED,
     )
 
 
@@ -138,8 +140,12 @@ def _round_html(round_: RoundNode, limits: fmt.Limits) -> str:
         out.append(f'<div style="color:#cf222e">model error: {escape(summary)}</div>')
         if detail is not None:
             out.append(
-                f'<details style="margin:2px 0 2px 4px"><summary style="{_MUTED}">the SDK said</summary>'
-                f'<pre style="white-space:pre-wrap;margin:2px 0">{escape(detail)}</pre></details>'
+                details_html(
+                    "the SDK said",
+                    f'<pre style="white-space:pre-wrap;margin:2px 0">{escape(detail)}</pre>',
+                    style="margin:2px 0 2px 4px",
+                    summary_style=_MUTED,
+                )
             )
     out.append("</div>")
     return "".join(out)
@@ -148,10 +154,7 @@ def _round_html(round_: RoundNode, limits: fmt.Limits) -> str:
 def _block_html(block: Block, limits: fmt.Limits) -> str:
     """The model's text, or its thinking (collapsed), rendered from Markdown."""
     if block.kind == "thinking":
-        return (
-            f'<details><summary style="{_MUTED}">thinking</summary>'
-            f"{text_html(block.text, limits.text_chars, thinking=True)}</details>"
-        )
+        return details_html("thinking", text_html(block.text, limits.text_chars, thinking=True), summary_style=_MUTED)
     return text_html(block.text, limits.text_chars) if block.text else ""
 
 
@@ -195,9 +198,7 @@ def call_html(call: CallNode, limits: fmt.Limits | None = None) -> str:
 
 
 def _call_html(call: CallNode, limits: fmt.Limits) -> str:
-    summary = f"<summary>{call_summary_html(call)}</summary>"
-    opened = " open" if not call.finished or call.divergence is not None else ""  # a divergence is shown
-    out = [f'<details{opened} style="margin:2px 0 2px 4px">{summary}<div style="margin-left:12px">']
+    out = ['<div style="margin-left:12px">']
     out += _arguments_html(call, limits)
     if call.progress:
         out.append(f'<div style="{_MUTED}">progress: {escape(progress_text(call.progress[-1]))}</div>')
@@ -207,8 +208,9 @@ def _call_html(call: CallNode, limits: fmt.Limits) -> str:
         out.append(_result_html(call, limits))
     if call.divergence is not None:
         out.append(_divergence_html(call.divergence, limits))
-    out.append("</div></details>")
-    return "".join(out)
+    out.append("</div>")
+    opened = not call.finished or call.divergence is not None  # a divergence is shown
+    return details_html(call_summary_html(call), "".join(out), open_=opened, style="margin:2px 0 2px 4px")
 
 
 _EDITED = fmt.STATUS_COLOR["awaiting_approval"]
@@ -243,11 +245,7 @@ def _result_html(call: CallNode, limits: fmt.Limits) -> str:
     display = display_html(call.result)
     out = [
         f'<div style="{_MUTED}">result</div>'
-        + (
-            f'{display}<details><summary style="{_MUTED}">the text the model read</summary>{text}</details>'
-            if display
-            else text
-        )
+        + (display + details_html("the text the model read", text, summary_style=_MUTED) if display else text)
     ]
     for image in fmt.result_images(call.result):
         out.append(
@@ -256,10 +254,7 @@ def _result_html(call: CallNode, limits: fmt.Limits) -> str:
         )
     traceback = fmt.traceback_of(call.result)
     if traceback:
-        out.append(
-            f'<details><summary style="{_MUTED}">traceback</summary>'
-            f'<pre style="{_PRE}">{escape(traceback)}</pre></details>'
-        )
+        out.append(details_html("traceback", f'<pre style="{_PRE}">{escape(traceback)}</pre>', summary_style=_MUTED))
     return "".join(out)
 
 

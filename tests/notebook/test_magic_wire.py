@@ -64,10 +64,14 @@ def test_one_round_is_shown_whole_with_its_new_messages_open_and_its_frames(shel
     _run_cell(shell, server, "--wire")
     run = shell.user_ns["r"]
     html = wire_bundle(run, 2)["text/html"]
-    assert html.count("<details><summary><small>[0] as in round 1</small>") == 1  # closed, not marked
+    assert (
+        html.count('<details><summary style="display:list-item"><small>[0] as in round 1</small>') == 1
+    )  # closed, not marked
     assert html.count(" new</small>") == 2  # the assistant call and its tool result, each open and marked:
     for index in (1, 2):
-        assert f'<details open style="{HIGHLIGHT}"><summary><small>[{index}] new</small>' in html
+        assert (
+            f'<details open style="{HIGHLIGHT}"><summary style="display:list-item"><small>[{index}] new</small>' in html
+        )
     assert f"reply frames ({len(run.wire(2)[1]['frames'])})" in html
     assert "It is 5." in html
     text = wire_bundle(run, 2)["text/plain"]

@@ -91,7 +91,9 @@ def test_html_embeds_only_checked_data_images():
 
 def test_html_has_one_details_per_call():
     html = render_html(hostile_run())
-    summaries = re.findall(r"<details style=\"margin:2px 0 2px 4px\"><summary><code>(.*?)</code>", html)
+    summaries = re.findall(
+        r"<details style=\"margin:2px 0 2px 4px\"><summary style=\"display:list-item\"><code>(.*?)</code>", html
+    )
     escaped = "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt; ``` ```` &lt;img src=x onerror=alert(1)&gt;"
     assert summaries == ["echo", "crash", escaped]
 
@@ -250,6 +252,6 @@ def test_a_model_error_reads_as_one_line_with_the_providers_words_collapsed(monk
     assert "(the SDK said: OpenAIError" in plain
     html = run._repr_html_()
     assert html.count("no API key") == 1
-    assert '<summary style="color:#57606a;font-size:12px;">the SDK said</summary>' in html
+    assert '<summary style="display:list-item;color:#57606a;font-size:12px;">the SDK said</summary>' in html
     markdown = run._repr_markdown_()
     assert markdown.count(summary) == 1 and "*the SDK said*" in markdown

@@ -19,6 +19,8 @@ from openprogram_jupyter.render._format import DEFAULT_MAX_TEXT_CHARS
 
 from .test_view import RUN, FakeClock, all_html, delta, start_events, widget_values
 
+SUMMARY = '<summary style="display:list-item">'  # every summary's opening tag (render/_details.py)
+
 
 def test_a_huge_streamed_text_is_cut_on_screen_while_it_streams_and_after(recorder):
     view = RunView()
@@ -119,8 +121,8 @@ def test_a_stopped_tool_that_would_not_stop_says_so_whole_on_its_one_line(record
     run = handle.wait(10)
     release.set()
     live.tick(force=True)
-    lines = [value for value in widget_values(live.view) if "<summary>" in value] + [run._repr_html_()]
+    lines = [value for value in widget_values(live.view) if SUMMARY in value] + [run._repr_html_()]
     for html in lines:
-        summary = html.split("<summary>", 1)[1].split("</summary>", 1)[0]
+        summary = html.split(SUMMARY, 1)[1].split("</summary>", 1)[0]
         assert "may still be running" in summary and "…" not in summary, summary
     assert "may still be running" in str(run)

@@ -19,6 +19,8 @@ from openprogram_jupyter.render import render_bundle
 
 from .test_view import RUN, FakeClock, all_html, start_events, widget_values
 
+SUMMARY = '<summary style="display:list-item">'  # every summary's opening tag (render/_details.py)
+
 LOG = "\n".join(f"log line {i}" for i in range(300))
 
 
@@ -58,7 +60,7 @@ def test_a_running_call_is_open_and_its_result_collapses_behind_a_preview_once_i
     [line] = [v for v in widget_values(view) if "tail_log" in v]
     # One collapsed element: the summary previews the result, the 300 lines are behind it.
     assert line.startswith("<details ") and "<details open" not in line
-    summary = line[line.index("<summary>") : line.index("</summary>")]
+    summary = line[line.index(SUMMARY) : line.index("</summary>")]
     assert "✓ done" in summary and "log line 0 log line 1" in summary and "log line 299" not in summary
     assert "log line 299" in line[line.index("</summary>") :]
 
@@ -83,7 +85,7 @@ def test_the_live_and_the_saved_view_draw_an_ended_call_alike(recorder):
 
 
 def _summary(html: str) -> str:
-    summary = html[html.index("<summary>") : html.index("</summary>")]
+    summary = html[html.index(SUMMARY) : html.index("</summary>")]
     return re.sub(r"\d+\.\d+ s", "X s", summary)
 
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from ...core._money import dollars
 from ...render import render_html
+from ...render._details import details_html
 from ...render._table import html_table
 from ._plot import summary_plot
 
@@ -96,8 +97,9 @@ def rows_html(rows: Sequence[EvalRow], *, judged: bool) -> str:
     )
 
 
-def row_html(row: EvalRow, *, judged: bool, budget: list[int]) -> str:
-    """One row as a ``<details>``; its transcript counts against ``budget[0]`` characters."""
+def row_html(row: EvalRow, *, judged: bool, budget: list[int], open_: bool = False) -> str:
+    """One row as a ``<details>`` (open with ``open_``); its transcript counts against
+    ``budget[0]`` characters."""
     prompt = row.prompt if len(row.prompt) <= _PROMPT_CHARS else row.prompt[:_PROMPT_CHARS] + "…"
     color = _COLOR.get(row.verdict, "#cf222e")
     cells = [
@@ -112,12 +114,13 @@ def row_html(row: EvalRow, *, judged: bool, budget: list[int]) -> str:
     cells += [(_NUMBER, cost_text(row.judge_cost) if row.judge_runs else "—")] if judged else []
     cells += [(_NUMBER, f"{row.seconds:.2f} s")]
     summary = "".join(f'<span style="{style}">{text}</span>' for style, text in cells)
-    return (
-        f'<details class="openprogram-evaluation-row" data-row="{row.number}" '
-        f'style="border-bottom:1px solid rgba(127,127,127,0.2)">'
-        f'<summary style="cursor:pointer"><span style="{_columns(judged)};width:calc(100% - 1.2em);'
-        f'display:inline-grid">{summary}</span></summary>'
-        f'<div style="margin:4px 0 8px 1.2em">{_opened(row, budget)}</div></details>'
+    return details_html(
+        f'<span style="{_columns(judged)};width:calc(100% - 1.2em);display:inline-grid">{summary}</span>',
+        f'<div style="margin:4px 0 8px 1.2em">{_opened(row, budget)}</div>',
+        open_=open_,
+        style="border-bottom:1px solid rgba(127,127,127,0.2)",
+        summary_style="cursor:pointer",
+        attributes={"class": "openprogram-evaluation-row", "data-row": str(row.number)},
     )
 
 
@@ -143,7 +146,7 @@ def _opened(row: EvalRow, budget: list[int]) -> str:
             if verdict is not None
             else "no verdict"
         )
-        parts.append(f"<details><summary>The judge said {said}</summary>{render_html(judge_run)}</details>")
+        parts.append(details_html(f"The judge said {said}", render_html(judge_run)))
     html = "".join(parts)
     budget[0] -= len(html)
     return html

@@ -111,7 +111,7 @@ class RowTranscript:
     def _repr_html_(self) -> str:
         return safe_view(
             "text/html",
-            row_html(self.row, judged=bool(self.row.judge_runs), budget=[1]).replace("<details ", "<details open ", 1),
+            row_html(self.row, judged=bool(self.row.judge_runs), budget=[1], open_=True),
         )
 
     def __repr__(self) -> str:

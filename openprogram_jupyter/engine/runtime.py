@@ -22,6 +22,7 @@ from ..core import _ambient
 from ..core._stop import StopToken, waiting_time
 from ..core.errors import RunError, SetupError
 from ._runtime_config import Configured, RuntimeConfig
+from ._runtime_model import RuntimeModel
 
 # The engine (and with it the loop, the tools layer and pydantic) loads with the first
 # run, not with this module: `%load_ext` creates the notebook's Runtime and must stay fast.
@@ -78,15 +79,7 @@ class Runtime:
         record: str | os.PathLike[str] | None = None,
         **settings: Unpack[RunSettings],
     ) -> None:
-        if (api_key is not None or base_url is not None) and not isinstance(model, (str, type(None))):
-            given = " and ".join(
-                name for name, value in (("api_key", api_key), ("base_url", base_url)) if value is not None
-            )
-            raise SetupError(
-                f"{given} configure a model string; the {type(model).__name__} object given as model= "
-                f"was built with its own (pass {given} to its class instead)",
-                option="model",
-            )
+        _check_keys_are_for_a_string(model, api_key, base_url)
         self._config = RuntimeConfig(
             model,
             api_key,
@@ -99,13 +92,12 @@ class Runtime:
             record,
             dict(settings),
         )
-        self._model: Model | None = None
-        self._model_environment: str | None = None  # client_environment() when _model was resolved
+        self._model = RuntimeModel()
         self._settings: RunSettings | None = None
         if settings:  # checked now; a Runtime without settings (%load_ext's) imports nothing more
             self._settings = self.settings
         self.last_run: Run | None = None
-        self._resources: list[Any] = []  # what close() ends: MCP servers connected for this Runtime
+        self._resources = Resources()  # what close() ends: MCP servers connected for this Runtime
 
     @property
     def settings(self) -> RunSettings:
@@ -140,22 +132,17 @@ class Runtime:
     def __getstate__(self) -> dict[str, Any]:
         # A Runtime travels as what it is configured with (op.evaluate's jobs on another
         # process): its resolved model, its open MCP servers and its last run stay here.
-        return {**self.__dict__, "_model": None, "_resources": [], "last_run": None}
+        return {**self.__dict__, "_model": RuntimeModel(), "_resources": Resources(), "last_run": None}
 
     def _own(self, resource: Any) -> None:
         """Close ``resource`` (anything with ``close()``) when this Runtime closes."""
-        self._resources.append(resource)
+        self._resources.add(resource)
 
     def close(self) -> None:
         """End what this Runtime holds open: every MCP server connected with
         ``op.mcp(..., runtime=self)`` (the notebook's runtime by default) is closed and a
         stdio server's process ends. Safe to call twice; the Runtime can still run."""
-        while self._resources:
-            resource = self._resources.pop()
-            try:
-                resource.close()
-            except Exception:  # one stuck server must not keep the others open
-                continue
+        self._resources.close_all()
 
     def __enter__(self) -> Runtime:
         return self
@@ -183,28 +170,16 @@ class Runtime:
         model string reads (a provider's key, base URL, region; ``OPENPROGRAM_MODEL``:
         :data:`~openprogram_jupyter.models.providers.CLIENT_ENV_VARS`) has changed since,
         so a corrected key is used by the next run. A model object is used as given."""
-        environment = None
-        config = self._config
-        if isinstance(config.model, (str, type(None))):
-            from ..models.providers import client_environment
-
-            environment = client_environment()
-        if self._model is None or environment != self._model_environment:
-            from .execute import resolve_model
-
-            self._model = resolve_model(
-                config.model, api_key=config.api_key, base_url=config.base_url, record=config.record
-            )
-            self._model_environment = environment
-        return self._model
+        return self._model.of(self._config)
 
     @model.setter
     def model(self, value: str | Model | None) -> None:
         self._config = self._config.with_changes({"model": value})
-        self._model = None  # resolved on next use
+        self._model.forget()
 
     def __repr__(self) -> str:
-        name = self._model.name if self._model is not None else (self._config.model or "default")
+        resolved = self._model.resolved
+        name = resolved.name if resolved is not None else (self._config.model or "default")
         return f"<Runtime model={name!s}>"
 
     # -- the async core -------------------------------------------------------------------
@@ -418,6 +393,38 @@ class RunHandle:
 
 
 # -- helpers ------------------------------------------------------------------------------
+
+
+def _check_keys_are_for_a_string(model: object, api_key: str | None, base_url: str | None) -> None:
+    """``api_key`` and ``base_url`` configure a model string; with a model object they are refused."""
+    if (api_key is not None or base_url is not None) and not isinstance(model, (str, type(None))):
+        given = " and ".join(
+            name for name, value in (("api_key", api_key), ("base_url", base_url)) if value is not None
+        )
+        raise SetupError(
+            f"{given} configure a model string; the {type(model).__name__} object given as model= "
+            f"was built with its own (pass {given} to its class instead)",
+            option="model",
+        )
+
+
+class Resources:
+    """What a Runtime closes when it closes (each with ``close()``), the last added first."""
+
+    def __init__(self) -> None:
+        self._open: list[Any] = []
+
+    def add(self, resource: Any) -> None:
+        self._open.append(resource)
+
+    def close_all(self) -> None:
+        """Close each; one that fails to close does not keep the others open."""
+        while self._open:
+            resource = self._open.pop()
+            try:
+                resource.close()
+            except Exception:  # one stuck server must not keep the others open
+                continue
 
 
 def _close_abandoning(loop: asyncio.AbstractEventLoop, *, grace: float) -> None:

@@ -6,6 +6,10 @@ gives an HTML widget's content, which JupyterLab resets and nbclassic does not),
 row of buttons shrank into nbclassic's narrower cell: the skip-reason box about 180 px
 wide, "Always allow" cut to "Always a…". Measured here in nbclassic's own page: the
 arguments' line height, the reason box's width, and every button's label whole.
+
+nbclassic's stylesheet also makes every ``<summary>`` a block, which hid the ▶ marker of
+the transcript's ``<details>`` (a call, the thinking): each summary must display as the
+list item that carries the marker.
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ MEASURE = """() => {
     return {lineHeight: parseFloat(style.lineHeight), fontSize: parseFloat(style.fontSize),
             reasonWidth: reason.getBoundingClientRect().width, buttons};
 }"""
+SUMMARY_DISPLAYS = """() => [...document.querySelectorAll('.cell')[1].querySelectorAll('.output_area summary')]
+    .map(s => [s.textContent.trim().slice(0, 30), getComputedStyle(s).display])"""
 
 
 @pytest.mark.parametrize("jupyter", ["nbclassic"], indirect=True)
@@ -48,7 +54,11 @@ def test_a_waiting_calls_arguments_and_controls_fit_nbclassic(jupyter):
         page.screenshot(path=str(OUTPUT / "nbclassic-step.png"), full_page=True)
         page.locator(".cell").nth(1).get_by_role("button", name="Run", exact=True).click()
         page.locator(".cell").nth(1).get_by_text("finished").first.wait_for(timeout=60_000)
+        page.locator(".cell").nth(1).locator(".output_area summary").first.wait_for(timeout=30_000)
+        summaries = page.evaluate(SUMMARY_DISPLAYS)
+        page.screenshot(path=str(OUTPUT / "nbclassic-transcript.png"), full_page=True)
 
     assert measured["lineHeight"] <= 1.5 * measured["fontSize"], measured  # was 28 px for 12 px text
     assert measured["reasonWidth"] >= 279, measured  # was about 180 px
     assert [label for label, whole in measured["buttons"] if not whole] == [], measured
+    assert summaries and all(display == "list-item" for _, display in summaries), summaries  # was "block"

@@ -69,7 +69,7 @@ def _timed(name, method):
         started = time.perf_counter()
         done = method(self, *args, **kwargs)
         _slowest[name] = max(_slowest[name], time.perf_counter() - started)
-        self.widgets_peak = max(self.widgets_peak, self.widget_count)
+        self.widgets_peak = max(self.widgets_peak, self.pool.count)
         return done
     return timed
 _view.RunView.__init__ = _counted_init
@@ -77,7 +77,7 @@ _view.RunView.tick, _view.RunView._redraw = _timed("tick", _tick), _timed("redra
 
 def report():
     view = _views[-1]
-    print(json.dumps({"took": _cell["took"][-1], "peak": view.widgets_peak, "built": view.widgets_created,
+    print(json.dumps({"took": _cell["took"][-1], "peak": view.widgets_peak, "built": view.pool.created,
                       "slowest_tick": _slowest["tick"], "slowest_redraw": _slowest["redraw"],
                       "stop": r.stop_reason, "results": len(r.tool_results)}))
     _slowest.update(tick=0.0, redraw=0.0)

@@ -509,7 +509,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     M(
         "streaming-arguments-show-key-prefix",
         "jupyter/_call_card.py",
-        "    return text[: len(text) - view.secrets.open_prefix(text)]",
+        "    return text[: len(text) - view.pool.secrets.open_prefix(text)]",
         "    return text",
         ("tests/widgets/test_view.py::test_arguments_streaming_in_never_show_a_growing_prefix_of_a_known_key",),
         "arguments streaming into a card never show a growing prefix of a known key",

@@ -20,15 +20,15 @@ __all__ = ["always_buttons"]
 def always_buttons(view: CardHost, call: CallNode) -> dict[str, Any]:
     """The two buttons for ``call``, keyed ``"always_allow"`` and ``"always_deny"``; each
     answers ``call`` alone."""
-    w = view.widgets
+    w = view.pool.widgets
     call_id, later = call.id, f"later calls to {call.name} in this kernel session"
-    allow = view.make(
+    allow = view.pool.make(
         w.Button,
         description="Always allow",
         button_style="info",
         tooltip=f"Run this call, and {later} without asking (%agent policy lists the rule)",
     )
-    deny = view.make(
+    deny = view.pool.make(
         w.Button,
         description="Always deny",
         tooltip=f"Deny this call, and {later} without asking (%agent policy lists the rule)",

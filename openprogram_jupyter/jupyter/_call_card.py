@@ -55,40 +55,42 @@ def call_widget(view: CardHost, call: CallNode) -> Any:
         return _open_card(view, call)
     # Its own pool: a call-line widget only ever shows a call, so what it was last drawn
     # from says whether it needs drawing again.
-    widget = view.widget_for(("call-line", id(call)), lambda: view.make(view.widgets.HTML), pool="call-line")
+    widget = view.pool.widget_for(
+        ("call-line", id(call)), lambda: view.pool.make(view.pool.widgets.HTML), pool="call-line"
+    )
     drawn = (id(call), call.version, tuple(child.version for child in call.children))
-    if view.drawn.get(widget) != drawn:
-        view.drawn[widget] = drawn
+    if view.pool.drawn.get(widget) != drawn:
+        view.pool.drawn[widget] = drawn
         if call.finished:
             limits = fmt.Limits(view.shown_result_chars, view.max_text_chars, LIVE_CALL_CHARS)
-            view.want(widget, value=call_html(call, limits))
+            view.pool.want(widget, value=call_html(call, limits))
         else:
-            view.want(widget, value=f'<div style="margin:2px 0 2px 4px">{call_summary_html(call)}</div>')
+            view.pool.want(widget, value=f'<div style="margin:2px 0 2px 4px">{call_summary_html(call)}</div>')
     return widget
 
 
 def _open_card(view: CardHost, call: CallNode) -> Any:
-    parts = view.widget_for(("open-card", id(call)), lambda: _build_card(view), pool="open-card")
-    view.want(parts["summary"], value=call_summary_html(call))
+    parts = view.pool.widget_for(("open-card", id(call)), lambda: _build_card(view), pool="open-card")
+    view.pool.want(parts["summary"], value=call_summary_html(call))
     args = _cut_pre(_arguments_shown(view, call), view.max_text_chars, fmt.ARGUMENTS_KEPT)
     error = f'<div style="color:#cf222e">{escape(call.arguments_error)}</div>' if call.arguments_error else ""
-    view.want(parts["arguments"], value=args + error)
+    view.pool.want(parts["arguments"], value=args + error)
     shown = [parts["summary"], parts["arguments"]]
     if call.id in view.controls.awaiting() and not view.finished and view.controls.step:
         shown += step_widgets(view, call)
     elif call.id in view.controls.awaiting() and not view.finished:
-        shown.append(view.widget_for(("approval", call.id), lambda: _approval_row(view, call))["row"])
+        shown.append(view.pool.widget_for(("approval", call.id), lambda: _approval_row(view, call))["row"])
     if call.progress:
         progress = _part(view, parts, "progress")
-        view.want(progress, value=progress_html(call.progress[-1]))
+        view.pool.want(progress, value=progress_html(call.progress[-1]))
         shown.append(progress)
     if call.output:  # what the tool has printed, displayed or plotted so far
         output = _part(view, parts, "output")
-        view.want(output, value=output_html(call.output, view.shown_result_chars))
+        view.pool.want(output, value=output_html(call.output, view.shown_result_chars))
         shown.append(output)
     if call.children:
         shown += _nested_runs(view, call, parts)
-    view.want(parts["card"], children=tuple(shown))
+    view.pool.want(parts["card"], children=tuple(shown))
     return parts["card"]
 
 
@@ -99,8 +101,8 @@ def _arguments_shown(view: CardHost, call: CallNode) -> str:
     text = fmt.arguments_text(call)
     if call.status != "streaming":
         return text
-    text = view.secrets.mask_values(text)
-    return text[: len(text) - view.secrets.open_prefix(text)]
+    text = view.pool.secrets.mask_values(text)
+    return text[: len(text) - view.pool.secrets.open_prefix(text)]
 
 
 def _nested_runs(view: CardHost, call: CallNode, parts: dict[str, Any]) -> list[Any]:
@@ -111,25 +113,25 @@ def _nested_runs(view: CardHost, call: CallNode, parts: dict[str, Any]) -> list[
     shown = []
     if earlier:
         note = _part(view, parts, "children-note")
-        view.want(
+        view.pool.want(
             note,
             value=f'<span style="{_MUTED}">… {earlier:,} earlier nested run{"s" if earlier != 1 else ""} '
             "not drawn live</span>",
         )
         shown.append(note)
     children = _part(view, parts, "children")
-    view.want(children, children=tuple(boxes))
+    view.pool.want(children, children=tuple(boxes))
     return [*shown, children]
 
 
 def _build_card(view: CardHost) -> dict[str, Any]:
     """The widgets every open card has; the others are built when a call first needs them
     (:func:`_part`), and stay with the card when it is reused for another call."""
-    w = view.widgets
+    w = view.pool.widgets
     return {
-        "summary": view.make(w.HTML),
-        "arguments": view.make(w.HTML),
-        "card": view.make(
+        "summary": view.pool.make(w.HTML),
+        "arguments": view.pool.make(w.HTML),
+        "card": view.pool.make(
             w.VBox, layout=w.Layout(border="1px solid rgba(127,127,127,0.3)", margin="2px 0", padding="2px 6px")
         ),
     }
@@ -138,10 +140,10 @@ def _build_card(view: CardHost) -> dict[str, Any]:
 def _approval_row(view: CardHost, call: CallNode) -> dict[str, Any]:
     """Approve / Deny for ``call`` alone (a click never answers another call the card
     shows later); kept while the call waits, closed after."""
-    w = view.widgets
+    w = view.pool.widgets
     call_id = call.id
-    approve = view.make(w.Button, description="Approve", button_style="success", tooltip=f"Let {call.name} run")
-    deny = view.make(
+    approve = view.pool.make(w.Button, description="Approve", button_style="success", tooltip=f"Let {call.name} run")
+    deny = view.pool.make(
         w.Button,
         description="Deny",
         button_style="warning",
@@ -150,14 +152,14 @@ def _approval_row(view: CardHost, call: CallNode) -> dict[str, Any]:
     approve.on_click(lambda _b: view.on_decide_click(call_id, True))
     deny.on_click(lambda _b: view.on_decide_click(call_id, False))
     parts = {"approve": approve, "deny": deny, **(always_buttons(view, call) if view.controls.always else {})}
-    return {**parts, "row": view.make(w.HBox, children=tuple(parts.values()))}
+    return {**parts, "row": view.pool.make(w.HBox, children=tuple(parts.values()))}
 
 
 def _part(view: CardHost, parts: dict[str, Any], name: str) -> Any:
     """The card's ``name`` widget: ``"progress"``, ``"output"``, ``"children-note"`` or
     ``"children"``; built on first use."""
     if name not in parts:
-        parts[name] = view.make(view.widgets.VBox if name == "children" else view.widgets.HTML)
+        parts[name] = view.pool.make(view.pool.widgets.VBox if name == "children" else view.pool.widgets.HTML)
     return parts[name]
 
 

@@ -7,13 +7,12 @@ which the view (:class:`._view.RunView`) provides and the type checker holds the
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from ..core._secrets import Secrets
     from ..render.tree import RunNode
     from ._buttons import Controls
+    from ._widget_pool import WidgetPool
 
 __all__ = ["CardHost"]
 
@@ -21,34 +20,21 @@ __all__ = ["CardHost"]
 class CardHost(Protocol):
     """The view's side of a card.
 
-    ``widgets`` is the ipywidgets module; ``secrets`` what every string drawn is masked
-    with (taken again at each redraw); ``drawn`` what each call-line widget was last drawn
-    from (a card skips a redraw that would change nothing); ``finished`` whether the run
-    has ended; ``controls`` what the run lets the view do (whether a call can be answered);
-    ``shown_result_chars`` and ``max_text_chars`` how much of a result or a text is drawn.
-    ``make`` builds a widget the
-    view will close; ``want`` asks for traits at the next flush (strings masked);
-    ``widget_for`` is the widget kept for a node while it is on screen; ``close_widget``
-    closes one, with its layout and style; ``run_widget`` draws a nested run;
+    ``pool`` holds the view's widgets: a card makes its widgets there, asks for their
+    traits at the next flush (strings masked), keeps one for a node while it is on screen
+    and closes one with its layout and style (:class:`._widget_pool.WidgetPool`).
+    ``finished`` says whether the run has ended; ``controls`` what the run lets the view do
+    (whether a call can be answered); ``shown_result_chars`` and ``max_text_chars`` how
+    much of a result or a text is drawn. ``run_widget`` draws a nested run;
     ``on_stop_click`` and ``on_decide_click`` are what the Stop button and a waiting call's
     answer do.
     """
 
-    widgets: Any
-    secrets: Secrets
-    drawn: dict[Any, Any]
+    pool: WidgetPool
     finished: bool
     controls: Controls
     shown_result_chars: int
     max_text_chars: int
-
-    def make(self, cls: object, **kwargs: object) -> Any: ...
-
-    def want(self, widget: object, **traits: Any) -> None: ...
-
-    def widget_for(self, key: object, build: Callable[[], Any], pool: str | None = None) -> Any: ...
-
-    def close_widget(self, widget: object) -> None: ...
 
     def run_widget(self, run: RunNode, *, nested: bool) -> Any: ...
 

@@ -49,7 +49,7 @@ def step_widgets(view: CardHost, call: CallNode) -> list[Any]:
     whichever call the card showed at the time the click arrived, a double click on Run
     could run the next pick unseen.
     """
-    controls = view.widget_for(("step", call.id), lambda: StepControls(view, call))
+    controls = view.pool.widget_for(("step", call.id), lambda: StepControls(view, call))
     return controls.widgets()
 
 
@@ -61,14 +61,14 @@ class StepControls:
     """
 
     def __init__(self, view: CardHost, call: CallNode) -> None:
-        w = view.widgets
+        w = view.pool.widgets
         self._view = view
         self._call_id = call.id
         self._arguments = call.arguments or {}
         self.editing = False
         self.message = ""
         buttons = {
-            name: view.make(
+            name: view.pool.make(
                 w.Button, description=name, tooltip=tip, button_style={"Run": "success", "Stop": "danger"}.get(name, "")
             )
             for name, tip in _TOOLTIPS.items()
@@ -76,8 +76,8 @@ class StepControls:
         always = always_buttons(view, call) if view.controls.always else {}
         self._buttons = (*buttons.values(), *always.values())
         self.reason = TypedBox(
-            view.make,
-            view.close_widget,
+            view.pool.make,
+            view.pool.close_widget,
             w.Text,
             placeholder="reason for skipping (the model reads it)",
             # a flex item shrinks below its width when the row is full (nbclassic's narrower
@@ -85,23 +85,23 @@ class StepControls:
             layout=lambda: w.Layout(width="280px", min_width="280px"),
         )
         self.editor = TypedBox(
-            view.make,
-            view.close_widget,
+            view.pool.make,
+            view.pool.close_widget,
             w.Textarea,
             value=fmt.pretty_json(self._arguments),
             layout=lambda: w.Layout(width="100%", height="120px"),
         )
-        run_edited = view.make(
+        run_edited = view.pool.make(
             w.Button,
             description="Run edited",
             button_style="success",
             tooltip="Check these arguments against the tool's schema and run the call with them",
         )
-        cancel = view.make(w.Button, description="Cancel", tooltip="Close the editor; the call keeps waiting")
-        self._row = view.make(w.HBox, layout=w.Layout(flex_flow="row wrap"))
-        self._edit_buttons = view.make(w.HBox, children=(run_edited, cancel))
-        self._edit_box = view.make(w.VBox)
-        self._error = view.make(w.HTML)
+        cancel = view.pool.make(w.Button, description="Cancel", tooltip="Close the editor; the call keeps waiting")
+        self._row = view.pool.make(w.HBox, layout=w.Layout(flex_flow="row wrap"))
+        self._edit_buttons = view.pool.make(w.HBox, children=(run_edited, cancel))
+        self._edit_box = view.pool.make(w.VBox)
+        self._error = view.pool.make(w.HTML)
         self._widgets = [*self._buttons, run_edited, cancel, self._row, self._edit_buttons, self._edit_box, self._error]
 
         buttons["Run"].on_click(lambda _b: self._answer(True))
@@ -121,11 +121,13 @@ class StepControls:
     def widgets(self) -> list[Any]:
         """What the card shows of these controls now (called by the view's writer)."""
         view = self._view
-        view.want(self._row, children=(*self._buttons, self.reason.widget()))
-        view.want(self._error, value=f'<div style="color:#cf222e">{escape(self.message)}</div>' if self.message else "")
+        view.pool.want(self._row, children=(*self._buttons, self.reason.widget()))
+        view.pool.want(
+            self._error, value=f'<div style="color:#cf222e">{escape(self.message)}</div>' if self.message else ""
+        )
         shown = [self._row]
         if self.editing:
-            view.want(self._edit_box, children=(self.editor.widget(), self._edit_buttons))
+            view.pool.want(self._edit_box, children=(self.editor.widget(), self._edit_buttons))
             shown.append(self._edit_box)
         shown.append(self._error)
         return shown
@@ -135,7 +137,7 @@ class StepControls:
         self.reason.close()
         self.editor.close()
         for widget in self._widgets:
-            self._view.close_widget(widget)
+            self._view.pool.close_widget(widget)
 
 
 def parse_edited(text: str) -> Edit | str:

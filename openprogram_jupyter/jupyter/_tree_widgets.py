@@ -43,10 +43,10 @@ class TreeWidgets:
         self._timeline_tallies: dict[int, _window.PrefixTally] = {}
 
     def run_widget(self, run: RunNode, *, nested: bool) -> Any:
-        w = self.view.widgets
-        box = self.view.widget_for(
+        w = self.view.pool.widgets
+        box = self.view.pool.widget_for(
             run,
-            lambda: self.view.make(
+            lambda: self.view.pool.make(
                 # `border` (not border_left): ipywidgets 7 Layouts have no per-side borders.
                 w.VBox,
                 layout=w.Layout(border="1px dashed rgba(127,127,127,0.45)", margin="2px 0 2px 8px", padding="0 0 0 6px")
@@ -56,8 +56,8 @@ class TreeWidgets:
         )
         children = []
         if nested:
-            label = self.view.widget_for(("nested-label", run.run_id), lambda: self.view.make(w.HTML))
-            self.view.want(
+            label = self.view.pool.widget_for(("nested-label", run.run_id), lambda: self.view.pool.make(w.HTML))
+            self.view.pool.want(
                 label,
                 value=f'<span style="{_MUTED}">nested run · '
                 + escape(" · ".join(fmt.header_parts(run)[:2]))
@@ -66,7 +66,7 @@ class TreeWidgets:
             )
             children.append(label)
         children += self._timeline_widgets(run)
-        self.view.want(box, children=tuple(children))
+        self.view.pool.want(box, children=tuple(children))
         return box
 
     def _timeline_widgets(self, run: RunNode) -> list[Any]:
@@ -87,8 +87,8 @@ class TreeWidgets:
         return [*self._item_widgets(timeline[:1], run), line, *self._item_widgets(timeline[start:end], run)]
 
     def _left_out_widget(self, key: tuple[Any, ...], text: str) -> Any:
-        widget = self.view.widget_for(key, lambda: self.view.make(self.view.widgets.HTML), pool="html")
-        self.view.want(widget, value=f'<div style="{_MUTED}">{escape(text)}</div>')
+        widget = self.view.pool.widget_for(key, lambda: self.view.pool.make(self.view.pool.widgets.HTML), pool="html")
+        self.view.pool.want(widget, value=f'<div style="{_MUTED}">{escape(text)}</div>')
         return widget
 
     def _item_widgets(self, items: list[Any], parent: RunNode | RoundNode) -> list[Any]:
@@ -102,9 +102,9 @@ class TreeWidgets:
         return widgets
 
     def _user_widget(self, user: UserNode, _run: RunNode) -> Any:
-        widget = self.view.widget_for(user, lambda: self.view.make(self.view.widgets.HTML))
+        widget = self.view.pool.widget_for(user, lambda: self.view.pool.make(self.view.pool.widgets.HTML))
         label = "prompt" if user.kind == "prompt" else "you"
-        self.view.want(
+        self.view.pool.want(
             widget, value=f'<div style="{_MUTED}">{label}</div><pre style="{_PRE}">{escape(user.text)}</pre>'
         )
         return widget
@@ -112,13 +112,13 @@ class TreeWidgets:
     def _round_widget(self, round_: RoundNode, run: RunNode) -> Any:
         """The round's label and the window on its items (:class:`._window.RoundWindow`),
         with a line for what comes before it and one for what comes after."""
-        w = self.view.widgets
-        box = self.view.widget_for(round_, lambda: self.view.make(w.VBox), pool="vbox")
-        label = self.view.widget_for(("round-label", id(round_)), lambda: self.view.make(w.HTML), pool="html")
+        w = self.view.pool.widgets
+        box = self.view.pool.widget_for(round_, lambda: self.view.pool.make(w.VBox), pool="vbox")
+        label = self.view.pool.widget_for(("round-label", id(round_)), lambda: self.view.pool.make(w.HTML), pool="html")
         text = fmt.round_label(round_)
         if round_.stop_reason == "error" and round_.error is not None:
             text += f" · model error: {round_.error.message}"
-        self.view.want(label, value=f'<span style="{_MUTED}">{escape(text)}</span>')
+        self.view.pool.want(label, value=f'<span style="{_MUTED}">{escape(text)}</span>')
         size = _window.ROUND if run.depth == 0 else _window.NESTED_ROUND
         shown = self._round_windows.setdefault(id(round_), _window.RoundWindow()).shown(round_, size)
         children = [label]
@@ -136,40 +136,40 @@ class TreeWidgets:
                     ("round-after", id(round_)), f"… {left_out_line(shown.after, statuses=False)} more in this round"
                 )
             )
-        self.view.want(box, children=tuple(children))
+        self.view.pool.want(box, children=tuple(children))
         return box
 
     def _notice_widget(self, notice: NoticeNode, _round: RoundNode) -> Any:
-        widget = self.view.widget_for(notice, lambda: self.view.make(self.view.widgets.HTML))
-        self.view.want(widget, value=f'<span style="{_MUTED}">note: {escape(notice.text)}</span>')
+        widget = self.view.pool.widget_for(notice, lambda: self.view.pool.make(self.view.pool.widgets.HTML))
+        self.view.pool.want(widget, value=f'<span style="{_MUTED}">note: {escape(notice.text)}</span>')
         return widget
 
     def _retry_widget(self, wait: RetryNode, _round: RoundNode) -> Any:
         """``rate limited (HTTP 429) — retrying in 58 s (retry 1 of 3)``, counting down."""
-        widget = self.view.widget_for(wait, lambda: self.view.make(self.view.widgets.HTML))
+        widget = self.view.pool.widget_for(wait, lambda: self.view.pool.make(self.view.pool.widgets.HTML))
         line = fmt.retry_line(wait, self.view.wall_clock())
-        self.view.want(widget, value=f'<span style="color:#9a6700;font-size:12px">{escape(line)}</span>')
+        self.view.pool.want(widget, value=f'<span style="color:#9a6700;font-size:12px">{escape(line)}</span>')
         return widget
 
     def _block_widget(self, block: Block, round_: RoundNode) -> Any:
         """Text rendered from its Markdown (:func:`~openprogram_jupyter.render._text_html.text_html`,
         sanitized), thinking the same in a closed accordion; a cursor while the round
         streams. Past ``max_text_chars`` the text is cut, with a note saying how much."""
-        w = self.view.widgets
+        w = self.view.pool.widgets
         streaming = not round_.finished and round_.stop_reason is None
         cursor = "▍" if streaming else ""
         html = text_html(block.text, self.view.max_text_chars, thinking=block.kind == "thinking", cursor=cursor)
         if block.kind == "text":
-            widget = self.view.widget_for(block, lambda: self.view.make(w.HTML))
-            self.view.want(widget, value=html)
+            widget = self.view.pool.widget_for(block, lambda: self.view.pool.make(w.HTML))
+            self.view.pool.want(widget, value=html)
             return widget
-        inner = self.view.widget_for(("thinking", id(block)), lambda: self.view.make(w.HTML))
-        self.view.want(inner, value=html)
-        accordion = self.view.widget_for(block, lambda: self._make_accordion(inner, "thinking", open_=False))
+        inner = self.view.pool.widget_for(("thinking", id(block)), lambda: self.view.pool.make(w.HTML))
+        self.view.pool.want(inner, value=html)
+        accordion = self.view.pool.widget_for(block, lambda: self._make_accordion(inner, "thinking", open_=False))
         return accordion
 
     def _make_accordion(self, child: Any, title: str, *, open_: bool) -> Any:
-        accordion = self.view.make(self.view.widgets.Accordion, children=(child,))
+        accordion = self.view.pool.make(self.view.pool.widgets.Accordion, children=(child,))
         accordion.set_title(0, title)
         accordion.selected_index = 0 if open_ else None
         return accordion

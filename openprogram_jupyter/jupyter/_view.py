@@ -23,7 +23,6 @@ ipywidgets 7.7 and 8.
 from __future__ import annotations
 
 import collections
-import contextlib
 import threading
 import time
 from collections.abc import Callable
@@ -31,15 +30,13 @@ from html import escape
 from typing import TYPE_CHECKING, Any
 
 from ..core._json import JsonObject
-from ..core._secrets import Secrets
 from ..render import _format as fmt
 from ..render.tree import RunNode, TreeBuilder, UserNode
 from ._buttons import Controls
 from ._header import header_html
-from ._inert_widget import inert_widget
-from ._kept_widgets import KeptWidgets
 from ._steering import SteeringRow
 from ._tree_widgets import WIDGET_OF, TreeWidgets
+from ._widget_pool import WidgetPool
 
 if TYPE_CHECKING:
     from ..core.events import Event
@@ -77,6 +74,7 @@ class RunView:
         import ipywidgets as widgets
 
         self.widgets = widgets
+        self.pool = WidgetPool(widgets)
         self.controls = controls or Controls()
         self.builder = TreeBuilder()
         self.max_hz = max_hz
@@ -87,12 +85,6 @@ class RunView:
         self._inbox: collections.deque[Any] = collections.deque()
         self._notes = list(notes or [])
         self._click_notes: collections.deque[str] = collections.deque()
-        self._created: dict[int, Any] = {}  # every widget open now, by id
-        self.widgets_created = 0
-        self._pending: dict[Any, dict[str, Any]] = {}
-        self.secrets = Secrets.now()  # taken again at each redraw
-        self._node_widgets = KeptWidgets(close=self.close_widget)
-        self.drawn: dict[Any, Any] = {}  # what a call-line widget was last drawn from
         self.ticker: Any = None  # a task that feeds this view (run.show() of a running run keeps it here)
         self.drawer = TreeWidgets(self)
         self._users_seen = 0  # the root's timeline items checked for delivered messages
@@ -112,26 +104,26 @@ class RunView:
     def _build_frame(self, *, can_stop: bool, stop_tooltip: str, stop_note: str | None) -> None:
         """The widgets around the run's body: header, Stop, notes, the steering row."""
         w = self.widgets
-        self.header = self.make(w.HTML, value="")
-        self.stop_button = self.make(
+        self.header = self.pool.make(w.HTML, value="")
+        self.stop_button = self.pool.make(
             w.Button, description="Stop", button_style="danger", tooltip=stop_tooltip, icon="stop"
         )
         self.stop_button.on_click(self.on_stop_click)
         if not can_stop:
             self.stop_button.layout.display = "none"
             self._notes.append(stop_note or "This cell blocks: use Kernel ▸ Interrupt to stop it.")
-        self.notes = self.make(w.HTML, value="")
-        self.body = self.make(w.VBox)
-        self.steering = SteeringRow(w, self.make, self.close_widget, self._queue_steering, self._clock)
+        self.notes = self.pool.make(w.HTML, value="")
+        self.body = self.pool.make(w.VBox)
+        self.steering = SteeringRow(w, self.pool.make, self.pool.close_widget, self._queue_steering, self._clock)
         self.steer_button, self.steer_row = self.steering.button, self.steering.row
         if self.controls.steer is None:
             self.steer_row.layout.display = "none"
-        self.top = self.make(
+        self.top = self.pool.make(
             w.HBox,
             children=(self.header, self.stop_button),
             layout=w.Layout(justify_content="space-between", align_items="center"),
         )
-        self.root = self.make(
+        self.root = self.pool.make(
             w.VBox,
             children=(self.top, self.notes, self.body, self.steer_row, self.steering.sent),
             layout=w.Layout(border="1px solid rgba(127,127,127,0.35)", padding="4px 8px"),
@@ -141,20 +133,6 @@ class RunView:
     def steer_box(self) -> Any:
         """The steering box on screen now (a fresh one after each text it delivers)."""
         return self.steering.box.current
-
-    def make(self, cls: Any, **kwargs: Any) -> Any:
-        """A widget of class ``cls`` made by :func:`._inert_widget.inert_widget`, kept
-        among this view's open widgets."""
-        widget = inert_widget(cls, **kwargs)
-        self._created[id(widget)] = widget
-        self.widgets_created += 1
-        return widget
-
-    @property
-    def widget_count(self) -> int:
-        """How many widgets this view has open now (each also has a layout, and most a
-        style, with comms of their own)."""
-        return len(self._created)
 
     def mimebundle(self, show_again: str = "%agent show") -> JsonObject:
         """The bundle to display: the widget plus static text for frontends without it, and
@@ -258,77 +236,30 @@ class RunView:
     def close(self) -> None:
         """Close every widget this view created (their comms close too)."""
         self.closed = True
-        for widget in list(self._created.values()):
-            self.close_widget(widget)
-        self._created.clear()
-        self._node_widgets.clear()
-        self.drawn.clear()
+        self.pool.close_all()
 
-    def close_widget(self, widget: Any) -> None:
-        """Close a widget this view made, with its layout and style (widgets of their own,
-        with their own comms); a group of widgets (a dict) is closed part by part, and an
-        object that owns widgets (``close_widgets()``) closes its own."""
-        close_widgets = getattr(widget, "close_widgets", None)
-        if close_widgets is not None:
-            close_widgets()
-            return
-        if isinstance(widget, dict):
-            for part in widget.values():
-                if id(part) in self._created:
-                    self.close_widget(part)
-            return
-        self._created.pop(id(widget), None)
-        self.drawn.pop(widget, None)
-        for part in (getattr(widget, "layout", None), getattr(widget, "style", None), widget):
-            if part is None or not hasattr(part, "close"):
-                continue
-            with contextlib.suppress(Exception):  # a widget whose comm is gone is closed enough
-                part.close()
-
-    # -- redraw: compute wanted traits, then send each widget's changes once ---------
-
-    def want(self, widget: object, **traits: Any) -> None:
-        """Ask for ``traits`` on ``widget`` at the next flush; a string has every known
-        secret masked (the record's are already: this catches the prompt and arguments)."""
-        wanted = self._pending.setdefault(widget, {})
-        wanted.update({k: self.secrets.mask_values(v) if isinstance(v, str) else v for k, v in traits.items()})
-
-    def _flush(self) -> None:
-        pending, self._pending = self._pending, {}
-        for widget, traits in pending.items():
-            changed = {k: v for k, v in traits.items() if getattr(widget, k) != v}
-            if not changed:
-                continue
-            if len(changed) == 1:
-                key, value = next(iter(changed.items()))
-                setattr(widget, key, value)
-                continue
-            with widget.hold_sync():
-                for key, value in changed.items():
-                    setattr(widget, key, value)
+    # -- redraw: compute wanted traits, then the pool sends each widget's changes once --
 
     def _redraw(self, now: float) -> None:
-        self.secrets = Secrets.now()
+        self.pool.refresh_secrets()
         root = self.builder.root
         if root is not None:
             self._see_delivered_messages(root)
-        self.want(self.header, value=header_html(root, self.builder, self.wall_clock(), self.steering.queued))
+        self.pool.want(self.header, value=header_html(root, self.builder, self.wall_clock(), self.steering.queued))
         notes = self._notes + list(self._click_notes)
-        self.want(self.notes, value="".join(f'<div style="{_MUTED}">{escape(n)}</div>' for n in notes[-6:]))
+        self.pool.want(self.notes, value="".join(f'<div style="{_MUTED}">{escape(n)}</div>' for n in notes[-6:]))
         stop_disabled = self.finished or self._stop_requested
-        self.want(
+        self.pool.want(
             self.stop_button,
             disabled=stop_disabled,
             description="Stopping…" if self._stop_requested and not self.finished else "Stop",
         )
         if self.finished:
-            self.want(self.stop_button, tooltip="This run has ended")
+            self.pool.want(self.stop_button, tooltip="This run has ended")
         if root is not None:
-            self.want(self.body, children=(self.run_widget(root, nested=False),))
-        self.steering.redraw(self.want, finished=self.finished)
-        self._flush()
-        # After the flush: a widget closed now has already left its container on screen.
-        self._node_widgets.release_unused()
+            self.pool.want(self.body, children=(self.run_widget(root, nested=False),))
+        self.steering.redraw(self.pool.want, finished=self.finished)
+        self.pool.flush()
 
     def _see_delivered_messages(self, root: RunNode) -> None:
         """Tell the steering row about user messages that joined the run since the last redraw."""
@@ -339,12 +270,6 @@ class RunView:
         self._users_seen = len(timeline)
 
     # -- node widgets -----------------------------------------------------------------
-
-    def widget_for(self, key: object, build: Callable[[], Any], pool: str | None = None) -> Any:
-        """The widget kept for ``key`` (a node, or a tuple naming a part of one) while it is
-        on screen: built by ``build``, or a spare from ``pool`` (see :class:`KeptWidgets`)."""
-        key = ("node", id(key)) if not isinstance(key, tuple) else key
-        return self._node_widgets.get(key, build, pool)
 
     def run_widget(self, run: RunNode, *, nested: bool) -> Any:
         """The widget of ``run``'s tree (:class:`._tree_widgets.TreeWidgets`)."""

@@ -234,7 +234,7 @@ def test_every_widget_of_a_live_view_carries_the_classes():
     for event in run.events:
         view.feed(event)
     view.tick(force=True)
-    widgets = list(view._created.values())
+    widgets = view.pool.open_widgets()
     assert len(widgets) > 5
     assert all({"mathjax_ignore", "tex2jax_ignore"} <= set(w._dom_classes) for w in widgets)
     view.close()

@@ -112,13 +112,13 @@ def _watch(script: list, ticks_every: int) -> tuple[RunView, op.Run, list[int], 
         if seen[0] % ticks_every == 0:
             clock.now += 1.0
             view.tick()
-            counts.append(view.widget_count)
+            counts.append(view.pool.count)
 
     run = op.Runtime(model=op.ScriptedModel(script)).run(
         "go", tools=[_echo_tool()], on_event=on_event, max_tool_calls=None, max_iterations=None
     )
     view.finish()
-    counts.append(view.widget_count)
+    counts.append(view.pool.count)
     return view, run, counts, clock
 
 
@@ -133,7 +133,7 @@ def test_a_reply_of_3000_calls_keeps_the_widget_count_bounded(recorder):
     view, run, counts, _ = _watch([reply, "done"], ticks_every=97)
     assert len(run.tool_results) == 3000
     assert max(counts) < WIDGET_BOUND, max(counts)
-    assert view.widgets_created < WIDGET_BOUND  # widgets that leave the screen are reused
+    assert view.pool.created < WIDGET_BOUND  # widgets that leave the screen are reused
     html = all_html(view)
     assert re.search(r"… 2,9\d\d calls \(2,9\d\d done\) earlier in this round: not drawn live", html)
     assert "echo" in html and "(n=2999)" in html  # the latest calls are drawn
@@ -150,7 +150,7 @@ def test_a_run_of_400_rounds_keeps_the_widget_count_bounded(recorder):
     view, run, counts, _ = _watch(script, ticks_every=41)
     assert len(run.tool_results) == 400
     assert max(counts) < WIDGET_BOUND, max(counts)
-    assert view.widgets_created < 2 * WIDGET_BOUND
+    assert view.pool.created < 2 * WIDGET_BOUND
     html = all_html(view)
     assert re.search(r"… \d{3} rounds, \d{3} calls \(\d{3} done\) earlier: not drawn live", html), html[:2000]
     assert "401 rounds" in view.header.value  # finished: the count, not the round running

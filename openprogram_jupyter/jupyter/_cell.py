@@ -311,7 +311,7 @@ def interrupted_note(ended: bool, grace: float, output: str | None = None) -> st
 
 def store(magics: AgentMagics, plan: CellPlan, run: Run) -> None:
     """``runtime.last_run`` and the session get the Run (once, from whichever thread ends it)."""
-    namespace_runtime = magics.base_runtime()
+    namespace_runtime = magics.runtimes.base()
     if namespace_runtime is not plan.runtime:
         namespace_runtime.last_run = run
     if plan.session is not None and run not in plan.session.runs:

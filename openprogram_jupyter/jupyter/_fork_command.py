@@ -78,9 +78,9 @@ def _run_and_runtime(magics: AgentMagics, command: str, name: str, model: str | 
     if not isinstance(run, Run):
         raise UsageError(f"%agent {command}: {name!r} holds a {type(run).__name__}, not a Run (store one with -o)")
     runtime = (
-        magics._runtime_for(model)[0]
+        magics.runtimes.for_model(model)[0]
         if model is not None
-        else run.runtime or magics.namespace_runtime or default_runtime()
+        else run.runtime or magics.runtimes.namespace_runtime or default_runtime()
     )
     return run, runtime
 

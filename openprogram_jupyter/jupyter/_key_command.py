@@ -85,7 +85,7 @@ def _ask(prompt: str) -> str:
 
 def _follow_new_key(magics: AgentMagics) -> None:
     """The notebook's ``runtime`` on the default model chooses again (a key may change it)."""
-    runtime: Runtime | None = magics.namespace_runtime
+    runtime: Runtime | None = magics.runtimes.namespace_runtime
     if runtime is not None and runtime.model_spec is None:
         runtime.model = None
 

@@ -159,7 +159,7 @@ def _show(magics: AgentMagics, rest: str) -> None:
     if rest.strip():
         show_run(variable(magics, rest.strip(), "show [VAR]"))
         return
-    last = getattr(magics.namespace_runtime, "last_run", None)
+    last = getattr(magics.runtimes.namespace_runtime, "last_run", None)
     if last is None:
         raise UsageError("%agent show: no run yet in this kernel; name one with %agent show VAR")
     show_run(last)

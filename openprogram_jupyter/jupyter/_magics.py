@@ -10,7 +10,6 @@ blocking (the plain magic), or to :mod:`._background`. Its traits are the
 from __future__ import annotations
 
 import dataclasses
-import os
 import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -20,6 +19,8 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from traitlets import Float, Int, Unicode
 
 from ..core.approval_policy import SessionRules
+from ._cell_runtime import CellRuntimes
+from ._cell_tools import mcp_tools, tools_named
 from ._options import FLAGS, USAGE, CellOptions, HelpRequested, fill_prompt, parse_options
 from ._sessions import Session, Sessions
 from ._warm_up import wait_for_warm_up
@@ -31,19 +32,7 @@ if TYPE_CHECKING:
     from ..engine.spec import RunSpec
     from ..models import Model
 
-__all__ = ["AgentMagics", "CellPlan", "offline_note"]
-
-
-def offline_note() -> str:
-    """What a cell says when it fell back to the offline model, naming the key variables
-    the providers declare."""
-    from ..models.providers import key_variables_text
-
-    return (
-        "Using the built-in offline model: no model was chosen and no provider key is set. "
-        f"Set {key_variables_text()} (or OPENPROGRAM_MODEL), "
-        "%config AgentMagics.model = 'provider:model', or pass -m."
-    )
+__all__ = ["AgentMagics", "CellPlan"]
 
 
 @dataclass
@@ -91,15 +80,14 @@ class AgentMagics(Magics):
         super().__init__(shell)
         self.sessions = Sessions()
         self.approval_rules = SessionRules()  # "Always allow" / "Always deny" clicks; %agent policy
-        self.namespace_runtime = namespace_runtime
+        self.runtimes = CellRuntimes(shell, namespace_runtime, lambda: self.model)
         # Where each cell first started each ScriptedModel (rewound to when the cell runs again).
         self._script_starts: weakref.WeakKeyDictionary[Any, dict[str, int]] = weakref.WeakKeyDictionary()
-        self._offline_noted = False
         self.observe(self._follow_model, names=["model"])
 
     def _follow_model(self, change: dict[str, Any]) -> None:
         # The notebook's `runtime` follows %config AgentMagics.model, as long as it is ours.
-        runtime = self.namespace_runtime
+        runtime = self.runtimes.namespace_runtime
         if runtime is not None and self.shell is not None and self.shell.user_ns.get("runtime") is runtime:
             runtime.model = change["new"]
 
@@ -178,7 +166,7 @@ class AgentMagics(Magics):
     def _plan_one(self, options: CellOptions, prompt: str) -> CellPlan:
         from ..core.errors import SetupError
 
-        runtime, notes = self._runtime_for(options.model, options.base_url)
+        runtime, notes = self.runtimes.for_model(options.model, options.base_url)
         if options.record is not None:
             # Saved from the model this runtime resolved; the cell's runtime is left as it was.
             runtime = runtime.replace(model=_recording(runtime, options.record))
@@ -217,7 +205,9 @@ class AgentMagics(Magics):
         if self.system is not None:
             run_options.setdefault("system", self.system)
         if options.tools is not None or options.mcp is not None:
-            run_options["tools"] = self._tools_named(options.tools or []) + self._mcp_tools(options.mcp or [])
+            run_options["tools"] = tools_named(self.namespace, options.tools or []) + mcp_tools(
+                self.namespace, options.mcp or []
+            )
         if session is not None:
             run_options["messages"] = list(session.messages)
         if options.choices is not None:
@@ -228,163 +218,6 @@ class AgentMagics(Magics):
                 )
             run_options["choices"] = self.namespace[options.choices]
         return run_options
-
-    def base_runtime(self) -> Runtime:
-        """The Runtime every cell derives from: the notebook's ``runtime`` variable as the user
-        last bound it (``runtime = op.Runtime(approve=...)`` counts), else the one
-        ``%load_ext`` made, else the process-wide default."""
-        from ..engine.runtime import Runtime, default_runtime
-
-        bound = self.shell.user_ns.get("runtime") if self.shell is not None else None
-        if isinstance(bound, Runtime):
-            return bound
-        return self.namespace_runtime or default_runtime()
-
-    def _runtime_for(self, name: str | None, base_url: str | None = None) -> tuple[Runtime, list[str]]:
-        """The Runtime for ``-m name`` (or the configured / default model), sent to
-        ``base_url`` when given, and any notes. A model ``-m`` names — a variable holding a
-        model, a model string, ``offline`` — runs on :meth:`base_runtime` with that model in
-        place of its own (``replace``), so its approver, session rules, deny list, caps,
-        registry and settings hold; a variable holding a Runtime is that Runtime."""
-        from ..engine.runtime import Runtime
-        from ..models import Model
-
-        notes: list[str] = []
-        namespace = self.namespace
-        if name is not None:
-            value = namespace.get(name)
-            if isinstance(value, Model):
-                if base_url is not None:
-                    raise UsageError(
-                        f"%%agent: --base-url applies to a model string; -m names a "
-                        f"{type(value).__name__} object, built with its own endpoint"
-                    )
-                return self.base_runtime().replace(model=value), notes
-            if isinstance(value, Runtime):  # e.g. op.Runtime(model="openai:…", base_url=…) for a local server
-                return (value if base_url is None else self._at(value, base_url)), notes
-            if name in namespace and ":" not in name:
-                raise UsageError(
-                    f"%%agent: -m {name}: the notebook variable {name!r} holds a "
-                    f"{type(value).__name__}, not a model or a Runtime (e.g. op.ScriptedModel([...]), "
-                    "or op.Runtime(model=..., base_url=...))"
-                )
-            if ":" not in name and name != "offline":
-                raise UsageError(
-                    f"%%agent: -m {name!r} names neither a notebook variable holding a model nor a "
-                    "model string such as 'openai:gpt-4.1-mini', 'anthropic:claude-sonnet-5-5' or 'offline'"
-                )
-            if name == "offline":
-                notes.append("Using the built-in offline model (-m offline).")
-            return self._runtime_for_string(name, f"-m {name}", base_url), notes
-        return self._runtime_by_default(notes, base_url), notes
-
-    def _runtime_by_default(self, notes: list[str], base_url: str | None) -> Runtime:
-        """The Runtime of a cell without ``-m``: :meth:`base_runtime`, on the model
-        ``%config AgentMagics.model`` names when that is not its own."""
-        from ..models import default_model_name
-
-        runtime = self.base_runtime()
-        spec = runtime.model_spec
-        if self.model and spec != self.model:
-            return self._runtime_for_string(self.model, "%config AgentMagics.model", base_url)
-        if not self.model and spec is None:
-            default = default_model_name()
-            if default == "offline":
-                notes.append(self._offline_note(os.environ.get("OPENPROGRAM_MODEL", "").strip() == "offline"))
-            self._follow_the_default(runtime, default)
-        self._resolve(runtime, "the default model")
-        return runtime if base_url is None else self._at(runtime, base_url)
-
-    @staticmethod
-    def _follow_the_default(runtime: Runtime, default: str) -> None:
-        """A key set (or ``OPENPROGRAM_MODEL`` changed) after the runtime resolved its
-        default model: resolve it again, so the next cell runs on the model it names."""
-        try:
-            resolved = runtime.model.name
-        except (ValueError, TypeError):
-            resolved = None  # a bad default: resolving again reports it
-        if resolved != default:
-            runtime.model = None
-
-    def _offline_note(self, chosen: bool) -> str:
-        """The note for a cell that runs on the default offline model: in full in the first
-        such cell of the notebook, one short line after that."""
-        if self._offline_noted:
-            return "Offline model (no provider key set)." if not chosen else "Offline model (OPENPROGRAM_MODEL)."
-        self._offline_noted = True
-        return "Using the built-in offline model (OPENPROGRAM_MODEL=offline)." if chosen else offline_note()
-
-    def _at(self, runtime: Runtime, base_url: str) -> Runtime:
-        """``runtime`` with its model string sent to ``base_url`` (its key and the rest kept)."""
-        from ..core.errors import SetupError
-
-        try:
-            moved = runtime.replace(base_url=base_url)
-        except SetupError:
-            raise UsageError(
-                f"%%agent: --base-url applies to a model string; -m names a "
-                f"{type(runtime.model_spec).__name__} object, built with its own endpoint"
-            ) from None
-        self._resolve(moved, f"--base-url {base_url}")
-        return moved
-
-    def _runtime_for_string(self, name: str, what: str, base_url: str | None = None) -> Runtime:
-        """:meth:`base_runtime` with the model string ``name`` (sent to ``base_url``) in place
-        of its model, resolved now: a bad name is a ``UsageError`` naming ``what``. The
-        string stays the Runtime's model, so a key set or corrected later is picked up."""
-        changes: dict[str, Any] = {"model": name} if base_url is None else {"model": name, "base_url": base_url}
-        runtime = self.base_runtime().replace(**changes)
-        self._resolve(runtime, what)
-        return runtime
-
-    @staticmethod
-    def _resolve(runtime: Runtime, what: str) -> None:
-        try:
-            runtime.model  # noqa: B018 - resolving raises a readable error for a bad model string
-        except (ValueError, TypeError) as error:
-            raise UsageError(f"%%agent: {what}: {error}") from None
-
-    def _tools_named(self, names: list[str]) -> list[Any]:
-        """The tools ``--tools`` names: a notebook variable holding a tool or a toolset (an
-        ``op.mcp(...)`` server: all its tools), else a registered tool's name."""
-        from ..tools.menu import toolset_of
-        from ..tools.registry import default_registry
-
-        tools: list[Any] = []
-        for name in names:
-            value = self.namespace.get(name)
-            if value is not None and hasattr(value, "spec") and hasattr(value, "name"):
-                tools.append(value)
-                continue
-            toolset = toolset_of(value) if value is not None else None
-            if toolset is not None:
-                tools += toolset
-                continue
-            tool = default_registry.get(name)
-            if tool is None:
-                known = ", ".join(sorted(t.name for t in default_registry)) or "none registered yet"
-                raise UsageError(f"%%agent: --tools names {name!r}, which is no tool (registered tools: {known})")
-            tools.append(tool)
-        return tools
-
-    def _mcp_tools(self, names: list[str]) -> list[Any]:
-        """The tools of each MCP server ``--mcp`` names: a notebook variable holding an
-        ``op.mcp(...)`` server, or a connected server's name."""
-        from ..tools.mcp_source import McpServer, mcp_server
-
-        tools: list[Any] = []
-        for name in names:
-            value = self.namespace.get(name)
-            server = value if isinstance(value, McpServer) else mcp_server(name)
-            if server is None:
-                raise UsageError(
-                    f"%%agent: --mcp {name}: no MCP server of that name; connect one with "
-                    f"{name} = op.mcp(command=[...]) or op.mcp(url=...)"
-                )
-            if server.closed:
-                raise UsageError(f"%%agent: --mcp {name}: that MCP server was closed; connect it again with op.mcp")
-            tools.extend(server.tools)
-        return tools
 
     # -- %agent -------------------------------------------------------------------------
 

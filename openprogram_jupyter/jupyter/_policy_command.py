@@ -47,7 +47,7 @@ def policy_command(magics: AgentMagics, rest: str) -> None:
         _say(f"Removed session rule {words[1]}: {removed}. Later calls to {removed.pattern} go by the policy again.")
     elif words:
         raise UsageError(f"{USAGE}: got {rest!r}")
-    display_bundle(_listing(rules.rules(), getattr(magics.namespace_runtime, "approve", None)))
+    display_bundle(_listing(rules.rules(), getattr(magics.runtimes.namespace_runtime, "approve", None)))
 
 
 def _say(text: str) -> None:

@@ -225,7 +225,7 @@ def _modules_after_load_ext(prefixes: tuple[str, ...], *, warmed_up: bool) -> li
         (
             "from openprogram_jupyter.jupyter import _LOADED; "
             "from openprogram_jupyter.jupyter._warm_up import warm_up; "
-            "magics = _LOADED[id(ip)]; warm_up(magics, magics.namespace_runtime); "
+            "magics = _LOADED[id(ip)]; warm_up(magics, magics.runtimes.namespace_runtime); "
         )
         if warmed_up
         else ""

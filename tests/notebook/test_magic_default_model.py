@@ -59,7 +59,7 @@ def test_the_first_provider_in_registry_order_wins_when_several_keys_are_set(she
 
 
 def test_without_a_key_the_cell_runs_offline_and_says_how_to_choose_a_model(shell, no_keys, capsys):
-    no_keys.setattr(shell.magics_manager.registry["AgentMagics"], "_offline_noted", False)  # a new notebook
+    no_keys.setattr(shell.magics_manager.registry["AgentMagics"].runtimes, "offline_noted", False)  # a new notebook
     for _ in range(2):
         result = shell.run_cell("%%agent -o r --toolset none\nHi.")
         assert result.error_in_exec is None, result.error_in_exec

@@ -203,7 +203,7 @@ def test_the_plain_magic_runs_and_stores_the_run(shell, capsys):
 
 
 def test_offline_default_says_so(shell, capsys, monkeypatch):
-    monkeypatch.setattr(shell.magics_manager.registry["AgentMagics"], "_offline_noted", False)  # a new notebook
+    monkeypatch.setattr(shell.magics_manager.registry["AgentMagics"].runtimes, "offline_noted", False)  # a new notebook
     result = shell.run_cell("%%agent -o r --toolset none\nHello?")
     assert result.success, result.error_in_exec
     out = capsys.readouterr().out
@@ -214,7 +214,7 @@ def test_offline_default_says_so(shell, capsys, monkeypatch):
 def test_the_offline_note_is_given_in_full_once_then_short(shell, capsys, monkeypatch):
     for name in ("OPENPROGRAM_MODEL", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr(shell.magics_manager.registry["AgentMagics"], "_offline_noted", False)  # a new notebook
+    monkeypatch.setattr(shell.magics_manager.registry["AgentMagics"].runtimes, "offline_noted", False)  # a new notebook
     shell.run_cell("%%agent --toolset none\nHello?")
     first = capsys.readouterr().out
     shell.run_cell("%%agent --toolset none\nHello again?")

@@ -44,7 +44,7 @@ def test_the_rules_are_listed_in_the_order_they_are_checked_and_removed_by_numbe
 
 
 def test_the_notebook_runtime_s_policy_is_shown_after_them_unchanged(shell, rules, monkeypatch):
-    runtime = _LOADED[id(shell)].namespace_runtime
+    runtime = _LOADED[id(shell)].runtimes.namespace_runtime
     before = runtime.approve
     runtime.approve = op.policy(allow=["read_*"], deny=["drop_*"], default="ask")
     try:

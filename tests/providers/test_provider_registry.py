@@ -161,7 +161,7 @@ def test_every_key_variable_is_masked_in_cassettes_and_in_its_providers_errors(v
 
 
 def test_the_messages_that_say_which_key_to_set_name_the_registrys_default_key_variables():
-    from openprogram_jupyter.jupyter._magics import offline_note
+    from openprogram_jupyter.jupyter._cell_runtime import offline_note
 
     assert f"Set {key_variables_text()} (or OPENPROGRAM_MODEL)" in offline_note()
     assert f"set {key_variables_text()}, or pick one" in op.Runtime(model="offline").exec("hi")

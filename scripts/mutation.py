@@ -109,6 +109,7 @@ TESTS: dict[str, tuple[str, ...]] = {
     "engine/_run_test.py": ("tests/core/test_run_to_test.py",),
     "engine/_run_code.py": (
         "tests/core/test_check_and_code.py",
+        "tests/core/test_run_code_picks.py",
         "tests/core/test_code_writer.py",
     ),
     "engine/rerun.py": ("tests/core/test_rerun.py",),

@@ -134,12 +134,14 @@ def _call_arguments(writer: CodeWriter, callee: str, arguments: JsonObject, tool
 
 
 def _converts(tool: Tool, arguments: JsonObject) -> bool:
-    """Whether the tool's check turns these JSON arguments into other values."""
+    """Whether the tool's check turns these JSON arguments into other values: a date from
+    its text, a model from a dict, a string it strips — any value that compares unequal.
+    An int for a float (``3 == 3.0``) counts as the same and is written as sent."""
     try:
         checked = tool.validate(dict(arguments))
     except Exception:
         return False  # it ran with them in the run; pass them as they are
-    return any(type(checked.get(k)) is not type(v) and checked.get(k) != v for k, v in arguments.items())
+    return any(checked.get(k) != v for k, v in arguments.items())
 
 
 def _shown(arguments: JsonObject) -> str:

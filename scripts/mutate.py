@@ -1314,7 +1314,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "tools-flag-ignores-a-server",
-        "jupyter/_magics.py",
+        "jupyter/_cell_tools.py",
         "toolset = toolset_of(value) if value is not None else None",
         "toolset = None",
         ("tests/tool_sources/test_mcp_magic.py::test_tools_flag_takes_a_server_variable_as_its_tools",),

@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
-from ...core._json import JsonObject
 from ...core.errors import ProviderError
 from ...core.events import (
     AgentEndEvent,
@@ -33,8 +32,19 @@ from ...core.events import (
     TurnStartEvent,
     UpdateKind,
 )
-from ...core.messages import AssistantMessage, ImageContent, TextContent, ToolCall, ToolResultMessage, UserMessage
-from .nodes import Approval, Block, CallNode, NoticeNode, RetryNode, RoundItem, RoundNode, RunNode, UserNode
+from ...core.messages import AssistantMessage, ImageContent, ToolCall, ToolResultMessage, UserMessage
+from ._node_folding import (
+    complete_arguments,
+    fold_block_delta,
+    fold_call_delta,
+    fold_execution_end,
+    fold_execution_update,
+    fold_notice,
+    fold_retry_wait,
+    reconcile,
+    take_result,
+)
+from .nodes import CallNode, NoticeNode, RetryNode, RoundNode, RunNode, UserNode
 
 if TYPE_CHECKING:
     from ...core._engine_shapes import RunRecord
@@ -157,7 +167,7 @@ class TreeBuilder:
         if round_ is None:
             return
         for result in event.tool_results or []:
-            self._set_result(result, run)
+            self.set_result(result, run)
         round_.finished = True
         round_.touch()
 
@@ -194,84 +204,37 @@ class TreeBuilder:
             round_.touch()
             run.touch()
         elif isinstance(message, ToolResultMessage):
-            self._set_result(message, run)
+            self.set_result(message, run)
 
     def reconcile(self, round_: RoundNode, message: AssistantMessage) -> None:
-        """Make the round's items match the final message (it is the authority).
-
-        Blocks are reused by kind, in order, so a view keeps their widgets; calls are
-        found by id; notices and retry waits (not part of the message) stay, after
-        everything else.
-        """
-        old_blocks = [item for item in round_.items if isinstance(item, Block)]
-        notices = [item for item in round_.items if isinstance(item, (NoticeNode, RetryNode))]
-        items: list[RoundItem] = []
-        for block in message.content:
-            if isinstance(block, ToolCall):
-                call = self._call_for(block, round_)
-                self._complete_arguments(call, block)
-                items.append(call)
-                continue
-            kind: Literal["text", "thinking"] = "text" if isinstance(block, TextContent) else "thinking"
-            text = block.text if isinstance(block, TextContent) else block.thinking
-            reuse = next((b for b in old_blocks if b.kind == kind), None)
-            if reuse is not None:
-                old_blocks.remove(reuse)
-                reuse.set_text(text)
-                items.append(reuse)
-            else:
-                items.append(Block(kind=kind, parts=[text]))
-        items.extend(notices)
-        round_.items = items
-        round_.touch()
+        """Make the round's items match the final message (:func:`._call_folding.reconcile`)."""
+        reconcile(round_, message, lambda block: self._call_for(block, round_))
 
     # -- assistant updates (UPDATE_HANDLERS) ---------------------------------------------
 
     def _fold_block_delta(self, round_: RoundNode, update: AssistantUpdate) -> None:
-        block = round_.by_index.get(update.content_index)
-        if not isinstance(block, Block):
-            block = Block(kind="text" if update.kind.startswith("text") else "thinking")
-            round_.by_index[update.content_index] = block
-            round_.items.append(block)
-            round_.touch()
-        if update.delta:
-            block.parts.append(update.delta)
-            block.touch()
+        fold_block_delta(round_, update)
 
     def _fold_call_start(self, round_: RoundNode, update: AssistantUpdate) -> None:
         if update.tool_call is not None:
             round_.by_index[update.content_index] = self._call_for(update.tool_call, round_)
 
     def _fold_call_delta(self, round_: RoundNode, update: AssistantUpdate) -> None:
-        call = round_.by_index.get(update.content_index)
-        if isinstance(call, CallNode):
-            call.raw_arguments.append(update.delta)
-            call.touch()
+        fold_call_delta(round_, update)
 
     def _fold_call_end(self, round_: RoundNode, update: AssistantUpdate) -> None:
         if update.tool_call is not None:
             call = self._call_for(update.tool_call, round_)
             round_.by_index[update.content_index] = call
-            self._complete_arguments(call, update.tool_call)
+            complete_arguments(call, update.tool_call)
 
     def _fold_notice(self, round_: RoundNode, update: AssistantUpdate) -> None:
-        if update.delta:
-            round_.items.append(NoticeNode(text=update.delta))
-            round_.touch()
+        fold_notice(round_, update)
 
     def _fold_retry_wait(self, round_: RoundNode, update: AssistantUpdate) -> None:
-        wait = update.retry_wait
+        wait = fold_retry_wait(round_, update)
         if wait is not None:
-            node = RetryNode(
-                reason=wait.reason,
-                seconds=wait.seconds,
-                until=wait.until,
-                retry=wait.retry,
-                max_retries=wait.max_retries,
-            )
-            round_.items.append(node)
-            self._waits[round_] = node
-            round_.touch()
+            self._waits[round_] = wait
 
     def _end_wait(self, round_: RoundNode, at: float, *, stopped: bool = False) -> None:
         """The round went on (or ended) at ``at``: its wait, if it is in one, is over."""
@@ -293,16 +256,6 @@ class TreeBuilder:
                 round_.touch()
         return call
 
-    @staticmethod
-    def _complete_arguments(call: CallNode, tool_call: ToolCall) -> None:
-        call.arguments = dict(tool_call.arguments)
-        problem = (tool_call.provider_data or {}).get("arguments_error")
-        if problem:
-            call.arguments_error = str(problem)
-        if call.status == "streaming":
-            call.status = "queued"
-        call.touch()
-
     def _lookup_call(self, event: _ToolEvent) -> CallNode:
         call = self.calls.get(event.tool_call_id)
         if call is None:
@@ -320,28 +273,10 @@ class TreeBuilder:
         call.touch()
 
     def _on_tool_execution_update(self, event: ToolExecutionUpdateEvent) -> None:
-        call = self._lookup_call(event)
-        if event.status == "awaiting_approval":
-            call.status = "awaiting_approval"
-        elif event.status in ("approved", "running"):
-            call.status = "running"
-            if event.status == "approved":
-                call.approval = "approved"
-        elif event.status == "progress":
-            call.progress.append(event.data)
-        elif event.status == "output":
-            call.add_output(event.data)
-        call.touch()
+        fold_execution_update(self._lookup_call(event), event)
 
     def _on_tool_execution_end(self, event: ToolExecutionEndEvent) -> None:
-        call = self._lookup_call(event)
-        call.status = event.status
-        call.result = event.result
-        call.take_output(event.result)
-        call.duration = event.duration
-        call.approval = _approval_of(event.result) or call.approval
-        call.edited_arguments = _edited_arguments_of(event.result)
-        call.touch()
+        fold_execution_end(self._lookup_call(event), event)
 
     def _on_divergence(self, event: DivergenceEvent) -> None:
         run = self._run(event)
@@ -359,34 +294,13 @@ class TreeBuilder:
             round_.touch()
         run.touch()
 
-    def _set_result(self, result: ToolResultMessage, run: RunNode) -> None:
+    def set_result(self, result: ToolResultMessage, run: RunNode) -> None:
+        """Give ``result`` to its call (made in ``run``'s open round if unknown), unless the
+        call has one already (:func:`._call_folding.take_result`)."""
         call = self.calls.get(result.tool_call_id)
         if call is None:
             call = self._call_for(ToolCall(id=result.tool_call_id, name=result.tool_name), self._round(run))
-        if call.result is None:
-            call.result = result
-            call.take_output(result)
-            call.status = result.status
-            call.approval = _approval_of(result) or call.approval
-            call.edited_arguments = _edited_arguments_of(result)
-            if call.duration is None and "duration" in result.details:
-                try:
-                    call.duration = float(result.details["duration"])
-                except (TypeError, ValueError):
-                    pass
-            call.touch()
-
-
-def _approval_of(result: ToolResultMessage | None) -> Approval | None:
-    """The user's answer a result records (``details["approval"]``), if it records one."""
-    answer = result.details.get("approval") if result is not None else None
-    return answer if answer in ("approved", "denied", "edited", "skipped") else None
-
-
-def _edited_arguments_of(result: ToolResultMessage | None) -> JsonObject | None:
-    """The arguments the user ran in place of the model's (``details["edited_arguments"]``)."""
-    edited = result.details.get("edited_arguments") if result is not None else None
-    return dict(edited) if isinstance(edited, dict) else None
+        take_result(call, result)
 
 
 EVENT_HANDLERS: EventHandlers[Callable[[TreeBuilder, Any], None]] = EventHandlers(
@@ -447,7 +361,7 @@ def tree_from_messages(run: RunRecord) -> RunNode:
             round_.error = _reply_error(message)
             round_.usage = message.usage
         elif isinstance(message, ToolResultMessage):
-            builder._set_result(message, root)
+            builder.set_result(message, root)
     root.stop_reason = getattr(run, "stop_reason", None) or "stop"
     return root
 

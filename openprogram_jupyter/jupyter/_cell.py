@@ -27,7 +27,7 @@ from ..core.approvals import Skip
 from ..core.errors import ArgumentError, DecisionError, SetupError
 from ._cell_errors import RunFailed, RunInterrupted, where_the_run_is
 from ._live import LiveRun
-from ._saved_runs import saved_run_metadata
+from ._saved_runs import remember_saved_data, saved_run_metadata
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
@@ -350,6 +350,9 @@ def record(
         for live, outcome in zip(shown.lives, outcomes, strict=True)
     ]
     metadata = [_metadata(one, outcome.run) for one, outcome in zip(plans, outcomes, strict=True)]
+    for outcome, saved in zip(outcomes, metadata, strict=True):
+        if outcome.run is not None and saved is not None:
+            remember_saved_data(outcome.run, saved)
     shown.finish([outcome.run for outcome in outcomes], notes, metadata)
 
 

@@ -34,6 +34,7 @@ from ..render import render_bundle
 from ..render._safe import display_bundle, update_bundle
 from ..render.tree import TreeBuilder
 from ._buttons import Always
+from ._reload_note import ReloadNote
 from ._view import Controls, RunView
 
 if TYPE_CHECKING:
@@ -76,7 +77,7 @@ class LiveRun:
         self.abort: threading.Event = StopToken()
         self.session_rules = session_rules
         self.show_again = "%agent show"  # what draws this run again (the cell names its -o variable)
-        self._clear_at_end = False
+        self._reload_note: ReloadNote | None = None  # a foreground cell's line for a reloaded page
         self._show_at: float | None = None  # when a foreground cell displays its view (show)
         self.notes = list(notes or [])
         self.clicks = clicks
@@ -213,10 +214,10 @@ class LiveRun:
         and replaced within milliseconds reached the frontend while it was still drawing
         it, which then logged "Could not add child view to box" and the like for each
         such cell (a Run All of quickstart.ipynb). The cell also shows, under the view, how
-        to draw the run again after a page reload — a reloaded page receives nothing more
-        of this cell, and JupyterLab cannot bring the widget back while the kernel is busy —
-        and at the end its outputs are cleared and the transcript displayed, so the hint
-        goes with the view."""
+        to draw the run again after a page reload (:class:`._reload_note.ReloadNote`: a
+        reloaded page receives no more of this cell's outputs, only its widgets' changes,
+        so at the end that line becomes the transcript there), and at the end its outputs
+        are cleared and the transcript displayed, so the line goes with the view."""
         if self.view is None:
             return
         if foreground:
@@ -230,14 +231,8 @@ class LiveRun:
         self.view.tick(force=True)
         self.display_handle = display_bundle(self.view.mimebundle(self.show_again), display_id=True)
         if foreground:
-            hint = (
-                f"If this page is reloaded before the run ends, the run goes on but this cell stops "
-                f"updating: run {self.show_again} in a cell to see it."
-            )
-            display_bundle(
-                {"text/plain": hint, "text/html": f'<div style="color:#57606a;font-size:11px">{escape(hint)}</div>'}
-            )
-            self._clear_at_end = True
+            self._reload_note = ReloadNote(self.show_again)
+            self._reload_note.display()
 
     def tick(self, *, force: bool = False) -> None:
         """Redraw the view. A view that fails stops being redrawn, and says so; the run
@@ -269,9 +264,10 @@ class LiveRun:
         folded = self.view.folded() if self.view is not None and self.view_error is None else None
         bundle = static_bundle(run, self.notes + list(notes or []), folded)
         extra = {"metadata": metadata} if metadata else {}
-        if self._clear_at_end:  # the cell is still running: its outputs are the view and the hint
+        if self._reload_note is not None:  # the cell is still running: its outputs are the view and the line
             from IPython.display import clear_output
 
+            self._reload_note.ended(bundle["text/html"])  # what a page reloaded mid-run sees
             clear_output()
             display_bundle(bundle, **extra)
         elif self.display_handle is not None:

@@ -22,8 +22,10 @@ the namespace. Elsewhere ``%agent restore PATH`` names it.
 
 from __future__ import annotations
 
+import json
 import math
 import os
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -45,8 +47,10 @@ __all__ = [
     "SavedRun",
     "notebook_path",
     "read_saved_runs",
+    "remember_saved_data",
     "restore_sessions",
     "running_cell_id",
+    "saved_data_of",
     "saved_run_metadata",
 ]
 
@@ -121,6 +125,22 @@ def saved_run_metadata(
     }
 
 
+_SAVED_DATA: weakref.WeakKeyDictionary[Any, JsonObject] = weakref.WeakKeyDictionary()
+
+
+def remember_saved_data(run: Run, metadata: JsonObject) -> None:
+    """Keep ``metadata`` (:func:`saved_run_metadata` of ``run``, as its cell saved it) for
+    as long as ``run`` lives, so ``%agent show`` saves the run as its cell did: a page
+    reloaded mid-run never receives the cell's transcript, and the cell the user then runs
+    ``%agent show`` in is where the notebook keeps it."""
+    _SAVED_DATA[run] = metadata
+
+
+def saved_data_of(run: Run) -> JsonObject | None:
+    """The metadata :func:`remember_saved_data` kept for ``run``, or ``None``."""
+    return _SAVED_DATA.get(run)
+
+
 def _masked(value: object, secrets: Secrets) -> Any:
     if isinstance(value, str):
         return secrets.mask(value)
@@ -142,9 +162,10 @@ def notebook_path(shell: InteractiveShell | None) -> Path | None:
 
 
 def read_saved_runs(path: Path) -> list[SavedRun]:
-    """Every run saved in the notebook at ``path``, in notebook order. A notebook that
-    cannot be read, or a saved run that does not fit :class:`SavedRunData`, raises
-    ``ValueError`` naming the problem (and the cell and field)."""
+    """Every run saved in the notebook at ``path``, in notebook order, each once: a run
+    saved again as it was (its cell's transcript and a ``%agent show`` of it: the same
+    data) counts where it was first saved. A notebook that cannot be read, or a saved run that does not fit
+    :class:`SavedRunData`, raises ``ValueError`` naming the problem (and the cell and field)."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as error:
@@ -161,7 +182,7 @@ def read_saved_runs(path: Path) -> list[SavedRun]:
         raise ValueError(f"{path} is not a notebook (not JSON: {error})") from None
     if not isinstance(notebook, dict) or not isinstance(notebook.get("cells", []), list):
         raise ValueError(f"{path} is not a notebook (no list of cells at its top level)")
-    runs = []
+    runs, seen = [], set()
     code_cells = [c for c in notebook.get("cells", []) if isinstance(c, dict) and c.get("cell_type") == "code"]
     for index, cell in enumerate(code_cells):
         outputs = cell.get("outputs")
@@ -169,6 +190,10 @@ def read_saved_runs(path: Path) -> list[SavedRun]:
             metadata = output.get("metadata") if isinstance(output, dict) else None
             saved = metadata.get(METADATA_KEY) if isinstance(metadata, dict) else None
             if isinstance(saved, dict) and saved.get("format") == FORMAT:
+                same = json.dumps(saved, sort_keys=True, default=str)
+                if same in seen:
+                    continue
+                seen.add(same)
                 cell_id = cell.get("id")
                 runs.append(_saved_run(saved, index, cell_id if isinstance(cell_id, str) else None))
     return runs

@@ -10,6 +10,7 @@ from IPython import get_ipython
 
 from ..render import render_bundle
 from ..render._safe import display_bundle
+from ._saved_runs import saved_data_of
 from ._view import Controls, RunView
 
 if TYPE_CHECKING:
@@ -23,7 +24,9 @@ def show_run(shown: Run | RunHandle) -> None:
     """Display a live view of ``run`` (a ``Run`` or a ``RunHandle``).
 
     A finished run is drawn as its static transcript only, as a finished cell is: a widget
-    view of it would be lost when the notebook is saved and opened again. A run still going
+    view of it would be lost when the notebook is saved and opened again; a run a
+    ``%%agent`` cell made carries the data that cell saved with it
+    (:func:`._saved_runs.saved_data_of`), so ``%agent restore`` finds it here too. A run still going
     on (a background handle) is followed by a live view until it ends, its new events
     polled ten times a second. Outside a widget frontend the static transcript is displayed.
     """
@@ -38,7 +41,8 @@ def show_run(shown: Run | RunHandle) -> None:
         raise TypeError(f"show_run needs a Run or a RunHandle, not {type(shown).__name__}")
     shell = get_ipython()
     if shell is None or getattr(shell, "kernel", None) is None or run.stop_reason is not None:
-        display_bundle(render_bundle(run))
+        saved = saved_data_of(run)
+        display_bundle(render_bundle(run), **({"metadata": saved} if saved is not None else {}))
         return
     controls = Controls(
         stop=handle.abort if handle is not None else None, steer=handle.steer if handle is not None else None

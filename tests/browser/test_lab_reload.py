@@ -1,17 +1,22 @@
-"""A real browser: the page reloaded while a run goes on.
+"""A real browser: the page reloaded while a run goes on (issue 43, item 5).
 
-A reloaded page no longer receives the outputs of the cell that was running (the request
-to run it came from the page that is gone), so the final transcript never reaches that
-cell, and JupyterLab cannot bring the live view back while the kernel is busy with it.
-What the user has instead: a line under the view, saved with it, says to run
-``%agent show VAR``, which draws the run — finished, with its transcript — in the cell
-where they run it, and saving keeps that.
+A reloaded page no longer receives the outputs of the cell that was running (Jupyter
+sends them to the page that asked to run it, and that page is gone), so the transcript
+displayed when the run ends never reaches that cell. Widget state does: JupyterLab and
+Notebook 7 restore the kernel's widgets even while the cell runs (ipykernel 7.4's
+subshells answer them) and apply their later changes. So the line under the view is a
+widget: while the run goes on it says to run ``%agent show VAR``, and once the run ends it
+says the run has ended, how to keep it, and shows the transcript. ``%agent show VAR``
+draws the finished run where it is run, with the run's data, so the saved notebook holds
+it for ``%agent restore``.
 """
 
 from __future__ import annotations
 
 import nbformat
 import pytest
+
+from openprogram_jupyter.jupyter._saved_runs import read_saved_runs
 
 from .lab import OUTPUT, chromium_page, open_and_run_all, write_notebook
 
@@ -38,28 +43,39 @@ def _notebook_ready(page) -> None:
     )
 
 
-def test_a_page_reloaded_mid_run_says_how_to_see_the_run_and_agent_show_draws_it(lab):
-    url, root = lab
-    name = write_notebook(root, "reload.ipynb", CELLS)
-    with chromium_page(1100, 900, "reload-failure.png") as page:
-        open_and_run_all(page, f"{url}/lab/tree/{name}")
+def _save(page) -> None:
+    page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
+    page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty", timeout=30_000)
+
+
+def test_a_page_reloaded_mid_run_shows_the_ended_run_in_the_line_and_agent_show_saves_it(jupyter):
+    name = write_notebook(jupyter.root, "reload.ipynb", CELLS)
+    with chromium_page(1100, 900, f"reload-failure-{jupyter.frontend}.png") as page:
+        open_and_run_all(page, jupyter.notebook_address(name))
         page.locator(".jp-OutputArea-output", has_text="word word word").first.wait_for(timeout=60_000)
-        page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
-        page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty", timeout=30_000)
+        _save(page)
         page.reload()
         _notebook_ready(page)
-        page.locator(".jp-Cell").nth(1).get_by_text("run %agent show r in a cell to see it").wait_for(timeout=30_000)
+        cell = page.locator(".jp-Cell").nth(1)
+        cell.get_by_text("run %agent show r in a cell to see it").first.wait_for(timeout=30_000)
         page.wait_for_function(f"() => {_KERNEL}.status === 'idle'", timeout=60_000)  # the run has ended
+        line = cell.locator(".widget-html", has_text="The run has ended")
+        line.wait_for(timeout=30_000)
+        ended = line.inner_text()
+        page.screenshot(path=str(OUTPUT / f"reload-ended-{jupyter.frontend}.png"), full_page=True)
         # The user runs the last cell again: the run, finished, drawn where they asked for it.
         page.locator(".jp-Cell").nth(2).click()
         page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-cell')")
         page.locator(".jp-Cell").nth(2).get_by_text("finished").first.wait_for(timeout=60_000)
-        page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
-        page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty", timeout=30_000)
-        page.screenshot(path=str(OUTPUT / "reload.png"), full_page=True)
+        _save(page)
+        page.screenshot(path=str(OUTPUT / f"reload-{jupyter.frontend}.png"), full_page=True)
 
-    saved = nbformat.read(root / name, as_version=4)
+    assert "run %agent show r in a cell to keep it" in ended, ended
+    assert "Talk for a while." in ended and "finished" in ended and ended.count("word") == 150, ended
+    saved = nbformat.read(jupyter.root / name, as_version=4)
     left = "".join(str(o.get("data", {}).get("text/plain", "")) for o in saved.cells[1].outputs)
     assert "If this page is reloaded before the run ends" in left and "run %agent show r in a cell" in left
     shown = "".join(str(o.get("data", {}).get("text/plain", "")) for o in saved.cells[2].outputs)
     assert "Talk for a while." in shown and "finished" in shown and shown.count("word") == 150
+    [restored] = read_saved_runs(jupyter.root / name)  # the %agent show cell's output saved the run
+    assert restored.cell == 2 and restored.stop_reason == "stop" and len(restored.messages) == 2

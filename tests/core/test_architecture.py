@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import ast
 import configparser
+import re
 from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[2] / "openprogram_jupyter"
+REPO = Path(__file__).resolve().parents[2]
+PACKAGE = REPO / "openprogram_jupyter"
 ROOT = "openprogram_jupyter"
 
 CONTRACTS = PACKAGE.parent / ".importlinter"
@@ -167,3 +169,23 @@ def test_modules_and_functions_stay_small(path):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             length = (node.end_lineno or node.lineno) - node.lineno + 1
             assert length <= 60, f"{path.name}: {node.name} has {length} lines (at most 60)"
+        if isinstance(node, ast.ClassDef):
+            length = (node.end_lineno or node.lineno) - node.lineno + 1
+            assert length <= 250, f"{path.name}: class {node.name} has {length} lines (at most 250)"
+
+
+def test_no_import_between_folders_points_up_even_to_annotate():
+    contracts = configparser.ConfigParser()
+    contracts.read(REPO / ".importlinter")
+    layers = contracts["importlinter:contract:layers"]
+    assert contracts["importlinter"]["exclude_type_checking_imports"] == "False"
+    assert layers.get("ignore_imports", "").split() == [], "use core/_engine_shapes.py's protocols, never an ignore"
+
+
+def test_the_pre_commit_hooks_run_what_ci_runs():
+    entries = re.findall(r"^\s*entry: (.+)$", (REPO / ".pre-commit-config.yaml").read_text(), re.M)
+    ci = (REPO / ".ci" / "run").read_text()
+    expected = ["-m ruff check", "-m ruff format", "-m mypy", "lint-imports"]
+    for command in expected:
+        assert command in ci, f".ci/run no longer runs {command}"
+        assert any(command in entry for entry in entries), f".pre-commit-config.yaml does not run {command}"

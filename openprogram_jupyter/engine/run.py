@@ -18,15 +18,15 @@ from ..core.events import AgentEndEvent, Divergence, DivergenceEvent, MessageEnd
 from ..core.messages import AssistantMessage, RunStopReason, ToolResultMessage, Usage, UserMessage
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from ..core._run_context import RunContext
     from ..core.events import Event
     from ..models._wire import WireLog
     from .runtime import Runtime
-    from .spec import RunSpec
+    from .spec import AgainOptions, RunSpec
 
 __all__ = ["Run", "RunError"]
-
-_KEEP: Any = object()  # "not given": keep the original run's setting
 
 
 class Run:
@@ -187,24 +187,29 @@ class Run:
         *,
         model: Any = None,
         tools: Any = None,
-        system: Any = _KEEP,
         runtime: Runtime | None = None,
-        **options: Any,
+        **options: Unpack[AgainOptions],
     ) -> Run:
         """A new run that replays this one's rounds before ``round`` from the record — no
         model request, no tool run, each marked as replayed in every view — and goes on
         live from ``round`` with the changes: another ``model``, ``tools`` (by default the
-        same names, looked up again, so a tool redefined since is the new one), ``system``
-        prompt, or any other run option. Runs on ``runtime`` (default: the Runtime that ran
-        this one, else the notebook's). ``round`` must be one of this run's rounds
+        same names, looked up again, so a tool redefined since is the new one), or any
+        run option (``system=``, ``max_iterations=``, …; one not given keeps the run's
+        own). Runs on ``runtime`` (default: the Runtime that ran this one, else the
+        notebook's). ``round`` must be one of this run's rounds
         (``SetupError`` otherwise). See :meth:`Runtime.fork
         <openprogram_jupyter.engine.runtime.Runtime.fork>`."""
         base = runtime or self.runtime or cast("Runtime", _ambient.ambient_runtime())
-        changes = {} if system is _KEEP else {"system": system}
-        return base.fork(self, round, model=model, tools=tools, **changes, **options)
+        return base.fork(self, round, model=model, tools=tools, **options)
 
     def rerun(
-        self, *, tools: Any = (), live: bool = False, same: Any = None, runtime: Runtime | None = None, **options: Any
+        self,
+        *,
+        tools: Any = (),
+        live: bool = False,
+        same: Any = None,
+        runtime: Runtime | None = None,
+        **options: Unpack[AgainOptions],
     ) -> Run:
         """This run again with the tools as they are now: each recorded reply is played back
         (no model request) and its calls run for real, with the run's own tools by name —

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from ..tools.registry import Registry
     from .run import Run
     from .settings import RunSettings
-    from .spec import RunOptions, RunSpec
+    from .spec import AgainOptions, RunOptions, RunSpec, RuntimeKeywords
     from .tool_execution import Approver
 
 __all__ = ["RunHandle", "Runtime", "current_runtime", "default_runtime"]
@@ -110,7 +110,7 @@ class Runtime:
             self._settings = merge(DEFAULTS, dict(self._config.settings))
         return dict(self._settings)  # type: ignore[return-value]
 
-    def replace(self, **changes: Any) -> Runtime:
+    def replace(self, **changes: Unpack[RuntimeKeywords]) -> Runtime:
         """A new Runtime like this one — model, keys, approver, deny list, caps, registry,
         cassette and settings — with ``changes`` (any keyword of ``Runtime(...)``) applied.
         It shares nothing that runs: its MCP servers and its resolved model are its own
@@ -268,7 +268,7 @@ class Runtime:
         *,
         model: str | Model | None = None,
         tools: Sequence[object] | None = None,
-        **options: Any,
+        **options: Unpack[AgainOptions],
     ) -> Run:
         """Run ``run`` again from ``round``: the rounds before it are replayed from the record
         (no model request, no tool run), then this Runtime's model — or ``model``, on a
@@ -281,7 +281,13 @@ class Runtime:
         return runtime.run(fork_spec(run, round, runtime, tools=tools, **options))
 
     def rerun(
-        self, run: Run, *, tools: Sequence[object] = (), live: bool = False, same: Any = None, **options: Any
+        self,
+        run: Run,
+        *,
+        tools: Sequence[object] = (),
+        live: bool = False,
+        same: Any = None,
+        **options: Unpack[AgainOptions],
     ) -> Run:
         """Run ``run`` again on this Runtime, its recorded replies played back while the
         tools run for real, until its results part from the recording (see

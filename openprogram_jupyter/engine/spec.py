@@ -36,7 +36,9 @@ if TYPE_CHECKING:
     from .tool_execution import Approver
 
 __all__ = [
+    "AgainOptions",
     "DecisionSetup",
+    "MenuFilters",
     "ReplayedRound",
     "RerunPlan",
     "RunHooks",
@@ -44,6 +46,7 @@ __all__ = [
     "RunOptions",
     "RunSpec",
     "RuntimeDefaults",
+    "RuntimeKeywords",
     "build_spec",
 ]
 
@@ -97,13 +100,10 @@ class RunHooks(TypedDict, total=False):
     get_follow_up_messages: MessageSource | None
 
 
-class RunInputs(TypedDict, total=False):
-    """What a run is about: earlier conversation (``messages``), the tools (``tools``,
-    ``toolset``, ``tools_source``, ``tools_allow``, ``tools_deny``; docs/tools.md) and the
-    options of a decision (``choices``; docs/decisions.md)."""
+class MenuFilters(TypedDict, total=False):
+    """How a run's menu is narrowed (``toolset``, ``tools_source``, ``tools_allow``,
+    ``tools_deny``; docs/tools.md) and the options of a decision (``choices``; docs/decisions.md)."""
 
-    messages: Sequence[Any] | None
-    tools: Sequence[object] | None
     toolset: str | None
     tools_source: str | None
     tools_allow: Sequence[str] | None
@@ -111,8 +111,36 @@ class RunInputs(TypedDict, total=False):
     choices: object
 
 
+class RunInputs(MenuFilters, total=False):
+    """What a run is about: earlier conversation (``messages``), the tools (``tools``) and
+    what narrows them (:class:`MenuFilters`)."""
+
+    messages: Sequence[Any] | None
+    tools: Sequence[object] | None
+
+
 class RunOptions(RunSettings, RunInputs, RunHooks, total=False):
     """The keyword arguments of ``Runtime.run`` / ``exec`` / ``arun`` / ``start`` / ``prepare``."""
+
+
+class AgainOptions(RunSettings, MenuFilters, RunHooks, total=False):
+    """The run options a fork or a rerun takes over the recorded run's own (its ``tools``
+    and conversation are the recording's unless ``tools=`` is given by name)."""
+
+
+class RuntimeKeywords(RunSettings, total=False):
+    """The keywords of ``Runtime(...)``, and so of ``Runtime.replace``: what the Runtime is
+    configured with, and the run settings its runs start from."""
+
+    model: Any
+    api_key: str | None
+    base_url: str | None
+    approve: Approver | None
+    tools_deny: Sequence[str]
+    max_depth: int
+    cancel_grace: float
+    registry: Any
+    record: Any
 
 
 _HOOKS = frozenset(RunHooks.__optional_keys__)

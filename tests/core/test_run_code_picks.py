@@ -137,3 +137,31 @@ def test_a_pick_whose_arguments_cannot_be_written_takes_no_number_from_the_next_
     lines = run.to_code().splitlines()
     assert lines[-1] == "echo_1 = echo(text='y')"
     assert lines[-2].startswith("# round 1: echo(text='x') ran, but its arguments cannot be written: a date is not")
+
+
+def test_a_failed_pick_whose_result_is_blank_says_only_that_it_failed():
+    @op.function
+    def add(a: int, b: int) -> int:
+        """Add."""
+        return a + b
+
+    run = op.Runtime(model=op.ScriptedModel([call("add", a=1, b=2), "done"])).run("go", tools=[add])
+    run.messages = [
+        m.model_copy(update={"content": [op.TextContent(text=" \n")], "status": "error", "is_error": True})
+        if isinstance(m, op.ToolResultMessage)
+        else m
+        for m in run.messages
+    ]
+    assert run.to_code().splitlines()[2:] == ["# round 1: add(a=1, b=2) failed"]
+
+
+def test_an_error_s_first_line_of_exactly_160_characters_is_kept_whole():
+    @op.function
+    def boom(text: str) -> str:
+        """Fails."""
+        raise ValueError(text)
+
+    error = "Error: boom raised ValueError: " + "x" * 129
+    assert len(error) == 160
+    run = op.Runtime(model=op.ScriptedModel([call("boom", text="x" * 129), "done"])).run("go", tools=[boom])
+    assert run.to_code().splitlines()[2:] == [f"# round 1: boom(text={'x' * 129!r}) failed: {error}"]

@@ -12,6 +12,7 @@ owns the rest: retries, the error message, and closing the stream on cancel.
 from __future__ import annotations
 
 import asyncio
+import copy
 import importlib.util
 import operator
 import os
@@ -20,7 +21,7 @@ import weakref
 from abc import abstractmethod
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
 from contextlib import aclosing
-from typing import Any
+from typing import Any, TypeVar
 
 from ..core._install import missing_dependency_message
 from ..core._json import JsonObject
@@ -58,6 +59,8 @@ def scrub_secrets(text: str, secrets: Iterable[str | None] = ()) -> str:
 
 
 # -- the model base --------------------------------------------------------------------
+
+_Twin = TypeVar("_Twin", bound="ProviderModel")
 
 
 class ProviderModel(Model):
@@ -122,6 +125,17 @@ class ProviderModel(Model):
     def _make_client(self) -> Any:
         """Import the SDK and build a client (the SDK loads here, never at import)."""
         raise NotImplementedError
+
+    def for_another_run(self: _Twin) -> _Twin:
+        """This model for one more run beside those already using it: the same model id,
+        key, base URL, retry policy and SDK clients (one per event loop, made once and
+        shared), with its own memo of what its last round built. Runs side by side on one
+        event loop (``op.evaluate``) then make no client each — building one loads the TLS
+        certificates, about 20 ms that hold up every run on the loop — and never reset each
+        other's memo."""
+        twin = copy.copy(self)
+        twin._history = HistoryMemo()
+        return twin
 
     _warm_up_resource: str = ""
     """The client attribute path a round calls (``"chat.completions"``): SDKs load it lazily."""

@@ -133,6 +133,12 @@ class BedrockModel(ProviderModel):
         self._client_lock = threading.Lock()
         self._json_messages: tuple[list[Any], list[Any]] = ([], [])  # the wire body's last messages, as JSON data
 
+    def for_another_run(self) -> BedrockModel:
+        """As :meth:`ProviderModel.for_another_run`, the body's converted messages kept apart too."""
+        twin = super().for_another_run()
+        twin._json_messages = ([], [])
+        return twin
+
     def _client(self) -> Any:
         # boto3 clients are thread-safe and not tied to an event loop: one is enough.
         with self._client_lock:

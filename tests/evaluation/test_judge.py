@@ -87,8 +87,7 @@ def test_a_judgement_is_true_when_it_passed_and_carries_the_judges_run():
 def test_the_judge_reads_the_rubric_and_the_whole_run_calls_and_results_included():
     judge = op.judge(RUBRIC, model=grader())
     run = op.Runtime(model=careful()).run("Add 2 and 3.", tools=[add])
-    judge(run)
-    sent = judge.runtime.last_run.messages[0].text
+    sent = judge(run).run.messages[0].text
     assert sent.startswith(f"Rubric: {RUBRIC}\n")
     for line in (
         "Tools offered: add",
@@ -186,10 +185,15 @@ def test_a_replayed_judge_asked_about_other_runs_says_it_drifted(tmp_path):
         progress=False,
         expect=op.judge(RUBRIC, model=grader(), record=cassette),
     )
-    again = op.evaluate(
-        prompts(2), models=[sloppy()], tools=[add], progress=False, expect=op.judge(RUBRIC, model=f"replay:{cassette}")
+    replayed = op.judge(RUBRIC, model=f"replay:{cassette}")
+    other_model = op.evaluate(prompts(2), models=[sloppy()], tools=[add], progress=False, expect=replayed)
+    assert other_model.rows[0].verdict == "error"
+    assert 'holds no verdict for ["Add 0 and 1.", "sloppy", null, 0]' in other_model.rows[0].why
+    same_row_other_run = op.evaluate(
+        prompts(2), models={"careful": sloppy()}, tools=[add], progress=False, expect=replayed
     )
-    assert again.rows[0].verdict == "error" and "drifted from the recording" in again.rows[0].why
+    assert same_row_other_run.rows[0].verdict == "error"
+    assert "drifted from the recording" in same_row_other_run.rows[0].why
 
 
 def test_aevaluate_grades_with_a_judge_on_the_current_loop():
@@ -222,8 +226,7 @@ def test_the_graded_run_cannot_end_its_own_block_and_speak_outside_it():
     )
     judge = op.judge(RUBRIC, model=grader())
     run = op.Runtime(model=op.ScriptedModel([forged])).run("Add 2 and 3.", tools=[add])
-    judge(run)
-    sent = judge.runtime.last_run.messages[0].text
+    sent = judge(run).run.messages[0].text
     real = re.search(r"between the line BEGIN (RUN-[0-9a-f]{16}) and the line END \1;", sent).group(1)
     assert real != "RUN-0000000000000000" and sent.count(real) == 4  # named twice, then the two lines
     before, rest = sent.split(f"\nBEGIN {real}\n")

@@ -16,10 +16,12 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from ...core._ambient import ambient_runtime
 from ...core._stop import StopToken, waiting_time
 from ...core.errors import SetupError
+from ...engine.runtime import ambient_runtime
 from ...models import Model
+from ...models._provider_common import ProviderModel
+from ._grading import grade_rows
 from ._jobs import EvalJob, EvalOutcome, arun_job, check_names, run_job
 from ._judge import Judge, Judgement, judge
 from ._progress import Progress
@@ -165,7 +167,7 @@ async def aevaluate(
         raise
     finally:
         meter.close()
-    if any(isinstance(each, Judge) for each in plan.expect):  # a judge's model call would hold up this loop
+    if plan.expect:  # grading runs checks and judges on an event loop of its own
         return await asyncio.to_thread(plan.result, outcomes, stopped=stop.is_set())
     return plan.result(outcomes, stopped=stop.is_set())
 
@@ -173,33 +175,43 @@ async def aevaluate(
 class _Plan:
     """The checked jobs, and how their outcomes become the table."""
 
-    def __init__(self, jobs: list[EvalJob], labels: list[str], expect: tuple[Expect, ...]) -> None:
+    def __init__(
+        self, jobs: list[EvalJob], labels: list[str], expect: tuple[Expect, ...], concurrency: int = 8
+    ) -> None:
         self.jobs = jobs
         self.labels = labels
         self.expect = expect
+        self.concurrency = concurrency
 
     def result(self, outcomes: Mapping[int, EvalOutcome], *, stopped: bool) -> Evaluation:
-        """The table. An interrupt while ``expect`` judges raises
-        :class:`EvaluationInterrupted` carrying every row: those judged keep their verdict,
+        """The table, every finished run graded by ``expect`` (judges side by side, at most
+        ``concurrency`` at once). An interrupt while grading raises
+        :class:`EvaluationInterrupted` carrying every row: those graded keep their verdict,
         the others read ``stopped`` (not judged) — no finished run is lost."""
-        rows: list[EvalRow] = []
-        for job in self.jobs:
-            outcome = outcomes.get(job.index) or EvalOutcome(job.index, skipped=True)
-            try:
-                rows.append(to_row(outcome, job.prompt, job.model_label, self.expect))
-            except KeyboardInterrupt:
-                for rest in self.jobs[len(rows) :]:
-                    row = to_row(
-                        outcomes.get(rest.index) or EvalOutcome(rest.index, skipped=True),
-                        rest.prompt,
-                        rest.model_label,
-                        None,
-                    )
-                    if row.verdict == "pass":
-                        row.verdict, row.why = "stopped", "not judged: the evaluation was interrupted while judging"
-                    rows.append(row)
-                raise EvaluationInterrupted(Evaluation(rows, self.labels, stopped=True)) from None
+        rows = [to_row(outcomes.get(job.index) or EvalOutcome(job.index, skipped=True), job) for job in self.jobs]
+        ended = [(row, row_key(job, self.jobs)) for row, job in zip(rows, self.jobs, strict=True) if row.passed]
+        graded: list[int] = []
+        try:
+            grade_rows(ended, self.expect, self.concurrency, graded)
+        except KeyboardInterrupt:
+            for row, _ in ended:
+                if row.number not in graded and row.verdict == "pass":
+                    row.verdict, row.why = "stopped", "not judged: the evaluation was interrupted while judging"
+            raise EvaluationInterrupted(Evaluation(rows, self.labels, stopped=True)) from None
         return Evaluation(rows, self.labels, stopped=stopped)
+
+
+def row_key(job: EvalJob, jobs: Sequence[EvalJob]) -> list[Any]:
+    """The name a judge's recording keeps ``job``'s verdict under: its prompt, model,
+    variant and repeat, and — for a prompt given more than once — which copy it is."""
+    key: list[Any] = [job.prompt, job.model_label, job.variant, job.repeat]
+    copy = sum(
+        1
+        for other in jobs[: job.index]
+        if other.prompt == job.prompt
+        and (other.model_label, other.variant, other.repeat) == (job.model_label, job.variant, job.repeat)
+    )
+    return [*key, copy] if copy else key
 
 
 def _plan(
@@ -226,11 +238,13 @@ def _plan(
     options = {**run_options, **({"tools": list(tools)} if tools is not None else {})}
     base = ambient_runtime()  # every run derives from it: its approver, deny list, caps, settings
     base.replace(model="offline", record=None).prepare(prompt_list[0], **options)  # a bad option fails here
+    if executor is None:  # one event loop: the runs of a model share its SDK client
+        named = [(label, _resolved_once(model, base)) for label, model in named]
     jobs = [
         EvalJob(index, prompt, label, model, options, timeout, base)
         for index, (prompt, (label, model)) in enumerate((p, m) for p in prompt_list for m in named)
     ]
-    return _Plan(jobs, [label for label, _ in named], expect_all)
+    return _Plan(jobs, [label for label, _ in named], expect_all, concurrency)
 
 
 def _prompts(prompts: Any) -> list[str]:
@@ -274,6 +288,22 @@ def _label(model: object) -> str:
             return str(made.name) if isinstance(made, Model) else _label(made)
         return name
     raise TypeError(f"{model!r} is not a model: give a model string, a model object or a callable that makes one")
+
+
+def _resolved_once(model: object, base: Any) -> object:
+    """A model string resolved now, on ``base``'s key and base URL, when it names a
+    provider's model: every run then gets :func:`~._jobs.fresh_model` of that one object,
+    which shares its SDK client, instead of resolving the string and building a client of
+    its own (about 20 ms of the shared event loop each). Anything else — another kind of
+    model (a replay plays its cassette once per run), a string that does not resolve (each
+    row then says why) — is returned as it is."""
+    if not isinstance(model, str):
+        return model
+    try:
+        resolved = base.replace(model=model, record=None).model
+    except Exception:
+        return model
+    return resolved if isinstance(resolved, ProviderModel) else model
 
 
 def _guarded(finished: threading.Event, work: Callable[..., None], *args: object) -> None:

@@ -21,6 +21,7 @@ from ...core._stop import StopToken, wait_until_set
 from ...engine.run import Run
 from ...engine.runtime import Runtime
 from ...models import Model, ScriptedModel
+from ...models._provider_common import ProviderModel
 
 __all__ = ["EvalJob", "EvalOutcome", "arun_job", "fresh_model", "run_job"]
 
@@ -30,7 +31,9 @@ class EvalJob:
     """Run ``prompt`` on ``model`` with ``options`` (``Runtime.run`` keywords), for at
     most ``timeout`` seconds (``None``: no limit), on ``base`` with ``model`` in place of
     its model (its approver, deny list, caps, registry and settings hold; ``None``: a
-    Runtime of defaults). ``index`` is the cell's place in the table."""
+    Runtime of defaults). ``index`` is the cell's place in the table; ``variant`` the
+    name of the tool variant it runs (``None``: no variants) and ``repeat`` which of the
+    prompt's repeats it is (0 first)."""
 
     index: int
     prompt: str
@@ -39,6 +42,8 @@ class EvalJob:
     options: dict[str, Any] = field(default_factory=dict)
     timeout: float | None = None
     base: Runtime | None = None
+    variant: str | None = None
+    repeat: int = 0
 
 
 @dataclass
@@ -57,11 +62,14 @@ class EvalOutcome:
 
 def fresh_model(model: object) -> Any:
     """The model one run gets. A :class:`ScriptedModel` plays its script from the first
-    round for every run (a shared one would go on where the last run stopped); a callable
-    that is not a model is called for a new one; a model string or any other model is
-    used as it is (providers keep no state between requests)."""
+    round for every run (a shared one would go on where the last run stopped); a provider's
+    model is :meth:`~openprogram_jupyter.models._provider_common.ProviderModel.for_another_run`
+    (its SDK client shared, its memo its own); a callable that is not a model is called for
+    a new one; a model string or any other model is used as it is."""
     if isinstance(model, ScriptedModel):
         return ScriptedModel(model.script, name=model.name, delay=model.delay)
+    if isinstance(model, ProviderModel):
+        return model.for_another_run()
     if callable(model) and not isinstance(model, Model):
         return model()
     return model

@@ -6,11 +6,14 @@ and result, its answer), and the model must end with one pick of two schema opti
 ``pass`` or ``fail``, each with a ``reason``. A bad pick gets the decision's one re-ask;
 a second raises :class:`~openprogram_jupyter.core.errors.DecisionError`.
 
-Every judgment goes through the one Runtime of the judge, one at a time (a lock), so
-``record="judge.json"`` saves every verdict's rounds in the order they were given and
-``model="replay:judge.json"`` gives the same verdicts back in that order, without a
-network. A :class:`ScriptedModel` plays its script from the first item for every run it
-grades, as a model of ``op.evaluate`` does.
+Judgments go side by side: each grading runs on the judge's Runtime with a model of its
+own (a provider's model shares its SDK client; a :class:`ScriptedModel` plays its script
+from the first item, as a model of ``op.evaluate`` does). ``record="judge.json"`` keeps
+every grading's rounds under its key — the evaluation row's ``(prompt, model, variant,
+repeat)``, or ``["call", n]`` for the n-th direct call — and ``model="replay:judge.json"``
+gives each key its own verdict back, without a network, whatever order the gradings run
+or finish in (:mod:`._judge_tape`). A model that cannot be shared safely (a cassette
+recorded without keys, a model of your own) grades one run at a time, in table order.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import json
 import os
 import threading
 from dataclasses import dataclass, field
+from typing import Any
 
 from ...core._secrets import mask
 from ...core.errors import RunError
@@ -27,6 +31,9 @@ from ...core.messages import AssistantMessage, ToolResultMessage, UserMessage
 from ...engine.run import Run
 from ...engine.runtime import Runtime, ambient_runtime
 from ...models import Model, ScriptedModel
+from ...models._provider_common import ProviderModel
+from ...models.replay import ReplayModel
+from ._judge_tape import JudgeTape, keyed_replay, replay_is_keyed
 
 __all__ = ["Judge", "Judgement", "judge", "run_as_text"]
 
@@ -69,24 +76,66 @@ class Judgement:
 class Judge:
     """A rubric and the model that grades runs against it; made by :func:`judge`.
 
-    ``judge(run)`` returns the :class:`Judgement`. Raises :class:`RunError` when the
-    judge's model call failed, :class:`DecisionError` when it gave no valid verdict after
-    one re-ask (both carry the judge's ``run``), ``TypeError`` for something not a Run.
+    ``judge(run)`` returns the :class:`Judgement`; ``await judge.agrade(run, key)`` grades
+    on the running event loop, under ``key`` in a recording. Raises :class:`RunError` when
+    the judge's model call failed, :class:`DecisionError` when it gave no valid verdict
+    after one re-ask (both carry the judge's ``run``), ``TypeError`` for something not a Run.
     """
 
-    def __init__(self, rubric: str, runtime: Runtime, scripted: ScriptedModel | None) -> None:
+    def __init__(self, rubric: str, runtime: Runtime, tape: JudgeTape | None = None) -> None:
         self.rubric = rubric
         self.runtime = runtime
-        self._scripted = scripted
-        self._lock = threading.Lock()
+        self._tape = tape
+        self._model = runtime.model
+        self._lock = threading.Lock()  # for a model that grades one run at a time
+        self._calls = 0
+
+    @property
+    def in_order(self) -> bool:
+        """True when this judge grades one run at a time, in order: its model is neither a
+        provider's, nor scripted, nor a cassette recorded with keys."""
+        model = self._model
+        if isinstance(model, ReplayModel):
+            return not replay_is_keyed(model)
+        return not isinstance(model, (ProviderModel, ScriptedModel))
 
     def __call__(self, run: Run) -> Judgement:
-        if not isinstance(run, Run):
-            raise TypeError(f"a judge grades a Run, not {type(run).__name__}")
+        _check_run(run)
         with self._lock:
-            if self._scripted is not None:
-                self._scripted.rewind()
-            graded = self.runtime.run(self.prompt(run), choices=_OPTIONS, tools=[], system=_SYSTEM)
+            key: list[Any] = ["call", self._calls]
+            self._calls += 1
+            graded = self._runtime_for(key).run(self.prompt(run), choices=_OPTIONS, tools=[], system=_SYSTEM)
+        self.flush()
+        return self._verdict(graded)
+
+    async def agrade(self, run: Run, key: list[Any]) -> Judgement:
+        """Grade ``run`` on the running event loop; a recording keeps its rounds under
+        ``key`` (JSON data: the caller's name for the row), and a keyed replay answers
+        with the rounds recorded under it. Call :meth:`flush` when every grading is done."""
+        _check_run(run)
+        runtime = self._runtime_for(key)
+        graded = await runtime.arun(self.prompt(run), choices=_OPTIONS, tools=[], system=_SYSTEM)
+        return self._verdict(graded)
+
+    def flush(self) -> None:
+        """Write the recording, if there is one, with every verdict so far."""
+        if self._tape is not None:
+            self._tape.flush()
+
+    def _runtime_for(self, key: list[Any]) -> Runtime:
+        """The judge's Runtime with the model of the grading under ``key``."""
+        model = self._model
+        if isinstance(model, ScriptedModel):
+            model = ScriptedModel(model.script, name=model.name, delay=model.delay)
+        elif isinstance(model, ProviderModel):
+            model = model.for_another_run()
+        elif isinstance(model, ReplayModel):
+            model = keyed_replay(model, key) if replay_is_keyed(model) else model
+        if self._tape is not None:
+            model = self._tape.recorder(key, model)
+        return self.runtime.replace(model=model, record=None)
+
+    def _verdict(self, graded: Run) -> Judgement:
         if graded.stop_reason == "error" or graded.decision is None:  # failed, or stopped before a pick
             raise RunError(graded)
         value = graded.decision.value
@@ -129,10 +178,15 @@ def judge(rubric: str, *, model: str | Model | None = None, record: str | os.Pat
     if model is None:
         ambient = ambient_runtime()
         model = ambient.model_spec if ambient.model_spec is not None else ambient.model.name
-    scripted = ScriptedModel(model.script, name=model.name) if isinstance(model, ScriptedModel) else None
-    runtime = Runtime(model=scripted or model, record=record)
-    runtime.model  # noqa: B018  # resolved now: a bad model string or cassette fails here
-    return Judge(rubric, runtime, scripted)
+    runtime = Runtime(model=model)
+    resolved = runtime.model  # resolved now: a bad model string or cassette fails here
+    tape = JudgeTape(record, resolved.name) if record is not None else None
+    return Judge(rubric, runtime, tape)
+
+
+def _check_run(run: object) -> None:
+    if not isinstance(run, Run):
+        raise TypeError(f"a judge grades a Run, not {type(run).__name__}")
 
 
 def run_as_text(run: Run) -> str:

@@ -11,20 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
-from ...core.errors import DecisionError, RunError
 from ...engine.run import Run
 from ...render._safe import display_bundle, safe_view
+from ._grading import Expect, Verdict, expectations
 from ._html import evaluation_html
-from ._jobs import EvalOutcome, picks
-from ._judge import Judge, Judgement
+from ._jobs import EvalJob, EvalOutcome, picks
+from ._judge import Judgement
 from ._views import Comparison, RowTranscript, compare, find, select, sort_rows
 
-__all__ = ["EvalRow", "Evaluation", "Expect", "ModelSummary", "expectations", "grade", "to_row"]
-
-Verdict = Literal["pass", "fail", "error", "timeout", "stopped"]
-Expect = Callable[[Run], Any]
+__all__ = ["EvalRow", "Evaluation", "Expect", "ModelSummary", "expectations", "to_row"]
 
 
 @dataclass
@@ -51,6 +48,8 @@ class EvalRow:
     number: int = 0
     judgements: list[Judgement] = field(default_factory=list, repr=False)
     judge_runs: list[Run] = field(default_factory=list, repr=False)
+    variant: str | None = None
+    repeat: int = 0
 
     @property
     def passed(self) -> bool:
@@ -92,15 +91,26 @@ class ModelSummary:
         return self.passed / self.runs if self.runs else 0.0
 
 
-def to_row(outcome: EvalOutcome, prompt: str, model: str, expect: Expect | Sequence[Expect] | None) -> EvalRow:
-    """Turn what came back into a row, graded by :func:`grade` when the run ended normally."""
+def to_row(outcome: EvalOutcome, job: EvalJob) -> EvalRow:
+    """Turn what came back into a row. A run that ended normally reads ``"pass"`` until
+    ``expect`` grades it (:func:`._grading.grade_rows`)."""
     run = outcome.run
-    row = EvalRow(prompt, model, "error", picks(run), seconds=round(outcome.seconds, 3), run=run, number=outcome.index)
+    row = EvalRow(
+        job.prompt,
+        job.model_label,
+        "error",
+        picks(run),
+        seconds=round(outcome.seconds, 3),
+        run=run,
+        number=outcome.index,
+        variant=job.variant,
+        repeat=job.repeat,
+    )
     if run is not None:
         usage = run.usage
         row.tokens, row.cost = usage.total_tokens, usage.cost
     if outcome.skipped:
-        row.verdict, row.why = "stopped", "the evaluation was stopped before this run started"
+        row.verdict, row.why = "stopped", outcome.error or "the evaluation was stopped before this run started"
     elif outcome.error is not None or run is None:
         row.why = outcome.error or "the run left no record"
     elif outcome.timed_out:
@@ -110,71 +120,8 @@ def to_row(outcome: EvalOutcome, prompt: str, model: str, expect: Expect | Seque
     elif run.stop_reason == "error":
         row.why = str(run.error or "the run ended with an error")
     else:
-        grade(expect, run, row)
+        row.verdict = "pass"
     return row
-
-
-def grade(expect: Expect | Sequence[Expect] | None, run: Run, row: EvalRow) -> None:
-    """Set ``row.verdict`` and ``row.why`` from ``expect``: one expectation or a list, all
-    of which must pass, asked in order until one fails (those after it are not asked, so
-    a judge after a failed check costs nothing). A :class:`Judge` fails the row with its
-    reason, and a judge that gives no verdict makes the row an ``"error"``; its run is
-    kept in ``row.judge_runs`` either way. Anything else is an ``expect`` callable: it
-    passes unless it returns ``False`` (or another falsy value other than ``None``) or
-    raises — an ``AssertionError``'s message (or any other exception's) becomes ``why``."""
-    for each in expectations(expect):
-        if isinstance(each, Judge):
-            try:
-                verdict = each(run)
-            except (RunError, DecisionError) as error:
-                if isinstance(error.run, Run):
-                    row.judge_runs.append(error.run)
-                row.verdict, row.why = "error", f"the judge gave no verdict: {error}"
-                return
-            assert verdict.run is not None
-            row.judge_runs.append(verdict.run)
-            row.judgements.append(verdict)
-            if not verdict.passed:
-                row.verdict, row.why = "fail", f"judge: {verdict.reason}"
-                return
-        else:
-            row.verdict, row.why = _expectation(each, run)
-            if row.verdict != "pass":
-                return
-    row.verdict, row.why = "pass", ""
-
-
-def expectations(expect: Expect | Sequence[Expect] | None) -> tuple[Expect, ...]:
-    """``expect`` as a tuple of callables: ``None`` is none, one callable (a judge too) is
-    one, a list or tuple is its items. Raises ``TypeError`` naming what is not callable."""
-    if expect is None:
-        return ()
-    if callable(expect):
-        return (expect,)
-    if isinstance(expect, (list, tuple)):
-        for index, each in enumerate(expect):
-            if not callable(each):
-                raise TypeError(
-                    f"expect[{index}] must be a callable taking the Run (or an op.judge), got {type(each).__name__}"
-                )
-        return tuple(expect)
-    raise TypeError(
-        f"expect must be a callable taking the Run, an op.judge, or a list of them, got {type(expect).__name__}"
-    )
-
-
-def _expectation(expect: Expect, run: Run) -> tuple[Verdict, str]:
-    try:
-        answer = expect(run)
-    except AssertionError as error:
-        return "fail", str(error) or "AssertionError"
-    except KeyboardInterrupt:
-        raise  # the user's interrupt: the caller keeps the rows judged so far
-    except BaseException as error:  # SystemExit, pytest's fail(): this row's failure, not the table's
-        return "fail", f"expect raised {type(error).__name__}: {_text(error)}"
-    if answer is not None and not answer:
-        return "fail", f"expect returned {answer!r}"
-    return "pass", ""
 
 
 class Evaluation:
@@ -305,10 +252,3 @@ class Evaluation:
 
 def _total(costs: list[float | None]) -> float | None:
     return None if any(c is None for c in costs) else round(sum(c for c in costs if c is not None), 6)
-
-
-def _text(error: BaseException) -> str:
-    try:
-        return str(error)
-    except Exception:
-        return "(its message cannot be shown)"

@@ -112,7 +112,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/core/test_run_code_picks.py",
         "tests/core/test_code_writer.py",
     ),
-    "engine/rerun.py": ("tests/core/test_rerun.py",),
+    "engine/rerun.py": ("tests/core/test_rerun.py", "tests/core/test_rerun_report.py"),
     "engine/forking.py": (
         "tests/core/test_fork.py",
         "tests/core/test_rerun.py",

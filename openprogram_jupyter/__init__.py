@@ -58,7 +58,16 @@ if TYPE_CHECKING:
     from .engine.tool_execution import ApprovalRequest
     from .lab import decision
     from .lab.check import ANY, RunCheck, check
-    from .lab.evaluation import Evaluation, EvaluationInterrupted, Judgement, aevaluate, evaluate, judge
+    from .lab.evaluation import (
+        Evaluation,
+        EvaluationInterrupted,
+        EvaluationPlan,
+        Judgement,
+        PairedComparison,
+        aevaluate,
+        evaluate,
+        judge,
+    )
     from .models import Model, ScriptedModel
     from .models._wire_preview import wire_preview
     from .render._side_by_side import side_by_side
@@ -92,7 +101,10 @@ _LAZY = {
     ),
     **dict.fromkeys(["AgentEvent", "Divergence"], ".core.events"),
     **dict.fromkeys(["RerunReport", "rerun_all"], ".engine.rerun"),
-    **dict.fromkeys(["Evaluation", "EvaluationInterrupted", "aevaluate", "evaluate"], ".lab.evaluation"),
+    **dict.fromkeys(
+        ["Evaluation", "EvaluationInterrupted", "EvaluationPlan", "PairedComparison", "aevaluate", "evaluate"],
+        ".lab.evaluation",
+    ),
     **dict.fromkeys(["Judgement", "judge"], ".lab.evaluation"),
     **dict.fromkeys(
         [
@@ -156,12 +168,14 @@ __all__ = [
     "Edit",
     "Evaluation",
     "EvaluationInterrupted",
+    "EvaluationPlan",
     "ImageContent",
     "Judgement",
     "McpError",
     "McpServer",
     "Model",
     "OpenProgramError",
+    "PairedComparison",
     "Policy",
     "ProviderError",
     "ReplyError",

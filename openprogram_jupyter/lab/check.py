@@ -6,6 +6,7 @@
                  .called_before("celsius_to_fahrenheit", "is_freezing") \\
                  .called_in_order(("celsius_to_fahrenheit", {"celsius": -5}), "is_freezing") \\
                  .not_called("delete") \\
+                 .at_most(3) \\
                  .answer_contains("frozen") \\
                  .stopped("stop")
 
@@ -144,6 +145,19 @@ class RunCheck:
         if found:
             self._fail(f"expected no call to {what}; the run made {len(found)} (pick {found[0].number} first)")
         return self._pass(f"did not call {what}")
+
+    def at_most(self, limit: int, /, name: str | None = None) -> RunCheck:
+        """The model made at most ``limit`` calls in all — or, given ``name``, at most
+        ``limit`` calls to that tool — whatever became of them. ``ValueError`` for a
+        ``limit`` that is not an int of 0 or more."""
+        __tracebackhide__ = True
+        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
+            raise ValueError(f"op.check(...).at_most({limit!r}): the limit must be an int of 0 or more")
+        count = sum(name is None or pick.name == name for pick in self._picks)
+        what = f"call(s) to {name}" if name is not None else "call(s)"
+        if count > limit:
+            self._fail(f"expected at most {limit} {what}; the run made {count}")
+        return self._pass(f"≤ {limit} {'calls' if name is None else f'calls to {name}'}")
 
     def called_before(self, first: str, second: str, /) -> RunCheck:
         """Both were called, and the first call to ``first`` came before the first call to ``second``."""

@@ -21,19 +21,24 @@ from ...core.errors import SetupError
 from ...engine.runtime import ambient_runtime
 from ...models import Model
 from ...models._provider_common import ProviderModel
+from ._cost import Budget, EvaluationPlan, plan_of
 from ._grading import grade_rows
 from ._jobs import EvalJob, EvalOutcome, arun_job, check_names, run_job
 from ._judge import Judge, Judgement, judge
+from ._paired import PairedComparison
 from ._progress import Progress
 from ._report import EvalRow, Evaluation, Expect, ModelSummary, expectations, to_row
+from ._variants import check_max_cost, check_repeat, parse_variants
 
 __all__ = [
     "EvalRow",
     "Evaluation",
     "EvaluationInterrupted",
+    "EvaluationPlan",
     "Judge",
     "Judgement",
     "ModelSummary",
+    "PairedComparison",
     "aevaluate",
     "evaluate",
     "judge",
@@ -63,6 +68,10 @@ def evaluate(
     executor: concurrent.futures.Executor | None = None,
     abort: threading.Event | None = None,
     progress: bool | Callable[[int, int], None] = True,
+    repeat: int = 1,
+    variants: Mapping[str, Sequence[object] | Mapping[str, Any]] | None = None,
+    dry_run: bool = False,
+    max_cost: float | None = None,
     **run_options: Any,
 ) -> Evaluation:
     """Run every prompt on every model and return the :class:`Evaluation`.
@@ -74,8 +83,17 @@ def evaluate(
     replaced (its approver, deny list, caps, settings hold). ``tools``, ``run_options``: ``Runtime.run``'s.
     ``expect(run)`` judges each run: it passes unless it raises (an ``AssertionError``'s
     message is the row's reason) or returns a falsy value other than ``None``; an
-    ``op.judge`` grades it (after every run has ended, one at a time); in a list, all must
-    pass. ``timeout`` caps each run in seconds.
+    ``op.judge`` grades it (after every run has ended, side by side, at most
+    ``concurrency`` at once); in a list, all must pass, asked in order. ``timeout`` caps
+    each run in seconds.
+    ``repeat=k`` runs each prompt on each model k times (rows carry ``repeat``; the
+    summary gives pass@k and pass^k with 95 % Wilson intervals, and ``ev.where(flaky=True)``
+    the prompts that passed some times only). ``variants={"name": [tools...]}`` (or
+    ``{"name": {run options}}``, e.g. ``system=``) runs every prompt under each variant,
+    rows carrying ``variant``; ``ev.compare(a, b)`` then pairs them (McNemar's exact test).
+    ``dry_run=True`` runs nothing and returns the :class:`EvaluationPlan`: runs, requests
+    and, where prices are known, a floor of the cost. ``max_cost`` (dollars) caps the whole
+    evaluation: once the finished runs cost that much no run starts, and those rows say so.
     ``executor`` sends each run to that executor (its jobs must be picklable: see :mod:`._jobs`). Setting ``abort``
     stops the evaluation: runs going on end as stopped, runs not started are not started,
     and the result says ``stopped``. Ctrl-C / Kernel ▸ Interrupt does the same, then
@@ -85,7 +103,10 @@ def evaluate(
     Bad arguments raise ``TypeError`` / ``ValueError`` / :class:`SetupError` naming them
     before any run starts.
     """
-    plan = _plan(prompts, models, tools, expect, concurrency, timeout, executor, run_options)
+    plan = _plan(prompts, models, tools, expect, concurrency, timeout, executor, run_options, repeat, variants)
+    if dry_run:
+        return plan.dry_run()  # type: ignore[return-value]  # documented: dry_run returns the plan
+    plan.budget = _budget(max_cost)
     return _run_plan(plan, concurrency, executor, abort, progress)
 
 
@@ -110,7 +131,7 @@ def _run_plan(
     driver = (_on_executor, executor) if executor is not None else (_in_new_loop,)
     worker = threading.Thread(
         target=_guarded,
-        args=(finished, *driver, plan.jobs, concurrency, stop, record),
+        args=(finished, *driver, plan.jobs, concurrency, stop, plan.budget.charging(record), plan.budget),
         name="openprogram-evaluate",
         daemon=True,
     )
@@ -138,12 +159,19 @@ async def aevaluate(
     executor: concurrent.futures.Executor | None = None,
     abort: threading.Event | None = None,
     progress: bool | Callable[[int, int], None] = True,
+    repeat: int = 1,
+    variants: Mapping[str, Sequence[object] | Mapping[str, Any]] | None = None,
+    dry_run: bool = False,
+    max_cost: float | None = None,
     **run_options: Any,
 ) -> Evaluation:
     """:func:`evaluate` on the current event loop (in a notebook: ``await op.aevaluate(...)``,
     which keeps the kernel free while it runs). Cancelling the awaiting task stops the
     evaluation and re-raises once the runs going on have ended."""
-    plan = _plan(prompts, models, tools, expect, concurrency, timeout, executor, run_options)
+    plan = _plan(prompts, models, tools, expect, concurrency, timeout, executor, run_options, repeat, variants)
+    if dry_run:
+        return plan.dry_run()  # type: ignore[return-value]  # documented: dry_run returns the plan
+    plan.budget = _budget(max_cost)
     stop = abort or StopToken()
     outcomes: dict[int, EvalOutcome] = {}
     meter = Progress(len(plan.jobs), progress)
@@ -153,9 +181,15 @@ async def aevaluate(
         meter.count(outcome)
 
     if executor is not None:
-        work = asyncio.ensure_future(asyncio.to_thread(_on_executor, executor, plan.jobs, concurrency, stop, record))
+        work = asyncio.ensure_future(
+            asyncio.to_thread(
+                _on_executor, executor, plan.jobs, concurrency, stop, plan.budget.charging(record), plan.budget
+            )
+        )
     else:
-        work = asyncio.ensure_future(_in_process(plan.jobs, concurrency, stop, record))
+        work = asyncio.ensure_future(
+            _in_process(plan.jobs, concurrency, stop, plan.budget.charging(record), plan.budget)
+        )
     try:
         while not work.done():
             await asyncio.wait({work}, timeout=0.1)
@@ -176,12 +210,34 @@ class _Plan:
     """The checked jobs, and how their outcomes become the table."""
 
     def __init__(
-        self, jobs: list[EvalJob], labels: list[str], expect: tuple[Expect, ...], concurrency: int = 8
+        self,
+        jobs: list[EvalJob],
+        labels: list[str],
+        expect: tuple[Expect, ...],
+        concurrency: int = 8,
+        variants: list[str] | None = None,
+        repeats: int = 1,
+        prompts: int = 0,
     ) -> None:
         self.jobs = jobs
         self.labels = labels
         self.expect = expect
         self.concurrency = concurrency
+        self.variants = variants or []
+        self.repeats = repeats
+        self.prompts = prompts
+        self.budget = Budget(None)
+
+    def dry_run(self) -> EvaluationPlan:
+        """What running would take: runs, requests, a floor of the cost (:mod:`._cost`)."""
+        judges = sum(isinstance(each, Judge) for each in self.expect)
+        defaults = self.jobs[0].base.settings if self.jobs[0].base is not None else {}
+        rounds = max(int(job.options.get("max_iterations") or defaults.get("max_iterations") or 1) for job in self.jobs)
+        shape = {"prompts": self.prompts, "models": self.labels, "variants": self.variants, "repeats": self.repeats}
+        return plan_of(self.jobs, judges, rounds, shape)
+
+    def evaluation(self, rows: list[EvalRow], *, stopped: bool) -> Evaluation:
+        return Evaluation(rows, self.labels, stopped=stopped, variants=self.variants, repeats=self.repeats)
 
     def result(self, outcomes: Mapping[int, EvalOutcome], *, stopped: bool) -> Evaluation:
         """The table, every finished run graded by ``expect`` (judges side by side, at most
@@ -197,8 +253,8 @@ class _Plan:
             for row, _ in ended:
                 if row.number not in graded and row.verdict == "pass":
                     row.verdict, row.why = "stopped", "not judged: the evaluation was interrupted while judging"
-            raise EvaluationInterrupted(Evaluation(rows, self.labels, stopped=True)) from None
-        return Evaluation(rows, self.labels, stopped=stopped)
+            raise EvaluationInterrupted(self.evaluation(rows, stopped=True)) from None
+        return self.evaluation(rows, stopped=stopped)
 
 
 def row_key(job: EvalJob, jobs: Sequence[EvalJob]) -> list[Any]:
@@ -223,10 +279,14 @@ def _plan(
     timeout: float | None,
     executor: concurrent.futures.Executor | None,
     run_options: dict[str, Any],
+    repeat: int = 1,
+    variants: object = None,
 ) -> _Plan:
     prompt_list = _prompts(prompts)
     named = _models(models)
     expect_all = expectations(expect)
+    shapes = parse_variants(variants)
+    repeats = check_repeat(repeat)
     if not isinstance(concurrency, int) or isinstance(concurrency, bool) or concurrency < 1:
         raise ValueError(f"concurrency must be a positive int, got {concurrency!r}")
     if timeout is not None and (not isinstance(timeout, (int, float)) or timeout <= 0):
@@ -237,14 +297,23 @@ def _plan(
         raise TypeError("evaluate() has its own abort=; on_event= and the other hooks are not per-run options here")
     options = {**run_options, **({"tools": list(tools)} if tools is not None else {})}
     base = ambient_runtime()  # every run derives from it: its approver, deny list, caps, settings
-    base.replace(model="offline", record=None).prepare(prompt_list[0], **options)  # a bad option fails here
+    for _, variant in shapes:  # a bad option, or a bad variant's, fails here
+        base.replace(model="offline", record=None).prepare(prompt_list[0], **{**options, **variant})
     if executor is None:  # one event loop: the runs of a model share its SDK client
         named = [(label, _resolved_once(model, base)) for label, model in named]
-    jobs = [
-        EvalJob(index, prompt, label, model, options, timeout, base)
-        for index, (prompt, (label, model)) in enumerate((p, m) for p in prompt_list for m in named)
+    cells = [
+        (prompt, label, model, name, variant, r)
+        for prompt in prompt_list
+        for label, model in named
+        for name, variant in shapes
+        for r in range(repeats)
     ]
-    return _Plan(jobs, [label for label, _ in named], expect_all, concurrency)
+    jobs = [
+        EvalJob(index, prompt, label, model, {**options, **variant}, timeout, base, name, r)
+        for index, (prompt, label, model, name, variant, r) in enumerate(cells)
+    ]
+    names = [name for name, _ in shapes if name is not None]
+    return _Plan(jobs, [label for label, _ in named], expect_all, concurrency, names, repeats, len(prompt_list))
 
 
 def _prompts(prompts: Any) -> list[str]:
@@ -290,6 +359,10 @@ def _label(model: object) -> str:
     raise TypeError(f"{model!r} is not a model: give a model string, a model object or a callable that makes one")
 
 
+def _budget(max_cost: object) -> Budget:
+    return Budget(check_max_cost(max_cost))
+
+
 def _resolved_once(model: object, base: Any) -> object:
     """A model string resolved now, on ``base``'s key and base URL, when it names a
     provider's model: every run then gets :func:`~._jobs.fresh_model` of that one object,
@@ -314,26 +387,36 @@ def _guarded(finished: threading.Event, work: Callable[..., None], *args: object
 
 
 def _in_new_loop(
-    jobs: list[EvalJob], concurrency: int, stop: threading.Event, record: Callable[[EvalOutcome], None]
+    jobs: list[EvalJob],
+    concurrency: int,
+    stop: threading.Event,
+    record: Callable[[EvalOutcome], None],
+    budget: Budget | None = None,
 ) -> None:
     loop = asyncio.new_event_loop()
     try:
-        loop.run_until_complete(_in_process(jobs, concurrency, stop, record))
+        loop.run_until_complete(_in_process(jobs, concurrency, stop, record, budget))
     finally:
         loop.run_until_complete(loop.shutdown_asyncgens())
         loop.close()
 
 
 async def _in_process(
-    jobs: list[EvalJob], concurrency: int, stop: threading.Event, record: Callable[[EvalOutcome], None]
+    jobs: list[EvalJob],
+    concurrency: int,
+    stop: threading.Event,
+    record: Callable[[EvalOutcome], None],
+    budget: Budget | None = None,
 ) -> None:
-    """Every job on this event loop, at most ``concurrency`` at once."""
+    """Every job on this event loop, at most ``concurrency`` at once; none starts once
+    ``stop`` is set or ``budget`` is spent."""
     semaphore = asyncio.Semaphore(concurrency)
 
     async def one(job: EvalJob) -> None:
         async with semaphore:
-            if stop.is_set():
-                record(EvalOutcome(job.index, skipped=True))
+            refused = budget.refusal() if budget is not None else None
+            if stop.is_set() or refused is not None:
+                record(EvalOutcome(job.index, skipped=True, error=refused))
                 return
             record(await arun_job(job, stop))
 
@@ -346,6 +429,7 @@ def _on_executor(
     concurrency: int,
     stop: threading.Event,
     record: Callable[[EvalOutcome], None],
+    budget: Budget | None = None,
 ) -> None:
     """Every job on ``executor``, at most ``concurrency`` submitted and not yet done.
 
@@ -357,6 +441,10 @@ def _on_executor(
     while waiting or running:
         while waiting and len(running) < concurrency and not stop.is_set():
             job = waiting.pop(0)
+            refused = budget.refusal() if budget is not None else None
+            if refused is not None:
+                record(EvalOutcome(job.index, skipped=True, error=refused))
+                continue
             try:
                 running[executor.submit(run_job, job)] = job
             except Exception as error:  # e.g. a tool that cannot be pickled for another process

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ...core.errors import DecisionError, RunError
 from ...engine.run import Run
+from ..check import RunCheck
 from ._judge import Judge, Judgement
 
 if TYPE_CHECKING:
@@ -36,6 +37,7 @@ class Grade:
     why: str = ""
     judgements: list[Judgement] = field(default_factory=list)
     judge_runs: list[Run] = field(default_factory=list)
+    checked: list[str] = field(default_factory=list)
 
 
 def expectations(expect: Expect | Sequence[Expect] | None) -> tuple[Expect, ...]:
@@ -62,7 +64,8 @@ async def agrade(expect: Sequence[Expect], run: Run, key: list[Any]) -> Grade:
     its reason, and a judge that gives no verdict makes it an ``"error"``; its run is kept
     in ``judge_runs`` either way. Anything else passes unless it returns ``False`` (or
     another falsy value other than ``None``) or raises — an ``AssertionError``'s message
-    (or any other exception's) becomes ``why``; ``KeyboardInterrupt`` propagates."""
+    (or any other exception's) becomes ``why``; ``KeyboardInterrupt`` propagates. What an
+    ``op.check`` returned by an expectation checked is kept in ``checked``."""
     graded = Grade()
     for each in expect:
         if isinstance(each, Judge):
@@ -80,7 +83,7 @@ async def agrade(expect: Sequence[Expect], run: Run, key: list[Any]) -> Grade:
                 graded.verdict, graded.why = "fail", f"judge: {verdict.reason}"
                 return graded
         else:
-            graded.verdict, graded.why = _expectation(each, run)
+            graded.verdict, graded.why = _expectation(each, run, graded.checked)
             if graded.verdict != "pass":
                 return graded
     return graded
@@ -126,19 +129,23 @@ def grade_rows(
 
 def _checked(expect: Sequence[Expect], run: Run) -> Grade:
     """:func:`agrade` for a list without judges, called outside an event loop."""
+    graded = Grade()
     for each in expect:
-        verdict, why = _expectation(each, run)
-        if verdict != "pass":
-            return Grade(verdict, why)
-    return Grade()
+        graded.verdict, graded.why = _expectation(each, run, graded.checked)
+        if graded.verdict != "pass":
+            return graded
+    return graded
 
 
 def _apply(row: EvalRow, graded: Grade) -> None:
     row.verdict, row.why = graded.verdict, graded.why
     row.judgements, row.judge_runs = graded.judgements, graded.judge_runs
+    row.checked = graded.checked
 
 
-def _expectation(expect: Expect, run: Run) -> tuple[Verdict, str]:
+def _expectation(expect: Expect, run: Run, checked: list[str]) -> tuple[Verdict, str]:
+    """One expectation's verdict; what an ``op.check`` it returned checked is added to
+    ``checked`` (so a list of checks reads as one rubric in the table)."""
     try:
         answer = expect(run)
     except AssertionError as error:
@@ -149,6 +156,8 @@ def _expectation(expect: Expect, run: Run) -> tuple[Verdict, str]:
         return "fail", f"expect raised {type(error).__name__}: {_text(error)}"
     if answer is not None and not answer:
         return "fail", f"expect returned {answer!r}"
+    if isinstance(answer, RunCheck):
+        checked.extend(answer.passed)
     return "pass", ""
 
 

@@ -40,26 +40,48 @@ _MUTED = "color:#57606a;font-size:0.9em"
 def evaluation_html(rows: Sequence[EvalRow], summary: list[ModelSummary], *, stopped: bool) -> str:
     """The whole view: a note if ``stopped``, the table per model, its plot, the rows."""
     judged = any(r.judge_runs for r in rows)
-    head = ["model", "passed", "tokens", "cost", "time"] + (["judge tokens", "judge cost"] if judged else [])
+    varied = any(s.variant is not None for s in summary)
+    repeated = any(s.repeats > 1 for s in summary)
+    k = max((s.repeats for s in summary), default=1)
+    head = (
+        ["model"]
+        + (["variant"] if varied else [])
+        + ["passed"]
+        + ([f"pass@{k} (95 %)", f"pass^{k} (95 %)", "flaky"] if repeated else [])
+        + ["tokens", "cost", "time"]
+        + (["judge tokens", "judge cost"] if judged else [])
+    )
     lines = [
-        [
-            f"<code>{escape(s.model)}</code>",
-            f"{s.passed}/{s.runs} ({s.pass_rate:.0%})",
-            f"{s.tokens:,}",
-            cost_text(s.cost),
-            f"{s.seconds:.2f} s",
-        ]
+        [f"<code>{escape(s.model)}</code>"]
+        + ([f"<code>{escape(s.variant or '')}</code>"] if varied else [])
+        + [f"{s.passed}/{s.runs} ({s.pass_rate:.0%})"]
+        + (
+            [
+                _rate(s.pass_at_k, s.prompts, s.pass_at_k_interval),
+                _rate(s.pass_all_k, s.prompts, s.pass_all_k_interval),
+                f"{s.flaky}",
+            ]
+            if repeated
+            else []
+        )
+        + [f"{s.tokens:,}", cost_text(s.cost), f"{s.seconds:.2f} s"]
         + ([f"{s.judge_tokens:,}", cost_text(s.judge_cost)] if judged else [])
         for s in summary
     ]
+    first_number = head.index("passed")
     note = "<p><b>Stopped</b> before every run ended.</p>" if stopped else ""
     return (
         f'<div class="openprogram-evaluation">{note}'
-        + html_table(head, lines, numbers=set(range(1, len(head))))
+        + html_table(head, lines, numbers=set(range(first_number, len(head))))
         + summary_plot(summary)
         + rows_html(rows, judged=judged)
         + "</div>"
     )
+
+
+def _rate(count: int, of: int, interval: tuple[float, float]) -> str:
+    low, high = interval
+    return f"{count}/{of} ({count / of if of else 0:.0%}, {low:.0%}–{high:.0%})"
 
 
 def _columns(judged: bool) -> str:
@@ -105,7 +127,7 @@ def row_html(row: EvalRow, *, judged: bool, budget: list[int], open_: bool = Fal
     cells = [
         (_CELL, f"{row.number}"),
         (_CELL, escape(prompt)),
-        (_CELL, f"<code>{escape(row.model)}</code>"),
+        (_CELL, f"<code>{escape(row.model)}</code>{_where(row)}"),
         (_CELL, escape(", ".join(row.picks)) or "—"),
         (_CELL, f'<span style="color:{color}">{MARK[row.verdict]}</span>{_reasons(row)}'),
         (_NUMBER, f"{row.tokens:,}"),
@@ -124,8 +146,17 @@ def row_html(row: EvalRow, *, judged: bool, budget: list[int], open_: bool = Fal
     )
 
 
+def _where(row: EvalRow) -> str:
+    """The row's variant and repeat under its model, when it has them."""
+    parts = ([f"variant <code>{escape(row.variant)}</code>"] if row.variant is not None else []) + (
+        [f"repeat {row.repeat}"] if row.repeat else []
+    )
+    return f'<br><small style="{_MUTED}">{" · ".join(parts)}</small>' if parts else ""
+
+
 def _reasons(row: EvalRow) -> str:
     lines = [escape(row.why)] if row.why else []
+    lines += [escape("; ".join(row.checked))] if row.checked and row.passed else []
     lines += [f"judge: {escape(j.reason)}" for j in row.judgements if j.passed]
     return "".join(f'<br><small style="{_MUTED}">{line}</small>' for line in lines)
 

@@ -200,9 +200,7 @@ def make_pydantic_evals(base_url: str, prompts: list[str], concurrency: int, jud
     return run
 
 
-def make_dask(
-    base_url: str, prompts: list[str], concurrency: int
-) -> tuple[Callable[[], int], Callable[[], None]] | None:
+def make_dask(prompts: list[str], concurrency: int) -> tuple[Callable[[], int], Callable[[], None]] | None:
     try:
         from distributed import Client, LocalCluster
     except ImportError as error:

@@ -9,7 +9,7 @@ import asyncio
 
 import pytest
 from fakeserver import Call, FakeServer, Turn
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from openprogram_jupyter.core.messages import UserMessage
@@ -27,7 +27,10 @@ PER_PROVIDER = settings(
 )
 # Any character a server can send (lone surrogates are made U+FFFD where text enters: their own tests).
 characters = st.characters(blacklist_categories=("Cs",))
-texts = st.text(characters, min_size=1, max_size=40)
+# Mostly the characters a reader could mishandle at a frame's edge: white space, quotes,
+# backslashes, multi-byte ones; sometimes any.
+edgy = st.sampled_from(' \n\t\r"\\{}[]:,aé日😀\u2028')
+texts = st.text(edgy, min_size=1, max_size=40) | st.text(characters, min_size=1, max_size=40)
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-(10**12), 10**12) | st.text(characters, max_size=10),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(characters, max_size=5), inner, max_size=3),
@@ -44,6 +47,7 @@ def shared_server():
 @pytest.mark.parametrize("case", CASES, ids=str)
 @PER_PROVIDER
 @given(text=texts, reason=json_values, chunk_size=st.integers(1, 9))
+@example(text=" two  spaces \n", reason={"q": '"\\ é 😀'}, chunk_size=1)
 def test_a_reply_reads_back_as_the_text_and_call_sent_however_it_is_cut(case, shared_server, text, reason, chunk_size):
     server = shared_server
     base = server.openai_base_url if case.prefix.startswith("openai") else server.url

@@ -1,0 +1,47 @@
+"""op.evaluate on a provider's model, against the loopback server: the runs share one SDK client."""
+
+from __future__ import annotations
+
+import re
+
+from fakeserver import Call, FakeServer, Turn
+
+import openprogram_jupyter as op
+from openprogram_jupyter.models.openai_chat import OpenAIChatModel
+
+from .scenario import plain_add, prompts, right_sum
+
+
+def adds(recorded, wire) -> Turn:
+    """Calls add with the prompt's two numbers, then answers with the result it got."""
+    messages = recorded.body["messages"]
+    if wire.result_count(recorded.body) == 0:
+        a, b = (int(n) for n in re.findall(r"\d+", messages[-1]["content"]))
+        return Turn(calls=[Call("add", {"a": a, "b": b})])
+    return Turn(text=f"The sum is {messages[-1]['content']}.")
+
+
+def test_the_runs_of_a_provider_model_share_one_sdk_client(monkeypatch):
+    made = []
+    make_client = OpenAIChatModel._make_client
+
+    def counted(self):
+        made.append(self)
+        return make_client(self)
+
+    monkeypatch.setattr(OpenAIChatModel, "_make_client", counted)
+    with FakeServer() as server:
+        server.responder = adds
+        monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0123456789")
+        ev = op.evaluate(
+            prompts(8),
+            models=["openai:gpt-4.1-mini"],
+            tools=[plain_add],
+            expect=right_sum,
+            concurrency=4,
+            progress=False,
+        )
+        assert len(server.requests) == 16
+    assert [row.verdict for row in ev.rows] == ["pass"] * 8
+    assert len(made) == 1  # one client for the evaluation's event loop, not one per run

@@ -300,7 +300,9 @@ def test_an_amount_flag_takes_a_dollar_sign_and_nothing_else_before_the_number()
     assert str(refused.value) == "expected an amount in dollars such as 0.05, got 'X0.05'"
 
 
-def test_without_opentelemetry_trace_is_refused_naming_the_setting_and_the_install_line(monkeypatch):
+# "opentelemetry" alone is a namespace package another distribution may provide without the API.
+@pytest.mark.parametrize("missing", [("opentelemetry", "opentelemetry.trace"), ("opentelemetry.trace",)])
+def test_without_opentelemetry_trace_is_refused_naming_the_setting_and_the_install_line(monkeypatch, missing):
     import importlib.util
 
     from openprogram_jupyter.core._install import install_hint
@@ -308,7 +310,7 @@ def test_without_opentelemetry_trace_is_refused_naming_the_setting_and_the_insta
     real_find_spec = importlib.util.find_spec
 
     def find_spec(name, *args, **kwargs):  # as if the otel extra were not installed
-        return None if name.split(".")[0] == "opentelemetry" else real_find_spec(name, *args, **kwargs)
+        return None if name in missing else real_find_spec(name, *args, **kwargs)
 
     monkeypatch.setattr(importlib.util, "find_spec", find_spec)
     with pytest.raises(op.SetupError) as refused:

@@ -14,7 +14,7 @@ import time
 import uuid
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter
 
 from ._json import JsonObject, valid_text
 
@@ -232,7 +232,8 @@ class ToolResultMessage(BaseModel):
 
     ``content`` is what the model sees. ``status`` says how the call ended (the model only
     sees ``is_error``); ``details`` keeps what is for people only, such as a traceback, the
-    duration in seconds, or how much of a long result was cut.
+    duration in seconds, or how much of a long result was cut. ``returned`` is the Python
+    value the tool returned, uncut, in the process that ran it (never saved or sent).
     """
 
     role: Literal["toolResult"] = "toolResult"
@@ -243,10 +244,21 @@ class ToolResultMessage(BaseModel):
     status: ToolResultStatus = "done"
     details: JsonObject = Field(default_factory=dict)
     timestamp: float = Field(default_factory=_now)
+    _returned: Any = PrivateAttr(default=None)
 
     @property
     def text(self) -> str:
         return "".join(b.text for b in self.content if isinstance(b, TextContent))
+
+    @property
+    def returned(self) -> Any:
+        """The value the tool returned, whole (``None`` for a call that returned nothing,
+        did not finish, or whose result was loaded from a file)."""
+        return self._returned
+
+    def keep_returned(self, value: object) -> None:
+        """Keep ``value``, what the tool returned, beside the result (:attr:`returned`)."""
+        self._returned = value
 
 
 Message = Annotated[UserMessage | AssistantMessage | ToolResultMessage, Field(discriminator="role")]

@@ -21,7 +21,7 @@ from ..core.messages import ImageContent, TextContent
 from ..tools._display import result_display
 from ..tools._images import fit_image
 from ..tools.base import ToolOptions, run_in_daemon_thread
-from ..tools.results import result_content
+from ..tools.results import DEFAULT_MAX_RESULT_CHARS, result_content
 
 __all__ = ["made_result"]
 
@@ -52,7 +52,7 @@ async def made_result(
             raise _GaveUp
 
     def make() -> tuple[list[TextContent | ImageContent], JsonObject]:
-        content, details = _result_content(value, options, checkpoint)
+        content, details = _result_content(value, options, _limit(options, settings), checkpoint)
         return content + _pictures_for_the_model(output, options, settings, checkpoint), details
 
     if _light(value, output):
@@ -72,12 +72,21 @@ def _light(value: object, output: Iterable[JsonObject]) -> bool:
     return plain and not any(item.get("type") == "display" for item in output)
 
 
+def _limit(options: ToolOptions | None, settings: Mapping[str, Any] | None) -> int | None:
+    """How many characters of a result the model reads: the tool's own ``max_result_chars``,
+    else the run's setting (``None``: no cut)."""
+    if options is not None and options.max_result_chars is not None:
+        return options.max_result_chars
+    return (settings or {}).get("max_result_chars", DEFAULT_MAX_RESULT_CHARS)
+
+
 def _result_content(
-    value: object, options: ToolOptions | None, checkpoint: Callable[[], None]
+    value: object, options: ToolOptions | None, max_chars: int | None, checkpoint: Callable[[], None]
 ) -> tuple[list[TextContent | ImageContent], JsonObject]:
-    """What the model reads of ``value``, and its details: the rich form its card shows
-    (``details["display"]``, :func:`.tools._display.result_display`) among them."""
-    content, details = result_content(value, options.max_result_chars if options is not None else None, checkpoint)
+    """What the model reads of ``value`` (cut to ``max_chars``), and its details: the rich
+    form its card shows (``details["display"]``, :func:`.tools._display.result_display`)
+    among them."""
+    content, details = result_content(value, max_chars, checkpoint)
     display = result_display(value, options.render if options is not None else None)
     if display is not None:
         details["display"] = display

@@ -125,6 +125,14 @@ class Run:
     def tool_results(self) -> list[ToolResultMessage]:
         return [m for m in self.messages if isinstance(m, ToolResultMessage)]
 
+    @property
+    def results(self) -> dict[str, Any]:
+        """What each call that finished returned, whole, by call id — also a result the
+        model read cut (``max_result_chars``) or as a DataFrame's head and tail. Kept in
+        this process only: a run loaded from a notebook or a cassette has the results' text
+        (:attr:`tool_results`), not the values."""
+        return {m.tool_call_id: m.returned for m in self.tool_results if m.status == "done"}
+
     def wire(self, round: int) -> tuple[JsonObject, JsonObject]:
         """Round ``round``'s ``(request, reply)`` as plain JSON data, rounds numbered from 1.
 

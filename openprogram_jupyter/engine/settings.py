@@ -281,6 +281,17 @@ class RunSettings(TypedDict, total=False):
             Flag("--context-window", "N|none", _Capped("tokens")),
         ),
     ]
+    max_result_chars: Annotated[
+        int | None,
+        Setting(
+            50_000,
+            _Whole(100, "an int of at least 100"),
+            "characters of a tool result the model reads at most (a tool's own max_result_chars wins); the rest is "
+            "cut with a note, and stays in run.results and the card",
+            Flag("--max-result-chars", "N|none", _Capped("characters")),
+            inherited=True,
+        ),
+    ]
     finish_at_limit: Annotated[
         bool,
         Setting(

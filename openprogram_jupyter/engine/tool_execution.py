@@ -144,6 +144,8 @@ def _finalize(
             details={**outcome.details, "duration": round(duration, 6)},
         )
     )
+    if outcome.status == "done":
+        result.keep_returned(outcome.value)
     env.emit(
         ToolExecutionEndEvent(
             tool_call_id=result.tool_call_id,

@@ -20,7 +20,6 @@ from ..core._json import JsonObject
 from ..core._tool_context import ToolContext
 from ..core.errors import ArgumentError, ToolExit
 from ._jsonschema import validate_json_schema
-from .results import DEFAULT_MAX_RESULT_CHARS
 
 __all__ = ["DICT_TOOL_KEYS", "ExternalTool", "Tool", "ToolContext", "ToolOptions", "run_in_daemon_thread"]
 
@@ -42,7 +41,9 @@ class ToolOptions:
     requires_approval: bool = False
     defer: bool = False
     timeout: float | None = None
-    max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS
+    max_result_chars: int | None = None
+    """The tool's own limit on what the model reads of a result; ``None``: the run's
+    ``max_result_chars`` setting."""
     cache: bool = False
     render: Callable[[Any], Any] | None = None
     """Turns the return value into the rich form its card shows (``tools/_display.py``);
@@ -115,7 +116,7 @@ class ExternalTool(Tool):
         self.options = ToolOptions(
             requires_approval=bool(_option(source, "requires_approval", False)),
             timeout=_option(source, "timeout", None),
-            max_result_chars=_option(source, "max_result_chars", DEFAULT_MAX_RESULT_CHARS),
+            max_result_chars=_option(source, "max_result_chars", None),
             render=_option(source, "render", None),
             capture_output=bool(_option(source, "capture_output", True)),
             output_as_result=bool(_option(source, "output_as_result", True)),

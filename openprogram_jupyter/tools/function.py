@@ -13,7 +13,6 @@ from ..core._json import JsonObject
 from ._schema import SchemaError, build_signature_schema
 from .base import Tool, ToolContext, ToolOptions, run_in_daemon_thread
 from .registry import Registry, default_registry
-from .results import DEFAULT_MAX_RESULT_CHARS
 
 __all__ = ["FunctionTool", "agentic_function", "function"]
 
@@ -116,7 +115,7 @@ def _make_decorator(agentic: bool) -> Callable[..., Any]:
         requires_approval: bool = False,
         defer: bool = False,
         timeout: float | None = None,
-        max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS,
+        max_result_chars: int | None = None,
         cache: bool = False,
         render: Callable[[Any], Any] | None = None,
         capture_output: bool = True,
@@ -209,7 +208,8 @@ def function(fn: Any = None, **options: Any) -> Any:
     ``available_if`` (decided now; False: not registered), ``check_fn`` / ``requires_env``
     / ``can_use`` (dropped from the menu when it cannot run now), ``requires_approval``,
     ``defer`` (schema loaded on demand through ``tool_search``), ``timeout`` (seconds),
-    ``max_result_chars``, ``cache`` (same arguments → the earlier result, tool not run),
+    ``max_result_chars`` (what the model reads of a result at most; default: the run's
+    setting of that name, 50,000 unless set), ``cache`` (same arguments → the earlier result, tool not run),
     ``render`` (``value -> HTML``, a DataFrame, a figure, an image…: the rich form the
     call's card shows, sanitized; the model still reads the value as text),
     ``capture_output`` (default True: what the body prints, displays or plots is shown in

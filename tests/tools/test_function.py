@@ -232,7 +232,7 @@ def test_options_default_to_a_tool_that_is_plainly_usable():
 
     options = f.options
     assert options.expose and not options.defer and not options.requires_approval and not options.cache
-    assert options.timeout is None and options.max_result_chars == 50_000
+    assert options.timeout is None and options.max_result_chars is None  # the run's max_result_chars
 
 
 def test_cache_option_is_set_and_each_tool_has_its_own_empty_cache():

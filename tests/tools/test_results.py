@@ -150,9 +150,14 @@ def test_ten_megabyte_string_is_cut_keeping_head_and_tail_with_a_marker():
     content, details = result_content(text, 1000)
     out = content[0].text
     assert out.startswith("H" * 500) and out.endswith("T" * 500)
-    assert "[... 9,999,000 characters cut of 10,000,000 ...]" in out
-    assert len(out) < 1100
-    assert details == {"truncated_chars": 9_999_000, "original_chars": 10_000_000}
+    assert "[... 9,999,000 characters cut of 10,000,000 (max_result_chars=1,000)" in out
+    assert len(out) < 1200  # the limit and the marker, which says how to read the rest
+    assert {key: details[key] for key in ("truncated_chars", "original_chars")} == {
+        "truncated_chars": 9_999_000,
+        "original_chars": 10_000_000,
+    }
+    full = details["full_text"]  # the card's: 200,000 characters, head and tail, with a marker
+    assert full.startswith("H" * 1000) and full.endswith("T" * 1000) and len(full) < 200_100
 
 
 def test_long_json_is_cut_too():

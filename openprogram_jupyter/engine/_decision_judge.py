@@ -25,8 +25,8 @@ from ..tools.base import ToolContext
 
 if TYPE_CHECKING:
     from ..core.events import Event
+    from ._runtime_shape import EngineRuntime
     from .run import Run
-    from .runtime import Runtime
 
 __all__ = ["MAX_ATTEMPTS", "PICK_KEYS", "Decision", "Judge", "Pick", "check_pick", "parse_pick"]
 
@@ -197,7 +197,7 @@ class Judge:
                 return [UserMessage(content=self._reask(str(error)))]
         return []
 
-    async def conclude(self, run: Run, *, runtime: Runtime, max_iterations: int | None) -> None:
+    async def conclude(self, run: Run, *, runtime: EngineRuntime, max_iterations: int | None) -> None:
         """Resolve the pick into ``run.decision`` and ``run.result``.
 
         A run that failed or was stopped is left without a decision. Raises
@@ -244,7 +244,7 @@ class Judge:
         return DecisionError(message, attempts=attempts, errors=errors, reply=reply, run=run)
 
 
-async def _resolve(option: Option, arguments: JsonObject, run: Run, runtime: Runtime) -> Any:
+async def _resolve(option: Option, arguments: JsonObject, run: Run, runtime: EngineRuntime) -> Any:
     if option.kind == "value":
         return option.value
     if option.kind == "schema":

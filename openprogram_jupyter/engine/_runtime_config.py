@@ -9,6 +9,7 @@ the attributes a user may set (``runtime.approve = op.policy(...)``) write a new
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar, overload
@@ -42,6 +43,14 @@ class RuntimeConfig:
             own["tools_deny"] = tuple(own["tools_deny"])
         settings = {name: value for name, value in changes.items() if name not in names}
         return dataclasses.replace(self, **own, settings={**self.settings, **settings})
+
+    @functools.cached_property
+    def run_settings(self) -> Mapping[str, Any]:
+        """Every run setting as the runs of a Runtime so configured start from: the declared
+        defaults with ``settings`` over them, checked (made once per record, on first use)."""
+        from .settings import DEFAULTS, merge
+
+        return merge(DEFAULTS, dict(self.settings))
 
     def keywords(self) -> dict[str, Any]:
         """The keywords that build a Runtime like this one."""

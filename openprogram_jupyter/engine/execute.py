@@ -33,7 +33,7 @@ from .spec import RunHooks, RunSpec, RuntimeDefaults, build_spec
 from .tool_execution import CallEnvironment
 
 if TYPE_CHECKING:
-    from .runtime import Runtime
+    from ._runtime_shape import EngineRuntime
 
 AnyEvent = TypeVar("AnyEvent", bound=Event)
 
@@ -49,7 +49,7 @@ __all__ = [
 ]
 
 
-async def execute(runtime: Runtime, spec: RunSpec, *, on_created: Callable[[Run], None] | None = None) -> Run:
+async def execute(runtime: EngineRuntime, spec: RunSpec, *, on_created: Callable[[Run], None] | None = None) -> Run:
     """Run ``spec`` on the current event loop with ``runtime``'s model and return the Run.
 
     ``on_created`` is called with the Run as soon as it exists (before the first event).
@@ -122,7 +122,7 @@ def _traced(spec: RunSpec) -> RunHooks:
 
 
 def _loop_config(
-    runtime: Runtime, model: Model, spec: RunSpec, run: Run, context: RunContext, hooks: RunHooks
+    runtime: EngineRuntime, model: Model, spec: RunSpec, run: Run, context: RunContext, hooks: RunHooks
 ) -> LoopConfig:
     """What the loop of ``run`` runs with: its event sink (the record, the caller's watcher,
     the parent run), the tool calls' environment, its stop signal, its round source."""
@@ -155,7 +155,7 @@ def _loop_config(
     )
 
 
-def run_context(runtime: Runtime, spec: RunSpec) -> RunContext:
+def run_context(runtime: EngineRuntime, spec: RunSpec) -> RunContext:
     """The context ``spec`` runs under on ``runtime`` (:mod:`._run_context`).
 
     A nested run derives it from the calling run's: its own ``approve=`` (or, on another

@@ -19,8 +19,8 @@ from ..core.messages import AssistantMessage, ToolResultMessage, UserMessage
 from .spec import ReplayedRound, RunSpec, RuntimeDefaults, build_spec
 
 if TYPE_CHECKING:
+    from ._runtime_shape import EngineRuntime
     from .run import Run
-    from .runtime import Runtime
 
 __all__ = ["fork_spec", "prepare_within", "recorded_rounds", "reused_settings", "same_tools"]
 
@@ -45,7 +45,7 @@ def recorded_rounds(messages: Sequence[Any]) -> tuple[list[UserMessage], list[Re
 
 
 def fork_spec(
-    run: Run, round: Any, runtime: Runtime, *, tools: Sequence[object] | None = None, **options: Any
+    run: Run, round: Any, runtime: EngineRuntime, *, tools: Sequence[object] | None = None, **options: Any
 ) -> RunSpec:
     """The spec of ``run`` forked at ``round`` on ``runtime``.
 
@@ -75,7 +75,7 @@ def fork_spec(
     )
 
 
-def prepare_within(run: Run, runtime: Runtime, content: object, **options: Any) -> RunSpec:
+def prepare_within(run: Run, runtime: EngineRuntime, content: object, **options: Any) -> RunSpec:
     """``runtime.prepare(content, **options)`` for a run that derives its context from the
     recorded ``run``'s (:mod:`._run_context`): its menu leaves out what ``run``'s deny lists
     did, and the engine asks ``run``'s approvers (a view's asking left out) unless
@@ -94,7 +94,7 @@ def reused_settings(run: Run, options: dict[str, Any]) -> dict[str, Any]:
     return settings
 
 
-def same_tools(run: Run, runtime: Runtime, doing: str, *, given: Sequence[object] = ()) -> list[Any]:
+def same_tools(run: Run, runtime: EngineRuntime, doing: str, *, given: Sequence[object] = ()) -> list[Any]:
     """The tools ``run`` had, by name: each taken from ``given`` when a tool there has that
     name, else looked up in ``runtime``'s registry (so a tool redefined since is the new
     one), else the one the run ran with; the tools of ``given`` the run did not have come

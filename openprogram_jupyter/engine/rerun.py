@@ -25,15 +25,15 @@ from .forking import prepare_within, recorded_rounds, reused_settings, same_tool
 from .spec import RerunPlan, RunSpec
 
 if TYPE_CHECKING:
+    from ._runtime_shape import EngineRuntime
     from .run import Run
-    from .runtime import Runtime
 
 __all__ = ["RerunReport", "RerunRow", "rerun_all", "rerun_spec"]
 
 
 def rerun_spec(
     run: Run,
-    runtime: Runtime,
+    runtime: EngineRuntime,
     *,
     tools: Sequence[object] = (),
     live: bool = False,
@@ -136,7 +136,7 @@ def rerun_all(
     *,
     tools: Sequence[object] = (),
     live: bool = False,
-    runtime: Runtime | None = None,
+    runtime: EngineRuntime | None = None,
     **options: Any,
 ) -> RerunReport:
     """Rerun each of ``runs`` (a list, labelled by run id, or a mapping of labels to runs)
@@ -153,7 +153,7 @@ def rerun_all(
             raise TypeError(f"rerun_all: {where} holds a {type(run).__name__}, not a Run")
     rows = []
     for label, run in labelled:
-        base = runtime or run.runtime or cast("Runtime", _ambient.ambient_runtime())
+        base = runtime or run.runtime or cast("EngineRuntime", _ambient.ambient_runtime())
         rerun = base.rerun(run, tools=tools, live=live, **options)
         rows.append(RerunRow(str(label) if label is not None else run.run_id, run, rerun))
     return RerunReport(rows)

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from ..core._run_context import RunContext
     from ..core.events import Event
     from ..models._wire import WireLog
-    from .runtime import Runtime
+    from ._runtime_shape import EngineRuntime
     from .spec import AgainOptions, RunSpec
 
 __all__ = ["Run", "RunError"]
@@ -72,7 +72,7 @@ class Run:
         self.ended_at: float | None = None
         self.wire_log: WireLog | None = None  # set by the engine when the Runtime captures the wire
         self.spec: RunSpec | None = None  # the spec it ran, and the Runtime that ran it (not pickled)
-        self.runtime: Runtime | None = None
+        self.runtime: EngineRuntime | None = None
         self.context: RunContext | None = None  # what governed it (approvers, deny list, caps; not pickled)
         self._usage = Usage.total([])  # kept as replies end: the loop reads it every round
 
@@ -195,7 +195,7 @@ class Run:
         *,
         model: Any = None,
         tools: Any = None,
-        runtime: Runtime | None = None,
+        runtime: EngineRuntime | None = None,
         **options: Unpack[AgainOptions],
     ) -> Run:
         """A new run that replays this one's rounds before ``round`` from the record — no
@@ -207,7 +207,7 @@ class Run:
         notebook's). ``round`` must be one of this run's rounds
         (``SetupError`` otherwise). See :meth:`Runtime.fork
         <openprogram_jupyter.engine.runtime.Runtime.fork>`."""
-        base = runtime or self.runtime or cast("Runtime", _ambient.ambient_runtime())
+        base = runtime or self.runtime or cast("EngineRuntime", _ambient.ambient_runtime())
         return base.fork(self, round, model=model, tools=tools, **options)
 
     def rerun(
@@ -216,7 +216,7 @@ class Run:
         tools: Any = (),
         live: bool = False,
         same: Any = None,
-        runtime: Runtime | None = None,
+        runtime: EngineRuntime | None = None,
         **options: Unpack[AgainOptions],
     ) -> Run:
         """This run again with the tools as they are now: each recorded reply is played back
@@ -233,7 +233,7 @@ class Run:
         holds a time or a random id. ``options`` are run options over the run's own
         settings. Runs on ``runtime`` (default: the Runtime that ran this one, else the
         notebook's); returns the new Run. See :mod:`openprogram_jupyter.engine.rerun`."""
-        base = runtime or self.runtime or cast("Runtime", _ambient.ambient_runtime())
+        base = runtime or self.runtime or cast("EngineRuntime", _ambient.ambient_runtime())
         return base.rerun(self, tools=tools, live=live, same=same, **options)
 
     # -- showing ------------------------------------------------------------------------

@@ -93,9 +93,8 @@ class Runtime:
             dict(settings),
         )
         self._model = RuntimeModel()
-        self._settings: RunSettings | None = None
         if settings:  # checked now; a Runtime without settings (%load_ext's) imports nothing more
-            self._settings = self.settings
+            self._config.run_settings  # noqa: B018 - reading it checks them
         self.last_run: Run | None = None
         self._resources = Resources()  # what close() ends: MCP servers connected for this Runtime
 
@@ -104,11 +103,7 @@ class Runtime:
         """Every run setting as this Runtime's runs start from: the declared defaults with
         the Runtime's own keywords over them (a new dict each time; change a setting with
         :meth:`replace`)."""
-        if self._settings is None:
-            from .settings import DEFAULTS, merge
-
-            self._settings = merge(DEFAULTS, dict(self._config.settings))
-        return dict(self._settings)  # type: ignore[return-value]
+        return dict(self._config.run_settings)  # type: ignore[return-value]
 
     def replace(self, **changes: Unpack[RuntimeKeywords]) -> Runtime:
         """A new Runtime like this one — model, keys, approver, deny list, caps, registry,
@@ -203,21 +198,12 @@ class Runtime:
         kernel interrupt), the run is finished the same way, stored on :attr:`last_run`,
         and ``CancelledError`` is re-raised.
         """
-        return await self._execute(self._spec(content, options))
+        return await self._execute(_spec_of(self, content, options))
 
     async def _execute(self, spec: RunSpec, on_created: Callable[[Run], None] | None = None) -> Run:
         from .execute import execute
 
         return await execute(self, spec, on_created=on_created)
-
-    def _spec(self, content: object, options: dict[str, Any] | RunOptions) -> RunSpec:
-        from .execute import RunSpec
-
-        if isinstance(content, RunSpec):
-            if options:
-                raise TypeError(f"a RunSpec carries its options; got more: {', '.join(sorted(options))}")
-            return content
-        return self.prepare(content, **options)
 
     async def aexec(self, content: object, **options: Unpack[RunOptions]) -> Any:
         """Like :meth:`arun`, returning the answer (see :meth:`exec`)."""
@@ -319,7 +305,7 @@ class RunHandle:
     def _start(self, content: object, options: dict[str, Any]) -> None:
         # Checked here, in the caller's context: a bad option raises from start(), and a
         # nested run started inside a tool body knows its parent.
-        spec = self.runtime._spec(content, options)
+        spec = _spec_of(self.runtime, content, options)
         # The caller's abort event, if any, is the handle's: setting either stops the run.
         hooks = spec.hooks
         self._abort = hooks.get("abort") or self._abort
@@ -399,6 +385,18 @@ class RunHandle:
 
 
 # -- helpers ------------------------------------------------------------------------------
+
+
+def _spec_of(runtime: Runtime, content: object, options: dict[str, Any] | RunOptions) -> RunSpec:
+    """The spec a run of ``content`` with ``options`` executes on ``runtime``: ``content``
+    itself when it is a :class:`RunSpec` (then with no other options), else prepared."""
+    from .execute import RunSpec
+
+    if isinstance(content, RunSpec):
+        if options:
+            raise TypeError(f"a RunSpec carries its options; got more: {', '.join(sorted(options))}")
+        return content
+    return runtime.prepare(content, **options)
 
 
 def _check_keys_are_for_a_string(model: object, api_key: str | None, base_url: str | None) -> None:

@@ -32,7 +32,7 @@ from .settings import SETTINGS, RunSettings, inherited, merge
 if TYPE_CHECKING:
     from ..core._run_context import RunContext
     from ..tools.registry import Registry
-    from .runtime import Runtime
+    from ._runtime_shape import EngineRuntime
     from .tool_execution import Approver
 
 __all__ = [
@@ -196,13 +196,13 @@ class RuntimeDefaults:
 
     registry: Registry
     settings: RunSettings
-    runtime: Runtime | None = None
+    runtime: EngineRuntime | None = None
     session_deny: Sequence[str] = ()
     max_depth: int = 8
     inherits: RunContext | None = None
 
     @classmethod
-    def of(cls, runtime: Runtime, inherits: RunContext | None = None) -> RuntimeDefaults:
+    def of(cls, runtime: EngineRuntime, inherits: RunContext | None = None) -> RuntimeDefaults:
         """``runtime``'s defaults (``inherits``: the context a fork or rerun derives from)."""
         return cls(runtime.registry, runtime.settings, runtime, tuple(runtime.tools_deny), runtime.max_depth, inherits)
 

@@ -36,7 +36,7 @@ from ._call_result import made_result
 from ._tool_output import OutputCapture, capturing
 
 if TYPE_CHECKING:
-    from .runtime import Runtime
+    from ._runtime_shape import EngineRuntime
 
 __all__ = [
     "ApprovalRequest",
@@ -63,7 +63,7 @@ class CallEnvironment:
     """
 
     menu: Menu
-    runtime: Runtime | None
+    runtime: EngineRuntime | None
     run_id: str
     depth: int
     emit: Callable[[Event], Any]

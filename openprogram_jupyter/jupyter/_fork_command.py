@@ -70,7 +70,7 @@ def rerun_command(magics: AgentMagics, rest: str) -> None:
 
 def _run_and_runtime(magics: AgentMagics, command: str, name: str, model: str | None) -> tuple[Run, Runtime]:
     from ..engine.run import Run
-    from ..engine.runtime import default_runtime
+    from ..engine.runtime import Runtime, default_runtime
 
     if name not in magics.namespace:
         raise UsageError(f"%agent {command}: no variable {name!r} in the notebook")
@@ -80,7 +80,9 @@ def _run_and_runtime(magics: AgentMagics, command: str, name: str, model: str | 
     runtime = (
         magics.runtimes.for_model(model)[0]
         if model is not None
-        else run.runtime or magics.runtimes.namespace_runtime or default_runtime()
+        else (run.runtime if isinstance(run.runtime, Runtime) else None)
+        or magics.runtimes.namespace_runtime
+        or default_runtime()
     )
     return run, runtime
 

@@ -5,7 +5,12 @@ worker thread's own loop (``Runtime.run``), a new one for every run; an MCP sess
 set of anyio tasks that must stay on the loop that opened it. So each connection gets a
 daemon thread running one event loop for its whole life: the session is opened, used and
 closed there, and callers on any loop reach it through
-``asyncio.run_coroutine_threadsafe``. Cancelling a caller cancels the call on the
+``asyncio.run_coroutine_threadsafe``.
+
+A line a server writes to stdout that is not a JSON-RPC message (a banner printed before it
+starts, a stray ``print``) is logged and skipped; only a reply that cannot be read (a
+JSON-RPC response nested too deep for the parser) fails the requests waiting at that
+moment — later ones are not touched. Cancelling a caller cancels the call on the
 connection's loop, and the SDK then sends the server the protocol's
 ``notifications/cancelled`` for that request.
 
@@ -18,6 +23,8 @@ import asyncio
 import atexit
 import concurrent.futures
 import contextlib
+import json
+import logging
 import tempfile
 import threading
 import time
@@ -36,6 +43,13 @@ __all__ = ["McpConnection", "McpError", "McpTarget", "close_all_connections"]
 T = TypeVar("T")
 
 _STDERR_TAIL_CHARS = 2000
+_SKIPPED_LINES_KEPT = 20
+_SKIPPED_LINE_CHARS = 300
+_log = logging.getLogger(__name__)
+# The SDK logs a line it cannot parse with logger.exception; with no handler configured,
+# Python's last-resort handler would print that traceback into the cell. A library's
+# loggers get a NullHandler (the logging HOWTO's advice): configured logging still sees them.
+logging.getLogger("mcp").addHandler(logging.NullHandler())
 _CLOSE_SECONDS = 8.0  # the SDK gives a stdio server 2 s after stdin closes, then 2 s after SIGTERM
 
 
@@ -81,7 +95,10 @@ class McpConnection:
         self.server_name: str | None = None  # what the server calls itself (its handshake)
         self._closing: asyncio.Event | None = None
         self._task: asyncio.Task[Any] | None = None  # the session's own task, on the connection's loop
-        self._unreadable: str | None = None  # why a message from the server could not be read
+        # When (time.monotonic()) a reply that cannot be read arrived, and why: it fails the
+        # requests already waiting then, none started later.
+        self._unreadable: tuple[float, str] | None = None
+        self.skipped_lines: list[str] = []  # the last lines the server wrote that are not JSON-RPC
         self._failure: str | None = None
         self._closed = False
         ready: concurrent.futures.Future[None] = concurrent.futures.Future()
@@ -135,16 +152,36 @@ class McpConnection:
         return Client(stdio_client(parameters, errlog=self._stderr), message_handler=self._on_message)
 
     async def _on_message(self, message: object) -> None:
-        """The SDK hands over what the server sent that it could not read (nested too deep,
-        not JSON-RPC) as an exception; the request waiting for it would otherwise wait out
-        its whole timeout. Waiters check :attr:`_unreadable` and fail at once, saying why."""
-        if isinstance(message, Exception):
-            errors = getattr(message, "errors", None)  # pydantic's: structured, one per problem
-            detail = errors()[0].get("msg", "") if callable(errors) and errors() else str(message).split("\n")[0]
-            self._unreadable = mask(
-                f"the MCP server {self.target.describe()!r} sent a message that cannot be read "
-                f"({type(message).__name__}: {detail[:300]})"
+        """The SDK hands over what the server sent that it could not read as an exception.
+
+        A reply that cannot be read (nested too deep) would leave its request waiting out
+        its whole timeout: the requests waiting now check :attr:`_unreadable` and fail at
+        once, saying why. Anything else — a line that is not JSON, JSON that is not a
+        JSON-RPC response — is not an answer to anyone: it is logged, kept in
+        :attr:`skipped_lines`, and the connection goes on."""
+        if not isinstance(message, Exception):
+            return
+        errors = getattr(message, "errors", None)  # pydantic's: structured, one per problem
+        problems = errors() if callable(errors) else []
+        sent = _what_was_sent(problems[0] if problems else {})
+        if sent is _TOO_DEEP or _is_response(sent):
+            detail = problems[0].get("msg", "") if problems else str(message).split("\n")[0]
+            self._unreadable = (
+                time.monotonic(),
+                mask(
+                    f"the MCP server {self.target.describe()!r} sent a message that cannot be read "
+                    f"({type(message).__name__}: {detail[:300]})"
+                ),
             )
+            return
+        line = mask(sent if isinstance(sent, str) else json.dumps(sent, default=str))[:_SKIPPED_LINE_CHARS]
+        self.skipped_lines = [*self.skipped_lines[-(_SKIPPED_LINES_KEPT - 1) :], line]
+        _log.info("MCP server %r: skipped a line that is not JSON-RPC: %s", self.target.describe(), line)
+
+    def _unreadable_since(self, started: float) -> str | None:
+        """Why a reply that arrived at or after ``started`` could not be read, if one did."""
+        unreadable = self._unreadable
+        return unreadable[1] if unreadable is not None and unreadable[0] >= started else None
 
     def _explain(self, error: BaseException) -> str:
         while len(getattr(error, "exceptions", ())) == 1:  # an exception group of one: say what it holds
@@ -174,11 +211,12 @@ class McpConnection:
 
     def run(self, coroutine: Coroutine[Any, Any, T], timeout: float) -> T:
         """Run ``coroutine`` on the connection's loop and wait for it (sync callers)."""
+        started = time.monotonic()
         return _wait(
             asyncio.run_coroutine_threadsafe(coroutine, self._loop),
             timeout,
             f"the MCP server {self.target.describe()!r} did not answer within {timeout:g} s",
-            unreadable=lambda: self._unreadable,
+            unreadable=lambda: self._unreadable_since(started),
         )
 
     def list_tools(self, timeout: float = 30.0) -> list[Any]:
@@ -203,14 +241,16 @@ class McpConnection:
         sends the server ``notifications/cancelled``. A dead or closed server raises
         :class:`McpError`.
         """
+        started = time.monotonic()
         future = asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self._call_tool(name, arguments), self._loop))
         try:
             while True:
                 done, _ = await asyncio.wait({future}, timeout=0.1)
                 if done:
                     return future.result()
-                if self._unreadable is not None:
-                    raise McpError(self._unreadable)
+                unreadable = self._unreadable_since(started)
+                if unreadable is not None:
+                    raise McpError(unreadable)
         finally:
             future.cancel()  # a stop (or an unreadable reply): the request is cancelled on the server too
 
@@ -265,6 +305,28 @@ class McpConnection:
             self._loop.close()
         if self._stderr is not None:
             self._stderr.close()
+
+
+_TOO_DEEP = object()  # JSON nested deeper than the parser goes
+
+
+def _what_was_sent(problem: dict[str, Any]) -> object:
+    """What the server sent, from the first problem pydantic found in it: the line itself
+    when it is not JSON, the parsed value when it is (``_TOO_DEEP`` past the parser's depth)."""
+    sent = problem.get("input")
+    if problem.get("type") != "json_invalid" or not isinstance(sent, str):
+        return sent
+    try:
+        return json.loads(sent)
+    except RecursionError:
+        return _TOO_DEEP
+    except ValueError:
+        return sent
+
+
+def _is_response(sent: object) -> bool:
+    """Whether ``sent`` has the shape of a JSON-RPC response: an answer someone waits for."""
+    return isinstance(sent, dict) and "id" in sent and ("result" in sent or "error" in sent)
 
 
 def _http_transport(streamable_http_client: Any, target: McpTarget) -> Any:

@@ -4,7 +4,9 @@ Run as ``python demo_server.py`` it speaks stdio; ``python demo_server.py http P
 streamable HTTP on 127.0.0.1:PORT. Its tools: ``add``, ``fail`` (an error result),
 ``wait`` (sleeps, writing to a marker file when it starts and when it is cancelled),
 ``pid`` (the server's process id), ``crash`` (the process exits mid-call) and ``env_value``
-(a variable of the server's environment, as a server that echoes its token would).
+(a variable of the server's environment, as a server that echoes its token would). With
+``DEMO_BANNER`` set it prints a banner on stdout before it starts, as many real servers do
+(once started, the SDK diverts what the process writes to stdout to stderr).
 """
 
 from __future__ import annotations
@@ -65,6 +67,8 @@ def crash() -> str:
 
 
 if __name__ == "__main__":
+    if os.environ.get("DEMO_BANNER"):
+        os.write(1, b"demo server 1.0 starting (a banner on stdout)\n")
     if sys.argv[1:2] == ["http"]:
         server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
     else:

@@ -61,7 +61,8 @@ def main() -> None:
         f"stop_reason {run.stop_reason}, rounds {run.rounds}, requests {len(agent)}, compactions {len(run.compactions)}"
     )
     print(
-        f"largest request ~{max(sizes):,} tokens of a {WINDOW:,} window; requests over it: {sum(s > WINDOW for s in sizes)}"
+        f"largest request ~{max(sizes):,} tokens of a {WINDOW:,} window; "
+        f"requests over it: {sum(s > WINDOW for s in sizes)}"
     )
     print(f"pin present in {with_pin} of {len(agent)} requests")
     print(

@@ -17,6 +17,7 @@ from ..core.events import AssistantUpdate, MessageEndEvent, MessageStartEvent, M
 from ..core.messages import AssistantMessage
 from ..models._history import without_images
 from ..models._text_tool_calls import read_text_tool_calls
+from ..models._tool_features import all_strict
 from ..models.base import MessageBuilder, ModelRequest, ToolChoice
 from ._context import context_refusal, context_window
 from ._limits import LimitReached, final_round_system, output_cap, unpriced_notice
@@ -59,9 +60,10 @@ def _request(config: LoopConfig, state: LoopState, final: LimitReached | None) -
     request = ModelRequest(
         messages=state.conversation if config.spec.settings["images_to_model"] else without_images(state.conversation),
         system=system,
-        tools=menu.specs(),
+        tools=all_strict(menu.specs()) if config.spec.settings["strict_tools"] else menu.specs(),
         tool_choice=choice,
         parallel_tool_calls=config.spec.settings["parallel_tool_calls"],
+        allowed_tools=config.spec.settings["allowed_tools"],
         menu_explicit=menu.explicit,
         max_output_tokens=cap,
         prompt_cache=config.spec.settings["prompt_cache"],

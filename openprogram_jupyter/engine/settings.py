@@ -179,6 +179,17 @@ def _tool_choice(name: str, value: object) -> ToolChoiceOption:
         raise SetupError(str(error), option=name) from error
 
 
+def _tool_names(name: str, value: object) -> list[str] | None:
+    """``None`` (every tool on the menu), or a list of tool names (a tuple is taken too),
+    stored as a list without repeats; names not on the run's menu are refused when the run
+    starts (:mod:`.spec`)."""
+    if value is None:
+        return None
+    if not isinstance(value, (list, tuple)) or not all(isinstance(item, str) and item for item in value):
+        raise SetupError(f"{name} must be a list of tool names or None, got {_named(value)}", option=name)
+    return list(dict.fromkeys(value))
+
+
 # -- flag parsers: text to the value the keyword would take ------------------------------
 
 
@@ -197,6 +208,14 @@ class _Capped:
             return int(text.replace(",", ""))  # int() itself reads one "_" between digits
         except ValueError:
             raise ValueError(f"expected a whole number of {self.kind} or 'none', got {text!r}") from None
+
+
+def _comma_names(text: str) -> list[str]:
+    """Tool names separated by commas (spaces around them ignored); none is refused."""
+    names = [part.strip() for part in text.split(",") if part.strip()]
+    if not names:
+        raise ValueError(f"expected tool names separated by commas, got {text!r}")
+    return names
 
 
 def _effort_or_budget(text: str) -> str | int:
@@ -237,6 +256,26 @@ class RunSettings(TypedDict, total=False):
             _optional_switch,
             "whether the model may pick several tools in one round (None: the provider's default)",
             Flag("--no-parallel", switch_value=False),
+        ),
+    ]
+    strict_tools: Annotated[
+        bool,
+        Setting(
+            False,
+            _switch,
+            "send every tool in the provider's strict mode, its schema made strict-compatible "
+            "(docs/providers.md, Tool features)",
+            Flag("--strict-tools"),
+        ),
+    ]
+    allowed_tools: Annotated[
+        list[str] | None,
+        Setting(
+            None,
+            _tool_names,
+            "the only tools the model may call; every tool stays declared where the provider can say so "
+            "(None: all; docs/providers.md, Tool features)",
+            Flag("--allowed-tools", "NAME,NAME", _comma_names),
         ),
     ]
     max_iterations: Annotated[

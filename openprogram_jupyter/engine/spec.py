@@ -302,7 +302,20 @@ def _menu(defaults: RuntimeDefaults, inputs: dict[str, Any]) -> Menu:
 
 
 def _check_forced_choice(settings: RunSettings, menu: Menu) -> None:
+    allowed = settings.get("allowed_tools")
+    missing = [name for name in allowed or () if menu.get(name) is None]
+    if missing:
+        raise SetupError(
+            f"allowed_tools names {', '.join(map(repr, missing))}, not on this run's menu "
+            f"({', '.join(menu.names) or 'no tools'})",
+            option="allowed_tools",
+        )
     choice = settings["tool_choice"]
+    if isinstance(choice, dict) and allowed is not None and choice["name"] not in allowed:
+        raise SetupError(
+            f"tool_choice forces {choice['name']!r}, which allowed_tools does not allow ({', '.join(allowed)})",
+            option="tool_choice",
+        )
     if isinstance(choice, dict) and menu.get(choice["name"]) is None:
         raise SetupError(
             f"tool_choice forces {choice['name']!r}, which is not on this run's menu "

@@ -36,23 +36,29 @@ from typing import Any
 from ..core._json import JsonObject
 from ._history import forced_tool_name, history_has_tool_blocks, stub_specs_for_history
 from ._provider_info import Spec, declared_parameters
+from ._tool_features import described_with_examples, strict_parameters
+from .anthropic import takes_strict_tools
 from .base import ModelRequest
 
-__all__ = ["BedrockControls", "bedrock_tool", "model_family", "tool_config"]
+__all__ = ["BedrockControls", "bedrock_tool", "model_family", "takes_strict", "tool_config"]
 
 _REGION_PREFIX = re.compile(r"^(us|eu|apac|jp|au|ca|us-gov|global)\.")
 
 
 def bedrock_tool(spec: Spec) -> JsonObject:
     """An element of Converse's ``toolConfig.tools``. Bedrock refuses an empty description,
-    so a tool without one is described by its name."""
-    return {
-        "toolSpec": {
-            "name": spec["name"],
-            "description": spec.get("description") or spec["name"],
-            "inputSchema": {"json": declared_parameters(spec)},
-        }
+    so a tool without one is described by its name; examples go in the description. A
+    strict spec goes with ``strict: true`` and its schema closed (:mod:`._strict_schema`),
+    unless strict mode cannot express it."""
+    tool_spec: JsonObject = {
+        "name": spec["name"],
+        "description": described_with_examples({**spec, "description": spec.get("description") or spec["name"]}),
+        "inputSchema": {"json": declared_parameters(spec)},
     }
+    strict = strict_parameters(spec, tool_spec["inputSchema"]["json"], "closed")
+    if strict is not None:
+        tool_spec["inputSchema"], tool_spec["strict"] = {"json": strict}, True
+    return {"toolSpec": tool_spec}
 
 
 @dataclass
@@ -61,6 +67,13 @@ class BedrockControls:
     additional_fields: dict[str, Any] | None = None
     instructions: list[str] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
+
+
+def takes_strict(model_id: str) -> bool:
+    """Whether a Bedrock model takes ``toolSpec.strict``: the Claude models that take strict
+    tool use on Anthropic's API (:func:`.anthropic.takes_strict_tools`); no other family."""
+    base = _REGION_PREFIX.sub("", model_id)
+    return base.startswith("anthropic.") and model_family(model_id)[0] and takes_strict_tools(base[len("anthropic.") :])
 
 
 def model_family(model_id: str) -> tuple[bool, bool, bool]:

@@ -12,6 +12,7 @@ import json
 
 from ..core._json import JsonObject
 from ._provider_info import Spec, declared_parameters
+from ._tool_features import described_with_examples
 
 __all__ = ["gemini_function_declaration", "gemini_schema_problems"]
 
@@ -48,10 +49,11 @@ _GEMINI_KEYWORDS = frozenset(
 
 
 def gemini_function_declaration(spec: Spec) -> JsonObject:
-    """An element of ``tools[].functionDeclarations`` (plain JSON Schema in ``parametersJsonSchema``)."""
+    """An element of ``tools[].functionDeclarations`` (plain JSON Schema in
+    ``parametersJsonSchema``; examples in the description; Gemini has no strict mode)."""
     return {
         "name": spec["name"],
-        "description": spec.get("description") or "",
+        "description": described_with_examples(spec),
         "parametersJsonSchema": declared_parameters(spec),
     }
 

@@ -36,6 +36,7 @@ from ._provider_errors import (
     retry_reason,
     wait_text,
 )
+from ._strict_schema import drop_absent_nulls
 from .base import MessageBuilder, Model, ModelRequest
 from .pricing import cost_of
 
@@ -179,6 +180,7 @@ class ProviderModel(Model):
                     async for update in updates:
                         streamed = True
                         yield update
+                read_strict_nulls(out, request.tools)
                 return
             except asyncio.CancelledError:
                 raise
@@ -277,6 +279,18 @@ class ProviderModel(Model):
     @abstractmethod
     def _classify(self, exc: Exception) -> ProviderError:
         """Turn an SDK or transport exception into a :class:`ProviderError`."""
+
+
+def read_strict_nulls(out: MessageBuilder, tools: list[JsonObject]) -> None:
+    """In the reply's calls to strict tools, each ``null`` that stands for an optional
+    argument not given (strict mode makes optional properties required and nullable) is
+    removed, so the tool's own default applies (:func:`._strict_schema.drop_absent_nulls`)."""
+    strict = {spec["name"]: spec.get("parameters") or {} for spec in tools if spec.get("strict")}
+    if not strict:
+        return
+    for call in out.message.tool_calls:
+        if call.name in strict:
+            drop_absent_nulls(call.arguments, strict[call.name])
 
 
 async def _close_at_loop_shutdown(client: Any, forget: Callable[[], object]) -> AsyncGenerator[None, None]:

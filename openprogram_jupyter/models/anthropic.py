@@ -43,8 +43,7 @@ from ._history import (
     AssistantTurn,
     append_merged,
     history_has_tool_blocks,
-    result_images,
-    result_text,
+    result_parts,
     safe_tool_id,
     stub_specs_for_history,
     user_blocks,
@@ -62,19 +61,34 @@ from ._provider_errors import (
 )
 from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, Spec, ToolRules, ToolShape, declared_parameters
 from ._reasoning import reasoning_budget
+from ._tool_features import strict_notices, strict_parameters
 from ._wire_fold import anthropic_frames
 from .base import MessageBuilder, ModelRequest
 
-__all__ = ["INFO", "AnthropicModel", "anthropic_tool"]
+__all__ = ["INFO", "AnthropicModel", "anthropic_tool", "takes_strict_tools"]
 
 
 def anthropic_tool(spec: Spec) -> JsonObject:
-    """An element of Anthropic Messages' ``tools``."""
-    return {
+    """An element of Anthropic Messages' ``tools``: a strict spec with ``strict: true`` and
+    its schema closed (:mod:`._strict_schema`, unless strict mode cannot express it),
+    examples as ``input_examples``."""
+    tool: JsonObject = {
         "name": spec["name"],
         "description": spec.get("description") or "",
         "input_schema": declared_parameters(spec),
     }
+    strict = strict_parameters(spec, tool["input_schema"], "closed")
+    if strict is not None:
+        tool["input_schema"], tool["strict"] = strict, True
+    if spec.get("input_examples"):
+        tool["input_examples"] = list(spec["input_examples"])
+    return tool
+
+
+def takes_strict_tools(model_id: str) -> bool:
+    """Whether a Claude model takes strict tool use: not the Claude 2 and 3 families, nor
+    Claude Opus 4 and Sonnet 4 (their first releases); every later model does."""
+    return not model_id.startswith(_NO_STRICT_MODELS)
 
 
 INFO = ProviderInfo(
@@ -93,6 +107,15 @@ INFO = ProviderInfo(
 )
 
 _SMALL_OUTPUT_MODELS = ("claude-3-opus", "claude-3-sonnet", "claude-3-haiku")
+_NO_STRICT_MODELS = (
+    "claude-2",
+    "claude-instant",
+    "claude-3",
+    "claude-opus-4-0",
+    "claude-opus-4-2025",
+    "claude-sonnet-4-0",
+    "claude-sonnet-4-2025",
+)
 
 
 class AnthropicModel(ProviderModel):
@@ -165,6 +188,13 @@ class AnthropicModel(ProviderModel):
         if not tools and history_has_tool_blocks(request.messages):
             tools, choice = stub_specs_for_history(request.messages, []), "none"
         if tools:
+            tools, strict_said = strict_notices(
+                tools,
+                supported=takes_strict_tools(self.model_id),
+                flavour="closed",
+                why_not=f"{self.model_id} has no strict tool use",
+            )
+            notices += strict_said
             payload["tools"] = [anthropic_tool(t) for t in tools]
             payload["tool_choice"] = _tool_choice(choice, request.parallel_tool_calls)
         if request.prompt_cache:
@@ -352,8 +382,7 @@ def _assistant_blocks(turn: AssistantTurn) -> list[JsonObject]:
 
 
 def _result_block(result: Any) -> JsonObject:
-    content: list[JsonObject] = [{"type": "text", "text": result_text(result)}]
-    content += [_user_block(image) for image in result_images(result)]
+    content = [_user_block(block) for block in result_parts(result)]
     return {
         "type": "tool_result",
         "tool_use_id": safe_tool_id(result.tool_call_id),

@@ -89,6 +89,8 @@ class ModelRequest:
     whose cache must be asked for marks where the cached prefix ends (the run setting).
     ``reasoning``: ``"low"``, ``"medium"``, ``"high"``, a token budget, or ``None`` for the
     model's default (the run setting; :mod:`._reasoning` maps it for each provider).
+    ``allowed_tools``: the only tools the model may call this round (names of ``tools``,
+    all of which stay declared where the provider can say so), or ``None`` for all.
     """
 
     messages: list[UserMessage | AssistantMessage | ToolResultMessage]
@@ -100,6 +102,7 @@ class ModelRequest:
     max_output_tokens: int | None = None
     prompt_cache: bool = True
     reasoning: str | int | None = None
+    allowed_tools: list[str] | None = None
     wire: WireRecorder | None = field(default=None, repr=False, compare=False)
 
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import dataclasses
 import os
 import re
 import threading
@@ -40,9 +41,9 @@ from ..core._secrets import remember
 from ..core.events import AssistantUpdate
 from ..core.messages import TextContent, ThinkingContent, ToolCall, UserMessage
 from . import _bedrock_body
-from ._bedrock_controls import bedrock_tool, model_family, tool_config
+from ._bedrock_controls import bedrock_tool, model_family, takes_strict, tool_config
 from ._bedrock_stream import StreamPump
-from ._history import AssistantTurn, append_merged, result_images, result_text, safe_tool_id, user_blocks
+from ._history import AssistantTurn, append_merged, result_parts, safe_tool_id, user_blocks
 from ._incremental import common_prefix
 from ._json_data import to_json_data
 from ._provider_common import ProviderError, ProviderModel, require_module
@@ -57,6 +58,7 @@ from ._provider_errors import (
 )
 from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, ToolRules, ToolShape
 from ._reasoning import reasoning_budget
+from ._tool_features import strict_notices
 from ._wire_fold import bedrock_frames
 from .base import MessageBuilder, ModelRequest
 
@@ -180,7 +182,14 @@ class BedrockModel(ProviderModel):
         caps = [cap for cap in (self.max_tokens, request.max_output_tokens) if cap]
         if caps:
             payload["inferenceConfig"] = {"maxTokens": min(caps)}
-        controls = tool_config(self.model_id, request)
+        tools, strict_said = strict_notices(
+            request.tools,
+            supported=takes_strict(self.model_id),
+            flavour="closed",
+            why_not=f"{self.model_id} has no strict tool use on Bedrock",
+        )
+        controls = tool_config(self.model_id, dataclasses.replace(request, tools=tools))
+        controls.notices[:0] = strict_said
         system = [{"text": request.system}] if request.system else []
         system += [{"text": text} for text in controls.instructions]
         if system:
@@ -429,8 +438,7 @@ def _assistant_blocks(turn: AssistantTurn) -> list[JsonObject]:
 
 
 def _result_block(result: Any) -> JsonObject:
-    content = [{"text": result_text(result)}]
-    content += [b for b in map(_user_block, result_images(result)) if b]
+    content = [b for b in map(_user_block, result_parts(result)) if b]
     return {
         "toolResult": {
             "toolUseId": safe_tool_id(result.tool_call_id),

@@ -58,6 +58,7 @@ from ._provider_errors import (
 )
 from ._provider_info import ProviderInfo, ToolRules, ToolShape
 from ._reasoning import reasoning_budget
+from ._tool_features import strict_notices
 from ._wire_fold import gemini_frames
 from .base import MessageBuilder, ModelRequest
 
@@ -154,6 +155,9 @@ class GeminiModel(ProviderModel):
         if request.max_output_tokens is not None:
             payload.setdefault("generationConfig", {})["maxOutputTokens"] = request.max_output_tokens
         if request.tools:
+            notices += strict_notices(
+                request.tools, supported=False, flavour=None, why_not="Gemini has no strict tool schemas"
+            )[1]
             payload["tools"] = [{"functionDeclarations": [gemini_function_declaration(t) for t in request.tools]}]
             choice = request.tool_choice
             if isinstance(choice, dict):

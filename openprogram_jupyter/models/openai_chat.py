@@ -40,6 +40,7 @@ from ._provider_errors import StreamCutError, connection_failed, error_details, 
 from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, Spec, ToolRules, ToolShape, declared_parameters
 from ._reasoning import reasoning_effort
 from ._text_tool_calls import is_written_as_text, tool_responses_text, written_reply
+from ._tool_features import described_with_examples, strict_notices, strict_parameters
 from ._wire_fold import openai_chat_frames
 from .base import MessageBuilder, ModelRequest
 
@@ -47,15 +48,18 @@ __all__ = ["INFO", "OpenAIChatModel", "classify_openai_error", "openai_chat_tool
 
 
 def openai_chat_tool(spec: Spec) -> JsonObject:
-    """An element of Chat Completions' ``tools``."""
-    return {
-        "type": "function",
-        "function": {
-            "name": spec["name"],
-            "description": spec.get("description") or "",
-            "parameters": declared_parameters(spec),
-        },
+    """An element of Chat Completions' ``tools``. A strict spec goes with ``strict: true``
+    and its parameters in strict form (:mod:`._strict_schema`), unless strict mode cannot
+    express them; examples go in the description."""
+    function: JsonObject = {
+        "name": spec["name"],
+        "description": described_with_examples(spec),
+        "parameters": declared_parameters(spec),
     }
+    strict = strict_parameters(spec, function["parameters"], "openai")
+    if strict is not None:
+        function["parameters"], function["strict"] = strict, True
+    return {"type": "function", "function": function}
 
 
 INFO = ProviderInfo(
@@ -111,7 +115,9 @@ class OpenAIChatModel(ProviderModel):
             "stream": True,
             "stream_options": {"include_usage": True},
         }
+        notices: list[str] = []
         if request.tools:
+            notices += strict_notices(request.tools, supported=True, flavour="openai", why_not="")[1]
             payload["tools"] = [openai_chat_tool(t) for t in request.tools]
             choice = request.tool_choice
             payload["tool_choice"] = (
@@ -124,7 +130,7 @@ class OpenAIChatModel(ProviderModel):
         effort = reasoning_effort(request.reasoning)
         if effort is not None:
             payload["reasoning_effort"] = effort
-        return payload, []
+        return payload, notices
 
     async def _send(self, client: Any, payload: JsonObject) -> Any:
         """Start the streamed request through the SDK's ``post``, which adds the headers,

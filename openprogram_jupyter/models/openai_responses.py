@@ -7,7 +7,7 @@ endpoint and the client are those of
 - Requests are stateless: ``store: false``, the whole history goes in ``input`` each
   round (earlier ``function_call`` items echoed, then one ``function_call_output`` per
   call). Tools are sent with ``strict: false`` so ordinary JSON Schemas are accepted as
-  they are.
+  they are; a strict tool with ``strict: true`` and its schema in strict form.
 - Tool results may carry images (``input_image`` parts inside the output).
 - Reasoning (the run setting ``reasoning``): ``reasoning: {effort, summary: "auto"}`` and
   ``include: ["reasoning.encrypted_content"]``. Summaries stream as thinking; each
@@ -29,13 +29,14 @@ from typing import Any
 from ..core._json import JsonObject
 from ..core.events import AssistantUpdate
 from ..core.messages import AssistantMessage, TextContent, ThinkingContent, UserMessage
-from ._history import AssistantTurn, data_url, json_arguments, result_images, result_text, user_blocks
+from ._history import AssistantTurn, data_url, json_arguments, result_images, result_parts, result_text, user_blocks
 from ._incremental import takes_raw_bodies
 from ._json_data import json_count, json_object, json_text
 from ._provider_common import ProviderError
 from ._provider_errors import StreamCutError, retryable_code
 from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, Spec, ToolRules, ToolShape, declared_parameters
 from ._reasoning import reasoning_effort
+from ._tool_features import described_with_examples, strict_notices, strict_parameters
 from ._wire_fold import openai_responses_frames
 from .base import MessageBuilder, ModelRequest
 from .openai_chat import INFO as CHAT_INFO
@@ -45,13 +46,18 @@ __all__ = ["INFO", "OpenAIResponsesModel", "openai_responses_tool"]
 
 
 def openai_responses_tool(spec: Spec) -> JsonObject:
-    """An element of the Responses API's ``tools`` (flat; ``strict`` off, as in Chat Completions)."""
+    """An element of the Responses API's ``tools`` (flat). ``strict`` is false, so ordinary
+    JSON Schemas pass as they are, except for a strict spec whose schema strict mode can
+    express: ``strict: true`` and the parameters in strict form. Examples go in the
+    description."""
+    parameters = declared_parameters(spec)
+    strict = strict_parameters(spec, parameters, "openai")
     return {
         "type": "function",
         "name": spec["name"],
-        "description": spec.get("description") or "",
-        "parameters": declared_parameters(spec),
-        "strict": False,
+        "description": described_with_examples(spec),
+        "parameters": parameters if strict is None else strict,
+        "strict": strict is not None,
     }
 
 
@@ -80,7 +86,9 @@ class OpenAIResponsesModel(OpenAIChatModel):
         payload: JsonObject = {"model": self.model_id, "input": items, "stream": True, "store": False}
         if request.system:
             payload["instructions"] = request.system
+        notices: list[str] = []
         if request.tools:
+            notices += strict_notices(request.tools, supported=True, flavour="openai", why_not="")[1]
             payload["tools"] = [openai_responses_tool(t) for t in request.tools]
             choice = request.tool_choice
             payload["tool_choice"] = (
@@ -95,7 +103,7 @@ class OpenAIResponsesModel(OpenAIChatModel):
             # Stateless (store: false): the reasoning comes back encrypted, to be sent again next round.
             payload["reasoning"] = {"effort": effort, "summary": "auto"}
             payload["include"] = ["reasoning.encrypted_content"]
-        return payload, []
+        return payload, notices
 
     async def _send(self, client: Any, payload: JsonObject) -> Any:
         """Start the streamed request as :meth:`OpenAIChatModel._send` does: the body
@@ -196,12 +204,9 @@ def _step(out: list[JsonObject], entry: UserMessage | AssistantTurn) -> None:
             {"type": "function_call", "call_id": call.id, "name": call.name, "arguments": json.dumps(call.arguments)}
         )
     for result in entry.results:
-        images = result_images(result)
         output: Any = result_text(result)
-        if images:
-            output = [{"type": "input_text", "text": output}] + [
-                {"type": "input_image", "image_url": data_url(image)} for image in images
-            ]
+        if result_images(result):
+            output = [_input_part(block) for block in result_parts(result)]
         out.append({"type": "function_call_output", "call_id": result.tool_call_id, "output": output})
 
 

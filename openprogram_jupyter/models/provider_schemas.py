@@ -17,6 +17,7 @@ from typing import Any
 from ..tools.menu import as_tool
 from ._bedrock_controls import bedrock_tool
 from ._gemini_schema import gemini_function_declaration
+from ._strict_schema import Flavour, strict_form
 from .anthropic import anthropic_tool
 from .openai_chat import openai_chat_tool
 from .openai_responses import openai_responses_tool
@@ -33,6 +34,7 @@ __all__ = [
     "openai_responses_tool",
     "provider_schemas",
     "schema_problems",
+    "strict_lines",
 ]
 
 _TOP_LEVEL_COMBINATORS = ("anyOf", "oneOf", "allOf", "enum", "not")
@@ -104,6 +106,28 @@ def schema_problems(tool: object) -> list[str]:
     return problems
 
 
+def strict_lines(tool: object) -> list[str]:
+    """For a strict tool, what each strict flavour changed to fit its schema and what it
+    cannot express (lines of the schema page; none for a tool that is not strict)."""
+    spec = tool_spec(tool)
+    if not spec.get("strict"):
+        return []
+    lines = []
+    flavours: tuple[tuple[Flavour, str], ...] = (
+        ("openai", "OpenAI (Chat, Responses)"),
+        ("closed", "Anthropic, Bedrock"),
+    )
+    for flavour, who in flavours:
+        form = strict_form(spec.get("parameters") or {"type": "object"}, flavour)
+        if not form.possible:
+            lines.append(f"Strict mode, {who}: cannot be used, sent without strict — {'; '.join(form.cannot)}")
+            continue
+        lines.append(f"Strict mode, {who}: " + ("; ".join(form.changes) or "the schema is sent as it is"))
+        lines += [f"  cannot express: {what}" for what in form.cannot]
+    lines.append("Strict mode, Gemini: none (strict is not sent; a notice says so)")
+    return [*lines, ""]
+
+
 def format_provider_schemas(tool: object) -> str:
     """A readable page: each provider's declaration as pretty JSON, then the problems."""
     spec = tool_spec(tool)
@@ -114,6 +138,7 @@ def format_provider_schemas(tool: object) -> str:
             json.dumps(shape.declare(spec), indent=2, ensure_ascii=False),
             "",
         ]
+    lines += strict_lines(spec)
     problems = schema_problems(spec)
     if problems:
         lines.append("What a provider would reject (or, for Gemini, may not enforce):")

@@ -21,7 +21,15 @@ from ..core._tool_context import ToolContext
 from ..core.errors import ArgumentError, ToolExit
 from ._jsonschema import validate_json_schema
 
-__all__ = ["DICT_TOOL_KEYS", "ExternalTool", "Tool", "ToolContext", "ToolOptions", "run_in_daemon_thread"]
+__all__ = [
+    "DICT_TOOL_KEYS",
+    "ExternalTool",
+    "Tool",
+    "ToolContext",
+    "ToolOptions",
+    "checked_examples",
+    "run_in_daemon_thread",
+]
 
 
 @dataclass
@@ -58,6 +66,13 @@ class ToolOptions:
     """The pictures its card shows from the body's output — figures it drew and left open,
     images it displayed — go to the model too, after the result (the run setting of the
     same name does this for every tool)."""
+    strict: bool = False
+    """Sent in the provider's strict mode, its schema made strict-compatible
+    (docs/providers.md, "Tool features"); the run setting ``strict_tools`` does this for
+    every tool."""
+    examples: tuple[JsonObject, ...] = ()
+    """Example arguments, each valid for the schema (checked when the tool is defined): sent
+    as Anthropic's ``input_examples``, elsewhere as an "Examples" section of the description."""
 
 
 class Tool:
@@ -75,8 +90,16 @@ class Tool:
 
     @property
     def spec(self) -> JsonObject:
-        """``{"name", "description", "parameters"}`` — what providers send to the model."""
-        return {"name": self.name, "description": self.description, "parameters": self.parameters}
+        """``{"name", "description", "parameters"}`` — what providers send to the model —
+        plus ``"strict": True`` for a strict tool and ``"input_examples"`` for a tool with
+        examples (each provider declares them in its own way, models/_tool_features.py)."""
+        spec: JsonObject = {"name": self.name, "description": self.description, "parameters": self.parameters}
+        options = getattr(self, "options", None)
+        if options is not None and options.strict:
+            spec["strict"] = True
+        if options is not None and options.examples:
+            spec["input_examples"] = [dict(example) for example in options.examples]
+        return spec
 
     @property
     def summary(self) -> str:
@@ -101,8 +124,9 @@ class ExternalTool(Tool):
     Arguments are checked against ``spec["parameters"]`` (see ``_jsonschema``: types,
     required and unexpected fields, enums, bounds) and passed to ``execute`` as keyword
     arguments, sync or async. ``requires_approval``, ``timeout``, ``max_result_chars``,
-    ``render``, ``capture_output``, ``output_as_result`` and ``figures_to_model`` may be
-    given as extra dict keys or attributes of the object.
+    ``render``, ``capture_output``, ``output_as_result``, ``figures_to_model``, ``strict``
+    and ``examples`` may be given as extra dict keys or attributes of the object; each
+    example must be valid for the schema (``ValueError`` naming the problem).
     """
 
     def __init__(self, spec: Any, execute: Callable[..., Any], source: object) -> None:
@@ -121,6 +145,8 @@ class ExternalTool(Tool):
             capture_output=bool(_option(source, "capture_output", True)),
             output_as_result=bool(_option(source, "output_as_result", True)),
             figures_to_model=bool(_option(source, "figures_to_model", False)),
+            strict=bool(_option(source, "strict", False)),
+            examples=checked_examples(self.name, _option(source, "examples", ()), self.parameters),
         )
         self._execute = execute
 
@@ -146,7 +172,25 @@ DICT_TOOL_KEYS = {
     "capture_output",
     "output_as_result",
     "figures_to_model",
+    "strict",
+    "examples",
 }
+
+
+def checked_examples(tool_name: str, examples: object, parameters: JsonObject) -> tuple[JsonObject, ...]:
+    """``examples`` (a list of argument objects) as a tuple, each checked against
+    ``parameters``. Raises ``TypeError`` when it is not a list of dicts and ``ValueError``
+    naming the example and its problem when one is not valid for the schema."""
+    if examples is None or examples == ():
+        return ()
+    if not isinstance(examples, (list, tuple)) or not all(isinstance(e, dict) for e in examples):
+        raise TypeError(f"tool {tool_name!r}: examples must be a list of argument dicts, got {examples!r}")
+    for number, example in enumerate(examples, 1):
+        problems = validate_json_schema(example, parameters)
+        if problems:
+            said = "; ".join(f"{where}: {reason}" for where, reason in problems)
+            raise ValueError(f"tool {tool_name!r}: example {number} does not fit the schema: {said}")
+    return tuple(dict(example) for example in examples)
 
 
 def _option(source: object, key: str, default: object) -> Any:

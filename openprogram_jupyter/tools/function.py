@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import re
@@ -11,7 +12,7 @@ from typing import Any, TypeVar, overload
 from ..core._ambient import ambient_runtime
 from ..core._json import JsonObject
 from ._schema import SchemaError, build_signature_schema
-from .base import Tool, ToolContext, ToolOptions, run_in_daemon_thread
+from .base import Tool, ToolContext, ToolOptions, checked_examples, run_in_daemon_thread
 from .registry import Registry, default_registry
 
 __all__ = ["FunctionTool", "agentic_function", "function"]
@@ -121,6 +122,8 @@ def _make_decorator(agentic: bool) -> Callable[..., Any]:
         capture_output: bool = True,
         output_as_result: bool = True,
         figures_to_model: bool = False,
+        strict: bool = False,
+        examples: Iterable[JsonObject] = (),
         register_globally: bool = True,
         registry: Registry | None = None,
     ) -> Any:
@@ -141,14 +144,18 @@ def _make_decorator(agentic: bool) -> Callable[..., Any]:
             capture_output=capture_output,
             output_as_result=output_as_result,
             figures_to_model=figures_to_model,
+            strict=bool(strict),
         )
+        given_examples = examples if isinstance(examples, (list, tuple)) else list(examples)
 
         def wrap(target: Callable[..., Any]) -> FunctionTool:
             if isinstance(target, FunctionTool):
                 target = target.fn
             if not callable(target):
                 raise TypeError(f"@{'agentic_function' if agentic else 'function'} needs a callable, got {target!r}")
-            tool = FunctionTool(target, name=name, description=description, options=options, agentic=agentic)
+            tool_options = dataclasses.replace(options)
+            tool = FunctionTool(target, name=name, description=description, options=tool_options, agentic=agentic)
+            tool_options.examples = checked_examples(tool.name, given_examples, tool.parameters)
             _enter(tool, available_if, registry, register_globally)
             return tool
 
@@ -217,7 +224,12 @@ def function(fn: Any = None, **options: Any) -> Any:
     True: a body that returns ``None`` hands what it printed to the model),
     ``figures_to_model`` (default False: True sends the pictures its card shows — figures
     the body drew and left open, images it displayed — to the model after the result),
-    ``register_globally`` (False: only usable through ``tools=[...]``), ``registry``.
+    ``strict`` (sent in the provider's strict mode, its schema made strict-compatible;
+    docs/providers.md, "Tool features"), ``examples`` (a list of example argument dicts,
+    each checked against the schema here — ``ValueError`` naming the example and the
+    problem — and sent as Anthropic's ``input_examples``, elsewhere as an "Examples"
+    section of the description), ``register_globally`` (False: only usable through
+    ``tools=[...]``), ``registry``.
     """
     return _make_decorator(agentic=False)(fn, **options)
 

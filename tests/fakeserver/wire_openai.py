@@ -16,6 +16,38 @@ def _openai_error(status: int, message: str, kind: str, code: str | None = None,
     return Reject(status, body)
 
 
+def _strict_schema_problem(schema: object, path: str = "") -> str | None:
+    """What OpenAI's strict mode refuses in ``schema`` (the first found): an object without
+    ``additionalProperties: false`` or with a property missing from ``required``, or a
+    ``default``."""
+    if not isinstance(schema, dict):
+        return None
+    if "default" in schema:
+        return f"'default' is not permitted ({path or 'root'})"
+    if schema.get("type") == "object" or "properties" in schema:
+        if schema.get("additionalProperties") is not False:
+            return f"'additionalProperties' is required to be supplied and to be false ({path or 'root'})"
+        missing = [name for name in schema.get("properties") or {} if name not in (schema.get("required") or [])]
+        if missing:
+            return f"'required' is required to include every key in properties. Missing '{missing[0]}'"
+    children = [*(schema.get("properties") or {}).items(), *enumerate(schema.get("anyOf") or [])]
+    children += [("items", schema["items"])] if "items" in schema else []
+    for key, child in children:
+        problem = _strict_schema_problem(child, f"{path}.{key}" if path else str(key))
+        if problem:
+            return problem
+    return None
+
+
+def _strict_tool_error(name: str, parameters: object) -> Reject | None:
+    problem = _strict_schema_problem(parameters)
+    if problem is None:
+        return None
+    return _openai_error(
+        400, f"Invalid schema for function '{name}': {problem}.", "invalid_request_error", param="tools"
+    )
+
+
 _ERROR_KINDS = {
     400: "invalid_request_error",
     401: "invalid_request_error",
@@ -53,6 +85,9 @@ class OpenAIChatWire(Wire):
         for spec in tools:
             if spec.get("type") != "function" or not spec.get("function", {}).get("name"):
                 return self.http_error(400, "Missing required parameter: 'tools[0].function'.")
+            function = spec["function"]
+            if function.get("strict") and (refused := _strict_tool_error(function["name"], function.get("parameters"))):
+                return refused
         open_ids: list[str] = []
         for index, message in enumerate(messages):
             role = message.get("role")
@@ -192,6 +227,8 @@ class OpenAIResponsesWire(Wire):
         for spec in body.get("tools") or []:
             if spec.get("type") != "function" or not spec.get("name"):
                 return self.http_error(400, "Missing required parameter: 'tools[0].name'.")
+            if spec.get("strict") and (refused := _strict_tool_error(spec["name"], spec.get("parameters"))):
+                return refused
         calls = [i.get("call_id") for i in items if i.get("type") == "function_call"]
         outputs = [i.get("call_id") for i in items if i.get("type") == "function_call_output"]
         for call_id in calls:

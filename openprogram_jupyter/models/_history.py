@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core._json import JsonObject, loads_valid
+from ..core._result_text import result_blocks_text
 from ..core.messages import AssistantMessage, ImageContent, TextContent, ToolCall, ToolResultMessage, UserMessage
 
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     "json_arguments",
     "paired_history",
     "result_images",
+    "result_parts",
     "result_text",
     "safe_tool_id",
     "stub_specs_for_history",
@@ -110,11 +112,22 @@ def paired_history(
 
 
 def result_text(result: ToolResultMessage) -> str:
-    """The text the model sees for a result; ``EMPTY_RESULT_TEXT`` when it has none."""
-    text = "".join(block.text for block in result.content if isinstance(block, TextContent))
+    """The text the model sees for a result, for a field that takes text alone: its blocks
+    in order, apart, an image among them as ``[image N]`` (``core/_result_text``);
+    ``EMPTY_RESULT_TEXT`` when it has none."""
+    text = result_blocks_text(result.content)
     if text:
         return text
     return "(see the attached image)" if result_images(result) else EMPTY_RESULT_TEXT
+
+
+def result_parts(result: ToolResultMessage) -> list[TextContent | ImageContent]:
+    """A result's blocks in their order, for a provider whose result takes a list of them:
+    empty text left out, and a first text block (:func:`result_text`) when no text is left."""
+    parts = [block for block in result.content if not isinstance(block, TextContent) or block.text]
+    if not any(isinstance(block, TextContent) for block in parts):
+        parts.insert(0, TextContent(text=result_text(result)))
+    return parts
 
 
 def result_images(result: ToolResultMessage) -> list[ImageContent]:

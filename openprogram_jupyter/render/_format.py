@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core._money import dollars
+from ..core._result_text import result_blocks_text
 from ..core._secrets import mask
 from ..core.approvals import without_edit_note
-from ..core.messages import ImageContent, TextContent, ToolResultMessage, Usage
+from ..core.messages import ImageContent, ToolResultMessage, Usage
 from ._sanitize import is_base64
 from .tree import CallNode, RetryNode, RoundNode, RunNode, elapsed
 
@@ -364,7 +365,9 @@ def shorten(text: str, limit: int) -> str:
 
 
 def result_text(result: ToolResultMessage) -> str:
-    return "".join(block.text for block in result.content if isinstance(block, TextContent))
+    """A result's text as the model reads it: its blocks in order, apart, an image among
+    them as ``[image N]`` (``core/_result_text``)."""
+    return result_blocks_text(result.content)
 
 
 def result_preview(result: ToolResultMessage, limit: int = 100) -> str:

@@ -21,9 +21,20 @@ import base64
 import binascii
 import io
 import struct
+import zlib
 from typing import Any
 
-__all__ = ["MAX_PIXELS", "PROVIDER_TYPES", "Refused", "check_pixels", "checked_bytes", "mime_of", "open_header", "said"]
+__all__ = [
+    "MAX_PIXELS",
+    "PROVIDER_TYPES",
+    "Refused",
+    "check_pixels",
+    "checked_bytes",
+    "mime_of",
+    "open_header",
+    "said",
+    "without_broken_ancillary_chunks",
+]
 
 MAX_PIXELS = 50_000_000
 """The most pixels an image may have (50 megapixels: 7,071 × 7,071). Beyond it the image is
@@ -67,6 +78,30 @@ def checked_bytes(data: str, mime: str) -> bytes:
     if kind == "PNG" and len(raw) >= 24:
         check_pixels(*struct.unpack(">II", raw[16:24]))
     return raw
+
+
+def without_broken_ancillary_chunks(raw: bytes) -> bytes:
+    """A PNG's bytes less every ancillary chunk (its type's first letter lower case: a
+    colour profile, text, a time) whose CRC does not match — libpng only warns about those,
+    Pillow refuses the whole image (the MCP logo server-everything sends has a bad ``iCCP``
+    CRC). ``raw`` itself when no chunk was dropped or the chunks do not parse."""
+    position, kept, dropped = 8, [raw[:8]], False
+    while position + 12 <= len(raw):
+        (length,) = struct.unpack(">I", raw[position : position + 4])
+        end = position + 12 + length
+        if end > len(raw):
+            return raw
+        kind = raw[position + 4 : position + 8]
+        (crc,) = struct.unpack(">I", raw[end - 4 : end])
+        if kind[:1].islower() and zlib.crc32(raw[position + 4 : end - 4]) != crc:
+            dropped = True
+        else:
+            kept.append(raw[position:end])
+        position = end
+        if kind == b"IEND":
+            kept.append(raw[position:])
+            break
+    return b"".join(kept) if dropped else raw
 
 
 def open_header(raw: bytes, mime: str) -> Any:

@@ -34,7 +34,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core.messages import ImageContent, TextContent
-from ._image_checks import Refused, checked_bytes, mime_of, open_header, said
+from ._image_checks import Refused, checked_bytes, mime_of, open_header, said, without_broken_ancillary_chunks
 
 __all__ = ["MAX_BYTES", "MAX_EDGE", "Checkpoint", "as_image", "fit_image", "mixed_blocks"]
 
@@ -110,6 +110,8 @@ def fit_image(image: ImageContent) -> ImageContent | TextContent:
         data = checked_bytes(image.data, mime)
     except Refused as refused:
         return _dropped(refused)
+    if mime == "image/png" and (repaired := without_broken_ancillary_chunks(data)) is not data:
+        data, image = repaired, ImageContent(data=base64.b64encode(repaired).decode("ascii"), mime_type=mime)
     if mime != image.mime_type:
         image = ImageContent(data=image.data, mime_type=mime)
     try:

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol, cast
 
 from ._json import JsonObject
+from .errors import SetupError
 
 __all__ = ["ACTIONS", "Decision", "Policy", "Rule", "SessionRules", "policy"]
 
@@ -75,15 +76,15 @@ class Rule:
     def parse(cls, action: str, pattern: object) -> Rule:
         """The rule ``action pattern``; ``ValueError`` / ``TypeError`` naming what is wrong."""
         if action not in ACTIONS:
-            raise ValueError(f"op.policy: a rule's action is 'allow', 'ask' or 'deny', not {action!r}")
+            raise SetupError(f"op.policy: a rule's action is 'allow', 'ask' or 'deny', not {action!r}")
         if not isinstance(pattern, str):
-            raise TypeError(
+            raise SetupError(
                 f"op.policy: a {action} pattern must be a str such as 'read_*', "
                 f"not {type(pattern).__name__} ({pattern!r})"
             )
         match = _PATTERN.fullmatch(pattern)
         if match is None:
-            raise ValueError(
+            raise SetupError(
                 f"op.policy: bad {action} pattern {pattern!r}: expected a tool-name glob, "
                 "optionally with argument globs in parentheses, e.g. 'read_*' or "
                 "'read_file(path=/tmp/*)'"
@@ -116,7 +117,7 @@ class Rule:
 
 def _argument_globs(action: str, pattern: str, inside: str) -> tuple[tuple[str, str], ...]:
     if not inside.strip():
-        raise ValueError(
+        raise SetupError(
             f"op.policy: bad {action} pattern {pattern!r}: the parentheses are empty; "
             "write NAME=GLOB inside them, e.g. 'read_file(path=/tmp/*)'"
         )
@@ -124,13 +125,13 @@ def _argument_globs(action: str, pattern: str, inside: str) -> tuple[tuple[str, 
     for piece in _NEXT_ARGUMENT.split(inside):
         argument = _ARGUMENT.fullmatch(piece)
         if argument is None:
-            raise ValueError(
+            raise SetupError(
                 f"op.policy: bad {action} pattern {pattern!r}: {piece.strip()!r} is not "
                 "NAME=GLOB (an argument's name, =, and a glob on its value)"
             )
         name, glob = argument.groups()
         if name in globs:
-            raise ValueError(f"op.policy: bad {action} pattern {pattern!r}: the argument {name!r} is named twice")
+            raise SetupError(f"op.policy: bad {action} pattern {pattern!r}: the argument {name!r} is named twice")
         globs[name] = glob
     return tuple(globs.items())
 
@@ -261,14 +262,14 @@ def policy(
     ``ValueError`` naming it; a str where a list belongs is a ``TypeError``.
     """
     if rules is not None and (allow or ask or deny):
-        raise TypeError(
+        raise SetupError(
             "op.policy: give rules=[(action, pattern), ...] or allow=/ask=/deny=, not both "
             "(the order of the checks would be unclear)"
         )
     if default is not None and default not in ACTIONS:
-        raise ValueError(f"op.policy: default is 'allow', 'ask', 'deny' or None, not {default!r}")
+        raise SetupError(f"op.policy: default is 'allow', 'ask', 'deny' or None, not {default!r}")
     if ask_with is not None and not callable(ask_with):
-        raise TypeError(
+        raise SetupError(
             f"op.policy: ask_with must be an approver (a function of the request), not {type(ask_with).__name__}"
         )
     if rules is None:
@@ -284,15 +285,15 @@ def policy(
 
 def _patterns(action: str, patterns: object) -> list[object]:
     if isinstance(patterns, str):
-        raise TypeError(f"op.policy: {action}= takes a list of patterns, e.g. {action}=[{patterns!r}], not a str")
+        raise SetupError(f"op.policy: {action}= takes a list of patterns, e.g. {action}=[{patterns!r}], not a str")
     if not isinstance(patterns, Iterable):
-        raise TypeError(f"op.policy: {action}= takes a list of patterns, not {type(patterns).__name__}")
+        raise SetupError(f"op.policy: {action}= takes a list of patterns, not {type(patterns).__name__}")
     return list(patterns)
 
 
 def _pair(item: object) -> tuple[str, str]:
     if not (isinstance(item, (tuple, list)) and len(item) == 2):
-        raise TypeError(
+        raise SetupError(
             f"op.policy: each of rules= is an (action, pattern) pair such as ('allow', 'read_*'), not {item!r}"
         )
     return item[0], item[1]

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ._json import JsonObject
+from .errors import SetupError
 
 __all__ = ["ApprovalAnswer", "Edit", "Skip", "answer_kind", "edit", "edit_note", "skip", "without_edit_note"]
 
@@ -67,7 +68,7 @@ def without_edit_note(text: str) -> str:
 def skip(reason: str = "") -> Skip:
     """An approver's answer: do not run this call, and tell the model ``reason``."""
     if not isinstance(reason, str):
-        raise TypeError(f"op.skip(reason): the reason must be a str, not {type(reason).__name__}")
+        raise SetupError(f"op.skip(reason): the reason must be a str, not {type(reason).__name__}")
     return Skip(reason.strip())
 
 
@@ -92,6 +93,6 @@ def answer_kind(answer: object) -> Literal["run", "deny", "edit", "skip"]:
     else:
         text = repr(answer)
         shown = f"{text if len(text) <= 80 else text[:79] + '…'} (a {type(answer).__name__})"
-    raise TypeError(
+    raise SetupError(
         f"the approver answered {shown}; only True or op.edit(...) run a call, False or op.skip(...) refuse it"
     )

@@ -25,6 +25,7 @@ from ..core._json import JsonObject
 from ..core._run_context import RecordedAnswers
 from ..core.approval_policy import Decision, Policy
 from ..core.approvals import ApprovalAnswer, Edit, Skip, answer_kind
+from ..core.errors import OpenProgramError
 from ..core.events import Event, ToolExecutionUpdateEvent
 from ..core.messages import ToolCall, ToolResultStatus
 from ..tools._schema import ArgumentError
@@ -197,7 +198,9 @@ async def _asked(call: ToolCall, tool: Tool, ask: Any, nobody: str, emit: Callab
         kind = answer_kind(answer)
     except asyncio.CancelledError:
         raise
-    except Exception as error:
+    except OpenProgramError as error:  # our own words say what was wrong
+        return Refused("denied", f"denied: the approval check failed: {error}")
+    except Exception as error:  # an approver's own error: its kind says what it was
         return Refused("denied", f"denied: the approval check failed ({type(error).__name__}: {error})")
     if isinstance(answer, Skip):
         reason = f"skipped by the user: {answer.reason}" if answer.reason else "skipped by the user (no reason given)"

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, get_args
 
 from ..core._json import JsonObject
 from ..core._secrets import mask
+from ..core.errors import SetupError
 from ..core.messages import AssistantMessage, RunStopReason, ToolResultMessage
 
 if TYPE_CHECKING:
@@ -104,7 +105,7 @@ class RunCheck:
         if hasattr(run, "wait") and hasattr(run, "abort"):  # a RunHandle: grade what it ends with
             run = run.wait()
         if not hasattr(run, "messages") or not hasattr(run, "stop_reason"):
-            raise TypeError(
+            raise SetupError(
                 f"op.check needs a Run or a RunHandle (e.g. the variable given to -o), not {type(run).__name__}"
             )
         self.run = run
@@ -152,7 +153,7 @@ class RunCheck:
         ``limit`` that is not an int of 0 or more."""
         __tracebackhide__ = True
         if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
-            raise ValueError(f"op.check(...).at_most({limit!r}): the limit must be an int of 0 or more")
+            raise SetupError(f"op.check(...).at_most({limit!r}): the limit must be an int of 0 or more")
         count = sum(name is None or pick.name == name for pick in self._picks)
         what = f"call(s) to {name}" if name is not None else "call(s)"
         if count > limit:
@@ -205,7 +206,7 @@ class RunCheck:
         ``"error"`` or ``"aborted"``)."""
         __tracebackhide__ = True
         if reason not in _STOP_REASONS:
-            raise ValueError(f"op.check(...).stopped({reason!r}): a run ends with one of {', '.join(_STOP_REASONS)}")
+            raise SetupError(f"op.check(...).stopped({reason!r}): a run ends with one of {', '.join(_STOP_REASONS)}")
         if self.run.stop_reason != reason:
             self._fail(f"expected the run to end with {reason!r}")
         return self._pass(f"ended with {reason!r}")

@@ -7,6 +7,7 @@ from html import escape
 from typing import Any
 
 from ..core._json import JsonObject
+from ..core.errors import SetupError
 from ._safe import safe_bundle
 
 __all__ = ["SideBySide", "side_by_side"]
@@ -23,7 +24,7 @@ class SideBySide:
 
     def __init__(self, columns: JsonObject) -> None:
         if not isinstance(columns, dict) or not columns:
-            raise TypeError("op.side_by_side needs a dict of name → JSON value, e.g. {'OpenAI': body, ...}")
+            raise SetupError("op.side_by_side needs a dict of name → JSON value, e.g. {'OpenAI': body, ...}")
         self.columns = {
             str(name): json.dumps(value, indent=2, ensure_ascii=False, default=repr) for name, value in columns.items()
         }

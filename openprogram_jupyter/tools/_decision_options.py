@@ -22,6 +22,7 @@ from pydantic import ConfigDict, Field, TypeAdapter, with_config
 from typing_extensions import TypedDict
 
 from ..core._json import JsonObject
+from ..core.errors import SetupError
 from ..core.messages import TextContent, UserMessage
 from ._schema import SchemaError, build_signature_schema
 from .base import Tool
@@ -63,25 +64,25 @@ def normalize_options(choices: Any) -> list[Option]:
         entries = list(choices.items())
         for name, _ in entries:
             if not isinstance(name, str) or not name.strip() or "\n" in name:
-                raise TypeError(f"choices: option names must be non-empty one-line strings, got {name!r}")
+                raise SetupError(f"choices: option names must be non-empty one-line strings, got {name!r}")
         options = [_option(name, option) for name, option in entries]
     elif isinstance(choices, (list, tuple)):
         options = []
         for option in choices:
             if _is_schema_option(option):
-                raise TypeError(
+                raise SetupError(
                     f"choices: a schema option {option!r} needs a name; use the dict form "
                     "{name: (description, schema)}"
                 )
             options.append(_option(_list_name(option), option))
     else:
-        raise TypeError(f"choices must be a dict {{name: option}} or a list of options, not {type(choices).__name__}")
+        raise SetupError(f"choices must be a dict {{name: option}} or a list of options, not {type(choices).__name__}")
     if not options:
-        raise ValueError("choices is empty: give the model at least one option")
+        raise SetupError("choices is empty: give the model at least one option")
     names = [o.name for o in options]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
-        raise ValueError(f"choices: two options are named {', '.join(map(repr, duplicates))}; names must be unique")
+        raise SetupError(f"choices: two options are named {', '.join(map(repr, duplicates))}; names must be unique")
     return options
 
 
@@ -104,7 +105,7 @@ def _list_name(option: Any) -> str:
         try:
             return as_tool(option).name
         except SchemaError as error:
-            raise TypeError(
+            raise SetupError(
                 f"choices: {error}; in the list form a function is named by its own "
                 "name, so give this one a name with the dict form {name: function}"
             ) from None
@@ -125,7 +126,7 @@ def _option(name: str, option: Any) -> Option:
             else:
                 tool = as_tool(option)
         except SchemaError as error:
-            raise TypeError(f"choices[{name!r}]: {error}") from None
+            raise SetupError(f"choices[{name!r}]: {error}") from None
         return Option(name, "function", tool.description, tool.parameters, tool.validate, tool=tool)
     return Option(name, "value", "", {"type": "object", "properties": {}}, lambda arguments: {}, value=option)
 
@@ -150,11 +151,11 @@ def _schema_signature(name: str, description: str, schema: JsonObject) -> Any:
     Nested dicts become closed ``TypedDict``s, so results are plain dicts.
     """
     if not schema:
-        raise TypeError(f"choices[{name!r}]: the schema has no fields")
+        raise SetupError(f"choices[{name!r}]: the schema has no fields")
     parameters, docs = [], []
     for field_name, spec in schema.items():
         if not isinstance(field_name, str) or not field_name.isidentifier() or keyword.iskeyword(field_name):
-            raise TypeError(
+            raise SetupError(
                 f"choices[{name!r}]: top-level field {field_name!r} must be a Python identifier "
                 "(nested objects may use any string)"
             )
@@ -174,7 +175,7 @@ def _schema_signature(name: str, description: str, schema: JsonObject) -> Any:
             stand_in, name=_tool_name(name), description=description, injectable=lambda parameter, annotation: None
         )
     except SchemaError as error:
-        raise TypeError(f"choices[{name!r}]: {error}") from None
+        raise SetupError(f"choices[{name!r}]: {error}") from None
 
 
 def _field(spec: Any, path: str) -> tuple[Any, str]:
@@ -184,7 +185,7 @@ def _field(spec: Any, path: str) -> tuple[Any, str]:
         return annotation, spec[1]
     if isinstance(spec, dict):
         if not spec:
-            raise TypeError(f"choices: field {path!r} is an empty object; give it fields or use dict")
+            raise SetupError(f"choices: field {path!r} is an empty object; give it fields or use dict")
         fields = {}
         for key, value in spec.items():
             annotation, description = _field(value, f"{path}.{key}")
@@ -193,15 +194,15 @@ def _field(spec: Any, path: str) -> tuple[Any, str]:
         return with_config(ConfigDict(extra="forbid"))(nested), ""
     if isinstance(spec, list):
         if len(spec) != 1:
-            raise TypeError(f"choices: field {path!r}: a list type is written [T], with one item type, not {spec!r}")
+            raise SetupError(f"choices: field {path!r}: a list type is written [T], with one item type, not {spec!r}")
         item, _ = _field(spec[0], f"{path}[]")
         return types.GenericAlias(list, (item,)), ""  # list[item], with item known at run time
     if isinstance(spec, str):
-        raise TypeError(f"choices: field {path!r} is the string {spec!r}; give a type (str, not 'str')")
+        raise SetupError(f"choices: field {path!r} is the string {spec!r}; give a type (str, not 'str')")
     try:
         TypeAdapter(spec).json_schema()
     except Exception as error:
-        raise TypeError(f"choices: field {path!r}: {spec!r} is not a type that can be described ({error})") from None
+        raise SetupError(f"choices: field {path!r}: {spec!r} is not a type that can be described ({error})") from None
     return spec, ""
 
 

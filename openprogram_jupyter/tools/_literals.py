@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BeforeValidator
 
+from ..core.errors import SetupError
 from ._annotations import map_type_arguments
 
 __all__ = ["refusing_bools"]
@@ -33,7 +34,7 @@ def _no_bool(choices: tuple[int, ...]) -> Any:
 
     def check(value: object) -> Any:
         if isinstance(value, bool):
-            raise ValueError(f"Input should be {listed}, not a boolean")
+            raise SetupError(f"Input should be {listed}, not a boolean")
         return value
 
     return check

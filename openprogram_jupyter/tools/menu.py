@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..core._json import JsonObject
-from ..core.errors import ArgumentError
+from ..core.errors import ArgumentError, SetupError
 from ._jsonschema import validate_json_schema
 from .base import DICT_TOOL_KEYS, ExternalTool, Tool, ToolContext, ToolOptions
 from .function import function
@@ -30,16 +30,16 @@ def as_tool(entry: object) -> Tool:
         return entry
     if isinstance(entry, dict):
         if "spec" not in entry or "execute" not in entry:
-            raise TypeError(f"a tool dict needs 'spec' and 'execute' keys; got keys {sorted(map(str, entry))}")
+            raise SetupError(f"a tool dict needs 'spec' and 'execute' keys; got keys {sorted(map(str, entry))}")
         unknown = sorted(map(str, set(entry) - DICT_TOOL_KEYS))
         if unknown:
-            raise TypeError(f"a tool dict has unknown key(s) {unknown}; allowed: {sorted(DICT_TOOL_KEYS)}")
+            raise SetupError(f"a tool dict has unknown key(s) {unknown}; allowed: {sorted(DICT_TOOL_KEYS)}")
         return ExternalTool(entry["spec"], entry["execute"], entry)
     if hasattr(entry, "spec") and hasattr(entry, "execute"):
         return ExternalTool(entry.spec, entry.execute, entry)
     if callable(entry):
         return function(entry, register_globally=False)
-    raise TypeError(
+    raise SetupError(
         f"{entry!r} is not a tool: use @function, a {{'spec', 'execute'}} dict, an object "
         "with .spec and .execute, or a toolset (an op.mcp(...) server, an object with .tools)"
     )
@@ -65,7 +65,7 @@ def as_tools(entries: Sequence[object]) -> list[Tool]:
     seen: set[str] = set()
     for tool in tools:
         if tool.name in seen:
-            raise ValueError(f"two tools are named {tool.name!r}; tool names must be unique")
+            raise SetupError(f"two tools are named {tool.name!r}; tool names must be unique")
         seen.add(tool.name)
     return tools
 
@@ -87,7 +87,7 @@ class Menu:
         self._search = _ToolSearch(self) if self._deferred else None
         if self._search is not None:
             if self._search.name in self._tools:
-                raise ValueError(
+                raise SetupError(
                     "a tool is named 'tool_search', which is reserved while any tool on the menu "
                     f"is deferred (deferred: {', '.join(self._deferred)}); rename it"
                 )
@@ -200,7 +200,7 @@ def resolve_menu(
     """
     explicit = tools is not None or toolset is not None
     if tools is not None and toolset is not None:
-        raise ValueError("pass tools=[...] or toolset=..., not both")
+        raise SetupError("pass tools=[...] or toolset=..., not both")
     _check_toolset(registry, toolset)
     if tools is not None:
         candidates = as_tools(list(tools))

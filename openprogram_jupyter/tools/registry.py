@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..core._json import JsonObject
+from ..core.errors import SetupError
 from .base import Tool, ToolOptions
 
 if TYPE_CHECKING:
@@ -181,7 +182,7 @@ def _safe_bool(check: Any, *args: object) -> bool:
 def _check_toolset(registry: Registry, toolset: str | None) -> None:
     if toolset is not None and toolset != "none" and toolset not in registry.toolsets():
         known = ", ".join(sorted(registry.toolsets())) or "none defined"
-        raise ValueError(f"unknown toolset {toolset!r}; known toolsets: {known} (or 'none')")
+        raise SetupError(f"unknown toolset {toolset!r}; known toolsets: {known} (or 'none')")
 
 
 def check_menu_names(registry: Registry, allow: set[str] | None, deny: set[str], extra_known: set[str]) -> None:
@@ -191,4 +192,4 @@ def check_menu_names(registry: Registry, allow: set[str] | None, deny: set[str],
         unknown = sorted(names - known)
         if unknown:
             listed = ", ".join(sorted(known)) or "(none)"
-            raise ValueError(f"{label} names unknown tool(s): {', '.join(unknown)}; known tools: {listed}")
+            raise SetupError(f"{label} names unknown tool(s): {', '.join(unknown)}; known tools: {listed}")

@@ -173,7 +173,7 @@ def test_an_answer_that_is_not_true_false_edit_or_skip_never_runs_the_call_and_n
     assert ran == []
     (result,) = results(run)
     assert (result.status, result.is_error) == ("denied", True)
-    assert result.text.startswith("denied: the approval check failed (TypeError: the approver answered ")
+    assert result.text.startswith("denied: the approval check failed: the approver answered ")
     shown = f"op.{answer.__name__} itself" if callable(answer) else repr(answer)
     assert shown in result.text
     assert (run.stop_reason, run.text) == ("stop", "ok")

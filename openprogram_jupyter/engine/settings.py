@@ -187,6 +187,8 @@ def _tool_names(name: str, value: object) -> list[str] | None:
         return None
     if not isinstance(value, (list, tuple)) or not all(isinstance(item, str) and item for item in value):
         raise SetupError(f"{name} must be a list of tool names or None, got {_named(value)}", option=name)
+    if not value:
+        raise SetupError(f"{name}=[] allows no tool: to forbid calls, use tool_choice='none'", option=name)
     return list(dict.fromkeys(value))
 
 

@@ -13,8 +13,9 @@ declarations ask this module how to write each:
 - :func:`strict_notices`: in a provider's ``_prepare``, the specs with ``strict`` taken
   off where the provider or model has no strict mode, and a one-line notice for each
   such loss (never a silent drop);
-- :func:`allowed_specs`: the tools a provider without an allowed-tools field is sent,
-  with the notice that says the list changed (and with it the cached prompt prefix).
+- :func:`allowed_names`: the tools a provider with an allowed-tools field names in it;
+- :func:`allowed_specs`: the tools a provider without one is sent, with the notice that
+  says the list changed (and with it the cached prompt prefix).
 """
 
 from __future__ import annotations
@@ -23,9 +24,11 @@ import json
 
 from ..core._json import JsonObject
 from ._strict_schema import Flavour, strict_form
+from .base import ModelRequest
 
 __all__ = [
     "all_strict",
+    "allowed_names",
     "allowed_specs",
     "described_with_examples",
     "strict_notices",
@@ -92,14 +95,30 @@ def strict_notices(
     return specs, notices
 
 
-def allowed_specs(specs: list[JsonObject], allowed: list[str], who: str) -> tuple[list[JsonObject], str]:
-    """For a provider with no way to allow some tools while declaring all: only the
-    ``allowed`` specs (menu order), and the notice saying so — the tool list changed, so
-    the provider's cached prompt prefix does too."""
-    kept = [spec for spec in specs if spec["name"] in allowed]
-    left_out = [str(spec["name"]) for spec in specs if spec["name"] not in allowed]
+def allowed_names(request: ModelRequest) -> list[str] | None:
+    """The tools of this round the model may call, when ``allowed_tools`` leaves out a tool
+    the round declares (in the order of ``request.allowed_tools``; a deferred tool not yet
+    loaded is not declared, so not named); ``None`` when every declared tool is allowed."""
+    if request.allowed_tools is None:
+        return None
+    declared = {spec["name"] for spec in request.tools}
+    allowed = [name for name in request.allowed_tools if name in declared]
+    return None if set(allowed) == declared else allowed
+
+
+def allowed_specs(request: ModelRequest, who: str) -> tuple[list[JsonObject], list[str]]:
+    """For a provider with no way to allow some tools while declaring all: the round's
+    specs less those ``allowed_tools`` leaves out, and the notice saying so — the tool list
+    changed, so the provider's cached prompt prefix does too. Every spec and no notice when
+    all are allowed."""
+    allowed = allowed_names(request)
+    if allowed is None:
+        return request.tools, []
+    kept = [spec for spec in request.tools if spec["name"] in allowed]
+    left_out = [str(spec["name"]) for spec in request.tools if spec["name"] not in allowed]
     notice = (
         f"{who} cannot allow some tools while declaring all: only {', '.join(allowed) or 'none'} "
-        f"were declared ({', '.join(left_out)} left out), so the cached prompt prefix changes"
+        f"{'was' if len(allowed) == 1 else 'were'} declared ({', '.join(left_out)} left out), "
+        "so the cached prompt prefix changes"
     )
-    return kept, notice
+    return kept, [notice]

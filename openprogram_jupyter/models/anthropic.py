@@ -61,7 +61,7 @@ from ._provider_errors import (
 )
 from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, Spec, ToolRules, ToolShape, declared_parameters
 from ._reasoning import reasoning_budget
-from ._tool_features import strict_notices, strict_parameters
+from ._tool_features import allowed_specs, strict_notices, strict_parameters
 from ._wire_fold import anthropic_frames
 from .base import MessageBuilder, ModelRequest
 
@@ -184,7 +184,8 @@ class AnthropicModel(ProviderModel):
                     f"tool_choice={choice!r} was sent as auto"
                 )
                 choice = "auto"
-        tools = request.tools
+        tools, allowed_said = allowed_specs(request, "Anthropic")
+        notices += allowed_said
         if not tools and history_has_tool_blocks(request.messages):
             tools, choice = stub_specs_for_history(request.messages, []), "none"
         if tools:

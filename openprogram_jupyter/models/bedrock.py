@@ -58,7 +58,7 @@ from ._provider_errors import (
 )
 from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, ToolRules, ToolShape
 from ._reasoning import reasoning_budget
-from ._tool_features import strict_notices
+from ._tool_features import allowed_specs, strict_notices
 from ._wire_fold import bedrock_frames
 from .base import MessageBuilder, ModelRequest
 
@@ -182,14 +182,15 @@ class BedrockModel(ProviderModel):
         caps = [cap for cap in (self.max_tokens, request.max_output_tokens) if cap]
         if caps:
             payload["inferenceConfig"] = {"maxTokens": min(caps)}
+        allowed, allowed_said = allowed_specs(request, "Bedrock")
         tools, strict_said = strict_notices(
-            request.tools,
+            allowed,
             supported=takes_strict(self.model_id),
             flavour="closed",
             why_not=f"{self.model_id} has no strict tool use on Bedrock",
         )
         controls = tool_config(self.model_id, dataclasses.replace(request, tools=tools))
-        controls.notices[:0] = strict_said
+        controls.notices[:0] = strict_said + allowed_said
         system = [{"text": request.system}] if request.system else []
         system += [{"text": text} for text in controls.instructions]
         if system:

@@ -58,7 +58,7 @@ from ._provider_errors import (
 )
 from ._provider_info import ProviderInfo, ToolRules, ToolShape
 from ._reasoning import reasoning_budget
-from ._tool_features import strict_notices
+from ._tool_features import allowed_names, allowed_specs, strict_notices
 from ._wire_fold import gemini_frames
 from .base import MessageBuilder, ModelRequest
 
@@ -158,10 +158,15 @@ class GeminiModel(ProviderModel):
             notices += strict_notices(
                 request.tools, supported=False, flavour=None, why_not="Gemini has no strict tool schemas"
             )[1]
-            payload["tools"] = [{"functionDeclarations": [gemini_function_declaration(t) for t in request.tools]}]
-            choice = request.tool_choice
+            choice, tools, allowed = request.tool_choice, request.tools, allowed_names(request)
+            if allowed is not None and choice == "auto":  # allowedFunctionNames is taken with ANY only
+                tools, allowed_said = allowed_specs(request, "Gemini (with tool_choice auto)")
+                notices += allowed_said
+            payload["tools"] = [{"functionDeclarations": [gemini_function_declaration(t) for t in tools]}]
             if isinstance(choice, dict):
                 config: JsonObject = {"mode": "ANY", "allowedFunctionNames": [choice["name"]]}
+            elif allowed is not None and choice == "required":
+                config = {"mode": "ANY", "allowedFunctionNames": allowed}
             else:
                 config = {"mode": _MODES[choice]}
             payload["toolConfig"] = {"functionCallingConfig": config}

@@ -8,7 +8,8 @@ this module does exactly:
   the placeholder key ``"local"`` is sent (Ollama, vLLM and llama.cpp ignore it).
 - ``tool_choice`` and ``parallel_tool_calls`` map one-to-one; both are left out when
   the round has no tools (the API rejects them then). ``parallel_tool_calls`` is sent
-  only when the caller set it.
+  only when the caller set it. ``allowed_tools`` that leaves a declared tool out becomes
+  ``tool_choice: {type: "allowed_tools", ...}`` with every tool still declared.
 - Streaming: text deltas, ``reasoning_content`` / ``reasoning`` deltas (sent by some
   local servers) as thinking, tool-call starts and argument fragments. The end of the
   reply is the chunk with ``finish_reason``; a stream that ends without one is an error
@@ -40,7 +41,7 @@ from ._provider_errors import StreamCutError, connection_failed, error_details, 
 from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, Spec, ToolRules, ToolShape, declared_parameters
 from ._reasoning import reasoning_effort
 from ._text_tool_calls import is_written_as_text, tool_responses_text, written_reply
-from ._tool_features import described_with_examples, strict_notices, strict_parameters
+from ._tool_features import allowed_names, described_with_examples, strict_notices, strict_parameters
 from ._wire_fold import openai_chat_frames
 from .base import MessageBuilder, ModelRequest
 
@@ -123,6 +124,10 @@ class OpenAIChatModel(ProviderModel):
             payload["tool_choice"] = (
                 {"type": "function", "function": {"name": choice["name"]}} if isinstance(choice, dict) else choice
             )
+            allowed = allowed_names(request)
+            if allowed is not None and choice in ("auto", "required"):
+                tools = [{"type": "function", "function": {"name": name}} for name in allowed]
+                payload["tool_choice"] = {"type": "allowed_tools", "allowed_tools": {"mode": choice, "tools": tools}}
             if request.parallel_tool_calls is not None:
                 payload["parallel_tool_calls"] = request.parallel_tool_calls
         if request.max_output_tokens is not None:

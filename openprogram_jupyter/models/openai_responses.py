@@ -36,7 +36,7 @@ from ._provider_common import ProviderError
 from ._provider_errors import StreamCutError, retryable_code
 from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, Spec, ToolRules, ToolShape, declared_parameters
 from ._reasoning import reasoning_effort
-from ._tool_features import described_with_examples, strict_notices, strict_parameters
+from ._tool_features import allowed_names, described_with_examples, strict_notices, strict_parameters
 from ._wire_fold import openai_responses_frames
 from .base import MessageBuilder, ModelRequest
 from .openai_chat import INFO as CHAT_INFO
@@ -94,6 +94,10 @@ class OpenAIResponsesModel(OpenAIChatModel):
             payload["tool_choice"] = (
                 {"type": "function", "name": choice["name"]} if isinstance(choice, dict) else choice
             )
+            allowed = allowed_names(request)
+            if allowed is not None and choice in ("auto", "required"):
+                tools = [{"type": "function", "name": name} for name in allowed]
+                payload["tool_choice"] = {"type": "allowed_tools", "mode": choice, "tools": tools}
             if request.parallel_tool_calls is not None:
                 payload["parallel_tool_calls"] = request.parallel_tool_calls
         if request.max_output_tokens is not None:

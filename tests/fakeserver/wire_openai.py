@@ -48,6 +48,22 @@ def _strict_tool_error(name: str, parameters: object) -> Reject | None:
     )
 
 
+def _allowed_tools_error(choice: object, declared: list[str], name_of: Callable[[dict], object]) -> Reject | None:
+    """An ``allowed_tools`` tool choice naming a tool the request does not declare is refused."""
+    if not isinstance(choice, dict) or choice.get("type") != "allowed_tools":
+        return None
+    listed = (choice.get("allowed_tools") or {}).get("tools") if "allowed_tools" in choice else choice.get("tools")
+    for tool in listed or []:
+        if name_of(tool) not in declared:
+            return _openai_error(
+                400,
+                f"Invalid tool_choice: allowed tool {name_of(tool)!r} is not in 'tools'.",
+                "invalid_request_error",
+                param="tool_choice",
+            )
+    return None
+
+
 _ERROR_KINDS = {
     400: "invalid_request_error",
     401: "invalid_request_error",
@@ -88,6 +104,12 @@ class OpenAIChatWire(Wire):
             function = spec["function"]
             if function.get("strict") and (refused := _strict_tool_error(function["name"], function.get("parameters"))):
                 return refused
+        declared = [spec["function"]["name"] for spec in tools]
+        refused = _allowed_tools_error(
+            body.get("tool_choice"), declared, lambda t: (t.get("function") or {}).get("name")
+        )
+        if refused:
+            return refused
         open_ids: list[str] = []
         for index, message in enumerate(messages):
             role = message.get("role")
@@ -229,6 +251,10 @@ class OpenAIResponsesWire(Wire):
                 return self.http_error(400, "Missing required parameter: 'tools[0].name'.")
             if spec.get("strict") and (refused := _strict_tool_error(spec["name"], spec.get("parameters"))):
                 return refused
+        declared = [spec["name"] for spec in body.get("tools") or []]
+        refused = _allowed_tools_error(body.get("tool_choice"), declared, lambda t: t.get("name"))
+        if refused:
+            return refused
         calls = [i.get("call_id") for i in items if i.get("type") == "function_call"]
         outputs = [i.get("call_id") for i in items if i.get("type") == "function_call_output"]
         for call_id in calls:

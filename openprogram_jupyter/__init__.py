@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from .engine.run import Run
     from .engine.runtime import RunHandle, Runtime, default_runtime
     from .engine.tool_execution import ApprovalRequest
+    from .jupyter._serve import ServedTools, serve
     from .lab import decision
     from .lab.check import ANY, RunCheck, check
     from .lab.evaluation import (
@@ -129,6 +130,7 @@ _LAZY = {
     "ApprovalRequest": ".engine.tool_execution",
     **dict.fromkeys(["Tool", "ToolContext", "agentic_function", "default_registry", "function"], ".tools"),
     **dict.fromkeys(["McpError", "McpServer", "mcp"], ".tools.mcp_source"),
+    **dict.fromkeys(["ServedTools", "serve"], ".jupyter._serve"),
 }
 
 
@@ -188,6 +190,7 @@ __all__ = [
     "SaveError",
     "SchemaError",
     "ScriptedModel",
+    "ServedTools",
     "SetupError",
     "Skip",
     "TextContent",
@@ -212,6 +215,7 @@ __all__ = [
     "mcp",
     "policy",
     "rerun_all",
+    "serve",
     "side_by_side",
     "skip",
     "wire_preview",

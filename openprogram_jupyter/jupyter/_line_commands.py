@@ -239,6 +239,12 @@ def _policy(magics: AgentMagics, rest: str) -> None:
     policy_command(magics, rest)
 
 
+def _serve(magics: AgentMagics, rest: str) -> None:
+    from ._serve_command import serve_command
+
+    serve_command(rest)
+
+
 def _schema_bundle(name: str) -> dict[str, str]:
     """``%agent schema NAME``: what each provider is sent for a tool, and what it would refuse."""
     from ..models.provider_schemas import format_provider_schemas
@@ -346,6 +352,11 @@ COMMANDS: dict[str, LineCommand] = {
             'the approval rules "Always allow" / "Always deny" added in this kernel session, and removing them',
             _policy,
             completes="policy",
+        ),
+        LineCommand(
+            "serve [--tools NAMES] [--port N] [--name NAME] | serve stop [NAME]",
+            "serve notebook tools to other agents over MCP (no options: the running servers)",
+            _serve,
         ),
     )
 }

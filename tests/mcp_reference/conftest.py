@@ -6,7 +6,6 @@ import pytest
 
 import openprogram_jupyter as op
 from openprogram_jupyter.tools.registry import default_registry
-
 from tests.tool_sources.reference_servers import everything_command
 
 

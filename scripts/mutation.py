@@ -120,6 +120,8 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/core/test_rerun.py",
     ),
     "models/openai_chat.py": (
+        "tests/providers/test_openai_chat_wire.py",
+        "tests/providers/test_text_tool_calls.py",
         "tests/providers/test_provider_translation.py",
         "tests/providers/test_provider_history_walk.py",
         "tests/providers/test_provider_runs.py",

@@ -1,0 +1,149 @@
+"""OpenAI Chat Completions, exactly: the history a second round sends (an assistant turn's
+text and calls, each result as a tool message, pictures in one user message after them)
+and how each SDK failure becomes the run's error (what mutmut found unpinned in
+models/openai_chat.py; docs/testing.md, "Mutation tool")."""
+
+from __future__ import annotations
+
+import base64
+
+import httpx
+import openai
+import pytest
+from fakeserver import Call, Turn
+
+from openprogram_jupyter.core.messages import (
+    AssistantMessage,
+    ImageContent,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+from openprogram_jupyter.models import resolve_model
+from openprogram_jupyter.models.base import ModelRequest
+from openprogram_jupyter.models.openai_chat import classify_openai_error
+
+from .cases import FAST_RETRY, SECRET, make_tools, stream_once
+
+TOOLS = [t.spec for t in make_tools()]
+PNG = base64.b64encode(b"\x89PNG\r\n\x1a\nfake-image-bytes").decode()
+
+
+def _model(server):
+    model = resolve_model("openai:gpt-4.1-mini", api_key=SECRET, base_url=server.openai_base_url)
+    model.retry = FAST_RETRY
+    return model
+
+
+async def test_the_second_round_sends_the_turn_as_text_calls_tool_messages_and_the_pictures_after_them(server):
+    model = _model(server)
+    first = Turn(text="Let me look.", calls=[Call("add", {"a": 1, "b": 2}, id="c1"), Call("mul", {"a": 3}, id="c2")])
+    server.script(first, Turn(text="done"))
+    history: list = [UserMessage(content="go")]
+    _, reply = await stream_once(model, ModelRequest(messages=history, tools=TOOLS))
+    picture = ImageContent(data=PNG, mime_type="image/png")
+    history += [
+        reply,
+        ToolResultMessage(tool_call_id="c1", tool_name="add", content=[TextContent(text="3"), picture]),
+        ToolResultMessage(tool_call_id="c2", tool_name="mul", content=[TextContent(text="Error: no b")], is_error=True),
+    ]
+    _, second = await stream_once(model, ModelRequest(messages=history, tools=TOOLS))
+    assert second.stop_reason == "stop", (second.error_message, server.rejections)
+    assert server.requests[-1].body["messages"] == [
+        {"role": "user", "content": "go"},
+        {
+            "role": "assistant",
+            "content": "Let me look.",
+            "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "add", "arguments": '{"a": 1, "b": 2}'}},
+                {"id": "c2", "type": "function", "function": {"name": "mul", "arguments": '{"a": 3}'}},
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "3\n[image 1]"},
+        {"role": "tool", "tool_call_id": "c2", "content": "Error: no b"},
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "Image returned by add (c1):"},
+                {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{PNG}"}},
+            ],
+        },
+    ]
+
+
+async def test_a_turn_of_calls_without_text_sends_no_content_and_a_turn_of_thinking_alone_nothing(server):
+    model = _model(server)
+    server.script(Turn(text="ok"))
+    history = [
+        UserMessage(content="go"),
+        AssistantMessage(content=[ThinkingContent(thinking="hmm")]),
+        UserMessage(content="and?"),
+        AssistantMessage(content=[ToolCall(id="c9", name="add", arguments={"a": 1, "b": 1})]),
+        ToolResultMessage(tool_call_id="c9", tool_name="add", content=[TextContent(text="2")]),
+    ]
+    _, reply = await stream_once(model, ModelRequest(messages=history, tools=TOOLS))
+    assert reply.stop_reason == "stop", (reply.error_message, server.rejections)
+    messages = server.requests[-1].body["messages"]
+    assert [m["role"] for m in messages] == ["user", "user", "assistant", "tool"]
+    assert messages[2]["content"] is None and len(messages[2]["tool_calls"]) == 1
+
+
+# -- each failure as the run's error ---------------------------------------------------------
+
+REQUEST = httpx.Request("POST", "http://127.0.0.1:9/v1/chat/completions")
+
+
+def _status_error(status: int, body: object, headers: dict[str, str] | None = None) -> openai.APIStatusError:
+    response = httpx.Response(status, request=REQUEST, headers=headers or {})
+    return openai.APIStatusError("Error code: from the SDK", response=response, body=body)
+
+
+@pytest.mark.parametrize(
+    ("status", "retryable"), [(400, False), (408, True), (409, True), (410, False), (429, True), (500, True)]
+)
+def test_a_status_error_keeps_the_provider_s_message_code_status_wait_and_body(status, retryable):
+    body = {"error": {"message": "try later", "type": "busy_error"}}
+    error = classify_openai_error(_status_error(status, body, {"retry-after": "2"}))
+    assert (error.message, error.status, error.code) == ("try later", status, "busy_error")
+    assert (error.retryable, error.retry_after, error.body) == (retryable, 2.0, body)
+
+
+def test_a_status_error_without_a_message_in_its_body_says_what_the_sdk_said():
+    error = classify_openai_error(_status_error(400, {"error": {"type": "invalid_request_error"}}))
+    assert (error.message, error.code) == ("Error code: from the SDK", "invalid_request_error")
+
+
+@pytest.mark.parametrize("link", ["__cause__", "__context__"])
+def test_a_connection_error_shows_the_failure_underneath_and_the_address_tried(link):
+    failure = openai.APIConnectionError(request=REQUEST)
+    setattr(failure, link, ConnectionRefusedError("nothing listens"))
+    error = classify_openai_error(failure)
+    assert error.message.startswith(
+        "connection failed (ConnectionRefusedError: nothing listens; tried http://127.0.0.1:9/v1/chat/completions)"
+    )
+    assert error.kind == "connection"
+
+
+def test_an_error_inside_the_stream_keeps_its_message_and_code_and_is_retried_only_when_the_code_says_so():
+    body = {"message": "the server is overloaded", "type": "server_error"}
+    error = classify_openai_error(openai.APIError("stream failed", REQUEST, body=body))
+    assert (error.message, error.code, error.retryable, error.body) == (
+        "the server is overloaded",
+        "server_error",
+        True,
+        body,
+    )
+    bare = classify_openai_error(openai.APIError("stream failed", REQUEST, body=None))
+    assert (bare.message, bare.code, bare.retryable, bare.body) == ("stream failed", None, False, None)
+
+
+def test_a_missing_key_says_how_to_give_one_and_other_sdk_errors_say_what_they_are():
+    words = "The api_key client option must be set either by passing api_key to the client or by setting it"
+    missing = classify_openai_error(openai.OpenAIError(words))
+    assert missing.message.startswith("no API key: set OPENAI_API_KEY (in the environment")
+    assert (missing.detail, missing.kind) == (f"OpenAIError: {words}", "credentials")
+    other = classify_openai_error(openai.OpenAIError("the organization is unknown"))
+    assert other.message == "OpenAIError: the organization is unknown" and other.kind != "credentials"
+    assert classify_openai_error(ValueError("odd")).message == "ValueError: odd"

@@ -178,6 +178,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/providers/test_provider_prompt_cache.py",
     ),
     "models/pricing.py": (
+        "tests/providers/test_price_tiers.py",
         "tests/providers/test_provider_prices.py",
         "tests/providers/test_provider_common.py",
     ),

@@ -61,6 +61,7 @@ from ._provider_errors import (
 )
 from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, Spec, ToolRules, ToolShape, declared_parameters
 from ._reasoning import reasoning_budget
+from ._stop_reasons import ANTHROPIC, end_reply
 from ._tool_features import allowed_specs, strict_notices, strict_parameters
 from ._wire_fold import anthropic_frames
 from .base import MessageBuilder, ModelRequest
@@ -250,11 +251,9 @@ class AnthropicModel(ProviderModel):
             yield out.end_tool_call(index)
         if not ended:
             raise StreamCutError("message_stop")
-        usage = self._usage(**counts)
-        if stop == "refusal":
-            out.fail(f"{self.name}: the model refused to answer (stop_reason refusal)", usage, kind="refused")
-        else:
-            out.finish("length" if stop == "max_tokens" else None, usage)
+        notice = end_reply(out, self.name, ANTHROPIC, stop or "end_turn", self._usage(**counts))
+        if notice is not None:
+            yield notice
 
     def _classify(self, exc: Exception) -> ProviderError:
         import anthropic

@@ -58,6 +58,7 @@ from ._provider_errors import (
 )
 from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, ToolRules, ToolShape
 from ._reasoning import reasoning_budget
+from ._stop_reasons import BEDROCK, end_reply
 from ._tool_features import allowed_specs, strict_notices
 from ._wire_fold import bedrock_frames
 from .base import MessageBuilder, ModelRequest
@@ -270,10 +271,9 @@ class BedrockModel(ProviderModel):
                 cache_read=usage.get("cacheReadInputTokens", 0),
                 cache_write=usage.get("cacheWriteInputTokens", 0),
             )
-        if stop in ("guardrail_intervened", "content_filtered"):
-            out.fail(f"{self.name}: the reply was stopped ({stop})", round_usage, kind="incomplete")
-        else:
-            out.finish("length" if stop == "max_tokens" else None, round_usage)
+        notice = end_reply(out, self.name, BEDROCK, stop, round_usage)
+        if notice is not None:
+            yield notice
 
     def _split(self, client: Any, payload: JsonObject) -> tuple[JsonObject, list[bytes]]:
         """``payload`` for botocore, its messages a one-message stand-in, and the messages

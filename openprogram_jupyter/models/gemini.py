@@ -58,6 +58,7 @@ from ._provider_errors import (
 )
 from ._provider_info import ProviderInfo, ToolRules, ToolShape
 from ._reasoning import reasoning_budget
+from ._stop_reasons import GEMINI, end_reply
 from ._tool_features import allowed_names, allowed_specs, strict_notices
 from ._wire_fold import gemini_frames
 from .base import MessageBuilder, ModelRequest
@@ -194,6 +195,7 @@ class GeminiModel(ProviderModel):
             if response.status_code >= 400:
                 raise await _http_error(response)
             finish: str | None = None
+            blocked = ""  # promptFeedback.blockReason: the prompt itself was refused
             usage: JsonObject = {}
             async for event in source.aiter_sse():
                 if not event.data.strip():
@@ -207,9 +209,9 @@ class GeminiModel(ProviderModel):
                         message or "stream error", code=code, retryable=retryable_code(code), body=chunk
                     )
                 usage = json_object(chunk.get("usageMetadata")) or usage
-                blocked = json_text(json_object(chunk.get("promptFeedback")).get("blockReason"))
+                blocked = json_text(json_object(chunk.get("promptFeedback")).get("blockReason")) or blocked
                 if blocked:
-                    finish = f"prompt blocked: {blocked}"
+                    finish = blocked
                 for candidate in json_objects(chunk.get("candidates"))[:1]:
                     for part in json_objects(json_object(candidate.get("content")).get("parts")):
                         for update in _part_updates(part, out):
@@ -218,12 +220,12 @@ class GeminiModel(ProviderModel):
         if finish is None:
             raise StreamCutError("a chunk with finishReason")
         round_usage = self._round_usage(usage)
-        if finish == "MAX_TOKENS" and not out.message.tool_calls:
-            out.finish("length", round_usage)
-        elif finish in ("STOP", "MAX_TOKENS"):
-            out.finish(None, round_usage)
-        else:  # SAFETY, RECITATION, MALFORMED_FUNCTION_CALL, a blocked prompt, ...
-            out.fail(f"{self.name}: the reply was stopped ({finish})", round_usage, kind="incomplete")
+        if blocked:
+            out.fail(f"{self.name}: Gemini blocked the prompt ({blocked})", round_usage, kind="refused")
+        elif finish == "MAX_TOKENS" and out.message.tool_calls:
+            out.finish(None, round_usage)  # the calls came whole: run them
+        elif (notice := end_reply(out, self.name, GEMINI, finish, round_usage)) is not None:
+            yield notice
 
     def _round_usage(self, usage: JsonObject) -> Usage | None:
         """The round's usage from its last ``usageMetadata`` (cached tokens apart, thinking

@@ -13,7 +13,8 @@ this module does exactly:
 - Streaming: text deltas, ``reasoning_content`` / ``reasoning`` deltas (sent by some
   local servers) as thinking, tool-call starts and argument fragments. The end of the
   reply is the chunk with ``finish_reason``; a stream that ends without one is an error
-  (what arrived is kept). ``content_filter`` ends the round as an error.
+  (what arrived is kept). Every ``finish_reason`` is read by :mod:`._stop_reasons`
+  (``content_filter`` ends the round as a refusal).
 - Tool results: one ``role: "tool"`` message per call, in call order. Chat Completions
   cannot carry images in a tool message, so images returned by tools follow in one
   ``user`` message after the tool messages, each labelled with its call. The API has no
@@ -40,6 +41,7 @@ from ._provider_common import ProviderError, ProviderModel
 from ._provider_errors import StreamCutError, connection_failed, error_details, parse_retry_after, retryable_code
 from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, Spec, ToolRules, ToolShape, declared_parameters
 from ._reasoning import reasoning_effort
+from ._stop_reasons import OPENAI_CHAT, end_reply
 from ._text_tool_calls import is_written_as_text, tool_responses_text, written_reply
 from ._tool_features import allowed_names, described_with_examples, strict_notices, strict_parameters
 from ._wire_fold import openai_chat_frames
@@ -210,14 +212,9 @@ class OpenAIChatModel(ProviderModel):
                 output=json_count(usage.get("completion_tokens")),
                 cache_read=cached,
             )
-        if finish == "content_filter":
-            out.fail(
-                f"{self.name}: the provider stopped the reply (finish_reason content_filter)",
-                round_usage,
-                kind="refused",
-            )
-        else:
-            out.finish("length" if finish == "length" else None, round_usage)
+        notice = end_reply(out, self.name, OPENAI_CHAT, finish, round_usage)
+        if notice is not None:
+            yield notice
 
 
 def _step(out: list[JsonObject], entry: UserMessage | AssistantTurn) -> None:

@@ -36,6 +36,7 @@ from ._provider_common import ProviderError
 from ._provider_errors import StreamCutError, retryable_code
 from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, Spec, ToolRules, ToolShape, declared_parameters
 from ._reasoning import reasoning_effort
+from ._stop_reasons import RESPONSES_INCOMPLETE
 from ._tool_features import allowed_names, described_with_examples, strict_notices, strict_parameters
 from ._wire_fold import openai_responses_frames
 from .base import MessageBuilder, ModelRequest
@@ -186,11 +187,14 @@ class OpenAIResponsesModel(OpenAIChatModel):
                 cache_read=cached,
             )
         if response.get("status") == "incomplete":
-            reason = json_object(response.get("incomplete_details")).get("reason")
-            if reason != "max_output_tokens":
-                out.fail(f"{self.name}: the response is incomplete ({reason})", round_usage, kind="incomplete")
-                return
-            out.finish("length", round_usage)
+            reason = json_text(json_object(response.get("incomplete_details")).get("reason")) or "no reason given"
+            ending = RESPONSES_INCOMPLETE.get(reason)
+            if ending is not None and ending.outcome == "length":
+                out.finish("length", round_usage)
+            else:  # an incomplete response is never read as finished
+                words = f": {ending.words}" if ending is not None else ""
+                kind = ending.kind if ending is not None else "incomplete"
+                out.fail(f"{self.name}: the response is incomplete ({reason}){words}", round_usage, kind=kind)
             return
         out.finish(None, round_usage)
 

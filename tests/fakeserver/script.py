@@ -45,6 +45,8 @@ class Turn:
     cache_write_tokens: int = 0  # Anthropic and Bedrock report what a round wrote to the cache
     stop: str | None = None  # "length" → the provider's max-tokens stop reason;
     # "content_filter" (OpenAI Responses) → incomplete, filtered
+    raw_stop: str | None = None  # the provider's own stop / finish reason, sent as it is
+    # (OpenAI Responses: an incomplete_details.reason, the response then incomplete)
     chunk_size: int = 6  # characters per text / argument fragment
     trailing_signature: str | None = None  # Gemini: a signature on a final empty text part
     # failure modes

@@ -168,6 +168,7 @@ class AnthropicWire(Wire):
             out.append(event("content_block_stop", index=index))
             index += 1
         stop = "max_tokens" if turn.stop == "length" else ("tool_use" if turn.calls else "end_turn")
+        stop = turn.raw_stop or stop
         out.append(
             event(
                 "message_delta",

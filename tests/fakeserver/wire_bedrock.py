@@ -181,6 +181,7 @@ class BedrockWire(Wire):
             out.append(_event("contentBlockStop", {"contentBlockIndex": index}))
             index += 1
         stop = "max_tokens" if turn.stop == "length" else ("tool_use" if turn.calls else "end_turn")
+        stop = turn.raw_stop or stop
         out.append(_event("messageStop", {"stopReason": stop}))
         usage = {
             "inputTokens": turn.input_tokens,

@@ -132,7 +132,7 @@ class GeminiWire(Wire):
         last: list[dict[str, Any]] = [{"text": ""}]
         if turn.trailing_signature:
             last = [{"text": "", "thoughtSignature": turn.trailing_signature}]
-        out.append(chunk(last, "MAX_TOKENS" if turn.stop == "length" else "STOP"))
+        out.append(chunk(last, turn.raw_stop or ("MAX_TOKENS" if turn.stop == "length" else "STOP")))
         return out
 
     def error_frame(self, message: str) -> bytes:

@@ -192,6 +192,7 @@ class OpenAIChatWire(Wire):
             for p in pieces(json.dumps(call.arguments), turn.chunk_size):
                 out.append(chunk({"tool_calls": [{"index": index, "function": {"arguments": p}}]}))
         finish = "length" if turn.stop == "length" else ("tool_calls" if turn.calls else "stop")
+        finish = turn.raw_stop or finish
         out.append(chunk({}, finish))
         if (body.get("stream_options") or {}).get("include_usage"):
             usage = {
@@ -220,6 +221,7 @@ class OpenAIChatWire(Wire):
                 for c in turn.calls
             ]
         finish = "length" if turn.stop == "length" else ("tool_calls" if turn.calls else "stop")
+        finish = turn.raw_stop or finish
         return {
             "id": "chatcmpl-fake",
             "object": "chat.completion",
@@ -395,8 +397,8 @@ class OpenAIResponsesWire(Wire):
                     response={**base, "status": "failed", "output": output, "usage": usage, "error": error},
                 )
             )
-        elif turn.stop in ("length", "content_filter"):
-            reason = "max_output_tokens" if turn.stop == "length" else "content_filter"
+        elif turn.stop in ("length", "content_filter") or turn.raw_stop:
+            reason = turn.raw_stop or ("max_output_tokens" if turn.stop == "length" else "content_filter")
             final = {
                 **base,
                 "status": "incomplete",

@@ -39,7 +39,10 @@ def notices(run: op.Run) -> list[str]:
     return [e.update.delta for e in run.events if e.type == "message_update" and e.update.kind == "notice"]
 
 
-CUT = "{} cannot allow some tools while declaring all: only add was declared (mul, fail left out), so the cached prompt prefix changes"
+CUT = (
+    "{} cannot allow some tools while declaring all: only add was declared (mul, fail left out), "
+    "so the cached prompt prefix changes"
+)
 AUTO = {
     "openai": (
         ["add", "mul", "fail"],

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
     from IPython.core.interactiveshell import InteractiveShell
 
+    from .core._pins import pin
     from .core.approval_policy import Policy, policy
     from .core.approvals import Edit, Skip, edit, skip
     from .core.errors import (
@@ -83,6 +84,7 @@ _LAZY = {
     "decision": ".lab.decision",
     **dict.fromkeys(["Edit", "Skip", "edit", "skip"], ".core.approvals"),
     **dict.fromkeys(["Policy", "policy"], ".core.approval_policy"),
+    "pin": ".core._pins",
     **dict.fromkeys(["ANY", "RunCheck", "check"], ".lab.check"),
     "wire_preview": ".models._wire_preview",
     "side_by_side": ".render._side_by_side",
@@ -213,6 +215,7 @@ __all__ = [
     "judge",
     "load_ipython_extension",
     "mcp",
+    "pin",
     "policy",
     "rerun_all",
     "serve",

@@ -52,6 +52,8 @@ __all__ = [
     "AgentEvent",
     "AgentStartEvent",
     "AssistantUpdate",
+    "Compaction",
+    "CompactionEvent",
     "Divergence",
     "DivergenceEvent",
     "Event",
@@ -235,6 +237,42 @@ class Divergence(BaseModel):
     now: ToolResultMessage | None = None
 
 
+class Compaction(BaseModel):
+    """One compaction of a run's conversation (docs/semantics.md, "Compaction").
+
+    Before round ``round``'s request, the messages at ``dropped`` (positions in the
+    conversation as it was, history included) were replaced by one user message holding
+    ``summary``'s text, put where the first of them was; ``dropped_lines`` names each in
+    one line. ``tokens_before`` and ``tokens_after`` are the request's estimated size
+    either side; ``threshold`` the size past which it ran. ``summary`` is the reply of the
+    model that wrote it (its usage is the compaction's cost), ``seconds`` how long it
+    took. A fork or a rerun applies the same record again instead of asking the model."""
+
+    model_config = ConfigDict(frozen=True)
+
+    round: int
+    dropped: list[int]
+    dropped_lines: list[str] = Field(default_factory=list)
+    summary: AssistantMessage
+    tokens_before: int = 0
+    tokens_after: int = 0
+    threshold: int = 0
+    seconds: float = 0.0
+
+
+class CompactionEvent(Event):
+    """The conversation is being compacted before a round's request: first with
+    ``compaction`` ``None`` (``tokens`` past ``threshold``: the notice), then once done
+    with the :class:`Compaction` (or ``failed`` saying why it could not be)."""
+
+    type: Literal["compaction"] = "compaction"
+    round: int
+    tokens: int
+    threshold: int
+    compaction: Compaction | None = None
+    failed: str | None = None
+
+
 class DivergenceEvent(Event):
     """A rerun's results differed from the recording in this round (emitted once per run)."""
 
@@ -272,6 +310,7 @@ AgentEvent = (
     | ToolExecutionStartEvent
     | ToolExecutionUpdateEvent
     | ToolExecutionEndEvent
+    | CompactionEvent
     | DivergenceEvent
     | TurnEndEvent
     | AgentEndEvent

@@ -175,9 +175,13 @@ class Usage(BaseModel):
 
 
 class UserMessage(BaseModel):
+    """A message of the user's (a prompt, a steering or follow-up message, history).
+    ``pinned``: compaction never replaces it with its summary (``op.pin``)."""
+
     role: Literal["user"] = "user"
     content: ValidText | list[UserContent]
     timestamp: float = Field(default_factory=_now)
+    pinned: bool = Field(default=False, exclude_if=lambda pinned: not pinned)
 
     @property
     def text(self) -> str:
@@ -234,6 +238,7 @@ class ToolResultMessage(BaseModel):
     sees ``is_error``); ``details`` keeps what is for people only, such as a traceback, the
     duration in seconds, or how much of a long result was cut. ``returned`` is the Python
     value the tool returned, uncut, in the process that ran it (never saved or sent).
+    ``pinned``: compaction keeps it, and the reply that made its call, verbatim (``op.pin``).
     """
 
     role: Literal["toolResult"] = "toolResult"
@@ -244,6 +249,7 @@ class ToolResultMessage(BaseModel):
     status: ToolResultStatus = "done"
     details: JsonObject = Field(default_factory=dict)
     timestamp: float = Field(default_factory=_now)
+    pinned: bool = Field(default=False, exclude_if=lambda pinned: not pinned)
     _returned: Any = PrivateAttr(default=None)
 
     @property

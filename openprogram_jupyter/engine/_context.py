@@ -39,10 +39,11 @@ def context_window(settings: RunSettings, model: Model) -> int | None:
     return settings["context_window"] or (own if isinstance(own, int) else None) or context_window_for(model.name)
 
 
-def request_tokens(request: ModelRequest) -> int:
-    """An estimate of the tokens ``request`` carries (see the module doc)."""
+def request_tokens(request: ModelRequest, counted_from: int = 0) -> int:
+    """An estimate of the tokens ``request`` carries (see the module doc); a reply before
+    position ``counted_from`` (one counted before a compaction) is estimated, not trusted."""
     messages = request.messages
-    counted = _last_counted(messages)
+    counted = _last_counted(messages, counted_from)
     if counted is None:
         known, new, chars = 0, messages, len(request.system or "") + len(json.dumps(request.tools, default=str))
     else:
@@ -63,27 +64,27 @@ def request_tokens(request: ModelRequest) -> int:
     return known + chars // CHARS_PER_TOKEN + images * IMAGE_TOKENS
 
 
-def _last_counted(messages: Sequence[object]) -> tuple[int, Usage] | None:
+def _last_counted(messages: Sequence[object], counted_from: int = 0) -> tuple[int, Usage] | None:
     """The index and usage of the newest reply whose provider counted its prompt, found
     from the end (it is nearly always the last reply: a forward scan would walk the whole
     history on every round); ``None`` when no reply was counted."""
-    for index in reversed(range(len(messages))):
+    for index in reversed(range(counted_from, len(messages))):
         message = messages[index]
         if isinstance(message, AssistantMessage) and message.usage.input + message.usage.cache_read > 0:
             return index, message.usage
     return None
 
 
-def context_refusal(request: ModelRequest, window: int | None, model_name: str) -> str | None:
+def context_refusal(request: ModelRequest, window: int | None, model_name: str, counted_from: int = 0) -> str | None:
     """Why ``request`` is not sent — it would not fit ``window`` — or ``None`` if it fits
-    (or no window is known)."""
+    (or no window is known); ``counted_from`` as for :func:`request_tokens`."""
     if window is None:
         return None
-    size = request_tokens(request)
+    size = request_tokens(request, counted_from)
     if size <= window:
         return None
     return (
         f"the next request would carry about {size:,} tokens, more than {model_name}'s context window of "
-        f"{window:,}: it was not sent. Start a new session, shorten the history, or set context_window= "
-        "if the model takes more"
+        f"{window:,}: it was not sent. Start a new session, shorten the history, set compact= (such as 0.8) "
+        "to summarise older rounds, or set context_window= if the model takes more"
     )

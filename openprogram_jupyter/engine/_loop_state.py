@@ -47,6 +47,9 @@ class LoopState:
     answered in order, so they are tracked by position: two calls may share an id).
     ``undelivered`` holds steering or follow-up messages taken but never sent (the round
     cap was reached first). ``limit`` names the limit that ended the run, if one did.
+    ``compacted_at``: the conversation's length right after its last compaction; a reply
+    before it was counted with the messages compaction replaced, so the context estimate
+    does not trust its usage (:func:`._context.request_tokens`).
     ``stop_reason`` is set by :meth:`end` alone.
     """
 
@@ -64,6 +67,7 @@ class LoopState:
     error: ReplyError | None = None
     limit: str | None = None
     unpriced_noticed: bool = False
+    compacted_at: int = 0  # the conversation's length after the last compaction: replies before it counted more
 
     def end(self, reason: RunStopReason, *, error_message: str | None = None, error: ReplyError | None = None) -> None:
         """End the run for ``reason`` (with a failed reply's error). What ended it first and

@@ -1,7 +1,9 @@
 """One reply of the model: the request a round sends, and the reply streamed into the record.
 
-:func:`stream_reply` builds the round's request (the first round's forced tool choice,
-then ``"auto"``; the answer round at a limit sends ``"none"`` and says why), refuses one
+:func:`stream_reply` compacts the conversation first when the run asks for it and the
+request would cross its threshold (:mod:`._compaction`), builds the round's request (the
+first round's forced tool choice, then ``"auto"``; the answer round at a limit sends
+``"none"`` and says why), refuses one
 that would not fit the context window without sending it, streams the reply with every
 known secret masked out of each update and of the finished message, reads calls written
 as text when the run asks for that, and gives repeated call ids their own.
@@ -19,7 +21,8 @@ from ..models._history import without_images
 from ..models._text_tool_calls import read_text_tool_calls
 from ..models._tool_features import all_strict
 from ..models.base import MessageBuilder, ModelRequest, ToolChoice
-from ._context import context_refusal, context_window
+from ._compaction import compact_if_due
+from ._context import context_refusal, context_window, request_tokens
 from ._limits import LimitReached, final_round_system, output_cap, unpriced_notice
 from ._loop_state import LoopConfig, LoopState
 
@@ -45,9 +48,10 @@ def _last_input(state: LoopState) -> int:
     return 0
 
 
-def _request(config: LoopConfig, state: LoopState, final: LimitReached | None) -> ModelRequest:
+def _request(config: LoopConfig, state: LoopState, final: LimitReached | None, *, wired: bool = True) -> ModelRequest:
     """What this round sends: the first round's forced choice, then ``"auto"`` (``"none"``
-    stays); the last round at a limit sends ``"none"`` and says why in the system prompt."""
+    stays); the last round at a limit sends ``"none"`` and says why in the system prompt.
+    ``wired``: the run's wire capture records it (not for a request only measured)."""
     menu = config.calls.menu
     forced = cast(ToolChoice, config.spec.settings["tool_choice"])  # normalised by its check
     choice = forced if state.rounds == 1 or forced == "none" else "auto"
@@ -69,7 +73,7 @@ def _request(config: LoopConfig, state: LoopState, final: LimitReached | None) -
         prompt_cache=config.spec.settings["prompt_cache"],
         reasoning=config.spec.settings["reasoning"],
     )
-    if config.wire is not None:
+    if wired and config.wire is not None:
         request.wire = config.wire.recorder(state.rounds, request)
     return request
 
@@ -79,6 +83,10 @@ async def stream_reply(config: LoopConfig, state: LoopState, final: LimitReached
     known secret is masked out of the updates and the reply (:class:`ReplyMask`). The
     last round at a limit (``final``) starts with a notice naming the limit."""
     emit = config.calls.emit
+    window = context_window(config.spec.settings, config.model)
+    await compact_if_due(
+        config, state, lambda: request_tokens(_request(config, state, final, wired=False), state.compacted_at), window
+    )
     request = _request(config, state, final)
     builder = MessageBuilder(model=config.model.name)
     state.streaming = builder
@@ -87,7 +95,7 @@ async def stream_reply(config: LoopConfig, state: LoopState, final: LimitReached
     emit(MessageStartEvent(message=partial))
     if final is not None:
         emit(MessageUpdateEvent(message=partial, update=builder.notice(final.notice)))
-    too_big = context_refusal(request, context_window(config.spec.settings, config.model), config.model.name)
+    too_big = context_refusal(request, window, config.model.name, state.compacted_at)
     try:
         if too_big is not None:
             builder.fail(f"{config.model.name}: {too_big}", kind="context_length")

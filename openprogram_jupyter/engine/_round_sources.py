@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from ..core.events import Divergence, DivergenceEvent, Event
+from ..core.events import Compaction, Divergence, DivergenceEvent, Event
 from ..core.messages import AssistantMessage, ToolResultMessage
 from ..tools.menu import Menu
 from ._divergence import divergence_of, recording_ended, round_to_rerun
@@ -64,6 +64,10 @@ class Round(Protocol):
         """End the run after this round, for ``reason`` (``"diverged"``)."""
         ...
 
+    def replay_compaction(self, compaction: Compaction) -> None:
+        """Apply a recorded ``compaction`` to the conversation before this round's request."""
+        ...
+
 
 class RoundSource(Protocol):
     """Feeds the loop one round at a time (module docstring)."""
@@ -95,17 +99,32 @@ class LiveRounds:
         return await round.run_calls(message) if message.tool_calls else []
 
 
-class ForkRounds(LiveRounds):
-    """The ``recorded`` rounds of the run ``origin`` played back as rounds 1, 2, ..., then live."""
+def replay_compactions(round: Round, compactions: Sequence[Compaction], last_round: int) -> None:
+    """Apply the recorded ``compactions`` that preceded round ``round.number``'s request,
+    while it is at most ``last_round`` (the recording's rounds and the first after them:
+    the conversation is the recorded one until a live reply joins it)."""
+    if round.number <= last_round:
+        for compaction in compactions:
+            if compaction.round == round.number:
+                round.replay_compaction(compaction)
 
-    def __init__(self, recorded: Sequence[ReplayedRound], origin: str | None) -> None:
+
+class ForkRounds(LiveRounds):
+    """The ``recorded`` rounds of the run ``origin`` played back as rounds 1, 2, ..., then
+    live; its ``compactions`` applied again before the rounds they preceded."""
+
+    def __init__(
+        self, recorded: Sequence[ReplayedRound], origin: str | None, compactions: Sequence[Compaction] = ()
+    ) -> None:
         self.recorded = tuple(recorded)
+        self.compactions = tuple(compactions)
         self.notice = f"replayed from {origin}: the recorded reply and results, no model request and no tool run"
 
     def _recorded(self, number: int) -> ReplayedRound | None:
         return self.recorded[number - 1] if number <= len(self.recorded) else None
 
     async def reply(self, round: Round, final: LimitReached | None = None) -> AssistantMessage:
+        replay_compactions(round, self.compactions, len(self.recorded) + 1)
         recorded = self._recorded(round.number) if final is None else None
         return round.play(recorded.reply, self.notice) if recorded is not None else await round.stream(final)
 
@@ -121,8 +140,9 @@ class RerunRounds(LiveRounds):
     """The rounds of ``plan`` played back while their calls run again, compared with the
     recording after each round (:mod:`._divergence`)."""
 
-    def __init__(self, plan: RerunPlan, origin: str | None) -> None:
+    def __init__(self, plan: RerunPlan, origin: str | None, compactions: Sequence[Compaction] = ()) -> None:
         self.plan = plan
+        self.compactions = tuple(compactions)
         self.notice = f"rerun of {origin}: the recorded reply (no model request); its calls ran again"
         self.diverged = False
 
@@ -131,6 +151,8 @@ class RerunRounds(LiveRounds):
         return divergence is None or self._diverge(round, divergence)
 
     async def reply(self, round: Round, final: LimitReached | None = None) -> AssistantMessage:
+        if not self.diverged:  # the conversation is still the recorded one
+            replay_compactions(round, self.compactions, len(self.plan.rounds) + 1)
         recorded = round_to_rerun(self.plan, round.number, self.diverged)
         return round.play(recorded.reply, self.notice) if recorded is not None else await round.stream(final)
 
@@ -158,7 +180,7 @@ class RerunRounds(LiveRounds):
 def round_source(spec: RunSpec) -> RoundSource:
     """The source ``spec`` asks for: a rerun's, a fork's, else the live one."""
     if spec.rerun is not None:
-        return RerunRounds(spec.rerun, spec.replayed_from)
-    if spec.replay:
-        return ForkRounds(spec.replay, spec.replayed_from)
+        return RerunRounds(spec.rerun, spec.replayed_from, spec.compactions)
+    if spec.replay or spec.compactions:
+        return ForkRounds(spec.replay, spec.replayed_from, spec.compactions)
     return LiveRounds()

@@ -72,6 +72,7 @@ def fork_spec(
         prompts=tuple(prompts),
         replay=tuple(rounds[: round - 1]),
         replayed_from=_viewer.name_of(run) or run.run_id,
+        compactions=tuple(compaction for compaction in run.compactions if compaction.round <= round),
     )
 
 

@@ -26,6 +26,7 @@ from ..core.events import (
     AgentEndEvent,
     AgentStartEvent,
     AssistantUpdate,
+    Compaction,
     Event,
     MessageEndEvent,
     MessageStartEvent,
@@ -46,6 +47,7 @@ from ..core.messages import (
     UserMessage,
 )
 from ..tools.menu import Menu
+from ._compaction import replay_compaction
 from ._context import context_window
 from ._limits import LimitReached, answer_round_under_cap, limit_reached
 from ._loop_state import LoopConfig, LoopState
@@ -238,6 +240,9 @@ class _Round:
 
     def end(self, reason: str) -> None:
         self._state.end(cast(RunStopReason, reason))
+
+    def replay_compaction(self, compaction: Compaction) -> None:
+        replay_compaction(self._config, self._state, compaction)
 
 
 async def _execute_tool_calls(config: LoopConfig, state: LoopState, calls: list[ToolCall]) -> list[Any]:

@@ -69,6 +69,7 @@ def rerun_spec(
         prompts=tuple(prompts),
         rerun=RerunPlan(tuple(rounds), live=live, same=same),
         replayed_from=_viewer.name_of(run) or run.run_id,
+        compactions=tuple(run.compactions),
     )
 
 

@@ -14,7 +14,15 @@ from typing import TYPE_CHECKING, Any, cast
 from ..core import _ambient, _viewer
 from ..core._json import JsonObject
 from ..core.errors import ProviderError, RunError
-from ..core.events import AgentEndEvent, Divergence, DivergenceEvent, MessageEndEvent, TurnStartEvent
+from ..core.events import (
+    AgentEndEvent,
+    Compaction,
+    CompactionEvent,
+    Divergence,
+    DivergenceEvent,
+    MessageEndEvent,
+    TurnStartEvent,
+)
 from ..core.messages import AssistantMessage, RunStopReason, ToolResultMessage, Usage, UserMessage
 
 if TYPE_CHECKING:
@@ -89,6 +97,8 @@ class Run:
             self._usage = self._usage + event.message.usage
         elif type(event) is TurnStartEvent and event.run_id == self.run_id:
             self.rounds = event.turn
+        elif type(event) is CompactionEvent and event.compaction is not None:
+            self._usage = self._usage + event.compaction.summary.usage  # what compacting cost
         elif type(event) is DivergenceEvent and event.run_id == self.run_id:
             self.divergence = event.divergence
         elif type(event) is AgentEndEvent and event.run_id == self.run_id:
@@ -118,6 +128,12 @@ class Run:
         return self._usage.model_copy()
 
     @property
+    def compactions(self) -> list[Compaction]:
+        """This run's compactions in order (docs/semantics.md, "Compaction"); each summary's usage is in :attr:`usage`."""
+        own = (e for e in self.events if type(e) is CompactionEvent and e.run_id == self.run_id)
+        return [event.compaction for event in own if event.compaction is not None]
+
+    @property
     def duration(self) -> float:
         return (self.ended_at or time.time()) - self.started_at
 
@@ -127,10 +143,8 @@ class Run:
 
     @property
     def results(self) -> dict[str, Any]:
-        """What each call that finished returned, whole, by call id — also a result the
-        model read cut (``max_result_chars``) or as a DataFrame's head and tail. Kept in
-        this process only: a run loaded from a notebook or a cassette has the results' text
-        (:attr:`tool_results`), not the values."""
+        """What each finished call returned, whole, by call id (what the model read may be
+        cut: ``max_result_chars``); in this process only, never saved."""
         return {m.tool_call_id: m.returned for m in self.tool_results if m.status == "done"}
 
     def wire(self, round: int) -> tuple[JsonObject, JsonObject]:

@@ -26,6 +26,7 @@ from typing_extensions import TypedDict, get_type_hints
 
 from ..core._json import JsonObject
 from ..core.errors import SetupError
+from ._compact_checks import compact_check, fraction_or_tokens
 
 # What tool_choice= accepts: "auto", "required", "none", a tool's name, or a dict naming one.
 # (Stored normalised: models.base.ToolChoice. This module imports nothing heavy: the
@@ -327,11 +328,26 @@ class RunSettings(TypedDict, total=False):
         Setting(
             50_000,
             _Whole(100, "an int of at least 100"),
-            "characters of a tool result the model reads at most (a tool's own max_result_chars wins); the rest is "
-            "cut with a note, and stays in run.results and the card",
+            "characters of a tool result the model reads (a tool's own wins); the rest is cut, kept in run.results",
             Flag("--max-result-chars", "N|none", _Capped("characters")),
             inherited=True,
         ),
+    ]
+    compact: Annotated[
+        float | int | None,
+        Setting(
+            None,
+            compact_check,
+            "compact older rounds into a summary before a request crosses this: a fraction of the window, or tokens",
+            Flag("--compact", "FRACTION|TOKENS|off", fraction_or_tokens),
+        ),
+    ]
+    keep_last: Annotated[
+        int | None, Setting(4, _Whole(0, "a whole number"), "rounds compaction keeps", Flag("--keep-last", "N", int))
+    ]
+    compact_model: Annotated[
+        str | None,
+        Setting(None, _text, "compaction's summary writer (None: the run's model)", Flag("--compact-model", "M")),
     ]
     finish_at_limit: Annotated[
         bool,

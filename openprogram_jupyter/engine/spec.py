@@ -23,6 +23,7 @@ from typing_extensions import TypedDict, Unpack
 
 from ..core._ambient import CallFrame, current_call
 from ..core.errors import SetupError
+from ..core.events import Compaction
 from ..core.messages import AssistantMessage, ImageContent, TextContent, ToolResultMessage, UserMessage, parse_message
 from ..tools._decision_options import Option, menu_text, normalize_options, prompt_with_menu, tools_to_hide
 from ..tools._images import fit_image
@@ -157,8 +158,10 @@ class RunSpec:
     ``replay`` (recorded rounds played back first, from the run ``replayed_from``: see
     ``Run.fork``), ``rerun`` (recorded replies played back while the tools run again, from
     the run ``replayed_from``: see ``Run.rerun``; the notes name that run by the notebook
-    variable holding it, else by its id). Context: ``depth`` and ``parent`` (the tool call a nested run runs
-    inside), ``inherited_tools`` (the ``tools=`` list nested runs inherit), ``tools_deny``
+    variable holding it, else by its id), ``compactions`` (that run's compactions, applied
+    again before the rounds they preceded while the recording lasts). Context: ``depth``
+    and ``parent`` (the tool call a nested run runs inside), ``inherited_tools`` (the
+    ``tools=`` list nested runs inherit), ``tools_deny``
     (every tool name this run's menu left out by a deny list: the Runtime's, the run's own,
     the calling run's; the runs it starts leave them out too) and ``inherits`` (the context
     of the recorded run a fork or rerun derives its own from, :mod:`._run_context`). ``hooks``:
@@ -173,6 +176,7 @@ class RunSpec:
     replay: tuple[ReplayedRound, ...] = field(default=(), repr=False)
     replayed_from: str | None = None
     rerun: RerunPlan | None = field(default=None, repr=False)
+    compactions: tuple[Compaction, ...] = field(default=(), repr=False)
     depth: int = 0
     parent: CallFrame | None = field(default=None, repr=False)
     inherited_tools: Sequence[object] | None = field(default=None, repr=False)

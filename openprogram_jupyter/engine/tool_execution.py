@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ..core._ambient import CallBudget, CallFrame, current_call
 from ..core._json import JsonObject, valid_json
 from ..core._masking import mask_progress, mask_result
+from ..core._pins import Pinned
 from ..core._run_context import RunContext
 from ..core._secrets import Secrets
 from ..core.approvals import edit_note
@@ -84,6 +85,7 @@ class _Outcome:
     value: object = None
     details: JsonObject = field(default_factory=dict)
     stopped: bool = False  # the run was stopped while this call ran
+    pinned: bool = False  # the tool returned op.pin(value): compaction keeps its result
     content: list[Any] = field(default_factory=list)  # what the model reads of a "done" call's value
 
 
@@ -111,6 +113,8 @@ async def execute_tool_call(call: ToolCall, env: CallEnvironment) -> CallOutcome
         outcome = await _prepare_and_execute(call, env)
     except asyncio.CancelledError:  # stopped before the tool itself started (e.g. awaiting approval)
         outcome = _Outcome("cancelled", "cancelled: the run was stopped before this call finished", stopped=True)
+    if outcome.status == "done" and isinstance(outcome.value, Pinned):
+        outcome.value, outcome.pinned = outcome.value.value, True
     if outcome.status == "done":
         outcome = await _with_content(call, outcome, env)
     return CallOutcome(_finalize(call, outcome, started, env), stopped=outcome.stopped)
@@ -142,6 +146,7 @@ def _finalize(
             is_error=outcome.status != "done",
             status=outcome.status,
             details={**outcome.details, "duration": round(duration, 6)},
+            pinned=outcome.pinned,
         )
     )
     if outcome.status == "done":

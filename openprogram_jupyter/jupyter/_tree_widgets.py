@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ..render import _format as fmt
 from ..render._groups import left_out_line, tally
 from ..render._text_html import text_html
+from ..render.html import notice_html
 from ..render.tree import Block, CallNode, NodeHandlers, NoticeNode, RetryNode, RoundNode, RunNode, UserNode
 from . import _window
 from ._call_card import call_widget
@@ -140,8 +141,14 @@ class TreeWidgets:
         return box
 
     def _notice_widget(self, notice: NoticeNode, _round: RoundNode) -> Any:
+        """``note: …``; a notice with details (a compaction) opens to show them, as saved."""
         widget = self.view.pool.widget_for(notice, lambda: self.view.pool.make(self.view.pool.widgets.HTML))
-        self.view.pool.want(widget, value=f'<span style="{_MUTED}">note: {escape(notice.text)}</span>')
+        value = (
+            notice_html(notice, fmt.Limits(text_chars=self.view.max_text_chars))
+            if notice.details
+            else f'<span style="{_MUTED}">note: {escape(notice.text)}</span>'
+        )
+        self.view.pool.want(widget, value=value)
         return widget
 
     def _retry_widget(self, wait: RetryNode, _round: RoundNode) -> Any:

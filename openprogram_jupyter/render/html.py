@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from ..core.events import Divergence
     from ..core.messages import ToolResultMessage
 
-__all__ = ["HTML_OF", "call_html", "call_summary_html", "render_html", "run_html"]
+__all__ = ["HTML_OF", "call_html", "call_summary_html", "notice_html", "render_html", "run_html"]
 
 _BOX = "font-family:var(--jp-ui-font-family,system-ui,sans-serif);font-size:13px;line-height:1.4;"
 _PRE = (
@@ -158,8 +158,15 @@ def _block_html(block: Block, limits: fmt.Limits) -> str:
     return text_html(block.text, limits.text_chars) if block.text else ""
 
 
-def _notice_html(notice: NoticeNode, _limits: fmt.Limits) -> str:
-    return f'<div style="{_MUTED}">note: {escape(notice.text)}</div>'
+def notice_html(notice: NoticeNode, limits: fmt.Limits) -> str:
+    """A notice's line; with ``details``, the line opens to show them (escaped, cut)."""
+    if not notice.details:
+        return f'<div style="{_MUTED}">note: {escape(notice.text)}</div>'
+    shown, note = fmt.truncate(notice.details, limits.text_chars, fmt.TEXT_KEPT)
+    body = f'<pre style="white-space:pre-wrap;margin:2px 0">{escape(shown)}</pre>' + (
+        f'<div style="{_MUTED}">{escape(note)}</div>' if note else ""
+    )
+    return details_html(f"note: {escape(notice.text)}", body, summary_style=_MUTED)
 
 
 def _retry_html(wait: RetryNode, _limits: fmt.Limits) -> str:
@@ -287,7 +294,7 @@ HTML_OF: NodeHandlers[Callable[[Any, fmt.Limits], str]] = NodeHandlers(
         RoundNode: _round_html,
         Block: _block_html,
         CallNode: _call_html,
-        NoticeNode: _notice_html,
+        NoticeNode: notice_html,
         RetryNode: _retry_html,
     },
 )

@@ -178,8 +178,14 @@ def _answer_lines(text: str, limits: fmt.Limits, indent: str, quote: str = "") -
     return [*lines, "", *([f"{indent}*{note}*", ""] if note else [])]
 
 
-def _notice_markdown(notice: NoticeNode, _limits: fmt.Limits, indent: str) -> list[str]:
-    return [f"{indent}note: {code_span(notice.text)}", ""]
+def _notice_markdown(notice: NoticeNode, limits: fmt.Limits, indent: str) -> list[str]:
+    if not notice.details:
+        return [f"{indent}note: {code_span(notice.text)}", ""]
+    return [
+        f"{indent}note: {code_span(notice.text)}",
+        "",
+        *_cut_fence(notice.details, limits.text_chars, fmt.TEXT_KEPT, indent),
+    ]
 
 
 def _retry_markdown(wait: RetryNode, _limits: fmt.Limits, indent: str) -> list[str]:

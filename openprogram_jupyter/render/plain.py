@@ -123,8 +123,9 @@ def _block_plain(block: Block, limits: fmt.Limits, indent: str) -> list[str]:
     return _cut_lines(block.text, limits.text_chars, fmt.TEXT_KEPT, indent) if block.text else []
 
 
-def _notice_plain(notice: NoticeNode, _limits: fmt.Limits, indent: str) -> list[str]:
-    return [f"{indent}note: {notice.text}"]
+def _notice_plain(notice: NoticeNode, limits: fmt.Limits, indent: str) -> list[str]:
+    details = _cut_lines(notice.details, limits.text_chars, fmt.TEXT_KEPT, indent + "    ") if notice.details else []
+    return [f"{indent}note: {notice.text}", *details]
 
 
 def _retry_plain(wait: RetryNode, _limits: fmt.Limits, indent: str) -> list[str]:

@@ -470,7 +470,8 @@ def test_every_event_type_reaches_the_view_and_the_notice_reads_as_in_the_saved_
 
     rerun_view = RunView()
     rerun = run.rerun(tools=[op.function(changed, name="report", register_globally=False)], on_event=rerun_view.feed)
-    assert {event.type for event in [*run.events, *rerun.events]} == set(EVENT_TYPES)
+    # a compaction's events reach every view in core/test_compaction.py
+    assert {event.type for event in [*run.events, *rerun.events]} == set(EVENT_TYPES) - {"compaction"}
     rerun_view.finish()
     html = all_html(rerun_view)
     assert "differs from the recording: report returned a different result" in html

@@ -14,14 +14,15 @@ from collections.abc import Callable
 from typing import Literal
 
 from ...core._json import JsonObject
-from ...core.events import AssistantUpdate, ToolExecutionEndEvent, ToolExecutionUpdateEvent
+from ...core.events import AssistantUpdate, CompactionEvent, ToolExecutionEndEvent, ToolExecutionUpdateEvent
 from ...core.messages import AssistantMessage, TextContent, ToolCall, ToolResultMessage
-from .nodes import Approval, Block, CallNode, NoticeNode, RetryNode, RoundItem, RoundNode
+from .nodes import Approval, Block, CallNode, NoticeNode, RetryNode, RoundItem, RoundNode, RunNode
 
 __all__ = [
     "complete_arguments",
     "fold_block_delta",
     "fold_call_delta",
+    "fold_compaction",
     "fold_execution_end",
     "fold_execution_update",
     "fold_notice",
@@ -168,3 +169,42 @@ def _edited_arguments_of(result: ToolResultMessage | None) -> JsonObject | None:
     """The arguments the user ran in place of the model's (``details["edited_arguments"]``)."""
     edited = result.details.get("edited_arguments") if result is not None else None
     return dict(edited) if isinstance(edited, dict) else None
+
+
+def fold_compaction(run: RunNode, round_: RoundNode, event: CompactionEvent) -> None:
+    """Fold one :class:`CompactionEvent` of ``run`` into ``round_``: the first (no record
+    yet) adds the notice that the threshold was crossed (``run.compacting`` until done);
+    the second makes that notice (or a new one) say what was compacted — ``compacted: 38
+    messages (~41k tokens) → summary (~1.2k)``, the summary and the replaced messages'
+    lines as its details, its cost added to the run's usage — or why it was not."""
+    notice, run.compacting = run.compacting, None
+    if notice is None or (event.compaction is None and event.failed is None):
+        notice = NoticeNode(
+            text=f"context at ~{_k(event.tokens)} tokens, past compact's {_k(event.threshold)}: "
+            "compacting older rounds into a summary"
+        )
+        round_.items.append(notice)
+        if event.compaction is None and event.failed is None:
+            run.compacting = notice
+    record = event.compaction
+    if event.failed is not None:
+        notice.text = event.failed
+    elif record is not None:
+        summary_tokens = record.summary.usage.output or len(record.summary.text) // 4
+        replaced = max(record.tokens_before - record.tokens_after + summary_tokens, 0)
+        notice.text = (
+            f"compacted: {len(record.dropped)} messages (~{_k(replaced)} tokens) → summary (~{_k(summary_tokens)})"
+            f", {record.seconds:.1f} s"
+        )
+        notice.details = "summary:\n" + record.summary.text + "\n\nreplaced:\n" + "\n".join(record.dropped_lines)
+        run.usage = run.usage + record.summary.usage
+    notice.touch()
+    round_.touch()
+    run.touch()
+
+
+def _k(tokens: int) -> str:
+    """``41k`` for 41,200, ``1.2k`` for 1,200, ``950`` for 950."""
+    if tokens >= 10_000:
+        return f"{tokens / 1000:.0f}k"
+    return f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)

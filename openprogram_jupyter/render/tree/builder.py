@@ -19,6 +19,7 @@ from ...core.events import (
     AgentEndEvent,
     AgentStartEvent,
     AssistantUpdate,
+    CompactionEvent,
     DivergenceEvent,
     Event,
     EventHandlers,
@@ -37,6 +38,7 @@ from ._node_folding import (
     complete_arguments,
     fold_block_delta,
     fold_call_delta,
+    fold_compaction,
     fold_execution_end,
     fold_execution_update,
     fold_notice,
@@ -278,6 +280,9 @@ class TreeBuilder:
     def _on_tool_execution_end(self, event: ToolExecutionEndEvent) -> None:
         fold_execution_end(self._lookup_call(event), event)
 
+    def _on_compaction(self, event: CompactionEvent) -> None:
+        fold_compaction(self._run(event), self._round(self._run(event)), event)
+
     def _on_divergence(self, event: DivergenceEvent) -> None:
         run = self._run(event)
         run.divergence = event.divergence
@@ -314,6 +319,7 @@ EVENT_HANDLERS: EventHandlers[Callable[[TreeBuilder, Any], None]] = EventHandler
         ToolExecutionStartEvent: TreeBuilder._on_tool_execution_start,
         ToolExecutionUpdateEvent: TreeBuilder._on_tool_execution_update,
         ToolExecutionEndEvent: TreeBuilder._on_tool_execution_end,
+        CompactionEvent: TreeBuilder._on_compaction,
         DivergenceEvent: TreeBuilder._on_divergence,
         TurnEndEvent: TreeBuilder._on_turn_end,
         AgentEndEvent: TreeBuilder._on_agent_end,

@@ -85,9 +85,12 @@ class Block(_Node):
 
 @dataclass(eq=False)
 class NoticeNode(_Node):
-    """A message from the provider layer about this round, such as a control it cannot express."""
+    """A message from the provider layer about this round, such as a control it cannot
+    express, or about the run (a compaction). ``details``, when set, is text a view shows
+    folded under the line (a compaction's summary and what it replaced)."""
 
     text: str
+    details: str | None = None
     version: int = 0
 
 
@@ -225,6 +228,7 @@ class RunNode(_Node):
     max_tokens: int | None = None
     context_window: int | None = None
     divergence: Divergence | None = None
+    compacting: NoticeNode | None = None  # the notice of a compaction under way
     usage: Usage = field(default_factory=lambda: Usage(cost=0.0))
     started_at: float | None = None
     ended_at: float | None = None

@@ -26,8 +26,10 @@ class FunctionTool(Tool):
     """A Python function that stays an ordinary callable and is also a tool.
 
     Calling it calls the function (``add(1, 2) == 3``). ``name`` and ``spec`` describe it
-    to models. As a tool, its arguments are validated strictly against the schema first,
-    a sync body runs on a worker thread, an async body is awaited.
+    to models; ``examples`` are example arguments, each checked against the schema here
+    (``ValueError`` naming the one that does not fit). As a tool, its arguments are
+    validated strictly against the schema first, a sync body runs on a worker thread, an
+    async body is awaited.
     """
 
     def __init__(
@@ -38,6 +40,7 @@ class FunctionTool(Tool):
         description: str | None,
         options: ToolOptions,
         agentic: bool = False,
+        examples: Iterable[JsonObject] = (),
     ) -> None:
         functools.update_wrapper(self, fn)
         self.fn = fn
@@ -54,7 +57,8 @@ class FunctionTool(Tool):
         )
         self.description = self._schema.description
         self.parameters = self._schema.parameters
-        self.options = options
+        given = examples if isinstance(examples, (list, tuple)) else list(examples)
+        self.options = dataclasses.replace(options, examples=checked_examples(self.name, given, self.parameters))
         self.is_async = inspect.iscoroutinefunction(fn)
         self.cache: dict[str, Any] = {}
 
@@ -146,16 +150,14 @@ def _make_decorator(agentic: bool) -> Callable[..., Any]:
             figures_to_model=figures_to_model,
             strict=bool(strict),
         )
-        given_examples = examples if isinstance(examples, (list, tuple)) else list(examples)
 
         def wrap(target: Callable[..., Any]) -> FunctionTool:
-            if isinstance(target, FunctionTool):
-                target = target.fn
+            target = target.fn if isinstance(target, FunctionTool) else target
             if not callable(target):
                 raise TypeError(f"@{'agentic_function' if agentic else 'function'} needs a callable, got {target!r}")
-            tool_options = dataclasses.replace(options)
-            tool = FunctionTool(target, name=name, description=description, options=tool_options, agentic=agentic)
-            tool_options.examples = checked_examples(tool.name, given_examples, tool.parameters)
+            tool = FunctionTool(
+                target, name=name, description=description, options=options, agentic=agentic, examples=examples
+            )
             _enter(tool, available_if, registry, register_globally)
             return tool
 

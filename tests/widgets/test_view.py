@@ -396,7 +396,8 @@ def test_a_huge_result_is_cut_with_a_note_and_images_are_shown(recorder):
     view.tick(force=True)
     html = all_html(view)
     assert "x" * 100 in html and "x" * 101 not in html
-    assert "4,900 more characters not shown" in html
+    # 5,000 characters and "\n[image 1]", where the image sits in the text the model reads
+    assert "4,910 more characters not shown" in html
     # The ended call is drawn as the saved transcript draws it: the image embedded.
     assert html.count(f'src="data:image/png;base64,{png}"') == 1
 

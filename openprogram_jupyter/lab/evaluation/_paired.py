@@ -15,6 +15,7 @@ from html import escape
 from typing import TYPE_CHECKING
 
 from ...render import render_html
+from ...render._details import details_html
 from ...render._safe import safe_view
 from ...render._table import html_table
 from ._html import MARK
@@ -102,7 +103,7 @@ def _prompts(count: int) -> str:
 def _side(row: EvalRow) -> list[str]:
     why = f"<br><small>{escape(row.why)}</small>" if row.why else ""
     run = (
-        f"<details><summary>#{row.number}</summary>{render_html(row.run)}</details>"
+        details_html(f"#{row.number}", render_html(row.run))
         if row.run is not None
         else f"#{row.number}"
     )

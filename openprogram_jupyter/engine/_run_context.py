@@ -30,6 +30,9 @@ ENTRY_POINTS: dict[str, str] = {
     "%agent fork / %agent rerun": "as Run.fork / Run.rerun, on the run's Runtime (-m: the notebook's, with "
     "that model); the view's buttons",
     "@op.agentic_function": "its body's runs are nested runs: the calling run's context first",
+    "op.serve / %agent serve (a call from an MCP client)": "the served runtime (the one given, else the "
+    "notebook's) with a scripted model making the client's one call: its approver, deny list, depth cap, grace "
+    "and settings; no one answers an ask, so a call the policy asks about is denied",
     "run.to_test (the written test)": "the recorded answers: a run whose calls were asked about replays in step "
     "mode with an approver giving each call its recorded answer (denied, skipped, edited, run)",
 }

@@ -83,6 +83,7 @@ class AskedRequest:
     tool_choice: Any
     parallel_tool_calls: bool | None
     menu_explicit: bool
+    allowed_tools: tuple[str, ...] | None = None
 
     def model_request(self) -> ModelRequest:
         """The round's :class:`ModelRequest` again, as the model was handed it."""
@@ -93,6 +94,7 @@ class AskedRequest:
             tool_choice=self.tool_choice,
             parallel_tool_calls=self.parallel_tool_calls,
             menu_explicit=self.menu_explicit,
+            allowed_tools=None if self.allowed_tools is None else list(self.allowed_tools),
         )
 
 
@@ -209,6 +211,7 @@ class WireLog:
             request.tool_choice,
             request.parallel_tool_calls,
             request.menu_explicit,
+            None if request.allowed_tools is None else tuple(request.allowed_tools),
         )
         self._rounds[number] = _Round(asked)
         return WireRecorder(self, number)

@@ -122,3 +122,15 @@ def test_a_name_not_on_the_menu_is_refused_before_anything_is_sent():
         op.Runtime(model=model).exec("Hi.", tools=make_tools(), allowed_tools=[])
     with pytest.raises(SetupError, match="allowed_tools must be a list of tool names or None, got"):
         op.Runtime(model=model).exec("Hi.", tools=make_tools(), allowed_tools="add")
+
+
+def test_a_captured_round_rebuilt_for_another_provider_keeps_its_allowed_tools():
+    run = op.Runtime(model=op.ScriptedModel(["Hi."]), capture_wire=True).run(
+        "Hi.", tools=make_tools(), allowed_tools=["add"]
+    )
+    assert run.request_as(1, "openai-responses:gpt-4.1-mini")["tool_choice"] == {
+        "type": "allowed_tools",
+        "mode": "auto",
+        "tools": [{"type": "function", "name": "add"}],
+    }
+    assert [t["name"] for t in run.request_as(1, "anthropic")["tools"]] == ["add"]

@@ -129,7 +129,8 @@ class Run:
 
     @property
     def compactions(self) -> list[Compaction]:
-        """This run's compactions in order (docs/semantics.md, "Compaction"); each summary's usage is in :attr:`usage`."""
+        """This run's compactions in order (docs/semantics.md, "Compaction"); each summary's
+        usage is in :attr:`usage`."""
         own = (e for e in self.events if type(e) is CompactionEvent and e.run_id == self.run_id)
         return [event.compaction for event in own if event.compaction is not None]
 

@@ -195,4 +195,3 @@ def test_bad_compact_values_are_refused_naming_them(value, message):
 def test_a_reply_cannot_be_pinned_alone():
     with pytest.raises(TypeError, match="pin the result of its call"):
         op.pin(AssistantMessage())
-

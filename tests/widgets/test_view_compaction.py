@@ -10,9 +10,9 @@ import openprogram_jupyter as op
 from openprogram_jupyter.jupyter._view import RunView
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "core"))
-from test_compaction import LongModel, _fetch  # noqa: E402
+from test_compaction import LongModel, _fetch
 
-from .test_view import all_html  # noqa: E402
+from .test_view import all_html
 
 
 def test_the_live_view_shows_what_was_compacted(recorder):

@@ -184,7 +184,7 @@ def mcp(
     the server's name here (default: the name the server reports); each tool is
     registered as ``prefix + tool`` (default prefix ``name + "_"``) in ``registry``
     (default: the global one; ``register_globally=False``: only through ``tools=[...]``
-    or ``--mcp``), tagged with the toolset ``name``. ``tool_options`` are
+    or ``--mcp``), tagged with the toolset ``name`` and any ``toolset=`` given. ``tool_options`` are
     :class:`ToolOptions` for every tool of the server (``requires_approval=True``,
     ``timeout=30``, ``defer=True``, ``toolset=...``, ``tools_deny``-style layers all apply).
 
@@ -207,8 +207,9 @@ def mcp(
             old.close()
         target_registry = registry if registry is not None else (default_registry if register_globally else None)
         server = McpServer(server_name, server_name + "_" if prefix is None else prefix, connection, target_registry)
-        if not options.toolset:
-            options = dataclasses.replace(options, toolset=(server_name,))
+        # the server's own toolset first, whatever toolsets are given beside it
+        given = tuple(toolset for toolset in options.toolset if toolset != server_name)
+        options = dataclasses.replace(options, toolset=(server_name, *given))
         _add_tools(server, remote_tools, options)
     except BaseException:
         connection.close()

@@ -394,7 +394,7 @@ def _spec_of(runtime: Runtime, content: object, options: dict[str, Any] | RunOpt
 
     if isinstance(content, RunSpec):
         if options:
-            raise TypeError(f"a RunSpec carries its options; got more: {', '.join(sorted(options))}")
+            raise SetupError(f"a RunSpec carries its options; got more: {', '.join(sorted(options))}")
         return content
     return runtime.prepare(content, **options)
 

@@ -34,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, Validat
 
 from ..core._json import JsonObject, loads_valid
 from ..core._secrets import Secrets
+from ..core.errors import SetupError
 from ..core.messages import Message, dump_message
 from ..models._json_depth import nesting_past
 
@@ -169,19 +170,19 @@ def read_saved_runs(path: Path) -> list[SavedRun]:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as error:
-        raise ValueError(f"cannot read {path}: {error.strerror or error}") from None
+        raise SetupError(f"cannot read {path}: {error.strerror or error}") from None
     too_deep = nesting_past(text, MAX_NOTEBOOK_DEPTH)
     if too_deep is not None:
-        raise ValueError(
+        raise SetupError(
             f"{path} nests {too_deep.depth} levels deep (line {too_deep.line}), past what a notebook "
             f"holds ({MAX_NOTEBOOK_DEPTH}); it was not read"
         )
     try:
         notebook = loads_valid(text)  # a lone surrogate escaped in the file becomes U+FFFD
     except ValueError as error:
-        raise ValueError(f"{path} is not a notebook (not JSON: {error})") from None
+        raise SetupError(f"{path} is not a notebook (not JSON: {error})") from None
     if not isinstance(notebook, dict) or not isinstance(notebook.get("cells", []), list):
-        raise ValueError(f"{path} is not a notebook (no list of cells at its top level)")
+        raise SetupError(f"{path} is not a notebook (no list of cells at its top level)")
     runs, seen = [], set()
     code_cells = [c for c in notebook.get("cells", []) if isinstance(c, dict) and c.get("cell_type") == "code"]
     for index, cell in enumerate(code_cells):
@@ -205,7 +206,7 @@ def _saved_run(saved: dict[str, Any], cell: int, cell_id: str | None) -> SavedRu
     except ValidationError as error:
         problem = error.errors()[0]
         field = ".".join(str(part) for part in problem["loc"]) or "its data"
-        raise ValueError(
+        raise SetupError(
             f"code cell {cell + 1}: its saved run has a bad {field} ({problem['msg']}); nothing was restored"
         ) from None
     assert math.isfinite(data.started_at)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core._json import JsonObject
+from ..core.errors import SetupError
 from ..core.messages import ImageContent, TextContent, ToolCall, ToolResultMessage
 from ..tools._mcp_serving import ServedEndpoint, ServedResult, ServedTool
 from ..tools.base import Tool
@@ -200,7 +201,7 @@ def serve(
 
     server_name = "notebook" if name is None else name
     if not isinstance(server_name, str) or not _NAME.match(server_name):
-        raise ValueError(f"serve: name must be letters, digits, _ and - (starting with a letter), got {name!r}")
+        raise SetupError(f"serve: name must be letters, digits, _ and - (starting with a letter), got {name!r}")
     tool_names = _tool_names(tools)
     old = _SERVED.get(server_name)
     if old is not None:
@@ -222,11 +223,11 @@ def _tool_names(tools: Sequence[str | Tool] | str | Tool) -> list[str]:
         tool_name = item.name if isinstance(item, Tool) else item
         if not isinstance(tool_name, str) or default_registry.get(tool_name) is None:
             known = ", ".join(sorted(t.name for t in default_registry)) or "none"
-            raise ValueError(f"serve: {item!r} is not a registered tool; registered: {known}")
+            raise SetupError(f"serve: {item!r} is not a registered tool; registered: {known}")
         if tool_name not in names:
             names.append(tool_name)
     if not names:
-        raise ValueError("serve: name at least one tool, as in op.serve(['search', 'fetch'])")
+        raise SetupError("serve: name at least one tool, as in op.serve(['search', 'fetch'])")
     return names
 
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from IPython import get_ipython
 
+from ..core.errors import SetupError
 from ..render import render_bundle
 from ..render._safe import display_bundle
 from ._saved_runs import saved_data_of
@@ -36,9 +37,9 @@ def show_run(shown: Run | RunHandle) -> None:
     handle = shown if isinstance(shown, RunHandle) else None
     run = shown.run if isinstance(shown, RunHandle) else shown
     if handle is not None and run is None:
-        raise ValueError("this run has not started yet; show it again in a moment")
+        raise SetupError("this run has not started yet; show it again in a moment")
     if not isinstance(run, Run):
-        raise TypeError(f"show_run needs a Run or a RunHandle, not {type(shown).__name__}")
+        raise SetupError(f"show_run needs a Run or a RunHandle, not {type(shown).__name__}")
     shell = get_ipython()
     if shell is None or getattr(shell, "kernel", None) is None or run.stop_reason is not None:
         saved = saved_data_of(run)

@@ -29,6 +29,7 @@ from typing import Any
 
 from ..core._install import install_hint
 from ..core._json import JsonObject
+from ..core.errors import SetupError
 from ..core.messages import ImageContent, TextContent
 from ._mcp_connection import McpError
 
@@ -210,7 +211,7 @@ def _ignore_failure(future: Any) -> None:
 
 def _bound_socket(port: int | None) -> socket.socket:
     if port is not None and (not isinstance(port, int) or isinstance(port, bool) or not 0 <= port <= 65535):
-        raise ValueError(f"port must be a whole number from 0 to 65535 (or None for a free one), got {port!r}")
+        raise SetupError(f"port must be a whole number from 0 to 65535 (or None for a free one), got {port!r}")
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from ..core._ambient import ambient_runtime
 from ..core._json import JsonObject
 from ..core._secrets import remember
-from ..core.errors import ArgumentError
+from ..core.errors import ArgumentError, SetupError
 from ..core.messages import ImageContent, TextContent
 from ._jsonschema import validate_json_schema
 from ._mcp_connection import McpConnection, McpError, McpTarget
@@ -240,20 +240,20 @@ def _target(
     headers: dict[str, str] | None,
 ) -> McpTarget:
     if (command is None) == (url is None):
-        raise TypeError(
+        raise SetupError(
             "op.mcp: give command=[...] (a server over stdio) or url='http://…' (streamable HTTP), exactly one of them"
         )
     if url is not None:
         if not isinstance(url, str) or not url.startswith(("http://", "https://")):
-            raise ValueError(f"op.mcp: url must be an http:// or https:// address, got {url!r}")
+            raise SetupError(f"op.mcp: url must be an http:// or https:// address, got {url!r}")
         if env is not None or cwd is not None:
-            raise TypeError("op.mcp: env= and cwd= are for a command (stdio); a url server runs elsewhere")
+            raise SetupError("op.mcp: env= and cwd= are for a command (stdio); a url server runs elsewhere")
         return McpTarget(url=url, headers=dict(headers) if headers else None)
     if headers is not None:
-        raise TypeError("op.mcp: headers= is for a url server; a command speaks stdio")
+        raise SetupError("op.mcp: headers= is for a url server; a command speaks stdio")
     parts = shlex.split(command) if isinstance(command, str) else list(command or ())
     if not parts or not all(isinstance(part, str) and part for part in parts):
-        raise ValueError(
+        raise SetupError(
             f"op.mcp: command must be a non-empty list of strings (the program and its arguments), got {command!r}"
         )
     return McpTarget(command=tuple(parts), env=dict(env) if env else None, cwd=os.fspath(cwd) if cwd else None)
@@ -262,7 +262,7 @@ def _target(
 def _tool_options(given: JsonObject) -> ToolOptions:
     unknown = sorted(set(given) - _TOOL_OPTION_NAMES)
     if unknown:
-        raise TypeError(
+        raise SetupError(
             f"op.mcp: unknown option(s) {', '.join(unknown)}; tool options are: "
             + ", ".join(sorted(_TOOL_OPTION_NAMES))
         )

@@ -53,8 +53,10 @@ def test_every_flag_is_in_the_usage_and_the_parser():
         value = (
             ""
             if flag.metavar is None
-            else " 3"
+            else " 300"  # a whole number every numeric flag takes (--max-result-chars: at least 100)
             if flag.metavar.startswith(("N", "DOLLARS"))
+            else " 0.8"
+            if flag.metavar.startswith("FRACTION")
             else " high"
             if flag.metavar.startswith("low|")
             else " http://x"

@@ -288,13 +288,15 @@ def _plan(
     shapes = parse_variants(variants)
     repeats = check_repeat(repeat)
     if not isinstance(concurrency, int) or isinstance(concurrency, bool) or concurrency < 1:
-        raise ValueError(f"concurrency must be a positive int, got {concurrency!r}")
+        raise SetupError(f"concurrency must be a positive int, got {concurrency!r}")
     if timeout is not None and (not isinstance(timeout, (int, float)) or timeout <= 0):
-        raise ValueError(f"timeout must be a positive number of seconds or None, got {timeout!r}")
+        raise SetupError(f"timeout must be a positive number of seconds or None, got {timeout!r}")
     if executor is not None and not callable(getattr(executor, "submit", None)):
-        raise TypeError(f"executor must be a concurrent.futures.Executor (with .submit), got {type(executor).__name__}")
+        raise SetupError(
+            f"executor must be a concurrent.futures.Executor (with .submit), got {type(executor).__name__}"
+        )
     if "abort" in run_options or "on_event" in run_options:
-        raise TypeError("evaluate() has its own abort=; on_event= and the other hooks are not per-run options here")
+        raise SetupError("evaluate() has its own abort=; on_event= and the other hooks are not per-run options here")
     options = {**run_options, **({"tools": list(tools)} if tools is not None else {})}
     base = ambient_runtime()  # every run derives from it: its approver, deny list, caps, settings
     for _, variant in shapes:  # a bad option, or a bad variant's, fails here
@@ -318,10 +320,10 @@ def _plan(
 
 def _prompts(prompts: Any) -> list[str]:
     if isinstance(prompts, str) or not isinstance(prompts, Iterable):
-        raise TypeError("prompts must be a list of prompt strings (one str is one prompt: pass [prompt])")
+        raise SetupError("prompts must be a list of prompt strings (one str is one prompt: pass [prompt])")
     listed = list(prompts)
     if not listed:
-        raise ValueError("prompts is empty: give at least one prompt")
+        raise SetupError("prompts is empty: give at least one prompt")
     for index, prompt in enumerate(listed):
         if not isinstance(prompt, str) or not prompt.strip():
             raise SetupError(f"prompts[{index}] must be a non-empty str, got {prompt!r}")
@@ -336,11 +338,11 @@ def _models(models: Any) -> list[tuple[str, Any]]:
     if isinstance(models, Mapping):
         named = [(str(label), model) for label, model in models.items()]
     elif isinstance(models, (str, Model)) or not isinstance(models, Iterable):
-        raise TypeError("models must be a list of models (model strings, model objects or factories) or a dict")
+        raise SetupError("models must be a list of models (model strings, model objects or factories) or a dict")
     else:
         named = [(_label(model), model) for model in models]
     if not named:
-        raise ValueError("models is empty: give at least one model")
+        raise SetupError("models is empty: give at least one model")
     check_names([label for label, _ in named])
     return named
 
@@ -356,7 +358,7 @@ def _label(model: object) -> str:
             made = model()
             return str(made.name) if isinstance(made, Model) else _label(made)
         return name
-    raise TypeError(f"{model!r} is not a model: give a model string, a model object or a callable that makes one")
+    raise SetupError(f"{model!r} is not a model: give a model string, a model object or a callable that makes one")
 
 
 def _budget(max_cost: object) -> Budget:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from ...core.errors import DecisionError, RunError
+from ...core.errors import DecisionError, RunError, SetupError
 from ...engine.run import Run
 from ..check import RunCheck
 from ._judge import Judge, Judgement
@@ -50,11 +50,11 @@ def expectations(expect: Expect | Sequence[Expect] | None) -> tuple[Expect, ...]
     if isinstance(expect, (list, tuple)):
         for index, each in enumerate(expect):
             if not callable(each):
-                raise TypeError(
+                raise SetupError(
                     f"expect[{index}] must be a callable taking the Run (or an op.judge), got {type(each).__name__}"
                 )
         return tuple(expect)
-    raise TypeError(
+    raise SetupError(
         f"expect must be a callable taking the Run, an op.judge, or a list of them, got {type(expect).__name__}"
     )
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...core._stop import StopToken, wait_until_set
+from ...core.errors import SetupError
 from ...engine.run import Run
 from ...engine.runtime import Runtime
 from ...models import Model, ScriptedModel
@@ -140,7 +141,7 @@ def check_names(labels: Sequence[str]) -> None:
     seen: set[str] = set()
     for label in labels:
         if label in seen:
-            raise ValueError(
+            raise SetupError(
                 f"two models are called {label!r}; give them different names "
                 "(ScriptedModel(name=...), or pass models as a dict {name: model})"
             )

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...core._secrets import mask
-from ...core.errors import RunError
+from ...core.errors import RunError, SetupError
 from ...core.messages import AssistantMessage, ToolResultMessage, UserMessage
 from ...engine.run import Run
 from ...engine.runtime import Runtime, ambient_runtime
@@ -172,9 +172,9 @@ def judge(rubric: str, *, model: str | Model | None = None, record: str | os.Pat
     :class:`CassetteError`) — here, before any run is graded.
     """
     if not isinstance(rubric, str):
-        raise TypeError(f"op.judge: the rubric must be a str, got {type(rubric).__name__}")
+        raise SetupError(f"op.judge: the rubric must be a str, got {type(rubric).__name__}")
     if not rubric.strip():
-        raise ValueError("op.judge: the rubric is empty; say what a run must do to pass")
+        raise SetupError("op.judge: the rubric is empty; say what a run must do to pass")
     if model is None:
         ambient = ambient_runtime()
         model = ambient.model_spec if ambient.model_spec is not None else ambient.model.name
@@ -186,7 +186,7 @@ def judge(rubric: str, *, model: str | Model | None = None, record: str | os.Pat
 
 def _check_run(run: object) -> None:
     if not isinstance(run, Run):
-        raise TypeError(f"a judge grades a Run, not {type(run).__name__}")
+        raise SetupError(f"a judge grades a Run, not {type(run).__name__}")
 
 
 def run_as_text(run: Run) -> str:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import TYPE_CHECKING
 
+from ...core.errors import SetupError
 from ...render import render_html
 from ...render._details import details_html
 from ...render._safe import safe_view
@@ -102,11 +103,7 @@ def _prompts(count: int) -> str:
 
 def _side(row: EvalRow) -> list[str]:
     why = f"<br><small>{escape(row.why)}</small>" if row.why else ""
-    run = (
-        details_html(f"#{row.number}", render_html(row.run))
-        if row.run is not None
-        else f"#{row.number}"
-    )
+    run = details_html(f"#{row.number}", render_html(row.run)) if row.run is not None else f"#{row.number}"
     return [f"{MARK[row.verdict]}{why}", escape(", ".join(row.picks)) or "—", f"{row.tokens:,}", run]
 
 
@@ -116,11 +113,11 @@ def compare_variants(rows: Sequence[EvalRow], variants: Sequence[str], a: str, b
     variant, or the same one twice."""
     for name in (a, b):
         if name not in variants:
-            raise ValueError(
+            raise SetupError(
                 f"no variant {name!r} in this evaluation: the variants are {', '.join(map(repr, variants))}"
             )
     if a == b:
-        raise ValueError(f"compare needs two different variants, got {a!r} twice")
+        raise SetupError(f"compare needs two different variants, got {a!r} twice")
     on_b = _keyed([r for r in rows if r.variant == b])
     pairs = []
     for key, row_a in _keyed([r for r in rows if r.variant == a]).items():

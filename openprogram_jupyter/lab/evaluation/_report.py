@@ -13,6 +13,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...core.errors import SetupError
 from ...engine.run import Run
 from ...render._safe import display_bundle, safe_view
 from ._grading import Expect, Verdict, expectations
@@ -314,13 +315,13 @@ class Evaluation:
         (``flaky=False``: every other row). ``ValueError`` names a model, verdict or
         variant this evaluation cannot have."""
         if flaky is not None and not isinstance(flaky, bool):
-            raise TypeError(f"where(flaky=...) takes True or False, got {flaky!r}")
+            raise SetupError(f"where(flaky=...) takes True or False, got {flaky!r}")
         if variant is not None:
             wanted = {variant} if isinstance(variant, str) else set(variant)
             unknown = sorted(wanted - set(self.variants))
             if unknown:
                 known = ", ".join(map(repr, self.variants)) or "none (it ran without variants=)"
-                raise ValueError(
+                raise SetupError(
                     f"no variant {', '.join(map(repr, unknown))} in this evaluation: the variants are {known}"
                 )
         shaky = {row.number for group in prompt_groups(self.rows).values() if is_flaky(group) for row in group}
@@ -342,7 +343,7 @@ class Evaluation:
         names = {a, b}
         both = sorted(names & set(self.variants) & set(self.models))
         if both:
-            raise ValueError(f"{', '.join(map(repr, both))} names both a model and a variant: rename one")
+            raise SetupError(f"{', '.join(map(repr, both))} names both a model and a variant: rename one")
         if names & set(self.variants):
             return compare_variants(self.rows, self.variants, a, b)
         return compare(self.rows, self.models, a, b, by)

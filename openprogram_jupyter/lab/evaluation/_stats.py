@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+from ...core.errors import SetupError
+
 __all__ = ["Z95", "mcnemar_exact", "wilson"]
 
 Z95 = 1.959963984540054  # the standard normal's 97.5th percentile: a two-sided 95 % interval
@@ -14,7 +16,7 @@ def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
     default), as ``(low, high)`` within [0, 1]; ``(0.0, 1.0)`` for no trials. Raises
     ``ValueError`` for counts that cannot be (negative, or more successes than trials)."""
     if trials < 0 or successes < 0 or successes > trials:
-        raise ValueError(f"wilson: {successes} successes in {trials} trials cannot be")
+        raise SetupError(f"wilson: {successes} successes in {trials} trials cannot be")
     if trials == 0:
         return 0.0, 1.0
     rate = successes / trials
@@ -31,7 +33,7 @@ def mcnemar_exact(only_a: int, only_b: int) -> float:
     test of ``min(only_a, only_b)`` in ``only_a + only_b`` at one half: twice the smaller
     tail, at most 1. No discordant pairs: 1.0."""
     if only_a < 0 or only_b < 0:
-        raise ValueError(f"mcnemar_exact: counts must not be negative, got {only_a} and {only_b}")
+        raise SetupError(f"mcnemar_exact: counts must not be negative, got {only_a} and {only_b}")
     pairs = only_a + only_b
     if pairs == 0:
         return 1.0

@@ -6,6 +6,8 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ...core.errors import SetupError
+
 __all__ = ["check_max_cost", "check_repeat", "parse_variants"]
 
 
@@ -18,21 +20,21 @@ def parse_variants(variants: object) -> list[tuple[str | None, dict[str, Any]]]:
     if variants is None:
         return [(None, {})]
     if not isinstance(variants, Mapping):
-        raise TypeError(
+        raise SetupError(
             f"variants must be a dict {{name: [tools]}} or {{name: {{run options}}}}, got {type(variants).__name__}"
         )
     if not variants:
-        raise ValueError("variants is empty: give at least one variant, or leave variants out")
+        raise SetupError("variants is empty: give at least one variant, or leave variants out")
     parsed: list[tuple[str | None, dict[str, Any]]] = []
     for name, variant in variants.items():
         if not isinstance(name, str) or not name.strip():
-            raise TypeError(f"a variant's name must be a non-empty str, got {name!r}")
+            raise SetupError(f"a variant's name must be a non-empty str, got {name!r}")
         if isinstance(variant, Mapping):
             parsed.append((name, dict(variant)))
         elif isinstance(variant, Iterable) and not isinstance(variant, (str, bytes)):
             parsed.append((name, {"tools": list(variant)}))
         else:
-            raise TypeError(
+            raise SetupError(
                 f"variant {name!r} must be a list of tools or a dict of run options (system=, tools=, ...), "
                 f"got {type(variant).__name__}"
             )
@@ -42,7 +44,7 @@ def parse_variants(variants: object) -> list[tuple[str | None, dict[str, Any]]]:
 def check_repeat(repeat: object) -> int:
     """``repeat`` if it is a positive int; else ``ValueError`` naming it."""
     if not isinstance(repeat, int) or isinstance(repeat, bool) or repeat < 1:
-        raise ValueError(f"repeat must be a positive int (how many times each prompt runs), got {repeat!r}")
+        raise SetupError(f"repeat must be a positive int (how many times each prompt runs), got {repeat!r}")
     return repeat
 
 
@@ -51,7 +53,7 @@ def check_max_cost(max_cost: object) -> float | None:
     if max_cost is None:
         return None
     if isinstance(max_cost, bool) or not isinstance(max_cost, (int, float)) or not math.isfinite(max_cost):
-        raise ValueError(f"max_cost must be a positive number of dollars or None, got {max_cost!r}")
+        raise SetupError(f"max_cost must be a positive number of dollars or None, got {max_cost!r}")
     if max_cost <= 0:
-        raise ValueError(f"max_cost must be a positive number of dollars or None, got {max_cost!r}")
+        raise SetupError(f"max_cost must be a positive number of dollars or None, got {max_cost!r}")
     return float(max_cost)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import TYPE_CHECKING, Any
 
+from ...core.errors import SetupError
 from ...render import render_bundle
 from ...render._safe import safe_view
 from ...render._table import html_table
@@ -47,7 +48,7 @@ def sort_rows(rows: Sequence[EvalRow], key: str, descending: bool) -> list[EvalR
     rows that tie keep their order. ``"verdict"`` puts passes first. Raises ``ValueError``
     naming the keys for any other."""
     if key not in SORT_KEYS:
-        raise ValueError(f"cannot sort by {key!r}: sort by one of {', '.join(SORT_KEYS)}")
+        raise SetupError(f"cannot sort by {key!r}: sort by one of {', '.join(SORT_KEYS)}")
     return sorted(rows, key=SORT_KEYS[key], reverse=descending)
 
 
@@ -66,7 +67,7 @@ def select(
     wanted_verdicts = _names("verdict", verdict, _VERDICTS)
     needle = contains.casefold() if contains is not None else None
     if test is not None and not callable(test):
-        raise TypeError(f"where(test): test must be a callable taking an EvalRow, got {type(test).__name__}")
+        raise SetupError(f"where(test): test must be a callable taking an EvalRow, got {type(test).__name__}")
     return [
         r
         for r in rows
@@ -83,7 +84,7 @@ def _names(what: str, given: str | Collection[str] | None, known: Sequence[str])
     names = {given} if isinstance(given, str) else set(given)
     unknown = sorted(names - set(known))
     if unknown:
-        raise ValueError(
+        raise SetupError(
             f"no {what} {', '.join(map(repr, unknown))} in this evaluation: "
             f"the {what}s are {', '.join(map(repr, known))}"
         )
@@ -182,12 +183,12 @@ def compare(rows: Sequence[EvalRow], models: Sequence[str], a: str, b: str, by: 
     fields = (by,) if isinstance(by, str) else tuple(by)
     bad = [f for f in fields if f not in _BY]
     if bad or not fields:
-        raise ValueError(f"compare(by=...) takes {', '.join(map(repr, _BY))} (one or a list), got {by!r}")
+        raise SetupError(f"compare(by=...) takes {', '.join(map(repr, _BY))} (one or a list), got {by!r}")
     for name in (a, b):
         if name not in models:
-            raise ValueError(f"no model {name!r} in this evaluation: the models are {', '.join(map(repr, models))}")
+            raise SetupError(f"no model {name!r} in this evaluation: the models are {', '.join(map(repr, models))}")
     if a == b:
-        raise ValueError(f"compare needs two different models, got {a!r} twice")
+        raise SetupError(f"compare needs two different models, got {a!r} twice")
     on_b = _by_occurrence([r for r in rows if r.model == b])
     pairs = []
     for key, row_a in _by_occurrence([r for r in rows if r.model == a]).items():

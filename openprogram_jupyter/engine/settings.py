@@ -40,6 +40,7 @@ __all__ = [
     "RunSettings",
     "Setting",
     "check_settings",
+    "declared_settings",
     "inherited",
     "markdown_table",
     "merge",

@@ -10,11 +10,13 @@ entry point of :class:`~openprogram_jupyter.engine.runtime.Runtime` ends here.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import warnings
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from ..core._course import CoursePolicy, session_spend
 from ..core._run_context import RecordedAnswers, RunContext
 from ..core._stop import StopSignal, closing_time
 from ..core.errors import SetupError
@@ -25,7 +27,9 @@ from ..models import resolve_model as resolve_model_string
 from ..models._wire import WireLog
 from ..models.replay import RecordingModel
 from ..tools.registry import default_registry
+from ._course_rules import check_model, check_run, governed, session_caps
 from ._decision_judge import Judge
+from ._limits import tokens_of
 from ._round_sources import round_source
 from .loop import LoopConfig, LoopState, run_loop
 from .run import Run
@@ -34,6 +38,7 @@ from .tool_execution import CallEnvironment
 
 if TYPE_CHECKING:
     from ._runtime_shape import EngineRuntime
+    from .settings import RunSettings
 
 AnyEvent = TypeVar("AnyEvent", bound=Event)
 
@@ -56,7 +61,10 @@ async def execute(runtime: EngineRuntime, spec: RunSpec, *, on_created: Callable
     A set ``abort`` hook stops the run gracefully (``stop_reason == "aborted"``). If the
     task awaiting this is cancelled instead (a kernel interrupt), the run is finished the
     same way, and ``CancelledError`` re-raises once the Run is complete. A top-level run is
-    stored on ``runtime.last_run`` the moment it starts.
+    stored on ``runtime.last_run`` the moment it starts. The course's rules
+    (:mod:`._course_rules`) hold for every run: one they refuse raises
+    :class:`~openprogram_jupyter.core._course.CourseRefusal` before anything is sent, and a
+    top-level run's spending counts toward the course's session caps.
     """
     decision = spec.decision
     judge = Judge(decision.options, spec.hooks.get("get_follow_up_messages")) if decision is not None else None
@@ -67,6 +75,10 @@ async def execute(runtime: EngineRuntime, spec: RunSpec, *, on_created: Callable
     context = run_context(runtime, spec)
     _check_step(spec, context)
     model = runtime.model
+    check_run(model)  # the course's mode, models and session budget
+    caps = session_caps(spec.settings)
+    if caps:
+        spec = dataclasses.replace(spec, settings=cast("RunSettings", {**spec.settings, **caps}))
     parent = spec.parent
     run = Run(
         new_id("run"),
@@ -90,6 +102,8 @@ async def execute(runtime: EngineRuntime, spec: RunSpec, *, on_created: Callable
         )
     finally:
         run.pending_messages = list(state.undelivered)
+        if run.depth == 0:  # a nested run's spending is in its caller's
+            session_spend().add(run.usage.cost, tokens_of(run.usage))
     if judge is not None:
         await judge.conclude(run, runtime=runtime, max_iterations=spec.settings["max_iterations"])
     return run
@@ -97,7 +111,7 @@ async def execute(runtime: EngineRuntime, spec: RunSpec, *, on_created: Callable
 
 def _check_step(spec: RunSpec, context: RunContext) -> None:
     """Step mode needs someone to answer each pick (a rerun's recorded answers do not count)."""
-    if spec.settings["step"] and not any(not isinstance(a, RecordedAnswers) for a in context.approvers):
+    if spec.settings["step"] and not any(not isinstance(a, (RecordedAnswers, CoursePolicy)) for a in context.approvers):
         raise SetupError(
             "step=True needs an approver to answer each pick: pass approve=... (a function "
             "returning True, False, op.edit(**arguments) or op.skip(reason)); in a notebook, "
@@ -164,7 +178,8 @@ def run_context(runtime: EngineRuntime, spec: RunSpec) -> RunContext:
     ``approve=`` replaces the recorded approvers, else its Runtime's is asked after them. A
     top-level run has its own ``approve=``, else its Runtime's. Deny lists add up; the depth
     cap and the cancel grace are the lowest. A rerun's recorded refusals and edits come
-    first (asked again of its own ``approve=`` when given).
+    first (asked again of its own ``approve=`` when given). The course's approvers come
+    before all the others, and its deny globs join the deny lists (:func:`governed`).
     """
     own, parent = spec.hooks.get("approve"), spec.parent
     limits: dict[str, Any] = {
@@ -174,7 +189,7 @@ def run_context(runtime: EngineRuntime, spec: RunSpec) -> RunContext:
     }
     if parent is not None and parent.run_context is not None:
         mine = own if own is not None or parent.context.runtime is runtime else runtime.approve
-        return parent.run_context.inner(mine, **limits)
+        return governed(parent.run_context.inner(mine, **limits))
     if spec.inherits is None:
         context = RunContext.top(
             own if own is not None else runtime.approve, max_tool_calls=spec.settings["max_tool_calls"], **limits
@@ -184,9 +199,9 @@ def run_context(runtime: EngineRuntime, spec: RunSpec) -> RunContext:
         base = base if own is None else base.replacing_approvers(own)
         context = base.inner(runtime.approve if own is None else None, **limits)
     if spec.rerun is None:
-        return context
+        return governed(context)
     results = [result for played in spec.rerun.rounds for result in played.results]
-    return context.with_recorded(RecordedAnswers.of(results, ask_again=own is not None))
+    return governed(context.with_recorded(RecordedAnswers.of(results, ask_again=own is not None)))
 
 
 def resolve_model(
@@ -195,6 +210,7 @@ def resolve_model(
     """The model a Runtime runs: ``spec`` resolved (see :func:`.models.resolve_model`), and
     wrapped to save every reply to the cassette ``record`` when one is named."""
     model = resolve_model_string(spec, api_key=api_key, base_url=base_url)
+    check_model(model)
     if record is None:
         return model
     return RecordingModel(model, record, secrets=[api_key] if api_key else [])

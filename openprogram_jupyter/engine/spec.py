@@ -28,6 +28,7 @@ from ..core.messages import AssistantMessage, ImageContent, TextContent, ToolRes
 from ..tools._decision_options import Option, menu_text, normalize_options, prompt_with_menu, tools_to_hide
 from ..tools._images import fit_image
 from ..tools.menu import Menu, resolve_menu
+from ._course_rules import without_denied
 from .settings import SETTINGS, RunSettings, inherited, merge
 
 if TYPE_CHECKING:
@@ -247,7 +248,7 @@ def build_spec(content: object, defaults: RuntimeDefaults, **options: Unpack[Run
         hidden = tools_to_hide(defaults.registry, list(decision.options), tools)
         inputs["tools_deny"] = [*(inputs.get("tools_deny") or ()), *hidden] or inputs.get("tools_deny")
     history = tuple(_as_history(inputs.get("messages") or ()))
-    menu = _menu(defaults, inputs)
+    menu = without_denied(_menu(defaults, inputs))  # the course's deny globs
     _check_forced_choice(settings, menu)
     return RunSpec(
         prompts=tuple(map(_fitted, _as_prompts(content, allow_empty=bool(history)))),

@@ -96,13 +96,15 @@ def summary_message(compaction: Compaction) -> UserMessage:
     )
 
 
-def apply_compaction(conversation: list[Any], compaction: Compaction) -> None:
-    """Replace, in place, the messages at ``compaction.dropped`` by its summary message,
-    put where the first of them was."""
+def apply_compaction(conversation: Sequence[Any], compaction: Compaction) -> list[Any]:
+    """A new list: ``conversation`` with the messages at ``compaction.dropped`` replaced by
+    its summary message, put where the first of them was. ``conversation`` itself is left
+    as it was: each round's captured request (``models/_wire.AskedRequest``) holds the list
+    it was sent from and how much of it it saw."""
     dropped = set(compaction.dropped)
     kept = [message for index, message in enumerate(conversation) if index not in dropped]
     kept.insert(min(compaction.dropped), summary_message(compaction))
-    conversation[:] = kept
+    return kept
 
 
 async def compact_if_due(config: LoopConfig, state: LoopState, size: Callable[[], int], window: int | None) -> None:
@@ -147,7 +149,7 @@ async def compact_if_due(config: LoopConfig, state: LoopState, size: Callable[[]
         threshold=threshold,
         seconds=round(time.perf_counter() - started, 6),
     )
-    apply_compaction(state.conversation, record)
+    state.conversation = apply_compaction(state.conversation, record)
     state.compacted_at = len(state.conversation)
     record = record.model_copy(update={"tokens_after": size()})
     emit(CompactionEvent(round=state.rounds, tokens=tokens, threshold=threshold, compaction=record))
@@ -159,7 +161,7 @@ def replay_compaction(config: LoopConfig, state: LoopState, compaction: Compacti
     free = compaction.model_copy(update={"summary": compaction.summary.model_copy(update={"usage": Usage(cost=0.0)})})
     emit = config.calls.emit
     emit(CompactionEvent(round=state.rounds, tokens=compaction.tokens_before, threshold=compaction.threshold))
-    apply_compaction(state.conversation, free)
+    state.conversation = apply_compaction(state.conversation, free)
     state.compacted_at = len(state.conversation)
     emit(
         CompactionEvent(

@@ -265,7 +265,7 @@ def test_the_readme_quickstart_command_prints_the_transcript():
     import sys
 
     done = subprocess.run(
-        [sys.executable, str(REPO / "scripts" / "run_quickstart.py")],
+        [sys.executable, "-m", "openprogram_jupyter", "run", str(NOTEBOOKS / "quickstart.ipynb")],
         capture_output=True,
         text=True,
         timeout=300,

@@ -55,6 +55,7 @@ def load_ipython_extension(shell: InteractiveShell) -> None:
     """
     from ..core._viewer import provide_namer, provide_viewer
     from ..engine.runtime import Runtime, default_runtime
+    from ._course_settings import install_course
     from ._magics import AgentMagics
     from ._transformer import CELL_FUNCTION, make_transformer
     from ._warm_up import start_warm_up, wait_for_warm_up
@@ -69,6 +70,7 @@ def load_ipython_extension(shell: InteractiveShell) -> None:
     configurables: list[Any] = shell.configurables  # traitlets types it loosely
     if magics not in configurables:
         configurables.append(magics)
+    install_course(magics)  # the course's rules, from the configuration: every run obeys them
     # A config file's AgentMagics.model applies to the notebook's runtime from the start.
     if magics.model:
         runtime.model = magics.model

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from html import escape
 
+from ..core._money import dollars
 from ..core.messages import Usage
+from ..engine._course_rules import session_left
+from ..engine._limits import tokens_of
 from ..render import _format as fmt
 from ..render.tree import RoundNode, RunNode, TreeBuilder, elapsed
 
@@ -28,6 +31,9 @@ def header_html(root: RunNode | None, builder: TreeBuilder, wall_now: float, que
     meter = fmt.spend_meter(usage, root.max_cost, root.max_tokens)
     if meter is not None:
         parts.append(_meter_html(f"budget {meter[0]}", meter[1]))
+    course = _course_left(usage, root.finished)
+    if course is not None:
+        parts.append(escape(course))
     context = fmt.context_meter(root)
     if context is not None:
         parts.append(_meter_html(*context))
@@ -38,6 +44,19 @@ def header_html(root: RunNode | None, builder: TreeBuilder, wall_now: float, que
     if queued and not root.finished:
         parts.append(f"{queued} message{'s' if queued != 1 else ''} queued")
     return f'<span style="font-size:12px">{" · ".join(parts)}</span>'
+
+
+def _course_left(usage: Usage, finished: bool) -> str | None:
+    """What the course's session caps leave once this run's spending is counted (a finished
+    run's is counted already); ``None`` when the course sets no cap."""
+    cost, tokens = session_left()
+    if cost is None and tokens is None:
+        return None
+    if not finished:
+        cost = None if cost is None or usage.cost is None else max(0.0, cost - usage.cost)
+        tokens = None if tokens is None else max(0, tokens - tokens_of(usage))
+    left = ([dollars(cost)] if cost is not None else []) + ([f"{tokens:,} tokens"] if tokens is not None else [])
+    return f"course: {' / '.join(left)} left this session"
 
 
 def _meter_html(text: str, fraction: float) -> str:

@@ -239,10 +239,22 @@ def _policy(magics: AgentMagics, rest: str) -> None:
     policy_command(magics, rest)
 
 
+def _course(magics: AgentMagics, rest: str) -> None:
+    from ._course_command import course_command
+
+    course_command(rest)
+
+
 def _serve(magics: AgentMagics, rest: str) -> None:
     from ._serve_command import serve_command
 
     serve_command(rest)
+
+
+def _pin(magics: AgentMagics, rest: str) -> None:
+    from ._pin_command import pin_command
+
+    pin_command(magics, rest)
 
 
 def _schema_bundle(name: str) -> dict[str, str]:
@@ -318,6 +330,12 @@ COMMANDS: dict[str, LineCommand] = {
             completes="run",
         ),
         LineCommand(
+            "pin [-s NAME [N] | CALL]",
+            "keep a message whole through compaction: message N of session NAME, or a call's result in the "
+            "latest run (its id or ROUND/N); no N: the messages, numbered",
+            _pin,
+        ),
+        LineCommand(
             "restore [NOTEBOOK]", "the runs and sessions saved in this notebook, back after a restart", _restore
         ),
         LineCommand(
@@ -353,6 +371,7 @@ COMMANDS: dict[str, LineCommand] = {
             _policy,
             completes="policy",
         ),
+        LineCommand("course", "the course's rules in force, where each was set, and what is left to spend", _course),
         LineCommand(
             "serve [--tools NAMES] [--port N] [--name NAME] | serve stop [NAME]",
             "serve notebook tools to other agents over MCP (no options: the running servers)",

@@ -21,6 +21,7 @@ from traitlets import Float, Int, Unicode
 from ..core.approval_policy import SessionRules
 from ._cell_runtime import CellRuntimes
 from ._cell_tools import mcp_tools, tools_named
+from ._course_settings import CourseSettings
 from ._options import FLAGS, USAGE, CellOptions, HelpRequested, fill_prompt, parse_options
 from ._sessions import Session, Sessions
 from ._warm_up import wait_for_warm_up
@@ -50,14 +51,15 @@ class CellPlan:
 
 
 @magics_class
-class AgentMagics(Magics):
+class AgentMagics(Magics, CourseSettings):
     """The ``%%agent`` cell magic and the ``%agent`` line magic.
 
     Settings (``%config AgentMagics.<name> = value``): ``model`` (default model string),
     ``system`` (default system prompt), ``max_iterations`` (round cap; ``-1`` for none;
     ``None``, the default, leaves it to the cell's Runtime, whose own default is 20),
     ``shown_result_chars`` (how much of a result the view shows before cutting it),
-    ``updates_per_second`` (the live view's redraw rate per widget).
+    ``updates_per_second`` (the live view's redraw rate per widget); and the course's rules,
+    which a notebook can only tighten (:class:`._course_settings.CourseSettings`).
     """
 
     model = Unicode(
@@ -119,6 +121,7 @@ class AgentMagics(Magics):
     def plans(self, line: str, cell: str) -> list[CellPlan]:
         """Read an ``%%agent`` cell into a :class:`CellPlan` per model (one, unless ``-m A,B``),
         or raise ``UsageError``."""
+        _refuse_when_the_course_is_off()
         options = parse_options(line)
         template = cell.strip()
         if not template:
@@ -228,6 +231,13 @@ class AgentMagics(Magics):
         from ._line_commands import run_line_command
 
         run_line_command(self, line)
+
+
+def _refuse_when_the_course_is_off() -> None:
+    from ..core._course import installed
+
+    if installed().mode == "off":
+        raise UsageError(f"%%agent: {installed().off_text()}")
 
 
 def _refuse_a_session_only_the_notebook_holds(shell: InteractiveShell | None, name: str) -> None:

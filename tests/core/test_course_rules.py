@@ -128,3 +128,17 @@ def test_a_later_install_only_tightens():
 def test_a_bad_require_approval_names_the_key():
     with pytest.raises(op.SetupError, match=r"unknown key.*'alow'"):
         course_policy({"alow": ["add"]})
+
+
+def test_the_view_header_says_what_the_session_has_left():
+    from openprogram_jupyter.jupyter._header import _course_left
+
+    assert _course_left(Usage(input=5, output=5), finished=False) is None
+    _course.install(CourseRules(max_tokens_per_session=50, max_cost_per_session=1.0))
+    _course.session_spend().add(0.25, 20)
+    assert _course_left(Usage(input=5, output=5, cost=0.05), finished=False) == (
+        "course: $0.7000 / 20 tokens left this session"
+    )
+    assert _course_left(Usage(input=5, output=5, cost=0.05), finished=True) == (
+        "course: $0.7500 / 30 tokens left this session"
+    )

@@ -149,6 +149,26 @@ class CourseRules:
         deny = (CoursePolicy(policy(deny=list(self.tools_deny)).rules),) if self.tools_deny else ()
         return (*deny, *self.policies)
 
+    def system_with_context(self, system: str | None) -> str | None:
+        """``system`` with the course context files' text before it (each under a line
+        naming its file); ``system`` as it is when there is no context or it carries it
+        already (a nested run inherits its caller's system prompt)."""
+        if not self.context:
+            return system
+        block = "\n\n".join(f"Course context ({item.name}):\n{item.text.strip()}" for item in self.context)
+        if system is not None and system.startswith(block):
+            return system
+        return block if not system else f"{block}\n\n{system}"
+
+    def context_summary(self) -> str | None:
+        """The line a run shows for the context it carries: ``course context (COURSE.md,
+        1.2k tokens)``; ``None`` without one."""
+        if not self.context:
+            return None
+        tokens = sum(item.tokens for item in self.context)
+        size = f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)
+        return f"course context ({', '.join(item.name for item in self.context)}, {size} tokens)"
+
     def source(self, rule: str) -> str:
         """Where ``rule`` was set, as a phrase (``set in /etc/ipython/ipython_config.py``)."""
         return self.sources.get(rule, "set by the course")

@@ -25,7 +25,7 @@ from ..models.scripted import ScriptedModel
 if TYPE_CHECKING:
     from ..tools.menu import Menu
 
-__all__ = ["check_model", "check_run", "governed", "session_caps", "session_left", "without_denied"]
+__all__ = ["check_model", "check_run", "course_system", "governed", "session_caps", "session_left", "without_denied"]
 
 
 def check_model(model: Model) -> None:
@@ -81,6 +81,13 @@ def session_caps(settings: Mapping[str, Any]) -> dict[str, Any]:
     if tokens is not None and (settings["max_tokens"] is None or settings["max_tokens"] > tokens):
         changes["max_tokens"] = tokens
     return changes
+
+
+def course_system(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``system`` a run of ``settings`` takes instead of its own: the course context
+    files' text before it (empty when the course has none, or the prompt carries it)."""
+    system = installed().system_with_context(settings["system"])
+    return {} if system == settings["system"] else {"system": system}
 
 
 def governed(context: RunContext) -> RunContext:

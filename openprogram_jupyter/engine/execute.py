@@ -27,7 +27,7 @@ from ..models import resolve_model as resolve_model_string
 from ..models._wire import WireLog
 from ..models.replay import RecordingModel
 from ..tools.registry import default_registry
-from ._course_rules import check_model, check_run, governed, session_caps
+from ._course_rules import check_model, check_run, course_system, governed, session_caps
 from ._decision_judge import Judge
 from ._limits import tokens_of
 from ._round_sources import round_source
@@ -64,7 +64,8 @@ async def execute(runtime: EngineRuntime, spec: RunSpec, *, on_created: Callable
     stored on ``runtime.last_run`` the moment it starts. The course's rules
     (:mod:`._course_rules`) hold for every run: one they refuse raises
     :class:`~openprogram_jupyter.core._course.CourseRefusal` before anything is sent, and a
-    top-level run's spending counts toward the course's session caps.
+    top-level run's spending counts toward the course's session caps; its system prompt
+    starts with the course context.
     """
     decision = spec.decision
     judge = Judge(decision.options, spec.hooks.get("get_follow_up_messages")) if decision is not None else None
@@ -76,9 +77,9 @@ async def execute(runtime: EngineRuntime, spec: RunSpec, *, on_created: Callable
     _check_step(spec, context)
     model = runtime.model
     check_run(model)  # the course's mode, models and session budget
-    caps = session_caps(spec.settings)
-    if caps:
-        spec = dataclasses.replace(spec, settings=cast("RunSettings", {**spec.settings, **caps}))
+    course = {**session_caps(spec.settings), **course_system(spec.settings)}
+    if course:
+        spec = dataclasses.replace(spec, settings=cast("RunSettings", {**spec.settings, **course}))
     parent = spec.parent
     run = Run(
         new_id("run"),

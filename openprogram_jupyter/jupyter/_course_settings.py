@@ -17,9 +17,9 @@ from traitlets import Dict, Enum, Float, Int, List, Unicode
 from traitlets.config import Application, Configurable
 from traitlets.config.loader import Config, PyFileConfigLoader
 
-from ..core._course import MODES, RULE_NAMES, CourseRules, course_policy, install, installed
+from ..core._course import MODES, RULE_NAMES, CourseContext, CourseRules, course_policy, install, installed
 
-__all__ = ["CourseSettings", "install_course", "rules_of"]
+__all__ = ["CourseSettings", "find_context_files", "install_course", "rules_of"]
 
 _CONTEXT_FILES = "context_files"
 
@@ -82,6 +82,12 @@ def install_course(settings: CourseSettings, notify: Any = print) -> CourseRules
     only; ``notify`` is told, in one line, of a change that would have loosened a rule."""
     configured = tuple(name for name in RULE_NAMES if name != _CONTEXT_FILES and name in _section(settings.config))
     rules = install(rules_of(settings, configured, config_sources(configured)))
+    if settings.context_files:
+        found, missing = find_context_files(settings.context_files, Path.cwd())
+        source = config_sources((_CONTEXT_FILES,)).get(_CONTEXT_FILES, _DEFAULT_SOURCE)
+        rules = install(CourseRules(context=found, sources={_CONTEXT_FILES: source} if found else {}))
+        for name in missing:
+            notify(f"Course context file {name} not found beside the notebook or in a folder above it ({source}).")
     watch = _CourseWatch(settings, notify)
     watch.show_rules_in_force()
     settings.observe(watch.changed, names=[name for name in RULE_NAMES if name != _CONTEXT_FILES])
@@ -139,6 +145,23 @@ def _shown(rules: CourseRules, name: str) -> Any:
     if name == "require_approval":
         return None
     return getattr(rules, name)
+
+
+def find_context_files(names: list[str], start: Path) -> tuple[tuple[CourseContext, ...], list[str]]:
+    """The course context files ``names``, each looked for in ``start`` (the notebook's
+    folder: the kernel's working directory), then each folder above it, the nearest found
+    first; and the names found nowhere. A file is read as UTF-8 (bad bytes replaced); its
+    tokens are estimated at four characters each."""
+    found: list[CourseContext] = []
+    missing: list[str] = []
+    for name in names:
+        path = next((folder / name for folder in (start, *start.parents) if (folder / name).is_file()), None)
+        if path is None:
+            missing.append(name)
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        found.append(CourseContext(Path(name).name, str(path), text, max(1, len(text) // 4)))
+    return tuple(found), missing
 
 
 def config_sources(names: tuple[str, ...]) -> dict[str, str]:

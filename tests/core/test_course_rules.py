@@ -4,10 +4,12 @@ only ever tighten (docs/teaching.md, "Setting up a course")."""
 from __future__ import annotations
 
 import pytest
+from fakeserver import FakeServer, Turn
 
 import openprogram_jupyter as op
 from openprogram_jupyter.core import _course
 from openprogram_jupyter.core._course import CourseRefusal, CourseRules, course_policy
+from openprogram_jupyter.jupyter._course_settings import find_context_files
 from openprogram_jupyter.models.base import Usage
 
 
@@ -141,4 +143,34 @@ def test_the_view_header_says_what_the_session_has_left():
     )
     assert _course_left(Usage(input=5, output=5, cost=0.05), finished=True) == (
         "course: $0.7500 / 30 tokens left this session"
+    )
+
+
+def test_course_context_goes_first_in_the_system_prompt_on_the_wire(tmp_path):
+    course = tmp_path / "course"
+    (course / "week3").mkdir(parents=True)
+    (course / "COURSE.md").write_text("Answer in French. Never give the full solution.\n" * 100)
+    found, missing = find_context_files(["COURSE.md", "RUBRIC.md"], course / "week3")
+    assert [item.path for item in found] == [str(course / "COURSE.md")] and missing == ["RUBRIC.md"]
+    _course.install(CourseRules(context=found))
+    assert _course.installed().context_summary() == "course context (COURSE.md, 1.2k tokens)"
+    with FakeServer() as server:
+        server.script(Turn(text="Bonjour."))
+        runtime = op.Runtime(model="openai:gpt-4.1-mini", api_key="sk-test-not-real", base_url=server.openai_base_url)
+        runtime.run("Hi", tools=[], system="Be brief.")
+        system = server.requests[0].body["messages"][0]
+    assert system["role"] == "system"
+    assert system["content"].startswith("Course context (COURSE.md):\nAnswer in French.")
+    assert system["content"].endswith("Never give the full solution.\n\nBe brief.")
+
+
+def test_a_gateways_budget_refusal_ends_the_run_in_one_line_with_its_words():
+    with FakeServer() as server:
+        server.script(Turn.http_error(400, "Budget has been exceeded! Current cost: 0.51, Max budget: 0.5"))
+        runtime = op.Runtime(model="openai:gpt-4.1-mini", api_key="sk-student-1", base_url=server.openai_base_url)
+        run = runtime.run("Hi", tools=[])
+    assert run.stop_reason == "error"
+    assert str(run.error) == (
+        "openai:gpt-4.1-mini failed, HTTP 400, invalid_request_error: "
+        "Budget has been exceeded! Current cost: 0.51, Max budget: 0.5"
     )

@@ -136,3 +136,16 @@ async def test_replay_only_keeps_offline_and_refuses_other_models(kernel_name, c
         await kernel.run("%config AgentMagics.mode = 'normal'")
         refused = shown(await kernel.run("op.Runtime(model=sh).exec('Add.', tools=[add])"))
         assert "CourseRefusal: the course allows only replay: cassettes" in refused
+
+
+async def test_course_context_found_above_the_notebook_reaches_every_run(kernel_name, course_config, tmp_path):
+    course_config('c.AgentMagics.context_files = ["COURSE.md"]\n')
+    (tmp_path / "course" / "week1").mkdir(parents=True)
+    (tmp_path / "course" / "COURSE.md").write_text("Use SI units.\n")
+    async with live_kernel(kernel_name) as kernel:
+        await kernel.text(f"import os\nos.chdir({str(tmp_path / 'course' / 'week1')!r})\n" + TOOLS)
+        assert "course context: COURSE.md (3 tokens" in shown(await kernel.run("%agent course"))
+        cell = await kernel.run("%%agent -m offline -o r\nhi")
+        assert "The system prompt carries the course context (COURSE.md, 3 tokens)." in shown(cell)
+        direct = await kernel.text("print(op.Runtime(model='offline').run('hi', tools=[]).spec.settings['system'])")
+        assert direct.startswith("Course context (COURSE.md):\nUse SI units.")

@@ -24,6 +24,7 @@ from typing import Annotated, Any
 
 from typing_extensions import TypedDict, get_type_hints
 
+from ..core._doc_links import link_page_mentions
 from ..core._json import JsonObject
 from ..core.errors import SetupError
 from ._compact_checks import compact_check, fraction_or_tokens
@@ -487,12 +488,13 @@ def inherited(outer: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def markdown_table() -> str:
-    """The settings as the Markdown table in docs/settings.md (a test checks they agree)."""
+    """The settings as the Markdown table in docs/settings.md (a test checks they agree); a
+    page a setting's doc names is a link."""
     rows = ["| setting | default | `%%agent` flag | meaning |", "|---|---|---|---|"]
     for name, setting in SETTINGS.items():
         flag = setting.flag
         written = "—" if flag is None else f"`{flag.name}{' ' + flag.metavar if flag.metavar else ''}`"
         nested = " Nested runs inherit it." if setting.inherited else ""
         cells = (f"`{name}`", f"`{setting.default!r}`", written, f"{setting.doc}.{nested}")
-        rows.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+        rows.append("| " + " | ".join(link_page_mentions(cell.replace("|", "\\|")) for cell in cells) + " |")
     return "\n".join(rows)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from IPython.core.error import UsageError
 
+from ..core._doc_links import link_page_mentions
 from ..core.errors import SetupError
 from ..engine.settings import Flag as SettingFlag
 from ..engine.settings import Setting
@@ -156,6 +157,28 @@ def _usage(flags: tuple[Flag, ...], width: int = 88) -> str:
 
 
 USAGE = _usage(FLAGS)
+
+
+def flags_markdown_table() -> str:
+    """Every ``%%agent`` flag as the Markdown table of docs/reference/agent-flags.md (a
+    test checks they agree): the flag as written with its value's name, and its help.
+    A flag that sets a run setting links to docs/settings.md, and a page its help names is
+    a link."""
+    rows = ["| flag | what it does |", "|---|---|"]
+    for flag in FLAGS:
+        written = ", ".join(f"`{name}{' ' + flag.metavar if flag.metavar else ''}`" for name in flag.names)
+        meaning = flag.help
+        if flag.run_option is not None and flag.run_option in _setting_names():
+            meaning += f" ([`{flag.run_option}`](../settings.md))"
+        cells = (written, link_page_mentions(meaning, prefix="../"))
+        rows.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+    return "\n".join(rows)
+
+
+def _setting_names() -> frozenset[str]:
+    from ..engine.settings import SETTINGS
+
+    return frozenset(SETTINGS)
 
 
 @dataclass

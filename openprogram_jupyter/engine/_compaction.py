@@ -35,6 +35,7 @@ __all__ = [
     "SUMMARY_HEAD",
     "apply_compaction",
     "compact_if_due",
+    "compacted_history",
     "compaction_threshold",
     "groups",
     "replay_compaction",
@@ -105,6 +106,23 @@ def apply_compaction(conversation: Sequence[Any], compaction: Compaction) -> lis
     kept = [message for index, message in enumerate(conversation) if index not in dropped]
     kept.insert(min(compaction.dropped), summary_message(compaction))
     return kept
+
+
+def compacted_history(conversation: Sequence[Any], compactions: Sequence[Compaction]) -> list[Any]:
+    """``conversation`` — a run's history followed by every message it added — with each of
+    ``compactions`` applied in order: the conversation the run's next request would carry
+    (what a session keeps for its next cell). ``ValueError`` names a compaction whose
+    positions the conversation does not hold (a record that is not this conversation's)."""
+    current = list(conversation)
+    for number, compaction in enumerate(compactions, 1):
+        dropped = compaction.dropped
+        if not dropped or min(dropped) < 0 or max(dropped) >= len(current) or len(set(dropped)) != len(dropped):
+            raise ValueError(
+                f"compaction {number} replaces positions {dropped[:5]}{'...' * (len(dropped) > 5)} of a "
+                f"conversation of {len(current)} messages, which it does not fit"
+            )
+        current = apply_compaction(current, compaction)
+    return current
 
 
 async def compact_if_due(config: LoopConfig, state: LoopState, size: Callable[[], int], window: int | None) -> None:

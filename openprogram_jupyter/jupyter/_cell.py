@@ -315,7 +315,7 @@ def store(magics: AgentMagics, plan: CellPlan, run: Run) -> None:
     if namespace_runtime is not plan.runtime:
         namespace_runtime.last_run = run
     if plan.session is not None and run not in plan.session.runs:
-        plan.session.add(run)
+        plan.session.add(run, len(plan.spec.history))
 
 
 def record(

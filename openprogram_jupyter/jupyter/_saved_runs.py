@@ -35,6 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, Validat
 from ..core._json import JsonObject, loads_valid
 from ..core._secrets import Secrets
 from ..core.errors import SetupError
+from ..core.events import Compaction
 from ..core.messages import Message, dump_message
 from ..models._json_depth import nesting_past
 
@@ -80,6 +81,7 @@ class SavedRunData(BaseModel):
     stop_reason: StrictStr | None = None
     messages: list[Message] = Field(default_factory=list)
     session_created_at: Annotated[float, Field(strict=True, allow_inf_nan=False)] | None = None
+    compactions: list[Compaction] = Field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,7 @@ class SavedRun:
     cell: int  # the code cell's index in the notebook, for messages
     session_created_at: float | None = None  # which start of its session it belongs to (None: older notebooks)
     cell_id: str | None = None  # its cell's notebook id (nbformat 4.5), if the notebook gives one
+    compactions: tuple[Any, ...] = ()  # its Compaction records: the session keeps what they left
 
 
 def saved_run_metadata(
@@ -110,6 +113,9 @@ def saved_run_metadata(
     ``session_created_at`` when that session was started (``--new`` starts it again)."""
     secrets = Secrets.now()
     messages = [_masked(dump_message(message), secrets) for message in run.messages]
+    compactions = [
+        _masked(compaction.model_dump(mode="json"), secrets) for compaction in getattr(run, "compactions", ())
+    ]
     return {
         METADATA_KEY: {
             "format": FORMAT,
@@ -122,6 +128,7 @@ def saved_run_metadata(
             "stop_reason": run.stop_reason,
             "messages": messages,
             "session_created_at": session_created_at,
+            **({"compactions": compactions} if compactions else {}),
         }
     }
 
@@ -222,6 +229,7 @@ def _saved_run(saved: dict[str, Any], cell: int, cell_id: str | None) -> SavedRu
         cell,
         data.session_created_at,
         cell_id,
+        tuple(data.compactions),
     )
 
 
@@ -253,15 +261,17 @@ def restore_sessions(sessions: Any, runs: list[SavedRun]) -> list[str]:
     for name, every in by_session.items():
         latest = max(run.session_created_at or 0.0 for run in every)
         saved = [run for run in every if (run.session_created_at or 0.0) == latest]
-        session = sessions.get(name, new=True)
-        session.created_at = latest or session.created_at
+        messages: list[Any] = []
         gaps = 0
-        for run in sorted(saved, key=lambda r: (r.appended_at, r.started_at)):
-            if run.appended_at > len(session.messages):
+        in_order = sorted(saved, key=lambda r: (r.appended_at, r.started_at))
+        for run in in_order:
+            if run.appended_at > len(messages):
                 gaps += 1  # an earlier cell's output is missing: keep what there is
-            del session.messages[run.appended_at :]
-            session.messages.extend(run.messages)
-            session.runs.append(_RestoredRun(run))
+            messages = _after(messages[: run.appended_at], run)
+        session = sessions.get(name, new=True)  # replaced only once the saved runs fit together
+        session.created_at = latest or session.created_at
+        session.messages[:] = messages
+        session.runs.extend(_RestoredRun(run) for run in in_order)
         line = f"session {name}: {len(session.messages)} message(s) from {len(saved)} run(s)"
         if len(saved) < len(every):
             line += f" ({len(every) - len(saved)} run(s) from before a --new left out)"
@@ -272,6 +282,19 @@ def restore_sessions(sessions: Any, runs: list[SavedRun]) -> list[str]:
             )
         lines.append(line)
     return lines
+
+
+def _after(history: list[Any], run: SavedRun) -> list[Any]:
+    """The session's messages after ``run``: ``history`` and its messages, compacted as the
+    run compacted them (``ValueError`` naming the cell when its records do not fit)."""
+    if not run.compactions:
+        return history + run.messages
+    from ..engine._compaction import compacted_history
+
+    try:
+        return compacted_history(history + run.messages, run.compactions)
+    except ValueError as error:
+        raise ValueError(f"code cell {run.cell + 1}: its saved run's {error}") from None
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,10 @@ class Session:
 
     Each run of the session is sent ``messages`` as its history and appends its own new
     messages when it ends — also when it was stopped or failed, since the core leaves every
-    transcript valid to send again (each call has its result).
+    transcript valid to send again (each call has its result). A run that compacted its
+    conversation (``--compact``) leaves it compacted instead: its history and messages
+    with each of its compactions applied — the summaries, the pinned messages and the
+    rounds kept — so the next cell does not compact the same rounds again.
     """
 
     name: str
@@ -28,10 +31,21 @@ class Session:
     created_at: float = field(default_factory=time.time)
     _positions: dict[int, int] = field(default_factory=dict, repr=False)
 
-    def add(self, run: Run) -> None:
-        """Append ``run``'s messages (where they start is :meth:`appended_at`)."""
+    def add(self, run: Run, history_length: int | None = None) -> None:
+        """Append ``run``'s messages (where they start is :meth:`appended_at`); a compacted
+        run's history (its first ``history_length`` messages here, by default all) and
+        messages are replaced by the conversation it compacted them to, and the messages
+        other runs appended since it started follow."""
         self._positions[id(run)] = len(self.messages)
-        self.messages.extend(run.messages)
+        compactions = getattr(run, "compactions", ())  # a stand-in of a run may have none
+        if compactions:
+            from ..engine._compaction import compacted_history
+
+            given = len(self.messages) if history_length is None else history_length
+            others = self.messages[given:]
+            self.messages[:] = compacted_history(self.messages[:given] + list(run.messages), compactions) + others
+        else:
+            self.messages.extend(run.messages)
         self.runs.append(run)
 
     def appended_at(self, run: Run) -> int | None:

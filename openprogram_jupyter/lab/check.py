@@ -7,6 +7,7 @@
                  .called_in_order(("celsius_to_fahrenheit", {"celsius": -5}), "is_freezing") \\
                  .not_called("delete") \\
                  .at_most(3) \\
+                 .returned("celsius_to_fahrenheit", 23.0) \\
                  .answer_contains("frozen") \\
                  .stopped("stop")
 
@@ -26,7 +27,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, get_args
+from typing import TYPE_CHECKING, Any, NoReturn, get_args
 
 from ..core._json import JsonObject
 from ..core._secrets import mask
@@ -192,6 +193,46 @@ class RunCheck:
             self._fail(f"expected exactly {len(wanted)} pick(s), in the order {shown}; the run made {len(self._picks)}")
         return self._pass(f"picked, in order: {shown}")
 
+    def returned(self, name: str, expected: object, /) -> RunCheck:
+        """A call to ``name`` ran and returned ``expected``: at least one of its picks that
+        ran and returned has a value equal to ``expected`` (``==``) — or, when ``expected``
+        is callable, a value for which ``expected(value)`` is true.
+
+        The value is what the tool returned, whole (``ToolResultMessage.returned``), while
+        the run is in the process that ran it; for a run restored from a saved notebook or
+        replayed elsewhere, and for a tool that returned ``None``, it is the result's text,
+        what the model read. A string ``expected`` also matches that text exactly, so
+        ``returned("to_f", "23.0")`` and ``returned("to_f", 23.0)`` both hold for a tool
+        that returned ``23.0``. A predicate that raises fails the check, naming the error."""
+        __tracebackhide__ = True
+        done = [pick for pick in self._picks if pick.name == name and pick.ok]
+        if callable(expected):
+            label = getattr(expected, "__name__", type(expected).__name__)
+            what = f"a value for which {label} is true"
+        else:
+            what = _short(expected)
+        if not done:
+            self._fail(f"expected a call to {name} that returned {what}; no call to {name} ran and returned")
+        values = [_value(pick.result) for pick in done if pick.result is not None]  # pick.ok: it has one
+        for pick, value in zip(done, values, strict=True):
+            if callable(expected):
+                try:
+                    matched = bool(expected(value))
+                except Exception as error:
+                    self._fail(
+                        f"expected a call to {name} that returned {what}; {label} raised "
+                        f"{type(error).__name__} on pick {pick.number}'s value {_short(value)}"
+                    )
+            else:
+                matched = value == expected or (
+                    isinstance(expected, str) and _value(pick.result, text=True) == expected
+                )
+            if matched:
+                return self._pass(f"{name} returned {what}")
+        self._fail(
+            f"expected a call to {name} that returned {what}; its calls returned {', '.join(map(_short, values))}"
+        )
+
     def answer_contains(self, text: str, /, *, case_sensitive: bool = False) -> RunCheck:
         """The run's answer (``run.text``) contains ``text`` (ignoring case unless asked)."""
         __tracebackhide__ = True
@@ -217,7 +258,7 @@ class RunCheck:
         self.passed.append(what)
         return self
 
-    def _fail(self, expected: str) -> None:
+    def _fail(self, expected: str) -> NoReturn:
         __tracebackhide__ = True  # pytest shows the user's line, not ours
         raise CheckFailed(mask(f"op.check: {expected}.\n{self.summary()}"))
 
@@ -287,6 +328,20 @@ def _arguments(arguments: JsonObject) -> str:
 def _preview(text: str) -> str:
     text = " ".join(text.split())
     return json.dumps(text if len(text) <= _PREVIEW else text[: _PREVIEW - 1] + "…", ensure_ascii=False)
+
+
+def _value(result: ToolResultMessage | None, text: bool = False) -> Any:
+    """What a finished call returned: the tool's own value while this process holds it,
+    else (or with ``text=True``) the result's text, what the model read."""
+    if result is None:
+        return None
+    return result.text if text or result.returned is None else result.returned
+
+
+def _short(value: object) -> str:
+    """A value as a failure message shows it: its repr, cut to the preview length."""
+    shown = repr(value)
+    return shown if len(shown) <= _PREVIEW else shown[: _PREVIEW - 1] + "…"
 
 
 def _times(count: int) -> str:

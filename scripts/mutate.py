@@ -314,8 +314,8 @@ MUTATIONS: tuple[Mutation, ...] = (
     M(
         "bedrock-empty-description",
         "models/_bedrock_controls.py",
-        '"description": spec.get("description") or spec["name"],',
-        '"description": spec.get("description") or "",',
+        '"description": spec.get("description") or spec["name"]})',
+        '"description": spec.get("description") or ""})',
         (
             "tests/decisions/test_provider_schemas.py::test_bedrock_declaration_of_a_tool_without_description_uses_its_name",
         ),
@@ -392,7 +392,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "expect-none-fails",
-        "lab/evaluation/_report.py",
+        "lab/evaluation/_grading.py",
         "if answer is not None and not answer:",
         "if not answer:",
         ("tests/evaluation/test_evaluate.py::test_an_expect_that_only_asserts_passes_when_its_asserts_hold",),
@@ -401,7 +401,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     M(
         "judging-interrupt-loses-rows",
         "lab/evaluation/__init__.py",
-        'if row.verdict == "pass":',
+        'if row.number not in graded and row.verdict == "pass":',
         "if False:",
         ("tests/evaluation/test_evaluate.py::test_an_interrupt_while_expect_judges_keeps_every_finished_run",),
         "rows an interrupt left unjudged say so instead of passing",
@@ -704,9 +704,9 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "judging-swallows-interrupt",
-        "lab/evaluation/_report.py",
-        "    except KeyboardInterrupt:\n        raise",
-        '    except KeyboardInterrupt:\n        return "fail", "interrupted"',
+        "lab/evaluation/_grading.py",
+        "        raise  # the user's interrupt: the caller keeps the rows judged so far",
+        '        return "fail", "interrupted"',
         ("tests/evaluation/test_evaluate.py::test_an_interrupt_while_expect_judges_keeps_every_finished_run",),
         "an interrupt while judging stops the evaluation (keeping its rows), it is no row's failure",
     ),
@@ -1638,29 +1638,10 @@ MUTATIONS: tuple[Mutation, ...] = (
         "the judge's pass passes the row and its fail fails it",
     ),
     M(
-        "judge-cost-in-run-cost",
-        "lab/evaluation/_report.py",
-        "            row.judge_runs.append(verdict.run)\n",
-        (
-            "            row.judge_runs.append(verdict.run)\n"
-            "            row.cost = (row.cost or 0) + (verdict.cost or 0)\n"
-        ),
-        ("tests/evaluation/test_judge.py::test_the_judges_cost_and_tokens_are_their_own_column_never_the_runs",),
-        "the judge's cost is its own column, never added to the run's",
-    ),
-    M(
-        "judge-fresh-runtime-each-verdict",
-        "lab/evaluation/_judge.py",
-        "graded = self.runtime.run(",
-        "graded = self.runtime.replace().run(",
-        ("tests/evaluation/test_judge.py::test_a_recorded_judge_replays_the_same_verdicts_offline",),
-        "every verdict goes through the judge's one Runtime, so its cassette holds them all",
-    ),
-    M(
         "checks-or-judges",
-        "lab/evaluation/_report.py",
-        'if row.verdict != "pass":\n                return',
-        'if row.verdict == "pass":\n                return',
+        "lab/evaluation/_grading.py",
+        'if graded.verdict != "pass":\n                return graded',
+        'if graded.verdict == "pass":\n                return graded',
         (
             "tests/evaluation/test_judge.py::test_checks_and_judges_in_a_list_must_all_pass_and_a_failed_check_spares_the_judge",
         ),
@@ -1806,8 +1787,8 @@ MUTATIONS: tuple[Mutation, ...] = (
     M(
         "context-count-from-the-oldest-reply",
         "engine/_context.py",
-        "for index in reversed(range(len(messages))):",
-        "for index in range(len(messages)):",
+        "for index in reversed(range(counted_from, len(messages))):",
+        "for index in range(counted_from, len(messages)):",
         (
             "tests/providers/test_provider_context.py::test_the_estimate_starts_from_the_newest_reply_the_provider_counted",
         ),

@@ -74,8 +74,8 @@ class Configured(Generic[Value]):
     def __get__(self, runtime: object, owner: type) -> Any:
         if runtime is None:
             return self
-        value = getattr(runtime._config, self.name)  # type: ignore[attr-defined]
+        value = getattr(runtime._config, self.name)  # type: ignore[attr-defined]  # noqa: SLF001 - the Runtime's own field
         return list(value) if isinstance(value, tuple) else value
 
     def __set__(self, runtime: object, value: Value) -> None:
-        runtime._config = runtime._config.with_changes({self.name: value})  # type: ignore[attr-defined]
+        runtime._config = runtime._config.with_changes({self.name: value})  # type: ignore[attr-defined]  # noqa: SLF001

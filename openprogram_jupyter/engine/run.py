@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from ..core import _ambient, _viewer
+from ..core import _ambient
 from ..core._json import JsonObject
 from ..core.errors import ProviderError, RunError
 from ..core.events import (
@@ -24,6 +24,7 @@ from ..core.events import (
     TurnStartEvent,
 )
 from ..core.messages import AssistantMessage, RunStopReason, ToolResultMessage, Usage, UserMessage
+from ._run_display import RunDisplay
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
 __all__ = ["Run", "RunError"]
 
 
-class Run:
+class Run(RunDisplay):
     """One run of the loop.
 
     ``messages`` are the messages this run added (the prompt, each reply, each tool
@@ -250,41 +251,3 @@ class Run:
         notebook's); returns the new Run. See :mod:`openprogram_jupyter.engine.rerun`."""
         base = runtime or self.runtime or cast("EngineRuntime", _ambient.ambient_runtime())
         return base.rerun(self, tools=tools, live=live, same=same, **options)
-
-    # -- showing ------------------------------------------------------------------------
-
-    def show(self) -> None:
-        """Display a live view of this run again (in a notebook with the extension loaded)."""
-        _viewer.show(self)
-
-    def save(self, path: str | os.PathLike[str]) -> Path:
-        """Write the transcript to ``path`` as a file of its own — ``.html`` (a standalone
-        page), ``.md`` or ``.txt`` — the same sanitized transcript a notebook saves, and
-        return the path. Another suffix raises ``ValueError`` naming the ones that work."""
-        from ..render._save import save_transcript
-
-        return save_transcript(self, path)
-
-    def _repr_html_(self) -> str:
-        from ..render import render_html
-
-        return render_html(self)
-
-    def _repr_markdown_(self) -> str:
-        from ..render import render_markdown
-
-        return render_markdown(self)
-
-    def __repr__(self) -> str:
-        try:
-            from ..render import render_plain
-        except ImportError:
-            return self._summary()
-        return render_plain(self)
-
-    def _summary(self) -> str:
-        state = self.stop_reason or "running"
-        return f"<Run {self.run_id} {self.model}: {state}, {self.rounds} round(s), {len(self.messages)} messages>"
-
-    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
-        printer.text(self._summary() if cycle else repr(self))

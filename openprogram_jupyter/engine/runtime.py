@@ -15,7 +15,7 @@ import os
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from ..core import _ambient
@@ -129,7 +129,7 @@ class Runtime:
         # process): its resolved model, its open MCP servers and its last run stay here.
         return {**self.__dict__, "_model": RuntimeModel(), "_resources": Resources(), "last_run": None}
 
-    def _own(self, resource: Any) -> None:
+    def own(self, resource: Any) -> None:
         """Close ``resource`` (anything with ``close()``) when this Runtime closes."""
         self._resources.add(resource)
 
@@ -213,8 +213,11 @@ class Runtime:
 
     def start(self, content: object, **options: Unpack[RunOptions]) -> RunHandle:
         """Start a run on a worker thread and return its :class:`RunHandle` at once."""
+        # Checked here, in the caller's context: a bad option raises from start(), and a
+        # nested run started inside a tool body knows its parent.
+        spec = _spec_of(self, content, dict(options))
         handle = RunHandle(self)
-        handle._start(content, dict(options))
+        handle.launch(spec, self._execute)
         return handle
 
     def run(self, content: object, **options: Unpack[RunOptions]) -> Run:
@@ -302,10 +305,9 @@ class RunHandle:
         self._follow_ups: deque[Any] = deque()
         self._error: BaseException | None = None
 
-    def _start(self, content: object, options: dict[str, Any]) -> None:
-        # Checked here, in the caller's context: a bad option raises from start(), and a
-        # nested run started inside a tool body knows its parent.
-        spec = _spec_of(self.runtime, content, options)
+    def launch(self, spec: RunSpec, execute: Callable[..., Awaitable[Run]]) -> None:
+        """Run ``spec`` with ``execute`` (the Runtime's) on a worker thread with an event
+        loop of its own; what :meth:`Runtime.start` does with a new handle, once."""
         # The caller's abort event, if any, is the handle's: setting either stops the run.
         hooks = spec.hooks
         self._abort = hooks.get("abort") or self._abort
@@ -316,7 +318,7 @@ class RunHandle:
         )
 
         async def main() -> Run:
-            return await self.runtime._execute(spec, on_created=self._created)
+            return await execute(spec, on_created=self._created)
 
         context = contextvars.copy_context()
 
@@ -441,7 +443,7 @@ def _close_abandoning(loop: asyncio.AbstractEventLoop, *, grace: float) -> None:
         loop.run_until_complete(asyncio.wait(leftover, timeout=grace))
     for task in leftover:
         if not task.done():
-            task._log_destroy_pending = False  # type: ignore[attr-defined]  # abandoned on purpose
+            task._log_destroy_pending = False  # type: ignore[attr-defined]  # noqa: SLF001 - abandoned on purpose
     try:
         loop.run_until_complete(loop.shutdown_asyncgens())
     finally:

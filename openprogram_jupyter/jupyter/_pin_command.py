@@ -147,7 +147,7 @@ def _line(number: int, message: Any) -> str:
         who = "user"
     text = " ".join(message.text.split())
     text = text if len(text) <= _LINE_CHARS else text[: _LINE_CHARS - 1] + "…"
-    mark = "📌" if getattr(message, "pinned", False) else "  "
+    mark = "pinned" if getattr(message, "pinned", False) else "      "
     return f"{number:>4} {mark} {who}: {text}"
 
 

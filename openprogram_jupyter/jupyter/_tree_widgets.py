@@ -102,7 +102,7 @@ class TreeWidgets:
                 widgets.append(make(self, item, parent))
         return widgets
 
-    def _user_widget(self, user: UserNode, _run: RunNode) -> Any:
+    def user_widget(self, user: UserNode, _run: RunNode) -> Any:
         widget = self.view.pool.widget_for(user, lambda: self.view.pool.make(self.view.pool.widgets.HTML))
         label = "prompt" if user.kind == "prompt" else "you"
         self.view.pool.want(
@@ -110,7 +110,7 @@ class TreeWidgets:
         )
         return widget
 
-    def _round_widget(self, round_: RoundNode, run: RunNode) -> Any:
+    def round_widget(self, round_: RoundNode, run: RunNode) -> Any:
         """The round's label and the window on its items (:class:`._window.RoundWindow`),
         with a line for what comes before it and one for what comes after."""
         w = self.view.pool.widgets
@@ -140,7 +140,7 @@ class TreeWidgets:
         self.view.pool.want(box, children=tuple(children))
         return box
 
-    def _notice_widget(self, notice: NoticeNode, _round: RoundNode) -> Any:
+    def notice_widget(self, notice: NoticeNode, _round: RoundNode) -> Any:
         """``note: …``; a notice with details (a compaction) opens to show them, as saved."""
         widget = self.view.pool.widget_for(notice, lambda: self.view.pool.make(self.view.pool.widgets.HTML))
         value = (
@@ -151,14 +151,14 @@ class TreeWidgets:
         self.view.pool.want(widget, value=value)
         return widget
 
-    def _retry_widget(self, wait: RetryNode, _round: RoundNode) -> Any:
+    def retry_widget(self, wait: RetryNode, _round: RoundNode) -> Any:
         """``rate limited (HTTP 429) — retrying in 58 s (retry 1 of 3)``, counting down."""
         widget = self.view.pool.widget_for(wait, lambda: self.view.pool.make(self.view.pool.widgets.HTML))
         line = fmt.retry_line(wait, self.view.wall_clock())
         self.view.pool.want(widget, value=f'<span style="color:#9a6700;font-size:12px">{escape(line)}</span>')
         return widget
 
-    def _block_widget(self, block: Block, round_: RoundNode) -> Any:
+    def block_widget(self, block: Block, round_: RoundNode) -> Any:
         """Text rendered from its Markdown (:func:`~openprogram_jupyter.render._text_html.text_html`,
         sanitized), thinking the same in a closed accordion; a cursor while the round
         streams. Past ``max_text_chars`` the text is cut, with a note saying how much."""
@@ -181,7 +181,7 @@ class TreeWidgets:
         accordion.selected_index = 0 if open_ else None
         return accordion
 
-    def _call_widget(self, call: CallNode, _round: RoundNode) -> Any:
+    def call_widget(self, call: CallNode, _round: RoundNode) -> Any:
         """Open while it goes on, one collapsed line once it ends (:mod:`._call_card`)."""
         return call_widget(self.view, call)
 
@@ -189,12 +189,12 @@ class TreeWidgets:
 WIDGET_OF: NodeHandlers[Callable[[TreeWidgets, Any, Any], Any]] = NodeHandlers(
     "the live view (TreeWidgets)",
     {
-        UserNode: TreeWidgets._user_widget,
-        RoundNode: TreeWidgets._round_widget,
-        Block: TreeWidgets._block_widget,
-        CallNode: TreeWidgets._call_widget,
-        NoticeNode: TreeWidgets._notice_widget,
-        RetryNode: TreeWidgets._retry_widget,
+        UserNode: TreeWidgets.user_widget,
+        RoundNode: TreeWidgets.round_widget,
+        Block: TreeWidgets.block_widget,
+        CallNode: TreeWidgets.call_widget,
+        NoticeNode: TreeWidgets.notice_widget,
+        RetryNode: TreeWidgets.retry_widget,
     },
 )
 """How each kind of node gets its widget: ``make(view, node, parent)``, where ``parent``

@@ -135,7 +135,7 @@ class ProviderModel(Model):
         certificates, about 20 ms that hold up every run on the loop — and never reset each
         other's memo."""
         twin = copy.copy(self)
-        twin._history = HistoryMemo()
+        twin._history = HistoryMemo()  # noqa: SLF001 - a copy of this very class
         return twin
 
     _warm_up_resource: str = ""
@@ -260,6 +260,12 @@ class ProviderModel(Model):
 
     def _usage(self, input: int = 0, output: int = 0, cache_read: int = 0, cache_write: int = 0) -> Usage:
         return make_usage(self.name, input, output, cache_read, cache_write)
+
+    def wire_request(self, request: ModelRequest) -> JsonObject:
+        """The JSON body this model would send for ``request``, built offline by its own
+        request code (nothing is sent; the notices about degraded controls are left out)."""
+        payload, _notices = self._prepare(request)
+        return self._wire_body(payload)
 
     def _wire_body(self, payload: Any) -> JsonObject:
         """The JSON body that goes on the wire for ``payload`` (the SDK is given

@@ -130,23 +130,23 @@ class WireRecorder:
         """Store ``body``, the JSON data that goes on the wire in ``provider``'s wire
         format (a provider's prefix), masked by value."""
         self._secrets = Secrets.now(secrets)
-        self._log._store_request(self._number, provider, body, self._secrets)
+        self._log.store_request(self._number, provider, body, self._secrets)
 
     def attempt(self) -> None:
         """A new attempt starts: forget the frames of the one before."""
-        entry = self._log._rounds[self._number]
+        entry = self._log.entry(self._number)
         entry.attempts += 1
         entry.frames = []
 
     def frame(self, frame: object) -> None:
         """Keep one stream frame (an SDK event object or parsed JSON)."""
-        self._log._rounds[self._number].frames.append(self._text(frame))
+        self._log.entry(self._number).frames.append(self._text(frame))
 
     def failed(self, *, status: int | None, code: str | None, message: str, body: object = None) -> None:
         """The current attempt failed: keep the HTTP status, the provider's error type and
         message, and the error body it sent (``None`` when it sent none, as for a cut
         connection)."""
-        entry = self._log._rounds[self._number]
+        entry = self._log.entry(self._number)
         entry.errors.append(
             self._text({"attempt": entry.attempts, "status": status, "code": code, "message": message, "body": body})
         )
@@ -154,14 +154,14 @@ class WireRecorder:
     def not_sent(self, reason: str) -> None:
         """The provider could not build this round's request (``reason`` says why), so
         nothing was sent."""
-        self._log._rounds[self._number].no_request = f"nothing was sent: {reason}"
+        self._log.entry(self._number).no_request = f"nothing was sent: {reason}"
 
     def replayed(self, recorded_model: str | None, reply: Any) -> None:
         """This round's ``reply`` was played back from a cassette recorded from
         ``recorded_model``: keep it, and the request rebuilt for that model from the run's
         messages (a cassette holds none). A model the request cannot be rebuilt for leaves
         the round without one, saying why."""
-        entry = self._log._rounds[self._number]
+        entry = self._log.entry(self._number)
         entry.recorded = self._text(reply)
         provider, _, model_id = (recorded_model or "").partition(":")
         if _messages_field(provider) is None or not model_id:
@@ -175,7 +175,7 @@ class WireRecorder:
         except (TypeError, ValueError) as error:
             entry.no_request = f"the request could not be rebuilt for {recorded_model}: {error}"
             return
-        self._log._store_request(self._number, provider, body, self._secrets)
+        self._log.store_request(self._number, provider, body, self._secrets)
         entry.source, entry.attempts = "cassette", 1
 
     def _text(self, value: object) -> str:
@@ -255,7 +255,14 @@ class WireLog:
         self._last_messages = (last_messages, secrets.forms, digests)
         return digests, shared
 
-    def _store_request(self, number: int, provider: str, body: JsonObject, secrets: Secrets) -> None:
+    def entry(self, number: int) -> _Round:
+        """What is kept of round ``number`` (its recorder writes to it)."""
+        return self._rounds[number]
+
+    def store_request(self, number: int, provider: str, body: JsonObject, secrets: Secrets) -> None:
+        """Keep round ``number``'s request ``body`` (in ``provider``'s wire format), masked
+        with ``secrets``: each field once, the message list as digests of its messages, the
+        ones it shares with the round before kept once."""
         entry = self._rounds[number]
         entry.provider = provider
         key = _messages_field(provider)

@@ -13,8 +13,6 @@ run (:mod:`._wire`).
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..core._json import JsonObject
 from .base import ModelRequest
 
@@ -53,10 +51,9 @@ def wire_preview(request: ModelRequest, model: str) -> JsonObject:
         raise TypeError(
             f"op.wire_preview needs a ModelRequest (e.g. scripted.requests[1]), not {type(request).__name__}"
         )
-    provider_model: Any = resolve_model(model_string(model), api_key=_PLACEHOLDER_KEY, base_url="http://127.0.0.1:9")
-    prepare = getattr(provider_model, "_prepare", None)
-    if prepare is None:
+    from ._provider_common import ProviderModel
+
+    provider_model = resolve_model(model_string(model), api_key=_PLACEHOLDER_KEY, base_url="http://127.0.0.1:9")
+    if not isinstance(provider_model, ProviderModel):
         raise TypeError(f"{model!r} sends nothing over a wire: name a provider model such as 'openai:gpt-4.1-mini'")
-    payload, _notices = prepare(request)
-    body: JsonObject = provider_model._wire_body(payload)
-    return body
+    return provider_model.wire_request(request)

@@ -139,7 +139,7 @@ class BedrockModel(ProviderModel):
     def for_another_run(self) -> BedrockModel:
         """As :meth:`ProviderModel.for_another_run`, the body's converted messages kept apart too."""
         twin = super().for_another_run()
-        twin._json_messages = ([], [])
+        twin._json_messages = ([], [])  # noqa: SLF001 - a copy of this very class
         return twin
 
     def _client(self) -> Any:

@@ -139,7 +139,7 @@ class RunSpans:
         secrets = Secrets.now()
         return self._tracer.start_span(secrets.mask(name), context=context, attributes=secrets.mask_data(attributes))
 
-    def _on_agent_start(self, event: AgentStartEvent) -> None:
+    def on_agent_start(self, event: AgentStartEvent) -> None:
         provider, model = model_parts(event.model)
         open_calls = self._tools.get(event.parent_tool_call_id or "")
         parent, agent = open_calls[-1] if open_calls else (None, "")
@@ -148,7 +148,7 @@ class RunSpans:
             attributes[AGENT_NAME] = agent
         self._runs[event.run_id] = self._start(f"invoke_agent {agent}".strip(), parent, attributes)
 
-    def _on_message_start(self, event: MessageStartEvent) -> None:
+    def on_message_start(self, event: MessageStartEvent) -> None:
         if isinstance(event.message, AssistantMessage):
             provider, model = model_parts(event.message.model or "")
             self._chats[event.run_id] = self._start(
@@ -157,7 +157,7 @@ class RunSpans:
                 {OPERATION: "chat", PROVIDER: provider, REQUEST_MODEL: model},
             )
 
-    def _on_message_end(self, event: MessageEndEvent) -> None:
+    def on_message_end(self, event: MessageEndEvent) -> None:
         message = event.message
         span = self._chats.pop(event.run_id, None) if isinstance(message, AssistantMessage) else None
         if span is None or not isinstance(message, AssistantMessage):
@@ -183,7 +183,7 @@ class RunSpans:
             )
         span.end()
 
-    def _on_tool_start(self, event: ToolExecutionStartEvent) -> None:
+    def on_tool_start(self, event: ToolExecutionStartEvent) -> None:
         span = self._start(
             f"execute_tool {event.tool_name}",
             self._runs.get(event.run_id),
@@ -198,7 +198,7 @@ class RunSpans:
             _set(span, {TOOL_ARGUMENTS: _json(event.arguments)})
         self._tools.setdefault(event.tool_call_id, []).append((span, event.tool_name))
 
-    def _on_tool_end(self, event: ToolExecutionEndEvent) -> None:
+    def on_tool_end(self, event: ToolExecutionEndEvent) -> None:
         open_spans = self._tools.get(event.tool_call_id)
         if not open_spans:
             return
@@ -209,7 +209,7 @@ class RunSpans:
             _set(span, {TOOL_RESULT: event.result.text})
         span.end()
 
-    def _on_agent_end(self, event: AgentEndEvent) -> None:
+    def on_agent_end(self, event: AgentEndEvent) -> None:
         span = self._runs.pop(event.run_id, None)
         if span is None:
             return
@@ -241,10 +241,10 @@ def _json(value: object) -> str:
 
 
 _HANDLERS: dict[type[Event], Any] = {
-    AgentStartEvent: RunSpans._on_agent_start,
-    MessageStartEvent: RunSpans._on_message_start,
-    MessageEndEvent: RunSpans._on_message_end,
-    ToolExecutionStartEvent: RunSpans._on_tool_start,
-    ToolExecutionEndEvent: RunSpans._on_tool_end,
-    AgentEndEvent: RunSpans._on_agent_end,
+    AgentStartEvent: RunSpans.on_agent_start,
+    MessageStartEvent: RunSpans.on_message_start,
+    MessageEndEvent: RunSpans.on_message_end,
+    ToolExecutionStartEvent: RunSpans.on_tool_start,
+    ToolExecutionEndEvent: RunSpans.on_tool_end,
+    AgentEndEvent: RunSpans.on_agent_end,
 }

@@ -219,7 +219,7 @@ def mcp(
             target_registry.register(tool)
     _LIVE[server_name] = server
     owner = runtime if runtime is not None else ambient_runtime()
-    owner._own(server)
+    owner.own(server)
     return server
 
 

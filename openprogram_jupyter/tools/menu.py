@@ -113,6 +113,10 @@ class Menu:
             ]
         return self._specs_cache
 
+    def deferred_tools(self) -> list[Tool]:
+        """The deferred tools, in menu order (loaded or not)."""
+        return [self._tools[name] for name in self._deferred]
+
     @property
     def pending_deferred(self) -> list[str]:
         return [name for name in self._deferred if name not in self._loaded]
@@ -124,7 +128,7 @@ class Menu:
     def search(self, query: str) -> list[Tool]:
         """Deferred tools matching ``query``: an exact name; else those whose name or description
         holds every word (case-insensitive); else those holding any word."""
-        deferred = [self._tools[name] for name in self._deferred]
+        deferred = self.deferred_tools()
         exact = [t for t in deferred if t.name == query.strip()]
         if exact:
             return exact
@@ -153,8 +157,7 @@ class _ToolSearch(Tool):
 
     @property
     def description(self) -> str:  # type: ignore[override]  # read-only: it follows the menu's catalog
-        tools = self._menu._tools
-        catalog = "\n".join(f"- {tools[n].name}: {tools[n].summary}" for n in self._menu._deferred)
+        catalog = "\n".join(f"- {tool.name}: {tool.summary}" for tool in self._menu.deferred_tools())
         return (
             "Load the full schema of one or more of the tools below so you can call them; "
             "their schemas are sent from your next turn on.\n" + catalog
@@ -169,7 +172,7 @@ class _ToolSearch(Tool):
     async def _run(self, query: str) -> str:
         found = self._menu.search(query)
         if not found:
-            names = ", ".join(self._menu._deferred)
+            names = ", ".join(tool.name for tool in self._menu.deferred_tools())
             return f"No deferred tool matches {query!r}. Deferred tools: {names}."
         self._menu.load(t.name for t in found)
         return "Loaded: " + ", ".join(t.name for t in found) + ". You can call them from your next turn."

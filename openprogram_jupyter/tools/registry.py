@@ -47,6 +47,11 @@ class Registry:
             self._tools[tool.name] = tool
         return tool
 
+    def unavailable_names(self) -> list[str]:
+        """The names of the tools left out at decoration (``available_if`` false)."""
+        with self._lock:
+            return list(self._unavailable)
+
     def mark_unavailable(self, tool: Tool) -> None:
         """Record a tool whose ``available_if`` was false (shown by :meth:`explain` only)."""
         with self._lock:
@@ -187,7 +192,7 @@ def _check_toolset(registry: Registry, toolset: str | None) -> None:
 
 def check_menu_names(registry: Registry, allow: set[str] | None, deny: set[str], extra_known: set[str]) -> None:
     """A name in tools_allow / tools_deny that no tool has is a typo, not a no-op."""
-    known = {t.name for t in registry} | set(registry._unavailable) | extra_known
+    known = {t.name for t in registry} | set(registry.unavailable_names()) | extra_known
     for label, names in (("tools_allow", allow or set()), ("tools_deny", deny)):
         unknown = sorted(names - known)
         if unknown:

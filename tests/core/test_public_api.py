@@ -38,10 +38,21 @@ class _Sentinel:
         return "<sentinel>"
 
 
+def _own_and_inherited(cls: type) -> dict[str, object]:
+    """``cls``'s members with those it inherits from the package's own classes (a mixin's
+    methods are the class's API too); the nearest definition wins."""
+    members: dict[str, object] = {}
+    for klass in reversed(cls.__mro__):
+        if klass is cls or klass.__module__.startswith("openprogram_jupyter."):
+            members.update(vars(klass))
+    return members
+
+
 def _members(cls: type) -> list[str]:
-    """A class's public methods and properties, each with its signature, in name order."""
+    """A class's public methods and properties (the package's own bases' included), each
+    with its signature, in name order."""
     lines = []
-    for name, member in sorted(vars(cls).items()):
+    for name, member in sorted(_own_and_inherited(cls).items()):
         if name.startswith("_") and name not in ("__init__", "__call__"):
             continue
         if isinstance(member, property):

@@ -45,7 +45,7 @@ def test_a_pinned_session_message_is_kept_by_the_next_cells_compaction(shell, ca
     shell.run_line_magic("agent", "pin -s chat 1")
     out = capsys.readouterr().out
     assert "Pinned message 1 of session chat: compaction keeps it whole." in out
-    assert f"   1 📌 user: Rule: answer in French. {'x' * 55}…" in out
+    assert f"   1 pinned user: Rule: answer in French. {'x' * 55}…" in out
     sent = _compacting_cell(shell, model)
     assert sent[0] == f"Rule: answer in French. {LONG}"  # pinned: verbatim, first
     assert sent[1].startswith("[Summary of 3 earlier messages") and sent[1].endswith("the summary")
@@ -66,15 +66,15 @@ def test_the_session_listing_numbers_its_messages_and_marks_the_pinned(shell, ca
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "session chat: 4 message(s)"
     assert [line.split(":")[0] for line in lines[1:]] == [
-        "   1    user",
-        "   2    assistant",
-        "   3 📌 user",
-        "   4    assistant",
+        "   1        user",
+        "   2        assistant",
+        "   3 pinned user",
+        "   4        assistant",
     ]
     shell.run_line_magic("agent", "pin")
     assert capsys.readouterr().out.splitlines() == [
         "session chat: 1 pinned message(s)",
-        f"   3 📌 user: Question two. {'x' * 65}…",
+        f"   3 pinned user: Question two. {'x' * 65}…",
     ]
 
 
@@ -108,7 +108,7 @@ def test_a_call_result_of_the_latest_run_is_pinned_by_id_or_round_and_number(she
     shell.run_line_magic("agent", "pin call_a")
     assert [m.tool_call_id for m in run.tool_results if m.pinned] == ["call_a", "call_c"]
     shell.run_line_magic("agent", "pin -s pages")  # the session holds the run's own messages
-    assert "   3 📌 result of fetch (call_a): page 1" in capsys.readouterr().out.splitlines()
+    assert "   3 pinned result of fetch (call_a): page 1" in capsys.readouterr().out.splitlines()
 
 
 @pytest.mark.parametrize(

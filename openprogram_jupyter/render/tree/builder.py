@@ -122,7 +122,7 @@ class TreeBuilder:
         elif self.root is None:
             self.root = run
 
-    def _on_agent_start(self, event: AgentStartEvent) -> None:
+    def on_agent_start(self, event: AgentStartEvent) -> None:
         run = self._run(event)
         run.model = event.model or run.model
         run.tools = list(event.tools or [])
@@ -131,7 +131,7 @@ class TreeBuilder:
         run.started_at = event.timestamp
         run.touch()
 
-    def _on_agent_end(self, event: AgentEndEvent) -> None:
+    def on_agent_end(self, event: AgentEndEvent) -> None:
         run = self._run(event)
         run.stop_reason = event.stop_reason
         run.error = ProviderError.of_reply(event.error_message, event.error) if event.error_message else None
@@ -156,14 +156,14 @@ class TreeBuilder:
             run.touch()
         return round_
 
-    def _on_turn_start(self, event: TurnStartEvent) -> None:
+    def on_turn_start(self, event: TurnStartEvent) -> None:
         run = self._run(event)
         previous = self._open_round.pop(run.run_id, None)
         if previous is not None:
             previous.finished = True
         self._round(run, event.turn).final_for = event.final_for
 
-    def _on_turn_end(self, event: TurnEndEvent) -> None:
+    def on_turn_end(self, event: TurnEndEvent) -> None:
         run = self._run(event)
         round_ = self._open_round.pop(run.run_id, None)
         if round_ is None:
@@ -173,7 +173,7 @@ class TreeBuilder:
         round_.finished = True
         round_.touch()
 
-    def _on_message_start(self, event: MessageStartEvent) -> None:
+    def on_message_start(self, event: MessageStartEvent) -> None:
         run = self._run(event)
         message = event.message
         if isinstance(message, UserMessage):
@@ -185,14 +185,14 @@ class TreeBuilder:
         elif isinstance(message, AssistantMessage):
             self._round(run)
 
-    def _on_message_update(self, event: MessageUpdateEvent) -> None:
+    def on_message_update(self, event: MessageUpdateEvent) -> None:
         round_ = self._round(self._run(event))
         self._end_wait(round_, event.timestamp)
         fold = UPDATE_HANDLERS[event.update.kind]
         if fold is not None:
             fold(self, round_, event.update)
 
-    def _on_message_end(self, event: MessageEndEvent) -> None:
+    def on_message_end(self, event: MessageEndEvent) -> None:
         run = self._run(event)
         message = event.message
         if isinstance(message, AssistantMessage):
@@ -214,26 +214,26 @@ class TreeBuilder:
 
     # -- assistant updates (UPDATE_HANDLERS) ---------------------------------------------
 
-    def _fold_block_delta(self, round_: RoundNode, update: AssistantUpdate) -> None:
+    def on_block_delta(self, round_: RoundNode, update: AssistantUpdate) -> None:
         fold_block_delta(round_, update)
 
-    def _fold_call_start(self, round_: RoundNode, update: AssistantUpdate) -> None:
+    def on_call_start(self, round_: RoundNode, update: AssistantUpdate) -> None:
         if update.tool_call is not None:
             round_.by_index[update.content_index] = self._call_for(update.tool_call, round_)
 
-    def _fold_call_delta(self, round_: RoundNode, update: AssistantUpdate) -> None:
+    def on_call_delta(self, round_: RoundNode, update: AssistantUpdate) -> None:
         fold_call_delta(round_, update)
 
-    def _fold_call_end(self, round_: RoundNode, update: AssistantUpdate) -> None:
+    def on_call_end(self, round_: RoundNode, update: AssistantUpdate) -> None:
         if update.tool_call is not None:
             call = self._call_for(update.tool_call, round_)
             round_.by_index[update.content_index] = call
             complete_arguments(call, update.tool_call)
 
-    def _fold_notice(self, round_: RoundNode, update: AssistantUpdate) -> None:
+    def on_notice(self, round_: RoundNode, update: AssistantUpdate) -> None:
         fold_notice(round_, update)
 
-    def _fold_retry_wait(self, round_: RoundNode, update: AssistantUpdate) -> None:
+    def on_retry_wait(self, round_: RoundNode, update: AssistantUpdate) -> None:
         wait = fold_retry_wait(round_, update)
         if wait is not None:
             self._waits[round_] = wait
@@ -266,7 +266,7 @@ class TreeBuilder:
             call = self._call_for(ToolCall(id=event.tool_call_id, name=event.tool_name), round_)
         return call
 
-    def _on_tool_execution_start(self, event: ToolExecutionStartEvent) -> None:
+    def on_tool_execution_start(self, event: ToolExecutionStartEvent) -> None:
         call = self._lookup_call(event)
         if call.arguments is None:
             call.arguments = dict(event.arguments or {})
@@ -274,16 +274,16 @@ class TreeBuilder:
         call.started_at = event.timestamp
         call.touch()
 
-    def _on_tool_execution_update(self, event: ToolExecutionUpdateEvent) -> None:
+    def on_tool_execution_update(self, event: ToolExecutionUpdateEvent) -> None:
         fold_execution_update(self._lookup_call(event), event)
 
-    def _on_tool_execution_end(self, event: ToolExecutionEndEvent) -> None:
+    def on_tool_execution_end(self, event: ToolExecutionEndEvent) -> None:
         fold_execution_end(self._lookup_call(event), event)
 
-    def _on_compaction(self, event: CompactionEvent) -> None:
+    def on_compaction(self, event: CompactionEvent) -> None:
         fold_compaction(self._run(event), self._round(self._run(event)), event)
 
-    def _on_divergence(self, event: DivergenceEvent) -> None:
+    def on_divergence(self, event: DivergenceEvent) -> None:
         run = self._run(event)
         run.divergence = event.divergence
         diverged = event.divergence
@@ -311,18 +311,18 @@ class TreeBuilder:
 EVENT_HANDLERS: EventHandlers[Callable[[TreeBuilder, Any], None]] = EventHandlers(
     "the run tree (TreeBuilder)",
     {
-        AgentStartEvent: TreeBuilder._on_agent_start,
-        TurnStartEvent: TreeBuilder._on_turn_start,
-        MessageStartEvent: TreeBuilder._on_message_start,
-        MessageUpdateEvent: TreeBuilder._on_message_update,
-        MessageEndEvent: TreeBuilder._on_message_end,
-        ToolExecutionStartEvent: TreeBuilder._on_tool_execution_start,
-        ToolExecutionUpdateEvent: TreeBuilder._on_tool_execution_update,
-        ToolExecutionEndEvent: TreeBuilder._on_tool_execution_end,
-        CompactionEvent: TreeBuilder._on_compaction,
-        DivergenceEvent: TreeBuilder._on_divergence,
-        TurnEndEvent: TreeBuilder._on_turn_end,
-        AgentEndEvent: TreeBuilder._on_agent_end,
+        AgentStartEvent: TreeBuilder.on_agent_start,
+        TurnStartEvent: TreeBuilder.on_turn_start,
+        MessageStartEvent: TreeBuilder.on_message_start,
+        MessageUpdateEvent: TreeBuilder.on_message_update,
+        MessageEndEvent: TreeBuilder.on_message_end,
+        ToolExecutionStartEvent: TreeBuilder.on_tool_execution_start,
+        ToolExecutionUpdateEvent: TreeBuilder.on_tool_execution_update,
+        ToolExecutionEndEvent: TreeBuilder.on_tool_execution_end,
+        CompactionEvent: TreeBuilder.on_compaction,
+        DivergenceEvent: TreeBuilder.on_divergence,
+        TurnEndEvent: TreeBuilder.on_turn_end,
+        AgentEndEvent: TreeBuilder.on_agent_end,
     },
 )
 """How the tree folds each event type."""
@@ -331,17 +331,17 @@ UpdateHandler = Callable[[TreeBuilder, RoundNode, AssistantUpdate], None]
 
 UPDATE_HANDLERS: Mapping[UpdateKind, UpdateHandler | None] = MappingProxyType(
     {
-        "text_start": TreeBuilder._fold_block_delta,
-        "text_delta": TreeBuilder._fold_block_delta,
+        "text_start": TreeBuilder.on_block_delta,
+        "text_delta": TreeBuilder.on_block_delta,
         "text_end": None,  # nothing to fold: the block holds its text already
-        "thinking_start": TreeBuilder._fold_block_delta,
-        "thinking_delta": TreeBuilder._fold_block_delta,
+        "thinking_start": TreeBuilder.on_block_delta,
+        "thinking_delta": TreeBuilder.on_block_delta,
         "thinking_end": None,
-        "toolcall_start": TreeBuilder._fold_call_start,
-        "toolcall_delta": TreeBuilder._fold_call_delta,
-        "toolcall_end": TreeBuilder._fold_call_end,
-        "notice": TreeBuilder._fold_notice,
-        "retry_wait": TreeBuilder._fold_retry_wait,
+        "toolcall_start": TreeBuilder.on_call_start,
+        "toolcall_delta": TreeBuilder.on_call_delta,
+        "toolcall_end": TreeBuilder.on_call_end,
+        "notice": TreeBuilder.on_notice,
+        "retry_wait": TreeBuilder.on_retry_wait,
     }
 )
 """How a ``message_update`` folds, by its update's kind (``None``: deliberately nothing)."""

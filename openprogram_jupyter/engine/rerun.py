@@ -25,8 +25,11 @@ from .forking import prepare_within, recorded_rounds, reused_settings, same_tool
 from .spec import RerunPlan, RunSpec
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from ._runtime_shape import EngineRuntime
     from .run import Run
+    from .spec import RerunOptions
 
 __all__ = ["RerunReport", "RerunRow", "rerun_all", "rerun_spec"]
 
@@ -138,7 +141,7 @@ def rerun_all(
     tools: Sequence[object] = (),
     live: bool = False,
     runtime: EngineRuntime | None = None,
-    **options: Any,
+    **options: Unpack[RerunOptions],
 ) -> RerunReport:
     """Rerun each of ``runs`` (a list, labelled by run id, or a mapping of labels to runs)
     with ``tools``, ``live`` and ``options`` (``same=`` among them) as :meth:`Run.rerun

@@ -42,6 +42,7 @@ __all__ = [
     "DecisionSetup",
     "MenuFilters",
     "ReplayedRound",
+    "RerunOptions",
     "RerunPlan",
     "RunHooks",
     "RunInputs",
@@ -128,6 +129,14 @@ class RunOptions(RunSettings, RunInputs, RunHooks, total=False):
 class AgainOptions(RunSettings, MenuFilters, RunHooks, total=False):
     """The run options a fork or a rerun takes over the recorded run's own (its ``tools``
     and conversation are the recording's unless ``tools=`` is given by name)."""
+
+
+class RerunOptions(AgainOptions, total=False):
+    """What ``op.rerun_all`` passes to each run's :meth:`~.run.Run.rerun`: the run options
+    over the recorded run's, and ``same(recorded, now)`` deciding which results count as
+    the same."""
+
+    same: Any
 
 
 class RuntimeKeywords(RunSettings, total=False):

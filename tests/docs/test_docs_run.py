@@ -17,7 +17,7 @@ from .doc_blocks import not_run_markers, parse, run_blocks
 from .loopback import LOOPBACK_TURNS
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 
 
 def run_document(path: Path, shell) -> int:
@@ -36,7 +36,7 @@ def _block_of(text: str, position: int) -> int:
     return len(re.findall(r"^ *```", text[:position], re.M))
 
 
-@pytest.mark.parametrize("path", DOCUMENTS, ids=[p.name for p in DOCUMENTS])
+@pytest.mark.parametrize("path", DOCUMENTS, ids=[str(p.relative_to(ROOT)) for p in DOCUMENTS])
 def test_every_block_of_the_document_runs_as_written(path, doc_shell, loopback):
     server = loopback(path.name) if path.name in LOOPBACK_TURNS else None
     ran = run_document(path, doc_shell)

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from .core.approvals import Edit, Skip, edit, skip
     from .core.errors import (
         ArgumentError,
+        AskError,
         CassetteError,
         DecisionError,
         OpenProgramError,
@@ -91,6 +92,7 @@ _LAZY = {
     **dict.fromkeys(
         [
             "ArgumentError",
+            "AskError",
             "CassetteError",
             "DecisionError",
             "OpenProgramError",
@@ -165,6 +167,7 @@ __all__ = [
     "AgentEvent",
     "ApprovalRequest",
     "ArgumentError",
+    "AskError",
     "AssistantMessage",
     "CassetteError",
     "DecisionError",

@@ -1,4 +1,4 @@
-"""What a running tool call may ask for: :class:`ToolContext` (its ids, its Runtime, its cancel flag, progress).
+"""What a running tool call may ask for: :class:`ToolContext` (its ids, Runtime, cancel flag, progress, questions).
 
 Declared in the core, below the tools, because the call frame every nested run reads
 (:class:`~openprogram_jupyter.core._ambient.CallFrame`) carries one; the tools layer hands it
@@ -7,12 +7,14 @@ to a tool that declares a parameter annotated ``ToolContext`` (public as ``op.To
 
 from __future__ import annotations
 
+import asyncio
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ._stop import StopToken
+from .errors import AskError
 
 if TYPE_CHECKING:
     from ._engine_shapes import RuntimeLike
@@ -27,6 +29,7 @@ class ToolContext:
     ``cancelled`` is set when the run is stopped or the call timed out: a long-running
     sync tool should check it and return early, since Python cannot stop a thread.
     ``report(data)`` sends a ``tool_execution_update`` event (progress) to every watcher.
+    ``ask(question)`` asks the person at the notebook and returns the answer.
     """
 
     tool_call_id: str
@@ -36,8 +39,39 @@ class ToolContext:
     runtime: RuntimeLike | None
     cancelled: threading.Event = field(default_factory=StopToken)
     _report: Callable[[Any], None] | None = None
+    _ask: Callable[[object, Sequence[object] | None, object], str] | None = None
 
     def report(self, data: object) -> None:
         """Publish progress; safe to call from any thread."""
         if self._report is not None:
             self._report(data)
+
+    def ask(self, question: str, choices: Sequence[str] | None = None, timeout: float | None = None) -> str:
+        """Ask the person at the notebook ``question`` and return the answer.
+
+        In a notebook the question shows in this call's card, with a text box, or with a
+        button per item of ``choices`` (the answer is then one of them); in terminal
+        IPython it is ``input()``. A rerun gives back the answers its recording holds, in
+        order, without asking. Blocks this call's thread: an ``async`` tool awaits
+        :meth:`aask` instead (``ask`` on the event loop's thread raises ``RuntimeError``).
+
+        Raises :class:`~openprogram_jupyter.core.errors.AskError` when no answer comes: no
+        person can answer in this run (a run from Python without a view, an evaluation, a
+        call from an MCP client), the run was stopped, or ``timeout`` seconds passed.
+        Bad arguments raise ``TypeError`` / ``ValueError`` naming the problem.
+        """
+        if self._ask is None:
+            raise AskError(
+                f"{self.tool_name} asked {question!r}, and no one can answer here: this call is not "
+                "part of a run (the tool was called directly)"
+            )
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return self._ask(question, choices, timeout)
+        raise RuntimeError(f"{self.tool_name}: ctx.ask blocks its thread; in an async tool, await ctx.aask(...)")
+
+    async def aask(self, question: str, choices: Sequence[str] | None = None, timeout: float | None = None) -> str:
+        """:meth:`ask` for an ``async`` tool: waits on a worker thread, so the run's event
+        loop (Stop, other calls) goes on meanwhile."""
+        return await asyncio.to_thread(self.ask, question, choices, timeout)

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 __all__ = [
     "PROVIDER_SAID",
     "ArgumentError",
+    "AskError",
     "CassetteError",
     "DecisionError",
     "OpenProgramError",
@@ -252,6 +253,12 @@ class ToolExit(OpenProgramError):
     def __init__(self, original: BaseException) -> None:
         super().__init__(type(original).__name__)
         self.original = original
+
+
+class AskError(OpenProgramError, RuntimeError):
+    """``ctx.ask(...)`` got no answer: no person can answer in this run (a run started from
+    Python without a view, an evaluation, a call from an MCP client), the run was stopped
+    while the question waited, or its ``timeout=`` passed. A tool can catch it and go on."""
 
 
 class SaveError(UserMistake, OpenProgramError, ValueError):

@@ -196,9 +196,11 @@ class ToolExecutionStartEvent(Event):
 class ToolExecutionUpdateEvent(Event):
     """Progress of a running call.
 
-    ``status`` is ``"awaiting_approval"``, ``"approved"``, ``"running"`` or
-    ``"progress"``; ``data`` is whatever the tool reported through
-    :meth:`ToolContext.report <openprogram_jupyter.ToolContext.report>`.
+    ``status`` is ``"awaiting_approval"``, ``"approved"``, ``"running"``,
+    ``"progress"`` (``data`` is whatever the tool reported through
+    :meth:`ToolContext.report <openprogram_jupyter.ToolContext.report>`), ``"output"``,
+    ``"asking"`` (the tool asked the user: ``data`` is ``{"question", "choices"}``) or
+    ``"answered"`` (``{"question", "answer"}``, or ``"unanswered"`` with the reason).
     """
 
     type: Literal["tool_execution_update"] = "tool_execution_update"

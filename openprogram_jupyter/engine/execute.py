@@ -187,6 +187,7 @@ def run_context(runtime: EngineRuntime, spec: RunSpec) -> RunContext:
         "tools_deny": spec.tools_deny or tuple(runtime.tools_deny),
         "max_depth": runtime.max_depth,
         "cancel_grace": runtime.cancel_grace,
+        "asker": spec.hooks.get("ask"),
     }
     if parent is not None and parent.run_context is not None:
         mine = own if own is not None or parent.context.runtime is runtime else runtime.approve
@@ -196,7 +197,7 @@ def run_context(runtime: EngineRuntime, spec: RunSpec) -> RunContext:
             own if own is not None else runtime.approve, max_tool_calls=spec.settings["max_tool_calls"], **limits
         )
     else:
-        base = spec.inherits.carried(spec.settings["max_tool_calls"])
+        base = spec.inherits.carried(spec.settings["max_tool_calls"])  # its asker is the new run's own
         base = base if own is None else base.replacing_approvers(own)
         context = base.inner(runtime.approve if own is None else None, **limits)
     if spec.rerun is None:

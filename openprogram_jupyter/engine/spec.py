@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, cast
 from typing_extensions import TypedDict, Unpack
 
 from ..core._ambient import CallFrame, current_call
+from ..core._asking import Asker
 from ..core.errors import SetupError
 from ..core.events import Compaction
 from ..core.messages import AssistantMessage, ImageContent, TextContent, ToolResultMessage, UserMessage, parse_message
@@ -93,12 +94,15 @@ class RunHooks(TypedDict, total=False):
     """The callbacks and the stop event of a run (passed through to the spec unchecked):
     ``on_event`` sees every event, ``approve`` answers picks that need approval (every
     pick with ``step``), ``get_steering_messages`` / ``get_follow_up_messages`` deliver
-    user messages before the next round / when the run would end, and setting ``abort``
-    stops the run."""
+    user messages before the next round / when the run would end, setting ``abort``
+    stops the run, and ``ask`` answers a tool's ``ctx.ask`` questions (an
+    :data:`~openprogram_jupyter.core._asking.Asker`; without one, ``ctx.ask`` raises
+    ``AskError``)."""
 
     abort: threading.Event | None
     on_event: EventWatcher | None
     approve: Approver | None
+    ask: Asker | None
     get_steering_messages: MessageSource | None
     get_follow_up_messages: MessageSource | None
 

@@ -25,6 +25,7 @@ from ..core._masking import mask_progress, mask_result
 from ..core._pins import Pinned
 from ..core._run_context import RunContext
 from ..core._secrets import Secrets
+from ..core._stop import StopToken
 from ..core.approvals import edit_note
 from ..core.errors import ToolExit
 from ..core.events import Event, ToolExecutionEndEvent, ToolExecutionStartEvent, ToolExecutionUpdateEvent
@@ -33,6 +34,7 @@ from ..tools._schema import ArgumentError
 from ..tools.base import Tool, ToolContext
 from ..tools.menu import Menu
 from ._approval_gate import ApprovalRequest, Approver, Refused, clear_call
+from ._call_questions import CallQuestions
 from ._call_result import made_result
 from ._tool_output import OutputCapture, capturing
 
@@ -218,6 +220,8 @@ async def _cached_or_executed(
 
 
 async def _execute(call: ToolCall, tool: Tool, kwargs: dict[str, Any], env: CallEnvironment) -> _Outcome:
+    cancelled = StopToken()
+    questions = CallQuestions(call, env.context, env.emit, cancelled)
     context = ToolContext(
         tool_call_id=call.id or "",
         tool_name=call.name,
@@ -229,6 +233,8 @@ async def _execute(call: ToolCall, tool: Tool, kwargs: dict[str, Any], env: Call
                 tool_call_id=call.id or "", tool_name=call.name, status="progress", data=mask_progress(data)
             )
         ),
+        cancelled=cancelled,
+        _ask=questions.ask,
     )
     output = _output_scope(call, tool, env)
     token = current_call.set(
@@ -252,6 +258,8 @@ async def _execute(call: ToolCall, tool: Tool, kwargs: dict[str, Any], env: Call
     finally:
         if output is not None:
             output.finish()
+    if questions.answers:
+        outcome.details["answers"] = questions.answers
     return _with_output(outcome, output.capture if output is not None else None, tool)
 
 

@@ -1,6 +1,7 @@
 """What the live view's buttons do: :class:`Controls`, the callbacks a view is given.
 
-The view never acts on a click itself: Stop, Send, Approve / Deny and the step buttons
+The view never acts on a click itself: Stop, Send, Approve / Deny, the step buttons and a
+question's answer
 call these, from
 whatever thread the kernel handles comm messages on, and the run reads the flags and
 queues they set.
@@ -33,7 +34,8 @@ class Controls:
     ``awaiting`` returns the ids of calls currently waiting. With ``step`` every pick waits,
     and its card shows Run / Edit / Skip / Stop rather than Approve / Deny. With ``always``
     a waiting card also shows Always allow / Always deny (``decide`` then takes an
-    :class:`Always`).
+    :class:`Always`). ``questions`` returns the tool questions waiting (``ctx.ask``), by call
+    id; ``answer(call_id, text)`` answers one and returns why it was not taken, else ``None``.
     """
 
     def __init__(
@@ -44,6 +46,8 @@ class Controls:
         awaiting: Callable[[], set[str]] | None = None,
         step: bool = False,
         always: bool = False,
+        questions: Callable[[], dict[str, Any]] | None = None,
+        answer: Callable[[str, str], str | None] | None = None,
     ) -> None:
         self.stop = stop
         self.steer = steer
@@ -51,3 +55,5 @@ class Controls:
         self.awaiting = awaiting or (lambda: set())
         self.step = step
         self.always = always
+        self.questions = questions or (lambda: {})
+        self.answer = answer

@@ -3,7 +3,8 @@
 A call whose arguments stream in, that waits for an answer or that runs is **open**: a
 card with its summary line, its arguments, while it waits the approval buttons (Approve /
 Deny, or in step mode Run / Edit / Skip / Stop: :mod:`._step_card`; both with Always allow /
-Always deny where a session keeps rules), its latest progress
+Always deny where a session keeps rules), a question the tool asks the user
+(:mod:`._question_card`), its latest progress
 report (a bar when the report carries a fraction), what the tool has printed, displayed
 or plotted so far, and the latest nested runs it opened,
 drawn live. A queued call is its summary line. A call that has ended is
@@ -24,6 +25,7 @@ from ..render._progress import progress_fraction, progress_text
 from ..render.html import call_html, call_summary_html
 from ..render.tree import CallNode
 from ._always import always_buttons
+from ._question_card import question_widgets
 from ._step_card import step_widgets
 
 if TYPE_CHECKING:
@@ -80,6 +82,9 @@ def _open_card(view: CardHost, call: CallNode) -> Any:
         shown += step_widgets(view, call)
     elif call.id in view.controls.awaiting() and not view.finished:
         shown.append(view.pool.widget_for(("approval", call.id), lambda: _approval_row(view, call))["row"])
+    asked = view.controls.questions().get(call.id) if not view.finished else None
+    if asked is not None:  # the tool asked the user (ctx.ask, an MCP elicitation)
+        shown += question_widgets(view, call.id, asked)
     if call.progress:
         progress = _part(view, parts, "progress")
         view.pool.want(progress, value=progress_html(call.progress[-1]))

@@ -26,8 +26,8 @@ class CardHost(Protocol):
     ``finished`` says whether the run has ended; ``controls`` what the run lets the view do
     (whether a call can be answered); ``shown_result_chars`` and ``max_text_chars`` how
     much of a result or a text is drawn. ``run_widget`` draws a nested run;
-    ``on_stop_click`` and ``on_decide_click`` are what the Stop button and a waiting call's
-    answer do.
+    ``on_stop_click``, ``on_decide_click`` and ``on_answer_click`` are what the Stop button,
+    a waiting call's answer and a tool question's answer do.
     """
 
     pool: WidgetPool
@@ -41,3 +41,5 @@ class CardHost(Protocol):
     def on_stop_click(self, _button: object = None) -> None: ...
 
     def on_decide_click(self, call_id: str, answer: object) -> str | None: ...
+
+    def on_answer_click(self, call_id: str, text: str) -> str | None: ...

@@ -32,6 +32,7 @@ from ._saved_runs import remember_saved_data, saved_run_metadata
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
+    from ..core._asking import Question
     from ..engine.run import Run
     from ..engine.tool_execution import ApprovalRequest
     from ._magics import AgentMagics, CellPlan
@@ -142,6 +143,7 @@ def live_for(magics: AgentMagics, plan: CellPlan, path: ClickPath) -> LiveRun:
         steerable=path.clicks,  # a box nobody's typing can reach would only mislead
         step=plan.spec.settings["step"],
         session_rules=magics.approval_rules,
+        ask_without_clicks=None if _has_widget_frontend(magics.shell) else answer_in_terminal,
     )
     if plan.options.output:
         live.show_again = f"%agent show {plan.options.output}"
@@ -154,6 +156,23 @@ def _ask_in_terminal(request: ApprovalRequest) -> bool:
     question = visible_controls(mask(f"Allow {request.tool_name}({request.arguments})? [y/N] "))
     answer = input(question)
     return answer.strip().lower() in ("y", "yes")
+
+
+def answer_in_terminal(question: Question) -> str:
+    """A tool's question on the terminal (``input()``), secrets masked and control
+    characters visible; with choices, asked again until the answer is one of them (its
+    number or its text). A timeout is not kept: ``input()`` cannot be interrupted."""
+    choices = question.choices
+    listed = "".join(f"\n  {number}. {choice}" for number, choice in enumerate(choices, 1))
+    prompt = visible_controls(mask(f"{question.tool_name} asks: {question.text}{listed}\n> "))
+    while True:
+        answer = input(prompt).strip()
+        if not choices and answer:
+            return answer
+        if answer in choices:
+            return answer
+        if answer.isdigit() and 1 <= int(answer) <= len(choices):
+            return choices[int(answer) - 1]
 
 
 def _step_in_terminal(request: ApprovalRequest) -> Any:
@@ -193,6 +212,7 @@ def hooked_spec(plan: CellPlan, live: LiveRun, **hooks: Any) -> Any:
             "approve": approve,
             "abort": live.abort,
             "get_steering_messages": live.take_steering,
+            "ask": live.ask,
             **hooks,
         }
     )

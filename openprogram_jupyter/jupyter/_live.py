@@ -23,17 +23,19 @@ from dataclasses import dataclass
 from html import escape
 from typing import TYPE_CHECKING, Any
 
+from ..core._asking import Question
 from ..core._controls import visible_controls
 from ..core._json import JsonObject
 from ..core._secrets import Secrets
 from ..core._stop import StopToken
 from ..core.approval_policy import Rule, SessionRules
 from ..core.approvals import Edit
-from ..core.errors import ArgumentError
+from ..core.errors import ArgumentError, AskError
 from ..render import render_bundle
 from ..render._safe import display_bundle, update_bundle
 from ..render.tree import TreeBuilder
 from ._buttons import Always
+from ._questions import WaitingQuestions
 from ._reload_note import ReloadNote
 from ._view import Controls, RunView
 
@@ -73,6 +75,7 @@ class LiveRun:
         approve_without_clicks: Callable[[Any], Any] | None = None,
         step: bool = False,
         session_rules: SessionRules | None = None,
+        ask_without_clicks: Callable[[Question], str] | None = None,
     ) -> None:
         self.abort: threading.Event = StopToken()
         self.session_rules = session_rules
@@ -84,6 +87,8 @@ class LiveRun:
         self.on_stop: Callable[[], None] | None = None
         self._steering: collections.deque[str] = collections.deque()
         self._approvals: dict[str, _Waiting] = {}
+        self.waiting_questions = WaitingQuestions(self.abort)
+        self._ask_without_clicks = ask_without_clicks
         self._lock = threading.Lock()
         self._approve_without_clicks = approve_without_clicks
         self.stopped_by_button = False
@@ -99,6 +104,8 @@ class LiveRun:
                     steer=self._steering.append if steerable else None,
                     decide=self.decide,
                     awaiting=self.awaiting,
+                    questions=self.waiting_questions.waiting,
+                    answer=self.waiting_questions.answer,
                     step=step,
                     always=session_rules is not None,
                 ),
@@ -162,6 +169,23 @@ class LiveRun:
         finally:
             with self._lock:
                 self._approvals.pop(call_id, None)
+
+    def ask(self, question: Question, cancelled: threading.Event) -> str:
+        """Ask ``question`` in its call's card (a text box, or a button per choice) and wait
+        for the answer; called on the tool's thread, which it blocks.
+
+        Without a view (terminal IPython) ``ask_without_clicks`` answers (``input()``).
+        Raises ``AskError`` when no answer can come: a view that cannot receive clicks, the
+        run stopped (``cancelled`` or the Stop button) or the question's timeout passed.
+        """
+        if self.view is None or not self.clicks:
+            if self.view is None and self._ask_without_clicks is not None:
+                return self._ask_without_clicks(question)
+            raise AskError(
+                f"{question.tool_name} asked {question.text!r}, and this cell cannot receive an answer "
+                "while it runs: run it with autoawait on (the default) on ipykernel ≥ 7.4, or with --background"
+            )
+        return self.waiting_questions.wait(question, cancelled)
 
     # -- called by the buttons (the kernel's comm thread) ------------------------------
 

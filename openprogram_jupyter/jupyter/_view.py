@@ -193,6 +193,14 @@ class RunView:
             return None
         return self.controls.decide(call_id, answer)
 
+    def on_answer_click(self, call_id: str, text: str) -> str | None:
+        """Give a tool's waiting question the user's answer; returns why it was not taken."""
+        if self.finished or self.controls.answer is None:
+            self.note("This run has already ended; the answer was not used.")
+            self._tick_if_idle()
+            return None
+        return self.controls.answer(call_id, text)
+
     def _tick_if_idle(self) -> None:
         # A view at rest has no writer; the click handler may redraw it itself.
         if self.finished and not self.closed:

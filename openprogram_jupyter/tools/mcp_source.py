@@ -71,10 +71,12 @@ class McpTool(Tool):
         return dict(arguments)
 
     def call(self, kwargs: dict[str, Any], context: ToolContext) -> Awaitable[Any]:
-        return self._call(kwargs)
+        return self._call(kwargs, context)
 
-    async def _call(self, kwargs: dict[str, Any]) -> Any:
-        result = await self.server.connection.call_tool(self.remote_name, kwargs)
+    async def _call(self, kwargs: dict[str, Any], context: ToolContext) -> Any:
+        # The server's elicitations during this call are this call's questions (its card).
+        with self.server.connection.answering(lambda text, choices: context.ask(text, choices)):
+            result = await self.server.connection.call_tool(self.remote_name, kwargs)
         return result_value(result)
 
 

@@ -147,3 +147,41 @@ def test_a_missing_key_says_how_to_give_one_and_other_sdk_errors_say_what_they_a
     other = classify_openai_error(openai.OpenAIError("the organization is unknown"))
     assert other.message == "OpenAIError: the organization is unknown" and other.kind != "credentials"
     assert classify_openai_error(ValueError("odd")).message == "ValueError: odd"
+
+
+async def test_a_round_s_body_carries_the_model_system_prompt_streaming_and_each_control(server):
+    model = _model(server)
+    server.script(Turn(text="ok"))
+    request = ModelRequest(
+        messages=[UserMessage(content="go")],
+        system="Be brief.",
+        tools=TOOLS,
+        tool_choice="required",
+        parallel_tool_calls=False,
+        max_output_tokens=300,
+        reasoning="low",
+    )
+    _, reply = await stream_once(model, request)
+    assert reply.stop_reason == "stop", (reply.error_message, server.rejections)
+    body = server.requests[-1].body
+    assert {key: value for key, value in body.items() if key != "tools"} == {
+        "model": "gpt-4.1-mini",
+        "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "go"}],
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        "tool_choice": "required",
+        "parallel_tool_calls": False,
+        "max_completion_tokens": 300,
+        "reasoning_effort": "low",
+    }
+    assert [tool["function"]["name"] for tool in body["tools"]] == [spec["name"] for spec in TOOLS]
+
+
+async def test_a_stream_that_ends_without_its_finish_reason_says_so(server):
+    model = _model(server)
+    server.script(Turn(text="cut short", cut_after=3, cut_cleanly=True))
+    _, reply = await stream_once(model, ModelRequest(messages=[UserMessage(content="go")]))
+    assert reply.stop_reason == "error"
+    assert reply.error_message == (
+        "openai:gpt-4.1-mini failed: the stream ended before a chunk with finish_reason (connection closed early)"
+    )

@@ -29,7 +29,7 @@ import tempfile
 import threading
 import time
 import weakref
-from collections.abc import Callable, Coroutine, Iterator, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO, TypeVar, cast
 
@@ -37,7 +37,7 @@ from ..core._install import install_hint
 from ..core._json import JsonObject
 from ..core._secrets import mask
 from ..core.errors import UserMistake
-from ._mcp_elicitation import Ask, elicit
+from ._mcp_elicitation import Elicitations
 
 __all__ = ["McpConnection", "McpError", "McpTarget", "close_all_connections"]
 
@@ -102,8 +102,7 @@ class McpConnection:
         self.skipped_lines: list[str] = []  # the last lines the server wrote that are not JSON-RPC
         self._failure: str | None = None
         self._closed = False
-        self._lock = threading.Lock()
-        self._askers: list[Ask] = []  # the ctx.ask of each call in flight (elicitations)
+        self.elicitations = Elicitations()  # who answers the server's elicitations now
         ready: concurrent.futures.Future[None] = concurrent.futures.Future()
         self._session = asyncio.run_coroutine_threadsafe(self._hold_session(ready), self._loop)
         _OPEN.add(self)
@@ -157,29 +156,13 @@ class McpConnection:
         return Client(transport, message_handler=self._on_message, elicitation_callback=self._on_elicitation)
 
     async def _on_elicitation(self, context: Any, params: Any) -> Any:
-        """An ``elicitation/create`` from the server: asked of the user through the call
-        in flight (:meth:`answering`; the latest, when several are), on a worker thread so
-        the connection's loop goes on (:func:`._mcp_elicitation.elicit`)."""
+        """An ``elicitation/create`` from the server, asked of the user through the call in
+        flight (:class:`._mcp_elicitation.Elicitations`)."""
         from mcp.types import ElicitResult
 
-        with self._lock:
-            ask = self._askers[-1] if self._askers else None
         asked = params.model_dump(mode="json", by_alias=False, exclude_none=True)
-        server = self.server_name or self.target.describe()
-        action, content = await asyncio.to_thread(elicit, asked, ask, server)
+        action, content = await self.elicitations.reply(asked, self.server_name or self.target.describe())
         return ElicitResult(action=action, content=content)
-
-    @contextlib.contextmanager
-    def answering(self, ask: Ask) -> Iterator[None]:
-        """While the block runs, the server's elicitations are asked with ``ask`` (the
-        calling tool's ``ctx.ask``)."""
-        with self._lock:
-            self._askers.append(ask)
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._askers.remove(ask)
 
     async def _on_message(self, message: object) -> None:
         """The SDK hands over what the server sent that it could not read as an exception.

@@ -13,13 +13,16 @@ builds the SDK's reply from the ``(action, content)`` returned.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import asyncio
+import contextlib
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Literal
 
 from ..core._json import JsonObject
 from ..core.errors import AskError
 
-__all__ = ["Ask", "elicit"]
+__all__ = ["Ask", "Elicitations", "elicit"]
 
 Ask = Callable[[str, Sequence[str] | None], str]
 """Asks one question (with choices, or free text) on the tool's thread and returns the answer."""
@@ -61,6 +64,33 @@ def elicit(params: JsonObject, ask: Ask | None, server: str) -> tuple[Action, Js
 
 
 _DECLINED = object()
+
+
+class Elicitations:
+    """Who answers one connection's elicitations: the ``ctx.ask`` of each call in flight
+    (:meth:`answering`); the latest is asked when several are (a run's calls go one after
+    another, so that is the one running)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._askers: list[Ask] = []
+
+    @contextlib.contextmanager
+    def answering(self, ask: Ask) -> Iterator[None]:
+        """While the block runs, elicitations are asked with ``ask``."""
+        with self._lock:
+            self._askers.append(ask)
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._askers.remove(ask)
+
+    async def reply(self, params: JsonObject, server: str) -> tuple[Action, JsonObject | None]:
+        """:func:`elicit` for ``params``, on a worker thread (the caller's loop goes on)."""
+        with self._lock:
+            ask = self._askers[-1] if self._askers else None
+        return await asyncio.to_thread(elicit, params, ask, server)
 
 
 def _field_answer(ask: Ask, heading: str, name: str, field: dict[str, Any]) -> Any:

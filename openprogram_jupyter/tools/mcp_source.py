@@ -75,7 +75,7 @@ class McpTool(Tool):
 
     async def _call(self, kwargs: dict[str, Any], context: ToolContext) -> Any:
         # The server's elicitations during this call are this call's questions (its card).
-        with self.server.connection.answering(lambda text, choices: context.ask(text, choices)):
+        with self.server.connection.elicitations.answering(lambda text, choices: context.ask(text, choices)):
             result = await self.server.connection.call_tool(self.remote_name, kwargs)
         return result_value(result)
 

@@ -185,3 +185,32 @@ async def test_a_stream_that_ends_without_its_finish_reason_says_so(server):
     assert reply.error_message == (
         "openai:gpt-4.1-mini failed: the stream ended before a chunk with finish_reason (connection closed early)"
     )
+
+
+async def test_a_user_message_is_one_string_of_its_texts_or_parts_with_its_pictures(server):
+    model = _model(server)
+    server.script(Turn(text="ok"), Turn(text="ok"))
+    texts = UserMessage(content=[TextContent(text="first, "), TextContent(text="then")])
+    await stream_once(model, ModelRequest(messages=[texts]))
+    assert server.requests[-1].body["messages"] == [{"role": "user", "content": "first, then"}]
+    picture = ImageContent(data=PNG, mime_type="image/png")
+    await stream_once(model, ModelRequest(messages=[UserMessage(content=[TextContent(text="what is it?"), picture])]))
+    assert server.requests[-1].body["messages"] == [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "what is it?"},
+                {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{PNG}"}},
+            ],
+        }
+    ]
+
+
+async def test_a_base_url_from_the_environment_and_no_key_sends_the_local_placeholder_key(server, monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
+    model = resolve_model("openai:gpt-4.1-mini")
+    model.retry = FAST_RETRY
+    server.script(Turn(text="ok"))
+    _, reply = await stream_once(model, ModelRequest(messages=[UserMessage(content="go")]))
+    assert reply.stop_reason == "stop", reply.error_message
+    assert server.requests[-1].headers["authorization"] == "Bearer local"

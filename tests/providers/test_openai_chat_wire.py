@@ -6,6 +6,7 @@ models/openai_chat.py; docs/testing.md, "Mutation tool")."""
 from __future__ import annotations
 
 import base64
+import json
 
 import httpx
 import openai
@@ -214,3 +215,30 @@ async def test_a_base_url_from_the_environment_and_no_key_sends_the_local_placeh
     _, reply = await stream_once(model, ModelRequest(messages=[UserMessage(content="go")]))
     assert reply.stop_reason == "stop", reply.error_message
     assert server.requests[-1].headers["authorization"] == "Bearer local"
+
+
+def _chunk(delta: dict, finish: str | None = None) -> bytes:
+    payload = {"id": "c", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta}]}
+    if finish is not None:
+        payload["choices"][0]["finish_reason"] = finish
+    return b"data: " + json.dumps(payload).encode() + b"\n\n"
+
+
+async def test_a_local_server_s_reasoning_field_is_thinking_and_arguments_that_are_not_text_are_skipped(server):
+    model = _model(server)
+    call_start = {"index": 0, "id": "c1", "type": "function", "function": {"name": "add", "arguments": ""}}
+    frames = [
+        _chunk({"role": "assistant", "reasoning": "Let me think."}),
+        _chunk({"reasoning": ""}),  # an empty piece adds nothing
+        _chunk({"tool_calls": [call_start]}),
+        _chunk({"tool_calls": [{"index": 0, "function": {"arguments": {"a": 9}}}]}),  # an object: not a fragment
+        _chunk({"tool_calls": [{"index": 0, "function": {"arguments": '{"a": 1, "b": 2}'}}]}),
+        _chunk({}, finish="tool_calls"),
+        b"data: [DONE]\n\n",
+    ]
+    server.script(Turn(raw_frames=frames))
+    _, reply = await stream_once(model, ModelRequest(messages=[UserMessage(content="go")], tools=TOOLS))
+    assert reply.stop_reason == "toolUse", reply.error_message
+    assert [type(b).__name__ for b in reply.content] == ["ThinkingContent", "ToolCall"]
+    assert reply.content[0].thinking == "Let me think."
+    assert reply.content[1].arguments == {"a": 1, "b": 2}

@@ -42,6 +42,7 @@ __all__ = [
     "SchemaError",
     "SetupError",
     "ToolExit",
+    "ToolFailure",
     "UserMistake",
     "split_model_error",
 ]
@@ -253,6 +254,11 @@ class ToolExit(OpenProgramError):
     def __init__(self, original: BaseException) -> None:
         super().__init__(type(original).__name__)
         self.original = original
+
+
+class ToolFailure(OpenProgramError):
+    """A tool's failure its message says in words (an MCP server's error, a dead server):
+    the model reads ``Error: <tool> failed: <message>``, without a Python class name."""
 
 
 class AskError(OpenProgramError, RuntimeError):

@@ -27,7 +27,7 @@ from ..core._run_context import RunContext
 from ..core._secrets import Secrets
 from ..core._stop import StopToken
 from ..core.approvals import edit_note
-from ..core.errors import ToolExit
+from ..core.errors import ToolExit, ToolFailure
 from ..core.events import Event, ToolExecutionEndEvent, ToolExecutionStartEvent, ToolExecutionUpdateEvent
 from ..core.messages import TextContent, ToolCall, ToolResultMessage, ToolResultStatus
 from ..tools._schema import ArgumentError
@@ -274,12 +274,14 @@ async def _await_body(
     except asyncio.TimeoutError:
         context.cancelled.set()
         running.cancel()
-        return _Outcome(
-            "error",
-            f"Error: {call.name} timed out after {timeout:g} s and was stopped "
-            "(a sync tool may still be finishing in the background)",
-            details={"timeout": timeout},
+        # An async body (an MCP call among them) is cancelled; a thread cannot be.
+        after = (
+            "was cancelled"
+            if isinstance(running, asyncio.Task)
+            else ("was stopped (a sync tool may still be finishing in the background)")
         )
+        text = f"Error: {call.name} timed out after {timeout:g} s and {after}"
+        return _Outcome("error", text, details={"timeout": timeout})
     except asyncio.CancelledError:
         context.cancelled.set()
         if isinstance(running, asyncio.Task):
@@ -400,6 +402,8 @@ def _error_outcome(call: ToolCall, error: BaseException) -> _Outcome:
     if isinstance(error, ToolExit):
         error = error.original
     message = _short(error, limit=20_000) or "(no message)"
+    if isinstance(error, ToolFailure):  # its message says what happened: no class name for the model
+        return _Outcome("error", f"Error: {call.name} failed: {message}", details={"exception": type(error).__name__})
     try:
         trace = "".join(traceback.format_exception(error))
     except Exception:  # an exception whose __str__ fails fails the formatter too

@@ -36,7 +36,7 @@ from typing import Any, TextIO, TypeVar, cast
 from ..core._install import install_hint
 from ..core._json import JsonObject
 from ..core._secrets import mask
-from ..core.errors import UserMistake
+from ..core.errors import ToolFailure, UserMistake
 from ._mcp_elicitation import Elicitations
 
 __all__ = ["McpConnection", "McpError", "McpTarget", "close_all_connections"]
@@ -54,7 +54,7 @@ logging.getLogger("mcp").addHandler(logging.NullHandler())
 _CLOSE_SECONDS = 8.0  # the SDK gives a stdio server 2 s after stdin closes, then 2 s after SIGTERM
 
 
-class McpError(UserMistake, RuntimeError):
+class McpError(UserMistake, ToolFailure, RuntimeError):
     """An MCP server could not be reached, or stopped answering (IPython shows the message
     alone: the frames are the package's)."""
 

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from ..core._ambient import ambient_runtime
 from ..core._json import JsonObject
 from ..core._secrets import remember
-from ..core.errors import ArgumentError, SetupError
+from ..core.errors import ArgumentError, SetupError, ToolFailure
 from ..core.messages import ImageContent, TextContent
 from ._jsonschema import validate_json_schema
 from ._mcp_connection import McpConnection, McpError, McpTarget
@@ -42,8 +42,8 @@ _NOT_A_NAME = re.compile(r"[^A-Za-z0-9_-]+")
 _TOOL_OPTION_NAMES = {f.name for f in dataclasses.fields(ToolOptions)} - {"render", "cache"}
 
 
-class McpToolError(RuntimeError):
-    """The MCP server answered a call with ``isError``; the message is what it said."""
+class McpToolError(ToolFailure, RuntimeError):
+    """The MCP server answered a call with ``isError``; the message says so, with what it said."""
 
 
 class McpTool(Tool):
@@ -95,7 +95,7 @@ def result_value(result: Any) -> Any:
             blocks.append(TextContent(text=json.dumps(block.model_dump(mode="json", exclude_none=True))))
     if result.is_error:
         text = "\n".join(b.text for b in blocks if isinstance(b, TextContent)) or "the tool reported an error"
-        raise McpToolError(text)
+        raise McpToolError(f"the MCP server reported an error: {text}")
     if not blocks and result.structured_content is not None:
         return result.structured_content
     return blocks or ""

@@ -124,7 +124,9 @@ def test_a_failed_call_on_the_server_is_an_error_result_the_model_reads(runtime,
     scripted(runtime, call("demo_fail", why="no reason"), "I see.")
     run = runtime.run("Fail.")
     [result] = results(run)
-    assert result.is_error and "McpToolError" in text_of(result) and "fail" in text_of(result)
+    assert result.is_error and text_of(result) == (
+        "Error: demo_fail failed: the MCP server reported an error: Error executing tool fail"
+    )
     assert run.stop_reason == "stop"
 
 
@@ -133,7 +135,8 @@ def test_a_dead_server_is_an_error_result_and_the_run_goes_on(runtime, stdio_dem
     run = runtime.run("Crash it.")
     crashed, after = results(run)
     assert crashed.is_error and "demo" in text_of(crashed) and "crashing on purpose" in text_of(crashed)
-    assert after.is_error and "McpError" in text_of(after)
+    assert after.is_error and text_of(after).startswith("Error: demo_add failed: ")
+    assert "McpError" not in text_of(after)
     assert run.stop_reason == "stop" and run.text == "The server is gone."
 
 

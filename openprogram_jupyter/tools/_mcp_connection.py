@@ -54,6 +54,10 @@ logging.getLogger("mcp").addHandler(logging.NullHandler())
 _CLOSE_SECONDS = 8.0  # the SDK gives a stdio server 2 s after stdin closes, then 2 s after SIGTERM
 
 
+_CONNECTION_CLOSED = -32000
+"""The JSON-RPC code the SDK's error carries when the server's end of the connection closed."""
+
+
 class McpError(UserMistake, ToolFailure, RuntimeError):
     """An MCP server could not be reached, or stopped answering (IPython shows the message
     alone: the frames are the package's)."""
@@ -220,7 +224,8 @@ class McpConnection:
 
     @property
     def alive(self) -> bool:
-        return self._client is not None and not self._closed
+        """Whether calls can reach the server: connected, not closed, not found gone."""
+        return self._client is not None and not self._closed and self._failure is None
 
     def run(self, coroutine: Coroutine[Any, Any, T], timeout: float) -> T:
         """Run ``coroutine`` on the connection's loop and wait for it (sync callers)."""
@@ -274,6 +279,8 @@ class McpConnection:
         except asyncio.CancelledError:
             raise
         except Exception as error:
+            if getattr(error, "code", None) == _CONNECTION_CLOSED and self._failure is None:
+                self._failure = self._explain(error)  # the server is gone: closed, and every later call says so
             if self._client is None or self._failure is not None or type(error).__name__ == "MCPError":
                 raise McpError(self._failure or self._explain(error)) from None
             raise

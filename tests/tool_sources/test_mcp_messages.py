@@ -22,3 +22,13 @@ def test_a_server_error_reaches_the_model_in_words(runtime):
     text = run.tool_results[0].text
     assert text == "Error: demo_fail failed: the MCP server reported an error: Error executing tool fail"
     assert "raised" not in text and "McpToolError" not in text
+
+
+def test_a_server_whose_process_died_is_closed_and_says_so(runtime):
+    server = op.mcp(command=STDIO_COMMAND, runtime=runtime)
+    assert not server.closed and ", connected:" in repr(server)
+    crash, add = op.ToolCall(name="demo_crash", arguments={}), op.ToolCall(name="demo_add", arguments={"a": 1, "b": 2})
+    script = [crash, add, "ok"]
+    run = op.Runtime(model=op.ScriptedModel(script)).run("go", toolset="demo")
+    assert server.closed and ", closed:" in repr(server)
+    assert run.tool_results[1].text.startswith("Error: demo_add failed: the MCP server")

@@ -49,12 +49,21 @@ def test_the_estimate_counts_pictures_thinking_and_calls_after_the_newest_counte
         UserMessage(content="hello"),
         AssistantMessage(content=[TextContent(text="hi")], usage=Usage(input=1_000, cache_read=24, output=6)),
         UserMessage(content=[TextContent(text="x" * 40), picture, picture]),
-        AssistantMessage(content=[ThinkingContent(thinking="t" * 80), ToolCall(id="c", name="look", arguments={})]),
+        AssistantMessage(content=[ThinkingContent(thinking="t" * 81), ToolCall(id="c", name="look", arguments={})]),
     ]
-    # 1,030 counted; then 40 + 80 + len("look") + len("{}") = 126 characters, 31 tokens; two pictures
+    # 1,030 counted; then 40 + 81 + len("look") + len("{}") = 127 characters: 31 tokens (one
+    # character more would make 32); two pictures
     assert request_tokens(ModelRequest(messages=history)) == 1_030 + 31 + 2 * 1_600
     # a reply counted before position 2 (say, before a compaction) is estimated, not trusted
-    assert request_tokens(ModelRequest(messages=history), counted_from=2) == (2 + 5 + 2 + 126) // 4 + 3_200
+    assert request_tokens(ModelRequest(messages=history), counted_from=2) == (2 + 5 + 2 + 127) // 4 + 3_200
+
+
+def test_a_reply_whose_provider_counted_a_single_prompt_token_is_trusted():
+    history = [
+        UserMessage(content="x" * 400),
+        AssistantMessage(content=[TextContent(text="ok")], usage=Usage(input=1, output=1)),
+    ]
+    assert request_tokens(ModelRequest(messages=history)) == 2
 
 
 def test_the_window_is_the_setting_else_the_model_s_own_whole_number_else_the_model_data():

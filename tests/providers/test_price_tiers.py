@@ -43,3 +43,32 @@ def test_cached_tokens_of_an_unknown_price_make_the_cost_unknown_and_none_of_the
     assert cost_of("local:plain", Usage(input=10, output=5)) == pytest.approx(20 / 1e6)
     assert cost_of("local:plain", Usage(input=10, cache_read=1, output=5)) is None
     assert cost_of("local:plain", Usage(input=10, cache_write=1, output=5)) is None
+
+
+def test_a_model_is_looked_up_under_its_full_name_bare_id_undated_id_and_without_a_region():
+    assert pricing.lookup_keys("bedrock:us.anthropic.claude-sonnet-4-5-20250929-v1:0") == [
+        "bedrock:us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+        "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+        "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+        "anthropic.claude-sonnet-4-5-20250929-v1:0",
+    ]
+    assert pricing.lookup_keys("gpt-4.1-mini-2025-04-14") == [
+        "gpt-4.1-mini-2025-04-14",
+        "gpt-4.1-mini",
+        "gpt-4.1-mini-2025-04-14",
+    ]
+    register_price("anthropic.claude-sonnet-4-5-20250929-v1:0", input=1.0, output=1.0)
+    usage = Usage(input=1_000_000, output=0)
+    assert cost_of("bedrock:eu.anthropic.claude-sonnet-4-5-20250929-v1:0", usage) == 1.0
+
+
+def test_the_library_s_price_keeps_each_kind_of_token_and_where_its_first_tier_ends():
+    assert price_for("anthropic:claude-sonnet-4-5") == Price(3.0, 15.0, 0.3, 3.75, 200_000)
+    assert price_for("openai:gpt-4.1-mini") == Price(0.4, 1.6, 0.1, None, None)
+
+
+def test_an_own_price_s_cost_is_exact_and_a_model_no_provider_sells_costs_nothing_known():
+    register_price("local:m", input=3.0, output=0.0)
+    assert cost_of("local:m", Usage(input=1_000_000)) == 3.0  # not a hair under: per million exactly
+    assert cost_of("local:unknown", Usage(input=10)) is None  # no such provider: unknown, no error
+    assert cost_of("gemini:gpt-4.1-mini", Usage(input=10)) is None  # another provider's model is not priced

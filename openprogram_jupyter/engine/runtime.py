@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ..core import _ambient
 from ..core._stop import StopToken, waiting_time
+from ..core._threads import start_daemon_thread
 from ..core.errors import RunError, SetupError
 from ._runtime_config import Configured, RuntimeConfig
 from ._runtime_model import RuntimeModel
@@ -334,7 +335,7 @@ class RunHandle:
                 self._finished.set()
                 _close_abandoning(loop, grace=self.runtime.cancel_grace)
 
-        threading.Thread(target=target, name="openprogram-run", daemon=True).start()
+        start_daemon_thread(target, name="openprogram-run", needed_by="Runtime.run", instead="await runtime.arun(...)")
 
     def _created(self, run: Run) -> None:
         self.run = run

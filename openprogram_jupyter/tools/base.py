@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, overload
 
 from ..core._json import JsonObject
+from ..core._threads import threads_available
 from ..core._tool_context import ToolContext
 from ..core.errors import ArgumentError, ToolExit
 from ._jsonschema import validate_json_schema
@@ -208,6 +209,9 @@ def run_in_daemon_thread(fn: Callable[..., Any], kwargs: dict[str, Any], *, name
     when none is idle a new one starts, so an abandoned call never starves the next. The
     copied context carries the contextvars (nesting, and ipykernel's output routing, so
     the tool's ``print()`` lands in its cell).
+
+    Where this Python cannot start threads (Pyodide: ``core._threads``) ``fn`` runs here,
+    on the event loop's thread, before the future is returned: a stop then waits for it.
     """
     loop = asyncio.get_running_loop()
     future: asyncio.Future[Any] = loop.create_future()
@@ -229,7 +233,10 @@ def run_in_daemon_thread(fn: Callable[..., Any], kwargs: dict[str, Any], *, name
         except RuntimeError:
             pass  # the loop is gone: the run ended and abandoned this call
 
-    _workers.submit(job)
+    if threads_available():
+        _workers.submit(job)
+    else:  # Pyodide: the body runs to its end here, before the caller can await it
+        job()
     return future
 
 

@@ -1,0 +1,62 @@
+"""Where Python cannot start threads (Pyodide, ``sys.platform == "emscripten"``; the real
+one is driven by tests/pyodide): a tool body runs on the event loop's thread, and the sync
+entry points, which run the loop on a worker thread, refuse naming ``arun``."""
+
+from __future__ import annotations
+
+import sys
+import threading
+
+import pytest
+
+import openprogram_jupyter as op
+
+from .conftest import call
+
+
+@pytest.fixture
+def threadless(monkeypatch):
+    """sys.platform as Pyodide's, and Thread.start failing as it does there; the names of
+    the threads something tried to start."""
+    monkeypatch.setattr(sys, "platform", "emscripten")
+    tried = []
+
+    def start(thread):
+        tried.append(thread.name)
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(threading.Thread, "start", start)
+    return tried
+
+
+async def test_an_awaited_run_calls_its_sync_tools_on_the_loops_own_thread(threadless):
+    ran_on = []
+
+    @op.function
+    def where(city: str) -> str:
+        """Which thread the tool body ran on."""
+        ran_on.append(threading.current_thread())
+        return f"{city}: ok"
+
+    run = await op.Runtime(model=op.ScriptedModel([call("where", city="Oslo"), "done"])).arun("go", tools=[where])
+
+    assert run.stop_reason == "stop"
+    assert ran_on == [threading.current_thread()]
+    op.check(run).returned("where", "Oslo: ok")
+    assert threadless == []
+
+
+@pytest.mark.parametrize("entry", ["run", "exec", "start"])
+def test_the_sync_entry_points_refuse_naming_arun_before_anything_runs(threadless, entry):
+    model = op.ScriptedModel(["never sent"])
+    runtime = op.Runtime(model=model)
+
+    with pytest.raises(op.SetupError) as refused:
+        getattr(runtime, entry)("go")
+
+    assert str(refused.value) == (
+        "Runtime.run needs a worker thread, and this Python (emscripten: Pyodide, as in JupyterLite, "
+        "or WASI) cannot start one; use await runtime.arun(...)"
+    )
+    assert threadless == []
+    assert runtime.last_run is None

@@ -23,6 +23,8 @@ import os
 import threading
 from typing import TYPE_CHECKING, Any
 
+from ..core._threads import threads_available
+
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
@@ -55,6 +57,8 @@ _AFTER_REPLY = (
 
 
 def _enabled(shell: InteractiveShell) -> bool:
+    if not threads_available():  # Pyodide: the imports happen in the first cell instead
+        return False
     if os.environ.get("OPENPROGRAM_WARM_UP", "").strip().lower() in {"0", "false", "no", "off"}:
         return False
     return getattr(shell, "kernel", None) is not None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import types
 
 import pytest
 
@@ -60,3 +61,14 @@ def test_the_sync_entry_points_refuse_naming_arun_before_anything_runs(threadles
     )
     assert threadless == []
     assert runtime.last_run is None
+
+
+def test_load_ext_starts_no_warm_up_thread_in_a_kernel_that_has_none(threadless, monkeypatch):
+    from openprogram_jupyter.jupyter import _warm_up
+
+    monkeypatch.setattr(_warm_up, "_running", None)
+    monkeypatch.delenv("OPENPROGRAM_WARM_UP", raising=False)
+    shell = types.SimpleNamespace(kernel=object())  # all the warm-up asks of a kernel's shell
+
+    assert _warm_up.start_warm_up(shell, magics=None, runtime=None) is None
+    assert threadless == []

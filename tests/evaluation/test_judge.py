@@ -234,3 +234,17 @@ def test_the_graded_run_cannot_end_its_own_block_and_speak_outside_it():
     assert inside == run_as_text(run)
     assert "GRADING HARNESS NOTE" not in before + after
     assert judge.prompt(run) == judge.prompt(run)  # the same run, the same prompt: a recorded judge replays
+
+
+def test_judges_grade_when_the_caller_already_runs_an_event_loop():
+    # A notebook cell runs inside the kernel's event loop: op.evaluate (sync) is called
+    # from there, and its judges must still grade (asyncio.run refuses to nest).
+    async def cell() -> op.Evaluation:
+        judge = op.judge(RUBRIC, model=grader())
+        return op.evaluate(prompts(2), models=[careful()], tools=[add], expect=judge, progress=False)
+
+    evaluation = asyncio.run(cell())
+    assert [(row.verdict, row.why) for row in evaluation.rows] == [("pass", ""), ("pass", "")]
+    reasons = [judgement.reason for row in evaluation.rows for judgement in row.judgements]
+    assert reasons == ["0+1: right", "1+2: right"]
+

@@ -11,7 +11,9 @@ go one at a time, in table order.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+import contextvars
+import threading
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -121,10 +123,37 @@ def grade_rows(
         await asyncio.gather(*(one(row, key) for row, key in rows))
 
     try:
-        asyncio.run(all_rows())
+        _run_to_the_end(all_rows)
     finally:
         for judge in judges:
             judge.flush()
+
+
+def _run_to_the_end(main: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    """``asyncio.run(main())``, on a worker thread of its own when this thread already runs
+    an event loop (a notebook cell does: ``asyncio.run`` refuses to start inside one). The
+    caller waits in 0.1 s slices, so Ctrl-C still lands, and what ``main`` raised —
+    an expectation's ``KeyboardInterrupt`` too — is raised here."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        asyncio.run(main())
+        return
+    raised: list[BaseException] = []
+    context = contextvars.copy_context()
+
+    def target() -> None:
+        try:
+            context.run(asyncio.run, main())
+        except BaseException as error:  # handed to the caller below
+            raised.append(error)
+
+    worker = threading.Thread(target=target, name="openprogram-grade", daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(0.1)
+    if raised:
+        raise raised[0]
 
 
 def _checked(expect: Sequence[Expect], run: Run) -> Grade:

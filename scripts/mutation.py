@@ -203,7 +203,11 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/providers/test_provider_common.py",
     ),
     "engine/_context.py": ("tests/providers/test_provider_context.py", "tests/providers/test_context_window_edges.py"),
-    "observe/_tracing.py": ("tests/core/test_tracing.py", "tests/core/test_tracing_nested.py"),
+    "observe/_tracing.py": (
+        "tests/core/test_tracing.py",
+        "tests/core/test_tracing_nested.py",
+        "tests/core/test_tracing_spans.py",
+    ),
 }
 
 KILLED = ("killed", "timeout")  # a mutant whose tests hang is caught: mutmut stops it

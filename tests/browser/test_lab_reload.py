@@ -24,7 +24,9 @@ pytestmark = pytest.mark.slow
 
 CELLS = [
     "%load_ext openprogram_jupyter\nimport openprogram_jupyter as op\n"
-    "slow = op.ScriptedModel(['word ' * 150], delay=0.04)  # about 6 s of streaming",
+    # About 22 s of streaming: the page is saved and reloaded while it goes on even on a
+    # loaded machine (with 6 s, a CI run reloaded after the end and never saw the mid-run line).
+    "slow = op.ScriptedModel(['word ' * 150], delay=0.15)",
     "%%agent -m slow -o r\nTalk for a while.",
     "%agent show r",
 ]
@@ -58,7 +60,7 @@ def test_a_page_reloaded_mid_run_shows_the_ended_run_in_the_line_and_agent_show_
         _notebook_ready(page)
         cell = page.locator(".jp-Cell").nth(1)
         cell.get_by_text("run %agent show r in a cell to see it").first.wait_for(timeout=30_000)
-        page.wait_for_function(f"() => {_KERNEL}.status === 'idle'", timeout=60_000)  # the run has ended
+        page.wait_for_function(f"() => {_KERNEL}.status === 'idle'", timeout=90_000)  # the run has ended
         line = cell.locator(".widget-html", has_text="The run has ended")
         line.wait_for(timeout=30_000)
         ended = line.inner_text()

@@ -90,3 +90,32 @@ def test_the_note_that_nothing_is_exported_is_given_once_and_never_for_a_provide
     assert _tracing.unexported_note(True) is None  # once per process
     monkeypatch.setattr(_tracing, "_UNEXPORTED_SAID", False)
     assert _tracing.unexported_note(otel.NoOpTracerProvider()) == _tracing.UNEXPORTED_NOTE
+
+
+def test_trace_true_uses_the_global_provider_s_tracer_named_after_the_package(monkeypatch):
+    provider, exporter = _provider()
+    monkeypatch.setattr(otel, "get_tracer_provider", lambda: provider)
+    op.Runtime(model=op.ScriptedModel(["hi"], name="m")).run("go", trace=True)
+    spans = exporter.get_finished_spans()
+    assert sorted(s.name for s in spans) == ["chat m", "invoke_agent"]
+    assert {s.instrumentation_scope.name for s in spans} == {"openprogram_jupyter"}
+
+
+def test_a_run_inside_the_user_s_own_span_is_traced_under_it():
+    provider, exporter = _provider()
+    with provider.get_tracer("notebook").start_as_current_span("cell") as cell:
+        op.Runtime(model=op.ScriptedModel(["hi"], name="m")).run("go", trace=provider)
+    top = next(s for s in exporter.get_finished_spans() if s.name == "invoke_agent")
+    assert top.parent is not None and top.parent.span_id == cell.get_span_context().span_id
+
+
+def test_a_call_that_returned_is_an_execute_tool_span_with_no_error():
+    @op.function(register_globally=False)
+    def add(a: int, b: int) -> int:
+        """Add."""
+        return a + b
+
+    _, spans = _spans([call("add", a=1, b=2), "3"], [add])
+    tool = next(s for s in spans if s.name == "execute_tool add")
+    assert tool.attributes[gen_ai.GEN_AI_OPERATION_NAME] == "execute_tool"
+    assert "error.type" not in tool.attributes and tool.status.status_code.name == "UNSET"

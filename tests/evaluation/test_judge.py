@@ -247,4 +247,3 @@ def test_judges_grade_when_the_caller_already_runs_an_event_loop():
     assert [(row.verdict, row.why) for row in evaluation.rows] == [("pass", ""), ("pass", "")]
     reasons = [judgement.reason for row in evaluation.rows for judgement in row.judgements]
     assert reasons == ["0+1: right", "1+2: right"]
-

@@ -121,6 +121,7 @@ TESTS: dict[str, tuple[str, ...]] = {
     ),
     "models/openai_chat.py": (
         "tests/providers/test_openai_chat_wire.py",
+        "tests/providers/test_provider_wire.py",
         "tests/providers/test_text_tool_calls.py",
         "tests/providers/test_provider_translation.py",
         "tests/providers/test_provider_history_walk.py",

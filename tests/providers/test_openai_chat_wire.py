@@ -242,3 +242,14 @@ async def test_a_local_server_s_reasoning_field_is_thinking_and_arguments_that_a
     assert [type(b).__name__ for b in reply.content] == ["ThinkingContent", "ToolCall"]
     assert reply.content[0].thinking == "Let me think."
     assert reply.content[1].arguments == {"a": 1, "b": 2}
+
+
+async def test_a_finish_reason_this_version_does_not_know_is_read_as_finished_with_a_notice_naming_the_model(server):
+    model = _model(server)
+    server.script(Turn(raw_frames=[_chunk({"content": "Hi."}), _chunk({}, finish="weird_reason"), b"data: [DONE]\n\n"]))
+    updates, reply = await stream_once(model, ModelRequest(messages=[UserMessage(content="go")]))
+    assert reply.stop_reason == "stop" and reply.text == "Hi."
+    assert [u.delta for u in updates if u.kind == "notice"] == [
+        "openai:gpt-4.1-mini: the provider ended the reply for a reason this version does not know "
+        "(weird_reason); it was read as finished"
+    ]

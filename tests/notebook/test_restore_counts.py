@@ -5,13 +5,14 @@ with a gap said; the session keeps the start it was saved with."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import openprogram_jupyter as op
 from openprogram_jupyter.jupyter._saved_runs import read_saved_runs, restore_sessions, saved_run_metadata
 from openprogram_jupyter.jupyter._sessions import Sessions
+
+from .test_restore_untrusted import notebook_with
 
 
 def _saved(prompt: str, *, appended_at: int, created_at: float | None, started_at: float) -> dict[str, Any]:
@@ -21,19 +22,9 @@ def _saved(prompt: str, *, appended_at: int, created_at: float | None, started_a
 
 
 def _restored(tmp_path: Path, *saved: dict[str, Any]) -> tuple[list[str], Sessions]:
-    cells = [
-        {
-            "cell_type": "code",
-            "source": "%%agent",
-            "metadata": {},
-            "outputs": [{"output_type": "display_data", "data": {}, "metadata": {"openprogram": s}}],
-        }
-        for s in saved
-    ]
-    path = tmp_path / "saved.ipynb"
-    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    path = notebook_with(tmp_path, *saved)
     sessions = Sessions()
-    return restore_sessions(sessions, read_saved_runs(path)), sessions
+    return restore_sessions(sessions, read_saved_runs(Path(path))), sessions
 
 
 def test_two_runs_of_a_session_are_restored_in_order_and_counted(tmp_path):

@@ -16,6 +16,8 @@ import openprogram_jupyter as op
 from openprogram_jupyter.jupyter._saved_runs import read_saved_runs, restore_sessions, saved_run_metadata
 from openprogram_jupyter.jupyter._sessions import Sessions
 
+from .test_restore_untrusted import notebook_with
+
 FIRST = "Rule: answer in French. " + "x" * 3_000
 SECOND = "Question two. " + "y" * 3_000
 COMPACTING = "%%agent -m m -s chat --compact 1000 --keep-last 1"
@@ -67,21 +69,6 @@ def test_a_pinned_message_stays_in_the_compacted_session(shell):
     assert _texts(messages)[2:] == [SECOND, "second answer"]
 
 
-def _notebook(tmp_path: Path, saved: list[dict[str, Any]]) -> Path:
-    cells = [
-        {
-            "cell_type": "code",
-            "source": "%%agent",
-            "metadata": {},
-            "outputs": [{"output_type": "display_data", "data": {}, "metadata": {"openprogram": s}}],
-        }
-        for s in saved
-    ]
-    path = tmp_path / "saved.ipynb"
-    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
-    return path
-
-
 def _saved(session: Any) -> list[dict[str, Any]]:
     """Each run of ``session`` as its cell saved it (what ``_cell._metadata`` writes)."""
     return [
@@ -102,7 +89,7 @@ def test_restore_rebuilds_the_compacted_session_with_its_pins(shell, tmp_path):
     saved = _saved(live)
     assert "compactions" not in saved[0] and len(saved[1]["compactions"]) == 1
     restored = Sessions()
-    lines = restore_sessions(restored, read_saved_runs(_notebook(tmp_path, saved)))
+    lines = restore_sessions(restored, read_saved_runs(Path(notebook_with(tmp_path, *saved))))
     assert lines == ["session chat: 4 message(s) from 2 run(s)"]
     again = restored.get("chat").messages
     assert _texts(again) == _texts(live.messages)
@@ -120,5 +107,5 @@ def test_saved_compactions_that_do_not_fit_are_refused_naming_the_cell(shell, tm
         match=r"^code cell 2: its saved run's compaction 1 replaces positions \[0, 99\] of a conversation of "
         r"4 messages, which it does not fit$",
     ):
-        restore_sessions(kept, read_saved_runs(_notebook(tmp_path, saved)))
+        restore_sessions(kept, read_saved_runs(Path(notebook_with(tmp_path, *saved))))
     assert _texts(kept.get("chat").messages) == ["kept as it was"]

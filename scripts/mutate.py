@@ -1281,8 +1281,8 @@ MUTATIONS: tuple[Mutation, ...] = (
     M(
         "oversized-request-sent",
         "engine/_reply.py",
-        "        if too_big is not None:\n",
-        "        if False:\n",
+        "    if too_big is not None:\n",
+        "    if False:\n",
         ("tests/providers/test_provider_context.py::test_a_first_request_larger_than_the_window_is_never_sent",),
         "a request larger than the context window is never sent",
     ),

@@ -18,7 +18,6 @@ crosses the threshold, then with the record. A fork or a rerun applies the recor
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -30,6 +29,7 @@ from ..core.messages import AssistantMessage, ToolResultMessage, Usage, UserMess
 from ..models.base import MessageBuilder, Model, ModelRequest
 from ._context import CHARS_PER_TOKEN
 from ._loop_state import LoopConfig, LoopState
+from ._streaming import stream_into
 
 __all__ = [
     "SUMMARY_HEAD",
@@ -211,18 +211,9 @@ async def _summary(model: Model, request: ModelRequest) -> AssistantMessage:
     """The model's reply to ``request``, streamed whole and masked; a failure is a failed
     reply, not an exception (a stop still cancels)."""
     builder = MessageBuilder(model=model.name)
-    message = builder.message
-    try:
-        async for _update in model.stream(request, builder):
-            pass
-    except asyncio.CancelledError:
-        raise
-    except Exception as error:
-        builder.fail(f"{model.name}: {type(error).__name__}: {error}", kind="internal")
-    if message.stop_reason not in ("error", "aborted"):
-        builder.finish(message.stop_reason if message.stop_reason != "stop" else None)
-    ReplyMask().finish(message)
-    return message
+    await stream_into(model, request, builder)
+    ReplyMask().finish(builder.message)
+    return builder.message
 
 
 def _written(message: Any) -> str:

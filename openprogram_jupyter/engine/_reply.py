@@ -11,7 +11,6 @@ as text when the run asks for that, and gives repeated call ids their own.
 
 from __future__ import annotations
 
-import asyncio
 from typing import cast
 
 from ..core._masking import ReplyMask
@@ -25,6 +24,7 @@ from ._compaction import compact_if_due
 from ._context import context_refusal, context_window, request_tokens
 from ._limits import LimitReached, final_round_system, output_cap, unpriced_notice
 from ._loop_state import LoopConfig, LoopState
+from ._streaming import stream_into
 
 __all__ = ["notice_unpriced", "stream_reply"]
 
@@ -96,18 +96,15 @@ async def stream_reply(config: LoopConfig, state: LoopState, final: LimitReached
     if final is not None:
         emit(MessageUpdateEvent(message=partial, update=builder.notice(final.notice)))
     too_big = context_refusal(request, window, config.model.name, state.compacted_at)
-    try:
-        if too_big is not None:
-            builder.fail(f"{config.model.name}: {too_big}", kind="context_length")
-        else:
-            async for update in config.model.stream(request, builder):
-                emit(MessageUpdateEvent(message=partial, update=masking.update(update)))
-    except asyncio.CancelledError:
-        raise
-    except Exception as error:
-        builder.fail(f"{config.model.name}: {type(error).__name__}: {error}", kind="internal")
-    if partial.stop_reason not in ("error", "aborted"):
-        builder.finish(partial.stop_reason if partial.stop_reason != "stop" else None)
+    if too_big is not None:
+        builder.fail(f"{config.model.name}: {too_big}", kind="context_length")
+    else:
+        await stream_into(
+            config.model,
+            request,
+            builder,
+            lambda update: emit(MessageUpdateEvent(message=partial, update=masking.update(update))),
+        )
     for update in masking.held_back():
         emit(MessageUpdateEvent(message=partial, update=update))
     masking.finish(partial)

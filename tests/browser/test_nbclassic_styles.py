@@ -54,8 +54,12 @@ def test_a_waiting_calls_arguments_and_controls_fit_nbclassic(jupyter):
         page.screenshot(path=str(OUTPUT / "nbclassic-step.png"), full_page=True)
         page.locator(".cell").nth(1).get_by_role("button", name="Run", exact=True).click()
         page.locator(".cell").nth(1).get_by_text("finished").first.wait_for(timeout=60_000)
-        page.locator(".cell").nth(1).locator(".output_area summary").first.wait_for(timeout=30_000)
-        summaries = page.evaluate(SUMMARY_DISPLAYS)
+        # The live view gives way to the saved transcript as the run ends: read the summaries
+        # in the same tick that finds them, not after a wait that the swap can fall between.
+        found = page.wait_for_function(
+            f"() => {{ const s = ({SUMMARY_DISPLAYS})(); return s.length && s; }}", timeout=30_000
+        )
+        summaries = found.json_value()
         page.screenshot(path=str(OUTPUT / "nbclassic-transcript.png"), full_page=True)
 
     assert measured["lineHeight"] <= 1.5 * measured["fontSize"], measured  # was 28 px for 12 px text

@@ -8,6 +8,14 @@ import re
 DISTRIBUTION = "openprogram-jupyter"
 
 
+def package_version() -> str:
+    """This package's installed version (``"0"`` when it is not installed, run from a bare tree)."""
+    try:
+        return importlib.metadata.version(DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        return "0"
+
+
 def install_hint(extra: str) -> str:
     """``pip install '<requirement>' ...`` for the packages of ``extra``, read from this
     package's own metadata, so it is right whether the package came from a clone

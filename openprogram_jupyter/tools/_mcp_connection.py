@@ -33,7 +33,7 @@ from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO, TypeVar, cast
 
-from ..core._install import install_hint
+from ..core._install import DISTRIBUTION, install_hint, package_version
 from ..core._json import JsonObject
 from ..core._secrets import mask
 from ..core.errors import ToolFailure, UserMistake
@@ -142,7 +142,7 @@ class McpConnection:
 
     def _open_client(self) -> Any:
         try:
-            from mcp import Client, StdioServerParameters
+            from mcp import Client, Implementation, StdioServerParameters
             from mcp.client.stdio import stdio_client
             from mcp.client.streamable_http import streamable_http_client
         except ImportError:
@@ -157,7 +157,12 @@ class McpConnection:
             assert self._stderr is not None  # a stdio target always has one
             parameters = StdioServerParameters(command=command, args=args, env=target.env, cwd=target.cwd)
             transport = stdio_client(parameters, errlog=self._stderr)
-        return Client(transport, message_handler=self._on_message, elicitation_callback=self._on_elicitation)
+        return Client(
+            transport,
+            message_handler=self._on_message,
+            elicitation_callback=self._on_elicitation,
+            client_info=Implementation(name=DISTRIBUTION, version=package_version()),  # not the SDK's "mcp 0.1.0"
+        )
 
     async def _on_elicitation(self, context: Any, params: Any) -> Any:
         """An ``elicitation/create`` from the server, asked of the user through the call in

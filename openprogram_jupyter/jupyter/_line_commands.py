@@ -248,7 +248,8 @@ def _course(magics: AgentMagics, rest: str) -> None:
 def _serve(magics: AgentMagics, rest: str) -> None:
     from ._serve_command import serve_command
 
-    serve_command(rest)
+    widgets = getattr(magics.shell, "kernel", None) is not None  # a kernel: clicks can come back
+    serve_command(rest, widgets=widgets, session_rules=magics.approval_rules)
 
 
 def _pin(magics: AgentMagics, rest: str) -> None:

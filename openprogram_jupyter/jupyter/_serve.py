@@ -7,13 +7,16 @@ twice a second and, when it changed, tells clients (``notifications/tools/list_c
 A call from a client runs as a run of a copy of the notebook's Runtime (:meth:`Runtime.replace`,
 so ``last_run`` is left alone) that makes exactly that call with exactly those arguments:
 the same argument checks, the Runtime's approval policy and deny list, ``requires_approval``,
-masking of secrets in the result. The run's result is what the client gets; its record is
+masking of secrets in the result. A call the policy asks about waits for Approve / Deny in
+the serving cell's card, and is denied after :attr:`ServedTools.approvals`' timeout
+(:mod:`._served_approvals`). The run's result is what the client gets; its record is
 kept in :attr:`ServedTools.calls` and drawn in the card of the cell that started the server.
 The endpoint itself (HTTP on 127.0.0.1, bearer token, the SDK) is ``tools/_mcp_serving``.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import threading
@@ -28,6 +31,7 @@ from ..core.messages import ImageContent, TextContent, ToolCall, ToolResultMessa
 from ..tools._mcp_serving import ServedEndpoint, ServedResult, ServedTool
 from ..tools.base import Tool
 from ..tools.registry import default_registry
+from ._served_approvals import ServedApprovals
 
 __all__ = ["ServedCall", "ServedTools", "serve", "served", "stop_serving"]
 
@@ -51,7 +55,8 @@ class ServedTools:
     """A running server of notebook tools (:func:`serve` makes it).
 
     ``url`` and ``token`` are what a client needs (the token goes in
-    ``Authorization: Bearer <token>``); ``calls`` the calls served so far;
+    ``Authorization: Bearer <token>``); ``calls`` the calls served so far; ``approvals`` the
+    calls waiting for Approve / Deny (``approvals.timeout``: how long one waits, in seconds);
     :meth:`client_config` a ready configuration for Claude Code, Codex, Cursor and the MCP
     Inspector; :meth:`stop` closes the port.
     """
@@ -61,6 +66,8 @@ class ServedTools:
         self.tool_names = tool_names
         self.runtime = runtime
         self.calls: list[ServedCall] = []
+        self.approvals = ServedApprovals()
+        self._call_numbers = itertools.count(1)
         self._listeners: list[Callable[[ServedTools], None]] = []
         self._lock = threading.Lock()
         self._endpoint = ServedEndpoint(name, self._listed, self._call, port=port, version=_version())
@@ -109,13 +116,18 @@ class ServedTools:
         tool = default_registry.get(name)
         assert tool is not None  # the endpoint lists and checks names through _listed
         started = time.monotonic()
-        model = ScriptedModel([ToolCall(id="mcp_call", name=name, arguments=dict(arguments)), "served"])
-        run = await self.runtime.replace(model=model).arun(_PROMPT, tools=[tool])
+        call_id = f"mcp_call_{next(self._call_numbers)}"  # one per call: concurrent calls wait apart
+        model = ScriptedModel([ToolCall(id=call_id, name=name, arguments=dict(arguments)), "served"])
+        approve = self.approvals.approver(getattr(self.runtime, "approve", None))
+        run = await self.runtime.replace(model=model, approve=approve).arun(_PROMPT, tools=[tool])
         results = [m for m in run.messages if isinstance(m, ToolResultMessage)]
         result = results[0] if results else None
         content: list[TextContent | ImageContent] = (
             list(result.content) if result is not None else [TextContent(text=f"the call did not run: {run.error}")]
         )
+        refusal = self.approvals.refusal(call_id)
+        if refusal is not None:
+            content = [TextContent(text=f"denied: {refusal}; {name} did not run")]
         failed = result is None or result.is_error or result.status != "done"
         text = "\n".join(b.text for b in content if isinstance(b, TextContent))
         status = result.status if result is not None else "error"

@@ -3,7 +3,9 @@
 - ``%agent serve --tools search,fetch [--port N] [--name NAME]`` starts one
   (:func:`._serve.serve`), prints the URL, the token and each client's configuration once,
   and shows a card that follows every call a client makes (tool, arguments, how it ended,
-  time, the start of the result) — updated in place from the server's thread;
+  time, the start of the result) — updated in place from the server's thread — and, under
+  it where widgets can show, Approve / Deny (and Always allow / Always deny) for each call
+  the approval policy asks about (:mod:`._served_approval_box`);
 - ``%agent serve`` lists the running servers and their call counts;
 - ``%agent serve stop [NAME]`` stops one (no NAME: every one).
 """
@@ -16,6 +18,7 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
+from ..core.approval_policy import SessionRules
 from ..render._format import shorten
 from ..render._safe import display_bundle, update_bundle
 from ..render._table import html_table
@@ -26,8 +29,10 @@ __all__ = ["serve_command", "server_card"]
 _USAGE = "%agent serve --tools NAME[,NAME…] [--port N] [--name NAME] | %agent serve | %agent serve stop [NAME]"
 
 
-def serve_command(rest: str) -> None:
-    """Run ``%agent serve …`` (the text after ``serve``); bad input raises ``UsageError``."""
+def serve_command(rest: str, *, widgets: bool = False, session_rules: SessionRules | None = None) -> None:
+    """Run ``%agent serve …`` (the text after ``serve``); bad input raises ``UsageError``.
+    ``widgets``: the kernel has a widget frontend, so the card can ask Approve / Deny;
+    ``session_rules``: where its "Always" buttons add rules (the notebook's)."""
     try:
         words = shlex.split(rest)
     except ValueError as error:
@@ -50,7 +55,7 @@ def serve_command(rest: str) -> None:
     except ValueError as error:
         raise UsageError(f"%agent serve: {error}") from None
     print(_introduction(server))
-    show_card(server)
+    show_card(server, widgets=widgets, session_rules=session_rules)
 
 
 def _options(words: list[str]) -> dict[str, Any]:
@@ -86,10 +91,22 @@ def _introduction(server: ServedTools) -> str:
     return "\n".join(lines)
 
 
-def show_card(server: ServedTools) -> None:
-    """Display the server's card here and redraw it after every call and every change."""
+def show_card(server: ServedTools, *, widgets: bool = False, session_rules: SessionRules | None = None) -> Any:
+    """Display the server's card here and redraw it after every call and every change; with
+    ``widgets``, display under it the box where calls wait for Approve / Deny, open until
+    the server stops (``session_rules``: where an "Always" click adds its rule). Returns that
+    :class:`._served_approval_box.ApprovalBox`, else ``None``."""
     handle = display_bundle(server_card(server), display_id=True)
     server.on_change(lambda changed: update_bundle(handle, server_card(changed)))
+    if widgets:
+        from ._served_approval_box import ApprovalBox
+
+        server.approvals.session_rules = session_rules
+        box = ApprovalBox(server.approvals)
+        display_bundle(box.mimebundle(server.name))
+        server.on_change(lambda changed: box.close() if changed.stopped else None)
+        return box
+    return None
 
 
 def server_card(server: ServedTools) -> dict[str, str]:

@@ -247,3 +247,43 @@ def test_judges_grade_when_the_caller_already_runs_an_event_loop():
     assert [(row.verdict, row.why) for row in evaluation.rows] == [("pass", ""), ("pass", "")]
     reasons = [judgement.reason for row in evaluation.rows for judgement in row.judgements]
     assert reasons == ["0+1: right", "1+2: right"]
+
+
+@pytest.mark.parametrize("concurrency", [1, 2])
+def test_each_run_is_judged_in_its_own_slot_as_it_ends_not_after_the_last_run(concurrency):
+    # A judge's request fills the slot its run frees: with one slot, run 1 is graded before
+    # run 2 starts (grading after all runs would keep the judges waiting on the slowest run).
+    events: list[str] = []
+
+    @op.function(register_globally=False)
+    def logged_add(a: int, b: int) -> int:
+        """Add two numbers."""
+        events.append(f"run {a}")
+        return a + b
+
+    def graded(run) -> bool:
+        events.append(f"grade {run.messages[0].text}")
+        return True
+
+    model = op.ScriptedModel(
+        [lambda request: op.ToolCall(name="logged_add", arguments={"a": 1, "b": 2}), "The sum is 3."], name="m"
+    )
+    judge = op.judge(RUBRIC, model=op.ScriptedModel([lambda request: verdict_for_any()], name="grader"))
+    evaluation = op.evaluate(
+        ["Add 1 and 2.", "Add 1 and 2 again."],
+        models=[model],
+        tools=[logged_add],
+        expect=[graded, judge],
+        concurrency=concurrency,
+        progress=False,
+    )
+    assert [row.verdict for row in evaluation.rows] == ["pass", "pass"]
+    assert all(row.judgements for row in evaluation.rows)
+    if concurrency == 1:
+        assert events == ["run 1", "grade Add 1 and 2.", "run 1", "grade Add 1 and 2 again."]
+    else:  # every run is graded once, whatever order the slots ended in
+        assert sorted(events) == sorted(["run 1", "grade Add 1 and 2.", "run 1", "grade Add 1 and 2 again."])
+
+
+def verdict_for_any() -> op.AssistantMessage:
+    return op.AssistantMessage(content=[op.TextContent(text=json.dumps({"call": "pass", "args": {"reason": "ok"}}))])

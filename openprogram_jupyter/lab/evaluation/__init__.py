@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ...core._stop import StopToken, waiting_time
@@ -22,8 +22,9 @@ from ...engine.runtime import ambient_runtime
 from ...models import Model
 from ...models._provider_common import ProviderModel
 from ._cost import Budget, EvaluationPlan, plan_of
-from ._grading import grade_rows
-from ._jobs import EvalJob, EvalOutcome, arun_job, check_names, run_job
+from ._drivers import guarded, in_new_loop, in_process, on_executor
+from ._grading import GradesAsRunsEnd, apply_grade, grade_rows
+from ._jobs import EvalJob, EvalOutcome, check_names
 from ._judge import Judge, Judgement, judge
 from ._paired import PairedComparison
 from ._progress import Progress
@@ -128,10 +129,13 @@ def _run_plan(
         outcomes[outcome.index] = outcome
         meter.count(outcome)
 
-    driver = (_on_executor, executor) if executor is not None else (_in_new_loop,)
+    if executor is not None:
+        work: tuple[object, ...] = (on_executor, executor, plan.jobs, concurrency, stop, plan.budget.charging(record))
+    else:
+        work = (in_new_loop, plan.jobs, concurrency, stop, plan.budget.charging(record), plan.grading_as_runs_end())
     worker = threading.Thread(
-        target=_guarded,
-        args=(finished, *driver, plan.jobs, concurrency, stop, plan.budget.charging(record), plan.budget),
+        target=guarded,
+        args=(finished, *work, plan.budget),
         name="openprogram-evaluate",
         daemon=True,
     )
@@ -183,12 +187,14 @@ async def aevaluate(
     if executor is not None:
         work = asyncio.ensure_future(
             asyncio.to_thread(
-                _on_executor, executor, plan.jobs, concurrency, stop, plan.budget.charging(record), plan.budget
+                on_executor, executor, plan.jobs, concurrency, stop, plan.budget.charging(record), plan.budget
             )
         )
     else:
         work = asyncio.ensure_future(
-            _in_process(plan.jobs, concurrency, stop, plan.budget.charging(record), plan.budget)
+            in_process(
+                plan.jobs, concurrency, stop, plan.budget.charging(record), plan.grading_as_runs_end(), plan.budget
+            )
         )
     try:
         while not work.done():
@@ -227,6 +233,19 @@ class _Plan:
         self.repeats = repeats
         self.prompts = prompts
         self.budget = Budget(None)
+        self.early = GradesAsRunsEnd(expect)
+
+    def grading_as_runs_end(self) -> Callable[[EvalOutcome], Awaitable[None]] | None:
+        """What grades a run in its slot as it ends (:class:`GradesAsRunsEnd`), when the
+        expectations suit it; ``None`` otherwise (every row is graded by :meth:`result`)."""
+        if not GradesAsRunsEnd.suits(self.expect):
+            return None
+
+        async def grade(outcome: EvalOutcome) -> None:
+            job = self.jobs[outcome.index]
+            await self.early.grade(to_row(outcome, job), row_key(job, self.jobs))
+
+        return grade
 
     def dry_run(self) -> EvaluationPlan:
         """What running would take: runs, requests, a floor of the cost (:mod:`._cost`)."""
@@ -245,8 +264,15 @@ class _Plan:
         :class:`EvaluationInterrupted` carrying every row: those graded keep their verdict,
         the others read ``stopped`` (not judged) — no finished run is lost."""
         rows = [to_row(outcomes.get(job.index) or EvalOutcome(job.index, skipped=True), job) for job in self.jobs]
-        ended = [(row, row_key(job, self.jobs)) for row, job in zip(rows, self.jobs, strict=True) if row.passed]
-        graded: list[int] = []
+        for row in rows:
+            if row.passed and row.number in self.early.grades:
+                apply_grade(row, self.early.grades[row.number])
+        graded = [row.number for row in rows if row.number in self.early.grades]
+        ended = [
+            (row, row_key(job, self.jobs))
+            for row, job in zip(rows, self.jobs, strict=True)
+            if row.passed and row.number not in self.early.grades
+        ]
         try:
             grade_rows(ended, self.expect, self.concurrency, graded)
         except KeyboardInterrupt:
@@ -379,103 +405,3 @@ def _resolved_once(model: object, base: Any) -> object:
     except Exception:
         return model
     return resolved if isinstance(resolved, ProviderModel) else model
-
-
-def _guarded(finished: threading.Event, work: Callable[..., None], *args: object) -> None:
-    try:
-        work(*args)
-    finally:
-        finished.set()
-
-
-def _in_new_loop(
-    jobs: list[EvalJob],
-    concurrency: int,
-    stop: threading.Event,
-    record: Callable[[EvalOutcome], None],
-    budget: Budget | None = None,
-) -> None:
-    loop = asyncio.new_event_loop()
-    try:
-        loop.run_until_complete(_in_process(jobs, concurrency, stop, record, budget))
-    finally:
-        loop.run_until_complete(loop.shutdown_asyncgens())
-        loop.close()
-
-
-async def _in_process(
-    jobs: list[EvalJob],
-    concurrency: int,
-    stop: threading.Event,
-    record: Callable[[EvalOutcome], None],
-    budget: Budget | None = None,
-) -> None:
-    """Every job on this event loop, at most ``concurrency`` at once; none starts once
-    ``stop`` is set or ``budget`` is spent."""
-    semaphore = asyncio.Semaphore(concurrency)
-
-    async def one(job: EvalJob) -> None:
-        async with semaphore:
-            refused = budget.refusal() if budget is not None else None
-            if stop.is_set() or refused is not None:
-                record(EvalOutcome(job.index, skipped=True, error=refused))
-                return
-            record(await arun_job(job, stop))
-
-    await asyncio.gather(*(one(job) for job in jobs))
-
-
-def _on_executor(
-    executor: concurrent.futures.Executor,
-    jobs: list[EvalJob],
-    concurrency: int,
-    stop: threading.Event,
-    record: Callable[[EvalOutcome], None],
-    budget: Budget | None = None,
-) -> None:
-    """Every job on ``executor``, at most ``concurrency`` submitted and not yet done.
-
-    Stopping cancels what has not started; a run already going on elsewhere cannot be
-    reached from here, so it is left to finish and its row says stopped.
-    """
-    waiting = list(jobs)
-    running: dict[concurrent.futures.Future[EvalOutcome], EvalJob] = {}
-    while waiting or running:
-        while waiting and len(running) < concurrency and not stop.is_set():
-            job = waiting.pop(0)
-            refused = budget.refusal() if budget is not None else None
-            if refused is not None:
-                record(EvalOutcome(job.index, skipped=True, error=refused))
-                continue
-            try:
-                running[executor.submit(run_job, job)] = job
-            except Exception as error:  # e.g. a tool that cannot be pickled for another process
-                record(
-                    EvalOutcome(
-                        job.index, error=f"the executor could not run it: {type(error).__name__}: {_first_line(error)}"
-                    )
-                )
-        if stop.is_set():
-            for future, job in running.items():
-                future.cancel()
-                record(EvalOutcome(job.index, skipped=True))
-            for job in waiting:
-                record(EvalOutcome(job.index, skipped=True))
-            return
-        done, _ = concurrent.futures.wait(running, timeout=0.1, return_when=concurrent.futures.FIRST_COMPLETED)
-        for future in done:
-            job = running.pop(future)
-            try:
-                record(future.result())
-            except Exception as error:  # the executor lost the job (a worker died, pickling failed)
-                record(
-                    EvalOutcome(
-                        job.index, error=f"the executor could not run it: {type(error).__name__}: {_first_line(error)}"
-                    )
-                )
-
-
-def _first_line(error: BaseException) -> str:
-    cause = error.__cause__ or error.__context__
-    text = str(error).split("\n", 1)[0]
-    return f"{text} ({type(cause).__name__}: {cause})" if cause is not None else text

@@ -6,6 +6,10 @@ most ``concurrency`` at a time: a check runs as it is called, a judge's model ca
 awaited (:meth:`Judge.agrade`), keyed by its row so a recording replays whatever order the
 judges finish in. A judge that must grade in order (:attr:`Judge.in_order`) makes the rows
 go one at a time, in table order.
+
+Where every judge grades side by side, an evaluation on this process's event loop grades
+each run in the slot it ran in, the moment it ends (:class:`GradesAsRunsEnd`), so the
+judges' requests fill the slots the runs free instead of waiting for the slowest run.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from ._judge import Judge, Judgement
 if TYPE_CHECKING:
     from ._report import EvalRow
 
-__all__ = ["Expect", "Grade", "agrade", "expectations", "grade_rows"]
+__all__ = ["Expect", "Grade", "GradesAsRunsEnd", "agrade", "apply_grade", "expectations", "grade_rows"]
 
 Expect = Callable[[Run], Any]
 Verdict = Literal["pass", "fail", "error", "timeout", "stopped"]
@@ -91,6 +95,36 @@ async def agrade(expect: Sequence[Expect], run: Run, key: list[Any]) -> Grade:
     return graded
 
 
+class GradesAsRunsEnd:
+    """Grades each row as its run ends, on the evaluation's own event loop, keeping the
+    :class:`Grade` of each row by its number in ``grades``.
+
+    :meth:`suits` says when: a judge among the expectations (checks alone cost nothing to
+    run afterwards) and none grading in order. A row that did not end normally is not
+    graded. A grading that raised — an expectation's ``KeyboardInterrupt`` — leaves its row
+    out of ``grades``: the final pass (:func:`grade_rows`) asks it again on the caller's
+    thread, where an interrupt means what it says.
+    """
+
+    def __init__(self, expect: Sequence[Expect]) -> None:
+        self.expect = expect
+        self.grades: dict[int, Grade] = {}
+
+    @staticmethod
+    def suits(expect: Sequence[Expect]) -> bool:
+        judges = [each for each in expect if isinstance(each, Judge)]
+        return bool(judges) and not any(judge.in_order for judge in judges)
+
+    async def grade(self, row: EvalRow, key: list[Any]) -> None:
+        if not row.passed:
+            return
+        assert row.run is not None
+        try:
+            self.grades[row.number] = await agrade(self.expect, row.run, key)
+        except (Exception, KeyboardInterrupt):  # asked again by the final pass
+            return
+
+
 def grade_rows(
     rows: Sequence[tuple[EvalRow, list[Any]]], expect: Sequence[Expect], concurrency: int, done: list[int]
 ) -> None:
@@ -98,14 +132,16 @@ def grade_rows(
     why, judgements and judge runs, and appending its number to ``done``. A
     ``KeyboardInterrupt`` (from Ctrl-C or from an expectation) propagates at once, the
     rows graded so far keeping their verdict (and listed in ``done``); the caller marks the rest."""
+    judges = [each for each in expect if isinstance(each, Judge)]
     if not rows or not expect:
         done.extend(row.number for row, _ in rows)
+        for judge in judges:  # rows graded as their runs ended are recorded too
+            judge.flush()
         return
-    judges = [each for each in expect if isinstance(each, Judge)]
     if not judges:  # checks alone: called here, in table order, outside any event loop
         for row, _ in rows:
             assert row.run is not None
-            _apply(row, _checked(expect, row.run))
+            apply_grade(row, _checked(expect, row.run))
             done.append(row.number)
         return
     width = 1 if any(judge.in_order for judge in judges) else concurrency
@@ -117,7 +153,7 @@ def grade_rows(
             async with slots:
                 assert row.run is not None
                 graded = await agrade(expect, row.run, key)
-            _apply(row, graded)
+            apply_grade(row, graded)
             done.append(row.number)
 
         await asyncio.gather(*(one(row, key) for row, key in rows))
@@ -166,7 +202,8 @@ def _checked(expect: Sequence[Expect], run: Run) -> Grade:
     return graded
 
 
-def _apply(row: EvalRow, graded: Grade) -> None:
+def apply_grade(row: EvalRow, graded: Grade) -> None:
+    """Set ``row``'s verdict, why, judgements, judge runs and checks from ``graded``."""
     row.verdict, row.why = graded.verdict, graded.why
     row.judgements, row.judge_runs = graded.judgements, graded.judge_runs
     row.checked = graded.checked

@@ -61,10 +61,13 @@ def _request(config: LoopConfig, state: LoopState, final: LimitReached | None, *
         choice, system = "none", final_round_system(system, final)
     else:
         cap = output_cap(config.spec.settings, config.spent(), config.model.name, _last_input(state))
+    strict = config.spec.settings["strict_tools"]
+    deferred = [t.spec for t in menu.deferred_tools()] if config.spec.settings["tool_search"] == "provider" else []
     request = ModelRequest(
         messages=state.conversation if config.spec.settings["images_to_model"] else without_images(state.conversation),
         system=system,
-        tools=all_strict(menu.specs()) if config.spec.settings["strict_tools"] else menu.specs(),
+        tools=all_strict(menu.specs()) if strict else menu.specs(),
+        deferred_tools=all_strict(deferred) if strict else deferred,
         tool_choice=choice,
         parallel_tool_calls=config.spec.settings["parallel_tool_calls"],
         allowed_tools=config.spec.settings["allowed_tools"],

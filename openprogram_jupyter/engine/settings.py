@@ -28,6 +28,11 @@ from ..core._doc_links import link_page_mentions
 from ..core._json import JsonObject
 from ..core.errors import SetupError
 from ._compact_checks import compact_check, fraction_or_tokens
+from ._setting_flags import REASONING_EFFORTS, OneOf
+from ._setting_flags import Capped as _Capped
+from ._setting_flags import amount as _amount
+from ._setting_flags import comma_names as _comma_names
+from ._setting_flags import effort_or_budget as _effort_or_budget
 
 # What tool_choice= accepts: "auto", "required", "none", a tool's name, or a dict naming one.
 # (Stored normalised: models.base.ToolChoice. This module imports nothing heavy: the
@@ -125,7 +130,6 @@ def _dollars(name: str, value: object) -> float | None:
     return float(value)
 
 
-REASONING_EFFORTS = ("low", "medium", "high")
 MIN_REASONING_BUDGET = 1024  # Anthropic's smallest thinking budget, and so the smallest for all
 # Anthropic's largest output (128,000 tokens) less the 1,024 its request keeps for the answer: the budget
 # must stay below max_tokens. Gemini's largest are smaller; its model class sends its own, saying so.
@@ -195,51 +199,6 @@ def _tool_names(name: str, value: object) -> list[str] | None:
     return list(dict.fromkeys(value))
 
 
-# -- flag parsers: text to the value the keyword would take ------------------------------
-
-
-@dataclass(frozen=True)
-class _Capped:
-    """The flag parser of a cap counted in ``kind`` (rounds, calls, tokens): ``none`` (also
-    ``inf``, ``unlimited``, in any case) for no cap, else a whole number, ``,`` and ``_``
-    allowed between its digits. A callable object, as :class:`_Whole` is."""
-
-    kind: str
-
-    def __call__(self, text: str) -> int | None:
-        if text.lower() in ("none", "inf", "unlimited"):
-            return None
-        try:
-            return int(text.replace(",", ""))  # int() itself reads one "_" between digits
-        except ValueError:
-            raise ValueError(f"expected a whole number of {self.kind} or 'none', got {text!r}") from None
-
-
-def _comma_names(text: str) -> list[str]:
-    """Tool names separated by commas (spaces around them ignored); none is refused."""
-    names = [part.strip() for part in text.split(",") if part.strip()]
-    if not names:
-        raise ValueError(f"expected tool names separated by commas, got {text!r}")
-    return names
-
-
-def _effort_or_budget(text: str) -> str | int:
-    """``low``, ``medium``, ``high``, or a whole number of tokens."""
-    if text.lower() in REASONING_EFFORTS:
-        return text.lower()
-    try:
-        return int(text.replace(",", ""))  # int() itself reads one "_" between digits
-    except ValueError:
-        raise ValueError(f"expected low, medium, high or a number of tokens, got {text!r}") from None
-
-
-def _amount(text: str) -> float:
-    try:
-        return float(text.lstrip("$"))
-    except ValueError:
-        raise ValueError(f"expected an amount in dollars such as 0.05, got {text!r}") from None
-
-
 class RunSettings(TypedDict, total=False):
     """Every run setting: a keyword of ``Runtime(...)`` (the default for its runs) and of
     every run (``exec``, ``run``, ``start``, ``arun``, ``aexec``, ``prepare``)."""
@@ -281,6 +240,16 @@ class RunSettings(TypedDict, total=False):
             "the only tools the model may call; every tool stays declared where the provider can say so "
             "(None: all; docs/providers.md, Tool features)",
             Flag("--allowed-tools", "NAME,NAME", _comma_names),
+        ),
+    ]
+    tool_search: Annotated[
+        str,
+        Setting(
+            "local",
+            OneOf(("local", "provider")),
+            "how deferred tools (defer=True) are found: local, the package's tool_search tool; provider, the "
+            "provider's own tool search where it has one (docs/tools.md, Deferred tools)",
+            Flag("--tool-search", "local|provider"),
         ),
     ]
     max_iterations: Annotated[

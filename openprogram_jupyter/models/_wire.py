@@ -84,6 +84,7 @@ class AskedRequest:
     parallel_tool_calls: bool | None
     menu_explicit: bool
     allowed_tools: tuple[str, ...] | None = None
+    deferred_tools: tuple[JsonObject, ...] = ()
 
     def model_request(self) -> ModelRequest:
         """The round's :class:`ModelRequest` again, as the model was handed it."""
@@ -95,6 +96,7 @@ class AskedRequest:
             parallel_tool_calls=self.parallel_tool_calls,
             menu_explicit=self.menu_explicit,
             allowed_tools=None if self.allowed_tools is None else list(self.allowed_tools),
+            deferred_tools=list(self.deferred_tools),
         )
 
 
@@ -212,6 +214,7 @@ class WireLog:
             request.parallel_tool_calls,
             request.menu_explicit,
             None if request.allowed_tools is None else tuple(request.allowed_tools),
+            tuple(request.deferred_tools),
         )
         self._rounds[number] = _Round(asked)
         return WireRecorder(self, number)

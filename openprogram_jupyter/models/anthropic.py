@@ -63,6 +63,7 @@ from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, Spec, ToolRules, Tool
 from ._reasoning import reasoning_budget
 from ._stop_reasons import ANTHROPIC, end_reply
 from ._tool_features import allowed_specs, strict_notices, strict_parameters
+from ._tool_search import ANTHROPIC_BLOCK, ANTHROPIC_SEARCH_TOOL, AnthropicServerBlocks, eager_specs
 from ._wire_fold import anthropic_frames
 from .base import MessageBuilder, ModelRequest
 
@@ -187,8 +188,11 @@ class AnthropicModel(ProviderModel):
                 choice = "auto"
         tools, allowed_said = allowed_specs(request, "Anthropic")
         notices += allowed_said
+        eager = eager_specs(request, tools)
+        tools, deferred_from = eager + request.deferred_tools, len(eager)  # the deferred come last
         if not tools and history_has_tool_blocks(request.messages):
             tools, choice = stub_specs_for_history(request.messages, []), "none"
+            deferred_from = len(tools)
         if tools:
             tools, strict_said = strict_notices(
                 tools,
@@ -197,7 +201,9 @@ class AnthropicModel(ProviderModel):
                 why_not=f"{self.model_id} has no strict tool use",
             )
             notices += strict_said
-            payload["tools"] = [anthropic_tool(t) for t in tools]
+            payload["tools"] = [_declared(t, deferred=i >= deferred_from) for i, t in enumerate(tools)]
+            if request.deferred_tools:  # the provider's own search: the deferred tools load through it
+                payload["tools"].append(dict(ANTHROPIC_SEARCH_TOOL))
             payload["tool_choice"] = _tool_choice(choice, request.parallel_tool_calls)
         if request.prompt_cache:
             _mark_cache_points(payload)
@@ -209,13 +215,18 @@ class AnthropicModel(ProviderModel):
         stream = await _send(self._client(), payload, self._history)
         async with stream:
             calls: dict[int, int] = {}  # wire block index -> content index
+            server_blocks = AnthropicServerBlocks()
             counts = {"input": 0, "output": 0, "cache_read": 0, "cache_write": 0}
             stop: str | None = None
             ended = False
             async for event in stream:
                 out.frame(event)
                 kind = event.type
-                if kind == "message_start":
+                served = server_blocks.read(event, out)
+                if served is not None:  # a server tool's block (tool search): kept, and what it did said
+                    for update in served:
+                        yield update
+                elif kind == "message_start":
                     _count(counts, event.message.usage)
                 elif kind == "content_block_start":
                     block = event.content_block
@@ -367,7 +378,10 @@ def _assistant_blocks(turn: AssistantTurn) -> list[JsonObject]:
     for block in turn.message.content:
         if isinstance(block, ThinkingContent):
             redacted = (block.provider_data or {}).get("redacted_thinking")
-            if block.signature:
+            server_block = (block.provider_data or {}).get(ANTHROPIC_BLOCK)
+            if isinstance(server_block, dict):  # a server tool's call or result, sent back as it came
+                blocks.append(server_block)
+            elif block.signature:
                 blocks.append({"type": "thinking", "thinking": block.thinking, "signature": block.signature})
             elif isinstance(redacted, str):
                 blocks.append({"type": "redacted_thinking", "data": redacted})
@@ -389,6 +403,12 @@ def _result_block(result: Any) -> JsonObject:
         "content": content,
         "is_error": result.is_error,
     }
+
+
+def _declared(spec: Spec, *, deferred: bool) -> JsonObject:
+    """``spec`` as an element of ``tools``; a deferred one with ``defer_loading: true``
+    (its schema reaches the model only once the tool search loads it)."""
+    return {**anthropic_tool(spec), "defer_loading": True} if deferred else anthropic_tool(spec)
 
 
 def _tool_choice(choice: Any, parallel: bool | None) -> JsonObject:

@@ -91,6 +91,11 @@ class ModelRequest:
     model's default (the run setting; :mod:`._reasoning` maps it for each provider).
     ``allowed_tools``: the only tools the model may call this round (names of ``tools``,
     all of which stay declared where the provider can say so), or ``None`` for all.
+    ``deferred_tools``: when the run asks for the provider's own tool search (the run
+    setting ``tool_search="provider"``), the spec of every deferred tool, loaded or not; a
+    provider with native tool search declares them deferred in place of the package's
+    ``tool_search`` tool, one without says so in a notice and sends ``tools`` as they are.
+    Empty otherwise.
     """
 
     messages: list[UserMessage | AssistantMessage | ToolResultMessage]
@@ -103,6 +108,7 @@ class ModelRequest:
     prompt_cache: bool = True
     reasoning: str | int | None = None
     allowed_tools: list[str] | None = None
+    deferred_tools: list[JsonObject] = field(default_factory=list)
     wire: WireRecorder | None = field(default=None, repr=False, compare=False)
 
 
@@ -162,6 +168,14 @@ class MessageBuilder:
         (Anthropic's redacted thinking); it never joins the block before it."""
         index, _ = self._open(ThinkingContent(thinking="", provider_data=valid_json(provider_data)))
         return AssistantUpdate(kind="thinking_delta", content_index=index, delta="")
+
+    def provider_block(self, provider_data: JsonObject) -> None:
+        """Keep a block of the provider's own with nothing to stream (a server tool's call or
+        its result) in its place in the reply, as an empty thinking block holding
+        ``provider_data``, for the provider to send back next round; no update (a notice
+        says what it did) and nothing streams into it afterwards."""
+        self.message.content.append(ThinkingContent(thinking="", provider_data=valid_json(provider_data)))
+        self._open_block = None
 
     def thinking_data(self, provider_data: JsonObject) -> None:
         """Keep ``provider_data`` on the thinking block streaming now (opening an empty one

@@ -60,6 +60,7 @@ from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, ToolRules, ToolShape
 from ._reasoning import reasoning_budget
 from ._stop_reasons import BEDROCK, end_reply
 from ._tool_features import allowed_specs, strict_notices
+from ._tool_search import fallback_notices
 from ._wire_fold import bedrock_frames
 from .base import MessageBuilder, ModelRequest
 
@@ -191,7 +192,7 @@ class BedrockModel(ProviderModel):
             why_not=f"{self.model_id} has no strict tool use on Bedrock",
         )
         controls = tool_config(self.model_id, dataclasses.replace(request, tools=tools))
-        controls.notices[:0] = strict_said + allowed_said
+        controls.notices[:0] = fallback_notices(request, "Bedrock") + strict_said + allowed_said
         system = [{"text": request.system}] if request.system else []
         system += [{"text": text} for text in controls.instructions]
         if system:

@@ -60,6 +60,7 @@ from ._provider_info import ProviderInfo, ToolRules, ToolShape
 from ._reasoning import reasoning_budget
 from ._stop_reasons import GEMINI, end_reply
 from ._tool_features import allowed_names, allowed_specs, strict_notices
+from ._tool_search import fallback_notices
 from ._wire_fold import gemini_frames
 from .base import MessageBuilder, ModelRequest
 
@@ -146,7 +147,7 @@ class GeminiModel(ProviderModel):
         payload: JsonObject = {"contents": self._history.build(request.messages, _step)}
         if request.system:
             payload["systemInstruction"] = {"parts": [{"text": request.system}]}
-        notices: list[str] = []
+        notices: list[str] = fallback_notices(request, "Gemini")
         budget = reasoning_budget(request.reasoning)
         if self.include_thoughts or budget is not None:
             thinking: JsonObject = {"includeThoughts": True}

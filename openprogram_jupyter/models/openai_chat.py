@@ -44,6 +44,7 @@ from ._reasoning import reasoning_effort
 from ._stop_reasons import OPENAI_CHAT, end_reply
 from ._text_tool_calls import is_written_as_text, tool_responses_text, written_reply
 from ._tool_features import allowed_names, described_with_examples, strict_notices, strict_parameters
+from ._tool_search import fallback_notices
 from ._wire_fold import openai_chat_frames
 from .base import MessageBuilder, ModelRequest
 
@@ -118,7 +119,7 @@ class OpenAIChatModel(ProviderModel):
             "stream": True,
             "stream_options": {"include_usage": True},
         }
-        notices: list[str] = []
+        notices: list[str] = fallback_notices(request, "OpenAI Chat Completions")
         if request.tools:
             notices += strict_notices(request.tools, supported=True, flavour="openai", why_not="")[1]
             payload["tools"] = [openai_chat_tool(t) for t in request.tools]

@@ -38,6 +38,7 @@ from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, Spec, ToolRules, Tool
 from ._reasoning import reasoning_effort
 from ._stop_reasons import RESPONSES_INCOMPLETE
 from ._tool_features import allowed_names, described_with_examples, strict_notices, strict_parameters
+from ._tool_search import RESPONSES_ITEM, RESPONSES_SEARCH_TOOL, ResponsesSearchItems, eager_specs
 from ._wire_fold import openai_responses_frames
 from .base import MessageBuilder, ModelRequest
 from .openai_chat import INFO as CHAT_INFO
@@ -89,8 +90,12 @@ class OpenAIResponsesModel(OpenAIChatModel):
             payload["instructions"] = request.system
         notices: list[str] = []
         if request.tools:
-            notices += strict_notices(request.tools, supported=True, flavour="openai", why_not="")[1]
-            payload["tools"] = [openai_responses_tool(t) for t in request.tools]
+            eager, deferred = eager_specs(request), request.deferred_tools
+            notices += strict_notices(eager + deferred, supported=True, flavour="openai", why_not="")[1]
+            payload["tools"] = [openai_responses_tool(t) for t in eager]
+            if deferred:  # the provider's own search: the deferred tools load through it
+                payload["tools"] += [{**openai_responses_tool(t), "defer_loading": True} for t in deferred]
+                payload["tools"].append(dict(RESPONSES_SEARCH_TOOL))
             choice = request.tool_choice
             payload["tool_choice"] = (
                 {"type": "function", "name": choice["name"]} if isinstance(choice, dict) else choice
@@ -130,6 +135,7 @@ class OpenAIResponsesModel(OpenAIChatModel):
         stream = await self._send(self._client(), payload)
         async with stream:
             calls: dict[str, int] = {}  # item id -> content index
+            searches = ResponsesSearchItems()
             final: JsonObject | None = None
             async for event in stream:
                 out.frame(event)
@@ -147,6 +153,9 @@ class OpenAIResponsesModel(OpenAIChatModel):
                     yield start
                 elif kind == "response.function_call_arguments.delta" and event.get("item_id") in calls and delta:
                     yield out.tool_call_delta(calls[event["item_id"]], delta)
+                elif kind == "response.output_item.done" and searches.owns(item):
+                    for update in searches.read(item, out):
+                        yield update
                 elif kind == "response.output_item.done" and item.get("type") == "reasoning":
                     encrypted = item.get("encrypted_content")
                     if encrypted and isinstance(encrypted, str):
@@ -204,7 +213,7 @@ def _step(out: list[JsonObject], entry: UserMessage | AssistantTurn) -> None:
     if isinstance(entry, UserMessage):
         out.append({"role": "user", "content": [_input_part(b) for b in user_blocks(entry)]})
         return
-    out += _reasoning_items(entry.message)
+    out += _kept_items(entry.message)
     if entry.message.text:
         out.append({"role": "assistant", "content": entry.message.text})
     for call in entry.calls:
@@ -224,14 +233,17 @@ def _input_part(block: Any) -> JsonObject:
     return {"type": "input_image", "image_url": data_url(block)}
 
 
-def _reasoning_items(message: AssistantMessage) -> list[JsonObject]:
-    """The reasoning items of an earlier reply, as the API gave them, to be sent back."""
+def _kept_items(message: AssistantMessage) -> list[JsonObject]:
+    """The reasoning and tool search items of an earlier reply, in order, as the API gave
+    them, to be sent back."""
     items: list[JsonObject] = []
     for block in message.content:
         if not isinstance(block, ThinkingContent):
             continue
         data = block.provider_data or {}
-        if "encrypted_content" in data and "reasoning_id" in data:
+        if isinstance(data.get(RESPONSES_ITEM), dict):
+            items.append(data[RESPONSES_ITEM])
+        elif "encrypted_content" in data and "reasoning_id" in data:
             summary = [{"type": "summary_text", "text": block.thinking}] if block.thinking else []
             items.append(
                 {

@@ -17,7 +17,10 @@ from .registry import Registry, _check_toolset, _denied, _hidden_by, check_menu_
 if TYPE_CHECKING:
     from ..core._engine_shapes import RuntimeLike
 
-__all__ = ["Menu", "as_tool", "as_tools", "resolve_menu", "toolset_of"]
+__all__ = ["SEARCH_TOOL_NAME", "Menu", "as_tool", "as_tools", "resolve_menu", "toolset_of"]
+
+SEARCH_TOOL_NAME = "tool_search"
+"""The name of the package's own search tool, on the menu while any tool is deferred."""
 
 
 def as_tool(entry: object) -> Tool:
@@ -141,7 +144,7 @@ class Menu:
 class _ToolSearch(Tool):
     """``tool_search(query)``: loads deferred tools' schemas for the next round."""
 
-    name = "tool_search"
+    name = SEARCH_TOOL_NAME
 
     def __init__(self, menu: Menu) -> None:
         self._menu = menu

@@ -13,9 +13,9 @@ Nothing listens beyond 127.0.0.1. See ``server.py`` for routes and ``script.py``
 turn and its failure modes.
 """
 
-from .script import Call, Turn
+from .script import Call, Search, Turn
 from .server import Close, FakeServer, Recorded
 from .wire import Reject, Wire
 from .wire_bedrock import event_frame
 
-__all__ = ["Call", "Close", "FakeServer", "Recorded", "Reject", "Turn", "Wire", "event_frame"]
+__all__ = ["Call", "Close", "FakeServer", "Recorded", "Reject", "Search", "Turn", "Wire", "event_frame"]

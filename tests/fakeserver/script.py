@@ -34,11 +34,22 @@ class Call:
 
 
 @dataclass
+class Search:
+    """A provider's own tool search inside a reply (Anthropic's tool search tool, OpenAI
+    Responses' ``tool_search``): the ``query`` the model searched for and the deferred
+    tools it ``loaded``; it comes before the turn's text and calls."""
+
+    query: str
+    loaded: list[str] = field(default_factory=list)
+
+
+@dataclass
 class Turn:
     text: str = ""
     thinking: str = ""
     redacted_thinking: str = ""  # Anthropic: an encrypted thinking block's data
     calls: list[Call] = field(default_factory=list)
+    search: Search | None = None  # a provider's own tool search, run before the calls
     input_tokens: int = 11
     output_tokens: int = 7
     cached_tokens: int = 0

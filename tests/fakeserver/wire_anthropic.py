@@ -84,6 +84,9 @@ class AnthropicWire(Wire):
                     f"blocks: {stray[0]}. Each `tool_result` block must have a corresponding `tool_use` "
                     "block in the previous message.",
                 )
+        refused = _deferred_loading_error(body)
+        if refused:
+            return refused
         if has_tool_blocks and not body.get("tools"):
             return _reject(400, "Requests which include `tool_use` or `tool_result` blocks must define tools.")
         choice = body.get("tool_choice")
@@ -153,6 +156,9 @@ class AnthropicWire(Wire):
             )
             out.append(event("content_block_stop", index=index))
             index += 1
+        if turn.search is not None:
+            out += _search_frames(event, index, turn.search.query, turn.search.loaded, new_id("srvtoolu"))
+            index += 2
         if turn.text:
             out.append(event("content_block_start", index=index, content_block={"type": "text", "text": ""}))
             for p in pieces(turn.text, turn.chunk_size):
@@ -181,3 +187,58 @@ class AnthropicWire(Wire):
 
     def error_frame(self, message: str) -> bytes:
         return sse({"type": "error", "error": {"type": "overloaded_error", "message": message}}, event="error")
+
+
+_SEARCH_TYPES = ("tool_search_tool_bm25_20251119", "tool_search_tool_regex_20251119")
+
+
+def _deferred_loading_error(body: dict[str, Any]) -> Reject | None:
+    """The API's rules for deferred tools, as it states them: a deferred tool needs a tool
+    search tool beside it; every ``server_tool_use`` in the history is followed by its
+    ``tool_search_tool_result``; a tool reference names a deferred tool; a ``tool_use`` of a
+    deferred tool comes after a search loaded it."""
+    tools = body.get("tools") or []
+    deferred = {t.get("name") for t in tools if t.get("defer_loading")}
+    if deferred and not any(t.get("type") in _SEARCH_TYPES for t in tools):
+        return _reject(400, "tools: deferred tools (defer_loading) require a tool search tool")
+    loaded: set[str] = set()
+    for index, message in enumerate(body.get("messages") or []):
+        content = message.get("content")
+        blocks = content if isinstance(content, list) else []
+        for b, block in enumerate(blocks):
+            kind = block.get("type")
+            following = blocks[b + 1] if b + 1 < len(blocks) else {}
+            if kind == "server_tool_use" and following.get("tool_use_id") != block.get("id"):
+                return _reject(
+                    400,
+                    f"messages.{index}.content.{b}: server_tool_use {block.get('id')} has no tool_search_tool_result",
+                )
+            if kind == "tool_search_tool_result":
+                for reference in block.get("content", {}).get("tool_references", []):
+                    if reference.get("tool_name") not in deferred:
+                        return _reject(400, f"tool reference {reference.get('tool_name')!r} names no deferred tool")
+                    loaded.add(reference["tool_name"])
+            if kind == "tool_use" and block.get("name") in deferred and block.get("name") not in loaded:
+                return _reject(400, f"messages.{index}.content.{b}: tool {block.get('name')!r} was never loaded")
+    return None
+
+
+def _search_frames(event: Callable[..., bytes], index: int, query: str, loaded: list[str], use_id: str) -> list[bytes]:
+    """A server tool search at blocks ``index`` and ``index + 1``: the call, its input in
+    fragments, and its result naming the ``loaded`` tools."""
+    call = {"type": "server_tool_use", "id": use_id, "name": "tool_search_tool_bm25", "input": {}}
+    result = {
+        "type": "tool_search_tool_result",
+        "tool_use_id": use_id,
+        "content": {
+            "type": "tool_search_tool_search_result",
+            "tool_references": [{"type": "tool_reference", "tool_name": name} for name in loaded],
+        },
+    }
+    out = [event("content_block_start", index=index, content_block=call)]
+    for piece in pieces(json.dumps({"query": query}), 9):
+        out.append(event("content_block_delta", index=index, delta={"type": "input_json_delta", "partial_json": piece}))
+    out.append(event("content_block_stop", index=index))
+    out.append(event("content_block_start", index=index + 1, content_block=result))
+    out.append(event("content_block_stop", index=index + 1))
+    return out

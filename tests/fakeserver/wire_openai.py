@@ -248,12 +248,15 @@ class OpenAIResponsesWire(Wire):
             return None
         if not isinstance(items, list) or not items:
             return self.http_error(400, "Missing required parameter: 'input'.")
-        for spec in body.get("tools") or []:
+        functions = [spec for spec in body.get("tools") or [] if spec.get("type") != "tool_search"]
+        for spec in functions:
             if spec.get("type") != "function" or not spec.get("name"):
                 return self.http_error(400, "Missing required parameter: 'tools[0].name'.")
             if spec.get("strict") and (refused := _strict_tool_error(spec["name"], spec.get("parameters"))):
                 return refused
-        declared = [spec["name"] for spec in body.get("tools") or []]
+        if refused := _responses_search_error(body.get("tools") or [], items):
+            return refused
+        declared = [spec["name"] for spec in functions]
         refused = _allowed_tools_error(body.get("tool_choice"), declared, lambda t: t.get("name"))
         if refused:
             return refused
@@ -362,6 +365,11 @@ class OpenAIResponsesWire(Wire):
             item = {**item, "status": "completed", "content": [part]}
             out.append(event("response.output_item.done", output_index=n, item=item))
             output.append(item)
+        if turn.search is not None:
+            for item in _search_items(turn.search.query, turn.search.loaded, body, new_id):
+                out.append(event("response.output_item.added", output_index=len(output), item=item))
+                out.append(event("response.output_item.done", output_index=len(output), item=item))
+                output.append(item)
         for call in turn.calls:
             n = len(output)
             arguments = json.dumps(call.arguments)
@@ -418,3 +426,44 @@ class OpenAIResponsesWire(Wire):
             {"type": "error", "code": "server_error", "message": message, "param": None, "sequence_number": 999},
             event="error",
         )
+
+
+def _responses_search_error(tools: list[dict[str, Any]], items: list[dict[str, Any]]) -> Reject | None:
+    """The Responses API's rules for deferred tools: a deferred function needs a
+    ``tool_search`` tool beside it; each ``tool_search_call`` item is followed by its
+    ``tool_search_output``; a ``function_call`` of a deferred tool comes after an output
+    loaded it."""
+    deferred = {t.get("name") for t in tools if t.get("defer_loading")}
+    if deferred and not any(t.get("type") == "tool_search" for t in tools):
+        return _openai_error(400, "Deferred tools require a tool_search tool.", "invalid_request_error", param="tools")
+    loaded: set[str] = set()
+    for index, item in enumerate(items):
+        following = items[index + 1] if index + 1 < len(items) else {}
+        if item.get("type") == "tool_search_call" and (
+            following.get("type") != "tool_search_output" or following.get("call_id") != item.get("call_id")
+        ):
+            return _openai_error(
+                400, f"No tool search output found for {item.get('call_id')}.", "invalid_request_error", param="input"
+            )
+        if item.get("type") == "tool_search_output":
+            loaded |= {t.get("name") for t in item.get("tools", [])}
+        if item.get("type") == "function_call" and item.get("name") in deferred and item.get("name") not in loaded:
+            return _openai_error(
+                400, f"Function {item.get('name')!r} is deferred and was not loaded.", "invalid_request_error"
+            )
+    return None
+
+
+def _search_items(
+    query: str, loaded: list[str], body: dict[str, Any], new_id: Callable[[str], str]
+) -> list[dict[str, Any]]:
+    """A server-run tool search: the call and its output, which carries the loaded tools'
+    definitions as the request declared them (without ``defer_loading``)."""
+    call_id = new_id("tsc")
+    common = {"call_id": call_id, "execution": "server", "status": "completed"}
+    declared = {t.get("name"): t for t in body.get("tools") or []}
+    tools = [{k: v for k, v in declared[name].items() if k != "defer_loading"} for name in loaded if name in declared]
+    return [
+        {"type": "tool_search_call", "id": new_id("ts"), "arguments": {"query": query}, **common},
+        {"type": "tool_search_output", "id": new_id("tso"), "tools": tools, **common},
+    ]

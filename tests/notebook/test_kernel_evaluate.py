@@ -85,11 +85,15 @@ async def test_forty_prompts_on_two_models_at_concurrency_eight_in_the_kernel(ke
             "ev = op.evaluate(prompts, models=[careful, sloppy], tools=[add], expect=right_sum, concurrency=8)\nev"
         )
         assert error_of(cell) is None
-        assert any(
-            "80/80 runs" in o.get("data", {}).get("text/plain", "")
-            for o in cell.outputs
-            if o.output_type == "display_data"
-        )  # the progress bar, left at its final count
+        bars = [o["data"] for o in cell.outputs if o.output_type == "display_data" and "<progress" in str(o["data"])]
+        assert len(bars) == 1, cell.outputs
+        # The bar's first line is the plan; it is left at its final count.
+        assert bars[0]["text/plain"].splitlines() == [
+            "80 run(s) (40 prompt(s) × 2 model(s)), 80 to 1,600 requests; "
+            "cost not estimated: no price known for careful, sloppy",
+            "80/80 runs",
+        ]
+        assert "80 run(s) (40 prompt(s) × 2 model(s))" in bars[0]["text/html"]
         check_table(html_of(cell))
 
 

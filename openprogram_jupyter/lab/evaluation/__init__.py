@@ -122,7 +122,7 @@ def _run_plan(
     the progress bar ticking here; an interrupt stops them and raises with the rows so far."""
     stop = abort or StopToken()
     outcomes: dict[int, EvalOutcome] = {}
-    meter = Progress(len(plan.jobs), progress)
+    meter = Progress(len(plan.jobs), progress, plan.dry_run)
     finished = threading.Event()
 
     def record(outcome: EvalOutcome) -> None:
@@ -178,7 +178,7 @@ async def aevaluate(
     plan.budget = _budget(max_cost)
     stop = abort or StopToken()
     outcomes: dict[int, EvalOutcome] = {}
-    meter = Progress(len(plan.jobs), progress)
+    meter = Progress(len(plan.jobs), progress, plan.dry_run)
 
     def record(outcome: EvalOutcome) -> None:
         outcomes[outcome.index] = outcome

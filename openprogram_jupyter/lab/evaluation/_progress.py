@@ -1,12 +1,14 @@
 """An evaluation's progress: a bar in a notebook, or a callable the caller gave.
 
-The bar is plain HTML (``<progress>``) in one display, updated in place at most five
-times a second and left showing the final count — no widget, so a saved notebook keeps
+The bar is plain HTML (``<progress>``) in one display, under a first line saying what
+the evaluation will do (its plan: runs, requests, a floor of the cost), updated in place
+at most five times a second and left showing the final count — no widget, so a saved notebook keeps
 it. Outside a kernel (terminal IPython, scripts) nothing is shown.
 """
 
 from __future__ import annotations
 
+import html
 import threading
 import time
 from collections.abc import Callable
@@ -22,15 +24,17 @@ _MIN_SECONDS_BETWEEN_UPDATES = 0.2
 class Progress:
     """Counts finished runs (:meth:`count`, any thread) and shows them (:meth:`tick`,
     :meth:`close`, the waiting thread). ``show``: ``True`` for the notebook bar, ``False``
-    for nothing, or a callable called with ``(done, total)`` after each run."""
+    for nothing, or a callable called with ``(done, total)`` after each run. ``plan``:
+    the bar's first line, made only when the bar is shown (a callable that returns it)."""
 
-    def __init__(self, total: int, show: bool | Callable[[int, int], None]) -> None:
+    def __init__(self, total: int, show: bool | Callable[[int, int], None], plan: Callable[[], object] = str) -> None:
         self.total = total
+        self.plan = str(plan()) if show is True else ""
         self.done = 0
         self.failed = 0
         self._lock = threading.Lock()
         self._callback = show if callable(show) else None
-        self._handle: Any = _display(self._html()) if show is True else None
+        self._handle: Any = _display(self._html(), self._text()) if show is True else None
         self._shown = (-1, -1)
         self._last = 0.0
 
@@ -58,16 +62,19 @@ class Progress:
 
     def _text(self) -> str:
         errors = f", {self.failed} ended in an error" if self.failed else ""
-        return f"{self.done}/{self.total} runs{errors}"
+        counted = f"{self.done}/{self.total} runs{errors}"
+        return f"{self.plan}\n{counted}" if self.plan else counted
 
     def _html(self) -> str:
+        errors = f", {self.failed} ended in an error" if self.failed else ""
+        heading = f"<div>{html.escape(self.plan)}</div>" if self.plan else ""
         return (
-            f'<div><progress value="{self.done}" max="{self.total}" style="width:240px"></progress> '
-            f"{self._text()}</div>"
+            f'<div>{heading}<progress value="{self.done}" max="{self.total}" style="width:240px"></progress> '
+            f"{self.done}/{self.total} runs{errors}</div>"
         )
 
 
-def _display(html: str) -> Any:
+def _display(markup: str, text: str) -> Any:
     """A display to update in place, in a kernel only (``None`` elsewhere)."""
     try:
         from IPython import get_ipython
@@ -76,4 +83,4 @@ def _display(html: str) -> Any:
     shell = get_ipython()
     if shell is None or getattr(shell, "kernel", None) is None:
         return None
-    return display_bundle({"text/html": html, "text/plain": html}, display_id=True)
+    return display_bundle({"text/html": markup, "text/plain": text}, display_id=True)

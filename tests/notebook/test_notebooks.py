@@ -226,6 +226,30 @@ async def test_tool_design_notebook_executes(kernel_name):
     assert "call 2, search_books, returned" in texts and "'1 failed, 1 passed'" in texts
 
 
+async def test_replay_lesson_notebook_replays_steps_grades_and_autogrades_with_no_key(kernel_name):
+    notebook = await execute(NOTEBOOKS / "replay-lesson.ipynb", kernel_name)
+    assert_static(notebook)
+    replayed, stepped = agent_cells(notebook)
+    assert "-m replay:cassettes/lesson.json" in replayed.source
+    cities = [("temperature", {"city": city}) for city in ("Oslo", "Lisbon", "Cairo")]
+    assert_ran(replayed, cities, [("done", "4.0"), ("done", "19.5"), ("done", "31.0")], "stop")
+    assert "--step" in stepped.source
+    assert_ran(
+        stepped, cities, [("done", "4.0"), ("skipped", "skipped by the user: we already"), ("done", "31.0")], "stop"
+    )
+    texts = _texts(notebook)
+    assert "✓ 4 check(s) passed" in texts and "✓ 2 check(s) passed" in texts
+    assert "'2 passed'" in texts  # the test written from the replayed run, run by pytest in the kernel
+    assert "1 failed, 1 passed" in texts and "call 3, temperature, returned '13.0'; recorded '31.0'" in texts
+    assert "{'decision': 'pack', 'layers': 2}" in texts
+    code_outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs]
+    assert not [o for o in code_outputs if o.output_type == "error"]
+
+
+def _texts(notebook) -> str:
+    return "\n".join(plain(cell) for cell in notebook.cells if cell.cell_type == "code")
+
+
 @pytest.mark.parametrize("path", sorted(NOTEBOOKS.glob("*.ipynb")), ids=lambda p: p.name)
 def test_notebook_matches_its_saved_outputs(path):
     from pytest_notebook.nb_regression import NBRegressionFixture

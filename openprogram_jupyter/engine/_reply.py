@@ -86,6 +86,7 @@ async def stream_reply(config: LoopConfig, state: LoopState, final: LimitReached
     known secret is masked out of the updates and the reply (:class:`ReplyMask`). The
     last round at a limit (``final``) starts with a notice naming the limit."""
     emit = config.calls.emit
+    tool_changes = await config.calls.menu.take_toolset_changes()  # an MCP server's, before this request
     window = context_window(config.spec.settings, config.model)
     await compact_if_due(
         config, state, lambda: request_tokens(_request(config, state, final, wired=False), state.compacted_at), window
@@ -96,6 +97,8 @@ async def stream_reply(config: LoopConfig, state: LoopState, final: LimitReached
     partial = builder.message
     masking = ReplyMask()
     emit(MessageStartEvent(message=partial))
+    for line in tool_changes:
+        emit(MessageUpdateEvent(message=partial, update=builder.notice(line)))
     if final is not None:
         emit(MessageUpdateEvent(message=partial, update=builder.notice(final.notice)))
     too_big = context_refusal(request, window, config.model.name, state.compacted_at)

@@ -7,10 +7,8 @@ daemon thread running one event loop for its whole life: the session is opened, 
 closed there, and callers on any loop reach it through
 ``asyncio.run_coroutine_threadsafe``.
 
-A line a server writes to stdout that is not a JSON-RPC message (a banner printed before it
-starts, a stray ``print``) is logged and skipped; only a reply that cannot be read (a
-JSON-RPC response nested too deep for the parser) fails the requests waiting at that
-moment — later ones are not touched. Cancelling a caller cancels the call on the
+What the server sends unasked — notifications, stray lines on stdout — is handled by
+:mod:`._mcp_server_messages`. Cancelling a caller cancels the call on the
 connection's loop, and the SDK then sends the server the protocol's
 ``notifications/cancelled`` for that request.
 
@@ -23,7 +21,6 @@ import asyncio
 import atexit
 import concurrent.futures
 import contextlib
-import json
 import logging
 import tempfile
 import threading
@@ -35,17 +32,15 @@ from typing import Any, TextIO, TypeVar, cast
 
 from ..core._install import DISTRIBUTION, install_hint, package_version
 from ..core._json import JsonObject
-from ..core._secrets import mask
 from ..core.errors import ToolFailure, UserMistake
 from ._mcp_elicitation import Elicitations
+from ._mcp_server_messages import ServerMessages, listen_for_tool_changes
 
 __all__ = ["McpConnection", "McpError", "McpTarget", "close_all_connections"]
 
 T = TypeVar("T")
 
 _STDERR_TAIL_CHARS = 2000
-_SKIPPED_LINES_KEPT = 20
-_SKIPPED_LINE_CHARS = 300
 _log = logging.getLogger(__name__)
 # The SDK logs a line it cannot parse with logger.exception; with no handler configured,
 # Python's last-resort handler would print that traceback into the cell. A library's
@@ -100,10 +95,7 @@ class McpConnection:
         self.server_name: str | None = None  # what the server calls itself (its handshake)
         self._closing: asyncio.Event | None = None
         self._task: asyncio.Task[Any] | None = None  # the session's own task, on the connection's loop
-        # When (time.monotonic()) a reply that cannot be read arrived, and why: it fails the
-        # requests already waiting then, none started later.
-        self._unreadable: tuple[float, str] | None = None
-        self.skipped_lines: list[str] = []  # the last lines the server wrote that are not JSON-RPC
+        self.unasked = ServerMessages(target.describe())  # what the server sends unasked
         self._failure: str | None = None
         self._closed = False
         self.elicitations = Elicitations()  # who answers the server's elicitations now
@@ -131,7 +123,11 @@ class McpConnection:
                 self._client = client
                 self.server_name = getattr(client.server_info, "name", None)
                 ready.set_result(None)
-                await self._closing.wait()
+                listening = asyncio.create_task(listen_for_tool_changes(client, self.target.describe()))
+                try:
+                    await self._closing.wait()
+                finally:
+                    listening.cancel()
         except BaseException as error:  # reported to callers; this task must not die noisily
             # Our own McpError (no SDK) says what is wrong: no server was started to have "stopped".
             self._failure = str(error) if isinstance(error, McpError) else self._explain(error)
@@ -159,7 +155,7 @@ class McpConnection:
             transport = stdio_client(parameters, errlog=self._stderr)
         return Client(
             transport,
-            message_handler=self._on_message,
+            message_handler=self.unasked.on_message,
             elicitation_callback=self._on_elicitation,
             client_info=Implementation(name=DISTRIBUTION, version=package_version()),  # not the SDK's "mcp 0.1.0"
         )
@@ -173,38 +169,6 @@ class McpConnection:
         action, content = await self.elicitations.reply(asked, self.server_name or self.target.describe())
         return ElicitResult(action=action, content=content)
 
-    async def _on_message(self, message: object) -> None:
-        """The SDK hands over what the server sent that it could not read as an exception.
-
-        A reply that cannot be read (nested too deep) would leave its request waiting out
-        its whole timeout: the requests waiting now check :attr:`_unreadable` and fail at
-        once, saying why. Anything else — a line that is not JSON, JSON that is not a
-        JSON-RPC response — is not an answer to anyone: it is logged, kept in
-        :attr:`skipped_lines`, and the connection goes on."""
-        if not isinstance(message, Exception):
-            return
-        errors = getattr(message, "errors", None)  # pydantic's: structured, one per problem
-        problems = errors() if callable(errors) else []
-        sent = _what_was_sent(problems[0] if problems else {})
-        if sent is _TOO_DEEP or _is_response(sent):
-            detail = problems[0].get("msg", "") if problems else str(message).split("\n")[0]
-            self._unreadable = (
-                time.monotonic(),
-                mask(
-                    f"the MCP server {self.target.describe()!r} sent a message that cannot be read "
-                    f"({type(message).__name__}: {detail[:300]})"
-                ),
-            )
-            return
-        line = mask(sent if isinstance(sent, str) else json.dumps(sent, default=str))[:_SKIPPED_LINE_CHARS]
-        self.skipped_lines = [*self.skipped_lines[-(_SKIPPED_LINES_KEPT - 1) :], line]
-        _log.info("MCP server %r: skipped a line that is not JSON-RPC: %s", self.target.describe(), line)
-
-    def _unreadable_since(self, started: float) -> str | None:
-        """Why a reply that arrived at or after ``started`` could not be read, if one did."""
-        unreadable = self._unreadable
-        return unreadable[1] if unreadable is not None and unreadable[0] >= started else None
-
     def _explain(self, error: BaseException) -> str:
         while len(getattr(error, "exceptions", ())) == 1:  # an exception group of one: say what it holds
             error = error.exceptions[0]  # type: ignore[attr-defined]
@@ -214,6 +178,20 @@ class McpConnection:
         return f"the MCP server {where!r} stopped ({text})" + (f"; its stderr ends with:\n{tail}" if tail else "")
 
     # -- used from any thread ---------------------------------------------------------
+
+    @property
+    def skipped_lines(self) -> list[str]:
+        """The last lines the server wrote that are not JSON-RPC (:class:`ServerMessages`)."""
+        return self.unasked.skipped_lines
+
+    @property
+    def on_tools_changed(self) -> Callable[[], None] | None:
+        """Called on the connection's thread when the server says its tools changed."""
+        return self.unasked.on_tools_changed
+
+    @on_tools_changed.setter
+    def on_tools_changed(self, callback: Callable[[], None] | None) -> None:
+        self.unasked.on_tools_changed = callback
 
     def stderr_tail(self) -> str:
         """The last lines a stdio server wrote to its stderr (empty for HTTP)."""
@@ -239,19 +217,28 @@ class McpConnection:
             asyncio.run_coroutine_threadsafe(coroutine, self._loop),
             timeout,
             f"the MCP server {self.target.describe()!r} did not answer within {timeout:g} s",
-            unreadable=lambda: self._unreadable_since(started),
+            unreadable=lambda: self.unasked.unreadable_since(started),
         )
 
     def list_tools(self, timeout: float = 30.0) -> list[Any]:
         """The server's tools (every page of ``tools/list``)."""
         return self.run(self._list_tools(), timeout)
 
+    def submit(self, coroutine: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        """Start ``coroutine`` on the connection's loop without waiting for it."""
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop)
+
+    async def list_tools_async(self) -> list[Any]:
+        """:meth:`list_tools` on the connection's own loop (a coroutine :meth:`submit` runs)."""
+        return await self._list_tools()
+
     async def _list_tools(self) -> list[Any]:
         client = self._require_client()
         tools: list[Any] = []
         cursor = None
         while True:
-            page = await client.list_tools(cursor=cursor)
+            # "refresh": never the SDK's cached answer, which a change may have made stale
+            page = await client.list_tools(cursor=cursor, cache_mode="refresh")
             tools.extend(page.tools)
             cursor = page.next_cursor
             if not cursor:
@@ -271,7 +258,7 @@ class McpConnection:
                 done, _ = await asyncio.wait({future}, timeout=0.1)
                 if done:
                     return future.result()
-                unreadable = self._unreadable_since(started)
+                unreadable = self.unasked.unreadable_since(started)
                 if unreadable is not None:
                     raise McpError(unreadable)
         finally:
@@ -330,28 +317,6 @@ class McpConnection:
             self._loop.close()
         if self._stderr is not None:
             self._stderr.close()
-
-
-_TOO_DEEP = object()  # JSON nested deeper than the parser goes
-
-
-def _what_was_sent(problem: dict[str, Any]) -> object:
-    """What the server sent, from the first problem pydantic found in it: the line itself
-    when it is not JSON, the parsed value when it is (``_TOO_DEEP`` past the parser's depth)."""
-    sent = problem.get("input")
-    if problem.get("type") != "json_invalid" or not isinstance(sent, str):
-        return sent
-    try:
-        return json.loads(sent)
-    except RecursionError:
-        return _TOO_DEEP
-    except ValueError:
-        return sent
-
-
-def _is_response(sent: object) -> bool:
-    """Whether ``sent`` has the shape of a JSON-RPC response: an answer someone waits for."""
-    return isinstance(sent, dict) and "id" in sent and ("result" in sent or "error" in sent)
 
 
 def _http_transport(streamable_http_client: Any, target: McpTarget) -> Any:

@@ -14,11 +14,15 @@ process) is :mod:`._mcp_connection`.
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
+import contextlib
 import dataclasses
 import json
 import os
 import re
 import shlex
+import threading
 import warnings
 from collections.abc import Awaitable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -30,6 +34,7 @@ from ..core.errors import ArgumentError, SetupError, ToolFailure
 from ..core.messages import ImageContent, TextContent
 from ._jsonschema import validate_json_schema
 from ._mcp_connection import McpConnection, McpError, McpTarget
+from ._mcp_listing import Listing, listing
 from .base import Tool, ToolContext, ToolOptions
 from .registry import Registry, default_registry
 
@@ -57,12 +62,16 @@ class McpTool(Tool):
         self.server = server
         self.remote_name: str = remote.name
         self.name = name
+        self.options = options
+        self.update(remote)
+
+    def update(self, remote: Any) -> None:
+        """Take the description and input schema of ``remote`` (the server's listing of it)."""
         self.description = remote.description or ""
         schema = dict(getattr(remote, "input_schema", None) or {})
         schema.setdefault("type", "object")
         schema.setdefault("properties", {})
         self.parameters = schema
-        self.options = options
 
     def validate(self, arguments: JsonObject) -> dict[str, Any]:
         problems = validate_json_schema(arguments, self.parameters)
@@ -111,13 +120,62 @@ class McpServer:
     shutting down. A call to a tool of a closed server is an error result.
     """
 
-    def __init__(self, name: str, prefix: str, connection: McpConnection, registry: Registry | None) -> None:
+    def __init__(
+        self,
+        name: str,
+        prefix: str,
+        connection: McpConnection,
+        registry: Registry | None,
+        options: ToolOptions | None = None,
+    ) -> None:
         self.name = name
         self.prefix = prefix
         self.connection = connection
         self.registry = registry
+        self.options = options or ToolOptions()
         self.tools: list[McpTool] = []
         self.renamed: dict[str, str] = {}  # remote name -> the name here, where they clashed once made valid
+        self.generation = 0  # counts the listings that added or removed a tool
+        self.last_change: Listing | None = None
+        self._lock = threading.Lock()
+        self._relisting: concurrent.futures.Future[None] | None = None
+
+    def take_listing(self, remote_tools: list[Any]) -> Listing:
+        """Make ``remote_tools`` (a ``tools/list`` answer) this server's tools: tools kept
+        where they were, new ones made and registered, gone ones unregistered."""
+        with self._lock:
+            new = listing(
+                self.prefix, remote_tools, self.tools, lambda remote, name: McpTool(self, remote, name, self.options)
+            )
+            if self.registry is not None:
+                for gone in new.removed:
+                    old = self.registry.get(gone)
+                    if old is not None and getattr(old, "server", None) is self:
+                        self.registry.unregister(gone)
+                for tool in new.tools:
+                    if tool.name in new.added:
+                        self.registry.register(tool)
+            self.tools, self.renamed = new.tools, new.renamed
+            if new.changed:
+                self.generation += 1
+                self.last_change = new
+            return new
+
+    def tools_changed(self) -> None:
+        """The server said its tools changed (``notifications/tools/list_changed``): list
+        them again on the connection's loop (:meth:`settled` waits for it)."""
+        self._relisting = self.connection.submit(self._relist())
+
+    async def _relist(self) -> None:
+        self.take_listing(await self.connection.list_tools_async())
+
+    async def settled(self, timeout: float = 10.0) -> None:
+        """Wait (at most ``timeout`` s) for a listing the server's change started; one that
+        fails or takes longer leaves the tools as they were."""
+        relisting = self._relisting
+        if relisting is not None and not relisting.done():
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(relisting)), timeout)
 
     def tool(self, remote_name: str) -> McpTool:
         """The tool the server calls ``remote_name`` (``KeyError`` listing them if none)."""
@@ -208,17 +266,16 @@ def mcp(
         if old is not None:
             old.close()
         target_registry = registry if registry is not None else (default_registry if register_globally else None)
-        server = McpServer(server_name, server_name + "_" if prefix is None else prefix, connection, target_registry)
         # the server's own toolset first, whatever toolsets are given beside it
         given = tuple(toolset for toolset in options.toolset if toolset != server_name)
         options = dataclasses.replace(options, toolset=(server_name, *given))
-        _add_tools(server, remote_tools, options)
+        prefix = server_name + "_" if prefix is None else prefix
+        server = McpServer(server_name, prefix, connection, target_registry, options)
+        _warn_renamed(server, server.take_listing(remote_tools))
+        connection.on_tools_changed = server.tools_changed
     except BaseException:
         connection.close()
         raise
-    for tool in server.tools:
-        if target_registry is not None:
-            target_registry.register(tool)
     _LIVE[server_name] = server
     owner = runtime if runtime is not None else ambient_runtime()
     owner.own(server)
@@ -285,42 +342,11 @@ def _fallback_name(target: McpTarget) -> str:
     return os.path.splitext(os.path.basename(target.command[-1] if target.command else "mcp"))[0]
 
 
-def _add_tools(server: McpServer, remote_tools: list[Any], options: ToolOptions) -> None:
-    """Give ``server`` its tools, under names every provider accepts; names that clash once
-    made valid are kept apart, and the renames are said in a warning and ``server.renamed``."""
-    names = _unique_tool_names(server.prefix, [remote.name for remote in remote_tools])
-    server.renamed = {
-        remote.name: name
-        for remote, name in zip(remote_tools, names, strict=True)
-        if name != _tool_name(server.prefix, remote.name)
-    }
-    server.tools = [McpTool(server, remote, name, options) for remote, name in zip(remote_tools, names, strict=True)]
-    if server.renamed:
+def _warn_renamed(server: McpServer, first: Listing) -> None:
+    """Say in a warning which tools were renamed because their names clash once made valid."""
+    if first.renamed:
         warnings.warn(
             f"op.mcp: {server.name!r} has tools whose names clash once made valid for every provider; "
-            "renamed: " + ", ".join(f"{r!r} → {n}" for r, n in server.renamed.items()),
+            "renamed: " + ", ".join(f"{r!r} → {n}" for r, n in first.renamed.items()),
             stacklevel=3,
         )
-
-
-def _unique_tool_names(prefix: str, remotes: list[str]) -> list[str]:
-    """Each remote tool's name here (:func:`_tool_name`); a name already taken by an earlier
-    tool gets ``_2``, ``_3``… (still 64 characters at most), so no tool hides another."""
-    taken: set[str] = set()
-    names = []
-    for remote in remotes:
-        name = base = _tool_name(prefix, remote)
-        count = 1
-        while name in taken:
-            count += 1
-            suffix = f"_{count}"
-            name = base[: 64 - len(suffix)] + suffix
-        taken.add(name)
-        names.append(name)
-    return names
-
-
-def _tool_name(prefix: str, remote: str) -> str:
-    """``prefix + remote`` as a name every provider accepts (letters, digits, ``_``, ``-``; 64 at most)."""
-    name = _NOT_A_NAME.sub("_", prefix + remote)
-    return name[:64]

@@ -4,12 +4,13 @@ layers of :mod:`.registry`, and what is sent to the model each round (deferred t
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..core._json import JsonObject
 from ..core.errors import ArgumentError, SetupError
 from ._jsonschema import validate_json_schema
+from ._menu_changes import change_line, followed_toolsets, toolset_changes
 from .base import DICT_TOOL_KEYS, ExternalTool, Tool, ToolContext, ToolOptions
 from .function import function
 from .registry import Registry, _check_toolset, _denied, _hidden_by, check_menu_names
@@ -82,8 +83,12 @@ class Menu:
     menu, deferred or not, so a call to a deferred tool by name is still validated and run.
     """
 
-    def __init__(self, tools: Sequence[Tool], *, explicit: bool) -> None:
+    def __init__(
+        self, tools: Sequence[Tool], *, explicit: bool, admits: Callable[[str], bool] = lambda name: True
+    ) -> None:
         self.explicit = explicit
+        self._admits = admits  # whether a tool a server adds mid-run may join (the run's allow/deny lists)
+        self._followed = followed_toolsets(tools)
         self._tools: dict[str, Tool] = {tool.name: tool for tool in tools}
         self._deferred = [t.name for t in tools if t.options.defer]
         self._loaded: set[str] = set()
@@ -115,6 +120,29 @@ class Menu:
                 if tool.name not in self._deferred or tool.name in self._loaded
             ]
         return self._specs_cache
+
+    async def take_toolset_changes(self) -> list[str]:
+        """Take in what the MCP servers on this menu added and removed since the last time
+        (:mod:`._menu_changes`); one line per server that changed the menu."""
+        if not self._followed:
+            return []
+        lines = []
+        changes = await toolset_changes(
+            self._followed,
+            lambda toolset: [name for name, tool in self._tools.items() if getattr(tool, "server", None) is toolset],
+            self._admits,
+        )
+        for server, removed, added in changes:
+            for name in removed:
+                self._tools.pop(name, None)
+            for tool in added:
+                self._tools[tool.name] = tool
+                if tool.options.defer and self._search is not None:
+                    self._deferred.append(tool.name)
+            self._deferred = [name for name in self._deferred if name in self._tools]
+            self._specs_cache = None
+            lines.append(change_line(server, removed, added))
+        return lines
 
     def deferred_tools(self) -> list[Tool]:
         """The deferred tools, in menu order (loaded or not)."""
@@ -222,5 +250,6 @@ def resolve_menu(
     allow = set(tools_allow) if tools_allow is not None else None
     deny = set(tools_deny or ())
     check_menu_names(registry, allow, deny, {t.name for t in candidates})
-    chosen = [t for t in candidates if _denied(t.name, allow, deny, set(session_deny)) is None]
-    return Menu(chosen, explicit=explicit)
+    session = set(session_deny)
+    chosen = [t for t in candidates if _denied(t.name, allow, deny, session) is None]
+    return Menu(chosen, explicit=explicit, admits=lambda name: _denied(name, allow, deny, session) is None)

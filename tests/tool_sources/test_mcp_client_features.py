@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import openprogram_jupyter as op
+from openprogram_jupyter.tools.registry import default_registry
 
 FEATURE_SERVER = [sys.executable, str(Path(__file__).with_name("feature_server.py"))]
 
@@ -22,3 +23,53 @@ def test_the_client_introduces_itself_with_the_package_name_and_version(runtime,
     runtime.model = op.ScriptedModel([op.ToolCall(name="feat_whoami", arguments={}), "ok"])
     run = runtime.run("who are you?")
     assert run.tool_results[0].text == f"openprogram-jupyter {op.__version__}"
+
+
+def _notices(run):
+    return [e.update.delta for e in run.events if e.type == "message_update" and e.update.kind == "notice"]
+
+
+def test_a_tool_the_server_adds_mid_run_is_on_the_next_round_s_menu_and_said_so(runtime, feature):
+    model = op.ScriptedModel(
+        [
+            op.ToolCall(name="feat_grow", arguments={"name": "extra"}),
+            op.ToolCall(name="feat_extra", arguments={}),
+            "done",
+        ]
+    )
+    runtime.model = model
+    run = runtime.run("grow a tool, then use it")
+    assert run.stop_reason == "stop", run.error
+    assert "feat_extra" not in [spec["name"] for spec in model.requests[0].tools]
+    assert "feat_extra" in [spec["name"] for spec in model.requests[1].tools]
+    assert [r.text for r in run.tool_results] == ["added extra", "hi from extra"]
+    assert _notices(run) == ["the MCP server feat changed its tools: added feat_extra"]
+    assert default_registry.get("feat_extra") is feature.tool("extra")  # later runs have it too
+
+
+def test_a_tool_the_server_removes_mid_run_leaves_the_menu(runtime, feature):
+    model = op.ScriptedModel([op.ToolCall(name="feat_shrink", arguments={"name": "whoami"}), "done"])
+    runtime.model = model
+    run = runtime.run("remove whoami")
+    assert run.stop_reason == "stop", run.error
+    assert "feat_whoami" in [spec["name"] for spec in model.requests[0].tools]
+    assert "feat_whoami" not in [spec["name"] for spec in model.requests[1].tools]
+    assert _notices(run) == ["the MCP server feat changed its tools: removed feat_whoami"]
+    assert default_registry.get("feat_whoami") is None
+
+
+def test_a_run_given_one_tool_of_the_server_is_not_given_the_ones_it_adds(runtime, feature):
+    model = op.ScriptedModel([op.ToolCall(name="feat_grow", arguments={"name": "extra"}), "done"])
+    runtime.model = model
+    run = runtime.run("grow", tools=[feature.tool("grow")])
+    assert run.stop_reason == "stop", run.error
+    assert [spec["name"] for spec in model.requests[1].tools] == ["feat_grow"]
+    assert _notices(run) == []
+
+
+def test_a_tool_the_server_adds_is_not_given_to_a_run_whose_allow_list_leaves_it_out(runtime, feature):
+    model = op.ScriptedModel([op.ToolCall(name="feat_grow", arguments={"name": "extra"}), "done"])
+    runtime.model = model
+    run = runtime.run("grow", tools_allow=["feat_grow", "feat_whoami"])
+    assert "feat_extra" not in [spec["name"] for spec in model.requests[1].tools]
+    assert run.stop_reason == "stop", run.error

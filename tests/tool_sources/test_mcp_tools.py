@@ -293,7 +293,7 @@ def test_names_that_clash_once_made_valid_are_kept_apart_and_every_name_fits_eve
     64 characters) collapsed into one tool, the first hidden."""
     import re
 
-    from openprogram_jupyter.tools.mcp_source import _unique_tool_names
+    from openprogram_jupyter.tools._mcp_listing import unique_tool_names as _unique_tool_names
 
     long = "x" * 300
     names = _unique_tool_names("docs_", ["search.web", "search_web", "search-web", long, long + "y", "ok"])

@@ -139,7 +139,9 @@ def _restore(magics: AgentMagics, rest: str) -> None:
 
 
 def _tools(magics: AgentMagics, rest: str) -> None:
-    _display(_tools_bundle(rest or None))
+    words = rest.split()
+    source = " ".join(word for word in words if word != "--lint") or None
+    _display(_lint_bundle(source) if "--lint" in words else _tools_bundle(source))
 
 
 def _schema(magics: AgentMagics, rest: str) -> None:
@@ -302,12 +304,29 @@ def _tools_bundle(tools_source: str | None) -> dict[str, str]:
     }
 
 
+def _lint_bundle(tools_source: str | None) -> dict[str, str]:
+    """``%agent tools --lint``: each tool on the menu in every strict mode's form, what had
+    to change, what strict mode cannot express, and what a provider would refuse."""
+    from ..models._schema_lint import lint_text
+    from ..tools.registry import default_registry
+
+    reports = default_registry.explain(tools_source=tools_source)
+    names = [r.name for r in reports if r.hidden_by is None or r.layer == "6"]  # a deferred tool is sent too
+    tools = [tool for tool in (default_registry.get(name) for name in names) if tool is not None]
+    if not tools:
+        text = "No tool is on the menu. Define one with @op.function in a cell."
+        return {"text/plain": text, "text/html": f"<p>{escape(text)}</p>"}
+    text = "\n\n".join(lint_text(tool) for tool in tools)
+    return {"text/plain": text, "text/html": f"<pre>{escape(text)}</pre>"}
+
+
 COMMANDS: dict[str, LineCommand] = {
     command.name: command
     for command in (
         LineCommand(
-            "tools [SOURCE]",
-            "every registered tool, its schema, and what keeps it off the menu (for tools_source=SOURCE)",
+            "tools [--lint] [SOURCE]",
+            "every registered tool, its schema, and what keeps it off the menu (for tools_source=SOURCE); "
+            "--lint: each tool's strict form, what had to change and what strict mode cannot express",
             _tools,
         ),
         LineCommand(

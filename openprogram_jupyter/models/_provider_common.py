@@ -261,11 +261,12 @@ class ProviderModel(Model):
     def _usage(self, input: int = 0, output: int = 0, cache_read: int = 0, cache_write: int = 0) -> Usage:
         return make_usage(self.name, input, output, cache_read, cache_write)
 
-    def wire_request(self, request: ModelRequest) -> JsonObject:
+    def wire_request(self, request: ModelRequest) -> tuple[JsonObject, list[str]]:
         """The JSON body this model would send for ``request``, built offline by its own
-        request code (nothing is sent; the notices about degraded controls are left out)."""
-        payload, _notices = self._prepare(request)
-        return self._wire_body(payload)
+        request code (nothing is sent), and the notices the round would print, each as
+        :meth:`stream` words it (``"<model>: <notice>"``)."""
+        payload, notices = self._prepare(request)
+        return self._wire_body(payload), [f"{self.name}: {notice}" for notice in notices]
 
     def _wire_body(self, payload: Any) -> JsonObject:
         """The JSON body that goes on the wire for ``payload`` (the SDK is given

@@ -18,7 +18,6 @@ import asyncio
 import concurrent.futures
 import contextlib
 import dataclasses
-import json
 import os
 import re
 import shlex
@@ -30,11 +29,11 @@ from typing import TYPE_CHECKING, Any
 from ..core._ambient import ambient_runtime
 from ..core._json import JsonObject
 from ..core._secrets import remember
-from ..core.errors import ArgumentError, SetupError, ToolFailure
-from ..core.messages import ImageContent, TextContent
+from ..core.errors import ArgumentError, SetupError
 from ._jsonschema import validate_json_schema
 from ._mcp_connection import McpConnection, McpError, McpTarget
 from ._mcp_listing import Listing, listing
+from ._mcp_results import McpToolError, result_value
 from .base import Tool, ToolContext, ToolOptions
 from .registry import Registry, default_registry
 
@@ -45,10 +44,6 @@ __all__ = ["McpError", "McpServer", "McpTool", "McpToolError", "mcp", "mcp_serve
 
 _NOT_A_NAME = re.compile(r"[^A-Za-z0-9_-]+")
 _TOOL_OPTION_NAMES = {f.name for f in dataclasses.fields(ToolOptions)} - {"render", "cache"}
-
-
-class McpToolError(ToolFailure, RuntimeError):
-    """The MCP server answered a call with ``isError``; the message says so, with what it said."""
 
 
 class McpTool(Tool):
@@ -87,27 +82,6 @@ class McpTool(Tool):
         with self.server.connection.elicitations.answering(lambda text, choices: context.ask(text, choices)):
             result = await self.server.connection.call_tool(self.remote_name, kwargs)
         return result_value(result)
-
-
-def result_value(result: Any) -> Any:
-    """What a tool returns for an SDK ``CallToolResult``: its text and image blocks as
-    content blocks (other kinds — audio, resources — as their JSON), or the structured
-    content when there are no blocks. An ``isError`` result raises :class:`McpToolError`."""
-    blocks: list[TextContent | ImageContent] = []
-    for block in result.content or []:
-        kind = getattr(block, "type", None)
-        if kind == "text":
-            blocks.append(TextContent(text=block.text))
-        elif kind == "image":
-            blocks.append(ImageContent(data=block.data, mime_type=block.mime_type))
-        else:
-            blocks.append(TextContent(text=json.dumps(block.model_dump(mode="json", exclude_none=True))))
-    if result.is_error:
-        text = "\n".join(b.text for b in blocks if isinstance(b, TextContent)) or "the tool reported an error"
-        raise McpToolError(f"the MCP server reported an error: {text}")
-    if not blocks and result.structured_content is not None:
-        return result.structured_content
-    return blocks or ""
 
 
 class McpServer:

@@ -4,11 +4,18 @@ npm reference server lacks or shows only by chance:
 - ``whoami``: the name and version the client introduced itself with;
 - ``grow(name)`` / ``shrink(name)``: add a tool called ``name`` (it answers ``hi from NAME``)
   or remove one, and announce the change (``notifications/tools/list_changed``);
+- ``media()``: text, then an embedded PNG, an embedded WAV, an audio block and an embedded
+  PDF-typed blob, then text;
 """
 
 from __future__ import annotations
 
+import base64
+import struct
+import zlib
+
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.types import AudioContent, BlobResourceContents, EmbeddedResource, TextContent
 
 server = MCPServer("feature")
 
@@ -38,6 +45,43 @@ async def shrink(name: str, ctx: Context) -> str:
     server.remove_tool(name)
     await ctx.notify_tools_changed()
     return f"removed {name}"
+
+
+def _png() -> bytes:
+    """A 1x1 red PNG."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(b"\0\xff\0\0"))
+        + chunk(b"IEND", b"")
+    )
+
+
+WAV = b"RIFF" + b"\0" * 16_040  # 16,044 bytes: the size is what matters here
+PDF = b"%PDF-1.4 " + bytes(range(256)) * 4
+
+
+def _embedded(uri: str, mime: str, data: bytes) -> EmbeddedResource:
+    blob = BlobResourceContents(uri=uri, mime_type=mime, blob=base64.b64encode(data).decode())
+    return EmbeddedResource(type="resource", resource=blob)
+
+
+@server.tool()
+async def media() -> list:
+    """Every kind of binary content, between two texts."""
+    return [
+        TextContent(type="text", text="before"),
+        _embedded("file:///red.png", "image/png", _png()),
+        _embedded("file:///tone.wav", "audio/wav", WAV),
+        AudioContent(type="audio", data=base64.b64encode(WAV).decode(), mime_type="audio/wav"),
+        _embedded("file:///doc.pdf", "application/pdf", PDF),
+        TextContent(type="text", text="after"),
+    ]
 
 
 if __name__ == "__main__":

@@ -73,3 +73,23 @@ def test_a_tool_the_server_adds_is_not_given_to_a_run_whose_allow_list_leaves_it
     run = runtime.run("grow", tools_allow=["feat_grow", "feat_whoami"])
     assert "feat_extra" not in [spec["name"] for spec in model.requests[1].tools]
     assert run.stop_reason == "stop", run.error
+
+
+def test_embedded_images_are_images_and_audio_and_blobs_are_one_line_notes(runtime, feature):
+    model = op.ScriptedModel([op.ToolCall(name="feat_media", arguments={}), "done"])
+    runtime.model = model
+    run = runtime.run("media")
+    assert run.stop_reason == "stop", run.error
+    [result] = run.tool_results
+    kinds = [type(block).__name__ for block in result.content]
+    assert kinds == ["TextContent", "ImageContent", "TextContent", "TextContent", "TextContent", "TextContent"]
+    texts = [block.text for block in result.content if isinstance(block, op.TextContent)]
+    assert texts == [
+        "before",
+        "[audio file:///tone.wav: audio/wav, 16,044 bytes; not sent to the model]",
+        "[audio: audio/wav, 16,044 bytes; not sent to the model]",
+        "[binary resource file:///doc.pdf: application/pdf, 1,033 bytes; not sent to the model]",
+        "after",
+    ]
+    assert result.content[1].mime_type == "image/png"
+    assert len(str(model.requests[1].messages)) < 5_000  # no base64 of the 16 KB WAV as text

@@ -59,6 +59,8 @@ def test_every_flag_is_in_the_usage_and_the_parser():
             if flag.metavar.startswith("FRACTION")
             else " high"
             if flag.metavar.startswith("low|")
+            else " provider"
+            if flag.metavar == "local|provider"
             else " http://x"
             if flag.metavar == "URL"
             else " x"

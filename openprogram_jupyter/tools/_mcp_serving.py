@@ -8,7 +8,8 @@ port of its own (a free one unless given), and answers only requests that carry 
 token (``Authorization: Bearer <token>``; anything else gets 401 before the SDK sees it).
 
 What a client sends is untrusted: an unknown tool is the JSON-RPC error ``-32602`` naming
-the tools there are; a body over :data:`MAX_BODY_BYTES` is refused by the SDK's transport;
+the tools there are; a body over :data:`MAX_BODY_BYTES` is refused by the SDK's transport
+(HTTP 413), its reply made the JSON-RPC error ``-32600`` saying so, which a client reads;
 an exception inside ``call`` becomes an ``isError`` result saying what happened, never a
 crash of the server. :meth:`ServedEndpoint.tools_changed` sends every connected client
 ``notifications/tools/list_changed``.
@@ -19,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
+import json
 import logging
 import secrets
 import socket
@@ -101,7 +103,7 @@ class ServedEndpoint:
             on_subscriptions_listen=ListenHandler(self._bus),
         )
         app = self._server.streamable_http_app(max_request_body_size=MAX_BODY_BYTES, host="127.0.0.1")
-        config = uvicorn.Config(_BearerOnly(app, self.token), log_level="warning", lifespan="on")
+        config = uvicorn.Config(_BearerOnly(_TooLargeSaid(app), self.token), log_level="warning", lifespan="on")
         self._uvicorn = uvicorn.Server(config)
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._serve, name=f"openprogram-serve-{name}", daemon=True)
@@ -244,3 +246,43 @@ class _BearerOnly:
                 await send({"type": "http.response.body", "body": b"a bearer token is required (Authorization)"})
                 return
         await self.app(scope, receive, send)
+
+
+_TOO_LARGE = json.dumps(
+    {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {
+            "code": -32600,
+            "message": f"the request body is larger than {MAX_BODY_BYTES:,} bytes, the most this server reads",
+        },
+    }
+).encode()
+
+
+class _TooLargeSaid:
+    """ASGI middleware: the SDK's plain-text 413 reply to an oversized body becomes a JSON-RPC
+    error (``-32600``, ``id: null``), so a client reports why instead of "an error response"."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        replaced = False
+
+        async def said(message: Any) -> None:
+            nonlocal replaced
+            if message["type"] == "http.response.start" and message["status"] == 413:
+                replaced = True
+                headers = [(b"content-type", b"application/json"), (b"content-length", str(len(_TOO_LARGE)).encode())]
+                await send({**message, "headers": headers})
+            elif replaced and message["type"] == "http.response.body":
+                if not message.get("more_body", False):
+                    await send({"type": "http.response.body", "body": _TOO_LARGE})
+            else:
+                await send(message)
+
+        await self.app(scope, receive, said)

@@ -182,3 +182,18 @@ async def test_the_local_default_sends_the_package_s_search_tool_and_says_nothin
 def test_tool_search_takes_local_or_provider_only():
     with pytest.raises(op.SetupError, match=r"tool_search must be one of 'local', 'provider', got 'server'"):
         op.Runtime(model=op.ScriptedModel([]), tool_search="server")
+
+
+async def test_what_was_searched_shows_in_the_transcript_as_text_never_markup(server):
+    query = '<img src=x onerror="alert(1)"> weather'
+    server.script(
+        Turn(search=Search(query, ["weather"]), calls=[Call("weather", {"city": "Oslo"}, id="toolu_w")]),
+        Turn(text="Sunny."),
+    )
+    runtime = BY_PREFIX["anthropic"].runtime(server)
+    run = await runtime.arun("Weather in Oslo?", tools=search_tools(), tool_search="provider")
+    assert run.stop_reason == "stop", run.error
+    html = run._repr_html_()
+    assert "<img" not in html
+    assert "searched for &quot;&lt;img src=x onerror=\\&quot;alert(1)\\&quot;&gt; weather&quot;, loaded weather" in html
+    assert 'searched for "<img src=x onerror=\\"alert(1)\\"> weather", loaded weather' in repr(run)

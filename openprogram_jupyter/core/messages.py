@@ -50,6 +50,7 @@ ErrorKind = Literal[
     "credentials",
     "auth",
     "rate_limit",
+    "budget",
     "overloaded",
     "context_length",
     "bad_request",
@@ -65,7 +66,9 @@ ErrorKind = Literal[
     "other",
 ]
 """What kind of failure ended a reply (``ReplyError.kind``, ``run.error.kind``): ``credentials``
-no key was found; ``auth`` HTTP 401/403; ``rate_limit`` 429 or a throttling code;
+no key was found; ``auth`` HTTP 401/403; ``rate_limit`` 429 or a throttling code; ``budget`` a gateway
+refused because the key's budget is spent (its error's ``type`` or ``code`` is
+``budget_exceeded``, LiteLLM's; never retried);
 ``overloaded`` 529 or an overload code; ``context_length`` a context-length code;
 ``bad_request`` 400/422; ``not_found`` 404; ``timeout`` 408 or a timeout code; ``server``
 another 5xx; ``connection`` no connection was made; ``stream_cut`` the stream ended early;

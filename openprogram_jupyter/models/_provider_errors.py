@@ -20,8 +20,11 @@ from dataclasses import dataclass
 from ..core.errors import ProviderError
 
 __all__ = [
+    "BUDGET_SPENT_TYPES",
     "RetryPolicy",
     "StreamCutError",
+    "budget_spent",
+    "budget_spent_error",
     "connection_failed",
     "connection_retryable",
     "error_details",
@@ -146,6 +149,39 @@ def error_details(body: object) -> tuple[str | None, str | None]:
     code = body.get("type") if body.get("type") not in (None, "error") else None
     code = code or body.get("status") or body.get("code") or body.get("__type")
     return (str(message) if message else None), (str(code) if code else None)
+
+
+BUDGET_SPENT_TYPES = frozenset({"budget_exceeded"})
+"""The error ``type`` / ``code`` values by which an OpenAI-compatible gateway says the
+key's budget is spent: LiteLLM's proxy answers ``{"error": {"message": "Budget has been
+exceeded! ...", "type": "budget_exceeded", "param": null, "code": "400"}}`` (HTTP 400)."""
+
+
+def budget_spent(body: object) -> bool:
+    """Whether an error body says the key's budget is spent: the ``type`` or ``code`` of
+    its error object (``{"error": {...}}``, or the body itself) is one of
+    :data:`BUDGET_SPENT_TYPES`, compared exactly. Decided by those fields alone, never by
+    the message's words."""
+    if not isinstance(body, Mapping):
+        return False
+    inner = body.get("error")
+    fields = inner if isinstance(inner, Mapping) else body
+    return any(isinstance(fields.get(name), str) and fields[name] in BUDGET_SPENT_TYPES for name in ("type", "code"))
+
+
+def budget_spent_error(message: str | None, *, status: int | None, code: str | None, body: object) -> ProviderError:
+    """The :class:`ProviderError` for a gateway's refusal of a spent budget: kind
+    ``budget``, never retried (asking again cannot succeed before the budget is raised or
+    reset), its message one line — ``the course's budget for you is spent; the gateway
+    says: <its message, whitespace runs and line breaks made single spaces>``."""
+    words = " ".join((message or "no message").split())
+    return ProviderError(
+        f"the course's budget for you is spent; the gateway says: {words}",
+        status=status,
+        code=code,
+        body=body,
+        kind="budget",
+    )
 
 
 def retryable_code(code: str | None) -> bool:

@@ -38,7 +38,15 @@ from ._history import AssistantTurn, data_url, result_images, result_text, user_
 from ._incremental import takes_raw_bodies
 from ._json_data import json_count, json_object, json_objects, json_text
 from ._provider_common import ProviderError, ProviderModel
-from ._provider_errors import StreamCutError, connection_failed, error_details, parse_retry_after, retryable_code
+from ._provider_errors import (
+    StreamCutError,
+    budget_spent,
+    budget_spent_error,
+    connection_failed,
+    error_details,
+    parse_retry_after,
+    retryable_code,
+)
 from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, Spec, ToolRules, ToolShape, declared_parameters
 from ._reasoning import reasoning_effort
 from ._stop_reasons import OPENAI_CHAT, end_reply
@@ -279,11 +287,16 @@ def _written_turn(turn: AssistantTurn) -> list[JsonObject]:
 
 
 def classify_openai_error(exc: Exception) -> ProviderError:
-    """An ``openai`` SDK exception as a :class:`ProviderError` (shared with Responses)."""
+    """An ``openai`` SDK exception as a :class:`ProviderError` (shared with Responses). A
+    gateway's refusal of a spent budget (:func:`._provider_errors.budget_spent`, read from
+    the error's ``type`` / ``code``), whatever its HTTP status, is one of kind ``budget``
+    that is not retried."""
     import openai
 
     if isinstance(exc, openai.APIStatusError):
         message, code = error_details(exc.body)
+        if budget_spent(exc.body):
+            return budget_spent_error(message or exc.message, status=exc.status_code, code=code, body=exc.body)
         return ProviderError(
             message or exc.message,
             status=exc.status_code,

@@ -4,7 +4,8 @@ The same :class:`Turn` is rendered into each provider's wire format, so one scri
 drive every provider. Failure modes are fields of the turn:
 
 - ``status`` — answer with this HTTP error instead of a stream (``retry_after`` sets the
-  ``retry-after`` header, in seconds);
+  ``retry-after`` header, in seconds; ``error_body`` sends that JSON body in place of the
+  provider's own error shape — a gateway's, say);
 - ``error_after`` — send this many stream frames, then the provider's error frame;
 - ``cut_after`` — send this many stream frames, then drop the connection in the middle
   of the HTTP body (no end marker, no final chunk); with ``cut_cleanly`` the HTTP body
@@ -64,6 +65,7 @@ class Turn:
     status: int | None = None
     retry_after: float | None = None
     error_message: str | None = None
+    error_body: Any = None
     error_after: int | None = None
     cut_after: int | None = None
     cut_cleanly: bool = False

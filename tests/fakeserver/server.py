@@ -211,6 +211,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if turn.status is not None:
             reply = wire.http_error(turn.status, turn.error_message or f"scripted HTTP {turn.status}")
+            if turn.error_body is not None:
+                reply = Reject(turn.status, turn.error_body)
             if turn.retry_after is not None:
                 reply.headers["retry-after"] = f"{turn.retry_after:g}"
             self._reply(reply)

@@ -200,7 +200,9 @@ class ToolExecutionUpdateEvent(Event):
     ``"progress"`` (``data`` is whatever the tool reported through
     :meth:`ToolContext.report <openprogram_jupyter.ToolContext.report>`), ``"output"``,
     ``"asking"`` (the tool asked the user: ``data`` is ``{"question", "choices"}``) or
-    ``"answered"`` (``{"question", "answer"}``, or ``"unanswered"`` with the reason).
+    ``"answered"`` (``{"question", "answer"}``, or ``"unanswered"`` with the reason) or
+    ``"hints"`` (``data`` is the words the tool says of itself, an MCP server's annotations:
+    ``["destructive", "open world"]``; sent right after the start, before any approval).
     """
 
     type: Literal["tool_execution_update"] = "tool_execution_update"

@@ -111,6 +111,9 @@ async def execute_tool_call(call: ToolCall, env: CallEnvironment) -> CallOutcome
     assert call.id is not None
     started = time.perf_counter()
     env.emit(ToolExecutionStartEvent(tool_call_id=call.id or "", tool_name=call.name, arguments=call.arguments))
+    hints = list(getattr(env.menu.get(call.name), "hints", ()))  # an MCP server's annotations, in words
+    if hints:
+        env.emit(ToolExecutionUpdateEvent(tool_call_id=call.id or "", tool_name=call.name, status="hints", data=hints))
     try:
         outcome = await _prepare_and_execute(call, env)
     except asyncio.CancelledError:  # stopped before the tool itself started (e.g. awaiting approval)

@@ -183,6 +183,8 @@ def call_summary_html(call: CallNode, *, preview: bool = True) -> str:
         f'<span style="color:{color}">{fmt.STATUS_MARK.get(call.status, "")} '
         f"{escape(fmt.STATUS_LABEL.get(call.status, call.status))}</span>"
     )
+    if call.hints:
+        line += f'<span style="{_MUTED}"> · {escape(", ".join(call.hints))}</span>'
     approval = approval_words(call)
     if approval:
         rule = f"<code>{escape(approval.pattern)}</code>" if approval.pattern is not None else ""

@@ -196,6 +196,8 @@ def _call_head(call: CallNode, indent: str) -> str:
     """A call's first line: its name, status, approval, divergence and duration."""
     status = fmt.STATUS_LABEL.get(call.status, "?")
     head = f"{indent}- {code_span(call.name)} — {fmt.STATUS_MARK.get(call.status, '')} {status}"
+    if call.hints:
+        head += " · " + ", ".join(call.hints)
     approval = approval_words(call)
     if approval:
         rule = code_span(approval.pattern) if approval.pattern is not None else ""

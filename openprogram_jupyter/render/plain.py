@@ -135,6 +135,8 @@ def _retry_plain(wait: RetryNode, _limits: fmt.Limits, indent: str) -> list[str]
 def _call_plain(call: CallNode, limits: fmt.Limits, indent: str) -> list[str]:
     status = fmt.STATUS_LABEL.get(call.status, call.status)
     line = f"{indent}▸ {call.name}({fmt.arguments_preview(call, 120)}) → {status}"
+    if call.hints:
+        line += " · " + ", ".join(call.hints)
     approval = approval_words(call)
     if approval:
         line += f" · {approval.text}"

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-__all__ = ["ListedTool", "Listing", "listing", "tool_name", "unique_tool_names"]
+__all__ = ["ListedTool", "Listing", "hints_of", "listing", "tool_name", "unique_tool_names"]
 
 _NOT_A_NAME = re.compile(r"[^A-Za-z0-9_-]+")
 
@@ -87,6 +87,26 @@ def listing(
         removed=[name for name in old_names if name not in names],
         left_off=skipped,
     )
+
+
+def hints_of(annotations: Any) -> tuple[str, ...]:
+    """A tool's annotations (the SDK's ``ToolAnnotations``, or ``None``) in words, only
+    those the server set to true: ``read-only``, else ``destructive`` (a read-only tool
+    changes nothing, whatever its other hints say) and ``idempotent``, then ``open world``.
+    The protocol's defaults (destructive and open world when unsaid) are not assumed."""
+    if annotations is None:
+        return ()
+    words = []
+    if getattr(annotations, "read_only_hint", None) is True:
+        words.append("read-only")
+    else:
+        if getattr(annotations, "destructive_hint", None) is True:
+            words.append("destructive")
+        if getattr(annotations, "idempotent_hint", None) is True:
+            words.append("idempotent")
+    if getattr(annotations, "open_world_hint", None) is True:
+        words.append("open world")
+    return tuple(words)
 
 
 def unique_tool_names(prefix: str, remotes: list[str]) -> list[str]:

@@ -32,7 +32,7 @@ from ..core._secrets import remember
 from ..core.errors import ArgumentError, SetupError
 from ._jsonschema import validate_json_schema
 from ._mcp_connection import McpConnection, McpError, McpTarget
-from ._mcp_listing import Listing, listing
+from ._mcp_listing import Listing, hints_of, listing
 from ._mcp_results import McpToolError, result_value
 from .base import Tool, ToolContext, ToolOptions
 from .registry import Registry, default_registry
@@ -57,11 +57,16 @@ class McpTool(Tool):
         self.server = server
         self.remote_name: str = remote.name
         self.name = name
-        self.options = options
+        self._given_options = options
         self.update(remote)
 
     def update(self, remote: Any) -> None:
-        """Take the description and input schema of ``remote`` (the server's listing of it)."""
+        """Take the description, input schema and annotations of ``remote`` (the server's
+        listing of it). A tool the server marks destructive (and not read-only) asks before
+        it runs (``requires_approval``) unless ``op.mcp`` was given ``requires_approval=``."""
+        self.hints = hints_of(getattr(remote, "annotations", None))
+        asks = "destructive" in self.hints and self.server.ask_destructive
+        self.options = dataclasses.replace(self._given_options, requires_approval=True) if asks else self._given_options
         self.description = remote.description or ""
         schema = dict(getattr(remote, "input_schema", None) or {})
         schema.setdefault("type", "object")
@@ -101,8 +106,11 @@ class McpServer:
         connection: McpConnection,
         registry: Registry | None,
         options: ToolOptions | None = None,
+        *,
+        ask_destructive: bool = True,
     ) -> None:
         self.name = name
+        self.ask_destructive = ask_destructive  # a destructive tool asks (no requires_approval= given)
         self.prefix = prefix
         self.connection = connection
         self.registry = registry
@@ -244,7 +252,8 @@ def mcp(
         given = tuple(toolset for toolset in options.toolset if toolset != server_name)
         options = dataclasses.replace(options, toolset=(server_name, *given))
         prefix = server_name + "_" if prefix is None else prefix
-        server = McpServer(server_name, prefix, connection, target_registry, options)
+        asks = "requires_approval" not in tool_options
+        server = McpServer(server_name, prefix, connection, target_registry, options, ask_destructive=asks)
         _warn_renamed(server, server.take_listing(remote_tools))
         connection.on_tools_changed = server.tools_changed
     except BaseException:

@@ -4,6 +4,8 @@ npm reference server lacks or shows only by chance:
 - ``whoami``: the name and version the client introduced itself with;
 - ``grow(name)`` / ``shrink(name)``: add a tool called ``name`` (it answers ``hi from NAME``)
   or remove one, and announce the change (``notifications/tools/list_changed``);
+- ``wipe(path)`` (annotated destructive) and ``peek(path)`` (read-only, and destructive,
+  which read-only overrides);
 - ``media()``: text, then an embedded PNG, an embedded WAV, an audio block and an embedded
   PDF-typed blob, then text;
 """
@@ -15,7 +17,7 @@ import struct
 import zlib
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.types import AudioContent, BlobResourceContents, EmbeddedResource, TextContent
+from mcp.types import AudioContent, BlobResourceContents, EmbeddedResource, TextContent, ToolAnnotations
 
 server = MCPServer("feature")
 
@@ -45,6 +47,18 @@ async def shrink(name: str, ctx: Context) -> str:
     server.remove_tool(name)
     await ctx.notify_tools_changed()
     return f"removed {name}"
+
+
+@server.tool(annotations=ToolAnnotations(destructiveHint=True, openWorldHint=False))
+async def wipe(path: str) -> str:
+    """Delete a file (it says so; nothing is deleted)."""
+    return f"wiped {path}"
+
+
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True, destructiveHint=True))
+async def peek(path: str) -> str:
+    """Read a file (it says so)."""
+    return f"peeked at {path}"
 
 
 def _png() -> bytes:

@@ -93,3 +93,58 @@ def test_embedded_images_are_images_and_audio_and_blobs_are_one_line_notes(runti
     ]
     assert result.content[1].mime_type == "image/png"
     assert len(str(model.requests[1].messages)) < 5_000  # no base64 of the 16 KB WAV as text
+
+
+WIPE_AND_PEEK = [
+    [
+        op.ToolCall(name="feat_wipe", arguments={"path": "a"}),
+        op.ToolCall(name="feat_peek", arguments={"path": "b"}),
+    ],
+    "done",
+]
+
+
+def _asked_about(runtime, approve):
+    asked = []
+
+    def ask(request):
+        asked.append(request.tool_name)
+        return True
+
+    runtime.model = op.ScriptedModel(WIPE_AND_PEEK)
+    run = runtime.run("wipe and peek", approve=approve(ask))
+    assert run.stop_reason == "stop", run.error
+    assert [r.text for r in run.tool_results] == ["wiped a", "peeked at b"]
+    return asked, run
+
+
+@pytest.mark.parametrize(
+    "approve",
+    [
+        pytest.param(lambda ask: ask, id="no policy"),
+        pytest.param(lambda ask: op.policy(ask_with=ask), id="policy default None"),
+        pytest.param(lambda ask: op.policy(default="ask", allow=["feat_peek"], ask_with=ask), id="policy default ask"),
+    ],
+)
+def test_a_tool_the_server_marks_destructive_asks_and_a_read_only_one_does_not(runtime, feature, approve):
+    asked, _ = _asked_about(runtime, approve)
+    assert asked == ["feat_wipe"]
+
+
+def test_a_policy_that_allows_by_default_or_requires_approval_false_decides_instead(runtime):
+    op.mcp(command=FEATURE_SERVER, name="feat", runtime=runtime, requires_approval=False)
+    asked, _ = _asked_about(runtime, lambda ask: ask)
+    assert asked == []
+    op.mcp(command=FEATURE_SERVER, name="feat", runtime=runtime)
+    asked, _ = _asked_about(runtime, lambda ask: op.policy(default="allow", ask_with=ask))
+    assert asked == []
+
+
+def test_the_card_and_the_transcripts_show_the_hints(runtime, feature):
+    _, run = _asked_about(runtime, lambda ask: ask)
+    assert feature.tool("wipe").hints == ("destructive",)
+    assert feature.tool("peek").hints == ("read-only",)
+    plain = repr(run)
+    assert '▸ feat_wipe(path="a") → done · destructive' in plain
+    assert '▸ feat_peek(path="b") → done · read-only' in plain
+    assert "· destructive" in run._repr_html_() and "· read-only" in run._repr_markdown_()

@@ -50,6 +50,8 @@ def reconcile(round_: RoundNode, message: AssistantMessage, call_for: Callable[[
             continue
         kind: Literal["text", "thinking"] = "text" if isinstance(block, TextContent) else "thinking"
         text = block.text if isinstance(block, TextContent) else block.thinking
+        if kind == "thinking" and not text:  # kept only to be sent back (redacted, a server tool's block)
+            continue
         reuse = next((b for b in old_blocks if b.kind == kind), None)
         if reuse is not None:
             old_blocks.remove(reuse)
@@ -116,7 +118,8 @@ def complete_arguments(call: CallNode, tool_call: ToolCall) -> None:
 
 
 def fold_execution_update(call: CallNode, event: ToolExecutionUpdateEvent) -> None:
-    """Waiting for approval, approved or running, progress reported, output written."""
+    """Waiting for approval, approved or running, progress reported, output written, the
+    tool's hints about itself."""
     if event.status == "awaiting_approval":
         call.status = "awaiting_approval"
     elif event.status in ("approved", "running"):
@@ -125,6 +128,8 @@ def fold_execution_update(call: CallNode, event: ToolExecutionUpdateEvent) -> No
             call.approval = "approved"
     elif event.status == "progress":
         call.progress.append(event.data)
+    elif event.status == "hints" and isinstance(event.data, list):
+        call.hints = [str(hint) for hint in event.data]
     elif event.status == "output":
         call.add_output(event.data)
     call.touch()

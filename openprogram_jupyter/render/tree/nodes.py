@@ -135,6 +135,7 @@ class CallNode(_Node):
     duration: float | None = None
     started_at: float | None = None
     progress: list[Any] = field(default_factory=list)
+    hints: list[str] = field(default_factory=list)  # what the tool says of itself: read-only, destructive, …
     children: list[RunNode] = field(default_factory=list)
     approval: Approval | None = None  # the user's answer, for a call that asked for one
     edited_arguments: JsonObject | None = None  # what the user ran instead of ``arguments``

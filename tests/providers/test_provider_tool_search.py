@@ -197,3 +197,4 @@ async def test_what_was_searched_shows_in_the_transcript_as_text_never_markup(se
     assert "<img" not in html
     assert "searched for &quot;&lt;img src=x onerror=\\&quot;alert(1)\\&quot;&gt; weather&quot;, loaded weather" in html
     assert 'searched for "<img src=x onerror=\\"alert(1)\\"> weather", loaded weather' in repr(run)
+    assert "thinking" not in repr(run), "the kept search blocks have nothing to show"

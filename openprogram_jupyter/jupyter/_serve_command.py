@@ -12,12 +12,14 @@
 
 from __future__ import annotations
 
+import json
 import shlex
 from html import escape
 from typing import Any
 
 from IPython.core.error import UsageError
 
+from ..core._json import JsonObject
 from ..core.approval_policy import SessionRules
 from ..render._format import shorten
 from ..render._safe import display_bundle, update_bundle
@@ -26,6 +28,7 @@ from ._serve import ServedTools, serve, served, stop_serving
 
 __all__ = ["serve_command", "server_card"]
 
+_CARD = "border:1px solid rgba(127,127,127,0.3);border-radius:4px;padding:4px 8px;margin:2px 0"
 _USAGE = "%agent serve --tools NAME[,NAME…] [--port N] [--name NAME] | %agent serve | %agent serve stop [NAME]"
 
 
@@ -110,21 +113,35 @@ def show_card(server: ServedTools, *, widgets: bool = False, session_rules: Sess
 
 
 def server_card(server: ServedTools) -> dict[str, str]:
-    """The card: the server's state and every call so far (the last 50), as text and HTML."""
+    """The card: the server's state and every call so far (the last 50), as text and HTML;
+    each call's arguments as ``name=JSON`` pairs, its status, time and the start of its result."""
     state = "stopped" if server.stopped else f"serving at {server.url}"
-    header = f"MCP server {server.name}: {state}; tools: {', '.join(server.tool_names)}; {len(server.calls)} call(s)"
+    details = f"{state}; tools: {', '.join(server.tool_names)}; {len(server.calls)} call(s)"
     rows, lines = [], []
     for call in server.calls[-50:]:
-        arguments = shorten(str(call.arguments), 120)
+        arguments = shorten(_pairs(call.arguments), 120)
         result = shorten(call.text, 160)
         seconds = f"{call.seconds:.2f} s"
         lines.append(f"  {call.tool}({arguments}) → {call.status}, {seconds}: {result}")
-        rows.append([escape(call.tool), escape(arguments), escape(call.status), seconds, escape(result)])
+        color = "#1a7f37" if call.status == "done" else "#cf222e"
+        status = f'<span style="color:{color}">{escape(call.status)}</span>'
+        rows.append([f"<code>{escape(call.tool)}</code>", escape(arguments), status, seconds, escape(result)])
     table = html_table(["tool", "arguments", "status", "time", "result"], rows) if rows else ""
+    html_details = escape(details.replace("; ", " · "))
     return {
-        "text/plain": "\n".join([header, *lines]),
-        "text/html": f"<div><b>{escape(header)}</b>{table}</div>",
+        "text/plain": "\n".join([f"MCP server {server.name}: {details}", *lines]),
+        "text/html": (
+            f'<div style="{_CARD}"><div><b>MCP server {escape(server.name)}</b> '
+            f'<span style="color:#57606a">· {html_details}</span></div>{table}</div>'
+        ),
     }
+
+
+def _pairs(arguments: JsonObject) -> str:
+    """``a=20, b="x"``: each argument's name and its JSON."""
+    return ", ".join(
+        f"{name}={json.dumps(value, ensure_ascii=False, default=repr)}" for name, value in arguments.items()
+    )
 
 
 def _servers_bundle() -> dict[str, str]:

@@ -14,7 +14,8 @@ import threading
 from html import escape
 from typing import Any
 
-from ..render._format import pretty_json, shorten
+from ..core._secrets import mask
+from ..render._format import pretty_json
 from ..render._safe import safe_view
 from ._buttons import Always
 from ._inert_widget import inert_widget
@@ -59,7 +60,7 @@ class ApprovalBox:
 
     def _row(self, call: WaitingCall) -> Any:
         w = self._w
-        arguments = shorten(pretty_json(call.arguments), _ARGUMENTS_SHOWN) if call.arguments else "no arguments"
+        arguments = _cut(mask(pretty_json(call.arguments)), _ARGUMENTS_SHOWN) if call.arguments else "no arguments"
         text = (
             f"<div><b>{escape(call.tool_name)}</b>: a call from an MCP client waits for your approval "
             f"(denied after {self._approvals.timeout:g} s without an answer)</div>"
@@ -108,6 +109,11 @@ class ApprovalBox:
                 _close(row)
             self._rows.clear()
         _close(self.widget)
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, saying how many more there were."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text) - limit:,} more characters)"
 
 
 def _close(widget: Any) -> None:

@@ -119,9 +119,11 @@ async def test_a_client_lists_what_tools_shows_and_its_call_shows_in_the_card(ke
         assert {t.name: t.input_schema for t in listed.tools} == listed_schemas(tools_text)
         assert set(listed_schemas(tools_text)) == {"add", "shout"}
         assert not result.is_error and [b.text for b in result.content] == ["5"]
-        update = await messages_until(kernel, card_update(display_id, "add({'a': 2, 'b': 3}) → done"))
+        update = await messages_until(kernel, card_update(display_id, "add(a=2, b=3) → done"))
         assert "1 call(s)" in update["content"]["data"]["text/plain"]
-        assert re.search(r"<td[^>]*>add</td>", update["content"]["data"]["text/html"])
+        assert re.search(
+            r"<td[^>]*><code>add</code></td><td[^>]*>a=2, b=3</td>", update["content"]["data"]["text/html"]
+        )
         listing = plain_output(await kernel.run("%agent serve"))
         assert listing.startswith(f"nb: {url}, 1 call(s), tools add, shout")
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-__all__ = ["ListedTool", "Listing", "hints_of", "listing", "tool_name", "unique_tool_names"]
+__all__ = ["ListedTool", "Listing", "hints_of", "listing", "task_only", "tool_name", "unique_tool_names"]
 
 _NOT_A_NAME = re.compile(r"[^A-Za-z0-9_-]+")
 
@@ -87,6 +87,16 @@ def listing(
         removed=[name for name in old_names if name not in names],
         left_off=skipped,
     )
+
+
+def task_only(remote: Any) -> str | None:
+    """Why ``remote`` is not offered, if it can only run as a task (``execution.taskSupport``
+    ``"required"``): the SDK's client has no way to run one, and a plain call to it always
+    fails (-32601)."""
+    execution = getattr(remote, "execution", None)
+    if getattr(execution, "task_support", None) == "required":
+        return "it runs only as an MCP task, which this client does not run"
+    return None
 
 
 def hints_of(annotations: Any) -> tuple[str, ...]:

@@ -32,7 +32,7 @@ from ..core._secrets import remember
 from ..core.errors import ArgumentError, SetupError
 from ._jsonschema import validate_json_schema
 from ._mcp_connection import McpConnection, McpError, McpTarget
-from ._mcp_listing import Listing, hints_of, listing
+from ._mcp_listing import Listing, hints_of, listing, task_only
 from ._mcp_results import McpToolError, result_value
 from .base import Tool, ToolContext, ToolOptions
 from .registry import Registry, default_registry
@@ -117,6 +117,7 @@ class McpServer:
         self.options = options or ToolOptions()
         self.tools: list[McpTool] = []
         self.renamed: dict[str, str] = {}  # remote name -> the name here, where they clashed once made valid
+        self.left_off: dict[str, str] = {}  # remote name -> why it is not offered (task-only tools)
         self.generation = 0  # counts the listings that added or removed a tool
         self.last_change: Listing | None = None
         self._lock = threading.Lock()
@@ -127,7 +128,11 @@ class McpServer:
         where they were, new ones made and registered, gone ones unregistered."""
         with self._lock:
             new = listing(
-                self.prefix, remote_tools, self.tools, lambda remote, name: McpTool(self, remote, name, self.options)
+                self.prefix,
+                remote_tools,
+                self.tools,
+                lambda remote, name: McpTool(self, remote, name, self.options),
+                left_off=task_only,
             )
             if self.registry is not None:
                 for gone in new.removed:
@@ -137,7 +142,7 @@ class McpServer:
                 for tool in new.tools:
                     if tool.name in new.added:
                         self.registry.register(tool)
-            self.tools, self.renamed = new.tools, new.renamed
+            self.tools, self.renamed, self.left_off = new.tools, new.renamed, new.left_off
             if new.changed:
                 self.generation += 1
                 self.last_change = new
@@ -254,7 +259,7 @@ def mcp(
         prefix = server_name + "_" if prefix is None else prefix
         asks = "requires_approval" not in tool_options
         server = McpServer(server_name, prefix, connection, target_registry, options, ask_destructive=asks)
-        _warn_renamed(server, server.take_listing(remote_tools))
+        _warn_about(server, server.take_listing(remote_tools))
         connection.on_tools_changed = server.tools_changed
     except BaseException:
         connection.close()
@@ -325,8 +330,15 @@ def _fallback_name(target: McpTarget) -> str:
     return os.path.splitext(os.path.basename(target.command[-1] if target.command else "mcp"))[0]
 
 
-def _warn_renamed(server: McpServer, first: Listing) -> None:
-    """Say in a warning which tools were renamed because their names clash once made valid."""
+def _warn_about(server: McpServer, first: Listing) -> None:
+    """Say in a warning which tools are not offered, and which were renamed because their
+    names clash once made valid."""
+    if first.left_off:
+        warnings.warn(
+            f"op.mcp: {server.name!r} has tools that are not offered: "
+            + "; ".join(f"{name!r}: {why}" for name, why in first.left_off.items()),
+            stacklevel=3,
+        )
     if first.renamed:
         warnings.warn(
             f"op.mcp: {server.name!r} has tools whose names clash once made valid for every provider; "

@@ -207,8 +207,9 @@ def serve(
     names too) to other agents over MCP: streamable HTTP on 127.0.0.1, at ``port`` (default:
     a free one), under ``name`` (default ``"notebook"``), each request needing the printed
     bearer token. Calls run as runs of ``runtime`` (default: the notebook's), governed by
-    its approval policy and deny list. Serving again under a name already served stops
-    the old server first. An unknown tool, a bad name or port raises ``ValueError`` naming it."""
+    its approval policy and deny list, and by the notebook's "Always" rules. Serving again
+    under a name already served stops the old server first. An unknown tool, a bad name or
+    port raises ``ValueError`` naming it."""
     from ..core._ambient import ambient_runtime
 
     server_name = "notebook" if name is None else name
@@ -219,8 +220,19 @@ def serve(
     if old is not None:
         old.stop()
     server = ServedTools(server_name, tool_names, runtime if runtime is not None else ambient_runtime(), port)
+    server.approvals.session_rules = _notebook_session_rules()
     _SERVED[server_name] = server
     return server
+
+
+def _notebook_session_rules() -> Any:
+    """The notebook's "Always allow" / "Always deny" rules (``%agent policy``), or ``None``
+    outside an IPython with the extension loaded."""
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    magics = shell.magics_manager.registry.get("AgentMagics") if shell is not None else None
+    return getattr(magics, "approval_rules", None)
 
 
 def _tool_names(tools: Sequence[str | Tool] | str | Tool) -> list[str]:

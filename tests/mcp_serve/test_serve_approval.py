@@ -129,3 +129,30 @@ def test_stopping_the_server_closes_the_box_and_ends_the_asking(asking):
     served, box, _rules = asking
     served.stop()
     assert not served.approvals.answerable and box.widget.comm is None
+
+
+def test_op_serve_in_a_notebook_follows_its_always_rules(runtime):
+    """A rule an "Always deny" click added in the notebook (``%agent policy`` lists it)
+    refuses a call served by ``op.serve`` too, though the Runtime has no policy."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from openprogram_jupyter.core.approval_policy import Rule
+
+    shell = InteractiveShell.instance()
+    shell.run_line_magic("load_ext", "openprogram_jupyter")
+    rules = shell.magics_manager.registry["AgentMagics"].approval_rules
+    rules.add(Rule.for_tool("deny", "add"))
+    define_tools()
+    served = op.serve(["add"], runtime=runtime, name="ruled")
+
+    async def go():
+        async with connect(served) as client:
+            return await client.call_tool("add", {"a": 1, "b": 2})
+
+    try:
+        result = run(go())
+    finally:
+        served.stop()
+        rules.clear()
+    assert result.is_error
+    assert result.content[0].text == "denied by session rule 'deny add' of the approval policy: add did not run"

@@ -4,6 +4,11 @@ Gemini takes plain JSON Schema in ``parametersJsonSchema`` but documents only a 
 it; a keyword outside that subset may be ignored (so not enforced) or refused, and enum
 values must be strings or numbers. :func:`gemini_schema_problems` lists such places so
 ``%agent schema NAME`` can show them before a run finds out.
+
+Two keywords that only annotate a schema are left out of what Gemini is sent
+(:func:`gemini_parameters`): ``$schema``, which MCP servers put in every input schema (the
+dialect it is written in), and ``$comment``. Dropping them changes nothing a schema
+accepts, and they are not counted as problems.
 """
 
 from __future__ import annotations
@@ -14,7 +19,10 @@ from ..core._json import JsonObject
 from ._provider_info import Spec, declared_parameters
 from ._tool_features import described_with_examples
 
-__all__ = ["gemini_function_declaration", "gemini_schema_problems"]
+__all__ = ["gemini_function_declaration", "gemini_parameters", "gemini_schema_problems"]
+
+_LEFT_OUT = ("$schema", "$comment")
+"""Keywords that only annotate a schema; not sent to Gemini."""
 
 # The JSON Schema keywords Gemini documents for parametersJsonSchema; others may be
 # ignored (not enforced) or refused. Annotations that change nothing are let through.
@@ -54,15 +62,35 @@ def gemini_function_declaration(spec: Spec) -> JsonObject:
     return {
         "name": spec["name"],
         "description": described_with_examples(spec),
-        "parametersJsonSchema": declared_parameters(spec),
+        "parametersJsonSchema": gemini_parameters(declared_parameters(spec)),
     }
+
+
+def gemini_parameters(schema: object) -> object:
+    """``schema`` without the keywords of :data:`_LEFT_OUT`, wherever a schema stands
+    (``properties``, ``items``, ``anyOf``…, ``$defs``); a property *named* ``$schema`` is
+    kept. A copy: ``schema`` is not changed."""
+    if not isinstance(schema, dict):
+        return schema
+    out = {key: value for key, value in schema.items() if key not in _LEFT_OUT}
+    for key in ("properties", "$defs"):
+        if isinstance(out.get(key), dict):
+            out[key] = {name: gemini_parameters(value) for name, value in out[key].items()}
+    for key in ("items", "additionalProperties", "not"):
+        if key in out:
+            out[key] = gemini_parameters(out[key])
+    for key in ("anyOf", "oneOf", "allOf", "prefixItems"):
+        if isinstance(out.get(key), list):
+            out[key] = [gemini_parameters(option) for option in out[key]]
+    return out
 
 
 def gemini_schema_problems(parameters: JsonObject) -> list[str]:
     """Each place in ``parameters`` that uses a keyword outside Gemini's documented subset,
     or an enum with values other than strings and numbers, one line each, named by its
-    path from ``parameters`` (``parameters.items[].n``)."""
-    return _problems(parameters, "parameters")
+    path from ``parameters`` (``parameters.items[].n``). What is not sent
+    (:func:`gemini_parameters`) is no problem."""
+    return _problems(gemini_parameters(parameters), "parameters")
 
 
 def _problems(schema: object, path: str) -> list[str]:

@@ -32,7 +32,9 @@ ENTRY_POINTS: dict[str, str] = {
     "@op.agentic_function": "its body's runs are nested runs: the calling run's context first",
     "op.serve / %agent serve (a call from an MCP client)": "the served runtime (the one given, else the "
     "notebook's) with a scripted model making the client's one call: its approver, deny list, depth cap, grace "
-    "and settings; no one answers an ask, so a call the policy asks about is denied",
+    "and settings, the session's Always rules first; a call the policy asks about waits for Approve / Deny in "
+    "the serving cell's card (denied after `served.approvals.timeout` seconds, or at once with no card: "
+    "`op.serve` from Python); no one answers a tool's `ctx.ask`",
     "run.to_test (the written test)": "the recorded answers: a run whose calls were asked about replays in step "
     "mode with an approver giving each call its recorded answer (denied, skipped, edited, run)",
 }

@@ -364,7 +364,8 @@ SITES: dict[str, str | None] = {
     "jupyter._show:_follow | asyncio.run": NOT_A_RUN,
     "jupyter._warm_up:start_warm_up | thread.start": NOT_A_RUN,
     "jupyter._serve:ServedTools.__init__ | self._watcher.start": NOT_A_RUN,
-    "jupyter._serve:ServedTools._call | self.runtime.replace(model=model).arun": "op.serve / %agent serve (a call "
+    "jupyter._serve:ServedTools._call | self.runtime.replace(model=model, approve=approve).arun": "op.serve / "
+    "%agent serve (a call "
     "from an MCP client)",
     "tools._mcp_serving:ServedEndpoint.__init__ | self._thread.start": NOT_A_RUN,
     "models._json_depth:nesting_past | match.start": NOT_A_RUN,

@@ -156,3 +156,26 @@ def test_op_serve_in_a_notebook_follows_its_always_rules(runtime):
         rules.clear()
     assert result.is_error
     assert result.content[0].text == "denied by session rule 'deny add' of the approval policy: add did not run"
+
+
+def test_two_waiting_calls_each_get_their_own_row_and_answer(asking):
+    served, box, _rules = asking
+
+    async def go():
+        async with connect(served) as client:
+            first = asyncio.ensure_future(client.call_tool("add", {"a": 1, "b": 1}))
+            second = asyncio.ensure_future(client.call_tool("add", {"a": 2, "b": 2}))
+            while len(box.widget.children) < 2:
+                await asyncio.sleep(0.02)
+            shown = [row.children[0].value for row in box.widget.children]
+            later = [i for i, text in enumerate(shown) if "&quot;a&quot;: 2" in text]
+            buttons(box)[later[0]]["Deny"].click()  # the later call first: it alone is answered
+            denied = await second
+            assert not first.done() and len(box.widget.children) == 1
+            buttons(box)[0]["Approve"].click()
+            return await first, denied
+
+    served.approvals.timeout = 30
+    approved, denied = run(go())
+    assert approved.content[0].text == "2" and not approved.is_error
+    assert denied.is_error and denied.content[0].text == "denied: the user did not approve this call to add"

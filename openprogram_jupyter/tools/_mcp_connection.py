@@ -32,8 +32,10 @@ from typing import Any, TextIO, TypeVar, cast
 
 from ..core._install import DISTRIBUTION, install_hint, package_version
 from ..core._json import JsonObject
+from ..core._secrets import mask
 from ..core.errors import ToolFailure, UserMistake
 from ._mcp_elicitation import Elicitations
+from ._mcp_legacy_sse import legacy_sse_failure
 from ._mcp_server_messages import ServerMessages, listen_for_tool_changes
 
 __all__ = ["McpConnection", "McpError", "McpTarget", "close_all_connections"]
@@ -131,6 +133,10 @@ class McpConnection:
         except BaseException as error:  # reported to callers; this task must not die noisily
             # Our own McpError (no SDK) says what is wrong: no server was started to have "stopped".
             self._failure = str(error) if isinstance(error, McpError) else self._explain(error)
+            if not ready.done() and self.target.url is not None and isinstance(error, Exception):
+                # the handshake failed: an old SSE server is told apart by asking its URL
+                legacy = await legacy_sse_failure(self.target.url, self.target.headers)
+                self._failure = mask(legacy) if legacy is not None else self._failure
             if not ready.done():
                 ready.set_exception(McpError(self._failure))
         finally:

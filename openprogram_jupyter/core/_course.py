@@ -33,6 +33,7 @@ __all__ = [
     "CourseRules",
     "Mode",
     "SessionSpend",
+    "context_summary_text",
     "install",
     "installed",
     "session_spend",
@@ -160,18 +161,30 @@ class CourseRules:
             return system
         return block if not system else f"{block}\n\n{system}"
 
+    def context_carried_by(self, system: str | None) -> tuple[CourseContext, ...]:
+        """The course context files ``system`` carries: all of them when it starts with
+        their block (as :meth:`system_with_context` writes it), else none."""
+        if not self.context or system is None:
+            return ()
+        return self.context if system.startswith(self.system_with_context(None) or "") else ()
+
     def context_summary(self) -> str | None:
         """The line a run shows for the context it carries: ``course context (COURSE.md,
         1.2k tokens)``; ``None`` without one."""
         if not self.context:
             return None
-        tokens = sum(item.tokens for item in self.context)
-        size = f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)
-        return f"course context ({', '.join(item.name for item in self.context)}, {size} tokens)"
+        return context_summary_text([item.name for item in self.context], sum(item.tokens for item in self.context))
 
     def source(self, rule: str) -> str:
         """Where ``rule`` was set, as a phrase (``set in /etc/ipython/ipython_config.py``)."""
         return self.sources.get(rule, "set by the course")
+
+
+def context_summary_text(names: Sequence[str], tokens: int) -> str:
+    """``course context (COURSE.md, 1.2k tokens)``: the files' names, comma-separated, and
+    their tokens — ``1.2k`` from 1,000 up (one decimal), else the number."""
+    size = f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)
+    return f"course context ({', '.join(names)}, {size} tokens)"
 
 
 RULE_NAMES = (

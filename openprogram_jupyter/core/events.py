@@ -54,6 +54,7 @@ __all__ = [
     "AssistantUpdate",
     "Compaction",
     "CompactionEvent",
+    "CourseContextFile",
     "Divergence",
     "DivergenceEvent",
     "Event",
@@ -146,10 +147,20 @@ class Event(BaseModel):
     timestamp: float = Field(default_factory=time.time)
 
 
+class CourseContextFile(BaseModel):
+    """A course context file a run's system prompt carries (``AgentMagics.context_files``):
+    its name as shown (``COURSE.md``), its size in tokens (estimated) and its text."""
+
+    name: str
+    tokens: int
+    text: str
+
+
 class AgentStartEvent(Event):
     """The run began: its model, its menu, its spending limits (``None``: none), which
-    the live view's cost meter measures against, and its model's context window
-    (``None``: not known), which its context meter does."""
+    the live view's cost meter measures against, its model's context window (``None``:
+    not known), which its context meter does, and the course context files its system
+    prompt carries (empty: none), which the views show collapsed."""
 
     type: Literal["agent_start"] = "agent_start"
     model: str = ""
@@ -157,6 +168,7 @@ class AgentStartEvent(Event):
     max_cost: float | None = None
     max_tokens: int | None = None
     context_window: int | None = None
+    course_context: list[CourseContextFile] = Field(default_factory=list)
 
 
 class TurnStartEvent(Event):

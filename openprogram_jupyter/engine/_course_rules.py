@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core._course import CoursePolicy, CourseRefusal, installed, session_spend
 from ..core._run_context import RunContext
+from ..core.events import CourseContextFile
 from ..models import Model
 from ..models.offline import OfflineModel
 from ..models.replay import ReplayModel
@@ -25,7 +26,16 @@ from ..models.scripted import ScriptedModel
 if TYPE_CHECKING:
     from ..tools.menu import Menu
 
-__all__ = ["check_model", "check_run", "course_system", "governed", "session_caps", "session_left", "without_denied"]
+__all__ = [
+    "check_model",
+    "check_run",
+    "context_shown",
+    "course_system",
+    "governed",
+    "session_caps",
+    "session_left",
+    "without_denied",
+]
 
 
 def check_model(model: Model) -> None:
@@ -88,6 +98,15 @@ def course_system(settings: Mapping[str, Any]) -> dict[str, Any]:
     files' text before it (empty when the course has none, or the prompt carries it)."""
     system = installed().system_with_context(settings["system"])
     return {} if system == settings["system"] else {"system": system}
+
+
+def context_shown(settings: Mapping[str, Any]) -> list[CourseContextFile]:
+    """The course context files the system prompt of a run of ``settings`` carries, as its
+    ``agent_start`` event tells the views (empty: none)."""
+    return [
+        CourseContextFile(name=item.name, tokens=item.tokens, text=item.text.strip())
+        for item in installed().context_carried_by(settings["system"])
+    ]
 
 
 def governed(context: RunContext) -> RunContext:

@@ -49,6 +49,7 @@ from ..core.messages import (
 from ..tools.menu import Menu
 from ._compaction import replay_compaction
 from ._context import context_window
+from ._course_rules import context_shown
 from ._limits import LimitReached, answer_round_under_cap, limit_reached
 from ._loop_state import LoopConfig, LoopState
 from ._reply import notice_unpriced, stream_reply
@@ -78,6 +79,7 @@ async def run_loop(config: LoopConfig, state: LoopState, prompts: Sequence[UserM
             max_cost=config.spec.settings["max_cost"],
             max_tokens=config.spec.settings["max_tokens"],
             context_window=context_window(config.spec.settings, config.model),
+            course_context=context_shown(config.spec.settings),
         )
     )
     try:

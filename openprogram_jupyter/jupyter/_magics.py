@@ -185,7 +185,6 @@ class AgentMagics(Magics, CourseSettings):
             from ..observe._tracing import unexported_note
 
             notes += [note for note in [unexported_note(spec.settings["trace"])] if note is not None]
-        notes += _course_context_note()
         return CellPlan(options, runtime, spec, session, notes)
 
     def plan_of(self, runtime: Runtime, spec: RunSpec, options: CellOptions, *, notes: list[str]) -> CellPlan:
@@ -232,13 +231,6 @@ class AgentMagics(Magics, CourseSettings):
         from ._line_commands import run_line_command
 
         run_line_command(self, line)
-
-
-def _course_context_note() -> list[str]:
-    from ..core._course import installed
-
-    summary = installed().context_summary()
-    return [f"The system prompt carries the {summary}."] if summary is not None else []
 
 
 def _refuse_when_the_course_is_off() -> None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ..render import _format as fmt
 from ..render._groups import left_out_line, tally
 from ..render._text_html import text_html
-from ..render.html import notice_html
+from ..render.html import course_context_html, notice_html
 from ..render.tree import Block, CallNode, NodeHandlers, NoticeNode, RetryNode, RoundNode, RunNode, UserNode
 from . import _window
 from ._call_card import call_widget
@@ -66,9 +66,20 @@ class TreeWidgets:
                 + "</span>",
             )
             children.append(label)
+        elif run.course_context:
+            children.append(self._course_context_widget(run))
         children += self._timeline_widgets(run)
         self.view.pool.want(box, children=tuple(children))
         return box
+
+    def _course_context_widget(self, run: RunNode) -> Any:
+        """The course context the run's system prompt carries, collapsed, as saved
+        (:func:`~openprogram_jupyter.render.html.course_context_html`)."""
+        widget = self.view.pool.widget_for(
+            ("course-context", run.run_id), lambda: self.view.pool.make(self.view.pool.widgets.HTML)
+        )
+        self.view.pool.want(widget, value=course_context_html(run, fmt.Limits(text_chars=self.view.max_text_chars)))
+        return widget
 
     def _timeline_widgets(self, run: RunNode) -> list[Any]:
         """The run's first item (its prompt), a line counting what the window leaves out,

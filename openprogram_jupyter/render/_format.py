@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..core._course import context_summary_text
 from ..core._money import dollars
 from ..core._result_text import result_blocks_text
 from ..core._secrets import mask
@@ -217,6 +218,15 @@ def all_usage(run: RunNode) -> Usage:
         for child in call.children:
             total = total + all_usage(child)
     return total
+
+
+def course_context_line(run: RunNode) -> str | None:
+    """``course context (COURSE.md, 1.2k tokens)`` for a run whose system prompt carries
+    the course context files (:attr:`RunNode.course_context`); ``None`` otherwise."""
+    files = run.course_context
+    if not files:
+        return None
+    return context_summary_text([item.name for item in files], sum(item.tokens for item in files))
 
 
 def header_parts(run: RunNode, *, now: float | None = None) -> list[str]:

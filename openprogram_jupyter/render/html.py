@@ -79,10 +79,26 @@ def _run_html(run: RunNode, limits: fmt.Limits, *, nested: bool) -> str:
         + " · ".join(escape(part) for part in fmt.header_parts(run))
         + "</div>"
     )
+    if not nested:
+        out.append(course_context_html(run, limits))
     out += _span_html(run.timeline, lambda item: _item_html(item, limits), groups.TIMELINE_SPAN, limits)
     out.append(_end_html(run))
     out.append("</div>")
     return "".join(out)
+
+
+def course_context_html(run: RunNode, limits: fmt.Limits) -> str:
+    """The course context the run's system prompt carries, collapsed under its line —
+    ``course context (COURSE.md, 1.2k tokens)`` — and open, each file's text under its
+    name, escaped and cut past ``limits.text_chars``; ``""`` for a run without one."""
+    line = fmt.course_context_line(run)
+    if line is None:
+        return ""
+    body = "".join(
+        f'<div style="{_MUTED}">{escape(item.name)}</div>' + _cut_html(item.text, limits.text_chars, fmt.TEXT_KEPT)
+        for item in run.course_context
+    )
+    return details_html(escape(line), body, style="margin:2px 0", summary_style=_MUTED)
 
 
 def _item_html(node: object, limits: fmt.Limits) -> str:

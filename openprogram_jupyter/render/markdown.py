@@ -80,6 +80,9 @@ def _run_markdown(run: RunNode, limits: fmt.Limits, indent: str) -> str:
     title = "agent run" if not indent else "nested run"
     lines.append(f"{indent}**{title}** · " + " · ".join(_safe_header(run)))
     lines.append("")
+    context = fmt.course_context_line(run) if not indent else None
+    if context is not None:  # its files' names come from the course's configuration
+        lines += [code_span(context), ""]
     lines += _span_markdown(
         run.timeline, lambda item: _item_markdown(item, limits, indent), groups.TIMELINE_SPAN, limits, indent
     )

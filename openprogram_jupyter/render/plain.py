@@ -58,6 +58,9 @@ def run_plain(
 def _run_plain(run: RunNode, limits: fmt.Limits, indent: str) -> str:
     title = "agent run" if not indent else "nested run"
     lines = [f"{indent}{title} · " + " · ".join(fmt.header_parts(run))]
+    context = fmt.course_context_line(run) if not indent else None
+    if context is not None:
+        lines.append(context)
     lines += _span_plain(
         run.timeline, lambda item: _item_plain(item, limits, indent), groups.TIMELINE_SPAN, limits, indent
     )

@@ -146,6 +146,8 @@ async def test_course_context_found_above_the_notebook_reaches_every_run(kernel_
         await kernel.text(f"import os\nos.chdir({str(tmp_path / 'course' / 'week1')!r})\n" + TOOLS)
         assert "course context: COURSE.md (3 tokens" in shown(await kernel.run("%agent course"))
         cell = await kernel.run("%%agent -m offline -o r\nhi")
-        assert "The system prompt carries the course context (COURSE.md, 3 tokens)." in shown(cell)
+        assert "\ncourse context (COURSE.md, 3 tokens)\n" in shown(cell)  # the saved transcript's line
+        html = "".join(o.get("data", {}).get("text/html", "") for o in cell.outputs)
+        assert "course context (COURSE.md, 3 tokens)</summary>" in html and "Use SI units." in html
         direct = await kernel.text("print(op.Runtime(model='offline').run('hi', tools=[]).spec.settings['system'])")
         assert direct.startswith("Course context (COURSE.md):\nUse SI units.")

@@ -127,7 +127,7 @@ class TreeBuilder:
         run.model = event.model or run.model
         run.tools = list(event.tools or [])
         run.max_cost, run.max_tokens = event.max_cost, event.max_tokens
-        run.context_window = event.context_window
+        run.context_window, run.course_context = event.context_window, list(event.course_context)
         run.started_at = event.timestamp
         run.touch()
 

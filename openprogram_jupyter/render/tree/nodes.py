@@ -15,7 +15,7 @@ from typing import Any, Literal, TypeVar
 from ...core._dispatch import KindTable
 from ...core._json import JsonObject
 from ...core.errors import ProviderError
-from ...core.events import Divergence
+from ...core.events import CourseContextFile, Divergence
 from ...core.messages import ToolResultMessage, Usage
 
 __all__ = [
@@ -214,7 +214,8 @@ class RunNode(_Node):
     """One run: the top level, or a run opened by a call's tool (then a child of that call).
     ``max_cost`` / ``max_tokens`` are its spending limits; ``limit`` names the limit that
     ended it; ``context_window`` is its model's, when known; ``divergence`` (a rerun) where
-    its results first parted from the recording."""
+    its results first parted from the recording; ``course_context`` the course context
+    files its system prompt carries."""
 
     run_id: str
     depth: int = 0
@@ -229,6 +230,7 @@ class RunNode(_Node):
     max_tokens: int | None = None
     context_window: int | None = None
     divergence: Divergence | None = None
+    course_context: list[CourseContextFile] = field(default_factory=list)
     compacting: NoticeNode | None = None  # the notice of a compaction under way
     usage: Usage = field(default_factory=lambda: Usage(cost=0.0))
     started_at: float | None = None

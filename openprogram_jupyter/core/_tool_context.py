@@ -57,7 +57,7 @@ class ToolContext:
 
         Raises :class:`~openprogram_jupyter.core.errors.AskError` when no answer comes: no
         person can answer in this run (a run from Python without a view, an evaluation, a
-        call from an MCP client), the run was stopped, or ``timeout`` seconds passed.
+        served call with no card to answer in), the run was stopped, or ``timeout`` seconds passed.
         Bad arguments raise ``TypeError`` / ``ValueError`` naming the problem.
         """
         if self._ask is None:

@@ -263,7 +263,7 @@ class ToolFailure(OpenProgramError):
 
 class AskError(OpenProgramError, RuntimeError):
     """``ctx.ask(...)`` got no answer: no person can answer in this run (a run started from
-    Python without a view, an evaluation, a call from an MCP client), the run was stopped
+    Python without a view, an evaluation, an ``op.serve`` call without a card), the run was stopped
     while the question waited, or its ``timeout=`` passed. A tool can catch it and go on."""
 
 

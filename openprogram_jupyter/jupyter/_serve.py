@@ -32,6 +32,7 @@ from ..tools._mcp_serving import ServedEndpoint, ServedResult, ServedTool
 from ..tools.base import Tool
 from ..tools.registry import default_registry
 from ._served_approvals import ServedApprovals
+from ._served_questions import ServedQuestions
 
 __all__ = ["ServedCall", "ServedTools", "serve", "served", "stop_serving"]
 
@@ -57,6 +58,8 @@ class ServedTools:
     ``url`` and ``token`` are what a client needs (the token goes in
     ``Authorization: Bearer <token>``); ``calls`` the calls served so far; ``approvals`` the
     calls waiting for Approve / Deny (``approvals.timeout``: how long one waits, in seconds);
+    ``questions`` what served tools ask (``ctx.ask``) waiting for an answer in the card
+    (``questions.timeout``);
     :meth:`client_config` a ready configuration for Claude Code, Codex, Cursor and the MCP
     Inspector; :meth:`stop` closes the port.
     """
@@ -67,6 +70,7 @@ class ServedTools:
         self.runtime = runtime
         self.calls: list[ServedCall] = []
         self.approvals = ServedApprovals()
+        self.questions = ServedQuestions()
         self._call_numbers = itertools.count(1)
         self._listeners: list[Callable[[ServedTools], None]] = []
         self._lock = threading.Lock()
@@ -119,7 +123,9 @@ class ServedTools:
         call_id = f"mcp_call_{next(self._call_numbers)}"  # one per call: concurrent calls wait apart
         model = ScriptedModel([ToolCall(id=call_id, name=name, arguments=dict(arguments)), "served"])
         approve = self.approvals.approver(getattr(self.runtime, "approve", None))
-        run = await self.runtime.replace(model=model, approve=approve).arun(_PROMPT, tools=[tool])
+        run = await self.runtime.replace(model=model, approve=approve).arun(
+            _PROMPT, tools=[tool], ask=self.questions.ask
+        )
         results = [m for m in run.messages if isinstance(m, ToolResultMessage)]
         result = results[0] if results else None
         content: list[TextContent | ImageContent] = (

@@ -5,7 +5,7 @@
   and shows a card that follows every call a client makes (tool, arguments, how it ended,
   time, the start of the result) — updated in place from the server's thread — and, under
   it where widgets can show, Approve / Deny (and Always allow / Always deny) for each call
-  the approval policy asks about (:mod:`._served_approval_box`);
+  the approval policy asks about, and each question a served tool asks (:mod:`._served_waiting_box`);
 - ``%agent serve`` lists the running servers and their call counts;
 - ``%agent serve stop [NAME]`` stops one (no NAME: every one).
 """
@@ -98,14 +98,14 @@ def show_card(server: ServedTools, *, widgets: bool = False, session_rules: Sess
     """Display the server's card here and redraw it after every call and every change; with
     ``widgets``, display under it the box where calls wait for Approve / Deny, open until
     the server stops (``session_rules``: where an "Always" click adds its rule). Returns that
-    :class:`._served_approval_box.ApprovalBox`, else ``None``."""
+    :class:`._served_waiting_box.WaitingBox`, else ``None``."""
     handle = display_bundle(server_card(server), display_id=True)
     server.on_change(lambda changed: update_bundle(handle, server_card(changed)))
     if widgets:
-        from ._served_approval_box import ApprovalBox
+        from ._served_waiting_box import WaitingBox
 
         server.approvals.session_rules = session_rules
-        box = ApprovalBox(server.approvals)
+        box = WaitingBox(server.approvals, server.questions)
         display_bundle(box.mimebundle(server.name))
         server.on_change(lambda changed: box.close() if changed.stopped else None)
         return box

@@ -33,6 +33,7 @@ __all__ = [
     "PROVIDER_SAID",
     "ArgumentError",
     "AskError",
+    "BudgetSpentError",
     "CassetteError",
     "DecisionError",
     "OpenProgramError",
@@ -44,6 +45,7 @@ __all__ = [
     "ToolExit",
     "ToolFailure",
     "UserMistake",
+    "run_error",
     "split_model_error",
 ]
 
@@ -219,6 +221,20 @@ class RunError(OpenProgramError, RuntimeError):
         message = f"the run failed after {run.rounds} round(s): {run.error or 'unknown error'}"
         super().__init__(visible_controls(mask(message)))
         self.run = run
+
+
+class BudgetSpentError(UserMistake, RunError):
+    """A :class:`RunError` (caught as one) for a run a gateway refused because the key's
+    budget is spent (``run.error.kind == "budget"``): nothing in the notebook's code is
+    wrong, so IPython shows its one line alone, never a traceback."""
+
+
+def run_error(run: RunRecord) -> RunError:
+    """What ``exec`` raises for ``run``, which ended in an error: a
+    :class:`BudgetSpentError` when a spent budget ended it (by the error's kind), else a
+    :class:`RunError`."""
+    spent = run.error is not None and run.error.kind == "budget"
+    return BudgetSpentError(run) if spent else RunError(run)
 
 
 class DecisionError(OpenProgramError, ValueError):

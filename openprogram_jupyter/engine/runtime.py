@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, cast
 from ..core import _ambient
 from ..core._stop import StopToken, waiting_time
 from ..core._threads import start_daemon_thread
-from ..core.errors import RunError, SetupError
+from ..core.errors import SetupError, run_error
 from ._runtime_config import Configured, RuntimeConfig
 from ._runtime_model import RuntimeModel
 
@@ -466,7 +466,7 @@ def _drain(queue: deque[Any]) -> list[Any]:
 def _answer(run: Run) -> Any:
 
     if run.stop_reason == "error":
-        raise RunError(run)
+        raise run_error(run)
     if run.decision is not None:  # its value may be None
         return run.result
     return run.text

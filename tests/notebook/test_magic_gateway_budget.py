@@ -7,6 +7,8 @@ from __future__ import annotations
 import pytest
 from fakeserver import FakeServer, Turn
 
+import openprogram_jupyter as op
+
 STUDENT_KEY = "sk-student-gateway-key-7f3a"  # made up
 REFUSAL = {
     "error": {
@@ -51,3 +53,19 @@ def test_a_spent_budget_fails_the_cell_with_one_line(shell, capsys, gateway, sta
     assert len(gateway.requests) == 1
     assert STUDENT_KEY not in both
     shell.user_ns.pop("r", None)
+
+
+def test_exec_in_a_cell_fails_with_one_line_and_is_still_a_run_error(shell, capsys, gateway):
+    gateway.script(Turn(status=400, error_body=REFUSAL))
+    result = shell.run_cell("import openprogram_jupyter as op\nop.Runtime(model='openai:gpt-4.1-mini').exec('Hi.')")
+
+    assert isinstance(result.error_in_exec, op.RunError)
+    printed = capsys.readouterr()
+    both = printed.out + printed.err
+    assert "Traceback" not in both and "File " not in both
+    assert result.error_in_exec._render_traceback_() == [
+        "BudgetSpentError: the run failed after 1 round(s): openai:gpt-4.1-mini failed, HTTP 400, budget_exceeded: "
+        "the course's budget for you is spent; the gateway says: Budget has been exceeded! Current cost: 0.51, "
+        "Max budget: 0.5"
+    ]
+    assert result.error_in_exec.run.error.kind == "budget"

@@ -164,7 +164,8 @@ def test_course_context_goes_first_in_the_system_prompt_on_the_wire(tmp_path):
     assert system["content"].endswith("Never give the full solution.\n\nBe brief.")
 
 
-def test_a_gateways_budget_refusal_ends_the_run_in_one_line_with_its_words():
+def test_budget_words_under_an_ordinary_error_type_end_the_run_as_an_ordinary_refusal():
+    """Only the error's type or code says a budget is spent (tests/providers/test_gateway_budget.py)."""
     with FakeServer() as server:
         server.script(Turn.http_error(400, "Budget has been exceeded! Current cost: 0.51, Max budget: 0.5"))
         runtime = op.Runtime(model="openai:gpt-4.1-mini", api_key="sk-student-1", base_url=server.openai_base_url)

@@ -42,6 +42,9 @@ __all__ = ["McpConnection", "McpError", "McpTarget", "close_all_connections"]
 
 T = TypeVar("T")
 
+Progress = Callable[[float, "float | None", "str | None"], None]
+"""Takes a call's progress: how far, out of what total (if the server gives one), and a message."""
+
 _STDERR_TAIL_CHARS = 2000
 _log = logging.getLogger(__name__)
 # The SDK logs a line it cannot parse with logger.exception; with no handler configured,
@@ -162,6 +165,8 @@ class McpConnection:
         return Client(
             transport,
             message_handler=self.unasked.on_message,
+            logging_callback=self.unasked.on_log,
+            log_level="info",  # a 2026-07-28 server sends log messages only to a client that asks
             elicitation_callback=self._on_elicitation,
             client_info=Implementation(name=DISTRIBUTION, version=package_version()),  # not the SDK's "mcp 0.1.0"
         )
@@ -189,15 +194,6 @@ class McpConnection:
     def skipped_lines(self) -> list[str]:
         """The last lines the server wrote that are not JSON-RPC (:class:`ServerMessages`)."""
         return self.unasked.skipped_lines
-
-    @property
-    def on_tools_changed(self) -> Callable[[], None] | None:
-        """Called on the connection's thread when the server says its tools changed."""
-        return self.unasked.on_tools_changed
-
-    @on_tools_changed.setter
-    def on_tools_changed(self, callback: Callable[[], None] | None) -> None:
-        self.unasked.on_tools_changed = callback
 
     def stderr_tail(self) -> str:
         """The last lines a stdio server wrote to its stderr (empty for HTTP)."""
@@ -228,7 +224,7 @@ class McpConnection:
 
     def list_tools(self, timeout: float = 30.0) -> list[Any]:
         """The server's tools (every page of ``tools/list``)."""
-        return self.run(self._list_tools(), timeout)
+        return self.run(self.list_tools_async(), timeout)
 
     def submit(self, coroutine: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         """Start ``coroutine`` on the connection's loop without waiting for it."""
@@ -236,9 +232,6 @@ class McpConnection:
 
     async def list_tools_async(self) -> list[Any]:
         """:meth:`list_tools` on the connection's own loop (a coroutine :meth:`submit` runs)."""
-        return await self._list_tools()
-
-    async def _list_tools(self) -> list[Any]:
         client = self._require_client()
         tools: list[Any] = []
         cursor = None
@@ -250,15 +243,18 @@ class McpConnection:
             if not cursor:
                 return tools
 
-    async def call_tool(self, name: str, arguments: JsonObject) -> Any:
+    async def call_tool(self, name: str, arguments: JsonObject, progress: Progress | None = None) -> Any:
         """Call ``name`` from any event loop; returns the SDK's ``CallToolResult``.
 
-        Cancelling the awaiting task cancels the request on the connection's loop, which
-        sends the server ``notifications/cancelled``. A dead or closed server raises
-        :class:`McpError`.
+        With ``progress``, the request asks for progress (a ``progressToken``) and each
+        ``notifications/progress`` is handed to it, on the connection's thread, as
+        ``(progress, total, message)``. Cancelling the awaiting task cancels the request on
+        the connection's loop, which sends the server ``notifications/cancelled``. A dead or
+        closed server raises :class:`McpError`.
         """
         started = time.monotonic()
-        future = asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self._call_tool(name, arguments), self._loop))
+        call = self._call_tool(name, arguments, progress)
+        future = asyncio.wrap_future(asyncio.run_coroutine_threadsafe(call, self._loop))
         try:
             while True:
                 done, _ = await asyncio.wait({future}, timeout=0.1)
@@ -270,10 +266,15 @@ class McpConnection:
         finally:
             future.cancel()  # a stop (or an unreadable reply): the request is cancelled on the server too
 
-    async def _call_tool(self, name: str, arguments: JsonObject) -> Any:
+    async def _call_tool(self, name: str, arguments: JsonObject, progress: Progress | None) -> Any:
         client = self._require_client()
+
+        async def on_progress(done: float, total: float | None, message: str | None) -> None:
+            if progress is not None:
+                progress(done, total, message)
+
         try:
-            return await client.call_tool(name, arguments)
+            return await client.call_tool(name, arguments, progress_callback=on_progress if progress else None)
         except asyncio.CancelledError:
             raise
         except Exception as error:

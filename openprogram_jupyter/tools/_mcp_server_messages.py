@@ -7,6 +7,10 @@ The SDK hands each to the connection's message handler (:meth:`ServerMessages.on
   :class:`~.mcp_source.McpServer` lists its tools again). On a 2026-07-28 connection the
   client asks for these with a ``subscriptions/listen`` stream (:func:`listen_for_tool_changes`);
   the SDK hands each event on as the same notification.
+- A log message (``notifications/message``) goes to the call in flight that
+  :meth:`ServerMessages.logging_to` names (the latest, as a run's calls go one after
+  another) as one line, ``[warning] logger: text``; with no call in flight, to this
+  module's logger.
 - A line a server writes to stdout that is not a JSON-RPC message (a banner printed before
   it starts, a stray ``print``) is logged and kept in ``skipped_lines``; the connection goes
   on. Only a reply that cannot be read (a JSON-RPC response nested too deep for the parser)
@@ -17,18 +21,21 @@ The SDK hands each to the connection's message handler (:meth:`ServerMessages.on
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..core._secrets import mask
 
-__all__ = ["ServerMessages", "listen_for_tool_changes"]
+__all__ = ["ServerMessages", "listen_for_tool_changes", "log_line"]
 
 _SKIPPED_LINES_KEPT = 20
 _SKIPPED_LINE_CHARS = 300
+_LOG_LINE_CHARS = 2000
 _log = logging.getLogger("openprogram_jupyter.tools._mcp_connection")
 
 
@@ -42,6 +49,29 @@ class ServerMessages:
         # When (time.monotonic()) a reply that cannot be read arrived, and why: it fails the
         # requests already waiting then, none started later.
         self._unreadable: tuple[float, str] | None = None
+        self._log_lock = threading.Lock()
+        self._log_sinks: list[Callable[[str], None]] = []
+
+    @contextlib.contextmanager
+    def logging_to(self, sink: Callable[[str], None]) -> Iterator[None]:
+        """While the block runs, the server's log messages are handed to ``sink`` as lines."""
+        with self._log_lock:
+            self._log_sinks.append(sink)
+        try:
+            yield
+        finally:
+            with self._log_lock:
+                self._log_sinks.remove(sink)
+
+    async def on_log(self, params: Any) -> None:
+        """A ``notifications/message``: one line to the call in flight, else to the logger."""
+        line = log_line(params)
+        with self._log_lock:
+            sink = self._log_sinks[-1] if self._log_sinks else None
+        if sink is None:
+            _log.info("MCP server %r logged: %s", self.where, line)
+        else:
+            sink(line)
 
     async def on_message(self, message: object) -> None:
         """A server notification the SDK surfaced, or what it could not read (an exception).
@@ -78,6 +108,17 @@ class ServerMessages:
         """Why a reply that arrived at or after ``started`` could not be read, if one did."""
         unreadable = self._unreadable
         return unreadable[1] if unreadable is not None and unreadable[0] >= started else None
+
+
+def log_line(params: Any) -> str:
+    """A log message's params (the SDK's ``LoggingMessageNotificationParams``) as one line:
+    ``[warning] logger: text`` (data that is not text as its JSON), secrets masked."""
+    data = getattr(params, "data", None)
+    text = data if isinstance(data, str) else json.dumps(data, default=str)
+    logger = getattr(params, "logger", None)
+    where = f"{logger}: " if logger else ""
+    line = f"[{getattr(params, 'level', 'info')}] {where}{text}".replace("\n", " ")
+    return mask(line[:_LOG_LINE_CHARS])
 
 
 async def listen_for_tool_changes(client: Any, where: str) -> None:

@@ -17,13 +17,15 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import contextvars
 import dataclasses
 import os
 import re
 import shlex
+import sys
 import threading
 import warnings
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..core._ambient import ambient_runtime
@@ -83,10 +85,33 @@ class McpTool(Tool):
         return self._call(kwargs, context)
 
     async def _call(self, kwargs: dict[str, Any], context: ToolContext) -> Any:
-        # The server's elicitations during this call are this call's questions (its card).
-        with self.server.connection.elicitations.answering(lambda text, choices: context.ask(text, choices)):
-            result = await self.server.connection.call_tool(self.remote_name, kwargs)
+        connection = self.server.connection
+        # The server's elicitations during this call are this call's questions (its card),
+        # its log messages lines under it (its stderr, which the card shows).
+        in_call = contextvars.copy_context()  # where this call's output is caught
+
+        def log(line: str) -> None:
+            in_call.run(print, line, file=sys.stderr, flush=True)
+
+        with (
+            connection.elicitations.answering(lambda text, choices: context.ask(text, choices)),
+            connection.unasked.logging_to(log),
+        ):
+            result = await connection.call_tool(self.remote_name, kwargs, _reporter(context))
         return result_value(result)
+
+
+def _reporter(context: ToolContext) -> Callable[[float, float | None, str | None], None]:
+    """A call's MCP progress as its card's progress: ``{"step", "of"}`` (a bar) when the
+    server gives a total, else the count; with the server's message."""
+
+    def report(done: float, total: float | None, message: str | None) -> None:
+        if total:
+            context.report({"step": done, "of": total, **({"message": message} if message else {})})
+        else:
+            context.report(f"{done:g}" + (f" · {message}" if message else ""))
+
+    return report
 
 
 class McpServer:
@@ -260,7 +285,7 @@ def mcp(
         asks = "requires_approval" not in tool_options
         server = McpServer(server_name, prefix, connection, target_registry, options, ask_destructive=asks)
         _warn_about(server, server.take_listing(remote_tools))
-        connection.on_tools_changed = server.tools_changed
+        connection.unasked.on_tools_changed = server.tools_changed
     except BaseException:
         connection.close()
         raise

@@ -6,6 +6,8 @@ npm reference server lacks or shows only by chance:
   or remove one, and announce the change (``notifications/tools/list_changed``);
 - ``wipe(path)`` (annotated destructive) and ``peek(path)`` (read-only, and destructive,
   which read-only overrides);
+- ``chatty()``: two log messages (a warning from the logger ``feature``, then an info)
+  and two progress reports without a total, between them;
 - ``media()``: text, then an embedded PNG, an embedded WAV, an audio block and an embedded
   PDF-typed blob, then text;
 """
@@ -59,6 +61,16 @@ async def wipe(path: str) -> str:
 async def peek(path: str) -> str:
     """Read a file (it says so)."""
     return f"peeked at {path}"
+
+
+@server.tool()
+async def chatty(ctx: Context) -> str:
+    """Log and report progress while it works."""
+    await ctx.warning("careful: token sk-feature-secret-1234", logger_name="feature")
+    await ctx.report_progress(1, None, "first half")
+    await ctx.report_progress(2)
+    await ctx.info({"done": True})
+    return "chatted"
 
 
 def _png() -> bytes:

@@ -148,3 +148,21 @@ def test_the_card_and_the_transcripts_show_the_hints(runtime, feature):
     assert '▸ feat_wipe(path="a") → done · destructive' in plain
     assert '▸ feat_peek(path="b") → done · read-only' in plain
     assert "· destructive" in run._repr_html_() and "· read-only" in run._repr_markdown_()
+
+
+def _updates(run, status):
+    return [e.data for e in run.events if e.type == "tool_execution_update" and e.status == status]
+
+
+def test_log_messages_are_lines_under_the_call_and_progress_without_a_total_is_a_count(runtime, feature):
+    op.mcp(command=FEATURE_SERVER, name="feat", runtime=runtime, env={"TOKEN": "sk-feature-secret-1234"})
+    runtime.model = op.ScriptedModel([op.ToolCall(name="feat_chatty", arguments={}), "done"])
+    run = runtime.run("chat")
+    assert run.stop_reason == "stop", run.error
+    [result] = run.tool_results
+    assert result.text == "chatted"  # the log lines are not the result
+    assert result.details["output"] == [
+        {"type": "stream", "name": "stderr", "text": '[warning] feature: careful: token ***\n[info] {"done": true}\n'}
+    ]
+    assert _updates(run, "progress") == ["1 · first half", "2"]
+    assert "[warning] feature: careful: token ***" in repr(run)  # the transcript shows it under the call

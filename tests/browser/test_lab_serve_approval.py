@@ -1,8 +1,9 @@
-"""A real browser approves a call an MCP client makes to ``%agent serve``: the notebook's
-policy asks about ``add``, the call waits in a row under the serving cell's card, and a
-click on **Approve** in JupyterLab lets it run — the client (the official ``mcp`` client,
-in this test's process, with the URL and token the cell printed) gets the result, and the
-card counts the call. A screenshot of the waiting row goes to ``output/``.
+"""A real browser answers what a call an MCP client makes to ``%agent serve`` waits for:
+the notebook's policy asks about ``add``, the call waits in a row under the serving cell's
+card, and a click on **Approve** in JupyterLab lets it run; a served tool's ``ctx.ask``
+shows a text box there, and what is typed (key by key) and sent goes back to the tool.
+The client is the official ``mcp`` client, in this test's process, with the URL and token
+the cell printed. Screenshots of the waiting rows go to ``output/``.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import re
 import threading
+from pathlib import Path
+from typing import Any
 
 import httpx2
 import pytest
@@ -20,21 +23,39 @@ from .lab import OUTPUT, chromium_page, open_and_run_all, write_notebook
 
 pytestmark = pytest.mark.slow
 
+TYPING_DELAY_MS = 60
+
 SERVE_CELLS = [
     "%load_ext openprogram_jupyter\nimport openprogram_jupyter as op\n\n"
     "@op.function\ndef add(a: int, b: int) -> int:\n    '''Add two whole numbers.'''\n    return a + b\n\n"
+    "@op.function\ndef rename(path: str, ctx: op.ToolContext) -> str:\n"
+    "    '''Rename a file, asking for the new name.'''\n"
+    "    return f'renamed {path} to ' + ctx.ask(f'New name for {path}?')\n\n"
     "runtime.approve = op.policy(ask=['add'])",
-    "%agent serve --tools add --name nb",
+    "%agent serve --tools add,rename --name nb",
 ]
 
 
-def call_in_background(url: str, token: str, results: list[object]) -> threading.Thread:
-    """Call ``add`` from the official client on a thread of its own; its result lands in ``results``."""
+def serving(page: Any, url: str, root: Path) -> tuple[str, str]:
+    """Open and run the serving notebook; the server's URL and token its cell printed."""
+    name = write_notebook(root, "serve.ipynb", SERVE_CELLS)
+    open_and_run_all(page, f"{url}/lab/tree/{name}")
+    printed = page.locator(".jp-OutputArea-output", has_text="Bearer token").first
+    printed.wait_for(timeout=60_000)
+    text = printed.inner_text()
+    server_url = re.search(r"at (http://127\.0\.0\.1:\d+/mcp)", text).group(1)
+    return server_url, re.search(r"every request needs it\): (\S+)", text).group(1)
+
+
+def call_in_background(url: str, token: str, tool: str, arguments: dict[str, Any]) -> tuple[threading.Thread, list]:
+    """Call ``tool`` from the official client on a thread of its own; the thread, and the
+    list its result (or error) lands in."""
+    results: list[object] = []
 
     async def call() -> object:
         http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=120)
         async with Client(streamable_http_client(url, http_client=http)) as client:
-            return await client.call_tool("add", {"a": 20, "b": 22})
+            return await client.call_tool(tool, arguments)
 
     def run() -> None:
         try:
@@ -44,26 +65,18 @@ def call_in_background(url: str, token: str, results: list[object]) -> threading
 
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
-    return thread
+    return thread, results
 
 
 def test_a_served_call_the_policy_asks_about_is_approved_in_the_card(lab):
     url, root = lab
-    name = write_notebook(root, "serve.ipynb", SERVE_CELLS)
     with chromium_page(1200, 900, "serve-approval-failure.png") as page:
-        open_and_run_all(page, f"{url}/lab/tree/{name}")
-        printed = page.locator(".jp-OutputArea-output", has_text="Bearer token").first
-        printed.wait_for(timeout=60_000)
-        text = printed.inner_text()
-        server_url = re.search(r"at (http://127\.0\.0\.1:\d+/mcp)", text).group(1)
-        token = re.search(r"every request needs it\): (\S+)", text).group(1)
-        results: list[object] = []
-        thread = call_in_background(server_url, token, results)
+        server_url, token = serving(page, url, root)
+        thread, results = call_in_background(server_url, token, "add", {"a": 20, "b": 22})
         page.get_by_text("a call from an MCP client waits for your approval", exact=False).first.wait_for(
             timeout=30_000
         )
-        row = page.locator(".widget-vbox", has_text="waits for your approval").last
-        row.scroll_into_view_if_needed()
+        page.locator(".widget-vbox", has_text="waits for your approval").last.scroll_into_view_if_needed()
         page.screenshot(path=str(OUTPUT / "serve-approval.png"), full_page=True)
         page.locator("button.widget-button", has_text="Approve").first.click()
         thread.join(60)
@@ -73,3 +86,21 @@ def test_a_served_call_the_policy_asks_about_is_approved_in_the_card(lab):
     [result] = results
     assert not isinstance(result, Exception), result
     assert not result.is_error and result.content[0].text == "42"
+
+
+def test_a_served_tool_s_question_is_answered_by_typing_in_the_card(lab):
+    url, root = lab
+    with chromium_page(1200, 900, "serve-question-failure.png") as page:
+        server_url, token = serving(page, url, root)
+        thread, results = call_in_background(server_url, token, "rename", {"path": "a.txt"})
+        page.get_by_text("New name for a.txt?", exact=False).first.wait_for(timeout=30_000)
+        box = page.get_by_placeholder("your answer", exact=False).first
+        box.click()
+        box.type("b.txt", delay=TYPING_DELAY_MS)
+        page.screenshot(path=str(OUTPUT / "serve-question.png"), full_page=True)
+        page.locator("button.widget-button", has_text="Send").first.click()
+        thread.join(60)
+        page.get_by_text("1 call(s)", exact=False).first.wait_for(timeout=15_000)
+    [result] = results
+    assert not isinstance(result, Exception), result
+    assert not result.is_error and result.content[0].text == "renamed a.txt to b.txt"

@@ -62,12 +62,15 @@ def fallback_notices(request: ModelRequest, who: str) -> list[str]:
     ]
 
 
-def search_notice(who: str, query: object, loaded: Sequence[str]) -> str:
+def search_notice(who: str, query: object, loaded: Sequence[str], *, failed: str | None = None) -> str:
     """What ``who``'s tool search did in a reply, in one line: the ``query`` the model gave
-    it (as JSON: it is the model's text) and the tools it loaded, in order."""
+    it (as JSON: it is the model's text) and the tools it loaded, in order; or, when the
+    search ``failed``, the provider's error code and that nothing was loaded."""
     asked = query if isinstance(query, str) else json.dumps(query, ensure_ascii=False, sort_keys=True)
-    found = ", ".join(loaded) if loaded else "no tool"
-    return f"{who} tool search: searched for {json.dumps(asked, ensure_ascii=False)}, loaded {found}"
+    searched = f"{who} tool search: searched for {json.dumps(asked, ensure_ascii=False)}"
+    if failed is not None:
+        return f"{searched}, which failed ({failed}): no tool was loaded"
+    return f"{searched}, loaded {', '.join(loaded) if loaded else 'no tool'}"
 
 
 ANTHROPIC_SEARCH_TOOL: JsonObject = {"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"}
@@ -113,10 +116,13 @@ class AnthropicServerBlocks:
         if block.get("type") == "server_tool_use":
             self._inputs[json_text(block.get("id"))] = block.get("input")
             return []
-        found = json_object(block.get("content")).get("tool_references")
-        loaded = [json_text(ref.get("tool_name")) for ref in json_objects(found)]
+        content = json_object(block.get("content"))
+        loaded = [json_text(ref.get("tool_name")) for ref in json_objects(content.get("tool_references"))]
         asked = json_object(self._inputs.get(json_text(block.get("tool_use_id"))))
-        return [out.notice(search_notice("Anthropic's", asked.get("query", asked), loaded))]
+        failed = None
+        if content.get("type") == "tool_search_tool_result_error":
+            failed = json_text(content.get("error_code")) or "no error code given"
+        return [out.notice(search_notice("Anthropic's", asked.get("query", asked), loaded, failed=failed))]
 
 
 RESPONSES_SEARCH_TOOL: JsonObject = {"type": "tool_search"}

@@ -42,6 +42,7 @@ class Search:
 
     query: str
     loaded: list[str] = field(default_factory=list)
+    error: str | None = None  # Anthropic: the search fails with this error code, loading nothing
 
 
 @dataclass

@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from .script import Turn, pieces
+from .script import Search, Turn, pieces
 from .wire import Reject, Wire, sse
 
 _KINDS = {
@@ -157,7 +157,7 @@ class AnthropicWire(Wire):
             out.append(event("content_block_stop", index=index))
             index += 1
         if turn.search is not None:
-            out += _search_frames(event, index, turn.search.query, turn.search.loaded, new_id("srvtoolu"))
+            out += _search_frames(event, index, turn.search, new_id("srvtoolu"))
             index += 2
         if turn.text:
             out.append(event("content_block_start", index=index, content_block={"type": "text", "text": ""}))
@@ -223,20 +223,19 @@ def _deferred_loading_error(body: dict[str, Any]) -> Reject | None:
     return None
 
 
-def _search_frames(event: Callable[..., bytes], index: int, query: str, loaded: list[str], use_id: str) -> list[bytes]:
+def _search_frames(event: Callable[..., bytes], index: int, search: Search, use_id: str) -> list[bytes]:
     """A server tool search at blocks ``index`` and ``index + 1``: the call, its input in
-    fragments, and its result naming the ``loaded`` tools."""
+    fragments, and its result naming the loaded tools (or its error)."""
     call = {"type": "server_tool_use", "id": use_id, "name": "tool_search_tool_bm25", "input": {}}
-    result = {
-        "type": "tool_search_tool_result",
-        "tool_use_id": use_id,
-        "content": {
-            "type": "tool_search_tool_search_result",
-            "tool_references": [{"type": "tool_reference", "tool_name": name} for name in loaded],
-        },
+    content: dict[str, Any] = {
+        "type": "tool_search_tool_search_result",
+        "tool_references": [{"type": "tool_reference", "tool_name": name} for name in search.loaded],
     }
+    if search.error is not None:
+        content = {"type": "tool_search_tool_result_error", "error_code": search.error}
+    result = {"type": "tool_search_tool_result", "tool_use_id": use_id, "content": content}
     out = [event("content_block_start", index=index, content_block=call)]
-    for piece in pieces(json.dumps({"query": query}), 9):
+    for piece in pieces(json.dumps({"query": search.query}), 9):
         out.append(event("content_block_delta", index=index, delta={"type": "input_json_delta", "partial_json": piece}))
     out.append(event("content_block_stop", index=index))
     out.append(event("content_block_start", index=index + 1, content_block=result))

@@ -198,3 +198,22 @@ async def test_what_was_searched_shows_in_the_transcript_as_text_never_markup(se
     assert "searched for &quot;&lt;img src=x onerror=\\&quot;alert(1)\\&quot;&gt; weather&quot;, loaded weather" in html
     assert 'searched for "<img src=x onerror=\\"alert(1)\\"> weather", loaded weather' in repr(run)
     assert "thinking" not in repr(run), "the kept search blocks have nothing to show"
+
+
+async def test_a_failed_anthropic_search_says_why_and_is_sent_back_as_it_came(server):
+    case = BY_PREFIX["anthropic"]
+    server.script(
+        Turn(search=Search("weather", error="unavailable"), text="I could not find a tool."), Turn(text="Ok.")
+    )
+    runtime = case.runtime(server)
+    session = await runtime.arun("Weather in Oslo?", tools=search_tools(), tool_search="provider")
+    assert session.stop_reason == "stop", session.error
+    said = [n.removeprefix(f"{case.model}: ") for n in notices(session)]
+    assert said == ['Anthropic\'s tool search: searched for "weather", which failed (unavailable): no tool was loaded']
+    follow_up = await runtime.arun(
+        "Try again.", tools=search_tools(), tool_search="provider", messages=session.messages
+    )
+    assert follow_up.stop_reason == "stop", follow_up.error
+    sent_back = server.requests[1].body["messages"][1]["content"]
+    assert [block["type"] for block in sent_back] == ["server_tool_use", "tool_search_tool_result", "text"]
+    assert sent_back[1]["content"] == {"type": "tool_search_tool_result_error", "error_code": "unavailable"}

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -32,13 +31,11 @@ APPROVAL_TIMEOUT_SECONDS = 120.0
 
 @dataclass(frozen=True)
 class WaitingCall:
-    """A served call waiting for an answer: its id, tool, arguments and when it stops waiting
-    (``deadline``, on :func:`time.monotonic`'s clock)."""
+    """A served call waiting for an answer: its id, its tool and the client's arguments."""
 
     call_id: str
     tool_name: str
     arguments: dict[str, Any]
-    deadline: float
 
 
 @dataclass(frozen=True)
@@ -83,13 +80,12 @@ class ServedApprovals:
         if not self.answerable:
             self._refused(
                 call_id,
-                f"the approval policy asks about {request.tool_name}, and no card can answer "
+                f"{request.tool_name} needs approval, and no card can answer "
                 "(start the server with %agent serve in a notebook to approve calls in its card)",
             )
             return False
         loop = asyncio.get_running_loop()
-        deadline = time.monotonic() + self.timeout
-        waiting = WaitingCall(call_id, request.tool_name, dict(request.arguments), deadline)
+        waiting = WaitingCall(call_id, request.tool_name, dict(request.arguments))
         pending = _Pending(waiting, loop, loop.create_future())
         with self._lock:
             self._pending[call_id] = pending

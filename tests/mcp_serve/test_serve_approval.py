@@ -122,7 +122,10 @@ def test_without_a_card_a_call_that_asks_is_denied_at_once_saying_why(runtime):
         result = run(go())
     finally:
         served.stop()
-    assert result.is_error and "no card can answer (start the server with %agent serve" in result.content[0].text
+    assert result.is_error and result.content[0].text == (
+        "denied: add needs approval, and no card can answer (start the server with %agent serve in a "
+        "notebook to approve calls in its card); add did not run"
+    )
 
 
 def test_stopping_the_server_closes_the_box_and_ends_the_asking(asking):

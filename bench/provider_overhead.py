@@ -23,6 +23,11 @@ counts each body's tool results without parsing it, so that its own work, which 
 slow the client beside it, stays the same all run (``--parsing-server``: it parses and
 checks each body, as in the tests).
 
+The server keeps each connection open after a stream, as the providers' APIs do (HTTP
+keep-alive: a client's pool reuses one connection for the next round);
+``--close-streams`` closes it after every stream instead, as the test suite's server does,
+so every round also pays for a new connection.
+
     python bench/provider_overhead.py [--rounds 60] [--repeats 15] [--imports] [--abort]
     python bench/provider_overhead.py --only-extras --long 2000 [--long-providers gemini,bedrock] [--parsing-server]
 
@@ -253,10 +258,11 @@ PROVIDERS = {  # provider -> (its variants, its SDK floor, the base URL its clie
 }
 
 
-async def bench_rounds(provider: str, rounds: int, repeats: int) -> None:
+async def bench_rounds(provider: str, rounds: int, repeats: int, *, keep_alive: bool = True) -> None:
     variants, sync_floor, url = PROVIDERS[provider]
     with FakeServer() as server:
         server.responder = responder(rounds)
+        server.keep_alive = keep_alive
         runners: dict[str, Callable[[], Awaitable[int]]] = {}
         warmup: dict[str, float] = {}
         for name, make in variants.items():
@@ -282,7 +288,8 @@ async def bench_rounds(provider: str, rounds: int, repeats: int) -> None:
     floor, raw = statistics.median(wall[sync_floor]), statistics.median(wall[RAW_FLOOR])
     print(
         f"\n{provider}: {rounds} rounds of one tool call each + a final text; {repeats} interleaved "
-        "repetitions; medians (CPU = the whole process, fake server threads included)\n"
+        f"repetitions; connections {'kept alive' if keep_alive else 'closed after every stream'}; "
+        "medians (CPU = the whole process, fake server threads included)\n"
     )
     print(
         "| variant | warm-up run (s) | median run (ms) | per round (ms) | × sync SDK floor | × raw httpx "
@@ -488,10 +495,15 @@ def main() -> None:
         "Default: it counts each body's results without parsing it",
     )
     parser.add_argument("--only-extras", action="store_true", help="skip the rounds benchmark")
+    parser.add_argument(
+        "--close-streams",
+        action="store_true",
+        help="the server closes the connection after every stream (default: kept alive, as the APIs do)",
+    )
     args = parser.parse_args()
     if not args.only_extras:
         for provider in args.providers.split(","):
-            asyncio.run(bench_rounds(provider, args.rounds, args.repeats))
+            asyncio.run(bench_rounds(provider, args.rounds, args.repeats, keep_alive=not args.close_streams))
     if args.imports:
         bench_imports(max(5, args.repeats))
     if args.long:

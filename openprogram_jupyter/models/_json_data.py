@@ -7,7 +7,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-__all__ = ["json_count", "json_object", "json_objects", "json_text", "to_json_data"]
+__all__ = ["json_count", "json_index", "json_object", "json_objects", "json_text", "to_json_data"]
 
 
 def to_json_data(value: object) -> Any:
@@ -44,3 +44,9 @@ def json_text(value: object) -> str:
 def json_count(value: object) -> int:
     """A token count the server sent (``0`` for ``null`` or anything but a whole number)."""
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def json_index(value: object) -> int:
+    """A position the server sent (``-1`` for ``null`` or anything but a whole number, so an
+    odd value is never a key of the positions seen)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else -1

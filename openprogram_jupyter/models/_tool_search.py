@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
 
 from ..core._json import JsonObject
 from ..core.events import AssistantUpdate
 from ..tools.menu import SEARCH_TOOL_NAME
 from ._history import json_arguments
-from ._json_data import json_object, json_objects, json_text, to_json_data
+from ._json_data import json_index, json_object, json_objects, json_text
 from .base import MessageBuilder, ModelRequest
 
 __all__ = [
@@ -94,20 +93,25 @@ class AnthropicServerBlocks:
         self._open: dict[int, tuple[JsonObject, list[str]]] = {}
         self._inputs: dict[str, object] = {}
 
-    def read(self, event: Any, out: MessageBuilder) -> list[AssistantUpdate] | None:
-        """The updates ``event`` makes when it belongs to a server block (none, or the
-        search's notice), or ``None`` when it does not: the caller reads it."""
-        index = getattr(event, "index", -1)  # only the content block events have one
-        if event.type == "content_block_start" and event.content_block.type in _ANTHROPIC_SERVER_TYPES:
-            self._open[index] = (to_json_data(event.content_block), [])
-            return []
+    def read(self, event: JsonObject, out: MessageBuilder) -> list[AssistantUpdate] | None:
+        """The updates ``event`` (a streamed event's parsed JSON) makes when it belongs to a
+        server block (none, or the search's notice), or ``None`` when it does not: the
+        caller reads it."""
+        index = json_index(event.get("index"))  # only the content block events have one
+        kind = event.get("type")
+        if kind == "content_block_start":
+            block = json_object(event.get("content_block"))
+            if block.get("type") in _ANTHROPIC_SERVER_TYPES:
+                self._open[index] = (block, [])
+                return []
         if index not in self._open:
             return None
-        if event.type == "content_block_delta":
-            if event.delta.type == "input_json_delta" and event.delta.partial_json:
-                self._open[index][1].append(event.delta.partial_json)
+        if kind == "content_block_delta":
+            delta = json_object(event.get("delta"))
+            if delta.get("type") == "input_json_delta" and json_text(delta.get("partial_json")):
+                self._open[index][1].append(delta["partial_json"])
             return []
-        if event.type != "content_block_stop":
+        if kind != "content_block_stop":
             return []
         block, fragments = self._open.pop(index)
         if fragments:

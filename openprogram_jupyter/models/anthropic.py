@@ -49,6 +49,7 @@ from ._history import (
     user_blocks,
 )
 from ._incremental import HistoryMemo, takes_raw_bodies
+from ._json_data import json_index, json_object, json_text
 from ._provider_common import ProviderError, ProviderModel
 from ._provider_errors import (
     RetryPolicy,
@@ -221,41 +222,45 @@ class AnthropicModel(ProviderModel):
             ended = False
             async for event in stream:
                 out.frame(event)
-                kind = event.type
+                if not isinstance(event, dict):
+                    continue
+                kind, index = event.get("type"), json_index(event.get("index"))
                 served = server_blocks.read(event, out)
                 if served is not None:  # a server tool's block (tool search): kept, and what it did said
                     for update in served:
                         yield update
                 elif kind == "message_start":
-                    _count(counts, event.message.usage)
+                    _count(counts, json_object(event.get("message")).get("usage"))
                 elif kind == "content_block_start":
-                    block = event.content_block
-                    if block.type == "tool_use":
-                        start = out.start_tool_call(block.name, block.id)
-                        calls[event.index] = start.content_index
+                    block = json_object(event.get("content_block"))
+                    shape = block.get("type")
+                    if shape == "tool_use":
+                        start = out.start_tool_call(json_text(block.get("name")), json_text(block.get("id")) or None)
+                        calls[index] = start.content_index
                         yield start
-                    elif block.type == "text" and block.text:  # normally empty; deltas follow
-                        yield out.text_delta(block.text)
-                    elif block.type == "thinking" and block.thinking:
-                        yield out.thinking_delta(block.thinking)
-                    elif block.type == "redacted_thinking":  # encrypted: nothing to show, all to send back
-                        yield out.opaque_thinking({"redacted_thinking": block.data})
+                    elif shape == "text" and json_text(block.get("text")):  # normally empty; deltas follow
+                        yield out.text_delta(block["text"])
+                    elif shape == "thinking" and json_text(block.get("thinking")):
+                        yield out.thinking_delta(block["thinking"])
+                    elif shape == "redacted_thinking":  # encrypted: nothing to show, all to send back
+                        yield out.opaque_thinking({"redacted_thinking": json_text(block.get("data"))})
                 elif kind == "content_block_delta":
-                    delta = event.delta
-                    if delta.type == "text_delta":
-                        yield out.text_delta(delta.text)
-                    elif delta.type == "thinking_delta":
-                        yield out.thinking_delta(delta.thinking)
-                    elif delta.type == "signature_delta":
-                        yield out.thinking_delta("", signature=delta.signature)
-                    elif delta.type == "input_json_delta" and event.index in calls:
-                        if delta.partial_json:
-                            yield out.tool_call_delta(calls[event.index], delta.partial_json)
-                elif kind == "content_block_stop" and event.index in calls:
-                    yield out.end_tool_call(calls.pop(event.index))
+                    delta = json_object(event.get("delta"))
+                    shape = delta.get("type")
+                    if shape == "text_delta":
+                        yield out.text_delta(json_text(delta.get("text")))
+                    elif shape == "thinking_delta":
+                        yield out.thinking_delta(json_text(delta.get("thinking")))
+                    elif shape == "signature_delta":
+                        yield out.thinking_delta("", signature=json_text(delta.get("signature")))
+                    elif shape == "input_json_delta" and index in calls:
+                        if json_text(delta.get("partial_json")):
+                            yield out.tool_call_delta(calls[index], delta["partial_json"])
+                elif kind == "content_block_stop" and index in calls:
+                    yield out.end_tool_call(calls.pop(index))
                 elif kind == "message_delta":
-                    stop = event.delta.stop_reason or stop
-                    _count(counts, event.usage)
+                    stop = json_text(json_object(event.get("delta")).get("stop_reason")) or stop
+                    _count(counts, event.get("usage"))
                 elif kind == "message_stop":
                     ended = True
         for index in calls.values():
@@ -293,26 +298,27 @@ class AnthropicModel(ProviderModel):
 
 
 async def _send(client: Any, payload: JsonObject, history: HistoryMemo) -> Any:
-    """Start the streamed request for ``payload`` through the SDK's client, as JSON we
-    encode ourselves (:meth:`HistoryMemo.encode`: the history's messages encoded once
-    each, not every round), sent by the SDK's ``post`` with ``content=``: the SDK otherwise
-    walks the whole body (the history above all) on every call, preparing it against its
-    request types, which costs more than the rest of a round and grows with the history.
-    The client still adds the headers, authenticates, and parses the stream. What we build
-    is plain JSON already (no files, dates or models for the walk to convert), encoded as
-    the SDK encodes it, so the server receives the same JSON. An SDK whose ``post`` takes
-    no ``content`` gets ``messages.create`` as before."""
-    if not takes_raw_bodies(client):
-        return await client.messages.create(**payload)
+    """Start the streamed request for ``payload`` through the SDK's ``post``, which adds the
+    headers, authenticates, decodes the event stream and raises the errors a stream
+    carries. Each event comes as its parsed JSON: the SDK's typed event is built for every
+    streamed fragment and costs more than reading the JSON. The body is JSON we encode
+    ourselves (:meth:`HistoryMemo.encode`: the history's messages encoded once each, not
+    every round), sent with ``content=``: the SDK otherwise walks the whole body (the
+    history above all) on every call, preparing it against its request types, which grows
+    with the history. What we build is plain JSON already (no files, dates or models for
+    the walk to convert), encoded as the SDK encodes it, so the server receives the same
+    JSON. An SDK whose ``post`` takes no ``content`` encodes ``body=``, still without the walk."""
     from anthropic import AsyncStream
-    from anthropic.types import Message, RawMessageStreamEvent
 
+    stream_cls = AsyncStream[object]
+    if not takes_raw_bodies(client):
+        return await client.post("/v1/messages", cast_to=object, body=payload, stream=True, stream_cls=stream_cls)
     return await client.post(
         "/v1/messages",
-        cast_to=Message,
+        cast_to=object,
         content=history.encode(payload, "messages"),
         stream=True,
-        stream_cls=AsyncStream[RawMessageStreamEvent],
+        stream_cls=stream_cls,
     )
 
 
@@ -326,18 +332,18 @@ def _step(out: list[JsonObject], entry: UserMessage | AssistantTurn) -> None:
             append_merged(out, "user", [_result_block(r) for r in entry.results])
 
 
-def _count(counts: dict[str, int], usage: Any) -> None:
-    """Take the cumulative counts a ``message_start`` or ``message_delta`` reports."""
-    if usage is None:
-        return
-    for key, attribute in (
+def _count(counts: dict[str, int], usage: object) -> None:
+    """Take the cumulative counts a ``message_start`` or ``message_delta`` reports (a count
+    that is not a whole number is left as it was)."""
+    usage = json_object(usage)
+    for key, field in (
         ("input", "input_tokens"),
         ("output", "output_tokens"),
         ("cache_read", "cache_read_input_tokens"),
         ("cache_write", "cache_creation_input_tokens"),
     ):
-        value = getattr(usage, attribute, None)
-        if value is not None:
+        value = usage.get(field)
+        if isinstance(value, int) and not isinstance(value, bool):
             counts[key] = value
 
 

@@ -104,6 +104,7 @@ class FakeServer:
         self.rejections: list[tuple[int, Reject]] = []
         self.closes: list[Close] = []
         self.closed = threading.Event()
+        self.keep_alive = False  # streams end with Connection: close unless set (the benchmarks set it)
         self.stream_progress = threading.Condition()
         self.frames_sent = 0
         self._ids = itertools.count(1)
@@ -169,6 +170,12 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet
         pass
+
+    def handle(self) -> None:
+        try:
+            super().handle()
+        except ConnectionResetError:  # a client dropped a kept-alive connection between requests
+            pass
 
     def do_POST(self) -> None:  # http.server's naming
         split = urlsplit(self.path)
@@ -255,9 +262,10 @@ class _Handler(BaseHTTPRequestHandler):
         for name, value in wire.stream_headers().items():
             self.send_header(name, value)
         self.send_header("Transfer-Encoding", "chunked")
-        self.send_header("Connection", "close")
+        if not self.fake.keep_alive:
+            self.send_header("Connection", "close")
         self.end_headers()
-        self.close_connection = True
+        self.close_connection = not self.fake.keep_alive
         sent = 0
         try:
             self.wfile.flush()

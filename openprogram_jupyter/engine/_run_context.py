@@ -33,8 +33,8 @@ ENTRY_POINTS: dict[str, str] = {
     "op.serve / %agent serve (a call from an MCP client)": "the served runtime (the one given, else the "
     "notebook's) with a scripted model making the client's one call: its approver, deny list, depth cap, grace "
     "and settings, the session's Always rules first; a call the policy asks about waits for Approve / Deny in "
-    "the serving cell's card (denied after `served.approvals.timeout` seconds, or at once with no card: "
-    "`op.serve` from Python); a tool's `ctx.ask` is asked in that card too (`op.AskError` after "
+    "the serving cell's card (denied after `served.approvals.timeout` seconds, or at once with no card on "
+    "screen); a tool's `ctx.ask` is asked in that card too (`op.AskError` after "
     "`served.questions.timeout` seconds, or at once with no card)",
     "run.to_test (the written test)": "the recorded answers: a run whose calls were asked about replays in step "
     "mode with an approver giving each call its recorded answer (denied, skipped, edited, run)",

@@ -61,7 +61,7 @@ class ServedTools:
     ``questions`` what served tools ask (``ctx.ask``) waiting for an answer in the card
     (``questions.timeout``);
     :meth:`client_config` a ready configuration for Claude Code, Codex, Cursor and the MCP
-    Inspector; :meth:`stop` closes the port.
+    Inspector; :meth:`stop` closes the port. Shown as a cell's value, it displays its card.
     """
 
     def __init__(self, name: str, tool_names: list[str], runtime: Any, port: int | None) -> None:
@@ -177,6 +177,17 @@ class ServedTools:
         if _SERVED.get(self.name) is self:
             del _SERVED[self.name]
         self._changed()
+
+    def _ipython_display_(self) -> None:
+        """Shown as a cell's value (``op.serve(...)`` on a cell's last line): the server's card,
+        where calls that ask wait for Approve / Deny and questions for an answer, as under
+        ``%agent serve`` (:func:`._serve_command.show_card`)."""
+        from IPython import get_ipython
+
+        from ._serve_command import show_card
+
+        widgets = getattr(get_ipython(), "kernel", None) is not None  # a kernel: clicks can come back
+        show_card(self, widgets=widgets, session_rules=self.approvals.session_rules)
 
     def __repr__(self) -> str:
         state = "stopped" if self.stopped else f"serving at {self.url}"

@@ -4,7 +4,7 @@ A call an MCP client makes runs under the notebook Runtime's approver (:meth:`ap
 a policy checks the notebook's session rules first (the "Always allow" / "Always deny"
 clicks ``%agent policy`` lists) and, where it says *ask* — or a ``requires_approval`` tool
 asks — :meth:`ask` waits for a click in the card. Nobody to click (the server was started
-by ``op.serve`` with no card shown) or no click within :attr:`ServedApprovals.timeout`
+by ``op.serve`` and its card never shown) or no click within :attr:`ServedApprovals.timeout`
 seconds denies the call; :meth:`refusal` then says why, and that sentence is what the
 client reads.
 
@@ -81,7 +81,7 @@ class ServedApprovals:
             self._refused(
                 call_id,
                 f"{request.tool_name} needs approval, and no card can answer "
-                "(start the server with %agent serve in a notebook to approve calls in its card)",
+                "(show the server's card: %agent serve, or op.serve(...) on a cell's last line)",
             )
             return False
         loop = asyncio.get_running_loop()

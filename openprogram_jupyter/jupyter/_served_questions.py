@@ -2,7 +2,7 @@
 
 A call an MCP client makes runs with :meth:`ServedQuestions.ask` as its run's asker: the
 tool's thread blocks until the card's box or buttons answer (:meth:`answer`, from the
-kernel's comm thread). No card to answer (``op.serve`` from Python), no answer within
+kernel's comm thread). No card on screen to answer in, no answer within
 :attr:`ServedQuestions.timeout` seconds (or the question's own ``timeout=``, if shorter), or
 the call cancelled (the client went away, the server stopped) raise ``op.AskError`` in the
 tool, saying which; the tool can catch it and go on.
@@ -55,7 +55,7 @@ class ServedQuestions:
         if not self.answerable:
             raise AskError(
                 f"{question.tool_name} asked {question.text!r} during a call from an MCP client, and no card "
-                "can answer (start the server with %agent serve in a notebook to answer in its card)"
+                "can answer (show the server's card: %agent serve, or op.serve(...) on a cell's last line)"
             )
         wait = self.timeout if question.timeout is None else min(question.timeout, self.timeout)
         with self._lock:

@@ -123,8 +123,8 @@ def test_without_a_card_a_call_that_asks_is_denied_at_once_saying_why(runtime):
     finally:
         served.stop()
     assert result.is_error and result.content[0].text == (
-        "denied: add needs approval, and no card can answer (start the server with %agent serve in a "
-        "notebook to approve calls in its card); add did not run"
+        "denied: add needs approval, and no card can answer (show the server's card: %agent serve, "
+        "or op.serve(...) on a cell's last line); add did not run"
     )
 
 
@@ -182,3 +182,32 @@ def test_two_waiting_calls_each_get_their_own_row_and_answer(asking):
     approved, denied = run(go())
     assert approved.content[0].text == "2" and not approved.is_error
     assert denied.is_error and denied.content[0].text == "denied: the user did not approve this call to add"
+
+
+def test_op_serve_shown_as_a_cell_s_value_shows_the_card_that_answers(runtime, monkeypatch):
+    """``op.serve(...)`` on a cell's last line in a kernel shows the same card as ``%agent
+    serve``: a call that asks then waits for it instead of being denied at once."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    monkeypatch.setattr(shell, "kernel", object(), raising=False)  # as in a kernel: widgets can answer
+    define_tools()
+    runtime.approve = op.policy(ask=["add"])
+    served = op.serve(["add"], runtime=runtime, name="shown")
+    served._ipython_display_()
+
+    async def go():
+        async with connect(served) as client:
+            call = asyncio.ensure_future(client.call_tool("add", {"a": 1, "b": 2}))
+            while not served.approvals.waiting():
+                assert not call.done(), f"the call ended without asking: {call.result()}"
+                await asyncio.sleep(0.02)
+            [waiting] = served.approvals.waiting()
+            served.approvals.decide(waiting.call_id, True)
+            return await call
+
+    try:
+        result = run(go())
+    finally:
+        served.stop()
+    assert not result.is_error and result.content[0].text == "3"

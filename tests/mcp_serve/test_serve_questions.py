@@ -111,5 +111,5 @@ def test_without_a_card_the_question_is_an_ask_error_saying_why(runtime):
         served.stop()
     assert result.content[0].text == (
         "not renamed: rename asked 'New name for a.txt?' during a call from an MCP client, and no card can "
-        "answer (start the server with %agent serve in a notebook to answer in its card)"
+        "answer (show the server's card: %agent serve, or op.serve(...) on a cell's last line)"
     )

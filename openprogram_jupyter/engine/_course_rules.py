@@ -136,14 +136,16 @@ def _asker(approver: Any) -> Any:
 
 def without_denied(menu: Menu) -> Menu:
     """``menu`` without the tools whose names a glob of the course's ``tools_deny`` matches
-    (the same menu when none does)."""
+    (the same menu when none does); a tool an MCP server adds during the run is held to
+    them too."""
     from ..tools.menu import Menu
 
     rules = installed()
     if not rules.tools_deny:
         return menu
+    menu.refuse_added(rules.denies_tool)
     tools = [menu.get(name) for name in menu.names]
     kept = [tool for tool in tools if tool is not None and not rules.denies_tool(tool.name)]
     if len(kept) == len(tools):
         return menu
-    return Menu([tool for tool in kept if tool.name != "tool_search"], explicit=menu.explicit)
+    return Menu([tool for tool in kept if tool.name != "tool_search"], explicit=menu.explicit, admits=menu.admits)

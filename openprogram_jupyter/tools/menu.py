@@ -87,7 +87,7 @@ class Menu:
         self, tools: Sequence[Tool], *, explicit: bool, admits: Callable[[str], bool] = lambda name: True
     ) -> None:
         self.explicit = explicit
-        self._admits = admits  # whether a tool a server adds mid-run may join (the run's allow/deny lists)
+        self.admits = admits  # whether a tool a server adds mid-run may join (the run's allow/deny lists)
         self._followed = followed_toolsets(tools)
         self._tools: dict[str, Tool] = {tool.name: tool for tool in tools}
         self._deferred = [t.name for t in tools if t.options.defer]
@@ -121,6 +121,11 @@ class Menu:
             ]
         return self._specs_cache
 
+    def refuse_added(self, refuses: Callable[[str], bool]) -> None:
+        """A tool an MCP server adds while the run goes on does not join when ``refuses(name)``."""
+        admits = self.admits
+        self.admits = lambda name: admits(name) and not refuses(name)
+
     async def take_toolset_changes(self) -> list[str]:
         """Take in what the MCP servers on this menu added and removed since the last time
         (:mod:`._menu_changes`); one line per server that changed the menu."""
@@ -130,7 +135,7 @@ class Menu:
         changes = await toolset_changes(
             self._followed,
             lambda toolset: [name for name, tool in self._tools.items() if getattr(tool, "server", None) is toolset],
-            self._admits,
+            self.admits,
         )
         for server, removed, added in changes:
             for name in removed:

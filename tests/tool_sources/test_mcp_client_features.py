@@ -166,3 +166,32 @@ def test_log_messages_are_lines_under_the_call_and_progress_without_a_total_is_a
     ]
     assert _updates(run, "progress") == ["1 · first half", "2"]
     assert "[warning] feature: careful: token ***" in repr(run)  # the transcript shows it under the call
+
+
+def test_a_tool_the_server_adds_is_held_to_the_course_s_deny_globs(runtime, feature):
+    from openprogram_jupyter.core import _course
+    from openprogram_jupyter.core._course import CourseRules
+
+    model = op.ScriptedModel([op.ToolCall(name="feat_grow", arguments={"name": "shell_x"}), "done"])
+    runtime.model = model
+    _course.install(CourseRules(tools_deny=("feat_shell_*",)))
+    try:
+        run = runtime.run("grow")
+    finally:
+        _course._forget_for_tests()
+    assert run.stop_reason == "stop", run.error
+    assert "feat_shell_x" not in [spec["name"] for spec in model.requests[1].tools]
+    assert "feat_whoami" in [spec["name"] for spec in model.requests[1].tools]
+
+
+def test_the_older_protocols_notification_is_acted_on_as_the_listen_stream_s():
+    import asyncio
+
+    from mcp.types import ToolListChangedNotification
+
+    from openprogram_jupyter.tools._mcp_server_messages import ServerMessages
+
+    messages, called = ServerMessages("a server"), []
+    messages.on_tools_changed = lambda: called.append("changed")
+    asyncio.run(messages.on_message(ToolListChangedNotification()))
+    assert called == ["changed"]

@@ -11,25 +11,19 @@ __all__ = ["MIN_COMPACT_TOKENS", "compact_check", "fraction_or_tokens"]
 MIN_COMPACT_TOKENS = 1_000  # below this a summary and the kept turns would not fit either
 
 
-def compact_check(name: str, value: object) -> float | int | None:
-    """``None`` (off), a fraction of the context window above 0 and at most 1, or a token
-    count of at least :data:`MIN_COMPACT_TOKENS`; ``"provider"`` (the provider's own
-    compaction) is refused, naming what is available."""
-    if value is None:
-        return None
-    if value == "provider":
-        raise SetupError(
-            f"{name}='provider' (the provider's own compaction) is not available: give a fraction of the context "
-            f"window such as 0.8, a token count of at least {MIN_COMPACT_TOKENS:,}, or None",
-            option=name,
-        )
+def compact_check(name: str, value: object) -> float | int | str | None:
+    """``None`` (off), a fraction of the context window above 0 and at most 1, a token
+    count of at least :data:`MIN_COMPACT_TOKENS`, or ``"provider"``: the provider's own
+    compaction where it has one, the package's elsewhere (:mod:`._compaction`)."""
+    if value is None or value == "provider":
+        return value
     if isinstance(value, float) and 0 < value <= 1:
         return value
     if isinstance(value, int) and not isinstance(value, bool) and value >= MIN_COMPACT_TOKENS:
         return value
     raise SetupError(
         f"{name} must be a fraction of the context window above 0 and at most 1 (such as 0.8), a token count of "
-        f"at least {MIN_COMPACT_TOKENS:,}, or None, got {value!r:.60}",
+        f"at least {MIN_COMPACT_TOKENS:,}, 'provider', or None, got {value!r:.60}",
         option=name,
     )
 

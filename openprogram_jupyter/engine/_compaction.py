@@ -32,12 +32,15 @@ from ._loop_state import LoopConfig, LoopState
 from ._streaming import stream_into
 
 __all__ = [
+    "PROVIDER_FRACTION",
     "SUMMARY_HEAD",
     "apply_compaction",
     "compact_if_due",
     "compacted_history",
     "compaction_threshold",
+    "fallback_notice",
     "groups",
+    "provider_compacts",
     "replay_compaction",
     "to_replace",
 ]
@@ -48,17 +51,42 @@ SUMMARY_SYSTEM = (
     "and unfinished step the assistant will need, and what each tool call found. Write only the summary."
 )
 SUMMARY_HEAD = "[Summary of {count} earlier messages, written when the conversation was compacted]\n"
+PROVIDER_FRACTION = 0.8  # compact="provider" compacts past this share of the window
 _LINE_CHARS = 100  # each replaced message's line in the list a view shows
 _SUMMARY_INPUT_SHARE = 2  # the summary request carries at most 1/2 of the window
 
 
-def compaction_threshold(compact: float | int | None, window: int | None) -> int | None:
+def compaction_threshold(compact: float | int | str | None, window: int | None) -> int | None:
     """The request size in tokens past which the conversation is compacted: ``compact``
     itself when it is a token count, that fraction of ``window`` when it is a fraction
-    (``None`` without a window), ``None`` when compaction is off."""
-    if compact is None or (isinstance(compact, float) and window is None):
+    (``None`` without a window), :data:`PROVIDER_FRACTION` of ``window`` for
+    ``"provider"``, ``None`` when compaction is off."""
+    if compact == "provider":
+        compact = PROVIDER_FRACTION
+    if compact is None or isinstance(compact, str) or (isinstance(compact, float) and window is None):
         return None
     return int(compact * window) if isinstance(compact, float) and window is not None else int(compact)
+
+
+def provider_compacts(config: LoopConfig) -> bool:
+    """Whether the run asks for the provider's own compaction (``compact="provider"``) and
+    its model has one (:attr:`Model.native_compaction`): the request then carries the
+    threshold and the package does not compact."""
+    return config.spec.settings["compact"] == "provider" and config.model.native_compaction
+
+
+def fallback_notice(config: LoopConfig, window: int | None) -> str | None:
+    """The first round's notice when the run asks for the provider's own compaction and
+    its model has none: the package's compaction runs instead, at the threshold it names.
+    ``None`` otherwise."""
+    if config.spec.settings["compact"] != "provider" or config.model.native_compaction:
+        return None
+    threshold = compaction_threshold("provider", window)
+    at = f"past {threshold:,} tokens" if threshold is not None else "never: the model's context window is not known"
+    return (
+        f"{config.model.name} has no compaction of its own: the package's compaction runs instead, {at} "
+        "(compact='provider' asked)"
+    )
 
 
 def groups(conversation: Sequence[Any]) -> list[range]:

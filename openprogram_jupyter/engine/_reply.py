@@ -1,7 +1,8 @@
 """One reply of the model: the request a round sends, and the reply streamed into the record.
 
 :func:`stream_reply` compacts the conversation first when the run asks for it and the
-request would cross its threshold (:mod:`._compaction`), builds the round's request (the
+request would cross its threshold (:mod:`._compaction`) — or, with ``compact="provider"``
+and a model that compacts itself, has the request ask the provider to — builds the round's request (the
 first round's forced tool choice, then ``"auto"``; the answer round at a limit sends
 ``"none"`` and says why), refuses one
 that would not fit the context window without sending it, streams the reply with every
@@ -20,7 +21,7 @@ from ..models._history import without_images
 from ..models._text_tool_calls import read_text_tool_calls
 from ..models._tool_features import all_strict
 from ..models.base import MessageBuilder, ModelRequest, ToolChoice
-from ._compaction import compact_if_due
+from ._compaction import compact_if_due, compaction_threshold, fallback_notice, provider_compacts
 from ._context import context_refusal, context_window, request_tokens
 from ._limits import LimitReached, final_round_system, output_cap, unpriced_notice
 from ._loop_state import LoopConfig, LoopState
@@ -76,6 +77,10 @@ def _request(config: LoopConfig, state: LoopState, final: LimitReached | None, *
         prompt_cache=config.spec.settings["prompt_cache"],
         reasoning=config.spec.settings["reasoning"],
     )
+    if provider_compacts(config):  # the provider compacts past this itself, and its reply says so
+        request.provider_compaction = compaction_threshold(
+            "provider", context_window(config.spec.settings, config.model)
+        )
     if wired and config.wire is not None:
         request.wire = config.wire.recorder(state.rounds, request)
     return request
@@ -88,16 +93,22 @@ async def stream_reply(config: LoopConfig, state: LoopState, final: LimitReached
     emit = config.calls.emit
     tool_changes = await config.calls.menu.take_toolset_changes()  # an MCP server's, before this request
     window = context_window(config.spec.settings, config.model)
-    await compact_if_due(
-        config, state, lambda: request_tokens(_request(config, state, final, wired=False), state.compacted_at), window
-    )
+    native = provider_compacts(config)
+    if not native:
+        await compact_if_due(
+            config,
+            state,
+            lambda: request_tokens(_request(config, state, final, wired=False), state.compacted_at),
+            window,
+        )
     request = _request(config, state, final)
+    fallback = fallback_notice(config, window) if state.rounds == 1 else None
     builder = MessageBuilder(model=config.model.name)
     state.streaming = builder
     partial = builder.message
     masking = ReplyMask()
     emit(MessageStartEvent(message=partial))
-    for line in tool_changes:
+    for line in ([fallback] if fallback is not None else []) + tool_changes:
         emit(MessageUpdateEvent(message=partial, update=builder.notice(line)))
     if final is not None:
         emit(MessageUpdateEvent(message=partial, update=builder.notice(final.notice)))

@@ -305,12 +305,13 @@ class RunSettings(TypedDict, total=False):
         ),
     ]
     compact: Annotated[
-        float | int | None,
+        float | int | str | None,
         Setting(
             None,
             compact_check,
-            "compact older rounds into a summary before a request crosses this: a fraction of the window, or tokens",
-            Flag("--compact", "FRACTION|TOKENS|off", fraction_or_tokens),
+            "compact older rounds into a summary before a request crosses this: a fraction of the window, or tokens; "
+            "provider: the provider's own compaction at 0.8 of the window",
+            Flag("--compact", "FRACTION|TOKENS|provider|off", fraction_or_tokens),
         ),
     ]
     keep_last: Annotated[

@@ -85,6 +85,7 @@ class AskedRequest:
     menu_explicit: bool
     allowed_tools: tuple[str, ...] | None = None
     deferred_tools: tuple[JsonObject, ...] = ()
+    provider_compaction: int | None = None
 
     def model_request(self) -> ModelRequest:
         """The round's :class:`ModelRequest` again, as the model was handed it."""
@@ -97,6 +98,7 @@ class AskedRequest:
             menu_explicit=self.menu_explicit,
             allowed_tools=None if self.allowed_tools is None else list(self.allowed_tools),
             deferred_tools=list(self.deferred_tools),
+            provider_compaction=self.provider_compaction,
         )
 
 
@@ -215,6 +217,7 @@ class WireLog:
             request.menu_explicit,
             None if request.allowed_tools is None else tuple(request.allowed_tools),
             tuple(request.deferred_tools),
+            request.provider_compaction,
         )
         self._rounds[number] = _Round(asked)
         return WireRecorder(self, number)

@@ -24,6 +24,11 @@ this module does exactly:
   follows (a steering message) joins that same user message after the results.
 - Prompt caching (the run setting ``prompt_cache``): ``cache_control`` on the last tool,
   the system prompt and the newest message's last block.
+- The provider's own compaction (the run setting ``compact="provider"``): the
+  ``compact_20260112`` edit of ``context_management`` with its ``input_tokens`` trigger,
+  sent to ``/v1/messages?beta=true`` with ``anthropic-beta: compact-2026-01-12``; a
+  reply's ``compaction`` block is kept and sent back unchanged, and a notice says what it
+  did (:mod:`._provider_compaction`).
 - Thinking blocks are sent back unchanged in the turn that made them, as the API requires
   during tool use: a ``thinking`` block with its signature, a ``redacted_thinking`` block
   with its encrypted data (kept as a thinking block with nothing to show). A thinking
@@ -51,6 +56,7 @@ from ._history import (
 from ._incremental import HistoryMemo, takes_raw_bodies
 from ._json_data import json_index, json_object, json_text
 from ._provider_common import ProviderError, ProviderModel
+from ._provider_compaction import ANTHROPIC_COMPACTION_BETA, AnthropicCompaction, anthropic_context_management
 from ._provider_errors import (
     RetryPolicy,
     StreamCutError,
@@ -127,6 +133,7 @@ class AnthropicModel(ProviderModel):
     provider = INFO.prefix
     _warm_up_resource = "messages"  # what a round falls back to (and imports the request path)
     key_variables = INFO.key_variables
+    native_compaction = True
 
     def __init__(
         self,
@@ -206,6 +213,8 @@ class AnthropicModel(ProviderModel):
             if request.deferred_tools:  # the provider's own search: the deferred tools load through it
                 payload["tools"].append(dict(ANTHROPIC_SEARCH_TOOL))
             payload["tool_choice"] = _tool_choice(choice, request.parallel_tool_calls)
+        if request.provider_compaction is not None:
+            payload["context_management"] = anthropic_context_management(request.provider_compaction)
         if request.prompt_cache:
             _mark_cache_points(payload)
         return payload, notices
@@ -217,6 +226,7 @@ class AnthropicModel(ProviderModel):
         async with stream:
             calls: dict[int, int] = {}  # wire block index -> content index
             server_blocks = AnthropicServerBlocks()
+            compaction = AnthropicCompaction(_trigger(payload))
             counts = {"input": 0, "output": 0, "cache_read": 0, "cache_write": 0}
             stop: str | None = None
             ended = False
@@ -225,8 +235,9 @@ class AnthropicModel(ProviderModel):
                 if not isinstance(event, dict):
                     continue
                 kind, index = event.get("type"), json_index(event.get("index"))
-                served = server_blocks.read(event, out)
-                if served is not None:  # a server tool's block (tool search): kept, and what it did said
+                compacting = compaction.read(event, out)  # a compaction's block kept, said at the end
+                served = [] if compacting else server_blocks.read(event, out)
+                if served is not None:  # a compaction's or a server tool's block: kept, and what it did said
                     for update in served:
                         yield update
                 elif kind == "message_start":
@@ -267,8 +278,8 @@ class AnthropicModel(ProviderModel):
             yield out.end_tool_call(index)
         if not ended:
             raise StreamCutError("message_stop")
-        notice = end_reply(out, self.name, ANTHROPIC, stop or "end_turn", self._usage(**counts))
-        if notice is not None:
+        ending = end_reply(out, self.name, ANTHROPIC, stop or "end_turn", self._usage(**counts))
+        for notice in [*compaction.notices("Anthropic", out), *([ending] if ending is not None else [])]:
             yield notice
 
     def _classify(self, exc: Exception) -> ProviderError:
@@ -311,15 +322,28 @@ async def _send(client: Any, payload: JsonObject, history: HistoryMemo) -> Any:
     from anthropic import AsyncStream
 
     stream_cls = AsyncStream[object]
+    path, options = "/v1/messages", {}
+    if "context_management" in payload:  # a beta feature: the beta path and header, as the SDK's beta API sends
+        path, options = "/v1/messages?beta=true", {"headers": {"anthropic-beta": ANTHROPIC_COMPACTION_BETA}}
     if not takes_raw_bodies(client):
-        return await client.post("/v1/messages", cast_to=object, body=payload, stream=True, stream_cls=stream_cls)
+        return await client.post(
+            path, cast_to=object, body=payload, options=options, stream=True, stream_cls=stream_cls
+        )
     return await client.post(
-        "/v1/messages",
+        path,
         cast_to=object,
         content=history.encode(payload, "messages"),
+        options=options,
         stream=True,
         stream_cls=stream_cls,
     )
+
+
+def _trigger(payload: JsonObject) -> int | None:
+    """The compaction trigger ``payload`` asks for, if it asks for compaction."""
+    edits = json_object(payload.get("context_management")).get("edits") or [{}]
+    value = json_object(json_object(edits[0]).get("trigger")).get("value")
+    return value if isinstance(value, int) else None
 
 
 def _step(out: list[JsonObject], entry: UserMessage | AssistantTurn) -> None:

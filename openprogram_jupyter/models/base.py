@@ -95,7 +95,10 @@ class ModelRequest:
     setting ``tool_search="provider"``), the spec of every deferred tool, loaded or not; a
     provider with native tool search declares them deferred in place of the package's
     ``tool_search`` tool, one without says so in a notice and sends ``tools`` as they are.
-    Empty otherwise.
+    Empty otherwise. ``provider_compaction``: when the run asks for the provider's own
+    compaction (the run setting ``compact="provider"``) and the model has one
+    (:attr:`Model.native_compaction`), the input tokens past which the provider compacts
+    the conversation itself; ``None`` otherwise.
     """
 
     messages: list[UserMessage | AssistantMessage | ToolResultMessage]
@@ -109,6 +112,7 @@ class ModelRequest:
     reasoning: str | int | None = None
     allowed_tools: list[str] | None = None
     deferred_tools: list[JsonObject] = field(default_factory=list)
+    provider_compaction: int | None = None
     wire: WireRecorder | None = field(default=None, repr=False, compare=False)
 
 
@@ -317,9 +321,13 @@ class Model(ABC):
     """A language model the loop can ask for one reply at a time.
 
     ``name`` is shown in views and stored on each reply (``"openai:gpt-4.1-mini"``).
+    ``native_compaction``: whether the model compacts the conversation itself when a
+    request asks it to (:attr:`ModelRequest.provider_compaction`), keeping what it did in
+    its reply to be sent back; a model without it gets no such request.
     """
 
     name: str = "model"
+    native_compaction: bool = False
 
     @abstractmethod
     def stream(self, request: ModelRequest, out: MessageBuilder) -> AsyncIterator[AssistantUpdate]:

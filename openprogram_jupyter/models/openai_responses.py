@@ -14,6 +14,11 @@ endpoint and the client are those of
   reasoning item's id and encrypted content are kept on its thinking block and sent back
   as that ``reasoning`` item, before the turn's calls, so the model goes on from its own
   reasoning in the next round (only items of this provider carry them).
+- The provider's own compaction (the run setting ``compact="provider"``):
+  ``context_management: [{"type": "compaction", "compact_threshold": N}]``; a reply's
+  ``compaction`` item is kept and sent back, the input items before the newest one left
+  out (the item stands for them), and a notice says what it did
+  (:mod:`._provider_compaction`).
 - The end of the reply is ``response.completed``; ``response.incomplete`` for
   ``max_output_tokens`` ends it with ``stop_reason="length"``, any other reason, a
   ``response.failed`` or an ``error`` event ends it as an error. A stream that ends
@@ -33,6 +38,7 @@ from ._history import AssistantTurn, data_url, json_arguments, result_images, re
 from ._incremental import takes_raw_bodies
 from ._json_data import json_count, json_object, json_text
 from ._provider_common import ProviderError
+from ._provider_compaction import ResponsesCompaction, from_newest_compaction, responses_context_management
 from ._provider_errors import StreamCutError, retryable_code
 from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, Spec, ToolRules, ToolShape, declared_parameters
 from ._reasoning import reasoning_effort
@@ -82,9 +88,11 @@ class OpenAIResponsesModel(OpenAIChatModel):
 
     provider = INFO.prefix
     _warm_up_resource = "responses"
+    native_compaction = True
 
     def _prepare(self, request: ModelRequest) -> tuple[JsonObject, list[str]]:
         items = self._history.build(request.messages, _step)
+        items = from_newest_compaction(items) or items
         payload: JsonObject = {"model": self.model_id, "input": items, "stream": True, "store": False}
         if request.system:
             payload["instructions"] = request.system
@@ -108,6 +116,8 @@ class OpenAIResponsesModel(OpenAIChatModel):
                 payload["parallel_tool_calls"] = request.parallel_tool_calls
         if request.max_output_tokens is not None:
             payload["max_output_tokens"] = request.max_output_tokens
+        if request.provider_compaction is not None:
+            payload["context_management"] = responses_context_management(request.provider_compaction)
         effort = reasoning_effort(request.reasoning)
         if effort is not None:
             # Stateless (store: false): the reasoning comes back encrypted, to be sent again next round.
@@ -136,6 +146,7 @@ class OpenAIResponsesModel(OpenAIChatModel):
         async with stream:
             calls: dict[str, int] = {}  # item id -> content index
             searches = ResponsesSearchItems()
+            compactions = ResponsesCompaction(_threshold(payload))
             final: JsonObject | None = None
             async for event in stream:
                 out.frame(event)
@@ -153,6 +164,8 @@ class OpenAIResponsesModel(OpenAIChatModel):
                     yield start
                 elif kind == "response.function_call_arguments.delta" and event.get("item_id") in calls and delta:
                     yield out.tool_call_delta(calls[event["item_id"]], delta)
+                elif kind == "response.output_item.done" and compactions.owns(item):
+                    compactions.read(item, out)
                 elif kind == "response.output_item.done" and searches.owns(item):
                     for update in searches.read(item, out):
                         yield update
@@ -183,6 +196,8 @@ class OpenAIResponsesModel(OpenAIChatModel):
             yield out.end_tool_call(index)
         if final is None:
             raise StreamCutError("response.completed")
+        for update in compactions.notices("OpenAI Responses", final.get("usage"), out):
+            yield update
         self._finish(final, out)
 
     def _finish(self, response: JsonObject, out: MessageBuilder) -> None:
@@ -206,6 +221,13 @@ class OpenAIResponsesModel(OpenAIChatModel):
                 out.fail(f"{self.name}: the response is incomplete ({reason}){words}", round_usage, kind=kind)
             return
         out.finish(None, round_usage)
+
+
+def _threshold(payload: JsonObject) -> int | None:
+    """The compaction threshold ``payload`` asks for, if it asks for compaction."""
+    entries = payload.get("context_management") or [{}]
+    value = json_object(entries[0]).get("compact_threshold")
+    return value if isinstance(value, int) else None
 
 
 def _step(out: list[JsonObject], entry: UserMessage | AssistantTurn) -> None:
@@ -234,8 +256,8 @@ def _input_part(block: Any) -> JsonObject:
 
 
 def _kept_items(message: AssistantMessage) -> list[JsonObject]:
-    """The reasoning and tool search items of an earlier reply, in order, as the API gave
-    them, to be sent back."""
+    """The reasoning, tool search and compaction items of an earlier reply, in order, as
+    the API gave them, to be sent back."""
     items: list[JsonObject] = []
     for block in message.content:
         if not isinstance(block, ThinkingContent):

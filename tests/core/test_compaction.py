@@ -181,7 +181,7 @@ def test_a_rerun_of_a_compacted_run_replays_its_compactions():
 @pytest.mark.parametrize(
     ("value", "message"),
     [
-        ("provider", "compact='provider' .* is not available: give a fraction"),
+        ("server", "compact must be a fraction of the context window .* 'provider', or None, got 'server'"),
         (1.5, "compact must be a fraction of the context window above 0 and at most 1"),
         (10, "a token count of at least 1,000"),
         (True, "compact must be"),

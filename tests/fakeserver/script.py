@@ -52,6 +52,8 @@ class Turn:
     redacted_thinking: str = ""  # Anthropic: an encrypted thinking block's data
     calls: list[Call] = field(default_factory=list)
     search: Search | None = None  # a provider's own tool search, run before the calls
+    compaction: str | None = None  # a provider's own compaction, first in the reply, when the request asks
+    # for one: Anthropic's summary, OpenAI Responses' encrypted content
     input_tokens: int = 11
     output_tokens: int = 7
     cached_tokens: int = 0

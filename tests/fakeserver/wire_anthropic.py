@@ -84,7 +84,7 @@ class AnthropicWire(Wire):
                     f"blocks: {stray[0]}. Each `tool_result` block must have a corresponding `tool_use` "
                     "block in the previous message.",
                 )
-        refused = _deferred_loading_error(body)
+        refused = _deferred_loading_error(body) or _compaction_error(body)
         if refused:
             return refused
         if has_tool_blocks and not body.get("tools"):
@@ -127,6 +127,10 @@ class AnthropicWire(Wire):
         }
         out = [event("message_start", message=message), event("ping")]
         index = 0
+        compacted = turn.compaction is not None and _compaction_trigger(body) is not None
+        if compacted:
+            out += _compaction_frames(event, turn.compaction or "")
+            index += 1
         if turn.thinking:
             out.append(
                 event(
@@ -179,7 +183,7 @@ class AnthropicWire(Wire):
             event(
                 "message_delta",
                 delta={"stop_reason": stop, "stop_sequence": None},
-                usage={"output_tokens": turn.output_tokens},
+                usage={"output_tokens": turn.output_tokens, **(_iterations(turn) if compacted else {})},
             )
         )
         out.append(event("message_stop"))
@@ -241,3 +245,60 @@ def _search_frames(event: Callable[..., bytes], index: int, search: Search, use_
     out.append(event("content_block_start", index=index + 1, content_block=result))
     out.append(event("content_block_stop", index=index + 1))
     return out
+
+
+_COMPACTION_PARAM_FIELDS = {"type", "cache_control", "content", "encrypted_content", "signature", "tool_changes"}
+
+
+def _compaction_trigger(body: dict[str, Any]) -> int | None:
+    """The ``input_tokens`` trigger of the request's ``compact_20260112`` edit, if it has one."""
+    for edit in (body.get("context_management") or {}).get("edits") or []:
+        if edit.get("type") == "compact_20260112":
+            return (edit.get("trigger") or {}).get("value", 150_000)
+    return None
+
+
+def _compaction_error(body: dict[str, Any]) -> Reject | None:
+    """The API's rules for compaction, as its types state them: a known edit type and an
+    ``input_tokens`` trigger with a whole number; a ``compaction`` block sent back holds
+    only the fields its param takes, and its content is a non-empty string or ``null``."""
+    for e, edit in enumerate((body.get("context_management") or {}).get("edits") or []):
+        if edit.get("type") not in ("compact_20260112", "clear_tool_uses_20250919", "clear_thinking_20251015"):
+            return _reject(400, f"context_management.edits.{e}.type: Input tag {edit.get('type')!r} is not expected")
+        trigger = edit.get("trigger")
+        if trigger is not None and (trigger.get("type") != "input_tokens" or not isinstance(trigger.get("value"), int)):
+            return _reject(400, f"context_management.edits.{e}.trigger: expected an input_tokens trigger")
+    for index, message in enumerate(body.get("messages") or []):
+        content = message.get("content")
+        for b, block in enumerate(content if isinstance(content, list) else []):
+            if block.get("type") != "compaction":
+                continue
+            extra = set(block) - _COMPACTION_PARAM_FIELDS
+            if extra:
+                return _reject(400, f"messages.{index}.content.{b}.{sorted(extra)[0]}: Extra inputs are not permitted")
+            if block.get("content") == "" or not isinstance(block.get("content"), (str, type(None))):
+                return _reject(400, f"messages.{index}.content.{b}.content: a non-empty string or null")
+    return None
+
+
+def _compaction_frames(event: Callable[..., bytes], summary: str) -> list[bytes]:
+    """A compaction block at index 0: its start (with its signature), one delta setting the
+    summary and the opaque metadata, its stop."""
+    block = {"type": "compaction", "content": None, "encrypted_content": None, "signature": f"sig-{len(summary)}"}
+    delta = {"type": "compaction_delta", "content": summary, "encrypted_content": f"enc-{len(summary)}"}
+    return [
+        event("content_block_start", index=0, content_block=block),
+        event("content_block_delta", index=0, delta=delta),
+        event("content_block_stop", index=0),
+    ]
+
+
+def _iterations(turn: Turn) -> dict[str, Any]:
+    """The usage's ``iterations`` of a reply that compacted: the compaction, then the message."""
+    counts = {"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+    return {
+        "iterations": [
+            {"type": "compaction", "input_tokens": 900, "output_tokens": 120, **counts},
+            {"type": "message", "input_tokens": turn.input_tokens, "output_tokens": turn.output_tokens, **counts},
+        ]
+    }

@@ -256,6 +256,8 @@ class OpenAIResponsesWire(Wire):
                 return refused
         if refused := _responses_search_error(body.get("tools") or [], items):
             return refused
+        if refused := _responses_compaction_error(body.get("context_management"), items):
+            return refused
         declared = [spec["name"] for spec in functions]
         refused = _allowed_tools_error(body.get("tool_choice"), declared, lambda t: t.get("name"))
         if refused:
@@ -301,6 +303,13 @@ class OpenAIResponsesWire(Wire):
 
         out = [event("response.created", response=base), event("response.in_progress", response=base)]
         output: list[dict[str, Any]] = []
+        asked = [e for e in body.get("context_management") or [] if e.get("type") == "compaction"]
+        if turn.compaction is not None and asked:
+            item = {"type": "compaction", "id": new_id("cmp"), "encrypted_content": turn.compaction}
+            out.append(event("response.output_item.added", output_index=0, item=item))
+            out.append(event("response.compaction.compacting", item_id=item["id"], output_index=0))
+            out.append(event("response.output_item.done", output_index=0, item=item))
+            output.append(item)
         if turn.thinking:
             item = {"type": "reasoning", "id": new_id("rs"), "summary": []}
             n = len(output)
@@ -467,3 +476,21 @@ def _search_items(
         {"type": "tool_search_call", "id": new_id("ts"), "arguments": {"query": query}, **common},
         {"type": "tool_search_output", "id": new_id("tso"), "tools": tools, **common},
     ]
+
+
+def _responses_compaction_error(context_management: Any, items: list[dict[str, Any]]) -> Reject | None:
+    """The API's rules for compaction, as its types state them: each ``context_management``
+    entry has a ``type`` and an integer ``compact_threshold`` if any; a ``compaction`` input
+    item holds only ``type``, ``id`` and its ``encrypted_content`` (a string)."""
+    for n, entry in enumerate(context_management or []):
+        threshold = entry.get("compact_threshold")
+        if entry.get("type") != "compaction" or not isinstance(threshold, (int, type(None))):
+            return _openai_error(
+                400, "Invalid context_management entry.", "invalid_request_error", param=f"context_management[{n}]"
+            )
+    for n, item in enumerate(items):
+        if item.get("type") != "compaction":
+            continue
+        if set(item) - {"type", "id", "encrypted_content"} or not isinstance(item.get("encrypted_content"), str):
+            return _openai_error(400, "Invalid compaction item.", "invalid_request_error", param=f"input[{n}]")
+    return None

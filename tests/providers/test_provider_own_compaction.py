@@ -1,0 +1,145 @@
+"""``compact="provider"`` (issue 47, item 2): the provider's own compaction where it has
+one — Anthropic's ``compact_20260112`` context-management edit under its beta, OpenAI
+Responses' ``context_management`` — asked for at 0.8 of the window; what the provider
+compacted to kept in the reply and sent back next round as the API takes it; a notice
+saying what it did. Elsewhere (Chat Completions, Gemini, Bedrock) a one-line notice, and
+the package's own compaction runs at that threshold. Asserted on what the loopback server
+received from the real SDK clients."""
+
+from __future__ import annotations
+
+import pytest
+from fakeserver import Call, Turn
+
+import openprogram_jupyter as op
+
+from .cases import CASES
+from .test_provider_compaction import Responder, _fetch, _is_summary_request, _texts
+
+BY_PREFIX = {case.prefix: case for case in CASES}
+SUMMARY = "The user asked to add numbers; add(1, 2) was called."
+WINDOW = 20_000  # compact="provider" asks for compaction past 16,000 tokens
+
+
+def adder() -> op.Tool:
+    def add(a: float, b: float) -> float:
+        """Add two numbers."""
+        return a + b
+
+    return op.function(add, register_globally=False)
+
+
+def notices(run: op.Run) -> list[str]:
+    return [e.update.delta for e in run.events if e.type == "message_update" and e.update.kind == "notice"]
+
+
+async def test_anthropic_asks_for_its_compaction_and_sends_the_block_back_as_it_came(server):
+    case = BY_PREFIX["anthropic"]
+    server.script(
+        Turn(compaction=SUMMARY, calls=[Call("add", {"a": 1, "b": 2}, id="toolu_1")], input_tokens=2_345),
+        Turn(text="3."),
+    )
+    run = await case.runtime(server).arun("Add 1 and 2.", tools=[adder()], compact="provider", context_window=WINDOW)
+    assert run.stop_reason == "stop", run.error
+    assert not server.rejections, server.rejections
+    first, second = server.requests
+    for sent in (first, second):
+        assert sent.path == "/v1/messages?beta=true"
+        assert sent.headers["anthropic-beta"] == "compact-2026-01-12"
+        assert sent.body["context_management"] == {
+            "edits": [{"type": "compact_20260112", "trigger": {"type": "input_tokens", "value": 16_000}}]
+        }
+    assert second.body["messages"][1]["content"] == [
+        {"type": "compaction", "content": SUMMARY, "encrypted_content": "enc-52", "signature": "sig-52"},
+        {"type": "tool_use", "id": "toolu_1", "name": "add", "input": {"a": 1, "b": 2}},
+    ]
+    said = [n.removeprefix(f"{case.model}: ") for n in notices(run)]
+    assert said == [
+        "Anthropic compacted the conversation itself past 16,000 tokens, into a summary of 52 characters; "
+        "the request then counted 2,345 input tokens"
+    ]
+    assert not run.compactions, "the provider compacted: the package did not"
+    assert "thinking" not in repr(run), "the kept block has nothing to show"
+
+
+async def test_openai_responses_asks_for_its_compaction_and_sends_only_the_newest_item_on(server):
+    case = BY_PREFIX["openai-responses"]
+    server.script(
+        Turn(compaction="enc-summary-1", calls=[Call("add", {"a": 1, "b": 2}, id="call_1")], input_tokens=1_234),
+        Turn(calls=[Call("add", {"a": 3, "b": 4}, id="call_2")]),
+        Turn(text="3 and 7."),
+    )
+    run = await case.runtime(server).arun(
+        "Add 1 and 2, then 3 and 4.", tools=[adder()], compact="provider", context_window=WINDOW
+    )
+    assert run.stop_reason == "stop", run.error
+    assert not server.rejections, server.rejections
+    first, second, third = (r.body for r in server.requests)
+    for body in (first, second, third):
+        assert body["context_management"] == [{"type": "compaction", "compact_threshold": 16_000}]
+    assert first["input"][0]["role"] == "user"
+    compaction = second["input"][0]
+    assert compaction == {"type": "compaction", "id": compaction["id"], "encrypted_content": "enc-summary-1"}
+    assert [item.get("type") for item in second["input"]] == ["compaction", "function_call", "function_call_output"]
+    assert "Add 1 and 2" not in str(second["input"]), "the compaction item stands for what came before it"
+    assert third["input"][0] == compaction and len(third["input"]) == 5
+    said = [n.removeprefix(f"{case.model}: ") for n in notices(run)]
+    assert said == [
+        "OpenAI Responses compacted the conversation itself past 16,000 tokens, into an encrypted summary; "
+        "the request then counted 1,234 input tokens"
+    ]
+
+
+@pytest.mark.parametrize("prefix", ["anthropic", "openai-responses"])
+async def test_a_number_for_compact_asks_the_provider_for_nothing(prefix, server):
+    case = BY_PREFIX[prefix]
+    server.script(Turn(compaction=SUMMARY, text="Hi."))
+    run = await case.runtime(server).arun("Hi.", compact=0.8, context_window=WINDOW)
+    assert run.stop_reason == "stop", run.error
+    sent = server.requests[0]
+    assert "context_management" not in sent.body and "anthropic-beta" not in sent.headers
+    assert sent.path in ("/v1/messages", "/v1/responses")
+    assert notices(run) == []
+
+
+WITHOUT_COMPACTION = ["openai", "gemini", "bedrock"]
+
+
+@pytest.mark.parametrize("prefix", WITHOUT_COMPACTION)
+def test_a_provider_without_compaction_says_so_and_the_package_compacts(prefix, server):
+    case = BY_PREFIX[prefix]
+    responder = Responder(8)
+    server.responder = responder
+    run = case.runtime(server).run(
+        "Read the pages.",
+        tools=[_fetch()],
+        compact="provider",
+        context_window=5_000,  # the package compacts past 4,000 tokens
+        keep_last=2,
+        max_iterations=None,
+    )
+    assert run.stop_reason == "stop", run.error
+    assert not server.rejections, server.rejections
+    assert run.compactions and responder.summaries == len(run.compactions)
+    assert all(c.threshold == 4_000 for c in run.compactions)
+    agent_bodies = [body for body in server.bodies() if not _is_summary_request(body)]
+    assert all("context_management" not in body for body in server.bodies())
+    assert "[Summary of " in _texts(agent_bodies[-1])
+    said = [n.removeprefix(f"{case.model}: ") for n in notices(run)]
+    assert said == [
+        f"{case.model} has no compaction of its own: the package's compaction runs instead, past 4,000 tokens "
+        "(compact='provider' asked)"
+    ]
+
+
+def test_compact_provider_is_taken_as_a_keyword_and_a_flag():
+    from openprogram_jupyter.engine._compact_checks import fraction_or_tokens
+
+    assert fraction_or_tokens("provider") == "provider"
+    runtime = op.Runtime(model=op.ScriptedModel(["ok"]), compact="provider")
+    run = runtime.run("go", context_window=10_000)
+    assert run.stop_reason == "stop", run.error
+    assert notices(run) == [
+        "scripted has no compaction of its own: the package's compaction runs instead, past 8,000 tokens "
+        "(compact='provider' asked)"
+    ]

@@ -287,3 +287,25 @@ def test_each_run_is_judged_in_its_own_slot_as_it_ends_not_after_the_last_run(co
 
 def verdict_for_any() -> op.AssistantMessage:
     return op.AssistantMessage(content=[op.TextContent(text=json.dumps({"call": "pass", "args": {"reason": "ok"}}))])
+
+
+def test_an_interrupt_from_an_expectation_beside_a_judge_stops_the_evaluation_and_keeps_the_graded_rows():
+    # Rows are graded as their runs end, on the evaluation's own thread: the interrupt an
+    # expectation raises there still stops the evaluation (no run starts after it).
+    asked = []
+
+    def expect(run):
+        asked.append(run)
+        if len(asked) == 3:
+            raise KeyboardInterrupt
+        return True
+
+    judge = op.judge(RUBRIC, model=grader())
+    with pytest.raises(op.EvaluationInterrupted) as interrupted:
+        op.evaluate(prompts(5), models=[careful()], tools=[add], expect=[expect, judge], concurrency=1, progress=False)
+    rows = interrupted.value.evaluation.rows
+    assert [row.verdict for row in rows] == ["pass", "pass", "stopped", "stopped", "stopped"]
+    assert [len(row.judgements) for row in rows] == [1, 1, 0, 0, 0]
+    assert rows[2].why == "not judged: the evaluation was interrupted while judging" and rows[2].run is not None
+    assert rows[3].run is None and len(asked) == 3  # nothing started after the interrupt, nothing asked twice
+    assert interrupted.value.evaluation.stopped

@@ -132,7 +132,7 @@ def _run_plan(
     if executor is not None:
         work: tuple[object, ...] = (on_executor, executor, plan.jobs, concurrency, stop, plan.budget.charging(record))
     else:
-        work = (in_new_loop, plan.jobs, concurrency, stop, plan.budget.charging(record), plan.grading_as_runs_end())
+        work = (in_new_loop, plan.jobs, concurrency, stop, plan.budget.charging(record), plan.grading_as_runs_end(stop))
     worker = threading.Thread(
         target=guarded,
         args=(finished, *work, plan.budget),
@@ -193,7 +193,7 @@ async def aevaluate(
     else:
         work = asyncio.ensure_future(
             in_process(
-                plan.jobs, concurrency, stop, plan.budget.charging(record), plan.grading_as_runs_end(), plan.budget
+                plan.jobs, concurrency, stop, plan.budget.charging(record), plan.grading_as_runs_end(stop), plan.budget
             )
         )
     try:
@@ -235,15 +235,18 @@ class _Plan:
         self.budget = Budget(None)
         self.early = GradesAsRunsEnd(expect)
 
-    def grading_as_runs_end(self) -> Callable[[EvalOutcome], Awaitable[None]] | None:
+    def grading_as_runs_end(self, stop: threading.Event) -> Callable[[EvalOutcome], Awaitable[None]] | None:
         """What grades a run in its slot as it ends (:class:`GradesAsRunsEnd`), when the
-        expectations suit it; ``None`` otherwise (every row is graded by :meth:`result`)."""
+        expectations suit it; ``None`` otherwise (every row is graded by :meth:`result`).
+        An expectation's ``KeyboardInterrupt`` sets ``stop``: no run starts after it."""
         if not GradesAsRunsEnd.suits(self.expect):
             return None
 
         async def grade(outcome: EvalOutcome) -> None:
             job = self.jobs[outcome.index]
             await self.early.grade(to_row(outcome, job), row_key(job, self.jobs))
+            if self.early.interrupted:
+                stop.set()
 
         return grade
 
@@ -273,9 +276,13 @@ class _Plan:
             for row, job in zip(rows, self.jobs, strict=True)
             if row.passed and row.number not in self.early.grades
         ]
-        try:
-            grade_rows(ended, self.expect, self.concurrency, graded)
-        except KeyboardInterrupt:
+        interrupted = self.early.interrupted  # an expectation interrupted grading as the runs ended
+        if not interrupted:
+            try:
+                grade_rows(ended, self.expect, self.concurrency, graded)
+            except KeyboardInterrupt:
+                interrupted = True
+        if interrupted:
             for row, _ in ended:
                 if row.number not in graded and row.verdict == "pass":
                     row.verdict, row.why = "stopped", "not judged: the evaluation was interrupted while judging"

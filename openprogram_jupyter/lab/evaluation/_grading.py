@@ -101,14 +101,15 @@ class GradesAsRunsEnd:
 
     :meth:`suits` says when: a judge among the expectations (checks alone cost nothing to
     run afterwards) and none grading in order. A row that did not end normally is not
-    graded. A grading that raised — an expectation's ``KeyboardInterrupt`` — leaves its row
-    out of ``grades``: the final pass (:func:`grade_rows`) asks it again on the caller's
-    thread, where an interrupt means what it says.
+    graded. An expectation that raises ``KeyboardInterrupt`` sets ``interrupted`` (the
+    caller stops the evaluation and keeps the rows graded so far); a grading that failed
+    otherwise leaves its row out of ``grades``, for the final pass (:func:`grade_rows`).
     """
 
     def __init__(self, expect: Sequence[Expect]) -> None:
         self.expect = expect
         self.grades: dict[int, Grade] = {}
+        self.interrupted = False
 
     @staticmethod
     def suits(expect: Sequence[Expect]) -> bool:
@@ -121,7 +122,9 @@ class GradesAsRunsEnd:
         assert row.run is not None
         try:
             self.grades[row.number] = await agrade(self.expect, row.run, key)
-        except (Exception, KeyboardInterrupt):  # asked again by the final pass
+        except KeyboardInterrupt:
+            self.interrupted = True
+        except Exception:  # asked again by the final pass
             return
 
 

@@ -36,6 +36,7 @@ from ..core._secrets import mask
 from ..core.errors import ToolFailure, UserMistake
 from ._mcp_elicitation import Elicitations
 from ._mcp_legacy_sse import legacy_sse_failure
+from ._mcp_sampling import Samplers
 from ._mcp_server_messages import ServerMessages, listen_for_tool_changes
 
 __all__ = ["McpConnection", "McpError", "McpTarget", "close_all_connections"]
@@ -104,6 +105,7 @@ class McpConnection:
         self._failure: str | None = None
         self._closed = False
         self.elicitations = Elicitations()  # who answers the server's elicitations now
+        self.samplers = Samplers(lambda: self.server_name or target.describe())  # and its sampling requests
         ready: concurrent.futures.Future[None] = concurrent.futures.Future()
         self._session = asyncio.run_coroutine_threadsafe(self._hold_session(ready), self._loop)
         _OPEN.add(self)
@@ -168,6 +170,7 @@ class McpConnection:
             logging_callback=self.unasked.on_log,
             log_level="info",  # a 2026-07-28 server sends log messages only to a client that asks
             elicitation_callback=self._on_elicitation,
+            sampling_callback=self.samplers.reply,
             client_info=Implementation(name=DISTRIBUTION, version=package_version()),  # not the SDK's "mcp 0.1.0"
         )
 

@@ -32,10 +32,12 @@ from ..core._ambient import ambient_runtime
 from ..core._json import JsonObject
 from ..core._secrets import remember
 from ..core.errors import ArgumentError, SetupError
+from ..core.messages import TextContent
 from ._jsonschema import validate_json_schema
 from ._mcp_connection import McpConnection, McpError, McpTarget
 from ._mcp_listing import Listing, hints_of, listing, task_only
 from ._mcp_results import McpToolError, result_value
+from ._mcp_sampling import sampling_conversation
 from .base import Tool, ToolContext, ToolOptions
 from .registry import Registry, default_registry
 
@@ -88,17 +90,40 @@ class McpTool(Tool):
         connection = self.server.connection
         # The server's elicitations during this call are this call's questions (its card),
         # its log messages lines under it (its stderr, which the card shows).
-        in_call = contextvars.copy_context()  # where this call's output is caught
+        # Its sampling requests are nested runs of this run's Runtime, inside this call.
+        in_call = contextvars.copy_context()  # where this call's output is caught, its nested runs start
 
         def log(line: str) -> None:
-            in_call.run(print, line, file=sys.stderr, flush=True)
+            in_call.copy().run(print, line, file=sys.stderr, flush=True)
 
         with (
             connection.elicitations.answering(lambda text, choices: context.ask(text, choices)),
             connection.unasked.logging_to(log),
+            connection.samplers.answering(lambda params: in_call.copy().run(sampled, context, params)),
         ):
             result = await connection.call_tool(self.remote_name, kwargs, _reporter(context))
         return result_value(result)
+
+
+def sampled(context: ToolContext, params: JsonObject) -> JsonObject:
+    """A sampling request (:mod:`._mcp_sampling`) answered by a nested run of the calling
+    run's Runtime, with no tools: ``{"text", "model", "stop_reason"}``. Raises when this call
+    is not part of a run, the request's last message is not the user's, or the run fails
+    (``RunError``)."""
+    from ..core.messages import AssistantMessage, UserMessage
+
+    system, turns = sampling_conversation(params)
+    if context.runtime is None:
+        raise McpError("this call is not part of a run, so there is no model to answer with")
+    if not turns or turns[-1][0] != "user":
+        raise McpError("the request's last message is not the user's: there is nothing to answer")
+    history = [
+        UserMessage(content=text) if role == "user" else AssistantMessage(content=[TextContent(text=text)])
+        for role, text in turns[:-1]
+    ]
+    text = context.runtime.exec(turns[-1][1], tools=[], system=system, messages=history)
+    model = getattr(getattr(context.runtime, "model", None), "name", None) or "unknown"
+    return {"text": str(text), "model": str(model), "stop_reason": "stop"}
 
 
 def _reporter(context: ToolContext) -> Callable[[float, float | None, str | None], None]:

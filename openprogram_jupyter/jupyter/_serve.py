@@ -171,8 +171,13 @@ class ServedTools:
         }
 
     def stop(self) -> None:
-        """Close the port; clients' next requests fail. Safe to call twice."""
+        """Close the port; clients' next requests fail. First a call waiting for Approve /
+        Deny is denied and a question waiting for an answer ends (``AskError`` in its tool),
+        so each ends at once with a result saying why, rather than holding the stop until
+        its timeout. Safe to call twice."""
         self._stopping.set()
+        self.approvals.end(f"the MCP server {self.name} was stopped before anyone approved the call")
+        self.questions.end()
         self._endpoint.stop()
         if _SERVED.get(self.name) is self:
             del _SERVED[self.name]

@@ -104,6 +104,17 @@ class ServedApprovals:
                 self._pending.pop(call_id, None)
             self._changed()
 
+    def end(self, why: str) -> None:
+        """Deny every waiting call now, ``why`` being what its client reads (the server is
+        stopping), and every later one at once."""
+        self.answerable = False
+        with self._lock:
+            pending = list(self._pending.values())
+            for each in pending:
+                self._refusals[each.call.call_id] = why
+        for each in pending:
+            each.loop.call_soon_threadsafe(_settle, each.future, False)
+
     def _refused(self, call_id: str, why: str) -> None:
         with self._lock:
             self._refusals[call_id] = why

@@ -48,6 +48,7 @@ class ServedQuestions:
         self._count = 0
         self._lock = threading.Lock()
         self._listeners: list[Callable[[], None]] = []
+        self._ended = threading.Event()
 
     def ask(self, question: Question, cancelled: threading.Event) -> str:
         """Show ``question`` in the card and return the answer (blocking the tool's thread);
@@ -68,6 +69,8 @@ class ServedQuestions:
             while not waiting.answered.wait(_POLL_SECONDS):
                 if cancelled.is_set():
                     raise AskError(f"the call was cancelled while {question.tool_name} waited for an answer")
+                if self._ended.is_set():
+                    raise AskError(f"the server stopped while {question.tool_name} waited for an answer")
                 if time.monotonic() >= deadline:
                     raise AskError(f"nobody answered {question.text!r} in the notebook within {wait:g} s")
             return waiting.answer
@@ -76,6 +79,12 @@ class ServedQuestions:
                 if self._waiting.get(question.call_id) is waiting:
                     del self._waiting[question.call_id]
             self._changed()
+
+    def end(self) -> None:
+        """End every waiting question now (``AskError`` in its tool: the server is stopping),
+        and every later one at once."""
+        self.answerable = False
+        self._ended.set()
 
     def waiting(self) -> list[WaitingQuestion]:
         """The questions waiting now, oldest first."""

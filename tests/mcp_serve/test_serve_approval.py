@@ -211,3 +211,31 @@ def test_op_serve_shown_as_a_cell_s_value_shows_the_card_that_answers(runtime, m
     finally:
         served.stop()
     assert not result.is_error and result.content[0].text == "3"
+
+
+def test_stopping_the_server_denies_a_waiting_call_at_once(asking):
+    served, box, _rules = asking
+    stop_and_wait(served, box, "add", {"a": 1, "b": 2})
+    [ended] = served.calls
+    assert (ended.status, ended.text) == (
+        "denied",
+        "denied: the MCP server asking was stopped before anyone approved the call; add did not run",
+    )
+
+
+def stop_and_wait(served, box, tool, arguments):
+    """Call ``tool``, stop the server while the call waits in ``box``, and wait for the call
+    to end (within 10 s: without the stop ending it, it would wait out the 120 s timeout)."""
+
+    async def go():
+        try:
+            async with connect(served) as client:
+                call = asyncio.ensure_future(client.call_tool(tool, arguments))
+                while not box.widget.children:
+                    await asyncio.sleep(0.02)
+                await asyncio.get_running_loop().run_in_executor(None, served.stop)
+                await asyncio.wait({call}, timeout=10)
+        except Exception:  # the client's session ends with the server: what it reads races that, the record does not
+            pass
+
+    run(go())

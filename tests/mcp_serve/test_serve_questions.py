@@ -13,6 +13,7 @@ from openprogram_jupyter.core.approval_policy import SessionRules
 from openprogram_jupyter.jupyter._serve_command import show_card
 from tests import registry_fixtures
 from tests.mcp_serve.test_serve import connect, run
+from tests.mcp_serve.test_serve_approval import stop_and_wait
 
 clean_registry = registry_fixtures.clean_registry
 runtime = registry_fixtures.runtime
@@ -113,3 +114,10 @@ def test_without_a_card_the_question_is_an_ask_error_saying_why(runtime):
         "not renamed: rename asked 'New name for a.txt?' during a call from an MCP client, and no card can "
         "answer (show the server's card: %agent serve, or op.serve(...) on a cell's last line)"
     )
+
+
+def test_stopping_the_server_ends_a_waiting_question_with_an_ask_error(asking):
+    served, box = asking
+    stop_and_wait(served, box, "rename", {"path": "a.txt"})
+    [ended] = served.calls
+    assert (ended.status, ended.text) == ("done", "not renamed: the server stopped while rename waited for an answer")

@@ -125,6 +125,9 @@ class ProviderInfo:
       (``"aws.bedrock"``); ``None``: the prefix.
     - ``prices_id``: its provider id in genai-prices, where its models' prices and context
       windows are looked up (``"google"``); ``None``: not priced there.
+    - ``native_compaction``: whether it compacts a conversation itself when asked
+      (``compact="provider"``; :mod:`._provider_compaction`): its models, and a replay of
+      a recording of one, declare it as :attr:`.base.Model.native_compaction`.
 
     Raises ``ValueError`` when the fields contradict each other (a malformed
     ``model_class``, a default model without a key variable, rules without a shape).
@@ -145,6 +148,7 @@ class ProviderInfo:
     tools_in_body: Callable[[JsonObject], tuple[int, Any]] = tools_and_choice
     trace_name: str | None = None
     prices_id: str | None = None
+    native_compaction: bool = False
 
     def __post_init__(self) -> None:
         module, sep, name = self.model_class.partition(":")

@@ -113,6 +113,7 @@ INFO = ProviderInfo(
     key_hint="set ANTHROPIC_API_KEY (in the environment, a .env file next to the notebook, Colab's secrets, "
     "or %agent key anthropic) or pass api_key=",
     prices_id="anthropic",
+    native_compaction=True,
 )
 
 _SMALL_OUTPUT_MODELS = ("claude-3-opus", "claude-3-sonnet", "claude-3-haiku")
@@ -133,7 +134,7 @@ class AnthropicModel(ProviderModel):
     provider = INFO.prefix
     _warm_up_resource = "messages"  # what a round falls back to (and imports the request path)
     key_variables = INFO.key_variables
-    native_compaction = True
+    native_compaction = INFO.native_compaction
 
     def __init__(
         self,

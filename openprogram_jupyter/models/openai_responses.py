@@ -80,6 +80,7 @@ INFO = ProviderInfo(
     tool_rules=ToolRules(PLAIN_TOOL_NAME, "letters, digits, '_' and '-', 1 to 64 characters"),
     trace_name="openai",
     prices_id="openai",
+    native_compaction=True,
 )
 
 
@@ -88,7 +89,7 @@ class OpenAIResponsesModel(OpenAIChatModel):
 
     provider = INFO.prefix
     _warm_up_resource = "responses"
-    native_compaction = True
+    native_compaction = INFO.native_compaction
 
     def _prepare(self, request: ModelRequest) -> tuple[JsonObject, list[str]]:
         items = self._history.build(request.messages, _step)

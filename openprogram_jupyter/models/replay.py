@@ -38,7 +38,7 @@ from ..core.events import AssistantUpdate
 from ..core.messages import AssistantMessage, UserMessage, dump_message
 from ._json_depth import nesting_past
 from .base import MessageBuilder, Model, ModelRequest
-from .providers import SECRET_ENV_VARS
+from .providers import SECRET_ENV_VARS, provider_info
 from .scripted import ScriptedModel
 
 __all__ = [
@@ -105,6 +105,7 @@ class RecordingModel(Model):
         self.inner = inner
         self.path = Path(path)
         self.name = inner.name
+        self.native_compaction = inner.native_compaction  # the rounds go to the inner model as asked
         self.__secrets = [s for s in secrets if s]
         remember(*self.__secrets)
         self.rounds: list[JsonObject] = []
@@ -165,6 +166,9 @@ class ReplayModel(Model):
         self.path = Path(model_id)
         self.rounds, self.recorded_model = load_cassette(self.path)
         self.name = f"replay:{model_id}"
+        recorded = provider_info((self.recorded_model or "").partition(":")[0])
+        # as the recorded model: the requests ask for the provider's compaction as its did
+        self.native_compaction = recorded is not None and recorded.native_compaction
         self.delay = delay
         self.played = 0
 

@@ -27,7 +27,9 @@ class ScriptedModel(Model):
     - a ``str`` — final text (streamed word by word);
     - a :class:`ToolCall` — one pick; a list of them — several picks in one round;
     - an :class:`AssistantMessage` — played as is (use it for thinking blocks, a
-      ``stop_reason="error"``, or usage numbers);
+      ``stop_reason="error"``, or usage numbers); a thinking block keeps its
+      ``provider_data``, and one with nothing to show but that (a provider's own block: a
+      server tool's, a compaction's) is kept as a provider sends it, without an update;
     - a callable taking the :class:`ModelRequest` and returning one of the above, for
       replies that depend on what was sent.
 
@@ -92,7 +94,12 @@ class ScriptedModel(Model):
                     yield out.text_delta(word)
             elif isinstance(block, ThinkingContent):
                 await self._pause()
-                yield out.thinking_delta(block.thinking, block.signature)
+                if block.thinking or block.signature or not block.provider_data:
+                    yield out.thinking_delta(block.thinking, block.signature)
+                    if block.provider_data:  # what the provider needs back from it (encrypted reasoning)
+                        out.thinking_data(block.provider_data)
+                else:  # a provider's own block with nothing to show (a server tool's, a compaction's)
+                    out.provider_block(block.provider_data)
             else:
                 await self._pause()
                 start = out.start_tool_call(block.name, block.id, block.provider_data)

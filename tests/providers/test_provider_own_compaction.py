@@ -143,3 +143,58 @@ def test_compact_provider_is_taken_as_a_keyword_and_a_flag():
         "scripted has no compaction of its own: the package's compaction runs instead, past 8,000 tokens "
         "(compact='provider' asked)"
     ]
+
+
+def _anthropic_compacting(server) -> None:
+    server.script(
+        Turn(compaction=SUMMARY, calls=[Call("add", {"a": 1, "b": 2}, id="toolu_1")], input_tokens=2_345),
+        Turn(text="3."),
+    )
+
+
+@pytest.mark.parametrize("prefix", ["anthropic", "openai-responses"])
+def test_each_round_of_a_provider_compacted_run_rebuilds_and_replays_as_the_body_it_sent(prefix, server, tmp_path):
+    case = BY_PREFIX[prefix]
+    server.script(Turn(compaction=SUMMARY, calls=[Call("add", {"a": 1, "b": 2}, id="call_1")]), Turn(text="3."))
+    cassette = tmp_path / "compacted.json"
+    options = {"tools": [adder()], "compact": "provider", "context_window": WINDOW}
+    live = case.runtime(server, record=cassette, capture_wire=True).run("Add 1 and 2.", **options)
+    assert live.stop_reason == "stop", live.error
+    received = server.bodies()
+    assert all("context_management" in body for body in received), "recording keeps the provider's compaction"
+    assert [live.request_as(n, case.model) for n in (1, 2)] == received
+    replayed = op.Runtime(model=f"replay:{cassette}", capture_wire=True).run("Add 1 and 2.", **options)
+    assert replayed.stop_reason == "stop", replayed.error
+    assert notices(replayed) == [], "a replay of the provider's compaction is not the package's fallback"
+    assert len(server.bodies()) == 2, "a replay sends nothing"
+    assert [replayed.wire(n)[0] for n in (1, 2)] == received
+
+
+def test_the_provider_s_compaction_shows_in_the_transcripts_as_one_line(server, tmp_path):
+    _anthropic_compacting(server)
+    run = (
+        BY_PREFIX["anthropic"]
+        .runtime(server)
+        .run("Add 1 and 2.", tools=[adder()], compact="provider", context_window=WINDOW)
+    )
+    line = "Anthropic compacted the conversation itself past 16,000 tokens, into a summary of 52 characters"
+    for suffix in (".html", ".md", ".txt"):
+        path = tmp_path / f"run{suffix}"
+        run.save(path)
+        assert path.read_text().count(line) == 1, suffix
+    assert SUMMARY not in repr(run), "the summary is the provider's, sent back, not shown as the reply's text"
+
+
+@pytest.mark.parametrize("prefix", ["anthropic", "openai-responses"])
+def test_a_fork_after_the_provider_compacted_sends_the_same_request(prefix, server):
+    case = BY_PREFIX[prefix]
+    server.script(Turn(compaction=SUMMARY, calls=[Call("add", {"a": 1, "b": 2}, id="call_1")]), Turn(text="3."))
+    run = case.runtime(server).run("Add 1 and 2.", tools=[adder()], compact="provider", context_window=WINDOW)
+    assert run.stop_reason == "stop", run.error
+    second = server.bodies()[1]
+    assert "compaction" in str(second["messages" if prefix == "anthropic" else "input"])
+    server.requests.clear()
+    server.script(Turn(text="3."))
+    fork = run.fork(2, tools=[adder()])
+    assert fork.stop_reason == "stop", fork.error
+    assert server.bodies() == [second]

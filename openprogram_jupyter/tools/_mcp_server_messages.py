@@ -45,6 +45,7 @@ class ServerMessages:
     def __init__(self, where: str) -> None:
         self.where = where
         self.on_tools_changed: Callable[[], None] | None = None
+        self.tool_changes = 0  # how many times the server said its tools changed
         self.skipped_lines: list[str] = []  # the last lines the server wrote that are not JSON-RPC
         # When (time.monotonic()) a reply that cannot be read arrived, and why: it fails the
         # requests already waiting then, none started later.
@@ -84,8 +85,10 @@ class ServerMessages:
         if not isinstance(message, Exception):
             from mcp.types import ToolListChangedNotification
 
-            if isinstance(message, ToolListChangedNotification) and self.on_tools_changed is not None:
-                self.on_tools_changed()
+            if isinstance(message, ToolListChangedNotification):
+                self.tool_changes += 1
+                if self.on_tools_changed is not None:
+                    self.on_tools_changed()
             return
         errors = getattr(message, "errors", None)  # pydantic's: structured, one per problem
         problems = errors() if callable(errors) else []

@@ -198,6 +198,13 @@ class McpServer:
                 self.last_change = new
             return new
 
+    def follow_changes(self, since: int) -> None:
+        """List the tools again whenever the server says they changed, and at once if it
+        said so after its ``since``-th such notice (while the first list was on its way)."""
+        self.connection.unasked.on_tools_changed = self.tools_changed
+        if self.connection.unasked.tool_changes != since:
+            self.tools_changed()
+
     def tools_changed(self) -> None:
         """The server said its tools changed (``notifications/tools/list_changed``): list
         them again on the connection's loop (:meth:`settled` waits for it)."""
@@ -297,10 +304,10 @@ def mcp(
     options = _tool_options(tool_options)
     connection = McpConnection(target, connect_timeout=connect_timeout)
     try:
+        changes_before = connection.unasked.tool_changes
         remote_tools = connection.list_tools(timeout=connect_timeout)
         server_name = _clean_name(name or connection.server_name or _fallback_name(target))
-        old = _LIVE.get(server_name)
-        if old is not None:
+        if (old := _LIVE.get(server_name)) is not None:
             old.close()
         target_registry = registry if registry is not None else (default_registry if register_globally else None)
         # the server's own toolset first, whatever toolsets are given beside it
@@ -310,7 +317,7 @@ def mcp(
         asks = "requires_approval" not in tool_options
         server = McpServer(server_name, prefix, connection, target_registry, options, ask_destructive=asks)
         _warn_about(server, server.take_listing(remote_tools))
-        connection.unasked.on_tools_changed = server.tools_changed
+        server.follow_changes(since=changes_before)
     except BaseException:
         connection.close()
         raise

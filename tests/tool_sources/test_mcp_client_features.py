@@ -195,3 +195,26 @@ def test_the_older_protocols_notification_is_acted_on_as_the_listen_stream_s():
     messages.on_tools_changed = lambda: called.append("changed")
     asyncio.run(messages.on_message(ToolListChangedNotification()))
     assert called == ["changed"]
+
+
+def test_a_change_said_while_the_first_list_was_on_its_way_is_listed_again():
+    from types import SimpleNamespace
+
+    from openprogram_jupyter.tools._mcp_server_messages import ServerMessages
+    from openprogram_jupyter.tools.mcp_source import McpServer
+
+    relisted = []
+
+    def submit(coroutine):
+        relisted.append(coroutine.cr_code.co_name)
+        coroutine.close()
+
+    unasked = ServerMessages("a server")
+    server = McpServer("s", "s_", SimpleNamespace(unasked=unasked, submit=submit), None)
+    server.follow_changes(since=0)
+    assert relisted == []  # nothing said since
+    unasked.tool_changes = 1  # the server said so between the first list's request and its answer
+    server.follow_changes(since=0)
+    assert relisted == ["_relist"]
+    unasked.on_tools_changed()  # and every later notice lists again
+    assert relisted == ["_relist", "_relist"]

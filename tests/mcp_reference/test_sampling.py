@@ -4,6 +4,8 @@ Runtime, inside the call — shown under it, counted in the run's usage, within 
 
 from __future__ import annotations
 
+import pytest
+
 import openprogram_jupyter as op
 from tests.tool_sources.reference_servers import everything_command
 
@@ -31,7 +33,8 @@ def test_a_sampling_request_is_answered_by_the_run_s_model_in_a_nested_run(runti
 
 def test_a_run_at_its_depth_cap_refuses_the_sample_and_the_tool_says_so(clean_registry):
     with op.Runtime(model="offline", max_depth=0) as shallow:
-        op.mcp(command=everything_command(), name="ev", runtime=shallow)
+        with pytest.warns(UserWarning, match="not offered"):  # its task-only tool
+            op.mcp(command=everything_command(), name="ev", runtime=shallow)
         shallow.model = op.ScriptedModel([SAMPLE, "done"])
         run = shallow.run("go")
     assert run.stop_reason == "stop", run.error

@@ -14,6 +14,12 @@ Each compaction is recorded as a :class:`~openprogram_jupyter.core.events.Compac
 :class:`~openprogram_jupyter.core.events.CompactionEvent`: first when the request's size
 crosses the threshold, then with the record. A fork or a rerun applies the record again
 (:func:`apply_compaction`) instead of asking the model: the same requests follow.
+
+``compact="provider"`` asks the provider to compact by itself past
+:data:`PROVIDER_FRACTION` of the window when the run's model has its own compaction
+(:func:`provider_compacts`; the request carries the threshold and the provider module
+reads back what it did); for any other model the package compacts at that threshold as
+above, and the first round says so (:func:`fallback_notice`).
 """
 
 from __future__ import annotations

@@ -186,10 +186,10 @@ class ServedTools:
     def _ipython_display_(self) -> None:
         """Shown as a cell's value (``op.serve(...)`` on a cell's last line): the server's card,
         where calls that ask wait for Approve / Deny and questions for an answer, as under
-        ``%agent serve`` (:func:`._serve_command.show_card`)."""
+        ``%agent serve`` (:func:`._serve_card.show_card`)."""
         from IPython import get_ipython
 
-        from ._serve_command import show_card
+        from ._serve_card import show_card
 
         widgets = getattr(get_ipython(), "kernel", None) is not None  # a kernel: clicks can come back
         show_card(self, widgets=widgets, session_rules=self.approvals.session_rules)

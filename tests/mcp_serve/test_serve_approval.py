@@ -11,7 +11,7 @@ import pytest
 
 import openprogram_jupyter as op
 from openprogram_jupyter.core.approval_policy import SessionRules
-from openprogram_jupyter.jupyter._serve_command import show_card
+from openprogram_jupyter.jupyter._serve_card import show_card
 from tests import registry_fixtures
 from tests.mcp_serve.test_serve import connect, define_tools, run
 

@@ -10,7 +10,7 @@ import pytest
 
 import openprogram_jupyter as op
 from openprogram_jupyter.core.approval_policy import SessionRules
-from openprogram_jupyter.jupyter._serve_command import show_card
+from openprogram_jupyter.jupyter._serve_card import show_card
 from tests import registry_fixtures
 from tests.mcp_serve.test_serve import connect, run
 from tests.mcp_serve.test_serve_approval import stop_and_wait

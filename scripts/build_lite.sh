@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Build a JupyterLite site that runs the Lite lesson with nothing to install and no network:
+#
+#   bash scripts/build_lite.sh [OUTPUT_DIR]        (default: .venvs/lite-site)
+#
+# The site holds notebooks/lite/replay-lesson.ipynb with its cassette beside it
+# (cassettes/lesson.json), a Pyodide of its own (static/pyodide: the npm `pyodide` package of
+# tests/pyodide, in place of the kernel's default CDN), and a package index of its own
+# (pypi/: this package's wheel and the wheels of requirements/pyodide.txt), from which the
+# lesson's first cell installs. Serve OUTPUT_DIR with any static file server
+# (`python -m http.server -d OUTPUT_DIR`) or publish it as it is (GitHub Pages).
+#
+# PYTHON (default: python3) must have jupyterlite-core and jupyterlite-pyodide-kernel
+# (`pip install -e '.[lite]'`; .venvs/test has them). What is missing is fetched once, as CI
+# does: the Pyodide with `npm ci --prefix tests/pyodide`, the wheels with pip (hashes
+# checked) into .venvs/pyodide-wheels (PYODIDE_WHEELS overrides that folder).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+output=$(realpath -m "${1:-.venvs/lite-site}")
+python=${PYTHON:-python3}
+[[ $python == */* ]] && python=$(cd "$(dirname "$python")" && pwd)/$(basename "$python")
+wheels=${PYODIDE_WHEELS:-$repo/.venvs/pyodide-wheels}
+pyodide=$repo/tests/pyodide/node_modules/pyodide
+lesson=$repo/notebooks/lite/replay-lesson.ipynb
+cassette=$repo/notebooks/cassettes/lesson.json
+
+fail() { echo "build_lite.sh: $*" >&2; exit 1; }
+
+"$python" -c "import jupyterlite_core, jupyterlite_pyodide_kernel" 2>/dev/null \
+    || fail "$python has no jupyterlite-core / jupyterlite-pyodide-kernel: pip install -e '.[lite]' (or set PYTHON)"
+if [[ ! -f $pyodide/pyodide.mjs ]]; then
+    command -v npm >/dev/null || fail "no Pyodide in $pyodide and no npm to install it (npm ci --prefix tests/pyodide)"
+    npm ci --silent --no-audit --no-fund --prefix tests/pyodide
+fi
+if ! compgen -G "$wheels/micropip-*.whl" >/dev/null; then
+    "$python" -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+        --require-hashes --platform any --platform pyemscripten_2026_0_wasm32 --python-version 3.14 \
+        --implementation cp --abi cp314 --abi abi3 --abi none -d "$wheels" -r requirements/pyodide.txt
+fi
+
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage/lite/static/pyodide" "$stage/contents/cassettes" "$stage/wheels"
+
+# The package's wheel beside its dependencies' (micropip is Pyodide's own, below).
+"$python" -m hatchling build -t wheel -d "$stage/wheels" >/dev/null 2>&1 \
+    || fail "could not build the package's wheel (needs hatchling: pip install hatchling)"
+find "$wheels" -name '*.whl' ! -name 'micropip-*' -exec cp {} "$stage/wheels/" \;
+
+# The site's Pyodide: the npm package's runtime files and a lock file of its own.
+"$python" scripts/lite_pyodide.py "$pyodide" "$wheels" "$stage/lite/static/pyodide"
+
+# What the lesson's first cell installs, by name, from the site's index.
+cp "$lesson" "$stage/contents/replay-lesson.ipynb"
+cp "$cassette" "$stage/contents/cassettes/lesson.json"
+for wheel in "$stage"/wheels/*.whl; do
+    basename "$wheel" | cut -d- -f1 | tr _ -
+done | sort > "$stage/contents/requirements.txt"
+
+cat > "$stage/lite/jupyter-lite.json" <<'JSON'
+{
+  "jupyter-lite-schema-version": 0,
+  "jupyter-config-data": {
+    "litePluginSettings": {
+      "@jupyterlite/pyodide-kernel-extension:kernel": {"disablePyPIFallback": true}
+    }
+  }
+}
+JSON
+
+rm -rf "$output"
+piplite_wheels=()
+for wheel in "$stage"/wheels/*.whl; do piplite_wheels+=(--piplite-wheels "$wheel"); done
+(cd "$stage/lite" && "$python" -m jupyterlite_core build --no-sourcemaps --contents "$stage/contents" \
+    --output-dir "$output" "${piplite_wheels[@]}" >"$stage/build.log" 2>&1) \
+    || { tail -40 "$stage/build.log" >&2; fail "jupyter lite build failed"; }
+echo "built $output: the lesson at lab/index.html?path=replay-lesson.ipynb"

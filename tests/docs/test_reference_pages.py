@@ -43,3 +43,26 @@ def test_the_flags_page_shows_every_flag_as_generated():
     )
     for flag in FLAGS:
         assert f"`{flag.names[-1]}" in page, flag.names
+
+
+def test_sphinx_roles_in_the_docstrings_read_as_code_on_the_api_reference():
+    # mkdocstrings renders docstrings as Markdown, where ":class:`X`" is text, not markup:
+    # the extension mkdocs.yml loads turns each role into inline code.
+    import griffe
+
+    extension = "scripts/griffe_sphinx_roles.py:SphinxRoles"
+    assert extension in (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    loaded = griffe.load(
+        "openprogram_jupyter", extensions=griffe.load_extensions(str(ROOT / extension)), resolve_aliases=False
+    )
+    role = re.compile(r":(?:class|meth|func|attr|mod|data|exc|obj):`")
+    shown = {name: loaded[name].docstring.value for name in openprogram_jupyter.__all__ if loaded[name].docstring}
+    assert any("`Run`" in text for text in shown.values())
+    assert [name for name, text in shown.items() if role.search(text)] == []
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        from griffe_sphinx_roles import roles_as_code
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+    written = ":class:`~op.lab.check.RunCheck`, :meth:`Run.show` and :func:`the evaluation <op.evaluate>`"
+    assert roles_as_code(written) == "`RunCheck`, `Run.show` and `the evaluation`"

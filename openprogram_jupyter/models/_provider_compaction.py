@@ -21,10 +21,11 @@ Either way one notice says what the provider did (:func:`compaction_notice`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..core._json import JsonObject
 from ..core.events import AssistantUpdate
+from ..core.messages import Usage
 from ._json_data import json_count, json_index, json_object, json_objects, json_text
 from ._tool_search import ANTHROPIC_BLOCK, RESPONSES_ITEM
 from .base import MessageBuilder
@@ -44,6 +45,12 @@ ANTHROPIC_COMPACTION_BETA = "compact-2026-01-12"
 
 _ANTHROPIC_BLOCK_FIELDS = ("type", "content", "encrypted_content", "signature", "tool_changes")
 _RESPONSES_ITEM_FIELDS = ("type", "id", "encrypted_content")
+_SPENT_FIELDS = {
+    "input": "input_tokens",
+    "output": "output_tokens",
+    "cache_read": "cache_read_input_tokens",
+    "cache_write": "cache_creation_input_tokens",
+}
 
 
 def anthropic_context_management(trigger: int) -> JsonObject:
@@ -73,13 +80,14 @@ class AnthropicCompaction:
     """The ``compaction`` blocks of one streamed Anthropic reply: each kept whole in its
     place (:meth:`MessageBuilder.provider_block`, sent back next round as it came, with
     what the ``compaction_delta`` events set), and, once the reply's usage came, a notice
-    for them."""
+    for them and the compaction's own tokens (:meth:`counted`)."""
 
     def __init__(self, threshold: int | None) -> None:
         self._threshold = threshold
         self._open: dict[int, JsonObject] = {}
         self._summaries: list[str | None] = []
         self._after: int | None = None
+        self._spent: dict[str, int] = {}
 
     def read(self, event: JsonObject, out: MessageBuilder) -> bool:
         """Take ``event`` (a streamed event's parsed JSON) when it belongs to a compaction
@@ -116,10 +124,25 @@ class AnthropicCompaction:
         last compaction (its ``iterations``), when it lists one."""
         iterations = json_objects(json_object(usage).get("iterations"))
         kinds = [json_text(entry.get("type")) for entry in iterations]
+        compactions = [entry for entry in iterations if entry.get("type") == "compaction"]
+        if compactions:  # each report lists every iteration so far: the latest one wins
+            self._spent = {
+                key: sum(json_count(entry.get(field)) for entry in compactions) for key, field in _SPENT_FIELDS.items()
+            }
         if "compaction" in kinds:
             last = len(kinds) - 1 - kinds[::-1].index("compaction")
             after = [entry for entry in iterations[last + 1 :] if entry.get("type") == "message"]
             self._after = json_count(after[0].get("input_tokens")) if after else None
+
+    def counted(self, usage: Usage, priced: Callable[..., Usage]) -> Usage:
+        """``usage`` (the reply's, which leaves the compaction's own tokens out) with those
+        tokens, priced by ``priced(input=, output=, cache_read=, cache_write=)``, added to
+        its total and its cost; its input and output counts stay those of the context."""
+        if not self._spent:
+            return usage
+        own = priced(**self._spent)
+        cost = None if usage.cost is None or own.cost is None else usage.cost + own.cost
+        return usage.model_copy(update={"total_tokens": usage.total_tokens + own.total_tokens, "cost": cost})
 
     def notices(self, who: str, out: MessageBuilder) -> list[AssistantUpdate]:
         """The reply's notice for each compaction block it held."""

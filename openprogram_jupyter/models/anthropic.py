@@ -236,8 +236,7 @@ class AnthropicModel(ProviderModel):
                 if not isinstance(event, dict):
                     continue
                 kind, index = event.get("type"), json_index(event.get("index"))
-                compacting = compaction.read(event, out)  # a compaction's block kept, said at the end
-                served = [] if compacting else server_blocks.read(event, out)
+                served = [] if compaction.read(event, out) else server_blocks.read(event, out)  # said at the end
                 if served is not None:  # a compaction's or a server tool's block: kept, and what it did said
                     for update in served:
                         yield update
@@ -279,7 +278,8 @@ class AnthropicModel(ProviderModel):
             yield out.end_tool_call(index)
         if not ended:
             raise StreamCutError("message_stop")
-        ending = end_reply(out, self.name, ANTHROPIC, stop or "end_turn", self._usage(**counts))
+        usage = compaction.counted(self._usage(**counts), self._usage)  # with the compaction's own tokens
+        ending = end_reply(out, self.name, ANTHROPIC, stop or "end_turn", usage)
         for notice in [*compaction.notices("Anthropic", out), *([ending] if ending is not None else [])]:
             yield notice
 

@@ -12,6 +12,7 @@ import pytest
 from fakeserver import Call, Turn
 
 import openprogram_jupyter as op
+from openprogram_jupyter.models._provider_common import make_usage
 
 from .cases import CASES
 from .test_provider_compaction import Responder, _fetch, _is_summary_request, _texts
@@ -59,6 +60,10 @@ async def test_anthropic_asks_for_its_compaction_and_sends_the_block_back_as_it_
         "the request then counted 2,345 input tokens"
     ]
     assert not run.compactions, "the provider compacted: the package did not"
+    reply = run.messages[1].usage  # the compaction's own 900 + 120 tokens are in its total and cost, not its counts
+    assert (reply.input, reply.output, reply.total_tokens) == (2_345, 7, 2_345 + 7 + 900 + 120)
+    assert reply.cost == pytest.approx(make_usage(case.model, 2_345, 7).cost + make_usage(case.model, 900, 120).cost)
+    assert reply.cost > make_usage(case.model, 2_345, 7).cost > 0
     assert "thinking" not in repr(run), "the kept block has nothing to show"
 
 

@@ -18,7 +18,7 @@ import re
 from html import escape
 from typing import Any
 
-from ._sanitize import clean_html
+from ._sanitize import clean_html, sanitizer_available
 
 __all__ = ["STREAMING_CHUNK_CHARS", "markdown_html", "streaming_markdown_html"]
 
@@ -62,9 +62,13 @@ def _align_cells(tokens: list[Any]) -> None:
 
 @functools.lru_cache(maxsize=256)
 def markdown_html(text: str) -> str:
-    """``text`` (Markdown) as a sanitized HTML fragment; ``""`` for ``""``."""
+    """``text`` (Markdown) as a sanitized HTML fragment; ``""`` for ``""``. Where no
+    sanitizer can be imported (:func:`._sanitize.sanitizer_available`), ``text`` itself,
+    escaped, its line breaks kept: shown as written rather than rendered."""
     if not text:
         return ""
+    if not sanitizer_available():
+        return f'<div style="white-space:pre-wrap">{escape(text)}</div>'
     parser = _parser()
     tokens = parser.parse(text)
     _align_cells(tokens)

@@ -17,16 +17,22 @@ output. All of it passes through nh3 (the ammonia sanitizer) with this policy:
   image in base64, so nothing is ever fetched from a remote host.
 
 nh3 is imported on the first call, not when this module loads (``%load_ext`` stays fast).
+Where nh3 cannot be imported (a JupyterLite site that serves its own packages: the package
+index has no Pyodide build of it), nothing from outside is kept as markup: :func:`clean_html`
+returns its input escaped, shown as text, and :mod:`._markdown_html` shows an answer's
+Markdown source as text (:func:`sanitizer_available` tells them apart).
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import html as html_text
+import importlib.util
 import re
 from typing import Any
 
-__all__ = ["clean_html"]
+__all__ = ["clean_html", "sanitizer_available"]
 
 _TAGS = frozenset(
     {
@@ -126,12 +132,18 @@ def is_base64(text: str) -> bool:
     return True
 
 
+def sanitizer_available() -> bool:
+    """Whether nh3 can be imported here (it can wherever pip installed the package)."""
+    return importlib.util.find_spec("nh3") is not None
+
+
 def clean_html(html: str) -> str:
     """``html`` with everything outside the policy above removed (never raises on bad HTML:
-    the sanitizer parses it as a browser would)."""
+    the sanitizer parses it as a browser would). Without nh3 (:func:`sanitizer_available`
+    False), ``html`` escaped: its tags show as text and none of it is markup."""
     global _cleaner
     if _cleaner is None:
-        _cleaner = _make_cleaner()
+        _cleaner = _make_cleaner() if sanitizer_available() else html_text.escape
     result: str = _cleaner(html)
     return result
 

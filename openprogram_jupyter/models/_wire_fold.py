@@ -95,6 +95,8 @@ def _anthropic_delta(block: JsonObject, delta: JsonObject, partial: dict[int, st
         block["signature"] = delta.get("signature")
     elif kind == "input_json_delta":
         partial[index] = partial.get(index, "") + (delta.get("partial_json") or "")
+    elif kind == "compaction_delta":  # sets the block's summary and metadata, as the SDK reads it
+        block.update({key: delta.get(key) for key in ("content", "encrypted_content")})
 
 
 def _json_or_text(raw: str) -> Any:

@@ -167,6 +167,13 @@ def test_each_round_of_a_provider_compacted_run_rebuilds_and_replays_as_the_body
     assert live.stop_reason == "stop", live.error
     received = server.bodies()
     assert all("context_management" in body for body in received), "recording keeps the provider's compaction"
+    if prefix == "anthropic":  # the wire view's folded reply holds the block as the stream set it
+        assert live.wire(1)[1]["final"]["content"][0] == {
+            "type": "compaction",
+            "content": SUMMARY,
+            "encrypted_content": "enc-52",
+            "signature": "sig-52",
+        }
     assert [live.request_as(n, case.model) for n in (1, 2)] == received
     replayed = op.Runtime(model=f"replay:{cassette}", capture_wire=True).run("Add 1 and 2.", **options)
     assert replayed.stop_reason == "stop", replayed.error

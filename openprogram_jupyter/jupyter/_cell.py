@@ -21,6 +21,7 @@ from ..core._controls import visible_controls
 from ..core._install import install_hint
 from ..core._json import JsonObject
 from ..core._secrets import mask
+from ..core._threads import threads_available
 from ..core._stop import waiting_time
 from ..core.approval_policy import Policy
 from ..core.approvals import Skip
@@ -76,8 +77,18 @@ def _ipykernel_version() -> tuple[int, ...] | None:
     return tuple(parts)
 
 
+# Pyodide's kernel (JupyterLite) queues every message to the kernel, a click included, until
+# the cell running ends, and it has no Kernel ▸ Interrupt without cross-origin isolation.
+LITE_NOTE = (
+    "In JupyterLite a click reaches the kernel only after the cell ends, so this run cannot be "
+    "stopped while it goes on: it ends at its own limits (max_rounds, budget)."
+)
+
+
 def click_path(shell: InteractiveShell | None, mode: str) -> ClickPath:
-    """How clicks reach a cell running in ``mode`` ("awaited", "blocking", "background")."""
+    """How clicks reach a cell running in ``mode`` ("awaited", "blocking", "background").
+    Under Pyodide (no threads: JupyterLite) an awaited cell's Stop takes no clicks and the
+    view says why (:data:`LITE_NOTE`)."""
     stop_tip = "Stop the run: the transcript so far is kept"
     if mode == "background":
         return ClickPath(True, stop_tip)
@@ -87,6 +98,8 @@ def click_path(shell: InteractiveShell | None, mode: str) -> ClickPath:
             "button could not receive clicks: " + INTERRUPT_HINT + "."
         )
         return ClickPath(False, "Kernel ▸ Interrupt stops this cell", note=why[0].upper() + why[1:])
+    if not threads_available():
+        return ClickPath(False, "In JupyterLite a click reaches the kernel only after the cell ends", note=LITE_NOTE)
     version = _ipykernel_version() or (0,)
     if version >= (7, 4):
         return ClickPath(True, stop_tip)

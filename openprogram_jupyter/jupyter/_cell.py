@@ -21,8 +21,8 @@ from ..core._controls import visible_controls
 from ..core._install import install_hint
 from ..core._json import JsonObject
 from ..core._secrets import mask
-from ..core._threads import threads_available
 from ..core._stop import waiting_time
+from ..core._threads import threads_available
 from ..core.approval_policy import Policy
 from ..core.approvals import Skip
 from ..core.errors import ArgumentError, DecisionError, SetupError

@@ -1,0 +1,133 @@
+"""The JupyterLite lesson site of ``scripts/build_lite.sh`` in chromium, with no network
+(issue 51 step 2): the site, built once for this module, is served by a plain static server
+on 127.0.0.1; every request the page or its workers make to any other address is aborted and
+recorded, and none may be. Run All: the kernel (Pyodide, from the site) installs the package
+from the site's own index, the ``%%agent`` cell's live view draws the replayed rounds, and
+the grading cell passes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from .conftest import free_port
+from .lab import OUTPUT, REPO, chromium_page
+
+pytestmark = pytest.mark.slow
+
+AGENT_CELL, GRADING_CELL = 6, 8  # in notebooks/lite/replay-lesson.ipynb, counting markdown cells
+CELL_OUTPUT = "(i) => document.querySelectorAll('.jp-Notebook .jp-Cell')[i].querySelector('.jp-OutputArea').innerText"
+# Every text the agent cell's output shows, in order, as the page draws it.
+RECORD_AGENT_OUTPUT = f"""() => {{
+    window.agentOutputs = [];
+    const read = () => ({CELL_OUTPUT})({AGENT_CELL});
+    new MutationObserver(() => {{
+        const text = read();
+        if (text !== window.agentOutputs[window.agentOutputs.length - 1]) window.agentOutputs.push(text);
+    }}).observe(document.querySelector('.jp-Notebook'), {{childList: true, subtree: true, characterData: true}});
+}}"""
+
+
+@pytest.fixture(scope="module")
+def lite_site(tmp_path_factory) -> Path:
+    """The site as a teacher builds it: ``bash scripts/build_lite.sh OUTPUT_DIR``."""
+    site = tmp_path_factory.mktemp("lite") / "site"
+    built = subprocess.run(
+        ["bash", str(REPO / "scripts" / "build_lite.sh"), str(site)],
+        env={**os.environ, "PYTHON": sys.executable},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert built.returncode == 0, built.stderr[-3000:]
+    return site
+
+
+@contextlib.contextmanager
+def static_server(root: Path) -> Iterator[str]:
+    """``python -m http.server`` serving ``root`` on 127.0.0.1; yields its address."""
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "http.server", "-b", "127.0.0.1", "-d", str(root), str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with (
+                contextlib.suppress(OSError),
+                socket.create_connection(("127.0.0.1", port)),
+            ):
+                break
+            time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def test_run_all_replays_the_lesson_live_and_grades_it_with_no_network(lite_site):
+    outside: list[str] = []
+    fetched: list[str] = []
+    with static_server(lite_site) as address, chromium_page(1200, 1400, "lite-lesson-failure.png") as page:
+
+        def only_the_site(route):
+            if route.request.url.startswith(address + "/"):
+                route.continue_()
+            else:
+                outside.append(route.request.url)
+                route.abort()
+
+        page.context.route("**/*", only_the_site)
+        page.on("requestfinished", lambda request: fetched.append(request.url))
+        page.goto(f"{address}/lab/index.html?path=replay-lesson.ipynb")
+        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
+        page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
+        page.evaluate(RECORD_AGENT_OUTPUT)
+        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+        grading_prompt = page.locator(".jp-Notebook .jp-Cell").nth(GRADING_CELL).locator(".jp-InputPrompt")
+        page.wait_for_function(
+            "(i) => /\\[\\d+\\]/.test(document.querySelectorAll('.jp-Notebook .jp-Cell')[i]"
+            ".querySelector('.jp-InputPrompt').innerText)",
+            arg=GRADING_CELL,
+            timeout=300_000,
+        )
+        page.screenshot(path=str(OUTPUT / "lite-lesson.png"), full_page=True)
+        agent_outputs = page.evaluate("() => window.agentOutputs")
+        transcript = page.evaluate(CELL_OUTPUT, AGENT_CELL)
+        grading = page.evaluate(CELL_OUTPUT, GRADING_CELL)
+        grading_count = grading_prompt.inner_text()
+
+    assert outside == []
+    # The kernel's Pyodide and every package came from the site itself.
+    assert f"{address}/static/pyodide/pyodide.asm.wasm" in fetched
+    assert any(url.startswith(f"{address}/pypi/openprogram_jupyter-0.1.0-py3-none-any.whl") for url in fetched)
+    # The live view drew the first round's calls before the answer of the second.
+    # The live view drew the run as it went: round 1's calls before round 2's answer, and that
+    # answer while it streamed (the ▍ cursor), before the transcript took its place.
+    assert any('temperature (city="Cairo")' in text and "Cairo is the warmest" not in text for text in agent_outputs), (
+        agent_outputs
+    )
+    assert any("round 2\nCairo" in text and "▍" in text for text in agent_outputs), agent_outputs
+    for call in (
+        'temperature (city="Oslo") ✓ done',
+        'temperature (city="Lisbon") ✓ done',
+        'temperature (city="Cairo") ✓ done',
+    ):
+        assert call in transcript
+    assert "Cairo is the warmest today at 31.0 °C (Lisbon 19.5 °C, Oslo 4.0 °C)." in transcript
+    # While it ran, the view said why its Stop could not take a click.
+    assert any("In JupyterLite a click reaches the kernel only after the cell ends" in text for text in agent_outputs)
+    assert "Error" not in grading and "Traceback" not in grading, grading
+    assert grading_count.strip().startswith("[5]"), grading_count

@@ -127,6 +127,8 @@ def test_run_all_replays_the_lesson_live_and_grades_it_with_no_network(lite_site
     ):
         assert call in transcript
     assert "Cairo is the warmest today at 31.0 °C (Lisbon 19.5 °C, Oslo 4.0 °C)." in transcript
+    # A reload ends JupyterLite's kernel, and the run with it: no line says the run goes on.
+    assert not any("If this page is reloaded" in text for text in agent_outputs)
     # While it ran, the view said why its Stop could not take a click.
     assert any("In JupyterLite a click reaches the kernel only after the cell ends" in text for text in agent_outputs)
     assert "Error" not in grading and "Traceback" not in grading, grading

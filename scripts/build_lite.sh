@@ -10,23 +10,28 @@
 # lesson's first cell installs. Serve OUTPUT_DIR with any static file server
 # (`python -m http.server -d OUTPUT_DIR`) or publish it as it is (GitHub Pages).
 #
+# LESSON (a notebook whose first cell is `%pip install --no-deps -r requirements.txt`) and
+# CASSETTES (a folder: its *.json go to the site's cassettes/) put another lesson in the site.
 # PYTHON (default: python3) must have jupyterlite-core and jupyterlite-pyodide-kernel
 # (`pip install -e '.[lite]'`; .venvs/test has them). What is missing is fetched once, as CI
 # does: the Pyodide with `npm ci --prefix tests/pyodide`, the wheels with pip (hashes
 # checked) into .venvs/pyodide-wheels (PYODIDE_WHEELS overrides that folder).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-repo=$PWD
-output=$(realpath -m "${1:-.venvs/lite-site}")
+repo=$(cd "$(dirname "$0")/.." && pwd)
+# Paths given are read from the folder the script was started in; the defaults are the repo's.
+output=$(realpath -m "${1:-$repo/.venvs/lite-site}")
+lesson=$(realpath -m "${LESSON:-$repo/notebooks/lite/replay-lesson.ipynb}")
+cassettes=$(realpath -m "${CASSETTES:-$repo/notebooks/cassettes}")
+wheels=$(realpath -m "${PYODIDE_WHEELS:-$repo/.venvs/pyodide-wheels}")
 python=${PYTHON:-python3}
 [[ $python == */* ]] && python=$(cd "$(dirname "$python")" && pwd)/$(basename "$python")
-wheels=${PYODIDE_WHEELS:-$repo/.venvs/pyodide-wheels}
 pyodide=$repo/tests/pyodide/node_modules/pyodide
-lesson=$repo/notebooks/lite/replay-lesson.ipynb
-cassette=$repo/notebooks/cassettes/lesson.json
+cd "$repo"
 
 fail() { echo "build_lite.sh: $*" >&2; exit 1; }
 
+[[ -f $lesson ]] || fail "no lesson notebook $lesson"
+compgen -G "$cassettes/*.json" >/dev/null || fail "no cassette (*.json) in $cassettes"
 "$python" -c "import jupyterlite_core, jupyterlite_pyodide_kernel" 2>/dev/null \
     || fail "$python has no jupyterlite-core / jupyterlite-pyodide-kernel: pip install -e '.[lite]' (or set PYTHON)"
 if [[ ! -f $pyodide/pyodide.mjs ]]; then
@@ -52,8 +57,8 @@ find "$wheels" -name '*.whl' ! -name 'micropip-*' -exec cp {} "$stage/wheels/" \
 "$python" scripts/lite_pyodide.py "$pyodide" "$wheels" "$stage/lite/static/pyodide"
 
 # What the lesson's first cell installs, by name, from the site's index.
-cp "$lesson" "$stage/contents/replay-lesson.ipynb"
-cp "$cassette" "$stage/contents/cassettes/lesson.json"
+cp "$lesson" "$stage/contents/"
+cp "$cassettes"/*.json "$stage/contents/cassettes/"
 for wheel in "$stage"/wheels/*.whl; do
     basename "$wheel" | cut -d- -f1 | tr _ -
 done | sort > "$stage/contents/requirements.txt"
@@ -75,4 +80,4 @@ for wheel in "$stage"/wheels/*.whl; do piplite_wheels+=(--piplite-wheels "$wheel
 (cd "$stage/lite" && "$python" -m jupyterlite_core build --no-sourcemaps --contents "$stage/contents" \
     --output-dir "$output" "${piplite_wheels[@]}" >"$stage/build.log" 2>&1) \
     || { tail -40 "$stage/build.log" >&2; fail "jupyter lite build failed"; }
-echo "built $output: the lesson at lab/index.html?path=replay-lesson.ipynb"
+echo "built $output: the lesson at lab/index.html?path=$(basename "$lesson")"

@@ -120,7 +120,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "cell-cap-zero-is-no-cap",
-        "engine/settings.py",
+        "engine/_setting_flags.py",
         'if text.lower() in ("none", "inf", "unlimited"):',
         'if text.lower() in ("none", "0", "inf", "unlimited"):',
         ("tests/notebook/test_magic_in_process.py::test_max_iterations_in_a_cell_means_what_it_means_in_python",),
@@ -542,7 +542,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "mcp-names-collapse",
-        "tools/mcp_source.py",
+        "tools/_mcp_listing.py",
         "        while name in taken:",
         "        while False:",
         (
@@ -1245,7 +1245,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     M(
         "reasoning-items-not-returned",
         "models/openai_responses.py",
-        "    out += _reasoning_items(entry.message)\n",
+        "    out += _kept_items(entry.message)\n",
         "",
         (
             "tests/providers/test_provider_reasoning.py::test_openai_responses_sends_its_encrypted_reasoning_items_back_before_the_calls",
@@ -1818,8 +1818,8 @@ MUTATIONS: tuple[Mutation, ...] = (
     M(
         "anthropic-fallback-body-changed",
         "models/anthropic.py",
-        "        return await client.messages.create(**payload)",
-        '        return await client.messages.create(**{**payload, "max_tokens": 5})',
+        "body=payload, options=options",
+        'body={**payload, "max_tokens": 5}, options=options',
         (
             "tests/providers/test_provider_history_walk.py::"
             "test_an_sdk_whose_post_takes_no_content_sends_the_same_bodies_and_reads_the_same_replies",

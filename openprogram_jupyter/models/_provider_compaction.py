@@ -43,6 +43,9 @@ __all__ = [
 ANTHROPIC_COMPACTION_BETA = "compact-2026-01-12"
 """The ``anthropic-beta`` header value of the ``compact_20260112`` edit."""
 
+ANTHROPIC_MIN_TRIGGER = 50_000
+"""The lowest ``input_tokens`` trigger Anthropic's compaction takes."""
+
 _ANTHROPIC_BLOCK_FIELDS = ("type", "content", "encrypted_content", "signature", "tool_changes")
 _RESPONSES_ITEM_FIELDS = ("type", "id", "encrypted_content")
 _SPENT_FIELDS = {
@@ -53,9 +56,18 @@ _SPENT_FIELDS = {
 }
 
 
-def anthropic_context_management(trigger: int) -> JsonObject:
-    """Anthropic's ``context_management``: compact once the input passes ``trigger`` tokens."""
-    return {"edits": [{"type": "compact_20260112", "trigger": {"type": "input_tokens", "value": trigger}}]}
+def anthropic_context_management(trigger: int) -> tuple[JsonObject, list[str]]:
+    """Anthropic's ``context_management``: compact once the input passes ``trigger`` tokens,
+    raised to :data:`ANTHROPIC_MIN_TRIGGER` with a notice when lower."""
+    notices = []
+    if trigger < ANTHROPIC_MIN_TRIGGER:
+        notices.append(
+            f"Anthropic compacts past no fewer than {ANTHROPIC_MIN_TRIGGER:,} input tokens: its compaction was asked "
+            f"for past {ANTHROPIC_MIN_TRIGGER:,}, not {trigger:,}"
+        )
+        trigger = ANTHROPIC_MIN_TRIGGER
+    edit = {"type": "compact_20260112", "trigger": {"type": "input_tokens", "value": trigger}}
+    return {"edits": [edit]}, notices
 
 
 def responses_context_management(threshold: int) -> list[JsonObject]:

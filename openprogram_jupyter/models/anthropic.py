@@ -25,10 +25,11 @@ this module does exactly:
 - Prompt caching (the run setting ``prompt_cache``): ``cache_control`` on the last tool,
   the system prompt and the newest message's last block.
 - The provider's own compaction (the run setting ``compact="provider"``): the
-  ``compact_20260112`` edit of ``context_management`` with its ``input_tokens`` trigger,
-  sent to ``/v1/messages?beta=true`` with ``anthropic-beta: compact-2026-01-12``; a
-  reply's ``compaction`` block is kept and sent back unchanged, and a notice says what it
-  did (:mod:`._provider_compaction`).
+  ``compact_20260112`` edit of ``context_management`` with its ``input_tokens`` trigger
+  (at least 50,000, the API's least: a lower threshold is raised, with a notice), sent to
+  ``/v1/messages?beta=true`` with ``anthropic-beta: compact-2026-01-12``; a reply's
+  ``compaction`` block is kept and sent back unchanged, and a notice says what it did
+  (:mod:`._provider_compaction`).
 - Thinking blocks are sent back unchanged in the turn that made them, as the API requires
   during tool use: a ``thinking`` block with its signature, a ``redacted_thinking`` block
   with its encrypted data (kept as a thinking block with nothing to show). A thinking
@@ -215,7 +216,8 @@ class AnthropicModel(ProviderModel):
                 payload["tools"].append(dict(ANTHROPIC_SEARCH_TOOL))
             payload["tool_choice"] = _tool_choice(choice, request.parallel_tool_calls)
         if request.provider_compaction is not None:
-            payload["context_management"] = anthropic_context_management(request.provider_compaction)
+            payload["context_management"], said = anthropic_context_management(request.provider_compaction)
+            notices += said
         if request.prompt_cache:
             _mark_cache_points(payload)
         return payload, notices

@@ -259,15 +259,18 @@ def _compaction_trigger(body: dict[str, Any]) -> int | None:
 
 
 def _compaction_error(body: dict[str, Any]) -> Reject | None:
-    """The API's rules for compaction, as its types state them: a known edit type and an
-    ``input_tokens`` trigger with a whole number; a ``compaction`` block sent back holds
-    only the fields its param takes, and its content is a non-empty string or ``null``."""
+    """The API's rules for compaction, as its types and docs state them: a known edit type
+    and an ``input_tokens`` trigger with a whole number (at least 50,000 for compaction); a
+    ``compaction`` block sent back holds only the fields its param takes, and its content
+    is a non-empty string or ``null``."""
     for e, edit in enumerate((body.get("context_management") or {}).get("edits") or []):
         if edit.get("type") not in ("compact_20260112", "clear_tool_uses_20250919", "clear_thinking_20251015"):
             return _reject(400, f"context_management.edits.{e}.type: Input tag {edit.get('type')!r} is not expected")
         trigger = edit.get("trigger")
         if trigger is not None and (trigger.get("type") != "input_tokens" or not isinstance(trigger.get("value"), int)):
             return _reject(400, f"context_management.edits.{e}.trigger: expected an input_tokens trigger")
+        if trigger is not None and edit.get("type") == "compact_20260112" and trigger["value"] < 50_000:
+            return _reject(400, f"context_management.edits.{e}.trigger.value: must be at least 50000")
     for index, message in enumerate(body.get("messages") or []):
         content = message.get("content")
         for b, block in enumerate(content if isinstance(content, list) else []):

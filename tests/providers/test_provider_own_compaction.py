@@ -19,7 +19,7 @@ from .test_provider_compaction import Responder, _fetch, _is_summary_request, _t
 
 BY_PREFIX = {case.prefix: case for case in CASES}
 SUMMARY = "The user asked to add numbers; add(1, 2) was called."
-WINDOW = 20_000  # compact="provider" asks for compaction past 16,000 tokens
+WINDOW = 100_000  # compact="provider" asks for compaction past 80,000 tokens
 
 
 def adder() -> op.Tool:
@@ -48,7 +48,7 @@ async def test_anthropic_asks_for_its_compaction_and_sends_the_block_back_as_it_
         assert sent.path == "/v1/messages?beta=true"
         assert sent.headers["anthropic-beta"] == "compact-2026-01-12"
         assert sent.body["context_management"] == {
-            "edits": [{"type": "compact_20260112", "trigger": {"type": "input_tokens", "value": 16_000}}]
+            "edits": [{"type": "compact_20260112", "trigger": {"type": "input_tokens", "value": 80_000}}]
         }
     assert second.body["messages"][1]["content"] == [
         {"type": "compaction", "content": SUMMARY, "encrypted_content": "enc-52", "signature": "sig-52"},
@@ -56,7 +56,7 @@ async def test_anthropic_asks_for_its_compaction_and_sends_the_block_back_as_it_
     ]
     said = [n.removeprefix(f"{case.model}: ") for n in notices(run)]
     assert said == [
-        "Anthropic compacted the conversation itself past 16,000 tokens, into a summary of 52 characters; "
+        "Anthropic compacted the conversation itself past 80,000 tokens, into a summary of 52 characters; "
         "the request then counted 2,345 input tokens"
     ]
     assert not run.compactions, "the provider compacted: the package did not"
@@ -81,7 +81,7 @@ async def test_openai_responses_asks_for_its_compaction_and_sends_only_the_newes
     assert not server.rejections, server.rejections
     first, second, third = (r.body for r in server.requests)
     for body in (first, second, third):
-        assert body["context_management"] == [{"type": "compaction", "compact_threshold": 16_000}]
+        assert body["context_management"] == [{"type": "compaction", "compact_threshold": 80_000}]
     assert first["input"][0]["role"] == "user"
     compaction = second["input"][0]
     assert compaction == {"type": "compaction", "id": compaction["id"], "encrypted_content": "enc-summary-1"}
@@ -90,7 +90,7 @@ async def test_openai_responses_asks_for_its_compaction_and_sends_only_the_newes
     assert third["input"][0] == compaction and len(third["input"]) == 5
     said = [n.removeprefix(f"{case.model}: ") for n in notices(run)]
     assert said == [
-        "OpenAI Responses compacted the conversation itself past 16,000 tokens, into an encrypted summary; "
+        "OpenAI Responses compacted the conversation itself past 80,000 tokens, into an encrypted summary; "
         "the request then counted 1,234 input tokens"
     ]
 
@@ -189,7 +189,7 @@ def test_the_provider_s_compaction_shows_in_the_transcripts_as_one_line(server, 
         .runtime(server)
         .run("Add 1 and 2.", tools=[adder()], compact="provider", context_window=WINDOW)
     )
-    line = "Anthropic compacted the conversation itself past 16,000 tokens, into a summary of 52 characters"
+    line = "Anthropic compacted the conversation itself past 80,000 tokens, into a summary of 52 characters"
     for suffix in (".html", ".md", ".txt"):
         path = tmp_path / f"run{suffix}"
         run.save(path)
@@ -210,3 +210,18 @@ def test_a_fork_after_the_provider_compacted_sends_the_same_request(prefix, serv
     fork = run.fork(2, tools=[adder()])
     assert fork.stop_reason == "stop", fork.error
     assert server.bodies() == [second]
+
+
+async def test_anthropic_is_asked_for_no_lower_trigger_than_it_takes_and_says_so(server):
+    case = BY_PREFIX["anthropic"]
+    server.script(Turn(text="Hi."))
+    run = await case.runtime(server).arun("Hi.", compact="provider", context_window=20_000)
+    assert run.stop_reason == "stop", run.error
+    assert not server.rejections, server.rejections
+    edit = server.requests[0].body["context_management"]["edits"][0]
+    assert edit["trigger"] == {"type": "input_tokens", "value": 50_000}
+    said = [n.removeprefix(f"{case.model}: ") for n in notices(run)]
+    assert said == [
+        "Anthropic compacts past no fewer than 50,000 input tokens: its compaction was asked for past 50,000, "
+        "not 16,000"
+    ]

@@ -241,9 +241,8 @@ class LiveRun:
         such cell (a Run All of quickstart.ipynb). The cell also shows, under the view, how
         to draw the run again after a page reload (:class:`._reload_note.ReloadNote`: a
         reloaded page receives no more of this cell's outputs, only its widgets' changes,
-        so at the end that line becomes the transcript there; not under Pyodide, whose
-        kernel a reload ends), and at the end its outputs
-        are cleared and the transcript displayed, so the line goes with the view."""
+        so at the end that line becomes the transcript there; not under Pyodide, whose kernel
+        a reload ends), and at the end its outputs are cleared and the transcript displayed."""
         if self.view is None:
             return
         if foreground:
@@ -256,7 +255,6 @@ class LiveRun:
         self._show_at = None
         self.view.tick(force=True)
         self.display_handle = display_bundle(self.view.mimebundle(self.show_again), display_id=True)
-        # Under Pyodide (JupyterLite) the kernel lives in the page: a reload ends the run too.
         if foreground and threads_available():
             self._reload_note = ReloadNote(self.show_again)
             self._reload_note.display()

@@ -2,16 +2,19 @@
 
 Pyodide (``sys.platform == "emscripten"``, the Python of JupyterLite) and WASI builds have
 no threads: ``threading.Thread.start()`` raises ``RuntimeError: can't start new thread``.
-There a tool body runs inline on the event loop (``tools.base.run_in_daemon_thread``) and
-the sync entry points, which run the loop on a worker thread, refuse naming the awaited
+There a tool body runs inline on the event loop (``tools.base.run_in_daemon_thread``), a
+run started in the background (``Runtime.start``) is a task on the running loop, and the
+sync entry points, which wait for the run on the caller's thread, refuse naming the awaited
 ones that work.
 """
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 from .errors import SetupError
 
@@ -24,6 +27,16 @@ def threads_available() -> bool:
     return sys.platform not in THREADLESS_PLATFORMS
 
 
+def refuse_without_threads(*, needed_by: str, instead: str) -> None:
+    """Raise :class:`SetupError` where :func:`threads_available` is False: "``needed_by``
+    needs a worker thread, and this Python (...) cannot start one; use ``instead``"."""
+    if not threads_available():
+        raise SetupError(
+            f"{needed_by} needs a worker thread, and this Python ({sys.platform}: Pyodide, as in JupyterLite, "
+            f"or WASI) cannot start one; use {instead}"
+        )
+
+
 def start_daemon_thread(target: Callable[[], None], *, name: str, needed_by: str, instead: str) -> None:
     """Start ``target`` on a daemon thread called ``name``.
 
@@ -31,9 +44,34 @@ def start_daemon_thread(target: Callable[[], None], *, name: str, needed_by: str
     runs: "``needed_by`` needs a worker thread, and this Python (...) cannot start one; use
     ``instead``".
     """
-    if not threads_available():
-        raise SetupError(
-            f"{needed_by} needs a worker thread, and this Python ({sys.platform}: Pyodide, as in JupyterLite, "
-            f"or WASI) cannot start one; use {instead}"
-        )
+    refuse_without_threads(needed_by=needed_by, instead=instead)
     threading.Thread(target=target, name=name, daemon=True).start()
+
+
+# Tasks started by start_thread_or_task, held so the loop's weak references keep them alive.
+_RUNNING_TASKS: set[asyncio.Task[None]] = set()
+
+
+def start_thread_or_task(
+    target: Callable[[], None],
+    coroutine: Callable[[], Coroutine[Any, Any, None]],
+    *,
+    name: str,
+    needed_by: str,
+    instead: str,
+) -> None:
+    """Start ``target`` on a daemon thread called ``name``; where :func:`threads_available`
+    is False but an event loop is running in this thread (Pyodide's, in JupyterLite), start
+    ``coroutine()`` as a task on that loop instead, in a copy of the caller's context. With
+    neither, raises :class:`SetupError` as :func:`start_daemon_thread` does."""
+    if threads_available():
+        start_daemon_thread(target, name=name, needed_by=needed_by, instead=instead)
+        return
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        start_daemon_thread(target, name=name, needed_by=needed_by, instead=instead)  # raises, saying why
+        return
+    task = loop.create_task(coroutine(), name=name)
+    _RUNNING_TASKS.add(task)
+    task.add_done_callback(_RUNNING_TASKS.discard)

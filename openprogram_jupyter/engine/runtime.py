@@ -1,10 +1,9 @@
 """``Runtime``: the entry points — ``exec``, ``run``, ``start``, ``aexec``, ``arun``.
 
-All of them drive the one loop in :mod:`openprogram_jupyter.engine.loop`. The async ones run it
-as a task on the caller's event loop. The sync ones run it on a worker thread with its own
-event loop and wait in short slices, so Ctrl-C / Kernel ▸ Interrupt lands promptly, aborts
-the run cleanly and leaves the partial run on ``runtime.last_run`` (and they work inside
-Jupyter, whose own event loop is already running).
+All drive the one loop of :mod:`openprogram_jupyter.engine.loop`: the async ones as a task on
+the caller's event loop; the sync ones on a worker thread with a loop of its own, waited for
+in short slices so that Ctrl-C / Kernel ▸ Interrupt aborts the run promptly and leaves it on
+``runtime.last_run`` (inside Jupyter too). Without threads (Pyodide) ``start`` makes a task.
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ..core import _ambient
 from ..core._stop import StopToken, waiting_time
-from ..core._threads import start_daemon_thread
+from ..core._threads import refuse_without_threads, start_thread_or_task, threads_available
 from ..core.errors import SetupError, run_error
 from ._runtime_config import Configured, RuntimeConfig
 from ._runtime_model import RuntimeModel
@@ -228,6 +227,7 @@ class Runtime:
         waits briefly for it to close every open call, stores it on :attr:`last_run`
         and re-raises.
         """
+        refuse_without_threads(needed_by="Runtime.run", instead="await runtime.arun(...)")  # else start() is a task
         handle = self.start(content, **options)
         try:
             return handle.wait()
@@ -307,8 +307,8 @@ class RunHandle:
         self._error: BaseException | None = None
 
     def launch(self, spec: RunSpec, execute: Callable[..., Awaitable[Run]]) -> None:
-        """Run ``spec`` with ``execute`` (the Runtime's) on a worker thread with an event
-        loop of its own; what :meth:`Runtime.start` does with a new handle, once."""
+        """Run ``spec`` with ``execute`` (the Runtime's) on a worker thread with a loop of its
+        own, or a task of the running loop without threads (Pyodide); once, for ``start``."""
         # The caller's abort event, if any, is the handle's: setting either stops the run.
         hooks = spec.hooks
         self._abort = hooks.get("abort") or self._abort
@@ -318,8 +318,13 @@ class RunHandle:
             get_follow_up_messages=hooks.get("get_follow_up_messages") or (lambda: _drain(self._follow_ups)),
         )
 
-        async def main() -> Run:
-            return await execute(spec, on_created=self._created)
+        async def main() -> None:
+            try:
+                await execute(spec, on_created=self._created)
+            except BaseException as error:  # re-raised by wait()
+                self._error = error
+            finally:  # said before the loop is tidied: a tool deaf to cancellation cannot hold wait()
+                self._finished.set()
 
         context = contextvars.copy_context()
 
@@ -327,15 +332,12 @@ class RunHandle:
             loop = asyncio.new_event_loop()
             try:
                 context.run(loop.run_until_complete, main())
-            except BaseException as error:  # re-raised by wait()
-                self._error = error
             finally:
-                # The run is complete: say so before tidying up, so a tool that swallowed
-                # its cancellation (and was abandoned) cannot hold wait() hostage.
-                self._finished.set()
                 _close_abandoning(loop, grace=self.runtime.cancel_grace)
 
-        start_daemon_thread(target, name="openprogram-run", needed_by="Runtime.run", instead="await runtime.arun(...)")
+        start_thread_or_task(
+            target, main, name="openprogram-run", needed_by="Runtime.run", instead="await runtime.arun(...)"
+        )
 
     def _created(self, run: Run) -> None:
         self.run = run
@@ -378,6 +380,8 @@ class RunHandle:
         prevented the run from starting (bad arguments).
         """
         deadline = None if timeout is None else time.monotonic() + timeout
+        if not (self.done or threads_available()):  # the run is a task of the loop this would block
+            raise SetupError("RunHandle.wait before the run ends needs threads; await asyncio.sleep until handle.done")
         while not self._finished.wait(0.1):
             if deadline is not None and time.monotonic() >= deadline:
                 raise TimeoutError(f"the run did not end within {timeout} s")
@@ -457,14 +461,10 @@ def _same_provider(old: object, new: object) -> bool:
 
 
 def _drain(queue: deque[Any]) -> list[Any]:
-    items = []
-    while queue:
-        items.append(queue.popleft())
-    return items
+    return [queue.popleft() for _ in range(len(queue))]
 
 
 def _answer(run: Run) -> Any:
-
     if run.stop_reason == "error":
         raise run_error(run)
     if run.decision is not None:  # its value may be None

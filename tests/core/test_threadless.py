@@ -4,6 +4,7 @@ entry points, which run the loop on a worker thread, refuse naming ``arun``."""
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import threading
 import types
@@ -49,6 +50,7 @@ async def test_an_awaited_run_calls_its_sync_tools_on_the_loops_own_thread(threa
 
 @pytest.mark.parametrize("entry", ["run", "exec", "start"])
 def test_the_sync_entry_points_refuse_naming_arun_before_anything_runs(threadless, entry):
+    """With no running loop; and run / exec refuse even on one, where start makes a task."""
     model = op.ScriptedModel(["never sent"])
     runtime = op.Runtime(model=model)
 
@@ -72,3 +74,51 @@ def test_load_ext_starts_no_warm_up_thread_in_a_kernel_that_has_none(threadless,
 
     assert _warm_up.start_warm_up(shell, magics=None, runtime=None) is None
     assert threadless == []
+
+
+async def test_start_on_a_running_loop_is_a_task_that_returns_at_once_and_runs_to_its_end(threadless):
+    model = op.ScriptedModel(["The answer."], delay=0.01)
+
+    handle = op.Runtime(model=model).start("go")
+
+    assert handle.done is False
+    with pytest.raises(op.SetupError) as refused:
+        handle.wait()  # it would block the loop the run is a task of
+    assert str(refused.value) == (
+        "RunHandle.wait before the run ends needs threads; await asyncio.sleep until handle.done"
+    )
+    for _ in range(500):
+        if handle.done:
+            break
+        await asyncio.sleep(0.01)
+    run = handle.wait()
+    assert (run.stop_reason, run.text) == ("stop", "The answer.")
+    assert threadless == []
+
+
+async def test_a_started_task_stops_when_aborted(threadless):
+    model = op.ScriptedModel(["A long answer that streams slowly, word by word, to its end."], delay=0.05)
+
+    handle = op.Runtime(model=model).start("go")
+    await asyncio.sleep(0.12)
+    handle.abort()
+    for _ in range(500):
+        if handle.done:
+            break
+        await asyncio.sleep(0.01)
+
+    run = handle.wait()
+    assert run.stop_reason == "aborted"
+    assert run.text != "A long answer that streams slowly, word by word, to its end."
+
+
+@pytest.mark.parametrize("entry", ["run", "exec"])
+async def test_run_and_exec_refuse_on_a_running_loop_too_starting_nothing(threadless, entry):
+    model = op.ScriptedModel(["never sent"])
+    runtime = op.Runtime(model=model)
+
+    with pytest.raises(op.SetupError, match=r"^Runtime\.run needs a worker thread"):
+        getattr(runtime, entry)("go")
+    await asyncio.sleep(0.05)
+
+    assert runtime.last_run is None  # a run started as a task would be there by now

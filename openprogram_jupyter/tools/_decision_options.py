@@ -36,9 +36,11 @@ if TYPE_CHECKING:
 __all__ = [
     "MENU_HEADER",
     "Option",
+    "PreparedChoices",
     "example_pick",
     "menu_text",
     "normalize_options",
+    "prepare_choices",
     "prompt_with_menu",
     "render_menu",
     "tools_to_hide",
@@ -58,8 +60,24 @@ class Option:
     tool: Tool | None = None
 
 
+@dataclass(frozen=True)
+class PreparedChoices:
+    """Choices normalized once (:func:`prepare_choices`), for a caller that asks the same
+    question of many runs (a judge): each run takes the options as they are, instead of
+    building a schema option's validator again (milliseconds each)."""
+
+    options: tuple[Option, ...]
+
+
+def prepare_choices(choices: Any) -> PreparedChoices:
+    """``choices`` normalized once, to pass as ``choices=`` to any number of runs."""
+    return PreparedChoices(tuple(normalize_options(choices)))
+
+
 def normalize_options(choices: Any) -> list[Option]:
     """Normalize ``choices``; raise ``TypeError`` / ``ValueError`` naming the bad option."""
+    if isinstance(choices, PreparedChoices):
+        return list(choices.options)
     if isinstance(choices, dict):
         entries = list(choices.items())
         for name, _ in entries:

@@ -309,3 +309,17 @@ def test_an_interrupt_from_an_expectation_beside_a_judge_stops_the_evaluation_an
     assert rows[2].why == "not judged: the evaluation was interrupted while judging" and rows[2].run is not None
     assert rows[3].run is None and len(asked) == 3  # nothing started after the interrupt, nothing asked twice
     assert interrupted.value.evaluation.stopped
+
+
+def test_a_judge_builds_its_verdicts_validator_once_not_for_every_run_it_grades(monkeypatch):
+    # Building a schema option's validator costs milliseconds on the evaluation's event
+    # loop: a judge grading 96 runs built it 192 times, and the slots waited on it.
+    from openprogram_jupyter.tools import _decision_options
+
+    built = []
+    real = _decision_options.build_signature_schema
+    monkeypatch.setattr(_decision_options, "build_signature_schema", lambda *a, **k: built.append(1) or real(*a, **k))
+    judge = op.judge(RUBRIC, model=grader())
+    evaluation = op.evaluate(prompts(4), models=[careful()], tools=[add], expect=judge, progress=False)
+    assert [row.verdict for row in evaluation.rows] == ["pass"] * 4
+    assert len(built) == 2  # one per option (pass, fail), when the judge was made

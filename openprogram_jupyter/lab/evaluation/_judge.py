@@ -33,6 +33,7 @@ from ...engine.runtime import Runtime, ambient_runtime
 from ...models import Model, ScriptedModel
 from ...models._provider_common import ProviderModel
 from ...models.replay import ReplayModel
+from ...tools._decision_options import prepare_choices
 from ._judge_tape import JudgeTape, keyed_replay, replay_is_keyed
 
 __all__ = ["Judge", "Judgement", "judge", "run_as_text"]
@@ -89,6 +90,7 @@ class Judge:
         self._model = runtime.model
         self._lock = threading.Lock()  # for a model that grades one run at a time
         self._calls = 0
+        self._choices = prepare_choices(_OPTIONS)  # one validator for every grading
 
     @property
     def in_order(self) -> bool:
@@ -104,7 +106,7 @@ class Judge:
         with self._lock:
             key: list[Any] = ["call", self._calls]
             self._calls += 1
-            graded = self._runtime_for(key).run(self.prompt(run), choices=_OPTIONS, tools=[], system=_SYSTEM)
+            graded = self._runtime_for(key).run(self.prompt(run), choices=self._choices, tools=[], system=_SYSTEM)
         self.flush()
         return self._verdict(graded)
 
@@ -114,7 +116,7 @@ class Judge:
         with the rounds recorded under it. Call :meth:`flush` when every grading is done."""
         _check_run(run)
         runtime = self._runtime_for(key)
-        graded = await runtime.arun(self.prompt(run), choices=_OPTIONS, tools=[], system=_SYSTEM)
+        graded = await runtime.arun(self.prompt(run), choices=self._choices, tools=[], system=_SYSTEM)
         return self._verdict(graded)
 
     def flush(self) -> None:

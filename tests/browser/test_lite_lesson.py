@@ -133,3 +133,71 @@ def test_run_all_replays_the_lesson_live_and_grades_it_with_no_network(lite_site
     assert any("In JupyterLite a click reaches the kernel only after the cell ends" in text for text in agent_outputs)
     assert "Error" not in grading and "Traceback" not in grading, grading
     assert grading_count.strip().startswith("[5]"), grading_count
+
+
+def _add_cell_and_run(page, below: int, code: str) -> None:
+    """Add a code cell under cell ``below`` (command mode ``b``), type ``code`` into it, run it
+    (Ctrl+Enter, staying on it) and leave the editor."""
+    page.locator(".jp-Notebook .jp-Cell").nth(below).locator(".jp-InputArea-editor").click()
+    page.keyboard.press("Escape")
+    page.keyboard.press("b")
+    page.keyboard.press("Enter")
+    page.keyboard.type(code)
+    page.keyboard.press("Control+Enter")
+    page.keyboard.press("Escape")
+
+
+def test_a_background_run_returns_the_cell_at_once_and_its_stop_button_stops_it(lite_site):
+    outside: list[str] = []
+    with static_server(lite_site) as address, chromium_page(1200, 1600, "lite-stop-failure.png") as page:
+
+        def only_the_site(route):
+            if route.request.url.startswith(address + "/"):
+                route.continue_()
+            else:
+                outside.append(route.request.url)
+                route.abort()
+
+        page.context.route("**/*", only_the_site)
+        page.goto(f"{address}/lab/index.html?path=replay-lesson.ipynb")
+        page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
+        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+        page.wait_for_function(
+            "(i) => /\\[\\d+\\]/.test(document.querySelectorAll('.jp-Notebook .jp-Cell')[i]"
+            ".querySelector('.jp-InputPrompt').innerText)",
+            arg=GRADING_CELL,
+            timeout=300_000,
+        )
+        # Slow enough that the run is still going when the cell has returned and Stop is clicked.
+        _add_cell_and_run(page, GRADING_CELL, 'slow = ReplayModel("cassettes/lesson.json", delay=0.5)')
+        _add_cell_and_run(
+            page, GRADING_CELL + 1, "%%agent -m slow --background --tools temperature -o handle\n{QUESTION}"
+        )
+        background = page.locator(".jp-Notebook .jp-Cell").nth(GRADING_CELL + 2)
+        stop = background.locator(".jp-OutputArea button", has_text="Stop")
+        stop.wait_for(timeout=60_000)
+        returned = background.locator(".jp-InputPrompt").inner_text()
+        running = background.locator(".jp-OutputArea").inner_text()
+        stop.click()
+        page.wait_for_function(
+            f"() => ({CELL_OUTPUT})({GRADING_CELL + 2}).includes('Stopped with the Stop button')", timeout=60_000
+        )
+        _add_cell_and_run(
+            page,
+            GRADING_CELL + 2,
+            "print(handle.done, handle.run.stop_reason)",
+        )
+        page.wait_for_function(f"() => ({CELL_OUTPUT})({GRADING_CELL + 3}).trim().length > 0", timeout=60_000)
+        after_stop = page.evaluate(CELL_OUTPUT, GRADING_CELL + 3)
+        transcript = page.evaluate(CELL_OUTPUT, GRADING_CELL + 2)
+        page.screenshot(path=str(OUTPUT / "lite-stop.png"), full_page=True)
+
+    assert outside == []
+    # The cell had returned (its count is shown) while its run was still going.
+    assert returned.strip().startswith("[7]"), returned  # Run All counted 1 to 5, the slow model 6
+    assert "Running in the background: handle holds the handle" in running, running
+    # The click reached the kernel while the run went on, and stopped it in its first round.
+    assert after_stop.strip() == "True aborted", after_stop
+    assert "Stopped with the Stop button; the transcript up to that point is kept." in transcript
+    assert "round 1\nstopped (aborted)" in transcript and "round 2" not in transcript, transcript

@@ -14,6 +14,7 @@ import contextvars
 import threading
 from typing import TYPE_CHECKING
 
+from ..core._threads import threads_available
 from ..core.events import AgentEndEvent, Event
 from ._cell import TICK_SECONDS, OneRun, Outcome, click_path, failed, hooked_spec, live_for, record, store
 
@@ -27,10 +28,13 @@ __all__ = ["start_background"]
 def start_background(magics: AgentMagics, plan: CellPlan) -> RunHandle:
     """Start the run and return its handle, which ``-o VAR`` (or ``agent_handle``) holds."""
     variable = plan.options.output or "agent_handle"
-    plan.notes.append(
-        f"Running in the background: {variable} holds the handle "
-        f"({variable}.wait() returns the Run, {variable}.abort() stops it)."
+    # Without threads (Pyodide) the run is a task of this loop: wait() would block it.
+    ends = (
+        f"{variable}.wait() returns the Run"
+        if threads_available()
+        else f"{variable}.run is the Run once {variable}.done"
     )
+    plan.notes.append(f"Running in the background: {variable} holds the handle ({ends}, {variable}.abort() stops it).")
     live = live_for(magics, plan, click_path(magics.shell, "background"))
     started: list[RunHandle] = []
 

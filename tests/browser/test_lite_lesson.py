@@ -132,6 +132,10 @@ def test_run_all_replays_the_lesson_live_and_grades_it_with_no_network(lite_site
     # While it ran, the view said why its Stop could not take a click.
     assert any("In JupyterLite a click reaches the kernel only after the cell ends" in text for text in agent_outputs)
     assert "Error" not in grading and "Traceback" not in grading, grading
+    assert (
+        "✓ 4 check(s) passed: called temperature that ran and returned exactly 3 time(s); temperature returned "
+        "31.0; answer contains 'Cairo'; ended with 'stop'" in grading
+    ), grading
     assert grading_count.strip().startswith("[5]"), grading_count
 
 
@@ -196,7 +200,10 @@ def test_a_background_run_returns_the_cell_at_once_and_its_stop_button_stops_it(
     assert outside == []
     # The cell had returned (its count is shown) while its run was still going.
     assert returned.strip().startswith("[7]"), returned  # Run All counted 1 to 5, the slow model 6
-    assert "Running in the background: handle holds the handle" in running, running
+    assert (
+        "Running in the background: handle holds the handle (handle.run is the Run once handle.done, "
+        "handle.abort() stops it)." in running
+    ), running
     # The click reached the kernel while the run went on, and stopped it in its first round.
     assert after_stop.strip() == "True aborted", after_stop
     assert "Stopped with the Stop button; the transcript up to that point is kept." in transcript

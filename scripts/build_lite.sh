@@ -63,6 +63,21 @@ for wheel in "$stage"/wheels/*.whl; do
     basename "$wheel" | cut -d- -f1 | tr _ -
 done | sort > "$stage/contents/requirements.txt"
 
+# Only the extensions the lesson needs (the widgets' manager, the Pyodide kernel): whatever
+# else PYTHON's environment has installed (a git diff button, say) stays out of the site.
+prefix=$("$python" -c 'import sys; print(sys.prefix)')
+for extension in @jupyter-widgets/jupyterlab-manager @jupyterlite/pyodide-kernel-extension; do
+    [[ -d $prefix/share/jupyter/labextensions/$extension ]] || fail "no $extension in $prefix"
+    mkdir -p "$stage/extensions/${extension%/*}"
+    cp -r "$prefix/share/jupyter/labextensions/$extension" "$stage/extensions/$extension"
+done
+cat > "$stage/lite/jupyter_lite_config.json" <<JSON
+{
+  "LiteBuildConfig": {"ignore_sys_prefix": ["federated_extensions"]},
+  "FederatedExtensionAddon": {"extra_labextensions_path": ["$stage/extensions"]}
+}
+JSON
+
 cat > "$stage/lite/jupyter-lite.json" <<'JSON'
 {
   "jupyter-lite-schema-version": 0,

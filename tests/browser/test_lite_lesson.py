@@ -9,6 +9,7 @@ the grading cell passes.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import socket
 import subprocess
@@ -110,6 +111,12 @@ def test_run_all_replays_the_lesson_live_and_grades_it_with_no_network(lite_site
         grading_count = grading_prompt.inner_text()
 
     assert outside == []
+    # The site has the two extensions the lesson needs, whatever else this environment has.
+    config = json.loads((lite_site / "jupyter-lite.json").read_text(encoding="utf-8"))["jupyter-config-data"]
+    assert [extension["name"] for extension in config["federated_extensions"]] == [
+        "@jupyter-widgets/jupyterlab-manager",
+        "@jupyterlite/pyodide-kernel-extension",
+    ]
     # The kernel's Pyodide and every package came from the site itself.
     assert f"{address}/static/pyodide/pyodide.asm.wasm" in fetched
     assert any(url.startswith(f"{address}/pypi/openprogram_jupyter-0.1.0-py3-none-any.whl") for url in fetched)

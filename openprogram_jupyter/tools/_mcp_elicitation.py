@@ -47,7 +47,8 @@ def elicit(params: JsonObject, ask: Ask | None, server: str) -> tuple[Action, Js
         return "decline", None
     schema = params.get("requested_schema") or {}
     fields = schema.get("properties") if isinstance(schema, dict) else None
-    heading = f"{server} asks: {params.get('message') or ''}"
+    # The card reads "<tool> asks: ..."; the heading says the words are the server's.
+    heading = f"from the MCP server {server}: {params.get('message') or ''}"
     content: JsonObject = {}
     try:
         if not fields:
@@ -57,7 +58,7 @@ def elicit(params: JsonObject, ask: Ask | None, server: str) -> tuple[Action, Js
             if answer is _DECLINED:
                 return "decline", None
             content[name] = answer
-            heading = f"{server} asks"
+            heading = f"from the MCP server {server}"
     except AskError:
         return "cancel", None
     return "accept", content

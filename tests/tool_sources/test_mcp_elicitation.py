@@ -42,12 +42,12 @@ def test_each_field_is_a_question_and_the_answers_reach_the_server_typed(eliciti
     run = _run([("el_delete", {"path": "a.txt"}), ("el_book", {}), ("el_ping", {})], ask=ask)
     assert [r.text for r in run.tool_results] == ["deleted a.txt", "booked 2 business for Ada", "accept"]
     assert asked == [
-        ("eliciting asks: Delete a.txt?\nSure (delete it for good)", ("yes", "no", "Decline")),
-        ("eliciting asks: Who is travelling?\nName", ()),
-        ("eliciting asks\nSeats", ()),
-        ("eliciting asks\nSeats: 'two' is not a whole number", ()),  # asked again until it reads as one
-        ("eliciting asks\nCabin", ("economy", "business", "Decline")),
-        ("eliciting asks: Go on?", ("Accept", "Decline")),
+        ("from the MCP server eliciting: Delete a.txt?\nSure (delete it for good)", ("yes", "no", "Decline")),
+        ("from the MCP server eliciting: Who is travelling?\nName", ()),
+        ("from the MCP server eliciting\nSeats", ()),
+        ("from the MCP server eliciting\nSeats: 'two' is not a whole number", ()),  # asked again until it reads as one
+        ("from the MCP server eliciting\nCabin", ("economy", "business", "Decline")),
+        ("from the MCP server eliciting: Go on?", ("Accept", "Decline")),
     ]
 
 

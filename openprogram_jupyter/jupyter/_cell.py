@@ -135,7 +135,9 @@ def live_for(magics: AgentMagics, plan: CellPlan, path: ClickPath) -> LiveRun:
             f"session {plan.session.name}: {len(plan.session.runs)} earlier run(s), "
             f"{len(plan.session.messages)} message(s) of history"
         )
-    if plan.spec.settings["step"] and _has_widget_frontend(magics.shell) and not path.clicks:
+    # JupyterLite's kernel delivers input() replies mid-cell, never clicks: picks are typed.
+    typed = not _has_widget_frontend(magics.shell) or not threads_available()
+    if plan.spec.settings["step"] and not typed and not path.clicks:
         raise UsageError(
             "%%agent --step: every pick waits for a click on its card, and this cell cannot "
             f"receive clicks while it runs ({path.note or path.tooltip}). Run it with autoawait "
@@ -150,9 +152,9 @@ def live_for(magics: AgentMagics, plan: CellPlan, path: ClickPath) -> LiveRun:
         notes=notes,
         max_hz=magics.updates_per_second,
         shown_result_chars=magics.shown_result_chars,
-        approve_without_clicks=None
-        if _has_widget_frontend(magics.shell)
-        else (_step_in_terminal if plan.spec.settings["step"] else _ask_in_terminal),
+        approve_without_clicks=(_step_in_terminal if plan.spec.settings["step"] else _ask_in_terminal)
+        if typed
+        else None,
         steerable=path.clicks,  # a box nobody's typing can reach would only mislead
         step=plan.spec.settings["step"],
         session_rules=magics.approval_rules,

@@ -215,3 +215,63 @@ def test_a_background_run_returns_the_cell_at_once_and_its_stop_button_stops_it(
     assert after_stop.strip() == "True aborted", after_stop
     assert "Stopped with the Stop button; the transcript up to that point is kept." in transcript
     assert "round 1\nstopped (aborted)" in transcript and "round 2" not in transcript, transcript
+
+
+def _answer_prompt(cell, expected_prompt: str, answer: str) -> None:
+    """Wait for the cell's ``input()`` prompt saying ``expected_prompt``, type ``answer``, Enter."""
+    prompt = cell.locator(".jp-Stdin-prompt").last
+    prompt.filter(has_text=expected_prompt).wait_for(timeout=60_000)
+    box = cell.locator(".jp-Stdin-input").last
+    box.fill(answer)
+    box.press("Enter")
+
+
+def test_step_mode_in_jupyterlite_asks_each_pick_with_input_and_follows_the_typed_answers(lite_site):
+    outside: list[str] = []
+    with static_server(lite_site) as address, chromium_page(1200, 1600, "lite-step-failure.png") as page:
+
+        def only_the_site(route):
+            if route.request.url.startswith(address + "/"):
+                route.continue_()
+            else:
+                outside.append(route.request.url)
+                route.abort()
+
+        page.context.route("**/*", only_the_site)
+        page.goto(f"{address}/lab/index.html?path=replay-lesson.ipynb")
+        page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
+        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+        page.wait_for_function(
+            "(i) => /\\[\\d+\\]/.test(document.querySelectorAll('.jp-Notebook .jp-Cell')[i]"
+            ".querySelector('.jp-InputPrompt').innerText)",
+            arg=GRADING_CELL,
+            timeout=300_000,
+        )
+        _add_cell_and_run(page, GRADING_CELL, 'stepper = ReplayModel("cassettes/lesson.json")')
+        _add_cell_and_run(
+            page, GRADING_CELL + 1, "%%agent -m stepper --step --tools temperature -o stepped\n{QUESTION}"
+        )
+        stepping = page.locator(".jp-Notebook .jp-Cell").nth(GRADING_CELL + 2)
+        _answer_prompt(stepping, "temperature({'city': 'Oslo'})", "r")
+        _answer_prompt(stepping, "temperature({'city': 'Lisbon'})", "s")
+        _answer_prompt(stepping, "reason (the model reads it):", "we already know Lisbon is mild")
+        _answer_prompt(stepping, "temperature({'city': 'Cairo'})", "r")
+        page.wait_for_function(f"() => ({CELL_OUTPUT})({GRADING_CELL + 2}).includes('finished')", timeout=60_000)
+        _add_cell_and_run(
+            page,
+            GRADING_CELL + 2,
+            'op.check(stepped).called("temperature", city="Lisbon").called("temperature", times=2, ok=True)',
+        )
+        page.wait_for_function(f"() => ({CELL_OUTPUT})({GRADING_CELL + 3}).trim().length > 0", timeout=60_000)
+        checked = page.evaluate(CELL_OUTPUT, GRADING_CELL + 3)
+        transcript = page.evaluate(CELL_OUTPUT, GRADING_CELL + 2)
+        page.screenshot(path=str(OUTPUT / "lite-step.png"), full_page=True)
+
+    assert outside == []
+    # Oslo and Cairo ran as typed, Lisbon was skipped with the typed reason the model read.
+    assert (
+        '✓ 2 check(s) passed: called temperature(city="Lisbon"); called temperature that ran and returned '
+        "exactly 2 time(s)" in checked
+    ), checked
+    assert "skipped by the user: we already know Lisbon is mild" in transcript, transcript

@@ -13,7 +13,8 @@
 # LESSON (a notebook whose first cell is `%pip install --no-deps -r requirements.txt`) and
 # CASSETTES (a folder: its *.json go to the site's cassettes/) put another lesson in the site.
 # PYTHON (default: python3) must have jupyterlite-core and jupyterlite-pyodide-kernel
-# (`pip install -e '.[lite]'`; .venvs/test has them). What is missing is fetched once, as CI
+# (`pip install -e '.[lite]'` in an environment of its own, as .ci/run's .venvs/lite: the
+# Pyodide kernel's lab extension fails to load in a JupyterLab of the same environment). What is missing is fetched once, as CI
 # does: the Pyodide with `npm ci --prefix tests/pyodide`, the wheels with pip (hashes
 # checked) into .venvs/pyodide-wheels (PYODIDE_WHEELS overrides that folder).
 set -euo pipefail

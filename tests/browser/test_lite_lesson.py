@@ -40,11 +40,14 @@ RECORD_AGENT_OUTPUT = f"""() => {{
 
 @pytest.fixture(scope="module")
 def lite_site(tmp_path_factory) -> Path:
-    """The site as a teacher builds it: ``bash scripts/build_lite.sh OUTPUT_DIR``."""
+    """The site as a teacher builds it: ``bash scripts/build_lite.sh OUTPUT_DIR``, from the
+    environment ``OPENPROGRAM_LITE_PYTHON`` names (``.ci/run``'s ``.venvs/lite``: the [lite]
+    extra is kept out of this one, whose JupyterLab its lab extension would break), else
+    this interpreter."""
     site = tmp_path_factory.mktemp("lite") / "site"
     built = subprocess.run(
         ["bash", str(REPO / "scripts" / "build_lite.sh"), str(site)],
-        env={**os.environ, "PYTHON": sys.executable},
+        env={**os.environ, "PYTHON": os.environ.get("OPENPROGRAM_LITE_PYTHON", sys.executable)},
         capture_output=True,
         text=True,
         timeout=600,

@@ -2,8 +2,9 @@
 
 The bar is plain HTML (``<progress>``) in one display, under a first line saying what
 the evaluation will do (its plan: runs, requests, a floor of the cost), updated in place
-at most five times a second and left showing the final count — no widget, so a saved notebook keeps
-it. Outside a kernel (terminal IPython, scripts) nothing is shown.
+at most five times a second and left showing the final count — no widget, so a saved
+notebook keeps it. Outside a kernel (terminal IPython, scripts) nothing is shown, and the
+plan is not worked out.
 """
 
 from __future__ import annotations
@@ -29,12 +30,15 @@ class Progress:
 
     def __init__(self, total: int, show: bool | Callable[[int, int], None], plan: Callable[[], object] = str) -> None:
         self.total = total
-        self.plan = str(plan()) if show is True else ""
+        self.plan = ""
         self.done = 0
         self.failed = 0
         self._lock = threading.Lock()
         self._callback = show if callable(show) else None
-        self._handle: Any = _display(self._html(), self._text()) if show is True else None
+        self._handle: Any = None
+        if show is True and _in_a_kernel():
+            self.plan = str(plan())
+            self._handle = display_bundle({"text/html": self._html(), "text/plain": self._text()}, display_id=True)
         self._shown = (-1, -1)
         self._last = 0.0
 
@@ -74,13 +78,11 @@ class Progress:
         )
 
 
-def _display(markup: str, text: str) -> Any:
-    """A display to update in place, in a kernel only (``None`` elsewhere)."""
+def _in_a_kernel() -> bool:
+    """Whether this runs in a kernel, where a display can be updated in place."""
     try:
         from IPython import get_ipython
     except ImportError:
-        return None
+        return False
     shell = get_ipython()
-    if shell is None or getattr(shell, "kernel", None) is None:
-        return None
-    return display_bundle({"text/html": markup, "text/plain": text}, display_id=True)
+    return shell is not None and getattr(shell, "kernel", None) is not None

@@ -31,6 +31,7 @@ from ..core.messages import ImageContent, TextContent, ToolCall, ToolResultMessa
 from ..tools._mcp_serving import ServedEndpoint, ServedResult, ServedTool
 from ..tools.base import Tool
 from ..tools.registry import default_registry
+from ._card_listeners import CardListeners
 from ._served_approvals import ServedApprovals
 from ._served_questions import ServedQuestions
 
@@ -72,7 +73,7 @@ class ServedTools:
         self.approvals = ServedApprovals()
         self.questions = ServedQuestions()
         self._call_numbers = itertools.count(1)
-        self._listeners: list[Callable[[ServedTools], None]] = []
+        self._listeners = CardListeners()
         self._lock = threading.Lock()
         self._endpoint = ServedEndpoint(name, self._listed, self._call, port=port, version=_version())
         self._announced = self._fingerprint()
@@ -144,14 +145,10 @@ class ServedTools:
 
     def on_change(self, listener: Callable[[ServedTools], None]) -> None:
         """Call ``listener(self)`` after every served call and every change of the tools."""
-        self._listeners.append(listener)
+        self._listeners.add(listener)
 
     def _changed(self) -> None:
-        for listener in list(self._listeners):
-            try:
-                listener(self)
-            except Exception:  # a card that cannot be drawn must not fail the call
-                pass
+        self._listeners.notify(self)
 
     def client_config(self) -> dict[str, str]:
         """What to paste into each client: a ``claude mcp add`` line, Codex's and Cursor's

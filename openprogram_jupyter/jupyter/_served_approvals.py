@@ -22,6 +22,7 @@ from typing import Any
 
 from ..core.approval_policy import Policy, Rule, SessionRules
 from ._buttons import Always
+from ._card_listeners import CardListeners
 
 __all__ = ["APPROVAL_TIMEOUT_SECONDS", "ServedApprovals", "WaitingCall"]
 
@@ -61,7 +62,7 @@ class ServedApprovals:
         self._pending: dict[str, _Pending] = {}
         self._refusals: dict[str, str] = {}
         self._lock = threading.Lock()
-        self._listeners: list[Callable[[], None]] = []
+        self._listeners = CardListeners()
 
     def approver(self, own: Any) -> Any:
         """The approver a served call runs under, given the notebook Runtime's ``own``: an
@@ -146,14 +147,10 @@ class ServedApprovals:
 
     def on_change(self, listener: Callable[[], None]) -> None:
         """Call ``listener()`` whenever a call starts or stops waiting."""
-        self._listeners.append(listener)
+        self._listeners.add(listener)
 
     def _changed(self) -> None:
-        for listener in list(self._listeners):
-            try:
-                listener()
-            except Exception:  # a card that cannot be drawn must not fail the call
-                pass
+        self._listeners.notify()
 
 
 def _settle(future: asyncio.Future[Any], value: object) -> None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from ..core._asking import Question
 from ..core.errors import AskError
+from ._card_listeners import CardListeners
 
 __all__ = ["QUESTION_TIMEOUT_SECONDS", "ServedQuestions", "WaitingQuestion"]
 
@@ -47,7 +48,7 @@ class ServedQuestions:
         self._waiting: dict[str, WaitingQuestion] = {}
         self._count = 0
         self._lock = threading.Lock()
-        self._listeners: list[Callable[[], None]] = []
+        self._listeners = CardListeners()
         self._ended = threading.Event()
 
     def ask(self, question: Question, cancelled: threading.Event) -> str:
@@ -107,11 +108,7 @@ class ServedQuestions:
 
     def on_change(self, listener: Callable[[], None]) -> None:
         """Call ``listener()`` whenever a question starts or stops waiting."""
-        self._listeners.append(listener)
+        self._listeners.add(listener)
 
     def _changed(self) -> None:
-        for listener in list(self._listeners):
-            try:
-                listener()
-            except Exception:  # a card that cannot be drawn must not fail the call
-                pass
+        self._listeners.notify()

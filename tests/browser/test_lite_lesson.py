@@ -17,6 +17,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -80,10 +81,16 @@ def static_server(root: Path) -> Iterator[str]:
         server.wait(timeout=10)
 
 
-def test_run_all_replays_the_lesson_live_and_grades_it_with_no_network(lite_site):
+@contextlib.contextmanager
+def lesson_page(
+    site: Path, failure_picture: str, height: int = 1600
+) -> Iterator[tuple[Any, str, list[str], list[str]]]:
+    """The site's lesson open in chromium: ``(page, address, outside, fetched)``. Every
+    request not to the site is aborted and listed in ``outside``; those the site answered
+    are listed in ``fetched``. The kernel is idle when the block starts."""
     outside: list[str] = []
     fetched: list[str] = []
-    with static_server(lite_site) as address, chromium_page(1200, 1400, "lite-lesson-failure.png") as page:
+    with static_server(site) as address, chromium_page(1200, height, failure_picture) as page:
 
         def only_the_site(route):
             if route.request.url.startswith(address + "/"):
@@ -97,16 +104,26 @@ def test_run_all_replays_the_lesson_live_and_grades_it_with_no_network(lite_site
         page.goto(f"{address}/lab/index.html?path=replay-lesson.ipynb")
         page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
         page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
+        yield page, address, outside, fetched
+
+
+def run_all_to_the_grading_cell(page: Any) -> None:
+    """Run All, and wait until the grading cell has run."""
+    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+    page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+    page.wait_for_function(
+        "(i) => /\\[\\d+\\]/.test(document.querySelectorAll('.jp-Notebook .jp-Cell')[i]"
+        ".querySelector('.jp-InputPrompt').innerText)",
+        arg=GRADING_CELL,
+        timeout=300_000,
+    )
+
+
+def test_run_all_replays_the_lesson_live_and_grades_it_with_no_network(lite_site):
+    with lesson_page(lite_site, "lite-lesson-failure.png", height=1400) as (page, address, outside, fetched):
         page.evaluate(RECORD_AGENT_OUTPUT)
-        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+        run_all_to_the_grading_cell(page)
         grading_prompt = page.locator(".jp-Notebook .jp-Cell").nth(GRADING_CELL).locator(".jp-InputPrompt")
-        page.wait_for_function(
-            "(i) => /\\[\\d+\\]/.test(document.querySelectorAll('.jp-Notebook .jp-Cell')[i]"
-            ".querySelector('.jp-InputPrompt').innerText)",
-            arg=GRADING_CELL,
-            timeout=300_000,
-        )
         page.screenshot(path=str(OUTPUT / "lite-lesson.png"), full_page=True)
         agent_outputs = page.evaluate("() => window.agentOutputs")
         transcript = page.evaluate(CELL_OUTPUT, AGENT_CELL)
@@ -162,27 +179,8 @@ def _add_cell_and_run(page, below: int, code: str) -> None:
 
 
 def test_a_background_run_returns_the_cell_at_once_and_its_stop_button_stops_it(lite_site):
-    outside: list[str] = []
-    with static_server(lite_site) as address, chromium_page(1200, 1600, "lite-stop-failure.png") as page:
-
-        def only_the_site(route):
-            if route.request.url.startswith(address + "/"):
-                route.continue_()
-            else:
-                outside.append(route.request.url)
-                route.abort()
-
-        page.context.route("**/*", only_the_site)
-        page.goto(f"{address}/lab/index.html?path=replay-lesson.ipynb")
-        page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
-        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
-        page.wait_for_function(
-            "(i) => /\\[\\d+\\]/.test(document.querySelectorAll('.jp-Notebook .jp-Cell')[i]"
-            ".querySelector('.jp-InputPrompt').innerText)",
-            arg=GRADING_CELL,
-            timeout=300_000,
-        )
+    with lesson_page(lite_site, "lite-stop-failure.png") as (page, _, outside, _):
+        run_all_to_the_grading_cell(page)
         # Slow enough that the run is still going when the cell has returned and Stop is clicked.
         _add_cell_and_run(page, GRADING_CELL, 'slow = ReplayModel("cassettes/lesson.json", delay=0.5)')
         _add_cell_and_run(
@@ -230,27 +228,8 @@ def _answer_prompt(cell, expected_prompt: str, answer: str) -> None:
 
 
 def test_step_mode_in_jupyterlite_asks_each_pick_with_input_and_follows_the_typed_answers(lite_site):
-    outside: list[str] = []
-    with static_server(lite_site) as address, chromium_page(1200, 1600, "lite-step-failure.png") as page:
-
-        def only_the_site(route):
-            if route.request.url.startswith(address + "/"):
-                route.continue_()
-            else:
-                outside.append(route.request.url)
-                route.abort()
-
-        page.context.route("**/*", only_the_site)
-        page.goto(f"{address}/lab/index.html?path=replay-lesson.ipynb")
-        page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
-        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
-        page.wait_for_function(
-            "(i) => /\\[\\d+\\]/.test(document.querySelectorAll('.jp-Notebook .jp-Cell')[i]"
-            ".querySelector('.jp-InputPrompt').innerText)",
-            arg=GRADING_CELL,
-            timeout=300_000,
-        )
+    with lesson_page(lite_site, "lite-step-failure.png") as (page, _, outside, _):
+        run_all_to_the_grading_cell(page)
         _add_cell_and_run(page, GRADING_CELL, 'stepper = ReplayModel("cassettes/lesson.json")')
         _add_cell_and_run(
             page, GRADING_CELL + 1, "%%agent -m stepper --step --tools temperature -o stepped\n{QUESTION}"

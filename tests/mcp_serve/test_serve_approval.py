@@ -49,6 +49,19 @@ async def call_and_click(client, box, label, arguments):
     return await call, shown
 
 
+def call_once_and_stop(served):
+    """What a client calling ``add(a=1, b=2)`` once got back; the server stopped after."""
+
+    async def go():
+        async with connect(served) as client:
+            return await client.call_tool("add", {"a": 1, "b": 2})
+
+    try:
+        return run(go())
+    finally:
+        served.stop()
+
+
 def test_approve_in_the_card_runs_the_call(asking):
     served, box, _rules = asking
 
@@ -114,14 +127,7 @@ def test_without_a_card_a_call_that_asks_is_denied_at_once_saying_why(runtime):
     runtime.approve = op.policy(ask=["add"])
     served = op.serve(["add"], runtime=runtime, name="cardless")
 
-    async def go():
-        async with connect(served) as client:
-            return await client.call_tool("add", {"a": 1, "b": 2})
-
-    try:
-        result = run(go())
-    finally:
-        served.stop()
+    result = call_once_and_stop(served)
     assert result.is_error and result.content[0].text == (
         "denied: add needs approval, and no card can answer (show the server's card: %agent serve, "
         "or op.serve(...) on a cell's last line); add did not run"
@@ -148,14 +154,9 @@ def test_op_serve_in_a_notebook_follows_its_always_rules(runtime):
     define_tools()
     served = op.serve(["add"], runtime=runtime, name="ruled")
 
-    async def go():
-        async with connect(served) as client:
-            return await client.call_tool("add", {"a": 1, "b": 2})
-
     try:
-        result = run(go())
+        result = call_once_and_stop(served)
     finally:
-        served.stop()
         rules.clear()
     assert result.is_error
     assert result.content[0].text == "denied by session rule 'deny add' of the approval policy: add did not run"

@@ -46,6 +46,16 @@ def variable_holding(namespace: dict[str, Any], obj: object) -> str | None:
     )
 
 
+def _variable_in_running_shell(obj: object) -> str | None:
+    """The notebook variable holding ``obj`` in the shell running now (IPython's
+    ``get_ipython()``): a namer fixed to the shell that loaded the extension would name
+    from a namespace no longer in use once another shell took over the process."""
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    return variable_holding(shell.user_ns, obj) if shell is not None else None
+
+
 def load_ipython_extension(shell: InteractiveShell) -> None:
     """Register ``%%agent`` / ``%agent``, the cell rewrite, and a ready ``runtime``.
 
@@ -63,7 +73,7 @@ def load_ipython_extension(shell: InteractiveShell) -> None:
     if id(shell) in _LOADED:
         return
     provide_viewer(show_run)
-    provide_namer(lambda obj: variable_holding(shell.user_ns, obj))
+    provide_namer(_variable_in_running_shell)
     runtime = default_runtime()
     magics = AgentMagics(shell, namespace_runtime=runtime)
     shell.register_magics(magics)

@@ -31,6 +31,30 @@ def test_unload_removes_the_cell_rewrite(shell):
     shell.run_line_magic("load_ext", "openprogram_jupyter")  # the fixture's teardown expects it loaded
 
 
+def test_notes_name_runs_from_the_running_shell_after_another_shell_loaded_the_extension(shell):
+    """A second shell that loads the extension (a document's shell in the tests) and is put
+    away again must not leave rerun and fork notes naming from its dead namespace."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from openprogram_jupyter.core._viewer import name_of
+
+    held = object()
+    shell.user_ns["held"] = held
+    InteractiveShell.clear_instance()
+    other = InteractiveShell.instance()
+    try:
+        other.run_line_magic("load_ext", "openprogram_jupyter")
+        other.user_ns["elsewhere"] = held
+        assert name_of(held) == "elsewhere"
+    finally:
+        notebook_layer._LOADED.pop(id(other), None)
+        InteractiveShell.clear_instance()
+        for klass in InteractiveShell._walk_mro():
+            klass._instance = shell
+    assert name_of(held) == "held"
+    shell.user_ns.pop("held")
+
+
 def test_agent_magics_loads_on_first_use_and_other_names_are_attribute_errors():
     from openprogram_jupyter.jupyter import AgentMagics
     from openprogram_jupyter.jupyter._magics import AgentMagics as defined

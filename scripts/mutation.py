@@ -154,6 +154,10 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/providers/test_provider_images.py",
         "tests/providers/test_provider_incremental.py",
         "tests/providers/test_responses_endings.py",
+        "tests/providers/test_provider_own_compaction.py",
+        "tests/providers/test_provider_tool_search.py",
+        "tests/providers/test_provider_stop_reasons.py",
+        "tests/providers/test_provider_input_examples.py",
     ),
     "models/anthropic.py": (
         "tests/providers/test_anthropic_thinking_edges.py",
@@ -170,6 +174,20 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/providers/test_provider_images.py",
         "tests/providers/test_provider_incremental.py",
         "tests/providers/test_provider_prompt_cache.py",
+        "tests/providers/test_provider_own_compaction.py",
+        "tests/providers/test_provider_tool_search.py",
+        "tests/providers/test_provider_stop_reasons.py",
+        "tests/providers/test_provider_input_examples.py",
+    ),
+    "models/_tool_search.py": (
+        "tests/providers/test_provider_tool_search.py",
+        "tests/core/test_tool_options_in_loop.py",
+        "tests/providers/test_wire_preview_notices.py",
+    ),
+    "models/_provider_compaction.py": (
+        "tests/providers/test_provider_own_compaction.py",
+        "tests/providers/test_provider_compaction.py",
+        "tests/core/test_compaction.py",
     ),
     "models/gemini.py": (
         "tests/providers/test_provider_translation.py",

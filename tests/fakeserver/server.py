@@ -86,6 +86,13 @@ class FakeServer:
     ``read_body`` (benchmarks only): a callable ``(raw bytes, wire name) -> dict`` used in
     place of parsing each body; what it returns is kept and answered from, unchecked. A
     benchmark of long runs uses it so that the server's work does not grow with the body.
+
+    ``cors_origin`` (for a page that calls the server from another origin, the JupyterLite
+    site's): when set, every answer carries ``Access-Control-Allow-Origin: <cors_origin>``,
+    and a CORS preflight (``OPTIONS``) is answered 204, allowing ``POST`` and the request
+    headers the preflight names, only when its ``Origin`` is ``cors_origin``; each preflight's
+    lower-cased headers are kept in :attr:`preflights`. Unset (the default), an ``OPTIONS``
+    gets http.server's 501 and no answer names an origin, as a server without CORS does.
     """
 
     def __init__(self) -> None:
@@ -100,6 +107,8 @@ class FakeServer:
         self.responder: Callable[[Recorded, Wire], Turn] | None = None
         self.expected_key: str | None = None
         self.read_body: Callable[[bytes, str], dict[str, Any]] | None = None
+        self.cors_origin: str | None = None
+        self.preflights: list[dict[str, str]] = []
         self.requests: list[Recorded] = []
         self.rejections: list[tuple[int, Reject]] = []
         self.closes: list[Close] = []
@@ -176,6 +185,28 @@ class _Handler(BaseHTTPRequestHandler):
             super().handle()
         except ConnectionResetError:  # a client dropped a kept-alive connection between requests
             pass
+
+    def end_headers(self) -> None:
+        if self.fake.cors_origin is not None:
+            self.send_header("Access-Control-Allow-Origin", self.fake.cors_origin)
+            self.send_header("Vary", "Origin")
+        super().end_headers()
+
+    def do_OPTIONS(self) -> None:  # http.server's naming
+        """A CORS preflight, answered only for :attr:`FakeServer.cors_origin`."""
+        allowed = self.fake.cors_origin
+        if allowed is None:
+            self.send_error(501, f"Unsupported method ({self.command!r})")
+            return
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        self.fake.preflights.append(headers)
+        self.send_response(204 if headers.get("origin") == allowed else 403)
+        if headers.get("origin") == allowed:
+            self.send_header("Access-Control-Allow-Methods", "POST")
+            self.send_header("Access-Control-Allow-Headers", headers.get("access-control-request-headers", ""))
+            self.send_header("Access-Control-Max-Age", "600")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
 
     def do_POST(self) -> None:  # http.server's naming
         split = urlsplit(self.path)

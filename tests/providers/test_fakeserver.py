@@ -9,7 +9,7 @@ import time
 import httpx
 import pytest
 from botocore.eventstream import ChecksumMismatch, EventStreamBuffer
-from fakeserver import event_frame
+from fakeserver import Turn, event_frame
 
 ORPHAN_CALL = {
     "openai": (
@@ -119,3 +119,50 @@ def test_keep_alive_requests_do_not_stall_on_delayed_acks(server):
             timings.append(time.perf_counter() - started)
             assert reply.status_code == 400
     assert statistics.median(timings[1:]) < 0.030
+
+
+SITE = "http://127.0.0.1:8000"  # a JupyterLite site's origin, as a browser sends it
+PREFLIGHT = {
+    "Origin": SITE,
+    "Access-Control-Request-Method": "POST",
+    "Access-Control-Request-Headers": "authorization,content-type,x-stainless-lang",
+}
+
+
+def test_with_a_cors_origin_a_preflight_from_it_is_allowed_and_every_answer_names_it(server):
+    server.cors_origin = SITE
+    server.script(Turn(text="hi"))
+    preflight = httpx.options(server.url + "/v1/chat/completions", headers=PREFLIGHT)
+    assert preflight.status_code == 204
+    assert preflight.headers["access-control-allow-origin"] == SITE
+    assert preflight.headers["access-control-allow-methods"] == "POST"
+    assert preflight.headers["access-control-allow-headers"] == "authorization,content-type,x-stainless-lang"
+    assert [p["origin"] for p in server.preflights] == [SITE]
+    streamed = httpx.post(
+        server.url + "/v1/chat/completions",
+        json={"model": "m", "messages": [{"role": "user", "content": "go"}], "stream": True},
+        headers={"Origin": SITE},
+    )
+    assert streamed.status_code == 200 and streamed.headers["access-control-allow-origin"] == SITE
+    refused = httpx.post(server.url + "/v1/chat/completions", json={"model": "m", "messages": []})
+    assert refused.status_code == 400 and refused.headers["access-control-allow-origin"] == SITE
+
+
+def test_a_preflight_from_another_origin_is_refused_without_allowing_its_origin(server):
+    server.cors_origin = SITE
+    preflight = httpx.options(server.url + "/v1/chat/completions", headers={**PREFLIGHT, "Origin": "http://evil.test"})
+    assert preflight.status_code == 403
+    assert preflight.headers["access-control-allow-origin"] == SITE  # not the asking origin: the browser refuses
+    assert "access-control-allow-headers" not in preflight.headers
+
+
+def test_without_a_cors_origin_no_answer_allows_a_browser(server):
+    server.script(Turn(text="hi"))
+    preflight = httpx.options(server.url + "/v1/chat/completions", headers=PREFLIGHT)
+    assert preflight.status_code == 501 and server.preflights == []
+    streamed = httpx.post(
+        server.url + "/v1/chat/completions",
+        json={"model": "m", "messages": [{"role": "user", "content": "go"}], "stream": True},
+    )
+    assert streamed.status_code == 200 and "access-control-allow-origin" not in streamed.headers
+    assert "access-control-allow-origin" not in preflight.headers

@@ -64,6 +64,10 @@ SHAPES: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 """``(pattern, replacement)``: text shaped like a key or a credential, masked as an extra."""
 
+_CUT_MARGIN = 64
+"""More than a key's shortest match in :data:`SHAPES` (and a replacement's growth) is long:
+what :meth:`Secrets.mask_start` keeps beyond the characters it promises."""
+
 _lock = threading.Lock()
 _remembered: set[str] = set()
 _variables: dict[str, None] = {}
@@ -126,6 +130,26 @@ class Secrets:
     def mask(self, text: str) -> str:
         """``text`` with every known value and everything shaped like a key masked."""
         return mask_shapes(self.mask_values(text)) if text else text
+
+    def mask_start(self, text: str, length: int) -> tuple[str, int]:
+        """``(masked, end)``: ``text[:end]`` masked (:meth:`mask`), long enough that its
+        first ``length`` characters are those of the whole text masked — without masking
+        the whole, for a long text of which only the start is shown.
+
+        ``end`` is ``len(text)`` (and ``masked`` is ``self.mask(text)``) or ``masked`` runs
+        past ``length`` by more than any known form and any key's shortest match are long:
+        a value or a key cut at ``end`` can differ from the whole's only in ``masked``'s
+        last characters, never in its first ``length``. The end tried starts at ``length``
+        plus twice that margin and doubles while masking leaves too little.
+        """
+        margin = max((len(form) for form in self.forms), default=0) + _CUT_MARGIN
+        end = max(length, 0) + 2 * margin
+        while end < len(text):
+            masked = self.mask(text[:end])
+            if len(masked) > length + margin:
+                return masked, end
+            end *= 2
+        return self.mask(text), len(text)
 
     def mask_data(self, value: Any, *, shapes: bool = True) -> Any:
         """``value`` with every string in it masked (:meth:`mask`, or :meth:`mask_values`

@@ -11,7 +11,7 @@ from pathlib import Path
 from ..core._course import context_summary_text
 from ..core._money import dollars
 from ..core._result_text import result_blocks_text
-from ..core._secrets import mask
+from ..core._secrets import Secrets, mask
 from ..core.approvals import without_edit_note
 from ..core.messages import ImageContent, ToolResultMessage, Usage
 from ._sanitize import is_base64
@@ -369,9 +369,18 @@ def _pairs(arguments: Mapping[str, object]) -> str:
 
 def shorten(text: str, limit: int) -> str:
     """``text`` on one line, cut to ``limit`` characters; every known secret is masked
-    first, so a cut never leaves part of one."""
-    text = " ".join(mask(text).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    first, so a cut never leaves part of one. Of a long text only as much of its start is
+    masked as the line needs (:meth:`~openprogram_jupyter.core._secrets.Secrets.mask_start`)."""
+    secrets, wanted = Secrets.now(), limit
+    while True:
+        masked, end = secrets.mask_start(text, wanted)
+        if end == len(text):
+            line = " ".join(masked.split())
+            return line if len(line) <= limit else line[: limit - 1] + "…"
+        line = " ".join(masked[:wanted].split())
+        if len(line) > limit:
+            return line[: limit - 1] + "…"
+        wanted *= 4  # mostly whitespace so far: the line needs more of the text
 
 
 def result_text(result: ToolResultMessage) -> str:
@@ -397,12 +406,16 @@ def truncate(text: str, limit: int, kept: str = RESULT_KEPT) -> tuple[str, str |
     """``text`` cut to ``limit`` characters, and a note saying how much was left out and
     where the whole is (``kept``); ``None`` for the note when nothing was cut (or
     ``limit <= 0``, no limit). Every known secret is masked first, so a cut never leaves
-    part of one."""
-    text = mask(text)
-    if limit <= 0 or len(text) <= limit:
-        return text, None
-    left_out = len(text) - limit
-    return text[:limit], f"… {left_out:,} more characters not shown ({kept})"
+    part of one. Of a long text only as much of its start is masked as the cut needs
+    (:meth:`~openprogram_jupyter.core._secrets.Secrets.mask_start`); the characters past
+    that are counted in the note as they are."""
+    if limit <= 0:
+        return mask(text), None
+    masked, end = Secrets.now().mask_start(text, limit)
+    if len(masked) <= limit and end == len(text):
+        return masked, None
+    left_out = len(masked) - limit + len(text) - end
+    return masked[:limit], f"… {left_out:,} more characters not shown ({kept})"
 
 
 def result_images(result: ToolResultMessage) -> list[ImageContent]:

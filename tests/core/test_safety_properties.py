@@ -3,6 +3,7 @@ secret split anywhere across streamed pieces is never shown or stored whole."""
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import json
 
@@ -74,3 +75,53 @@ def test_a_secret_cut_anywhere_across_streamed_pieces_is_never_shown_whole(secre
     assert secret not in shown and MASK in shown
     stored = known.mask_pieces(pieces)
     assert secret not in "".join(stored) and len(stored) == len(pieces)
+
+
+# Text made of what masking reacts to: known values, keys' shapes, whitespace, words.
+_words = st.sampled_from(
+    ["sk-", "abcdef1234", "Bearer ", "api_key=", "AKIA", "AIza", " ", "\n", "  \t", "x", "é", "***"]
+)
+
+
+@FAST
+@given(
+    secret=secrets,
+    parts=st.lists(st.one_of(_words, st.just("SECRET")), max_size=60),
+    length=st.integers(0, 120),
+    repeat=st.integers(1, 40),
+)
+def test_masking_a_texts_start_shows_what_masking_the_whole_shows(secret, parts, length, repeat):
+    """Issue 45, item 2: a long text's start masked on its own (how a cut reply or result
+    is shown) shows the same characters as the whole text masked, wherever a secret or a
+    key falls across the end of the part masked."""
+    from openprogram_jupyter.render._format import shorten, truncate
+
+    text = "".join(secret if part == "SECRET" else part for part in parts) * repeat
+    known = Secrets([secret])
+    masked, end = known.mask_start(text, length)
+    whole = known.mask(text)
+    assert masked[:length] == whole[:length]
+    assert end == len(text) or len(masked) > length
+    with remember_only(secret):
+        cut, note = truncate(text, length)
+        assert cut == whole[: length or None] and (note is None) == (length == 0 or len(whole) <= length)
+        if length >= 2:
+            line = " ".join(whole.split())
+            assert shorten(text, length) == (line if len(line) <= length else line[: length - 1] + "…")
+
+
+@contextlib.contextmanager
+def remember_only(secret: str):
+    """The process's known secrets are exactly ``secret`` while the block runs."""
+    from openprogram_jupyter.core import _secrets
+
+    saved, variables = set(_secrets._remembered), dict(_secrets._variables)
+    _secrets._remembered.clear()
+    _secrets._variables.clear()
+    _secrets.remember(secret)
+    try:
+        yield
+    finally:
+        _secrets._remembered.clear()
+        _secrets._remembered.update(saved)
+        _secrets._variables.update(variables)

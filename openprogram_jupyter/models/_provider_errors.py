@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..core.errors import ProviderError
+from ._in_browser import cors_hint
 
 __all__ = [
     "BUDGET_SPENT_TYPES",
@@ -217,10 +218,12 @@ def transport_error(exc: BaseException) -> ProviderError | None:
 def connection_failed(exc: BaseException, shown: BaseException | None = None) -> ProviderError:
     """The :class:`ProviderError` for a request that did not connect (``shown``: the
     exception whose words are shown, by default ``exc``), naming the URL it tried when the
-    exception knows it: ``connection failed (ConnectError: …; tried http://…/chat/completions)``."""
+    exception knows it: ``connection failed (ConnectError: …; tried http://…/chat/completions)``;
+    in a browser, followed by :func:`._in_browser.cors_hint` (a refused origin looks the same)."""
     shown = shown or exc
     retryable = connection_retryable(exc)
     why = "" if retryable else "; a wrong address cannot succeed on retry, so it was not retried"
+    why += cors_hint()
     url = _url_tried(exc, shown)
     tried = f"; tried {url}" if url else ""
     return ProviderError(

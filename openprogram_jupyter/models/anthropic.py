@@ -54,6 +54,7 @@ from ._history import (
     stub_specs_for_history,
     user_blocks,
 )
+from ._in_browser import anthropic_browser_headers, fetch_transport_quiet
 from ._incremental import HistoryMemo, takes_raw_bodies
 from ._json_data import json_index, json_object, json_text
 from ._provider_common import ProviderError, ProviderModel
@@ -160,7 +161,10 @@ class AnthropicModel(ProviderModel):
             kwargs["api_key"] = self._api_key
         if self.base_url:
             kwargs["base_url"] = self.base_url
-        return anthropic.AsyncAnthropic(**kwargs)
+        if headers := anthropic_browser_headers():
+            kwargs["default_headers"] = headers
+        with fetch_transport_quiet():
+            return anthropic.AsyncAnthropic(**kwargs)
 
     # -- request -----------------------------------------------------------------------
 

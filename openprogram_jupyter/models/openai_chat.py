@@ -35,6 +35,7 @@ from ..core._json import JsonObject
 from ..core.events import AssistantUpdate
 from ..core.messages import ImageContent, TextContent, UserMessage
 from ._history import AssistantTurn, data_url, result_images, result_text, user_blocks
+from ._in_browser import fetch_transport_quiet
 from ._incremental import takes_raw_bodies
 from ._json_data import json_count, json_object, json_objects, json_text
 from ._provider_common import ProviderError, ProviderModel
@@ -109,7 +110,8 @@ class OpenAIChatModel(ProviderModel):
             kwargs["api_key"] = api_key
         if self.base_url:
             kwargs["base_url"] = self.base_url
-        return openai.AsyncOpenAI(**kwargs)
+        with fetch_transport_quiet():
+            return openai.AsyncOpenAI(**kwargs)
 
     def _classify(self, exc: Exception) -> ProviderError:
         return classify_openai_error(exc)

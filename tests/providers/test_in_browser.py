@@ -1,0 +1,98 @@
+"""What a provider's client does differently in a browser (Pyodide, ``sys.platform ==
+"emscripten"``), on CPython made to look like it, through the real SDKs and the loopback
+server: Anthropic's browser header, httpx2-jsfetch's transport warning kept out of the
+cell, and a failed connection that names CORS. The same in a real browser:
+``tests/browser/test_lite_live_provider.py``."""
+
+from __future__ import annotations
+
+import sys
+import warnings
+
+import pytest
+from fakeserver import Turn
+
+import openprogram_jupyter as op
+from openprogram_jupyter.models._in_browser import fetch_transport_quiet
+
+from .cases import FAST_RETRY, SECRET
+
+# httpx2-jsfetch 1.0's words, as it warns under Pyodide for the limits every SDK passes.
+JSFETCH_WARNING = (
+    "The following transport option(s) are not supported on Emscripten and will be ignored: limits. "
+    "Networking is handled by the JavaScript runtime, so connection pooling, proxies, certificate "
+    "handling, and low-level socket configuration cannot be controlled by httpx2."
+)
+
+
+@pytest.fixture
+def browser(monkeypatch):
+    """This Python as Pyodide sees itself (no threads either: a run stays on the loop). The
+    SDKs are loaded first: httpx2 picks its fetch transport at import, which needs Pyodide."""
+    import anthropic  # noqa: F401
+    import openai  # noqa: F401
+
+    monkeypatch.setattr(sys, "platform", "emscripten")
+
+
+def _anthropic(server) -> op.Runtime:
+    runtime = op.Runtime("anthropic:claude-sonnet-4-5", api_key=SECRET, base_url=server.url)
+    runtime.model.retry = FAST_RETRY
+    return runtime
+
+
+async def test_in_a_browser_anthropic_requests_say_direct_browser_access(server, browser):
+    server.script(Turn(text="ok"))
+    run = await _anthropic(server).arun("Hi.")
+
+    assert run.stop_reason == "stop", run.error
+    assert server.requests[0].headers["anthropic-dangerous-direct-browser-access"] == "true"
+
+
+async def test_outside_a_browser_anthropic_requests_do_not_say_it(server):
+    server.script(Turn(text="ok"))
+    run = await _anthropic(server).arun("Hi.")
+
+    assert run.stop_reason == "stop", run.error
+    assert "anthropic-dangerous-direct-browser-access" not in server.requests[0].headers
+
+
+def test_in_a_browser_only_the_transport_options_warning_is_kept_quiet(browser):
+    with warnings.catch_warnings(record=True) as shown:
+        warnings.simplefilter("always")
+        with fetch_transport_quiet():
+            warnings.warn(JSFETCH_WARNING, UserWarning, stacklevel=1)
+            warnings.warn("another warning", UserWarning, stacklevel=1)
+    assert [str(w.message) for w in shown] == ["another warning"]
+
+
+def test_outside_a_browser_the_transport_options_warning_shows():
+    with warnings.catch_warnings(record=True) as shown:
+        warnings.simplefilter("always")
+        with fetch_transport_quiet():
+            warnings.warn(JSFETCH_WARNING, UserWarning, stacklevel=1)
+    assert [str(w.message) for w in shown] == [JSFETCH_WARNING]
+
+
+async def test_in_a_browser_a_failed_connection_names_cors_beside_the_address(server, browser):
+    runtime = op.Runtime("openai:gpt-4.1-mini", api_key=SECRET, base_url=server.openai_base_url)
+    runtime.model.retry = FAST_RETRY
+    server.stop()
+    run = await runtime.arun("Hi.")
+
+    assert run.stop_reason == "error"
+    message = str(run.error)
+    assert "connection failed" in message and "/v1/chat/completions" in message
+    assert (
+        "in the browser a server that does not allow this page's origin (CORS) fails the same way: "
+        "the provider or gateway must answer this site's origin" in message
+    ), message
+
+
+async def test_outside_a_browser_a_failed_connection_does_not_name_cors(server):
+    runtime = op.Runtime("openai:gpt-4.1-mini", api_key=SECRET, base_url=server.openai_base_url)
+    runtime.model.retry = FAST_RETRY
+    server.stop()
+    run = await runtime.arun("Hi.")
+
+    assert run.stop_reason == "error" and "CORS" not in str(run.error), run.error

@@ -1,0 +1,82 @@
+"""OpenAI Responses, exactly: the input a later round sends for an earlier reply (its
+reasoning items, text, calls and results), the request's fields, and how each kind of
+stream event is read (what mutmut found unpinned in models/openai_responses.py;
+docs/testing.md, "Mutation tool"). Asserted on what the loopback server received from
+the real SDK client."""
+
+from __future__ import annotations
+
+from fakeserver import Turn
+from fakeserver.wire import sse
+
+from openprogram_jupyter.core.messages import AssistantMessage, TextContent, ThinkingContent, UserMessage
+from openprogram_jupyter.models import resolve_model
+from openprogram_jupyter.models.base import ModelRequest
+
+from .cases import FAST_RETRY, SECRET, make_tools, stream_once
+
+TOOLS = [t.spec for t in make_tools()]
+
+
+def _model(server):
+    model = resolve_model("openai-responses:gpt-4.1-mini", api_key=SECRET, base_url=server.openai_base_url)
+    model.retry = FAST_RETRY
+    return model
+
+
+async def _sent_input(server, history: list) -> list[dict]:
+    """The ``input`` a round with ``history`` sends (the round itself answers "ok")."""
+    server.script(Turn(text="ok"))
+    _, reply = await stream_once(_model(server), ModelRequest(messages=history, tools=TOOLS))
+    assert reply.stop_reason == "stop", (reply.error_message, server.rejections)
+    return server.requests[-1].body["input"]
+
+
+def _thinking(text: str, **data: str) -> ThinkingContent:
+    return ThinkingContent(thinking=text, provider_data=data or None)
+
+
+async def test_a_reasoning_item_with_no_summary_goes_back_with_an_empty_summary(server):
+    reasoning = _thinking("", reasoning_id="rs_1", encrypted_content="enc-1")
+    sent = await _sent_input(server, [UserMessage(content="go"), AssistantMessage(content=[reasoning]), _again()])
+    assert sent[1] == {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "enc-1"}
+
+
+async def test_thinking_without_both_a_reasoning_id_and_its_encrypted_content_is_not_sent(server):
+    half_kept = [
+        _thinking("no id", encrypted_content="enc-2"),
+        _thinking("no content", reasoning_id="rs_3"),
+        _thinking("another provider's"),
+        TextContent(text="Said."),
+    ]
+    sent = await _sent_input(server, [UserMessage(content="go"), AssistantMessage(content=half_kept), _again()])
+    assert sent == [
+        {"role": "user", "content": [{"type": "input_text", "text": "go"}]},
+        {"role": "assistant", "content": "Said."},
+        {"role": "user", "content": [{"type": "input_text", "text": "and?"}]},
+    ]
+
+
+def _again() -> UserMessage:
+    return UserMessage(content="and?")
+
+
+def _event(kind: str, **fields: object) -> bytes:
+    return sse({"type": kind, **fields}, event=kind)
+
+
+async def _reply_to(server, *frames: bytes, request: ModelRequest | None = None):
+    """The reply a round makes of these stream ``frames``."""
+    server.script(Turn(raw_frames=list(frames)))
+    request = request or ModelRequest(messages=[UserMessage(content="go")], tools=TOOLS)
+    return await stream_once(_model(server), request)
+
+
+async def test_a_completed_response_without_usage_counts_no_tokens(server):
+    _, reply = await _reply_to(
+        server,
+        _event("response.output_text.delta", delta="Hi."),
+        _event("response.completed", response={"status": "completed"}),
+    )
+    assert (reply.stop_reason, reply.text) == ("stop", "Hi.")
+    assert (reply.usage.input, reply.usage.output, reply.usage.total_tokens) == (0, 0, 0)

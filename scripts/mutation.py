@@ -5,6 +5,7 @@ On demand, never in CI::
     python scripts/mutation.py --module engine/_limits.py
     python scripts/mutation.py --module core/_masking.py --tests tests/core/test_secrets.py
     python scripts/mutation.py --module engine/loop.py --children 2 --json loop.json
+    python scripts/mutation.py --module engine/loop.py --mutants 'openprogram_jupyter.engine.loop.x_run_loop__mutmut_5*'
     python scripts/mutation.py --all --json all.json
     python scripts/mutation.py --list
 
@@ -19,8 +20,10 @@ against the selected tests that reach the mutated function, ``-x``.
 
 The report per module: mutants, killed, survived, no tests (a mutant no selected test
 reaches; it counts as survived), timeouts, suspicious, then each survivor's name and
-diff. Exit status 0 when every module ran, 1 when one could not be run. The per-module
-table is docs/testing.md's, "Mutation tool".
+diff. ``--mutants`` runs only the named mutants (names as the report prints them, or
+shell-style patterns): the survivors of an earlier run, checked again once their tests are
+committed; the counts then cover those mutants alone. Exit status 0 when every module ran,
+1 when one could not be run. The per-module table is docs/testing.md's, "Mutation tool".
 """
 
 from __future__ import annotations
@@ -278,11 +281,12 @@ def committed_copy(into: Path) -> None:
     subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
 
 
-def run_mutmut(copy: Path, children: int) -> subprocess.CompletedProcess[str]:
-    """``mutmut run`` in ``copy``, its output passed through to the terminal's stderr."""
+def run_mutmut(copy: Path, children: int, mutants: list[str]) -> subprocess.CompletedProcess[str]:
+    """``mutmut run`` in ``copy`` (only ``mutants`` when given), its output passed through
+    to the terminal's stderr."""
     env = {**os.environ, "PYTHONPATH": str(copy)}
     return subprocess.run(
-        [str(MUTMUT), "run", "--max-children", str(children)],
+        [str(MUTMUT), "run", "--max-children", str(children), *mutants],
         cwd=copy,
         env=env,
         stdout=sys.stderr,
@@ -322,8 +326,9 @@ def diffs_of(copy: Path, names: list[str]) -> dict[str, str]:
     return {name: diff.strip() for name, diff in json.loads(out.stdout).items()}
 
 
-def run_module(module: str, tests: list[str], children: int) -> ModuleReport:
-    """Run mutmut on ``module`` with ``tests`` in a fresh committed copy; report it."""
+def run_module(module: str, tests: list[str], children: int, mutants: list[str] | None = None) -> ModuleReport:
+    """Run mutmut on ``module`` with ``tests`` in a fresh committed copy (only ``mutants``,
+    names or patterns, when given: the report then counts those alone); report it."""
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="mutation-") as tmp:
         copy = Path(tmp)
@@ -334,8 +339,10 @@ def run_module(module: str, tests: list[str], children: int) -> ModuleReport:
             return ModuleReport(module, tests, 0.0, {}, error=f"not committed: {', '.join(missing)}")
         pyproject = copy / "pyproject.toml"
         pyproject.write_text(without_mutmut_table(pyproject.read_text()) + "\n" + mutmut_table(module, tests))
-        done = run_mutmut(copy, children)
+        done = run_mutmut(copy, children, mutants or [])
         found = statuses(copy)
+        if mutants:  # the others were not run
+            found = {name: status for name, status in found.items() if status != "not checked"}
         report = ModuleReport(module, tests, round(time.monotonic() - started, 1), dict(Counter(found.values())))
         if not found or set(found.values()) == {"not checked"}:
             report.error = f"mutmut run exited {done.returncode} and checked no mutant (its output says why)"
@@ -373,6 +380,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--tests", nargs="+", help="test files or node ids in place of the table's")
     parser.add_argument("--children", type=int, default=1, help="mutmut --max-children (default 1)")
     parser.add_argument("--json", type=Path, help="write the reports to this JSON file")
+    parser.add_argument("--mutants", nargs="+", help="run only these mutants (names or shell-style patterns)")
     return parser.parse_args(argv)
 
 
@@ -389,7 +397,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     reports = []
     for module in modules:
-        report = run_module(module, list(args.tests or TESTS[module]), args.children)
+        report = run_module(module, list(args.tests or TESTS[module]), args.children, args.mutants)
         print_report(report)
         reports.append(report)
         if args.json:  # written after each module, so a long --all leaves what it finished

@@ -80,3 +80,21 @@ async def test_a_completed_response_without_usage_counts_no_tokens(server):
     )
     assert (reply.stop_reason, reply.text) == ("stop", "Hi.")
     assert (reply.usage.input, reply.usage.output, reply.usage.total_tokens) == (0, 0, 0)
+
+
+async def test_an_incomplete_response_that_gives_no_reason_is_an_error_saying_so(server):
+    _, reply = await _reply_to(
+        server,
+        _event("response.output_text.delta", delta="Half"),
+        _event("response.incomplete", response={"status": "incomplete", "incomplete_details": None}),
+    )
+    assert (reply.stop_reason, reply.text, reply.error.kind) == ("error", "Half", "incomplete")
+    assert reply.error_message == "openai-responses:gpt-4.1-mini: the response is incomplete (no reason given)"
+
+
+async def test_a_response_cut_at_the_token_cap_still_counts_its_tokens(server):
+    server.script(Turn(text="Once upon a", stop="length", input_tokens=40, output_tokens=9, cached_tokens=10))
+    request = ModelRequest(messages=[UserMessage(content="go")], tools=TOOLS)
+    _, reply = await stream_once(_model(server), request)
+    assert (reply.stop_reason, reply.text) == ("length", "Once upon a")
+    assert (reply.usage.input, reply.usage.cache_read, reply.usage.output) == (30, 10, 9)

@@ -56,8 +56,9 @@ class RunRecord(Protocol):
 
 class RuntimeLike(Protocol):
     """A Runtime as the tools layer uses it: its session deny list (tool-name globs no menu
-    offers), running a prompt (what a tool handed its Runtime calls), and owning a resource
-    it closes when it closes (an MCP server's connection)."""
+    offers), running a prompt (what a tool handed its Runtime calls), a copy of it on
+    another model (``replace(model=...)``: an MCP sampling request's chosen model), and
+    owning a resource it closes when it closes (an MCP server's connection)."""
 
     @property
     def tools_deny(self) -> Sequence[str]: ...
@@ -67,5 +68,8 @@ class RuntimeLike(Protocol):
 
     @property
     def arun(self) -> Callable[..., Any]: ...
+
+    @property
+    def replace(self) -> Callable[..., Any]: ...
 
     def own(self, resource: Any) -> None: ...

@@ -61,7 +61,9 @@ def _request(config: LoopConfig, state: LoopState, final: LimitReached | None, *
     if final is not None:  # the answer at a limit: the one round a budget does not cap
         choice, system = "none", final_round_system(system, final)
     else:
-        cap = output_cap(config.spec.settings, config.spent(), config.model.name, _last_input(state))
+        budget = output_cap(config.spec.settings, config.spent(), config.model.name, _last_input(state))
+        caps = [c for c in (budget, config.spec.settings["max_output_tokens"]) if c is not None]
+        cap = min(caps) if caps else None
     strict = config.spec.settings["strict_tools"]
     deferred = [t.spec for t in menu.deferred_tools()] if config.spec.settings["tool_search"] == "provider" else []
     request = ModelRequest(
@@ -76,6 +78,8 @@ def _request(config: LoopConfig, state: LoopState, final: LimitReached | None, *
         max_output_tokens=cap,
         prompt_cache=config.spec.settings["prompt_cache"],
         reasoning=config.spec.settings["reasoning"],
+        temperature=config.spec.settings["temperature"],
+        stop_sequences=config.spec.settings["stop_sequences"] or (),
     )
     if provider_compacts(config):  # the provider compacts past this itself, and its reply says so
         request.provider_compaction = compaction_threshold(

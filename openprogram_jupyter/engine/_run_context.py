@@ -30,9 +30,10 @@ ENTRY_POINTS: dict[str, str] = {
     "%agent fork / %agent rerun": "as Run.fork / Run.rerun, on the run's Runtime (-m: the notebook's, with "
     "that model); the view's buttons",
     "@op.agentic_function": "its body's runs are nested runs: the calling run's context first",
-    "an MCP server's sampling request (during a call of its tool)": "a nested run of the calling run's Runtime, "
-    "started inside that call: the calling run's context first (approvers, deny lists, depth cap, grace, limits "
-    "and Stop); it runs no tool (tools=[])",
+    "an MCP server's sampling request (during a call of its tool)": "a nested run of the calling run's Runtime "
+    "(or of a copy of it on the model a hint chose among op.mcp's sampling_models), started inside that call: the "
+    "calling run's context first (approvers, deny lists, depth cap, grace, limits and Stop); it runs no tool "
+    "(tools=[])",
     "op.serve / %agent serve (a call from an MCP client)": "the served runtime (the one given, else the "
     "notebook's) with a scripted model making the client's one call: its approver, deny list, depth cap, grace "
     "and settings, the session's Always rules first; a call the policy asks about waits for Approve / Deny in "

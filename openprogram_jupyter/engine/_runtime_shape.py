@@ -60,6 +60,9 @@ class EngineRuntime(Protocol):
     def arun(self) -> Callable[..., Any]: ...
 
     @property
+    def replace(self) -> Callable[..., Any]: ...
+
+    @property
     def fork(self) -> Callable[..., Any]: ...
 
     @property

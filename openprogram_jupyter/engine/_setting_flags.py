@@ -1,15 +1,29 @@
 """The ``%%agent`` flag parsers of the run settings (text to the value the keyword would
 take), and the check of a setting that takes one of a few words. The declarations that use
 them are in :mod:`.settings`; like it, this module imports nothing heavy (the flags are
-built when ``%load_ext`` runs)."""
+built when ``%load_ext`` runs). Also the checks of the sampling controls (``temperature``,
+``stop_sequences``), kept here for the length of :mod:`.settings`."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from ..core.errors import SetupError
 
-__all__ = ["REASONING_EFFORTS", "Capped", "OneOf", "amount", "comma_names", "effort_or_budget"]
+__all__ = [
+    "MAX_STOP_SEQUENCES",
+    "REASONING_EFFORTS",
+    "Capped",
+    "OneOf",
+    "amount",
+    "comma_names",
+    "effort_or_budget",
+    "stop_sequences",
+    "temperature",
+]
+
+MAX_STOP_SEQUENCES = 16  # more than any provider takes (OpenAI 4, Gemini 5, Anthropic 8,191): a sanity bound
 
 REASONING_EFFORTS = ("low", "medium", "high")
 
@@ -68,3 +82,35 @@ def amount(text: str) -> float:
         return float(text.lstrip("$"))
     except ValueError:
         raise ValueError(f"expected an amount in dollars such as 0.05, got {text!r}") from None
+
+
+def temperature(name: str, value: object) -> float | None:
+    """``None`` (the model's default) or a finite number from 0 to 2 (OpenAI's and Gemini's
+    range; Anthropic's is 0 to 1 and its API refuses more), stored as a float."""
+    if value is None:
+        return None
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or not 0 <= value <= 2
+    ):
+        raise SetupError(f"{name} must be a number from 0 to 2 or None, got {value!r}", option=name)
+    return float(value)
+
+
+def stop_sequences(name: str, value: object) -> tuple[str, ...] | None:
+    """``None`` or a list (or tuple) of at most :data:`MAX_STOP_SEQUENCES` non-empty
+    strings, stored as a tuple without repeats."""
+    if value is None:
+        return None
+    if (
+        not isinstance(value, (list, tuple))
+        or not all(isinstance(item, str) and item for item in value)
+        or len(value) > MAX_STOP_SEQUENCES
+    ):
+        raise SetupError(
+            f"{name} must be a list of at most {MAX_STOP_SEQUENCES} non-empty strings or None, got {value!r}",
+            option=name,
+        )
+    return tuple(dict.fromkeys(value)) or None

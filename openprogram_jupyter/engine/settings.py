@@ -33,6 +33,8 @@ from ._setting_flags import Capped as _Capped
 from ._setting_flags import amount as _amount
 from ._setting_flags import comma_names as _comma_names
 from ._setting_flags import effort_or_budget as _effort_or_budget
+from ._setting_flags import stop_sequences as _stop_sequences
+from ._setting_flags import temperature as _temperature
 
 # What tool_choice= accepts: "auto", "required", "none", a tool's name, or a dict naming one.
 # (Stored normalised: models.base.ToolChoice. This module imports nothing heavy: the
@@ -340,6 +342,18 @@ class RunSettings(TypedDict, total=False):
             Flag("--reasoning", "low|medium|high|N", _effort_or_budget),
             inherited=True,
         ),
+    ]
+    max_output_tokens: Annotated[
+        int | None,
+        Setting(None, _Whole(1, "a positive int"), "the most output tokens each reply may spend (a lower budget wins)"),
+    ]
+    temperature: Annotated[
+        float | None,
+        Setting(None, _temperature, "sampling temperature, 0 to 2 (None: the model's default)"),
+    ]
+    stop_sequences: Annotated[
+        tuple[str, ...] | None,
+        Setting(None, _stop_sequences, "texts that end a reply; a provider that takes none says so in a notice"),
     ]
     step: Annotated[
         bool, Setting(False, _switch, "every pick waits for the approver: run, edit, skip or stop", Flag("--step"))

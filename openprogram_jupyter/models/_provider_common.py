@@ -45,6 +45,7 @@ __all__ = [
     "ProviderModel",
     "make_usage",
     "require_module",
+    "sampling_fields",
     "scrub_secrets",
 ]
 
@@ -334,3 +335,38 @@ def make_usage(model_name: str, input: int = 0, output: int = 0, cache_read: int
     usage.total_tokens = usage.input + usage.output + usage.cache_read + usage.cache_write
     usage.cost = cost_of(model_name, usage)
     return usage
+
+
+def sampling_fields(
+    request: ModelRequest,
+    provider: str,
+    *,
+    temperature: str | None,
+    stop: str | None,
+    max_temperature: float = 2.0,
+) -> tuple[JsonObject, list[str]]:
+    """The request's ``temperature`` and ``stop_sequences`` under the provider's field names
+    (``temperature`` / ``stop``: ``None`` where the provider, or this request, takes none),
+    and a notice for each that was asked for and not sent; a temperature above the
+    provider's ``max_temperature`` is sent as that maximum, saying so."""
+    fields: JsonObject = {}
+    notices: list[str] = []
+    if request.temperature is not None:
+        if temperature is None:
+            notices.append(f"{provider} takes no temperature here: temperature={request.temperature:g} was not sent")
+        elif request.temperature > max_temperature:
+            fields[temperature] = max_temperature
+            notices.append(
+                f"{provider} takes a temperature from 0 to {max_temperature:g}: "
+                f"temperature={request.temperature:g} was sent as {max_temperature:g}"
+            )
+        else:
+            fields[temperature] = request.temperature
+    if request.stop_sequences:
+        if stop is None:
+            notices.append(
+                f"{provider} takes no stop sequences: stop_sequences={list(request.stop_sequences)!r} were not sent"
+            )
+        else:
+            fields[stop] = list(request.stop_sequences)
+    return fields, notices

@@ -57,7 +57,7 @@ from ._history import (
 from ._in_browser import anthropic_browser_headers, fetch_transport_quiet
 from ._incremental import HistoryMemo, takes_raw_bodies
 from ._json_data import json_index, json_object, json_text
-from ._provider_common import ProviderError, ProviderModel
+from ._provider_common import ProviderError, ProviderModel, sampling_fields
 from ._provider_compaction import ANTHROPIC_COMPACTION_BETA, AnthropicCompaction, anthropic_context_management
 from ._provider_errors import (
     RetryPolicy,
@@ -200,6 +200,7 @@ class AnthropicModel(ProviderModel):
                     f"tool_choice={choice!r} was sent as auto"
                 )
                 choice = "auto"
+        notices += _add_sampling_fields(payload, request)
         tools, allowed_said = allowed_specs(request, "Anthropic")
         notices += allowed_said
         eager = eager_specs(request, tools)
@@ -456,3 +457,18 @@ def _tool_choice(choice: Any, parallel: bool | None) -> JsonObject:
     if parallel is False and mapped["type"] != "none":
         mapped["disable_parallel_tool_use"] = True
     return mapped
+
+
+def _add_sampling_fields(payload: JsonObject, request: ModelRequest) -> list[str]:
+    """Put the request's temperature (at most 1; none with extended thinking, which takes
+    only 1) and stop sequences in ``payload``; the notices of what was not sent as asked."""
+    thinking = "thinking" in payload
+    sampling, said = sampling_fields(
+        request,
+        "Anthropic with extended thinking" if thinking else "Anthropic",
+        temperature=None if thinking else "temperature",
+        stop="stop_sequences",
+        max_temperature=1.0,
+    )
+    payload.update(sampling)
+    return said

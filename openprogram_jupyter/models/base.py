@@ -98,7 +98,9 @@ class ModelRequest:
     Empty otherwise. ``provider_compaction``: when the run asks for the provider's own
     compaction (the run setting ``compact="provider"``) and the model has one
     (:attr:`Model.native_compaction`), the input tokens past which the provider compacts
-    the conversation itself; ``None`` otherwise.
+    the conversation itself; ``None`` otherwise. ``temperature`` and ``stop_sequences``
+    (the run settings): sent in the provider's own fields where it has them; a provider
+    without one leaves it out and says so in a notice (``None`` / ``()``: not asked for).
     """
 
     messages: list[UserMessage | AssistantMessage | ToolResultMessage]
@@ -113,6 +115,8 @@ class ModelRequest:
     allowed_tools: list[str] | None = None
     deferred_tools: list[JsonObject] = field(default_factory=list)
     provider_compaction: int | None = None
+    temperature: float | None = None
+    stop_sequences: tuple[str, ...] = ()
     wire: WireRecorder | None = field(default=None, repr=False, compare=False)
 
 

@@ -46,7 +46,7 @@ from ._bedrock_stream import StreamPump
 from ._history import AssistantTurn, append_merged, result_parts, safe_tool_id, user_blocks
 from ._incremental import common_prefix
 from ._json_data import to_json_data
-from ._provider_common import ProviderError, ProviderModel, require_module
+from ._provider_common import ProviderError, ProviderModel, require_module, sampling_fields
 from ._provider_errors import (
     RetryPolicy,
     StreamCutError,
@@ -184,6 +184,9 @@ class BedrockModel(ProviderModel):
         caps = [cap for cap in (self.max_tokens, request.max_output_tokens) if cap]
         if caps:
             payload["inferenceConfig"] = {"maxTokens": min(caps)}
+        sampling, sampling_said = sampling_fields(request, "Bedrock", temperature="temperature", stop="stopSequences")
+        if sampling:
+            payload.setdefault("inferenceConfig", {}).update(sampling)
         allowed, allowed_said = allowed_specs(request, "Bedrock")
         tools, strict_said = strict_notices(
             allowed,
@@ -192,7 +195,7 @@ class BedrockModel(ProviderModel):
             why_not=f"{self.model_id} has no strict tool use on Bedrock",
         )
         controls = tool_config(self.model_id, dataclasses.replace(request, tools=tools))
-        controls.notices[:0] = fallback_notices(request, "Bedrock") + strict_said + allowed_said
+        controls.notices[:0] = fallback_notices(request, "Bedrock") + strict_said + allowed_said + sampling_said
         system = [{"text": request.system}] if request.system else []
         system += [{"text": text} for text in controls.instructions]
         if system:

@@ -46,7 +46,7 @@ from ..core.messages import TextContent, ThinkingContent, ToolCall, Usage, UserM
 from ._gemini_schema import gemini_function_declaration, gemini_schema_problems
 from ._history import AssistantTurn, result_images, result_text, user_blocks
 from ._json_data import json_count, json_object, json_objects, json_text
-from ._provider_common import ProviderError, ProviderModel, require_module
+from ._provider_common import ProviderError, ProviderModel, require_module, sampling_fields
 from ._provider_errors import (
     RetryPolicy,
     StreamCutError,
@@ -156,6 +156,10 @@ class GeminiModel(ProviderModel):
             payload["generationConfig"] = {"thinkingConfig": thinking}
         if request.max_output_tokens is not None:
             payload.setdefault("generationConfig", {})["maxOutputTokens"] = request.max_output_tokens
+        sampling, said = sampling_fields(request, "Gemini", temperature="temperature", stop="stopSequences")
+        if sampling:
+            payload.setdefault("generationConfig", {}).update(sampling)
+        notices += said
         if request.tools:
             notices += strict_notices(
                 request.tools, supported=False, flavour=None, why_not="Gemini has no strict tool schemas"

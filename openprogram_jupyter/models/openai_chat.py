@@ -38,7 +38,7 @@ from ._history import AssistantTurn, data_url, result_images, result_text, user_
 from ._in_browser import fetch_transport_quiet
 from ._incremental import takes_raw_bodies
 from ._json_data import json_count, json_object, json_objects, json_text
-from ._provider_common import ProviderError, ProviderModel
+from ._provider_common import ProviderError, ProviderModel, sampling_fields
 from ._provider_errors import (
     StreamCutError,
     budget_spent,
@@ -145,6 +145,9 @@ class OpenAIChatModel(ProviderModel):
                 payload["parallel_tool_calls"] = request.parallel_tool_calls
         if request.max_output_tokens is not None:
             payload["max_completion_tokens"] = request.max_output_tokens
+        sampling, said = sampling_fields(request, "OpenAI Chat Completions", temperature="temperature", stop="stop")
+        payload.update(sampling)
+        notices += said
         effort = reasoning_effort(request.reasoning)
         if effort is not None:
             payload["reasoning_effort"] = effort

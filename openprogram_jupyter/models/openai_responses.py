@@ -37,7 +37,7 @@ from ..core.messages import AssistantMessage, TextContent, ThinkingContent, User
 from ._history import AssistantTurn, data_url, json_arguments, result_images, result_parts, result_text, user_blocks
 from ._incremental import takes_raw_bodies
 from ._json_data import json_count, json_object, json_text
-from ._provider_common import ProviderError
+from ._provider_common import ProviderError, sampling_fields
 from ._provider_compaction import ResponsesCompaction, from_newest_compaction, responses_context_management
 from ._provider_errors import StreamCutError, retryable_code
 from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, Spec, ToolRules, ToolShape, declared_parameters
@@ -117,6 +117,9 @@ class OpenAIResponsesModel(OpenAIChatModel):
                 payload["parallel_tool_calls"] = request.parallel_tool_calls
         if request.max_output_tokens is not None:
             payload["max_output_tokens"] = request.max_output_tokens
+        sampling, said = sampling_fields(request, "OpenAI Responses", temperature="temperature", stop=None)
+        payload.update(sampling)
+        notices += said
         if request.provider_compaction is not None:
             payload["context_management"] = responses_context_management(request.provider_compaction)
         effort = reasoning_effort(request.reasoning)

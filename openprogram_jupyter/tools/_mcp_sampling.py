@@ -6,9 +6,15 @@ nested run of the calling run's Runtime, started inside that call (:class:`Sampl
 the request to the call that registered last, as a run's calls go one after another): it
 shows in the call's card as the call's nested run, its tokens and cost count in the run's
 usage (and toward ``max_cost`` / ``max_tokens``), and it inherits the run's context — its
-approvers and deny lists, depth cap and Stop. It runs no tool (``tools=[]``). The server's
-``systemPrompt`` is the nested run's system prompt and its messages the conversation;
-what is not text in them (an image, audio) is a one-line note.
+approvers and deny lists, depth cap and Stop. It runs no tool (``tools=[]``).
+
+What the request asks is what the nested run does (:func:`sampled`): ``systemPrompt`` is
+its system prompt, ``maxTokens`` its ``max_output_tokens``, ``temperature`` and
+``stopSequences`` its own settings of those names (a provider that takes one not says so
+in a notice in the nested run), and the messages its conversation, where what is not text
+(an image, audio) is a one-line note with its type and size. ``modelPreferences.hints``
+choose a model only among the ``sampling_models`` the user gave ``op.mcp``
+(:func:`chosen_model`); otherwise the run's own model answers.
 
 With no call of that server in flight in a run, the request is refused with an error
 saying so. The SDK's reply types are built here, imported only when a request comes.
@@ -17,18 +23,39 @@ saying so. The SDK's reply types are built here, imported only when a request co
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import contextlib
 import threading
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from ..core._json import JsonObject
+from ..core.errors import SetupError
+from ..core.messages import AssistantMessage, TextContent, UserMessage
 
-__all__ = ["Sample", "Samplers", "sampling_conversation"]
+if TYPE_CHECKING:
+    from .base import ToolContext
+
+__all__ = [
+    "Sample",
+    "Samplers",
+    "SamplingError",
+    "SamplingRequest",
+    "checked_sampling_models",
+    "chosen_model",
+    "sampled",
+]
 
 Sample = Callable[[JsonObject], JsonObject]
 """Answers one request's params (as JSON) with ``{"text", "model", "stop_reason"}``, on a
 worker thread; raises with the reason it cannot."""
+
+
+class SamplingError(Exception):
+    """A sampling request this client cannot answer; its text is what the server is told."""
+
 
 _STOP_REASONS = {"stop": "endTurn", "length": "maxTokens"}
 
@@ -78,20 +105,113 @@ class Samplers:
         )
 
 
-def sampling_conversation(params: JsonObject) -> tuple[str | None, list[tuple[str, str]]]:
-    """A request's system prompt and its messages as ``(role, text)`` pairs, in order; a
-    block that is not text is ``[image image/png]``-style note."""
-    system = params.get("system_prompt")
-    turns = []
-    for message in params.get("messages") or []:
-        content = message.get("content")
-        blocks = content if isinstance(content, list) else [content]
-        text = "\n".join(_block_text(block) for block in blocks if isinstance(block, dict))
-        turns.append((str(message.get("role") or "user"), text))
-    return (system if isinstance(system, str) else None), turns
+@dataclass(frozen=True)
+class SamplingRequest:
+    """What one ``sampling/createMessage`` asks, read from its params (as the SDK dumps
+    them, in snake case): the system prompt, the messages as ``(role, text)`` pairs, the
+    output cap, temperature and stop sequences, and the model hints in the server's order
+    of preference."""
+
+    system: str | None
+    turns: tuple[tuple[str, str], ...]
+    max_tokens: int | None = None
+    temperature: float | None = None
+    stop_sequences: tuple[str, ...] = ()
+    hints: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, params: JsonObject) -> SamplingRequest:
+        """The request ``params`` make; a field of the wrong type counts as absent."""
+        system = params.get("system_prompt")
+        turns = []
+        for message in params.get("messages") or []:
+            content = message.get("content")
+            blocks = content if isinstance(content, list) else [content]
+            text = "\n".join(_block_text(block) for block in blocks if isinstance(block, dict))
+            turns.append((str(message.get("role") or "user"), text))
+        cap, temperature = params.get("max_tokens"), params.get("temperature")
+        stops = params.get("stop_sequences")
+        hints = (params.get("model_preferences") or {}).get("hints") or []
+        return cls(
+            system if isinstance(system, str) else None,
+            tuple(turns),
+            cap if isinstance(cap, int) and not isinstance(cap, bool) and cap > 0 else None,
+            float(temperature) if isinstance(temperature, (int, float)) and not isinstance(temperature, bool) else None,
+            tuple(stop for stop in stops if isinstance(stop, str) and stop) if isinstance(stops, list) else (),
+            tuple(str(hint["name"]) for hint in hints if isinstance(hint, dict) and hint.get("name")),
+        )
+
+
+def checked_sampling_models(models: object) -> tuple[Any, ...]:
+    """``op.mcp``'s ``sampling_models``: a list (or tuple) of model names
+    (``"anthropic:claude-haiku-4-5"``) and model objects; anything else raises
+    :class:`SetupError` naming it."""
+    if models is None:
+        return ()
+    if not isinstance(models, (list, tuple)) or not all(
+        (isinstance(model, str) and model) or hasattr(model, "stream") for model in models
+    ):
+        raise SetupError(
+            "op.mcp: sampling_models must be a list of models (names like 'anthropic:claude-haiku-4-5', "
+            f"or model objects) a server's sampling requests may choose among, got {models!r}"
+        )
+    return tuple(models)
+
+
+def chosen_model(hints: Sequence[str], allowed: Sequence[Any]) -> Any | None:
+    """The allowed model the server prefers: for the first hint (in the server's order)
+    that is part of an allowed model's name, the first such model; ``None`` (the run's own
+    model) when no hint names one. A hint never names a model that is not in ``allowed``."""
+    for hint in hints:
+        for model in allowed:
+            if hint in (model if isinstance(model, str) else str(getattr(model, "name", ""))):
+                return model
+    return None
+
+
+def sampled(context: ToolContext, params: JsonObject, allowed: Sequence[Any]) -> JsonObject:
+    """A sampling request answered by a nested run of the calling run's Runtime (or of a
+    copy of it on the allowed model a hint chose), with no tools:
+    ``{"text", "model", "stop_reason"}``. Raises :class:`SamplingError` when this call is not
+    part of a run or the request's last message is not the user's; the run's own errors
+    (``RunError``, the depth cap's ``RecursionError``) as they are."""
+    request = SamplingRequest.of(params)
+    if context.runtime is None:
+        raise SamplingError("this call is not part of a run, so there is no model to answer with")
+    if not request.turns or request.turns[-1][0] != "user":
+        raise SamplingError("the request's last message is not the user's: there is nothing to answer")
+    history = [
+        UserMessage(content=text) if role == "user" else AssistantMessage(content=[TextContent(text=text)])
+        for role, text in request.turns[:-1]
+    ]
+    model = chosen_model(request.hints, allowed)
+    runtime = context.runtime if model is None else context.runtime.replace(model=model)
+    text = runtime.exec(
+        request.turns[-1][1],
+        tools=[],
+        system=request.system,
+        messages=history,
+        max_output_tokens=request.max_tokens,
+        temperature=request.temperature,
+        stop_sequences=list(request.stop_sequences) or None,
+    )
+    name = getattr(getattr(runtime, "model", None), "name", None) or "unknown"
+    return {"text": str(text), "model": str(name), "stop_reason": "stop"}
 
 
 def _block_text(block: JsonObject) -> str:
+    """A message block as text: its text, or ``[audio audio/wav, 16,044 bytes]`` for any
+    other kind (the size that of its base64 data decoded, when it has data)."""
     if block.get("type") == "text":
         return str(block.get("text") or "")
-    return f"[{block.get('type')} {block.get('mime_type') or ''}]".replace(" ]", "]")
+    kind, mime, data = block.get("type"), block.get("mime_type") or "", block.get("data")
+    size = _decoded_size(data) if isinstance(data, str) else None
+    said = ", ".join(part for part in (str(mime), f"{size:,} bytes" if size is not None else "") if part)
+    return f"[{kind} {said}]" if said else f"[{kind}]"
+
+
+def _decoded_size(data: str) -> int | None:
+    try:
+        return len(base64.b64decode(data, validate=True))
+    except (binascii.Error, ValueError):
+        return None

@@ -32,12 +32,11 @@ from ..core._ambient import ambient_runtime
 from ..core._json import JsonObject
 from ..core._secrets import remember
 from ..core.errors import ArgumentError, SetupError
-from ..core.messages import TextContent
 from ._jsonschema import validate_json_schema
 from ._mcp_connection import McpConnection, McpError, McpTarget
 from ._mcp_listing import Listing, hints_of, listing, task_only
 from ._mcp_results import McpToolError, result_value
-from ._mcp_sampling import sampling_conversation
+from ._mcp_sampling import checked_sampling_models, sampled
 from .base import Tool, ToolContext, ToolOptions
 from .registry import Registry, default_registry
 
@@ -99,31 +98,12 @@ class McpTool(Tool):
         with (
             connection.elicitations.answering(lambda text, choices: context.ask(text, choices)),
             connection.unasked.logging_to(log),
-            connection.samplers.answering(lambda params: in_call.copy().run(sampled, context, params)),
+            connection.samplers.answering(
+                lambda params: in_call.copy().run(sampled, context, params, self.server.sampling_models)
+            ),
         ):
             result = await connection.call_tool(self.remote_name, kwargs, _reporter(context))
         return result_value(result)
-
-
-def sampled(context: ToolContext, params: JsonObject) -> JsonObject:
-    """A sampling request (:mod:`._mcp_sampling`) answered by a nested run of the calling
-    run's Runtime, with no tools: ``{"text", "model", "stop_reason"}``. Raises when this call
-    is not part of a run, the request's last message is not the user's, or the run fails
-    (``RunError``)."""
-    from ..core.messages import AssistantMessage, UserMessage
-
-    system, turns = sampling_conversation(params)
-    if context.runtime is None:
-        raise McpError("this call is not part of a run, so there is no model to answer with")
-    if not turns or turns[-1][0] != "user":
-        raise McpError("the request's last message is not the user's: there is nothing to answer")
-    history = [
-        UserMessage(content=text) if role == "user" else AssistantMessage(content=[TextContent(text=text)])
-        for role, text in turns[:-1]
-    ]
-    text = context.runtime.exec(turns[-1][1], tools=[], system=system, messages=history)
-    model = getattr(getattr(context.runtime, "model", None), "name", None) or "unknown"
-    return {"text": str(text), "model": str(model), "stop_reason": "stop"}
 
 
 def _reporter(context: ToolContext) -> Callable[[float, float | None, str | None], None]:
@@ -158,8 +138,10 @@ class McpServer:
         options: ToolOptions | None = None,
         *,
         ask_destructive: bool = True,
+        sampling_models: Sequence[Any] = (),
     ) -> None:
         self.name = name
+        self.sampling_models = tuple(sampling_models)  # what a sampling request's hints may choose
         self.ask_destructive = ask_destructive  # a destructive tool asks (no requires_approval= given)
         self.prefix = prefix
         self.connection = connection
@@ -278,6 +260,7 @@ def mcp(
     runtime: RuntimeLike | None = None,
     register_globally: bool = True,
     registry: Registry | None = None,
+    sampling_models: Sequence[Any] | None = None,
     **tool_options: Any,
 ) -> McpServer:
     """Connect to an MCP server and make its tools tools of this notebook.
@@ -292,12 +275,15 @@ def mcp(
     :class:`ToolOptions` for every tool of the server (``requires_approval=True``,
     ``timeout=30``, ``defer=True``, ``toolset=...``, ``tools_deny``-style layers all apply).
 
+    ``sampling_models`` (names or model objects): the only models a server's sampling
+    request may choose with its hints, else the run's own answers (:mod:`._mcp_sampling`).
+
     Connecting again under a name already connected closes the old server first (cells
     get re-run). The server belongs to ``runtime`` (default: the notebook's): closing it
     closes the server. Bad arguments raise ``TypeError`` / ``ValueError`` naming them; a
     server that cannot be started or reached raises :class:`McpError` with its stderr.
     """
-    target = _target(command, url, env, cwd, headers)
+    target, allowed_models = _target(command, url, env, cwd, headers), checked_sampling_models(sampling_models)
     # What is handed to a server to authenticate is a secret: a server that echoes its
     # token must not put it in a result, a view or the saved notebook.
     remember(*(env or {}).values(), *(headers or {}).values(), *_credentials_in(headers))
@@ -310,21 +296,34 @@ def mcp(
         if (old := _LIVE.get(server_name)) is not None:
             old.close()
         target_registry = registry if registry is not None else (default_registry if register_globally else None)
-        # the server's own toolset first, whatever toolsets are given beside it
-        given = tuple(toolset for toolset in options.toolset if toolset != server_name)
-        options = dataclasses.replace(options, toolset=(server_name, *given))
-        prefix = server_name + "_" if prefix is None else prefix
-        asks = "requires_approval" not in tool_options
-        server = McpServer(server_name, prefix, connection, target_registry, options, ask_destructive=asks)
+        asks = "requires_approval" not in tool_options  # else a destructive tool asks
+        server = _made_server(server_name, prefix, connection, target_registry, options, asks=asks)
+        server.sampling_models = allowed_models
         _warn_about(server, server.take_listing(remote_tools))
         server.follow_changes(since=changes_before)
     except BaseException:
         connection.close()
         raise
     _LIVE[server_name] = server
-    owner = runtime if runtime is not None else ambient_runtime()
-    owner.own(server)
+    (runtime if runtime is not None else ambient_runtime()).own(server)
     return server
+
+
+def _made_server(
+    name: str,
+    prefix: str | None,
+    connection: McpConnection,
+    registry: Registry | None,
+    options: ToolOptions,
+    *,
+    asks: bool,
+) -> McpServer:
+    """The server ``name`` with its tools in the toolset ``name`` first, whatever toolsets
+    ``options`` give beside it, and prefixed ``name + "_"`` unless ``prefix`` is given."""
+    given = tuple(toolset for toolset in options.toolset if toolset != name)
+    options = dataclasses.replace(options, toolset=(name, *given))
+    prefix = name + "_" if prefix is None else prefix
+    return McpServer(name, prefix, connection, registry, options, ask_destructive=asks)
 
 
 def _credentials_in(headers: dict[str, str] | None) -> list[str]:

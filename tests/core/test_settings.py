@@ -46,8 +46,8 @@ def test_a_bad_setting_is_refused_where_it_is_given_naming_it():
         op.Runtime(model="offline").prepare("x", capture_wire="yes")
     with pytest.raises(op.SetupError, match=r"^not a run option: max_iteration \(see help"):
         op.Runtime(model="offline").prepare("x", max_iteration=3)
-    with pytest.raises(op.SetupError, match=r"^not a run setting: temperature \(settings: system, "):
-        op.Runtime(model="offline", temperature=0.2)
+    with pytest.raises(op.SetupError, match=r"^not a run setting: top_k \(settings: system, "):
+        op.Runtime(model="offline", top_k=5)
 
 
 def test_the_settings_property_is_a_copy():
@@ -239,8 +239,8 @@ def test_the_flags_read_their_text_as_the_keyword_s_value():
 
 def test_a_setting_that_is_not_one_lists_every_setting():
     with pytest.raises(op.SetupError) as refused:
-        op.Runtime(model="offline", temperature=0.2, top_p=1)
-    assert str(refused.value) == f"not a run setting: temperature, top_p (settings: {', '.join(SETTINGS)})"
+        op.Runtime(model="offline", top_k=5, top_p=1)
+    assert str(refused.value) == f"not a run setting: top_k, top_p (settings: {', '.join(SETTINGS)})"
 
 
 def test_tracing_is_on_with_true_or_a_tracer_provider_and_off_with_false():
@@ -346,3 +346,17 @@ def test_the_declarations_are_read_in_order_each_key_s_one_setting_beside_other_
     with pytest.raises(TypeError) as twice:
         declared_settings(_Twice)
     assert str(twice.value) == "_Twice.loud must be Annotated with one Setting, has 2"
+
+
+def test_the_sampling_controls_are_checked_naming_the_setting():
+    rt = op.Runtime(model="offline")
+    with pytest.raises(op.SetupError, match=r"^temperature must be a number from 0 to 2 or None, got 2.5$"):
+        rt.prepare("x", temperature=2.5)
+    with pytest.raises(op.SetupError, match=r"^temperature must be a number from 0 to 2 or None, got True$"):
+        rt.prepare("x", temperature=True)
+    with pytest.raises(op.SetupError, match=r"^stop_sequences must be a list of at most 16 non-empty strings"):
+        rt.prepare("x", stop_sequences="END")
+    with pytest.raises(op.SetupError, match=r"^max_output_tokens must be a positive int or None, got 0$"):
+        rt.prepare("x", max_output_tokens=0)
+    spec = rt.prepare("x", temperature=1, stop_sequences=["a", "a", "b"], max_output_tokens=5)
+    assert (spec.settings["temperature"], spec.settings["stop_sequences"]) == (1.0, ("a", "b"))

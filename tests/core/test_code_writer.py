@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from written_tests import pytest_on
 
 import openprogram_jupyter as op
 from openprogram_jupyter.core._code_writer import CodeWriter, UnwritableValue
 from openprogram_jupyter.core._secrets import Secrets, remember
 
 from .conftest import call
-from .test_run_to_test import pytest_on
 
 KEY = "sk-code-writer-0123456789abcdef"
 remember(KEY)  # as an api_key= given to any Runtime of the kernel is

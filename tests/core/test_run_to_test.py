@@ -4,13 +4,12 @@ fails naming the call when a tool change alters it."""
 from __future__ import annotations
 
 import ast
-import os
-import subprocess
 import sys
 import textwrap
 
 import pytest
 from fakeserver import Call, FakeServer, Turn
+from written_tests import pytest_on
 
 import openprogram_jupyter as op
 
@@ -22,22 +21,6 @@ KEY = "sk-test-to-test-0123456789abcdef"
 def find_city(city: str) -> str:
     """Look a city up."""
     return city.upper()
-
-
-def pytest_on(path, *, extra_path=None):
-    """Run pytest on ``path`` in a fresh interpreter with no key and no server around."""
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith("OPENAI_")}
-    if extra_path is not None:
-        env["PYTHONPATH"] = f"{extra_path}{os.pathsep}{env.get('PYTHONPATH', '')}"
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "ignore", str(path)],
-        capture_output=True,
-        text=True,
-        cwd=path.parent,
-        env=env,
-        timeout=120,
-    )
-    return done.returncode, done.stdout + done.stderr
 
 
 @pytest.fixture

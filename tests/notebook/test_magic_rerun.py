@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 from IPython.core.error import UsageError
+from written_tests import pytest_on
 
 import openprogram_jupyter as op
 
@@ -87,14 +85,8 @@ def test_agent_test_writes_a_test_that_passes(recorded_shell, tmp_path, capsys):
     path = tmp_path / "test_add.py"
     recorded_shell.run_line_magic("agent", f"test r {path}")
     assert f"Wrote {path} and test_add.cassette.json beside it" in capsys.readouterr().out
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "ignore", str(path)],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
+    code, output = pytest_on(path)
+    assert code == 0, output
 
 
 def test_rerun_and_fork_notes_name_the_run_by_its_notebook_variable(recorded_shell, capsys):

@@ -80,7 +80,7 @@ class _Answer(dict):
         return self.answer
 
 
-RAW_CASES = [c for c in CASES if c.prefix in ("openai", "anthropic")]
+RAW_CASES = [c for c in CASES if c.prefix in ("openai", "openai-responses", "anthropic")]
 
 
 @pytest.mark.parametrize("case", RAW_CASES, ids=[c.prefix for c in RAW_CASES])

@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# Build a JupyterLite site that runs the Lite lesson with nothing to install and no network:
+# Build a JupyterLite site that runs the Lite lessons with nothing to install and no network:
 #
 #   bash scripts/build_lite.sh [OUTPUT_DIR]        (default: .venvs/lite-site)
 #
-# The site holds notebooks/lite/replay-lesson.ipynb with its cassette beside it
-# (cassettes/lesson.json), a Pyodide of its own (static/pyodide: the npm `pyodide` package of
-# tests/pyodide, in place of the kernel's default CDN), and a package index of its own
-# (pypi/: this package's wheel and the wheels of requirements/pyodide.txt), from which the
-# lesson's first cell installs. Serve OUTPUT_DIR with any static file server
+# The site holds the notebooks of notebooks/lite/ (replay-lesson.ipynb with its cassette
+# beside it, cassettes/lesson.json; live-provider.ipynb, a live model asked from the page), a
+# Pyodide of its own (static/pyodide: the npm `pyodide` package of tests/pyodide, in place of
+# the kernel's default CDN), and a package index of its own (pypi/: this package's wheel and
+# the wheels of requirements/pyodide.txt), from which each notebook's first cell installs. Serve OUTPUT_DIR with any static file server
 # (`python -m http.server -d OUTPUT_DIR`) or publish it as it is (GitHub Pages).
 #
 # LESSON (a notebook whose first cell is `%pip install --no-deps -r requirements.txt`) and
-# CASSETTES (a folder: its *.json go to the site's cassettes/) put another lesson in the site.
+# CASSETTES (a folder: its *.json go to the site's cassettes/) put another lesson in the site,
+# alone, in place of notebooks/lite/'s.
 # PYTHON (default: python3) must have jupyterlite-core and jupyterlite-pyodide-kernel
 # (`pip install -e '.[lite]'` in an environment of its own, as .ci/run's .venvs/lite: the
 # Pyodide kernel's lab extension fails to load in a JupyterLab of the same environment). What is missing is fetched once, as CI
@@ -21,7 +22,11 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 # Paths given are read from the folder the script was started in; the defaults are the repo's.
 output=$(realpath -m "${1:-$repo/.venvs/lite-site}")
-lesson=$(realpath -m "${LESSON:-$repo/notebooks/lite/replay-lesson.ipynb}")
+if [[ -n ${LESSON:-} ]]; then
+    lessons=("$(realpath -m "$LESSON")")
+else
+    lessons=("$repo"/notebooks/lite/*.ipynb)
+fi
 cassettes=$(realpath -m "${CASSETTES:-$repo/notebooks/cassettes}")
 wheels=$(realpath -m "${PYODIDE_WHEELS:-$repo/.venvs/pyodide-wheels}")
 python=${PYTHON:-python3}
@@ -31,7 +36,7 @@ cd "$repo"
 
 fail() { echo "build_lite.sh: $*" >&2; exit 1; }
 
-[[ -f $lesson ]] || fail "no lesson notebook $lesson"
+for lesson in "${lessons[@]}"; do [[ -f $lesson ]] || fail "no lesson notebook $lesson"; done
 compgen -G "$cassettes/*.json" >/dev/null || fail "no cassette (*.json) in $cassettes"
 "$python" -c "import jupyterlite_core, jupyterlite_pyodide_kernel" 2>/dev/null \
     || fail "$python has no jupyterlite-core / jupyterlite-pyodide-kernel: pip install -e '.[lite]' (or set PYTHON)"
@@ -58,7 +63,7 @@ find "$wheels" -name '*.whl' ! -name 'micropip-*' -exec cp {} "$stage/wheels/" \
 "$python" scripts/lite_pyodide.py "$pyodide" "$wheels" "$stage/lite/static/pyodide"
 
 # What the lesson's first cell installs, by name, from the site's index.
-cp "$lesson" "$stage/contents/"
+cp "${lessons[@]}" "$stage/contents/"
 cp "$cassettes"/*.json "$stage/contents/cassettes/"
 for wheel in "$stage"/wheels/*.whl; do
     basename "$wheel" | cut -d- -f1 | tr _ -
@@ -96,4 +101,6 @@ for wheel in "$stage"/wheels/*.whl; do piplite_wheels+=(--piplite-wheels "$wheel
 (cd "$stage/lite" && "$python" -m jupyterlite_core build --no-sourcemaps --contents "$stage/contents" \
     --output-dir "$output" "${piplite_wheels[@]}" >"$stage/build.log" 2>&1) \
     || { tail -40 "$stage/build.log" >&2; fail "jupyter lite build failed"; }
-echo "built $output: the lesson at lab/index.html?path=$(basename "$lesson")"
+for lesson in "${lessons[@]}"; do
+    echo "built $output: $(basename "$lesson") at lab/index.html?path=$(basename "$lesson")"
+done

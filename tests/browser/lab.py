@@ -50,14 +50,16 @@ class Server:
 
 
 @contextlib.contextmanager
-def chromium_page(width: int, height: int, failure_picture: str) -> Iterator[Any]:
-    """A page in headless chromium; if the block fails, a full-page screenshot goes to
-    ``output/<failure_picture>`` before the error is raised."""
+def chromium_page(width: int, height: int, failure_picture: str, extra_args: tuple[str, ...] = ()) -> Iterator[Any]:
+    """A page in headless chromium (started with ``extra_args`` too); if the block fails, a
+    full-page screenshot goes to ``output/<failure_picture>`` before the error is raised."""
     from playwright.sync_api import sync_playwright
 
     OUTPUT.mkdir(exist_ok=True)
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, *extra_args], headless=True
+        )
         page = browser.new_page(viewport={"width": width, "height": height})
         try:
             yield page

@@ -1,7 +1,7 @@
 """What a provider's client does differently in a browser (Pyodide, ``sys.platform ==
 "emscripten"``), on CPython made to look like it, through the real SDKs and the loopback
 server: Anthropic's browser header, httpx2-jsfetch's transport warning kept out of the
-cell, and a failed connection that names CORS. The same in a real browser:
+cell, a failed connection that names CORS, and response chunks handed to the SDK as bytes. The same in a real browser:
 ``tests/browser/test_lite_live_provider.py``."""
 
 from __future__ import annotations
@@ -96,3 +96,21 @@ async def test_outside_a_browser_a_failed_connection_does_not_name_cors(server):
     run = await runtime.arun("Hi.")
 
     assert run.stop_reason == "error" and "CORS" not in str(run.error), run.error
+
+
+async def test_the_browser_transport_hands_the_sdk_bytes_where_fetch_gave_memoryviews():
+    import httpx2
+
+    from openprogram_jupyter.models._fetch_bytes import BytesBodies
+
+    class FetchLike(httpx2.AsyncByteStream):  # httpx2-jsfetch 1.0's stream: Uint8Array.to_py()
+        async def __aiter__(self):
+            for chunk in (b"event: ping\n", b"data: {}\n\n"):
+                yield memoryview(chunk)
+
+    inner = httpx2.MockTransport(lambda request: httpx2.Response(200, stream=FetchLike()))
+    async with httpx2.AsyncClient(transport=BytesBodies(inner)) as client:
+        async with client.stream("POST", "http://127.0.0.1:9/v1/messages") as response:
+            chunks = [chunk async for chunk in response.aiter_raw()]
+    assert chunks == [b"event: ping\n", b"data: {}\n\n"]
+    assert {type(chunk) for chunk in chunks} == {bytes}

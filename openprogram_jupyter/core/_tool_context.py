@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ._json import JsonObject
 from ._stop import StopToken
 from .errors import AskError
 
@@ -30,6 +31,8 @@ class ToolContext:
     sync tool should check it and return early, since Python cannot stop a thread.
     ``report(data)`` sends a ``tool_execution_update`` event (progress) to every watcher.
     ``ask(question)`` asks the person at the notebook and returns the answer.
+    ``governed_action(...)`` does something on the run's behalf that its approval policy
+    governs and a rerun gives back (an MCP server's sampling request).
     """
 
     tool_call_id: str
@@ -40,6 +43,7 @@ class ToolContext:
     cancelled: threading.Event = field(default_factory=StopToken)
     _report: Callable[[Any], None] | None = None
     _ask: Callable[[object, Sequence[object] | None, object], str] | None = None
+    _governed: Callable[[str, JsonObject, str, Callable[[], str]], str] | None = None
 
     def report(self, data: object) -> None:
         """Publish progress; safe to call from any thread."""
@@ -75,3 +79,21 @@ class ToolContext:
         """:meth:`ask` for an ``async`` tool: waits on a worker thread, so the run's event
         loop (Stop, other calls) goes on meanwhile."""
         return await asyncio.to_thread(self.ask, question, choices, timeout)
+
+    def governed_action(self, action: str, arguments: JsonObject, question: str, do: Callable[[], str]) -> str:
+        """Do ``do`` on this call's behalf as the action named ``action`` and return its text.
+
+        In a rerun, the text its recording holds for this step (in order with the call's
+        questions) comes back without asking or doing anything. Otherwise the run's
+        approvers decide as for a call of a tool named ``action`` with ``arguments``: a
+        policy's rules match the name (``deny=["mcp_sampling:*"]``), ``default="ask"`` asks
+        with Approve / Deny in this call's card, and with no policy it goes on. Then ``do()``
+        runs on this thread; its text, or why there is none, is recorded in the call's
+        result (``details["answers"]``, with ``question``) for a rerun to give back. Raises
+        :class:`~.errors.ActionRefused` saying why when it is refused, ``AskError`` when the
+        recording holds no answer, and what ``do`` raises. Outside a run, ``do()`` runs.
+        Blocks: call it from a worker thread, never the run's event loop.
+        """
+        if self._governed is None:
+            return do()
+        return self._governed(action, arguments, question, do)

@@ -283,6 +283,13 @@ class AskError(OpenProgramError, RuntimeError):
     while the question waited, or its ``timeout=`` passed. A tool can catch it and go on."""
 
 
+class ActionRefused(AskError):
+    """What a call does on the run's behalf under a name of its own (an MCP server's
+    sampling request, ``mcp_sampling:<server>``: :meth:`ToolContext.governed_action`) was
+    refused: by the run's approval policy, by the user, or with no one to ask. Its text says
+    which, in words."""
+
+
 class SaveError(UserMistake, OpenProgramError, ValueError):
     """``run.save(path)`` cannot write that file: a suffix it does not know, or no such folder."""
 

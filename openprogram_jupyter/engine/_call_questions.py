@@ -6,20 +6,29 @@ status ``"asking"`` and closed by one with status ``"answered"``. Every answer i
 in the call's result (``details["answers"]``: ``{"question", "answer"}``, or
 ``{"question", "unanswered"}`` with the reason), so a rerun gives the same answers back, in
 order, without asking (:class:`~openprogram_jupyter.core._run_context.RecordedAnswers`).
+
+A governed action (:meth:`CallQuestions.governed`: an MCP server's sampling request) takes
+its place in the same list: the run's approvers clear it as a call of a tool named after
+it, and its text is recorded as that step's answer, so a rerun gives it back in order
+without asking the approvers or doing it again.
 """
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..core._asking import checked_question
 from ..core._json import JsonObject
-from ..core._run_context import RunContext
-from ..core.errors import AskError
+from ..core._run_context import RecordedAnswers, RunContext
+from ..core.errors import ActionRefused, AskError
 from ..core.events import Event, ToolExecutionUpdateEvent
 from ..core.messages import ToolCall
+from ..tools.base import Tool, ToolOptions
+from ._approval_gate import Refused, clear_call
 
 __all__ = ["CallQuestions"]
 
@@ -34,12 +43,15 @@ RECORDED_UNANSWERED = "{name} asked {question!r}; in the recorded run it got no 
 class CallQuestions:
     """What ``ctx.ask`` does for one call: ``ask`` is the function its
     :class:`~openprogram_jupyter.core._tool_context.ToolContext` is given (called on the
-    tool's thread); ``answers`` what its result records."""
+    tool's thread), ``governed`` its ``governed_action``; ``answers`` what its result
+    records. Made on the run's event loop."""
 
     def __init__(
         self, call: ToolCall, context: RunContext, emit: Callable[[Event], Any], cancelled: threading.Event
     ) -> None:
         self._call = call
+        self._approvers = tuple(a for a in context.approvers if not isinstance(a, RecordedAnswers))  # the call's own
+        self._loop = asyncio.get_running_loop()  # the run's, where its approvers are asked
         self._asker = context.asker
         self._emit = emit
         self._cancelled = cancelled
@@ -72,6 +84,34 @@ class CallQuestions:
         self._update("answered", {"question": question.text, "answer": answer})
         return answer
 
+    def governed(self, action: str, arguments: JsonObject, question: str, do: Callable[[], str]) -> str:
+        """``do()``'s text once the run's approvers let ``action`` go (module docstring); the
+        recorded text in a rerun. Called on a worker thread, never the run's loop."""
+        index = len(self.answers)
+        if index < len(self._recorded):
+            return self._recorded_answer(question, self._recorded[index])
+        refusal = self._refusal(action, arguments)
+        if refusal is not None:
+            self.answers.append({"question": question, "unanswered": refusal, "action": action})
+            raise ActionRefused(refusal)
+        try:
+            answer = do()
+        except Exception as error:  # recorded, so a rerun's later answers stay in their places
+            self.answers.append({"question": question, "unanswered": f"{action} failed: {error}", "action": action})
+            raise
+        self.answers.append({"question": question, "answer": answer, "action": action})
+        return answer
+
+    def _refusal(self, action: str, arguments: JsonObject) -> str | None:
+        """Why the run's approvers refuse ``action`` (asked on the run's loop), or ``None``."""
+        call = ToolCall(id=self._call.id, name=action, arguments=arguments)
+        cleared = clear_call(call, _Action(action), {}, self._approvers, step=False, emit=self._emit)
+        try:
+            verdict = asyncio.run_coroutine_threadsafe(cleared, self._loop).result()
+        except concurrent.futures.CancelledError:
+            return f"{action} was not answered: the run was stopped while it waited for approval"
+        return verdict.text if isinstance(verdict, Refused) else None
+
     def _recorded_answer(self, text: str, answer: str | None) -> str:
         if answer is None:
             reason = RECORDED_UNANSWERED.format(name=self._call.name, question=text, reason="recorded")
@@ -84,3 +124,17 @@ class CallQuestions:
     def _update(self, status: str, data: JsonObject) -> None:
         call_id, name = self._call.id or "", self._call.name
         self._emit(ToolExecutionUpdateEvent(tool_call_id=call_id, tool_name=name, status=status, data=data))
+
+
+class _Action(Tool):
+    """A governed action as the approvers see it: a tool named ``action`` that asks only
+    when a policy says so, and takes its arguments as they are."""
+
+    def __init__(self, action: str) -> None:
+        self.name = action
+        self.description = f"{action}: an action a tool call does on the run's behalf"
+        self.parameters = {"type": "object", "properties": {}}
+        self.options = ToolOptions()
+
+    def validate(self, arguments: JsonObject) -> dict[str, Any]:
+        return dict(arguments)

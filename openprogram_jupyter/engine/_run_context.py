@@ -33,7 +33,7 @@ ENTRY_POINTS: dict[str, str] = {
     "an MCP server's sampling request (during a call of its tool)": "a nested run of the calling run's Runtime "
     "(or of a copy of it on the model a hint chose among op.mcp's sampling_models), started inside that call: the "
     "calling run's context first (approvers, deny lists, depth cap, grace, limits and Stop); it runs no tool "
-    "(tools=[])",
+    "(tools=[]), and only once those approvers let the action mcp_sampling:<server> go",
     "op.serve / %agent serve (a call from an MCP client)": "the served runtime (the one given, else the "
     "notebook's) with a scripted model making the client's one call: its approver, deny list, depth cap, grace "
     "and settings, the session's Always rules first; a call the policy asks about waits for Approve / Deny in "

@@ -238,6 +238,7 @@ async def _execute(call: ToolCall, tool: Tool, kwargs: dict[str, Any], env: Call
         ),
         cancelled=cancelled,
         _ask=questions.ask,
+        _governed=questions.governed,
     )
     output = _output_scope(call, tool, env)
     token = current_call.set(

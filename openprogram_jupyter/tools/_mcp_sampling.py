@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..core._json import JsonObject
-from ..core.errors import SetupError
+from ..core.errors import ActionRefused, SetupError
 from ..core.messages import AssistantMessage, TextContent, UserMessage
 
 if TYPE_CHECKING:
@@ -95,6 +95,8 @@ class Samplers:
         asked = params.model_dump(mode="json", by_alias=False, exclude_none=True)
         try:
             answer = await asyncio.to_thread(sample, asked)
+        except ActionRefused as error:
+            return ErrorData(code=-1, message=f"the notebook refused the sampling request: {error}")
         except Exception as error:  # said to the server in words: the tool may handle it
             return ErrorData(code=-1, message=f"the notebook's model did not answer: {error}")
         return CreateMessageResult(
@@ -169,34 +171,47 @@ def chosen_model(hints: Sequence[str], allowed: Sequence[Any]) -> Any | None:
     return None
 
 
-def sampled(context: ToolContext, params: JsonObject, allowed: Sequence[Any]) -> JsonObject:
-    """A sampling request answered by a nested run of the calling run's Runtime (or of a
-    copy of it on the allowed model a hint chose), with no tools:
-    ``{"text", "model", "stop_reason"}``. Raises :class:`SamplingError` when this call is not
-    part of a run or the request's last message is not the user's; the run's own errors
+def sampled(context: ToolContext, params: JsonObject, server: str, allowed: Sequence[Any]) -> JsonObject:
+    """A sampling request of the server ``server`` answered by a nested run of the calling
+    run's Runtime (or of a copy of it on the allowed model a hint chose), with no tools:
+    ``{"text", "model", "stop_reason"}``.
+
+    It is the call's governed action ``mcp_sampling:<server>`` (``ToolContext.governed_action``),
+    with the arguments ``prompt`` (the last message's text) and ``model`` (the model that
+    would answer): the run's approval policy allows, asks about or denies it by that name,
+    and a rerun gives back the recorded text without running the model. Raises
+    :class:`SamplingError` when this call is not part of a run or the request's last
+    message is not the user's; ``ActionRefused`` when it is refused; the run's own errors
     (``RunError``, the depth cap's ``RecursionError``) as they are."""
     request = SamplingRequest.of(params)
     if context.runtime is None:
         raise SamplingError("this call is not part of a run, so there is no model to answer with")
     if not request.turns or request.turns[-1][0] != "user":
         raise SamplingError("the request's last message is not the user's: there is nothing to answer")
-    history = [
-        UserMessage(content=text) if role == "user" else AssistantMessage(content=[TextContent(text=text)])
-        for role, text in request.turns[:-1]
-    ]
     model = chosen_model(request.hints, allowed)
     runtime = context.runtime if model is None else context.runtime.replace(model=model)
-    text = runtime.exec(
-        request.turns[-1][1],
-        tools=[],
-        system=request.system,
-        messages=history,
-        max_output_tokens=request.max_tokens,
-        temperature=request.temperature,
-        stop_sequences=list(request.stop_sequences) or None,
-    )
-    name = getattr(getattr(runtime, "model", None), "name", None) or "unknown"
-    return {"text": str(text), "model": str(name), "stop_reason": "stop"}
+    name = _model_name(getattr(runtime, "model", None) if model is None else model)
+    prompt = request.turns[-1][1]
+
+    def answer() -> str:
+        history = [
+            UserMessage(content=text) if role == "user" else AssistantMessage(content=[TextContent(text=text)])
+            for role, text in request.turns[:-1]
+        ]
+        options = {"max_output_tokens": request.max_tokens, "temperature": request.temperature}
+        stops = list(request.stop_sequences) or None
+        return str(
+            runtime.exec(prompt, tools=[], system=request.system, messages=history, stop_sequences=stops, **options)
+        )
+
+    asked = f"{server} asks the model ({name}): {prompt}"
+    text = context.governed_action(f"mcp_sampling:{server}", {"prompt": prompt, "model": name}, asked, answer)
+    return {"text": text, "model": name, "stop_reason": "stop"}
+
+
+def _model_name(model: Any) -> str:
+    """A model's name as the server is told it: a name as given, else the object's ``name``."""
+    return model if isinstance(model, str) else str(getattr(model, "name", None) or "unknown")
 
 
 def _block_text(block: JsonObject) -> str:

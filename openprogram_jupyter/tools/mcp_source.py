@@ -99,7 +99,9 @@ class McpTool(Tool):
             connection.elicitations.answering(lambda text, choices: context.ask(text, choices)),
             connection.unasked.logging_to(log),
             connection.samplers.answering(
-                lambda params: in_call.copy().run(sampled, context, params, self.server.sampling_models)
+                lambda params: in_call.copy().run(
+                    sampled, context, params, self.server.name, self.server.sampling_models
+                )
             ),
         ):
             result = await connection.call_tool(self.remote_name, kwargs, _reporter(context))

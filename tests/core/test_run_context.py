@@ -398,7 +398,7 @@ SITES: dict[str, str | None] = {
     "tools.base:ExternalTool.call | self._execute": NOT_A_RUN,
     "tools.mcp_source:McpTool._call | in_call.copy().run": NOT_A_RUN,  # runs sampled (below) in the call's context
     "tools.mcp_source:McpTool._call.log | in_call.copy().run": NOT_A_RUN,
-    "tools._mcp_sampling:sampled | runtime.exec": "an MCP server's sampling request (during a call of its tool)",
+    "tools._mcp_sampling:sampled.answer | runtime.exec": "an MCP server's sampling request (during a call of its tool)",
     "tools.base:run_in_daemon_thread.job | context.run": NOT_A_RUN,
     "tools.base:_DaemonWorkers.submit | threading.Thread(target=self._work, args=(slot, job), "
     "name='openprogram-tool', daemon=True).start": NOT_A_RUN,

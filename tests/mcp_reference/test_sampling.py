@@ -41,3 +41,54 @@ def test_a_run_at_its_depth_cap_refuses_the_sample_and_the_tool_says_so(clean_re
     [result] = run.tool_results
     assert result.status == "error"
     assert "the notebook's model did not answer" in result.text and "depth" in result.text
+
+
+def _requests_to(model: op.ScriptedModel) -> int:
+    return len(model.requests)
+
+
+def test_a_deny_rule_naming_the_sampling_action_refuses_it_and_the_server_is_told_why(runtime, everything):
+    runtime.approve = op.policy(deny=["mcp_sampling:*"])
+    model = op.ScriptedModel([SAMPLE, "done"])
+    runtime.model = model
+    run = runtime.run("go")
+    assert run.stop_reason == "stop", run.error
+    [result] = run.tool_results
+    assert result.status == "error"  # the server's tool failed: its request was refused
+    assert (
+        "the notebook refused the sampling request: denied by rule 'deny mcp_sampling:*' of the approval policy"
+        in result.text
+    )
+    assert _requests_to(model) == 2  # the run's two rounds: no nested run asked the model
+    [answer] = result.details["answers"]
+    assert answer["action"] == "mcp_sampling:ev" and "denied by rule" in answer["unanswered"]
+
+
+def test_under_default_ask_the_sampling_request_is_asked_about_by_its_action_name(runtime, everything):
+    asked: list[tuple[str, dict]] = []
+
+    def approver(request):
+        asked.append((request.tool_name, dict(request.arguments)))
+        return request.tool_name != "mcp_sampling:ev"  # the tool call runs; its sampling is refused
+
+    runtime.approve = op.policy(default="ask", ask_with=approver)
+    runtime.model = op.ScriptedModel([SAMPLE, "done"])
+    run = runtime.run("go")
+    assert asked == [
+        ("ev_trigger-sampling-request", {"prompt": "Say hi", "maxTokens": 50}),
+        ("mcp_sampling:ev", {"prompt": "Resource trigger-sampling-request context: Say hi", "model": "scripted"}),
+    ]
+    [result] = run.tool_results
+    assert result.status == "error"
+    assert (
+        "the notebook refused the sampling request: denied: the user did not approve this call to mcp_sampling:ev"
+        in (result.text)
+    )
+
+
+def test_an_allow_rule_lets_the_sampling_request_through(runtime, everything):
+    runtime.approve = op.policy(allow=["ev_*", "mcp_sampling:ev(model=scripted)"], default="deny")
+    runtime.model = op.ScriptedModel([SAMPLE, "Allowed.", "done"])
+    run = runtime.run("go")
+    [result] = run.tool_results
+    assert result.status == "done" and '"text": "Allowed."' in result.text

@@ -15,3 +15,23 @@ def sigint_raises():
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     yield
     signal.signal(signal.SIGINT, previous)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def children_start_pytest_without_plugins():
+    """Every process the tests start (a kernel, a written test run with ``python -m
+    pytest``, a notebook's or a document's ``subprocess.run`` of pytest) inherits
+    ``PYTEST_DISABLE_PLUGIN_AUTOLOAD=1``: the files they test are plain synchronous tests,
+    and loading the test environment's plugins would cost each pytest seconds (the
+    notebook-regression plugin's ``nbformat`` imports ``jsonschema``, which builds a URI
+    grammar at import). Set in the session, so pytest's own workers, started before it,
+    keep their plugins."""
+    import os
+
+    previous = os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    yield
+    if previous is None:
+        os.environ.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
+    else:
+        os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = previous

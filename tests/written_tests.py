@@ -11,16 +11,10 @@ from pathlib import Path
 
 def pytest_on(path: Path, *, extra_path: Path | None = None) -> tuple[int, str]:
     """``(exit code, output)`` of pytest on ``path`` in a fresh interpreter, with no
-    provider key in its environment (the written test must pass offline).
-
-    The written file is a plain synchronous test that needs no pytest plugin, so the test
-    environment's plugins are not loaded (``PYTEST_DISABLE_PLUGIN_AUTOLOAD``): starting
-    them costs seconds a run (the notebook-regression plugin's ``nbformat`` imports
-    ``jsonschema``, which builds a URI grammar at import), time that says nothing of the
-    written test.
+    provider key in its environment (the written test must pass offline). Like every
+    child of the suite, it starts without the environment's pytest plugins (tests/conftest.py).
     """
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith("OPENAI_")}
-    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     if extra_path is not None:
         env["PYTHONPATH"] = f"{extra_path}{os.pathsep}{env.get('PYTHONPATH', '')}"
     done = subprocess.run(

@@ -98,3 +98,19 @@ async def test_a_response_cut_at_the_token_cap_still_counts_its_tokens(server):
     _, reply = await stream_once(_model(server), request)
     assert (reply.stop_reason, reply.text) == ("length", "Once upon a")
     assert (reply.usage.input, reply.usage.cache_read, reply.usage.output) == (30, 10, 9)
+
+
+async def test_a_refusal_streams_as_the_reply_s_text_and_raw_reasoning_as_its_thinking(server):
+    _, reply = await _reply_to(
+        server,
+        _event("response.reasoning_text.delta", delta="They ask for "),
+        _event("response.reasoning_summary_text.delta", delta="harm."),
+        _event("response.refusal.delta", delta="I can't "),
+        _event("response.output_text.delta", delta="help with that."),
+        _event("response.completed", response={"status": "completed"}),
+    )
+    assert reply.stop_reason == "stop"
+    assert [(block.type, getattr(block, "thinking", getattr(block, "text", None))) for block in reply.content] == [
+        ("thinking", "They ask for harm."),
+        ("text", "I can't help with that."),
+    ]

@@ -123,15 +123,15 @@ def _add_cell_and_run(page: Any, below: int, code: str) -> None:
 
 
 def _saved_notebook(page: Any) -> str:
-    """Save the notebook (Ctrl+S) and read it back from the site's storage, as JSON text."""
-    page.keyboard.press("Control+s")
-    page.wait_for_function(
-        "() => !document.querySelector('.jp-mod-current .jp-mod-dirty')", timeout=30_000
-    )  # the tab's unsaved mark gone
-    saved = page.evaluate(
-        f"async () => (await window.jupyterapp.serviceManager.contents.get('{NOTEBOOK}', {{content: true}})).content"
+    """Save the notebook (File ▸ Save's command, awaited) and read it back from the site's
+    storage, as JSON text."""
+    return page.evaluate(
+        f"""async () => {{
+            await window.jupyterapp.commands.execute('docmanager:save');
+            const saved = await window.jupyterapp.serviceManager.contents.get('{NOTEBOOK}', {{content: true}});
+            return JSON.stringify(saved.content);
+        }}"""
     )
-    return json.dumps(saved)
 
 
 def test_the_live_notebook_asks_the_server_streams_the_answer_and_keeps_the_key_out(live_site):
@@ -227,27 +227,30 @@ def test_anthropic_from_the_page_says_direct_browser_access_and_a_refused_origin
         anthropic_request = fake.requests[-1]
         anthropic_preflight = fake.preflights[-1]
 
-        fake.cors_origin = None  # the server stops answering the site's origin
-        before = len(fake.requests)
-        _add_cell_and_run(
-            page,
-            AWAITED_CELL + 1,
-            "refused = await live.arun(QUESTION, tools=[temperature])\nprint(refused.stop_reason, refused.error)",
-        )
-        page.wait_for_function(f"() => ({CELL_OUTPUT})({AWAITED_CELL + 2}).trim().length > 0", timeout=60_000)
-        refused = page.evaluate(CELL_OUTPUT, AWAITED_CELL + 2)
-        server = fake.url
+        with FakeServer() as closed:  # a server that allows no other origin
+            closed.responder = two_rounds
+            _add_cell_and_run(
+                page,
+                AWAITED_CELL + 1,
+                f'closed = op.Runtime("openai:gpt-4.1-mini", base_url="{closed.openai_base_url}")\n'
+                "refused = await closed.arun(QUESTION, tools=[temperature])\n"
+                "print(refused.stop_reason, refused.error)",
+            )
+            page.wait_for_function(f"() => ({CELL_OUTPUT})({AWAITED_CELL + 2}).trim().length > 0", timeout=60_000)
+            refused = page.evaluate(CELL_OUTPUT, AWAITED_CELL + 2)
+            closed_url, closed_requests = closed.url, list(closed.requests)
 
     assert claude.strip() == "stop None Hello from Claude.", claude
     assert anthropic_request.path == "/v1/messages" and anthropic_request.headers["origin"] == address
     assert anthropic_request.headers["anthropic-dangerous-direct-browser-access"] == "true"
     assert anthropic_preflight["origin"] == address
     assert "anthropic-dangerous-direct-browser-access" in anthropic_preflight["access-control-request-headers"]
-    # The browser hands the page no answer from a server that does not allow its origin: the
-    # run fails as a failed connection, tried again as one, and its error names CORS.
+    # The browser sends nothing to a server that does not allow the site's origin (its
+    # preflight is refused) and tells the page only that the fetch failed: the run fails as a
+    # failed connection, tried again as one, and its error names CORS.
     assert refused.startswith(
-        f"error openai:gpt-4.1-mini failed: connection failed (ConnectError: Failed to fetch; tried {server}"
+        f"error openai:gpt-4.1-mini failed: connection failed (ConnectError: Failed to fetch; tried {closed_url}"
         "/v1/chat/completions); in the browser a server that does not allow this page's origin (CORS) fails "
         "the same way: the provider or gateway must answer this site's origin (after 3 retries)"
     ), refused
-    assert len(fake.requests) - before in (0, 4), "none (a preflight refused) or each try (a cached preflight)"
+    assert closed_requests == [], "the browser sent nothing past the refused preflight"

@@ -25,7 +25,7 @@ from typing import Any
 from ..core.errors import ToolFailure
 from ..core.messages import ImageContent, TextContent
 
-__all__ = ["McpToolError", "result_value"]
+__all__ = ["McpToolError", "blob_note", "result_value"]
 
 _URI_CHARS = 200
 _TEXT_TYPES = ("application/json", "application/xml", "application/yaml", "application/x-yaml")
@@ -55,7 +55,7 @@ def _block(block: Any) -> TextContent | ImageContent:
     if kind == "image":
         return ImageContent(data=block.data, mime_type=block.mime_type)
     if kind == "audio":
-        return TextContent(text=_note("audio", None, block.mime_type, block.data))
+        return TextContent(text=blob_note("audio", None, block.mime_type, block.data))
     if kind == "resource":
         return _resource(block.resource)
     return TextContent(text=json.dumps(block.model_dump(mode="json", by_alias=True, exclude_none=True)))
@@ -77,11 +77,13 @@ def _resource(resource: Any) -> TextContent | ImageContent:
             return TextContent(text=decoded.decode("utf-8"))
         except UnicodeDecodeError:
             pass  # not text after all: a note
-    return TextContent(text=_note("audio" if mime.startswith("audio/") else "binary resource", uri, mime, blob))
+    return TextContent(text=blob_note("audio" if mime.startswith("audio/") else "binary resource", uri, mime, blob))
 
 
-def _note(what: str, uri: str | None, mime: str, data: str) -> str:
-    """``[audio audio/wav, 16,044 bytes: not sent to the model]`` — a blob in one line."""
+def blob_note(what: str, uri: str | None, mime: str, data: str) -> str:
+    """A blob in one line, for the model and every view alike: ``[audio: audio/wav, 16,044
+    bytes; not sent to the model]`` (``uri`` after ``what`` when given; the size of ``data``
+    decoded from base64, or ``not valid base64``)."""
     decoded = _decoded(data)
     size = f"{len(decoded):,} bytes" if decoded is not None else "not valid base64"
     where = f" {uri[:_URI_CHARS]}" if uri else ""

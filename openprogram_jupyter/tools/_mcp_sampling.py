@@ -23,8 +23,6 @@ saying so. The SDK's reply types are built here, imported only when a request co
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import contextlib
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -34,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from ..core._json import JsonObject
 from ..core.errors import ActionRefused, SetupError
 from ..core.messages import AssistantMessage, TextContent, UserMessage
+from ._mcp_results import blob_note
 
 if TYPE_CHECKING:
     from .base import ToolContext
@@ -215,18 +214,10 @@ def _model_name(model: Any) -> str:
 
 
 def _block_text(block: JsonObject) -> str:
-    """A message block as text: its text, or ``[audio audio/wav, 16,044 bytes]`` for any
-    other kind (the size that of its base64 data decoded, when it has data)."""
+    """A message block as text: its text, or for any other kind the one-line note a tool
+    result's blob gets (:func:`._mcp_results.blob_note`: ``[audio: audio/wav, 16,044 bytes;
+    not sent to the model]``)."""
     if block.get("type") == "text":
         return str(block.get("text") or "")
-    kind, mime, data = block.get("type"), block.get("mime_type") or "", block.get("data")
-    size = _decoded_size(data) if isinstance(data, str) else None
-    said = ", ".join(part for part in (str(mime), f"{size:,} bytes" if size is not None else "") if part)
-    return f"[{kind} {said}]" if said else f"[{kind}]"
-
-
-def _decoded_size(data: str) -> int | None:
-    try:
-        return len(base64.b64decode(data, validate=True))
-    except (binascii.Error, ValueError):
-        return None
+    data = block.get("data")
+    return blob_note(str(block.get("type")), None, str(block.get("mime_type") or "unknown type"), str(data or ""))

@@ -2058,6 +2058,34 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("tests/providers/test_provider_errors.py::test_with_no_key_anywhere_a_refusal_names_none",),
         "with no key anywhere, a refusal names no api_key= that was never given",
     ),
+    # -- a provider's client in a browser (Pyodide, JupyterLite) ----------------------------
+    M(
+        "browser-anthropic-header-missing",
+        "models/_in_browser.py",
+        'return {ANTHROPIC_BROWSER_HEADER: "true"} if in_browser() else {}',
+        "return {}",
+        ("tests/providers/test_in_browser.py::test_in_a_browser_anthropic_requests_say_direct_browser_access",),
+        "Anthropic's API answers a page only when the request says direct browser access",
+    ),
+    M(
+        "browser-transport-warning-shown",
+        "models/_in_browser.py",
+        'warnings.filterwarnings("ignore", message=_IGNORED_OPTIONS_WARNING, category=UserWarning)',
+        'warnings.filterwarnings("default", message=_IGNORED_OPTIONS_WARNING, category=UserWarning)',
+        ("tests/providers/test_in_browser.py::test_in_a_browser_only_the_transport_options_warning_is_kept_quiet",),
+        "httpx2-jsfetch's warning about the SDKs' connection limits is not printed under a cell",
+    ),
+    M(
+        "browser-fetch-chunks-not-bytes",
+        "models/_fetch_bytes.py",
+        "yield bytes(chunk)",
+        "yield chunk",
+        (
+            "tests/providers/test_in_browser.py::"
+            "test_the_browser_transport_hands_the_sdk_bytes_where_fetch_gave_memoryviews",
+        ),
+        "the Anthropic SDK splits its stream's chunks as bytes; fetch hands memoryviews",
+    ),
 )
 
 

@@ -35,3 +35,19 @@ def children_start_pytest_without_plugins():
         os.environ.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
     else:
         os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = previous
+
+
+@pytest.fixture(autouse=True)
+def secrets_known_as_before_the_test():
+    """The secrets the process knows (``api_key=`` values remembered by any Runtime or
+    model a test made) are put back as they were before each test: otherwise a key a test
+    in the same worker made known earlier decides what a later test's streamed text holds
+    back as a possible start of it, and a test passes or fails by the order tests run in."""
+    from openprogram_jupyter.core import _secrets
+
+    with _secrets._lock:
+        saved = set(_secrets._remembered)
+    yield
+    with _secrets._lock:
+        _secrets._remembered.clear()
+        _secrets._remembered.update(saved)

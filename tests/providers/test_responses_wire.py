@@ -6,11 +6,12 @@ the real SDK client."""
 
 from __future__ import annotations
 
-from fakeserver import Turn
+from fakeserver import Call, Turn
 from fakeserver.wire import sse
 
 from openprogram_jupyter.core.messages import AssistantMessage, TextContent, ThinkingContent, UserMessage
 from openprogram_jupyter.models import resolve_model
+from openprogram_jupyter.models._tool_search import RESPONSES_ITEM
 from openprogram_jupyter.models.base import ModelRequest
 
 from .cases import FAST_RETRY, SECRET, make_tools, stream_once
@@ -113,4 +114,42 @@ async def test_a_refusal_streams_as_the_reply_s_text_and_raw_reasoning_as_its_th
     assert [(block.type, getattr(block, "thinking", getattr(block, "text", None))) for block in reply.content] == [
         ("thinking", "They ask for harm."),
         ("text", "I can't help with that."),
+    ]
+
+
+async def test_a_call_s_argument_fragments_stream_as_updates_as_they_come(server):
+    server.script(Turn(calls=[Call("add", {"a": 12, "b": 30}, id="call_1")], chunk_size=4))
+    updates, reply = await stream_once(_model(server), ModelRequest(messages=[UserMessage(content="go")], tools=TOOLS))
+    fragments = [u.delta for u in updates if u.kind == "toolcall_delta"]
+    assert fragments == ['{"a"', ": 12", ', "b', '": 3', "0}"]
+    assert reply.content[0].arguments == {"a": 12, "b": 30}
+
+
+async def test_a_call_whose_arguments_come_only_in_its_finished_item_takes_them_from_there(server):
+    call = {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "add"}
+    _, reply = await _reply_to(
+        server,
+        _event("response.output_item.added", item={**call, "arguments": ""}),
+        _event("response.output_item.done", item={**call, "arguments": '{"a": 1, "b": 2}'}),
+        _event("response.completed", response={"status": "completed"}),
+    )
+    assert reply.stop_reason == "toolUse", reply.error_message
+    assert [(c.id, c.name, c.arguments) for c in reply.content] == [("call_1", "add", {"a": 1, "b": 2})]
+
+
+async def test_compaction_and_search_items_are_kept_as_they_finished_not_as_they_started(server):
+    compaction = {"type": "compaction", "id": "cmp_1"}
+    search = {"type": "tool_search_call", "id": "ts_1", "call_id": "tsc_1", "execution": "server"}
+    _, reply = await _reply_to(
+        server,
+        _event("response.output_item.added", item=compaction),
+        _event("response.output_item.done", item={**compaction, "encrypted_content": "enc-1"}),
+        _event("response.output_item.added", item={**search, "status": "in_progress"}),
+        _event("response.output_item.done", item={**search, "status": "completed", "arguments": {"query": "x"}}),
+        _event("response.completed", response={"status": "completed"}),
+    )
+    assert reply.stop_reason == "stop", reply.error_message
+    assert [block.provider_data[RESPONSES_ITEM] for block in reply.content] == [
+        {**compaction, "encrypted_content": "enc-1"},
+        {**search, "status": "completed", "arguments": {"query": "x"}},
     ]

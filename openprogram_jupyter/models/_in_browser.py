@@ -2,9 +2,8 @@
 "emscripten"``, the Python of JupyterLite), where httpx2 sends each request with the page's
 ``fetch`` (its httpx2-jsfetch transport) and the browser enforces CORS.
 
-- :func:`fetch_transport_quiet`: builds a client without the ``UserWarning`` httpx2-jsfetch
-  gives for the connection limits every SDK passes (``fetch`` pools connections itself),
-  which would otherwise print under the first cell that sends a request;
+- :func:`in_browser`: whether a provider's client is built on :mod:`._fetch_transport`'s
+  (response chunks as bytes, a closed stream aborting its request);
 - :func:`anthropic_browser_headers`: Anthropic's API answers a browser only when the
   request says ``anthropic-dangerous-direct-browser-access: true``, and the SDK does not
   send it by itself under Pyodide (anthropic 2.16);
@@ -17,35 +16,17 @@ Each reads ``sys.platform`` at each call, so a test can set it.
 
 from __future__ import annotations
 
-import contextlib
 import sys
-import warnings
-from collections.abc import Iterator
 
-__all__ = ["ANTHROPIC_BROWSER_HEADER", "anthropic_browser_headers", "cors_hint", "fetch_transport_quiet", "in_browser"]
+__all__ = ["ANTHROPIC_BROWSER_HEADER", "anthropic_browser_headers", "cors_hint", "in_browser"]
 
 ANTHROPIC_BROWSER_HEADER = "anthropic-dangerous-direct-browser-access"
-# The start of httpx2-jsfetch's warning (1.0) for options fetch cannot honour.
-_IGNORED_OPTIONS_WARNING = r"The following transport option\(s\) are not supported on Emscripten"
 
 
 def in_browser() -> bool:
     """True under Pyodide (``sys.platform == "emscripten"``), where requests go through the
     browser's ``fetch``; False elsewhere (WASI included: it has no ``fetch``)."""
     return sys.platform == "emscripten"
-
-
-@contextlib.contextmanager
-def fetch_transport_quiet() -> Iterator[None]:
-    """Inside the block, in a browser, httpx2-jsfetch's ``UserWarning`` that it ignores
-    transport options (the SDKs' connection ``limits``) is not shown; every other warning
-    is. Outside a browser it changes nothing."""
-    if not in_browser():
-        yield
-        return
-    with warnings.catch_warnings():  # Pyodide has no threads: no other thread's warnings are touched
-        warnings.filterwarnings("ignore", message=_IGNORED_OPTIONS_WARNING, category=UserWarning)
-        yield
 
 
 def anthropic_browser_headers() -> dict[str, str]:

@@ -54,7 +54,7 @@ from ._history import (
     stub_specs_for_history,
     user_blocks,
 )
-from ._in_browser import anthropic_browser_headers, fetch_transport_quiet, in_browser
+from ._in_browser import anthropic_browser_headers, in_browser
 from ._incremental import HistoryMemo, takes_raw_bodies
 from ._json_data import json_index, json_object, json_text
 from ._provider_common import ProviderError, ProviderModel, sampling_fields
@@ -162,12 +162,11 @@ class AnthropicModel(ProviderModel):
         if self.base_url:
             kwargs["base_url"] = self.base_url
         if in_browser():  # requests go through the page's fetch (models/_in_browser.py)
-            from ._fetch_bytes import bytes_bodies_client
+            from ._fetch_transport import fetch_client
 
             kwargs["default_headers"] = anthropic_browser_headers()
-            kwargs["http_client"] = bytes_bodies_client(anthropic.DefaultAsyncHttpxClient)
-        with fetch_transport_quiet():
-            return anthropic.AsyncAnthropic(**kwargs)
+            kwargs["http_client"] = fetch_client(anthropic.DefaultAsyncHttpxClient)
+        return anthropic.AsyncAnthropic(**kwargs)
 
     # -- request -----------------------------------------------------------------------
 

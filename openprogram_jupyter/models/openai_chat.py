@@ -35,7 +35,7 @@ from ..core._json import JsonObject
 from ..core.events import AssistantUpdate
 from ..core.messages import ImageContent, TextContent, UserMessage
 from ._history import AssistantTurn, data_url, result_images, result_text, user_blocks
-from ._in_browser import fetch_transport_quiet
+from ._in_browser import in_browser
 from ._incremental import takes_raw_bodies
 from ._json_data import json_count, json_object, json_objects, json_text
 from ._provider_common import ProviderError, ProviderModel, sampling_fields
@@ -110,8 +110,11 @@ class OpenAIChatModel(ProviderModel):
             kwargs["api_key"] = api_key
         if self.base_url:
             kwargs["base_url"] = self.base_url
-        with fetch_transport_quiet():
-            return openai.AsyncOpenAI(**kwargs)
+        if in_browser():  # requests go through the page's fetch (models/_in_browser.py)
+            from ._fetch_transport import fetch_client
+
+            kwargs["http_client"] = fetch_client(openai.DefaultAsyncHttpxClient)
+        return openai.AsyncOpenAI(**kwargs)
 
     def _classify(self, exc: Exception) -> ProviderError:
         return classify_openai_error(exc)

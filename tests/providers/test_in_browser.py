@@ -1,28 +1,21 @@
 """What a provider's client does differently in a browser (Pyodide, ``sys.platform ==
 "emscripten"``), on CPython made to look like it, through the real SDKs and the loopback
-server: Anthropic's browser header, httpx2-jsfetch's transport warning kept out of the
-cell, a failed connection that names CORS, and response chunks handed to the SDK as bytes. The same in a real browser:
-``tests/browser/test_lite_live_provider.py``."""
+server: Anthropic's browser header, a failed connection that names CORS, and the
+browser's response bodies handed to the SDK as bytes, their request aborted once closed.
+The same in a real browser: ``tests/browser/test_lite_live_provider.py``."""
 
 from __future__ import annotations
 
 import sys
-import warnings
 
+import httpx2
 import pytest
 from fakeserver import Turn
 
 import openprogram_jupyter as op
-from openprogram_jupyter.models._in_browser import fetch_transport_quiet
+from openprogram_jupyter.models._fetch_transport import FetchBodies
 
 from .cases import FAST_RETRY, SECRET
-
-# httpx2-jsfetch 1.0's words, as it warns under Pyodide for the limits every SDK passes.
-JSFETCH_WARNING = (
-    "The following transport option(s) are not supported on Emscripten and will be ignored: limits. "
-    "Networking is handled by the JavaScript runtime, so connection pooling, proxies, certificate "
-    "handling, and low-level socket configuration cannot be controlled by httpx2."
-)
 
 
 @pytest.fixture
@@ -57,23 +50,6 @@ async def test_outside_a_browser_anthropic_requests_do_not_say_it(server):
     assert "anthropic-dangerous-direct-browser-access" not in server.requests[0].headers
 
 
-def test_in_a_browser_only_the_transport_options_warning_is_kept_quiet(browser):
-    with warnings.catch_warnings(record=True) as shown:
-        warnings.simplefilter("always")
-        with fetch_transport_quiet():
-            warnings.warn(JSFETCH_WARNING, UserWarning, stacklevel=1)
-            warnings.warn("another warning", UserWarning, stacklevel=1)
-    assert [str(w.message) for w in shown] == ["another warning"]
-
-
-def test_outside_a_browser_the_transport_options_warning_shows():
-    with warnings.catch_warnings(record=True) as shown:
-        warnings.simplefilter("always")
-        with fetch_transport_quiet():
-            warnings.warn(JSFETCH_WARNING, UserWarning, stacklevel=1)
-    assert [str(w.message) for w in shown] == [JSFETCH_WARNING]
-
-
 async def test_in_a_browser_a_failed_connection_names_cors_beside_the_address(server, browser):
     runtime = op.Runtime("openai:gpt-4.1-mini", api_key=SECRET, base_url=server.openai_base_url)
     runtime.model.retry = FAST_RETRY
@@ -98,19 +74,39 @@ async def test_outside_a_browser_a_failed_connection_does_not_name_cors(server):
     assert run.stop_reason == "error" and "CORS" not in str(run.error), run.error
 
 
+class FetchLikeBody(httpx2.AsyncByteStream):
+    """A response body as httpx2-jsfetch 1.0 hands it over: each chunk ``Uint8Array.to_py()``,
+    a memoryview; the request's ``AbortController`` as ``abort_controller_js``."""
+
+    def __init__(self, *chunks: bytes) -> None:
+        self.chunks = chunks
+        self.abort_controller_js = self
+        self.aborted = 0
+
+    def abort(self) -> None:  # the AbortController's
+        self.aborted += 1
+
+    async def __aiter__(self):
+        for chunk in self.chunks:
+            yield memoryview(chunk)
+
+
 async def test_the_browser_transport_hands_the_sdk_bytes_where_fetch_gave_memoryviews():
-    import httpx2
-
-    from openprogram_jupyter.models._fetch_bytes import BytesBodies
-
-    class FetchLike(httpx2.AsyncByteStream):  # httpx2-jsfetch 1.0's stream: Uint8Array.to_py()
-        async def __aiter__(self):
-            for chunk in (b"event: ping\n", b"data: {}\n\n"):
-                yield memoryview(chunk)
-
-    inner = httpx2.MockTransport(lambda request: httpx2.Response(200, stream=FetchLike()))
-    async with httpx2.AsyncClient(transport=BytesBodies(inner)) as client:
+    body = FetchLikeBody(b"event: ping\n", b"data: {}\n\n")
+    inner = httpx2.MockTransport(lambda request: httpx2.Response(200, stream=body))
+    async with httpx2.AsyncClient(transport=FetchBodies(inner)) as client:
         async with client.stream("POST", "http://127.0.0.1:9/v1/messages") as response:
             chunks = [chunk async for chunk in response.aiter_raw()]
     assert chunks == [b"event: ping\n", b"data: {}\n\n"]
     assert {type(chunk) for chunk in chunks} == {bytes}
+
+
+async def test_closing_a_body_read_halfway_aborts_the_browsers_request():
+    body = FetchLikeBody(b"data: 1\n\n", b"data: 2\n\n", b"data: 3\n\n")
+    inner = httpx2.MockTransport(lambda request: httpx2.Response(200, stream=body))
+    async with httpx2.AsyncClient(transport=FetchBodies(inner)) as client:
+        async with client.stream("POST", "http://127.0.0.1:9/v1/chat/completions") as response:
+            async for _ in response.aiter_raw():
+                break  # a run stopped mid-answer
+            assert body.aborted == 0
+    assert body.aborted == 1

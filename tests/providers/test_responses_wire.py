@@ -153,3 +153,14 @@ async def test_compaction_and_search_items_are_kept_as_they_finished_not_as_they
         {**compaction, "encrypted_content": "enc-1"},
         {**search, "status": "completed", "arguments": {"query": "x"}},
     ]
+
+
+async def test_a_finished_call_item_that_never_started_is_left_out(server):
+    call = {"type": "function_call", "id": "fc_9", "call_id": "call_9", "name": "add", "arguments": "{}"}
+    _, reply = await _reply_to(
+        server,
+        _event("response.output_item.done", item=call),
+        _event("response.output_text.delta", delta="Done."),
+        _event("response.completed", response={"status": "completed"}),
+    )
+    assert (reply.stop_reason, reply.text, len(reply.content)) == ("stop", "Done.", 1)

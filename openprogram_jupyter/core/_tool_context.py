@@ -92,8 +92,13 @@ class ToolContext:
         result (``details["answers"]``, with ``question``) for a rerun to give back. Raises
         :class:`~.errors.ActionRefused` saying why when it is refused, ``AskError`` when the
         recording holds no answer, and what ``do`` raises. Outside a run, ``do()`` runs.
-        Blocks: call it from a worker thread, never the run's event loop.
+        Blocks: called on a thread with a running event loop (the run's, an ``async``
+        tool's body) it raises ``RuntimeError`` instead of waiting for that loop forever.
         """
         if self._governed is None:
             return do()
-        return self._governed(action, arguments, question, do)
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return self._governed(action, arguments, question, do)
+        raise RuntimeError(f"{self.tool_name}: governed_action blocks its thread; call it from a worker thread")

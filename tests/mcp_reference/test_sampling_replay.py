@@ -52,3 +52,15 @@ def test_a_sampling_request_the_recording_refused_is_refused_again_without_askin
 
     [result] = again.tool_results
     assert result.status == "error" and "in the recorded run it got no answer either" in result.text
+
+
+def test_governed_action_on_an_event_loop_s_thread_refuses_instead_of_waiting_forever():
+
+    @op.function(register_globally=False)
+    async def eager(ctx: op.ToolContext) -> str:
+        """Asks for a governed action from its own event loop's thread."""
+        return ctx.governed_action("mcp_sampling:x", {}, "a question", lambda: "never")
+
+    run = op.Runtime(model=op.ScriptedModel([op.ToolCall(name="eager", arguments={}), "done"])).run("go", tools=[eager])
+    [result] = run.tool_results
+    assert result.status == "error" and "governed_action blocks its thread" in result.text

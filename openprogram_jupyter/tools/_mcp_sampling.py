@@ -14,7 +14,10 @@ its system prompt, ``maxTokens`` its ``max_output_tokens``, ``temperature`` and
 in a notice in the nested run), and the messages its conversation, where what is not text
 (an image, audio) is a one-line note with its type and size. ``modelPreferences.hints``
 choose a model only among the ``sampling_models`` the user gave ``op.mcp``
-(:func:`chosen_model`); otherwise the run's own model answers.
+(:func:`chosen_model`); otherwise the run's own model answers. The request is the call's
+governed action ``mcp_sampling:<server>`` (``ToolContext.governed_action``): the run's
+approval policy allows, asks about or denies it by that name before any model is asked,
+and its reply is recorded with the call's answers, so a rerun gives it back unasked.
 
 With no call of that server in flight in a run, the request is refused with an error
 saying so. The SDK's reply types are built here, imported only when a request comes.

@@ -164,3 +164,16 @@ async def test_a_finished_call_item_that_never_started_is_left_out(server):
         _event("response.completed", response={"status": "completed"}),
     )
     assert (reply.stop_reason, reply.text, len(reply.content)) == ("stop", "Done.", 1)
+
+
+async def test_a_failed_response_keeps_its_error_code_and_says_it_failed_when_it_gives_no_message(server):
+    failed = {"status": "failed", "error": {"code": "invalid_prompt", "message": ""}}
+    _, reply = await _reply_to(server, _event("response.failed", response=failed))
+    assert (reply.stop_reason, reply.error.code, reply.error.retryable) == ("error", "invalid_prompt", False)
+    assert reply.error_message == "openai-responses:gpt-4.1-mini failed, invalid_prompt: the response failed"
+
+
+async def test_an_error_event_keeps_its_code_and_says_stream_error_when_it_gives_no_message(server):
+    _, reply = await _reply_to(server, _event("response.output_text.delta", delta="Hi"), _event("error", code="bad"))
+    assert (reply.stop_reason, reply.text, reply.error.code) == ("error", "Hi", "bad")
+    assert reply.error_message == "openai-responses:gpt-4.1-mini failed, bad: stream error"

@@ -15,6 +15,11 @@ flight while the evaluation ran.
 - ``op.evaluate on Dask``    ``executor=Client(LocalCluster(2 workers)).get_executor()``
   at ``--dask-runs`` runs (``--dask``).
 
+The server keeps each connection open after a streamed reply, as the providers' APIs do
+(HTTP keep-alive: a client's pool reuses it for a later request); ``--close-streams``
+closes it after every stream instead, as the test suite's server does, so every request
+also pays for a new connection.
+
 Each variant runs once untimed first (imports, clients), then ``--repeats`` times in a
 shuffled order; the table gives the median wall.
 
@@ -86,13 +91,14 @@ def _responder(latency: float, spans: list[tuple[float, float]]) -> Callable[[An
     return reply
 
 
-def _serve(pipe: Any, latency: float) -> None:
+def _serve(pipe: Any, latency: float, keep_alive: bool) -> None:
     # http.server listens with a backlog of 5: more connections than that opened at once
     # wait for the server to accept earlier ones, which caps the requests in flight.
     ThreadingHTTPServer.request_queue_size = 1024
     spans: list[tuple[float, float]] = []
     with FakeServer() as server:
         server.responder = _responder(latency, spans)
+        server.keep_alive = keep_alive
         pipe.send(server.openai_base_url)
         while pipe.recv() != "stop":
             taken, spans[:] = list(spans), []
@@ -104,10 +110,10 @@ class Server:
     """The server in a child process; ``timings()`` takes each request's (start, end) of
     its wait, for the requests since the last call."""
 
-    def __init__(self, latency: float) -> None:
+    def __init__(self, latency: float, keep_alive: bool = True) -> None:
         context = multiprocessing.get_context("spawn")
         self._pipe, child = context.Pipe()
-        self._process = context.Process(target=_serve, args=(child, latency), daemon=True)
+        self._process = context.Process(target=_serve, args=(child, latency, keep_alive), daemon=True)
         self.base_url = ""
 
     def __enter__(self) -> Server:
@@ -258,11 +264,16 @@ def main() -> None:
     parser.add_argument("--only", default="", help="comma-separated variant names to run (default: all)")
     parser.add_argument("--dask", action="store_true", help="also op.evaluate on a Dask LocalCluster of 2 workers")
     parser.add_argument("--dask-runs", type=int, default=1000)
+    parser.add_argument(
+        "--close-streams",
+        action="store_true",
+        help="close the connection after every streamed reply (as the test suite's server does) instead of keeping it alive",
+    )
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     prompts = [f"Look up key number {i}." for i in range(args.prompts)]
     rows: list[list[str]] = []
-    with Server(args.latency) as server:
+    with Server(args.latency, keep_alive=not args.close_streams) as server:
         point_at(server.base_url)
         for concurrency in [int(c) for c in args.concurrency.split(",")]:
             variants: dict[str, tuple[Callable[[], int], int]] = {}
@@ -308,7 +319,8 @@ def main() -> None:
                 finally:
                     close()
     print()
-    print(f"{args.prompts} prompts, one model, a server answering every request after {args.latency} s:")
+    connections = "closed after every stream" if args.close_streams else "kept alive"
+    print(f"{args.prompts} prompts, one model, a server answering every request after {args.latency} s, connections {connections}:")
     print("| variant | concurrency | wall | ideal | ratio | in flight (median) |")
     print("|---|---:|---:|---:|---:|---:|")
     for row in rows:

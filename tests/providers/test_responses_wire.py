@@ -177,3 +177,24 @@ async def test_an_error_event_keeps_its_code_and_says_stream_error_when_it_gives
     _, reply = await _reply_to(server, _event("response.output_text.delta", delta="Hi"), _event("error", code="bad"))
     assert (reply.stop_reason, reply.text, reply.error.code) == ("error", "Hi", "bad")
     assert reply.error_message == "openai-responses:gpt-4.1-mini failed, bad: stream error"
+
+
+async def test_a_call_whose_item_never_finished_ends_with_its_streamed_arguments(server):
+    call = {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "add", "arguments": ""}
+    _, reply = await _reply_to(
+        server,
+        _event("response.output_item.added", item=call),
+        _event("response.function_call_arguments.delta", item_id="fc_1", delta='{"a": 5, '),
+        _event("response.function_call_arguments.delta", item_id="fc_1", delta='"b": 6}'),
+        _event("response.completed", response={"status": "completed"}),
+    )
+    assert reply.stop_reason == "toolUse", reply.error_message
+    assert [(c.id, c.arguments) for c in reply.content] == [("call_1", {"a": 5, "b": 6})]
+
+
+async def test_a_stream_that_ends_without_its_last_event_names_the_event_it_lacks(server):
+    cut = Turn(raw_frames=[_event("response.output_text.delta", delta="Hal")])
+    server.script(cut, cut, cut)
+    _, reply = await stream_once(_model(server), ModelRequest(messages=[UserMessage(content="go")]))
+    assert (reply.stop_reason, reply.text) == ("error", "Hal")
+    assert "response.completed" in reply.error_message

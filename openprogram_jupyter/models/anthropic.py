@@ -71,6 +71,7 @@ from ._provider_errors import (
 from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, Spec, ToolRules, ToolShape, declared_parameters
 from ._reasoning import reasoning_budget
 from ._stop_reasons import ANTHROPIC, end_reply
+from ._tls import shared_ssl_context
 from ._tool_features import allowed_specs, strict_notices, strict_parameters
 from ._tool_search import ANTHROPIC_BLOCK, ANTHROPIC_SEARCH_TOOL, AnthropicServerBlocks, eager_specs
 from ._wire_fold import anthropic_frames
@@ -166,6 +167,8 @@ class AnthropicModel(ProviderModel):
 
             kwargs["default_headers"] = anthropic_browser_headers()
             kwargs["http_client"] = fetch_client(anthropic.DefaultAsyncHttpxClient)
+        else:  # the SDK's own defaults, but the certificates loaded once per process
+            kwargs["http_client"] = anthropic.DefaultAsyncHttpxClient(verify=shared_ssl_context())
         return anthropic.AsyncAnthropic(**kwargs)
 
     # -- request -----------------------------------------------------------------------

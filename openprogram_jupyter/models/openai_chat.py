@@ -52,6 +52,7 @@ from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, Spec, ToolRules, Tool
 from ._reasoning import reasoning_effort
 from ._stop_reasons import OPENAI_CHAT, end_reply
 from ._text_tool_calls import is_written_as_text, tool_responses_text, written_reply
+from ._tls import shared_ssl_context
 from ._tool_features import allowed_names, described_with_examples, strict_notices, strict_parameters
 from ._tool_search import fallback_notices
 from ._wire_fold import openai_chat_frames
@@ -114,6 +115,8 @@ class OpenAIChatModel(ProviderModel):
             from ._fetch_transport import fetch_client
 
             kwargs["http_client"] = fetch_client(openai.DefaultAsyncHttpxClient)
+        else:  # the SDK's own defaults, but the certificates loaded once per process
+            kwargs["http_client"] = openai.DefaultAsyncHttpxClient(verify=shared_ssl_context())
         return openai.AsyncOpenAI(**kwargs)
 
     def _classify(self, exc: Exception) -> ProviderError:

@@ -371,7 +371,7 @@ def shorten(text: str, limit: int) -> str:
     """``text`` on one line, cut to ``limit`` characters; every known secret is masked
     first, so a cut never leaves part of one. Of a long text only as much of its start is
     masked as the line needs (:meth:`~openprogram_jupyter.core._secrets.Secrets.mask_start`)."""
-    secrets, wanted = Secrets.now(), limit
+    secrets, wanted = Secrets.now(), max(limit, 1)
     while True:
         masked, end = secrets.mask_start(text, wanted)
         if end == len(text):

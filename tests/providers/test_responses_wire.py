@@ -13,6 +13,7 @@ from openprogram_jupyter.core.messages import AssistantMessage, TextContent, Thi
 from openprogram_jupyter.models import resolve_model
 from openprogram_jupyter.models._tool_search import RESPONSES_ITEM
 from openprogram_jupyter.models.base import ModelRequest
+from openprogram_jupyter.models.openai_responses import openai_responses_tool
 
 from .cases import FAST_RETRY, SECRET, make_tools, stream_once
 
@@ -200,3 +201,30 @@ async def test_a_stream_that_ends_without_its_last_event_names_the_event_it_lack
     assert reply.error_message == (
         "openai-responses:gpt-4.1-mini failed: the stream ended before response.completed (connection closed early)"
     )
+
+
+async def test_a_round_s_whole_body_carries_the_model_system_prompt_controls_and_a_stateless_stream(server):
+    server.script(Turn(text="ok"))
+    request = ModelRequest(
+        messages=[UserMessage(content="go")],
+        system="Be brief.",
+        tools=TOOLS[:1],
+        tool_choice={"type": "function", "name": "add"},
+        parallel_tool_calls=False,
+        max_output_tokens=300,
+    )
+    updates, reply = await stream_once(_model(server), request)
+    assert reply.stop_reason == "stop", (reply.error_message, server.rejections)
+    assert not [u for u in updates if u.kind == "notice"]
+    body = server.requests[-1].body
+    assert body == {
+        "model": "gpt-4.1-mini",
+        "input": [{"role": "user", "content": [{"type": "input_text", "text": "go"}]}],
+        "stream": True,
+        "store": False,
+        "instructions": "Be brief.",
+        "tools": [openai_responses_tool(TOOLS[0])],
+        "tool_choice": {"type": "function", "name": "add"},
+        "parallel_tool_calls": False,
+        "max_output_tokens": 300,
+    }

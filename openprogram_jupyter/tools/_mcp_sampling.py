@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core._json import JsonObject
 from ..core.errors import ActionRefused, SetupError
+from ..core.events import MessageEndEvent
 from ..core.messages import AssistantMessage, TextContent, UserMessage
 from ._mcp_results import blob_note
 
@@ -176,7 +177,9 @@ def chosen_model(hints: Sequence[str], allowed: Sequence[Any]) -> Any | None:
 def sampled(context: ToolContext, params: JsonObject, server: str, allowed: Sequence[Any]) -> JsonObject:
     """A sampling request of the server ``server`` answered by a nested run of the calling
     run's Runtime (or of a copy of it on the allowed model a hint chose), with no tools:
-    ``{"text", "model", "stop_reason"}``.
+    ``{"text", "model", "stop_reason"}`` (the nested run's last reply's: ``"length"`` when
+    it was cut at ``maxTokens``; ``"stop"`` for a reply a rerun gives back, whose recording
+    keeps its text alone).
 
     It is the call's governed action ``mcp_sampling:<server>`` (``ToolContext.governed_action``),
     with the arguments ``prompt`` (the last message's text) and ``model`` (the model that
@@ -195,12 +198,18 @@ def sampled(context: ToolContext, params: JsonObject, server: str, allowed: Sequ
     name = _model_name(getattr(runtime, "model", None) if model is None else model)
     prompt = request.turns[-1][1]
 
+    ended: list[str] = ["stop"]  # the last reply's stop reason ("length": cut at maxTokens)
+
+    def watch(event: Any) -> None:
+        if type(event) is MessageEndEvent and isinstance(event.message, AssistantMessage):
+            ended[0] = event.message.stop_reason
+
     def answer() -> str:
         history = [
             UserMessage(content=text) if role == "user" else AssistantMessage(content=[TextContent(text=text)])
             for role, text in request.turns[:-1]
         ]
-        options = {"max_output_tokens": request.max_tokens, "temperature": request.temperature}
+        options = {"max_output_tokens": request.max_tokens, "temperature": request.temperature, "on_event": watch}
         stops = list(request.stop_sequences) or None
         return str(
             runtime.exec(prompt, tools=[], system=request.system, messages=history, stop_sequences=stops, **options)
@@ -208,7 +217,7 @@ def sampled(context: ToolContext, params: JsonObject, server: str, allowed: Sequ
 
     asked = f"{server} asks the model ({name}): {prompt}"
     text = context.governed_action(f"mcp_sampling:{server}", {"prompt": prompt, "model": name}, asked, answer)
-    return {"text": text, "model": name, "stop_reason": "stop"}
+    return {"text": text, "model": name, "stop_reason": ended[0]}
 
 
 def _model_name(model: Any) -> str:

@@ -92,3 +92,20 @@ def test_an_allow_rule_lets_the_sampling_request_through(runtime, everything):
     run = runtime.run("go")
     [result] = run.tool_results
     assert result.status == "done" and '"text": "Allowed."' in result.text
+
+
+def test_a_reply_cut_at_the_request_s_max_tokens_is_reported_as_such(runtime, everything):
+    cut = op.AssistantMessage(content=[op.TextContent(text="Hello, and")], stop_reason="length")
+    model = op.ScriptedModel([SAMPLE, cut, "done"])
+    runtime.model = model
+    run = runtime.run("go")
+    [result] = run.tool_results
+    assert model.requests[1].max_output_tokens == 50  # the tool's maxTokens, as the request's
+    assert model.requests[1].temperature == 0.7
+    assert '"stopReason": "maxTokens"' in result.text and '"text": "Hello, and"' in result.text
+
+
+def test_a_whole_reply_ends_its_turn(runtime, everything):
+    runtime.model = op.ScriptedModel([SAMPLE, "Whole.", "done"])
+    [result] = runtime.run("go").tool_results
+    assert '"stopReason": "endTurn"' in result.text

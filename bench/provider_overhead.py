@@ -155,13 +155,31 @@ def make_floor(base_url: str, rounds: int) -> Callable[[], Awaitable[int]]:
     return run
 
 
+async def add_async(a: int, b: int) -> int:
+    """Add two integers.
+
+    Args:
+        a: First integer.
+        b: Second integer.
+    """
+    return add(a, b)
+
+
 def make_ours(
-    base_url: str, rounds: int, *, blocking: bool = False, model: str = "openai:gpt-bench", wire: bool = False
+    base_url: str,
+    rounds: int,
+    *,
+    blocking: bool = False,
+    model: str = "openai:gpt-bench",
+    wire: bool = False,
+    async_tool: bool = False,
 ) -> Callable[[], Any]:
     """``Runtime.arun`` awaited, or (``blocking``) ``Runtime.run``, what a notebook cell
-    calls: the run goes on the runtime's own loop thread. ``wire``: ``capture_wire=True``."""
+    calls: the run goes on the runtime's own loop thread. ``wire``: ``capture_wire=True``.
+    ``async_tool``: the tool is ``async def`` (it runs on the loop; a plain function runs
+    on a worker thread, so that Stop never waits for it)."""
     runtime = op.Runtime(model=model, api_key=KEY, base_url=base_url, capture_wire=wire)
-    tool = op.function(add, register_globally=False)
+    tool = op.function(add_async if async_tool else add, name="add", register_globally=False)
 
     limits = {"max_iterations": None, "max_tool_calls": None}  # a long run is not cut short
 
@@ -251,6 +269,7 @@ ANTHROPIC_VARIANTS: dict[str, Callable[..., Callable[[], Any]]] = {
     RAW_FLOOR: make_raw_anthropic,
     OURS_RUN: lambda u, r: make_ours(u, r, blocking=True, model=ANTHROPIC),
     "ours: `Runtime.arun`, streaming": lambda u, r: make_ours(u, r, model=ANTHROPIC),
+    "ours: `Runtime.arun`, streaming, `async def` tool": lambda u, r: make_ours(u, r, model=ANTHROPIC, async_tool=True),
 }
 PROVIDERS = {  # provider -> (its variants, its SDK floor, the base URL its clients take)
     "openai": (VARIANTS, SYNC_FLOOR, lambda server: server.openai_base_url),

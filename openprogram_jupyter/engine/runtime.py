@@ -307,8 +307,9 @@ class RunHandle:
         self._error: BaseException | None = None
 
     def launch(self, spec: RunSpec, execute: Callable[..., Awaitable[Run]]) -> None:
-        """Run ``spec`` with ``execute`` (the Runtime's) on a worker thread with a loop of its
-        own, or a task of the running loop without threads (Pyodide); once, for ``start``."""
+        """Run ``spec`` with ``execute`` (the Runtime's) on a run loop's thread (``_run_loops``:
+        one run at a time on each loop, a loop kept for the next run), or a task of the
+        running loop without threads (Pyodide); once, for ``start``."""
         # The caller's abort event, if any, is the handle's: setting either stops the run.
         hooks = spec.hooks
         self._abort = hooks.get("abort") or self._abort
@@ -318,25 +319,33 @@ class RunHandle:
             get_follow_up_messages=hooks.get("get_follow_up_messages") or (lambda: _drain(self._follow_ups)),
         )
 
+        ending: Callable[[], None] = lambda: None  # noqa: E731 - a run loop's offer of its thread, below
+
         async def main() -> None:
             try:
                 await execute(spec, on_created=self._created)
             except BaseException as error:  # re-raised by wait()
                 self._error = error
             finally:  # said before the loop is tidied: a tool deaf to cancellation cannot hold wait()
+                ending()  # first: a run started once wait() returns finds this loop's thread available
                 self._finished.set()
 
         context = contextvars.copy_context()
 
-        def target() -> None:
-            loop = asyncio.new_event_loop()
-            try:
-                context.run(loop.run_until_complete, main())
-            finally:
-                _close_abandoning(loop, grace=self.runtime.cancel_grace)
+        def on_loop(loop: asyncio.AbstractEventLoop, offer: Callable[[], None]) -> None:
+            nonlocal ending
+            ending = offer
+            context.run(loop.run_until_complete, main())
 
-        start_thread_or_task(
-            target, main, name="openprogram-run", needed_by="Runtime.run", instead="await runtime.arun(...)"
+        if threads_available():  # a run loop's thread, kept for the next run with its SDK clients
+            from ._run_loops import start_on_a_run_loop
+
+            start_on_a_run_loop(
+                on_loop, grace=self.runtime.cancel_grace, needed_by="Runtime.run", instead="await runtime.arun(...)"
+            )
+            return
+        start_thread_or_task(  # no threads (Pyodide): a task of the running loop
+            lambda: None, main, name="openprogram-run", needed_by="Runtime.run", instead="await runtime.arun(...)"
         )
 
     def _created(self, run: Run) -> None:
@@ -436,23 +445,6 @@ class Resources:
                 resource.close()
             except Exception:  # one stuck server must not keep the others open
                 continue
-
-
-def _close_abandoning(loop: asyncio.AbstractEventLoop, *, grace: float) -> None:
-    """Close a finished run's own event loop: cancel what is left (abandoned tool bodies),
-    give it ``grace`` seconds, then close; a task that still refuses to end is dropped."""
-    leftover = asyncio.all_tasks(loop)
-    for task in leftover:
-        task.cancel()
-    if leftover:
-        loop.run_until_complete(asyncio.wait(leftover, timeout=grace))
-    for task in leftover:
-        if not task.done():
-            task._log_destroy_pending = False  # type: ignore[attr-defined]  # noqa: SLF001 - abandoned on purpose
-    try:
-        loop.run_until_complete(loop.shutdown_asyncgens())
-    finally:
-        loop.close()
 
 
 def _same_provider(old: object, new: object) -> bool:

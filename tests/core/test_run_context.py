@@ -387,9 +387,7 @@ SITES: dict[str, str | None] = {
     "engine.runtime:Runtime.fork | runtime.run": _FORK,
     "engine.runtime:Runtime.rerun | self.run": _RERUN,
     "engine.runtime:RunHandle.launch.main | execute": _RUN,
-    "engine.runtime:RunHandle.launch.target | context.run": NOT_A_RUN,
-    "engine.runtime:RunHandle.launch | threading.Thread(target=target, name='openprogram-run', "
-    "daemon=True).start": NOT_A_RUN,
+    "engine.runtime:RunHandle.launch.on_loop | context.run": NOT_A_RUN,
     "engine.runtime:default_runtime | Runtime": NOT_A_RUN,
     "tools._mcp_connection:McpConnection.__init__ | self._thread.start": NOT_A_RUN,
     "tools._mcp_connection:McpConnection.list_tools | self.run": NOT_A_RUN,

@@ -1,0 +1,142 @@
+"""The event loops blocking runs go on: each on a thread of its own, kept for the next run.
+
+``Runtime.start`` (and so ``run`` and ``exec``) runs a run on a worker thread with an event
+loop of its own. A provider model's SDK client and its connection pool belong to one event
+loop, so a loop made for each run made a client for each run and opened a new connection
+for its first request (a TLS handshake, against a real API). Here a loop outlives its run:
+its thread waits :data:`IDLE_SECONDS` for another run and runs it on the same loop, where
+the model's client and its open connection are still there.
+
+A loop runs one run at a time, so an ``async def`` tool that blocks holds up no other run.
+When a run ends, what it left on its loop is cancelled and given the run's grace to end;
+a loop where something still refuses to end (a tool body deaf to cancellation) is closed
+as an abandoned run's loop always was, never reused. An idle loop is closed, with the SDK
+clients made on it, when its thread gives up waiting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+
+from ..core._threads import start_daemon_thread
+
+__all__ = ["IDLE_SECONDS", "close_abandoning", "start_on_a_run_loop"]
+
+IDLE_SECONDS = 30.0
+"""How long a loop's thread waits for another run before closing the loop and ending."""
+
+RunOnLoop = Callable[[asyncio.AbstractEventLoop, Callable[[], None]], None]
+"""Runs one run to its end on the loop it is given (``loop.run_until_complete``), calling
+the function it is given as the run ends, before it tells its waiters (``ending``)."""
+
+
+class _LoopThread:
+    """One loop's thread: the run it is handed next, and that run's grace."""
+
+    def __init__(self, job: RunOnLoop, grace: float) -> None:
+        self.job: RunOnLoop | None = job
+        self.grace = grace
+        self.handed = threading.Event()
+        self.offered = False  # on the _available list, for the run that is ending
+
+    def hand(self, job: RunOnLoop, grace: float) -> None:
+        self.job, self.grace = job, grace
+        self.handed.set()
+
+
+_lock = threading.Lock()  # guards _available and each thread's ``offered``
+_available: list[_LoopThread] = []  # idle, or ending a run that left nothing behind
+
+
+def start_on_a_run_loop(job: RunOnLoop, *, grace: float, needed_by: str, instead: str) -> None:
+    """Run ``job`` on an available run loop's thread (idle, or ending a run that left
+    nothing on its loop: ``job`` then starts once it has ended), or on a new thread with a
+    new loop; return at once. ``grace``: how long what the run leaves behind is given to
+    end once cancelled. Where this Python cannot start threads, raises the
+    :class:`SetupError` of :func:`start_daemon_thread` (``needed_by``, ``instead``)."""
+    with _lock:
+        thread = _available.pop() if _available else None
+        if thread is not None:
+            thread.offered = False
+    if thread is not None:
+        thread.hand(job, grace)
+        return
+    start_daemon_thread(
+        lambda: _serve(_LoopThread(job, grace)), name="openprogram-run", needed_by=needed_by, instead=instead
+    )
+
+
+def _serve(thread: _LoopThread) -> None:
+    loop = asyncio.new_event_loop()
+    try:
+        while thread.job is not None:
+            job, thread.job = thread.job, None
+            job(loop, lambda: _offer_if_clean(thread, loop))
+            if not _tidied(loop, grace=thread.grace):
+                return
+            _offer(thread)  # when the run's end found tasks on the loop, which have ended since
+            thread.job = _next_job(thread)
+    finally:
+        close_abandoning(loop, grace=thread.grace)
+
+
+def _offer_if_clean(thread: _LoopThread, loop: asyncio.AbstractEventLoop) -> None:
+    """As a run ends (on its loop): offer its thread for the next run, unless the run
+    leaves a task on the loop that was never asked to stop (it is cancelled and waited
+    for first, and the thread offered only if it ends). A task already cancelled — the
+    run's own watchers — ends at the loop's next step."""
+    left = asyncio.all_tasks(loop) - {asyncio.current_task(loop)}
+    # Task.cancelling() is Python 3.11's; on 3.10 every leftover counts, and the thread is offered after tidying
+    if all(getattr(task, "cancelling", lambda: 0)() for task in left):
+        _offer(thread)
+
+
+def _offer(thread: _LoopThread) -> None:
+    with _lock:
+        if not thread.offered and thread.job is None and not thread.handed.is_set():
+            thread.offered = True
+            _available.append(thread)
+
+
+def _next_job(thread: _LoopThread) -> RunOnLoop | None:
+    """The run handed to ``thread`` (offered), or ``None`` when none came within
+    :data:`IDLE_SECONDS` (then it is offered no more)."""
+    if not thread.handed.wait(IDLE_SECONDS):
+        with _lock:
+            if thread.offered:
+                thread.offered = False
+                _available.remove(thread)
+                return None
+        thread.handed.wait()  # taken just as the wait ran out: the run is on its way
+    thread.handed.clear()
+    return thread.job
+
+
+def _tidied(loop: asyncio.AbstractEventLoop, *, grace: float) -> bool:
+    """Cancel the tasks a finished run left on ``loop`` and give them ``grace`` seconds;
+    whether every one ended (the loop may take another run)."""
+    leftover = asyncio.all_tasks(loop)
+    for task in leftover:
+        task.cancel()
+    if leftover:
+        loop.run_until_complete(asyncio.wait(leftover, timeout=grace))
+    return all(task.done() for task in leftover)
+
+
+def close_abandoning(loop: asyncio.AbstractEventLoop, *, grace: float) -> None:
+    """Close a run loop: cancel what is left (abandoned tool bodies), give it ``grace``
+    seconds, then close; a task that still refuses to end is dropped."""
+    leftover = asyncio.all_tasks(loop)
+    for task in leftover:
+        task.cancel()
+    if leftover:
+        loop.run_until_complete(asyncio.wait(leftover, timeout=grace))
+    for task in leftover:
+        if not task.done():
+            task._log_destroy_pending = False  # type: ignore[attr-defined]  # noqa: SLF001 - abandoned on purpose
+    try:
+        loop.run_until_complete(loop.shutdown_asyncgens())
+    finally:
+        loop.close()

@@ -6,10 +6,20 @@ the real SDK client."""
 
 from __future__ import annotations
 
+import base64
+
 from fakeserver import Call, Turn
 from fakeserver.wire import sse
 
-from openprogram_jupyter.core.messages import AssistantMessage, TextContent, ThinkingContent, UserMessage
+from openprogram_jupyter.core.messages import (
+    AssistantMessage,
+    ImageContent,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
 from openprogram_jupyter.models import resolve_model
 from openprogram_jupyter.models._tool_search import RESPONSES_ITEM
 from openprogram_jupyter.models.base import ModelRequest
@@ -18,6 +28,7 @@ from openprogram_jupyter.models.openai_responses import openai_responses_tool
 from .cases import FAST_RETRY, SECRET, make_tools, stream_once
 
 TOOLS = [t.spec for t in make_tools()]
+PNG = base64.b64encode(b"\x89PNG\r\n\x1a\nfake-image-bytes").decode()
 
 
 def _model(server):
@@ -228,3 +239,29 @@ async def test_a_round_s_whole_body_carries_the_model_system_prompt_controls_and
         "parallel_tool_calls": False,
         "max_output_tokens": 300,
     }
+
+
+async def test_the_second_round_sends_the_turn_as_text_calls_and_outputs_with_their_pictures(server):
+    picture = ImageContent(data=PNG, mime_type="image/png")
+    turn = AssistantMessage(
+        content=[
+            TextContent(text="Let me look."),
+            ToolCall(id="c1", name="add", arguments={"a": 1, "b": 2}),
+            ToolCall(id="c2", name="mul", arguments={"a": 3}),
+        ]
+    )
+    history = [
+        UserMessage(content=[TextContent(text="go"), picture]),
+        turn,
+        ToolResultMessage(tool_call_id="c1", tool_name="add", content=[TextContent(text="3"), picture]),
+        ToolResultMessage(tool_call_id="c2", tool_name="mul", content=[TextContent(text="Error: no b")], is_error=True),
+    ]
+    image = {"type": "input_image", "image_url": f"data:image/png;base64,{PNG}"}
+    assert await _sent_input(server, history) == [
+        {"role": "user", "content": [{"type": "input_text", "text": "go"}, image]},
+        {"role": "assistant", "content": "Let me look."},
+        {"type": "function_call", "call_id": "c1", "name": "add", "arguments": '{"a": 1, "b": 2}'},
+        {"type": "function_call", "call_id": "c2", "name": "mul", "arguments": '{"a": 3}'},
+        {"type": "function_call_output", "call_id": "c1", "output": [{"type": "input_text", "text": "3"}, image]},
+        {"type": "function_call_output", "call_id": "c2", "output": "Error: no b"},
+    ]

@@ -51,3 +51,21 @@ def secrets_known_as_before_the_test():
     with _secrets._lock:
         _secrets._remembered.clear()
         _secrets._remembered.update(saved)
+
+
+@pytest.fixture(autouse=True)
+def registry_as_before_the_test():
+    """The tools registered globally (``@op.function`` without ``register_globally=False``)
+    are put back as they were before each test: a run given no ``tools=`` offers every one
+    of them, so a tool another test in the same worker registered would change what a later
+    test's request carries (its size, its menu)."""
+    from openprogram_jupyter.tools.registry import default_registry
+
+    with default_registry._lock:
+        tools, unavailable = dict(default_registry._tools), dict(default_registry._unavailable)
+    yield
+    with default_registry._lock:
+        default_registry._tools.clear()
+        default_registry._tools.update(tools)
+        default_registry._unavailable.clear()
+        default_registry._unavailable.update(unavailable)

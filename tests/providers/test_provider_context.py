@@ -53,7 +53,7 @@ def test_the_meter_turns_amber_from_80_percent_of_the_window():
 @pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
 async def test_a_first_request_larger_than_the_window_is_never_sent(case, server):
     server.script(Turn(text="never"))
-    run = await case.runtime(server).arun("word " * 4000, context_window=2000)
+    run = await case.runtime(server).arun("word " * 4000, tools=[], context_window=2000)
     assert run.stop_reason == "error" and run.error.kind == "context_length"
     assert "would carry about 5,0" in run.error.message and "context window of 2,000" in run.error.message
     assert server.requests == []

@@ -8,9 +8,11 @@ its thread waits :data:`IDLE_SECONDS` for another run and runs it on the same lo
 the model's client and its open connection are still there.
 
 A loop runs one run at a time, so an ``async def`` tool that blocks holds up no other run.
-When a run ends, what it left on its loop is cancelled and given the run's grace to end;
-a loop where something still refuses to end (a tool body deaf to cancellation) is closed
-as an abandoned run's loop always was, never reused. An idle loop is closed, with the SDK
+A thread is offered for the next run as its run ends (before the run's waiters hear of
+it, so a run started once one has ended finds it); then what the run left on its loop is
+cancelled and given the run's grace to end. A loop where something still refuses to end
+(a tool body deaf to cancellation) is closed as an abandoned run's loop always was, never
+reused: a run handed to its thread meanwhile goes on a new loop. An idle loop is closed, with the SDK
 clients made on it, when its thread gives up waiting.
 """
 
@@ -47,50 +49,66 @@ class _LoopThread:
 
 
 _lock = threading.Lock()  # guards _available and each thread's ``offered``
-_available: list[_LoopThread] = []  # idle, or ending a run that left nothing behind
+_available: list[_LoopThread] = []  # idle, or ending a run
 
 
 def start_on_a_run_loop(job: RunOnLoop, *, grace: float, needed_by: str, instead: str) -> None:
-    """Run ``job`` on an available run loop's thread (idle, or ending a run that left
-    nothing on its loop: ``job`` then starts once it has ended), or on a new thread with a
-    new loop; return at once. ``grace``: how long what the run leaves behind is given to
-    end once cancelled. Where this Python cannot start threads, raises the
-    :class:`SetupError` of :func:`start_daemon_thread` (``needed_by``, ``instead``)."""
-    with _lock:
+    """Run ``job`` on an available run loop's thread (idle, or ending a run: ``job`` then
+    starts once what that run left on the loop has ended, on a new loop if some of it would
+    not within the grace), or on a new thread with a new loop; return at once. ``grace``:
+    how long what the run leaves behind is given to end once cancelled. Where this Python
+    cannot start threads, raises the :class:`SetupError` of :func:`start_daemon_thread`
+    (``needed_by``, ``instead``)."""
+    with _lock:  # handed under the lock: a thread taken here is never offered again before it runs ``job``
         thread = _available.pop() if _available else None
         if thread is not None:
             thread.offered = False
-    if thread is not None:
-        thread.hand(job, grace)
-        return
-    start_daemon_thread(
-        lambda: _serve(_LoopThread(job, grace)), name="openprogram-run", needed_by=needed_by, instead=instead
-    )
+            thread.hand(job, grace)
+    if thread is None:
+        start_daemon_thread(
+            lambda: _serve(_LoopThread(job, grace)), name="openprogram-run", needed_by=needed_by, instead=instead
+        )
 
 
 def _serve(thread: _LoopThread) -> None:
-    loop = asyncio.new_event_loop()
-    try:
-        while thread.job is not None:
-            job, thread.job = thread.job, None
-            job(loop, lambda: _offer_if_clean(thread, loop))
-            if not _tidied(loop, grace=thread.grace):
-                return
-            _offer(thread)  # when the run's end found tasks on the loop, which have ended since
-            thread.job = _next_job(thread)
-    finally:
-        close_abandoning(loop, grace=thread.grace)
+    """Run the runs handed to ``thread``, on one loop while every run leaves it clean; a
+    loop a run left a task on that would not end is closed, and a run already handed to
+    the thread goes on a new one."""
+    while thread.job is not None:
+        loop = asyncio.new_event_loop()
+        abandoned = False
+        try:
+            abandoned = _serve_on(thread, loop)
+        finally:
+            close_abandoning(loop, grace=0.0 if abandoned else thread.grace)
 
 
-def _offer_if_clean(thread: _LoopThread, loop: asyncio.AbstractEventLoop) -> None:
-    """As a run ends (on its loop): offer its thread for the next run, unless the run
-    leaves a task on the loop that was never asked to stop (it is cancelled and waited
-    for first, and the thread offered only if it ends). A task already cancelled — the
-    run's own watchers — ends at the loop's next step."""
-    left = asyncio.all_tasks(loop) - {asyncio.current_task(loop)}
-    # Task.cancelling() is Python 3.11's; on 3.10 every leftover counts, and the thread is offered after tidying
-    if all(getattr(task, "cancelling", lambda: 0)() for task in left):
-        _offer(thread)
+def _serve_on(thread: _LoopThread, loop: asyncio.AbstractEventLoop) -> bool:
+    """Run ``thread``'s runs on ``loop`` until none comes or one leaves a task that will
+    not end; whether that is why it returned (the run handed next, if any, in ``thread.job``)."""
+    while thread.job is not None:
+        job, thread.job = thread.job, None
+        job(loop, lambda: _offer(thread))
+        if not _tidied(loop, grace=thread.grace):
+            thread.job = _handed_despite(thread)
+            return True
+        _offer(thread)  # if the run never said it ended
+        thread.job = _next_job(thread)
+    return False
+
+
+def _handed_despite(thread: _LoopThread) -> RunOnLoop | None:
+    """Offer ``thread`` no more; the run already handed to it, if any (it was offered as its
+    last run ended, and taken)."""
+    with _lock:
+        if thread.offered:
+            thread.offered = False
+            _available.remove(thread)
+            return None
+        if not thread.handed.is_set():
+            return None
+    thread.handed.clear()
+    return thread.job
 
 
 def _offer(thread: _LoopThread) -> None:

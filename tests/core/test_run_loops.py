@@ -104,3 +104,38 @@ def test_an_idle_loop_is_closed_after_its_wait(monkeypatch):
     _run_noting_where(seen)
 
     assert len(seen) == 2
+
+
+def test_a_run_handed_to_a_loop_that_turns_out_abandoned_goes_on_a_new_loop():
+    """A thread is offered as its run ends; if a task the run left refuses to end, the run
+    handed to that thread meanwhile still runs, on a new loop."""
+    seen: Seen = []
+    release = threading.Event()
+
+    async def deaf() -> None:
+        while not release.is_set():
+            try:
+                await asyncio.sleep(0.01)
+            except asyncio.CancelledError:
+                continue
+
+    async def leave_cancelled() -> str:
+        """Start a task, ask it to stop, and leave it refusing."""
+        seen.append(_loop_seen())
+        task = asyncio.get_running_loop().create_task(deaf())
+        await asyncio.sleep(0.05)  # started, and inside its try
+        task.cancel()
+        return "left"
+
+    try:
+        _run_noting_where(seen, "leave_cancelled", leave_cancelled)
+        tool = op.function(leave_cancelled, register_globally=False)
+        # handed at once, while the first loop's tidying waits its grace
+        handle = op.Runtime(model=op.ScriptedModel([call("leave_cancelled"), "done"])).start("go", tools=[tool])
+        second = handle.wait(timeout=30)
+    finally:
+        release.set()
+
+    assert second.stop_reason == "stop"
+    assert seen[1][0] is not seen[0][0]
+    assert seen[1][1] is seen[0][1]  # handed to the first run's thread as that run ended

@@ -68,13 +68,19 @@ def clean_registry():
 
 @pytest.fixture
 def shell(monkeypatch, clean_registry):
-    """IPython's shell in this process, with the extension loaded and no provider key set."""
+    """IPython's shell in this process, with the extension loaded, no session open and no
+    provider key set."""
     from IPython.core.interactiveshell import InteractiveShell
 
     for key in ("OPENPROGRAM_MODEL", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
         monkeypatch.delenv(key, raising=False)
+    from openprogram_jupyter.jupyter import _LOADED
+    from openprogram_jupyter.jupyter._sessions import Sessions
+
     ip = InteractiveShell.instance()
     ip.run_line_magic("load_ext", "openprogram_jupyter")
+    # No session an earlier test of this worker opened (``-s lesson``, a restore) is there.
+    _LOADED[id(ip)].sessions = Sessions()
     yield ip
     for name in _TEST_VARIABLES:
         ip.user_ns.pop(name, None)

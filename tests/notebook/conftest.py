@@ -69,7 +69,7 @@ def clean_registry():
 @pytest.fixture
 def shell(monkeypatch, clean_registry):
     """IPython's shell in this process, with the extension loaded, no session open and no
-    provider key set."""
+    provider key set; the names the test adds to its namespace are removed after it."""
     from IPython.core.interactiveshell import InteractiveShell
 
     for key in ("OPENPROGRAM_MODEL", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
@@ -81,6 +81,9 @@ def shell(monkeypatch, clean_registry):
     ip.run_line_magic("load_ext", "openprogram_jupyter")
     # No session an earlier test of this worker opened (``-s lesson``, a restore) is there.
     _LOADED[id(ip)].sessions = Sessions()
+    names_before = set(ip.user_ns)
     yield ip
-    for name in _TEST_VARIABLES:
+    # What the test put in the namespace goes (a tool or a run another test left would be
+    # offered by completion, or picked up by a later test), and the names tests share.
+    for name in (set(ip.user_ns) - names_before).union(_TEST_VARIABLES):
         ip.user_ns.pop(name, None)

@@ -190,6 +190,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "test_a_key_made_known_after_the_capture_is_masked_when_the_round_is_read",
     ),
     "models/_tool_search.py": (
+        "tests/providers/test_tool_search_wire.py",
         "tests/providers/test_provider_tool_search.py",
         "tests/core/test_tool_options_in_loop.py",
         "tests/providers/test_wire_preview_notices.py",

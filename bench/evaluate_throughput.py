@@ -267,7 +267,7 @@ def main() -> None:
     parser.add_argument(
         "--close-streams",
         action="store_true",
-        help="close the connection after every streamed reply (as the test suite's server does) instead of keeping it alive",
+        help="close the connection after every streamed reply (as the test suite's server does), not keep it alive",
     )
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
@@ -320,7 +320,10 @@ def main() -> None:
                     close()
     print()
     connections = "closed after every stream" if args.close_streams else "kept alive"
-    print(f"{args.prompts} prompts, one model, a server answering every request after {args.latency} s, connections {connections}:")
+    print(
+        f"{args.prompts} prompts, one model, a server answering every request after {args.latency} s, "
+        f"connections {connections}:"
+    )
     print("| variant | concurrency | wall | ideal | ratio | in flight (median) |")
     print("|---|---:|---:|---:|---:|---:|")
     for row in rows:

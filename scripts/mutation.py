@@ -196,6 +196,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/providers/test_wire_preview_notices.py",
     ),
     "models/_provider_compaction.py": (
+        "tests/providers/test_compaction_wire.py",
         "tests/providers/test_provider_own_compaction.py",
         "tests/providers/test_provider_compaction.py",
         "tests/core/test_compaction.py",

@@ -97,4 +97,5 @@ async def test_each_responses_compaction_item_is_noticed_and_no_count_said_witho
         _event("response.completed", response={"status": "completed"}),
     ]
     said, _ = await _round(server, RESPONSES, server.openai_base_url, frames)
-    assert said == ["OpenAI Responses compacted the conversation itself past 80,000 tokens, into an encrypted summary"] * 2
+    notice = "OpenAI Responses compacted the conversation itself past 80,000 tokens, into an encrypted summary"
+    assert said == [notice, notice]

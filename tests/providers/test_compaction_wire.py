@@ -99,3 +99,38 @@ async def test_each_responses_compaction_item_is_noticed_and_no_count_said_witho
     said, _ = await _round(server, RESPONSES, server.openai_base_url, frames)
     notice = "OpenAI Responses compacted the conversation itself past 80,000 tokens, into an encrypted summary"
     assert said == [notice, notice]
+
+
+def _anthropic_round(spent: list[dict], block: dict | None = None) -> list[bytes]:
+    block = block or {"type": "compaction", "content": "Sum."}
+    return [
+        _event("message_start", message={"usage": {"input_tokens": 10, "output_tokens": 1}}),
+        _event("content_block_start", index=0, content_block=block),
+        _event("content_block_stop", index=0),
+        _event("message_delta", delta={"stop_reason": "end_turn"}, usage={"output_tokens": 2, "iterations": spent}),
+        _event("message_stop"),
+    ]
+
+
+async def test_the_count_after_anthropic_s_compaction_is_the_sampling_that_followed_it_if_any(server):
+    before = {"type": "message", "input_tokens": 100, "output_tokens": 3}
+    compaction = {"type": "compaction", "input_tokens": 900, "output_tokens": 120}
+    after = {"type": "message", "input_tokens": 2_345, "output_tokens": 2}
+    said, _ = await _round(server, ANTHROPIC, server.url, _anthropic_round([before, compaction, after]))
+    assert said[0].endswith("; the request then counted 2,345 input tokens")
+    said, _ = await _round(server, ANTHROPIC, server.url, _anthropic_round([before, compaction]))
+    assert said == ["Anthropic compacted the conversation itself past 80,000 tokens, into a summary of 4 characters"]
+
+
+async def test_a_failed_anthropic_compaction_or_a_summary_that_is_no_text_is_not_measured(server):
+    for content in (None, 42):
+        failed = {"type": "compaction", "content": content, "encrypted_content": "e"}
+        said, _ = await _round(server, ANTHROPIC, server.url, _anthropic_round([], failed))
+        assert said == ["Anthropic compacted the conversation itself past 80,000 tokens, into an encrypted summary"]
+
+
+async def test_an_unpriced_model_s_compaction_adds_its_tokens_and_leaves_the_cost_unknown(server):
+    compaction = {"type": "compaction", "input_tokens": 900, "output_tokens": 120}
+    frames = _anthropic_round([compaction, {"type": "message", "input_tokens": 10, "output_tokens": 2}])
+    _, reply = await _round(server, "anthropic:claude-nobody-knows-1", server.url, frames)
+    assert (reply.usage.total_tokens, reply.usage.cost) == (10 + 2 + 900 + 120, None)

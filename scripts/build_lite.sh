@@ -95,6 +95,12 @@ cat > "$stage/lite/jupyter-lite.json" <<'JSON'
 }
 JSON
 
+# A student opening a lesson gets its kernel started, never a "Select Kernel" dialog (the
+# one JupyterLab shows when the notebook opens before the kernel specs have arrived).
+cat > "$stage/lite/overrides.json" <<'JSON'
+{"@jupyterlab/notebook-extension:tracker": {"autoStartDefaultKernel": true}}
+JSON
+
 rm -rf "$output"
 piplite_wheels=()
 for wheel in "$stage"/wheels/*.whl; do piplite_wheels+=(--piplite-wheels "$wheel"); done

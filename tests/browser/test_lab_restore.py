@@ -44,10 +44,11 @@ def test_background_cells_on_one_session_are_saved_and_restored_as_the_kernel_ha
             .first.inner_text()
             .split("LIVE-SESSION", 1)[1]
         )
-        # Both background cells' outputs become their saved transcripts when the runs end.
+        # Both background cells' outputs become their saved transcripts when the runs end: the
+        # transcript's own element, not the live view's "finished", which comes a tick earlier.
         page.wait_for_function(
             "() => [...document.querySelectorAll('.jp-Cell')].slice(1, 3)"
-            ".every(cell => cell.innerText.includes('finished'))",
+            ".every(cell => cell.querySelector('.openprogram-run') && cell.innerText.includes('finished'))",
             timeout=60_000,
         )
         page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")

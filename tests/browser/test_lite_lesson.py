@@ -120,6 +120,10 @@ def run_all_to_the_grading_cell(page: Any) -> None:
 
 
 def test_run_all_replays_the_lesson_live_and_grades_it_with_no_network(lite_site):
+    # The site starts a lesson's kernel itself: under load JupyterLab could open the notebook
+    # before the kernel specs arrived and ask "Select Kernel", and Run All waited on the dialog.
+    settings = json.loads((lite_site / "jupyter-lite.json").read_text())["jupyter-config-data"]["settingsOverrides"]
+    assert settings["@jupyterlab/notebook-extension:tracker"] == {"autoStartDefaultKernel": True}
     with lesson_page(lite_site, "lite-lesson-failure.png", height=1400) as (page, address, outside, fetched):
         page.evaluate(RECORD_AGENT_OUTPUT)
         run_all_to_the_grading_cell(page)

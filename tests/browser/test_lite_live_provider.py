@@ -23,7 +23,7 @@ import pytest
 from fakeserver import Call, Close, FakeServer, Recorded, Turn, Wire
 
 from .lab import OUTPUT, chromium_page
-from .test_lite_lesson import CELL_OUTPUT, lite_site, static_server  # noqa: F401 - lite_site is a fixture
+from .test_lite_lesson import CELL_OUTPUT, _add_cell_and_run, lite_site, static_server  # noqa: F401 - lite_site is a fixture
 
 pytestmark = pytest.mark.slow
 
@@ -110,17 +110,6 @@ def _run_all_typing_the_key(page: Any) -> None:
         f"() => ({CELL_OUTPUT})({AWAITED_CELL}).trim().length > 0 || /Error/.test(document.body.innerText)",
         timeout=120_000,
     )
-
-
-def _add_cell_and_run(page: Any, below: int, code: str) -> None:
-    """A code cell under cell ``below`` holding ``code``, run (Ctrl+Enter)."""
-    _cell(page, below).locator(".jp-InputArea-editor").click()
-    page.keyboard.press("Escape")
-    page.keyboard.press("b")
-    page.keyboard.press("Enter")
-    page.keyboard.type(code)
-    page.keyboard.press("Control+Enter")
-    page.keyboard.press("Escape")
 
 
 def _saved_notebook(page: Any) -> str:

@@ -62,21 +62,23 @@ def test_runs_side_by_side_each_get_a_loop_of_their_own():
     assert len(set(seen)) == 2
 
 
+async def deaf_until(release: threading.Event) -> None:
+    """A task deaf to cancellation until ``release`` is set."""
+    while not release.is_set():
+        try:
+            await asyncio.sleep(0.01)
+        except asyncio.CancelledError:
+            continue
+
+
 def test_a_loop_a_run_left_a_task_on_that_will_not_end_is_closed_not_reused():
     seen: Seen = []
     release = threading.Event()
 
-    async def deaf() -> None:
-        while not release.is_set():
-            try:
-                await asyncio.sleep(0.01)
-            except asyncio.CancelledError:
-                continue  # deaf to cancellation until released
-
     async def leave_behind() -> str:
         """Start a task that outlives the run."""
         seen.append(_loop_seen())
-        asyncio.get_running_loop().create_task(deaf())
+        asyncio.get_running_loop().create_task(deaf_until(release))
         return "left"
 
     try:
@@ -112,17 +114,10 @@ def test_a_run_handed_to_a_loop_that_turns_out_abandoned_goes_on_a_new_loop():
     seen: Seen = []
     release = threading.Event()
 
-    async def deaf() -> None:
-        while not release.is_set():
-            try:
-                await asyncio.sleep(0.01)
-            except asyncio.CancelledError:
-                continue
-
     async def leave_cancelled() -> str:
         """Start a task, ask it to stop, and leave it refusing."""
         seen.append(_loop_seen())
-        task = asyncio.get_running_loop().create_task(deaf())
+        task = asyncio.get_running_loop().create_task(deaf_until(release))
         await asyncio.sleep(0.05)  # started, and inside its try
         task.cancel()
         return "left"

@@ -242,6 +242,23 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/core/test_tracing_nested.py",
         "tests/core/test_tracing_spans.py",
     ),
+    "lab/evaluation/_judge.py": (
+        "tests/evaluation/test_judge.py",
+        "tests/evaluation/test_judge_concurrency.py",
+        "tests/evaluation/test_views.py",
+    ),
+    "lab/evaluation/_judge_tape.py": (
+        "tests/evaluation/test_judge_concurrency.py",
+        "tests/evaluation/test_judge.py",
+    ),
+    "lab/evaluation/_grading.py": (
+        "tests/evaluation/test_judge.py",
+        "tests/evaluation/test_evaluate.py",
+        "tests/evaluation/test_judge_concurrency.py",
+        "tests/evaluation/test_rubric.py",
+    ),
+    "lab/evaluation/_stats.py": ("tests/evaluation/test_repeats_and_variants.py",),
+    "lab/evaluation/_paired.py": ("tests/evaluation/test_repeats_and_variants.py",),
 }
 
 KILLED = ("killed", "timeout")  # a mutant whose tests hang is caught: mutmut stops it

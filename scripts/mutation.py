@@ -122,6 +122,15 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/core/test_fork.py",
         "tests/core/test_rerun.py",
     ),
+    "jupyter/_saved_runs.py": (
+        "tests/notebook/test_restore_untrusted.py",
+        "tests/notebook/test_restore_counts.py",
+        "tests/notebook/test_session_after_restart.py",
+        "tests/notebook/test_session_compaction.py",
+        "tests/widgets/test_reload_note.py",
+        "tests/core/test_lone_surrogates.py",
+        "tests/fuzz/test_fuzz_restore.py",
+    ),
     "models/openai_chat.py": (
         "tests/providers/test_openai_chat_wire.py",
         "tests/providers/test_provider_wire.py",
@@ -230,6 +239,16 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/providers/test_provider_images.py",
         "tests/providers/test_provider_incremental.py",
         "tests/providers/test_provider_prompt_cache.py",
+    ),
+    "tools/_images.py": (
+        "tests/tools/test_image_fitting_edges.py",
+        "tests/tools/test_image_refusals.py",
+        "tests/tools/test_results.py",
+    ),
+    "tools/_image_checks.py": (
+        "tests/tools/test_image_refusals.py",
+        "tests/tools/test_image_fitting_edges.py",
+        "tests/tools/test_results.py",
     ),
     "models/pricing.py": (
         "tests/providers/test_price_tiers.py",

@@ -211,6 +211,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/core/test_compaction.py",
     ),
     "models/gemini.py": (
+        "tests/providers/test_gemini_wire.py",
         "tests/providers/test_provider_stop_reasons.py",
         "tests/providers/test_provider_translation.py",
         "tests/providers/test_provider_errors.py",

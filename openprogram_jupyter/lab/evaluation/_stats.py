@@ -13,7 +13,8 @@ Z95 = 1.959963984540054  # the standard normal's 97.5th percentile: a two-sided 
 
 def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
     """The Wilson score interval of a rate of ``successes`` in ``trials`` (95 % by
-    default), as ``(low, high)`` within [0, 1]; ``(0.0, 1.0)`` for no trials. Raises
+    default), as ``(low, high)`` within [0, 1] — ``low`` exactly 0 when no trial
+    succeeded, ``high`` exactly 1 when every one did; ``(0.0, 1.0)`` for no trials. Raises
     ``ValueError`` for counts that cannot be (negative, or more successes than trials)."""
     if trials < 0 or successes < 0 or successes > trials:
         raise SetupError(f"wilson: {successes} successes in {trials} trials cannot be")
@@ -23,7 +24,11 @@ def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
     spread = z * z / trials
     centre = (rate + spread / 2) / (1 + spread)
     half = z * math.sqrt(rate * (1 - rate) / trials + spread / (4 * trials)) / (1 + spread)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # The bounds are exactly 0 with no success and 1 with no failure; computed, rounding
+    # leaves them a hair off (5.6e-17 for 0 of 3, above 1 for 16 of 16).
+    low = 0.0 if successes == 0 else centre - half
+    high = 1.0 if successes == trials else centre + half
+    return low, high
 
 
 def mcnemar_exact(only_a: int, only_b: int) -> float:

@@ -284,7 +284,10 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/evaluation/test_judge_concurrency.py",
         "tests/evaluation/test_rubric.py",
     ),
-    "lab/evaluation/_stats.py": ("tests/evaluation/test_statistics.py", "tests/evaluation/test_repeats_and_variants.py"),
+    "lab/evaluation/_stats.py": (
+        "tests/evaluation/test_statistics.py",
+        "tests/evaluation/test_repeats_and_variants.py",
+    ),
     "lab/evaluation/_paired.py": (
         "tests/evaluation/test_paired_comparison.py",
         "tests/evaluation/test_repeats_and_variants.py",

@@ -123,6 +123,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/core/test_rerun.py",
     ),
     "jupyter/_saved_runs.py": (
+        "tests/notebook/test_saved_run_format.py",
         "tests/notebook/test_restore_untrusted.py",
         "tests/notebook/test_restore_counts.py",
         "tests/notebook/test_session_after_restart.py",

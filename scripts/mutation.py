@@ -224,6 +224,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/decisions/test_provider_schemas.py",
     ),
     "models/bedrock.py": (
+        "tests/providers/test_bedrock_wire.py",
         "tests/providers/test_provider_stop_reasons.py",
         "tests/providers/test_provider_translation.py",
         "tests/providers/test_provider_errors.py",

@@ -1,0 +1,421 @@
+"""Bedrock's Converse API, exactly: the request a round sends through boto3 (its address
+and body: caps, sampling, system prompt, tools, thinking, cache points), the messages a
+later round sends for an earlier reply (reasoning, text, tool uses, results, pictures),
+and how each kind of converse-stream event is read (what mutmut found unpinned in
+models/bedrock.py; docs/testing.md, "Mutation tool"). Asserted on what the loopback
+server received from the real boto3 client, and on raw event-stream frames it sent."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import pytest
+from fakeserver import Turn
+from fakeserver.wire_bedrock import event_frame, exception_frame
+
+from openprogram_jupyter.core.messages import (
+    AssistantMessage,
+    ImageContent,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+from openprogram_jupyter.models import resolve_model
+from openprogram_jupyter.models.base import ModelRequest
+from openprogram_jupyter.models.bedrock import caches_prompts
+
+from .cases import FAST_RETRY, SECRET, make_tools, stream_once
+
+TOOLS = [t.spec for t in make_tools()]
+RAW_PNG = b"\x89PNG\r\n\x1a\nfake-image-bytes"
+PNG = base64.b64encode(RAW_PNG).decode()
+CLAUDE = "anthropic.claude-sonnet-4-5-20250929-v1:0"
+LLAMA = "meta.llama3-70b-instruct-v1:0"
+GO = UserMessage(content="go")
+
+
+def _model(server, model_id: str = CLAUDE, **options):
+    model = resolve_model(f"bedrock:{model_id}", api_key=SECRET, base_url=server.url)
+    model.retry = FAST_RETRY
+    for name, value in options.items():
+        setattr(model, name, value)
+    return model
+
+
+async def _round(server, request: ModelRequest, *turns: Turn, model_id: str = CLAUDE, **options):
+    """One round of ``request`` answered by ``turns`` (else "ok"): the updates, the reply
+    and the request the server received last."""
+    server.script(*(turns or (Turn(text="ok"),)))
+    updates, reply = await stream_once(_model(server, model_id, **options), request)
+    return updates, reply, server.requests[-1]
+
+
+def _event(kind: str, **payload: object) -> bytes:
+    headers = {":event-type": kind, ":content-type": "application/json", ":message-type": "event"}
+    return event_frame(headers, json.dumps(payload).encode())
+
+
+async def _raw(server, *frames: bytes):
+    """The reply made of these event-stream frames."""
+    _, reply, _ = await _round(server, ModelRequest(messages=[GO]), Turn(raw_frames=list(frames)))
+    return reply
+
+
+def _usage(**counts: int) -> bytes:
+    return _event("metadata", usage=counts, metrics={"latencyMs": 1})
+
+
+# -- the request ----------------------------------------------------------------------------
+
+
+async def test_a_round_sends_the_lower_cap_sampling_system_prompt_and_tools_with_cache_points(server):
+    request = ModelRequest(
+        messages=[GO],
+        system="Be brief.",
+        tools=TOOLS[:1],
+        max_output_tokens=300,
+        temperature=0.5,
+        stop_sequences=("END",),
+    )
+    _, reply, sent = await _round(server, request, max_tokens=500)
+    assert reply.stop_reason == "stop", (reply.error_message, server.rejections)
+    assert sent.path == "/model/anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse-stream" and sent.model == CLAUDE
+    assert sent.headers["authorization"] == f"Bearer {SECRET}"
+    tool = sent.body["toolConfig"]["tools"][0]["toolSpec"]
+    assert (tool["name"], tool["description"]) == ("add", TOOLS[0]["description"])
+    assert sent.body == {
+        "messages": [{"role": "user", "content": [{"text": "go"}, {"cachePoint": {"type": "default"}}]}],
+        "inferenceConfig": {"maxTokens": 300, "temperature": 0.5, "stopSequences": ["END"]},
+        "system": [{"text": "Be brief."}, {"cachePoint": {"type": "default"}}],
+        "toolConfig": {
+            "tools": [{"toolSpec": tool}, {"cachePoint": {"type": "default"}}],
+            "toolChoice": {"auto": {}},
+        },
+    }
+
+
+@pytest.mark.parametrize(("model_cap", "round_cap", "sent"), [(500, None, 500), (None, 300, 300), (200, 300, 200)])
+async def test_the_output_cap_is_the_lower_of_the_model_s_and_the_round_s(server, model_cap, round_cap, sent):
+    request = ModelRequest(messages=[GO], max_output_tokens=round_cap, prompt_cache=False)
+    _, _, received = await _round(server, request, max_tokens=model_cap)
+    assert received.body == {
+        "messages": [{"role": "user", "content": [{"text": "go"}]}],
+        "inferenceConfig": {"maxTokens": sent},
+    }
+
+
+async def test_a_round_without_caps_or_cache_sends_the_messages_alone(server):
+    _, _, sent = await _round(server, ModelRequest(messages=[GO], prompt_cache=False))
+    assert sent.body == {"messages": [{"role": "user", "content": [{"text": "go"}]}]}
+
+
+async def test_thinking_raises_the_output_cap_to_the_budget_and_more_within_the_round_s_cap(server):
+    _, _, sent = await _round(server, ModelRequest(messages=[GO], reasoning=2048, prompt_cache=False), max_tokens=8000)
+    assert sent.body["inferenceConfig"] == {"maxTokens": 8000}
+    assert sent.body["additionalModelRequestFields"] == {"thinking": {"type": "enabled", "budget_tokens": 2048}}
+    _, _, sent = await _round(server, ModelRequest(messages=[GO], reasoning=2048, prompt_cache=False), max_tokens=100)
+    assert sent.body["inferenceConfig"] == {"maxTokens": 2048 + 1024}
+    capped = ModelRequest(messages=[GO], reasoning=2048, max_output_tokens=2500, prompt_cache=False)
+    _, _, sent = await _round(server, capped)
+    assert sent.body["inferenceConfig"] == {"maxTokens": 2500}
+
+
+async def test_thinking_with_a_forced_tool_sends_auto_and_says_so(server):
+    request = ModelRequest(
+        messages=[GO], tools=TOOLS, tool_choice={"type": "function", "name": "mul"}, reasoning=2048, prompt_cache=False
+    )
+    updates, _, sent = await _round(server, request)
+    assert sent.body["toolConfig"]["toolChoice"] == {"auto": {}}
+    notices = [u.delta for u in updates if u.kind == "notice"]
+    assert any("with extended thinking Claude accepts only tool_choice auto or none" in n for n in notices), notices
+
+
+async def test_thinking_with_one_call_at_a_time_keeps_claude_s_own_choice_as_auto(server):
+    request = ModelRequest(
+        messages=[GO],
+        tools=TOOLS,
+        tool_choice="required",
+        parallel_tool_calls=False,
+        reasoning=2048,
+        prompt_cache=False,
+    )
+    updates, _, sent = await _round(server, request)
+    assert sent.body["additionalModelRequestFields"]["tool_choice"] == {
+        "type": "auto",
+        "disable_parallel_tool_use": True,
+    }
+    assert "toolChoice" not in sent.body["toolConfig"]
+    assert any("accepts only tool_choice auto or none" in u.delta for u in updates if u.kind == "notice")
+
+
+async def test_thinking_with_tool_choice_auto_says_nothing_about_it(server):
+    request = ModelRequest(messages=[GO], tools=TOOLS, reasoning=2048, prompt_cache=False)
+    updates, _, sent = await _round(server, request)
+    assert sent.body["toolConfig"]["toolChoice"] == {"auto": {}}
+    assert [u.delta for u in updates if u.kind == "notice"] == []
+
+
+@pytest.mark.parametrize(
+    ("model_id", "caches"),
+    [
+        ("us.anthropic.claude-sonnet-4-5-20250929-v1:0", True),
+        ("global.anthropic.claude-3-5-sonnet-20241022-v2:0", True),
+        ("eu.anthropic.claude-3-5-sonnet-20240620-v1:0", False),
+        ("anthropic.claude-instant-v1", False),
+        ("apac.amazon.nova-pro-v1:0", True),
+        ("amazon.titan-text-express-v1", False),
+        ("us.meta.llama3-70b-instruct-v1:0", False),
+    ],
+)
+def test_cache_points_go_to_claude_from_3_5_sonnet_v2_on_and_nova_in_any_region(model_id, caches):
+    assert caches_prompts(model_id) is caches
+
+
+# -- the history a later round sends -----------------------------------------------------
+
+
+async def test_a_user_message_s_text_and_pictures_are_blocks_and_a_picture_bedrock_cannot_take_is_named(server):
+    message = UserMessage(
+        content=[
+            TextContent(text="see"),
+            TextContent(text="  "),
+            ImageContent(data=PNG, mime_type="image/JPG"),
+            ImageContent(data=PNG, mime_type="image/bmp"),
+        ]
+    )
+    _, reply, sent = await _round(server, ModelRequest(messages=[message], prompt_cache=False))
+    assert reply.stop_reason == "stop", (reply.error_message, server.rejections)
+    assert sent.body["messages"] == [
+        {
+            "role": "user",
+            "content": [
+                {"text": "see"},
+                {"image": {"format": "jpeg", "source": {"bytes": PNG}}},
+                {"text": "(an image of type image/bmp was left out: Bedrock takes png, jpeg, gif, webp)"},
+            ],
+        }
+    ]
+
+
+async def test_a_turn_s_reasoning_text_tool_uses_and_results_go_back_as_converse_blocks(server):
+    turn = AssistantMessage(
+        model=f"bedrock:{CLAUDE}",
+        content=[
+            ThinkingContent(thinking="Adding.", signature="sig-1"),
+            ThinkingContent(thinking="Unsigned."),
+            ThinkingContent(thinking="", signature="sig-empty"),
+            TextContent(text="Let me add."),
+            TextContent(text=" "),
+            ToolCall(id="tooluse_1", name="add", arguments={"a": 1, "b": 2}),
+            ToolCall(id="call.2!", name="fail", arguments={"reason": "no"}),
+        ],
+    )
+    history = [
+        GO,
+        turn,
+        ToolResultMessage(
+            tool_call_id="tooluse_1",
+            tool_name="add",
+            content=[TextContent(text="3"), ImageContent(data=PNG, mime_type="image/png")],
+        ),
+        ToolResultMessage(
+            tool_call_id="call.2!", tool_name="fail", content=[TextContent(text="failed")], is_error=True
+        ),
+        UserMessage(content="and?"),
+    ]
+    _, reply, sent = await _round(server, ModelRequest(messages=history, tools=TOOLS, prompt_cache=False))
+    assert reply.stop_reason == "stop", (reply.error_message, server.rejections)
+    safe_id = sent.body["messages"][1]["content"][3]["toolUse"]["toolUseId"]
+    assert safe_id != "call.2!" and all(c.isalnum() or c in "_-" for c in safe_id)
+    assert sent.body["messages"][1:] == [
+        {
+            "role": "assistant",
+            "content": [
+                {"reasoningContent": {"reasoningText": {"text": "Adding.", "signature": "sig-1"}}},
+                {"text": "Let me add."},
+                {"toolUse": {"toolUseId": "tooluse_1", "name": "add", "input": {"a": 1, "b": 2}}},
+                {"toolUse": {"toolUseId": safe_id, "name": "fail", "input": {"reason": "no"}}},
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {
+                    "toolResult": {
+                        "toolUseId": "tooluse_1",
+                        "content": [{"text": "3"}, {"image": {"format": "png", "source": {"bytes": PNG}}}],
+                        "status": "success",
+                    }
+                },
+                {"toolResult": {"toolUseId": safe_id, "content": [{"text": "failed"}], "status": "error"}},
+                {"text": "and?"},
+            ],
+        },
+    ]
+
+
+async def test_another_provider_s_reasoning_is_not_sent(server):
+    other = AssistantMessage(
+        model="anthropic:claude-sonnet-4-5",
+        content=[ThinkingContent(thinking="hmm", signature="s"), TextContent(text="Said.")],
+    )
+    _, _, sent = await _round(
+        server, ModelRequest(messages=[GO, other, UserMessage(content="and?")], prompt_cache=False)
+    )
+    assert sent.body["messages"][1] == {"role": "assistant", "content": [{"text": "Said."}]}
+
+
+# -- reading the stream ------------------------------------------------------------------
+
+
+async def test_reasoning_text_and_signature_make_one_thinking_block_before_the_text(server):
+    reply = await _raw(
+        server,
+        _event("messageStart", role="assistant"),
+        _event("contentBlockDelta", contentBlockIndex=0, delta={"reasoningContent": {"text": "Think"}}),
+        _event("contentBlockDelta", contentBlockIndex=0, delta={"reasoningContent": {"text": "ing."}}),
+        _event("contentBlockDelta", contentBlockIndex=0, delta={"reasoningContent": {"signature": "sig-b"}}),
+        _event("contentBlockStop", contentBlockIndex=0),
+        _event("contentBlockDelta", contentBlockIndex=1, delta={"text": ""}),
+        _event("contentBlockDelta", contentBlockIndex=1, delta={"text": "Hi"}),
+        _event("contentBlockStop", contentBlockIndex=1),
+        _event("messageStop", stopReason="end_turn"),
+        _usage(inputTokens=10, outputTokens=5, cacheReadInputTokens=3, cacheWriteInputTokens=2),
+    )
+    assert reply.stop_reason == "stop", reply.error_message
+    assert [(type(b).__name__, b.model_dump(include={"text", "thinking", "signature"})) for b in reply.content] == [
+        ("ThinkingContent", {"thinking": "Thinking.", "signature": "sig-b"}),
+        ("TextContent", {"text": "Hi"}),
+    ]
+    assert (reply.usage.input, reply.usage.output, reply.usage.cache_read, reply.usage.cache_write) == (10, 5, 3, 2)
+
+
+async def test_a_tool_use_s_input_fragments_make_its_arguments_and_each_block_ends_its_own_call(server):
+    def start(index: int, name: str, tool_id: str) -> bytes:
+        return _event(
+            "contentBlockStart", contentBlockIndex=index, start={"toolUse": {"toolUseId": tool_id, "name": name}}
+        )
+
+    def piece(index: int, text: str) -> bytes:
+        return _event("contentBlockDelta", contentBlockIndex=index, delta={"toolUse": {"input": text}})
+
+    updates = []
+    server.script(
+        Turn(
+            raw_frames=[
+                start(1, "add", "tu-1"),
+                piece(1, '{"a": 1, '),
+                piece(1, ""),
+                piece(1, '"b": 2}'),
+                _event("contentBlockDelta", contentBlockIndex=7, delta={"toolUse": {"input": "lost"}}),
+                _event("contentBlockStop", contentBlockIndex=1),
+                start(2, "mul", "tu-2"),
+                piece(2, '{"a": 3}'),
+                _event("contentBlockStop", contentBlockIndex=2),
+                _event("messageStop", stopReason="tool_use"),
+                _usage(inputTokens=4, outputTokens=2),
+            ]
+        )
+    )
+    updates, reply = await stream_once(_model(server), ModelRequest(messages=[GO]))
+    assert reply.stop_reason == "toolUse", reply.error_message
+    assert [(c.id, c.name, c.arguments) for c in reply.tool_calls] == [
+        ("tu-1", "add", {"a": 1, "b": 2}),
+        ("tu-2", "mul", {"a": 3}),
+    ]
+    kinds = [u.kind for u in updates if u.kind.startswith("toolcall")]
+    assert kinds == [
+        "toolcall_start",
+        "toolcall_delta",
+        "toolcall_delta",
+        "toolcall_end",
+        "toolcall_start",
+        "toolcall_delta",
+        "toolcall_end",
+    ]
+
+
+async def test_a_stream_without_message_stop_is_cut_and_keeps_what_arrived(server):
+    frames = [
+        _event("contentBlockDelta", contentBlockIndex=0, delta={"text": "half"}),
+        _event("contentBlockStart", contentBlockIndex=1, start={"toolUse": {"toolUseId": "t1", "name": "add"}}),
+        _event("contentBlockDelta", contentBlockIndex=1, delta={"toolUse": {"input": '{"a": 1}'}}),
+    ]
+    server.script(*[Turn(raw_frames=frames)] * 3)
+    updates, reply = await stream_once(_model(server), ModelRequest(messages=[GO]))
+    assert reply.stop_reason == "error" and "messageStop" in reply.error_message
+    assert reply.content[0].text == "half"
+    assert [u.kind for u in updates].count("toolcall_end") == [u.kind for u in updates].count("toolcall_start") > 0
+
+
+async def test_a_reply_without_usage_counts_no_tokens(server):
+    reply = await _raw(
+        server,
+        _event("contentBlockDelta", contentBlockIndex=0, delta={"text": "a"}),
+        _event("messageStop", stopReason="end_turn"),
+        _event("metadata", metrics={"latencyMs": 1}),
+    )
+    assert reply.stop_reason == "stop" and reply.content[0].text == "a"
+    assert (reply.usage.input, reply.usage.output, reply.usage.cache_read, reply.usage.cache_write) == (0, 0, 0, 0)
+
+
+async def test_a_length_stop_keeps_its_usage(server):
+    reply = await _raw(
+        server,
+        _event("contentBlockDelta", contentBlockIndex=0, delta={"text": "a"}),
+        _event("messageStop", stopReason="max_tokens"),
+        _usage(inputTokens=3, outputTokens=9),
+    )
+    assert reply.stop_reason == "length" and (reply.usage.input, reply.usage.output) == (3, 9)
+
+
+# -- failures --------------------------------------------------------------------------------
+
+
+async def test_a_throttled_round_keeps_status_code_message_and_wait_and_is_retried(server):
+    server.script(*[Turn.http_error(429, "slow down", retry_after=0.01)] * 3)
+    _, reply = await stream_once(_model(server), ModelRequest(messages=[GO]))
+    assert reply.stop_reason == "error" and "slow down" in reply.error_message
+    assert (reply.error.status, reply.error.code, reply.error.retryable) == (429, "ThrottlingException", True)
+    assert len(server.requests) == 3
+
+
+async def test_a_refused_request_is_not_retried(server):
+    server.script(Turn.http_error(400, "bad field"), Turn(text="never"))
+    _, reply = await stream_once(_model(server), ModelRequest(messages=[GO]))
+    assert (reply.error.status, reply.error.code, reply.error.retryable) == (400, "ValidationException", False)
+    assert "bad field" in reply.error_message and len(server.requests) == 1
+
+
+@pytest.mark.parametrize(
+    ("kind", "retried"),
+    [("modelStreamErrorException", True), ("throttlingException", True), ("validationException", False)],
+)
+async def test_an_exception_in_the_stream_keeps_its_code_and_is_retried_when_it_is_passing(server, kind, retried):
+    cut = Turn(raw_frames=[_event("messageStart", role="assistant"), exception_frame(kind, "it broke")])
+    server.script(cut, Turn(text="again"))
+    _, reply = await stream_once(_model(server), ModelRequest(messages=[GO]))
+    if retried:
+        assert reply.stop_reason == "stop" and reply.content[0].text == "again" and len(server.requests) == 2
+    else:
+        assert reply.stop_reason == "error" and "it broke" in reply.error_message
+        assert (reply.error.code, reply.error.status, reply.error.retryable) == (kind, None, False)
+
+
+async def test_no_region_says_how_to_give_one(server, monkeypatch):
+    monkeypatch.delenv("AWS_REGION")
+    model = resolve_model(f"bedrock:{CLAUDE}", api_key=SECRET)
+    _, reply = await stream_once(model, ModelRequest(messages=[GO]))
+    assert reply.stop_reason == "error" and reply.error.kind == "credentials"
+    assert "no AWS region: set AWS_REGION or pass region= to BedrockModel" in reply.error_message
+
+
+async def test_the_region_comes_from_aws_default_region_when_aws_region_is_unset(server, monkeypatch):
+    monkeypatch.delenv("AWS_REGION")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "eu-west-3")
+    assert resolve_model(f"bedrock:{CLAUDE}").region == "eu-west-3"
+    monkeypatch.setenv("AWS_REGION", "us-west-2")
+    assert resolve_model(f"bedrock:{CLAUDE}").region == "us-west-2"

@@ -270,6 +270,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/evaluation/test_views.py",
     ),
     "lab/evaluation/_judge_tape.py": (
+        "tests/evaluation/test_judge_tape.py",
         "tests/evaluation/test_judge_concurrency.py",
         "tests/evaluation/test_judge.py",
     ),

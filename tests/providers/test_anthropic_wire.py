@@ -1,0 +1,474 @@
+"""Anthropic Messages, exactly: the body a round sends (its fields, the history's blocks,
+the cache marks, the tool choice), how each kind of stream event is read, and how each
+failure is classified (what mutmut found unpinned in models/anthropic.py; docs/testing.md,
+"Mutation tool"). Asserted on what the loopback server received from the real SDK client,
+and on the reply made of the raw frames it sent."""
+
+from __future__ import annotations
+
+import base64
+
+from fakeserver import Turn
+from fakeserver.wire import sse
+
+from openprogram_jupyter.core.messages import (
+    AssistantMessage,
+    ImageContent,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+from openprogram_jupyter.models import resolve_model
+from openprogram_jupyter.models.anthropic import AnthropicModel
+from openprogram_jupyter.models.base import ModelRequest
+
+from .cases import FAST_RETRY, SECRET, make_tools, stream_once
+
+MODEL = "anthropic:claude-sonnet-4-5"
+TOOLS = [t.spec for t in make_tools()]
+PNG = base64.b64encode(b"\x89PNG\r\n\x1a\nfake-image-bytes").decode()
+EPHEMERAL = {"type": "ephemeral"}
+
+
+def _model(server, name: str = MODEL, **options):
+    """The model ``name`` against the loopback server; ``options`` (``max_tokens``,
+    ``thinking_budget``) as the model's own arguments."""
+    if options:
+        model = AnthropicModel(name.removeprefix("anthropic:"), api_key=SECRET, base_url=server.url, **options)
+    else:
+        model = resolve_model(name, api_key=SECRET, base_url=server.url)
+    model.retry = FAST_RETRY
+    return model
+
+
+async def _sent(server, request: ModelRequest, name: str = MODEL, **options) -> tuple[dict, list[str]]:
+    """The body a round of ``request`` sends (the round itself answers "ok") and its notices."""
+    server.script(Turn(text="ok"))
+    updates, reply = await stream_once(_model(server, name, **options), request)
+    assert reply.stop_reason == "stop", (reply.error_message, server.rejections)
+    return server.requests[-1].body, [u.delta.removeprefix(f"{name}: ") for u in updates if u.kind == "notice"]
+
+
+def _go(**fields) -> ModelRequest:
+    return ModelRequest(messages=[UserMessage(content="go")], prompt_cache=False, **fields)
+
+
+# -- the request ---------------------------------------------------------------------------
+
+
+async def test_a_plain_round_sends_the_model_its_output_cap_the_messages_and_asks_for_a_stream(server):
+    body, notices = await _sent(server, _go(system="Be brief."))
+    assert body == {
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 8192,
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "go"}]}],
+        "stream": True,
+        "system": "Be brief.",
+    }
+    assert notices == []
+    assert server.requests[-1].path == "/v1/messages"
+
+
+async def test_claude_3_opus_sonnet_and_haiku_get_4096_output_tokens_and_an_own_cap_wins(server):
+    body, _ = await _sent(server, _go(), name="anthropic:claude-3-haiku-20240307")
+    assert body["max_tokens"] == 4096
+    body, _ = await _sent(server, _go(), name="anthropic:claude-3-5-haiku-latest")
+    assert body["max_tokens"] == 8192
+    body, _ = await _sent(server, _go(), max_tokens=300)
+    assert body["max_tokens"] == 300
+
+
+async def test_the_run_s_budget_lowers_the_output_cap_but_never_raises_it(server):
+    body, _ = await _sent(server, _go(max_output_tokens=500))
+    assert body["max_tokens"] == 500
+    body, _ = await _sent(server, _go(max_output_tokens=50_000))
+    assert body["max_tokens"] == 8192
+
+
+async def test_thinking_raises_the_cap_to_the_budget_plus_1024_within_the_run_s_budget(server):
+    body, notices = await _sent(server, _go(reasoning=10_000))
+    assert body["thinking"] == {"type": "enabled", "budget_tokens": 10_000}
+    assert body["max_tokens"] == 11_024 and notices == []
+    body, _ = await _sent(server, _go(reasoning=10_000, max_output_tokens=10_500))
+    assert body["max_tokens"] == 10_500
+    body, _ = await _sent(server, _go(), thinking_budget=2_000)
+    assert body["thinking"] == {"type": "enabled", "budget_tokens": 2_000} and body["max_tokens"] == 8192
+
+
+async def test_the_run_s_reasoning_setting_wins_over_the_model_s_thinking_budget(server):
+    body, _ = await _sent(server, _go(reasoning=3_000), thinking_budget=2_000)
+    assert body["thinking"]["budget_tokens"] == 3_000
+
+
+async def test_a_temperature_is_sent_without_thinking_and_left_out_with_it_saying_so(server):
+    body, notices = await _sent(server, _go(temperature=0.5, stop_sequences=("END",)))
+    assert (body["temperature"], body["stop_sequences"], notices) == (0.5, ["END"], [])
+    body, notices = await _sent(server, _go(temperature=0.5, reasoning=2_048))
+    assert "temperature" not in body
+    assert len(notices) == 1 and "Anthropic with extended thinking" in notices[0], notices
+
+
+def _choice(choice, parallel=None) -> ModelRequest:
+    return _go(tools=TOOLS, tool_choice=choice, parallel_tool_calls=parallel)
+
+
+async def test_each_tool_choice_is_anthropic_s_own_and_parallel_off_is_said_except_with_none(server):
+    sent = {}
+    for choice in ("auto", "required", "none", {"type": "function", "name": "mul"}):
+        for parallel in (None, True, False):
+            body, _ = await _sent(server, _choice(choice, parallel))
+            sent[str(choice), parallel] = body["tool_choice"]
+    assert sent == {
+        ("auto", None): {"type": "auto"},
+        ("auto", True): {"type": "auto"},
+        ("auto", False): {"type": "auto", "disable_parallel_tool_use": True},
+        ("required", None): {"type": "any"},
+        ("required", True): {"type": "any"},
+        ("required", False): {"type": "any", "disable_parallel_tool_use": True},
+        ("none", None): {"type": "none"},
+        ("none", True): {"type": "none"},
+        ("none", False): {"type": "none"},
+        ("{'type': 'function', 'name': 'mul'}", None): {"type": "tool", "name": "mul"},
+        ("{'type': 'function', 'name': 'mul'}", True): {"type": "tool", "name": "mul"},
+        ("{'type': 'function', 'name': 'mul'}", False): {
+            "type": "tool",
+            "name": "mul",
+            "disable_parallel_tool_use": True,
+        },
+    }
+
+
+async def test_tools_are_declared_in_menu_order_with_their_schemas(server):
+    body, _ = await _sent(server, _go(tools=TOOLS))
+    assert [t["name"] for t in body["tools"]] == ["add", "mul", "fail"]
+    assert body["tools"][0] == {
+        "name": "add",
+        "description": TOOLS[0]["description"],
+        "input_schema": body["tools"][0]["input_schema"],
+    }
+    assert body["tools"][0]["input_schema"]["required"] == ["a", "b"]
+
+
+async def test_a_model_without_strict_tool_use_gets_plain_schemas_and_a_notice_naming_it(server):
+    strict = [{**spec, "strict": True} for spec in TOOLS[:1]]
+    body, notices = await _sent(server, _go(tools=strict), name="anthropic:claude-3-5-haiku-latest")
+    assert "strict" not in body["tools"][0]
+    assert any("claude-3-5-haiku-latest has no strict tool use" in n for n in notices), notices
+
+
+async def test_a_history_of_tool_blocks_without_tools_declares_them_as_stubs_and_chooses_none(server):
+    call = ToolCall(id="toolu_1", name="lookup", arguments={"q": "x"})
+    history = [
+        UserMessage(content="go"),
+        AssistantMessage(content=[call]),
+        ToolResultMessage(tool_call_id="toolu_1", tool_name="lookup", content=[TextContent(text="found")]),
+    ]
+    body, _ = await _sent(server, ModelRequest(messages=history, prompt_cache=False, parallel_tool_calls=False))
+    assert [t["name"] for t in body["tools"]] == ["lookup"]
+    assert "defer_loading" not in body["tools"][0]
+    assert body["tool_choice"] == {"type": "none"}
+
+
+async def test_without_tools_or_tool_history_nothing_about_tools_is_sent(server):
+    body, _ = await _sent(server, _go(tool_choice="required", parallel_tool_calls=False))
+    assert "tools" not in body and "tool_choice" not in body
+
+
+# -- the history ---------------------------------------------------------------------------
+
+
+def _again() -> UserMessage:
+    return UserMessage(content="and?")
+
+
+async def _sent_messages(server, history: list) -> list[dict]:
+    body, _ = await _sent(server, ModelRequest(messages=history, tools=TOOLS, prompt_cache=False))
+    return body["messages"]
+
+
+async def test_an_earlier_turn_goes_back_as_its_thinking_text_calls_and_one_user_message_of_results(server):
+    call = ToolCall(id="toolu_1", name="add", arguments={"a": 1, "b": 2})
+    bad_id = ToolCall(id="call.2/x", name="fail", arguments={"reason": "no"})
+    turn = AssistantMessage(
+        content=[
+            ThinkingContent(thinking="Plan.", signature="sig-1"),
+            TextContent(text=""),
+            TextContent(text="Adding."),
+            call,
+            bad_id,
+        ]
+    )
+    results = [
+        ToolResultMessage(tool_call_id="toolu_1", tool_name="add", content=[TextContent(text="3")]),
+        ToolResultMessage(
+            tool_call_id="call.2/x",
+            tool_name="fail",
+            content=[TextContent(text="Error: no"), ImageContent(data=PNG, mime_type="image/png")],
+            is_error=True,
+        ),
+    ]
+    sent = await _sent_messages(server, [UserMessage(content="go"), turn, *results, _again()])
+    assert sent[1] == {
+        "role": "assistant",
+        "content": [
+            {"type": "thinking", "thinking": "Plan.", "signature": "sig-1"},
+            {"type": "text", "text": "Adding."},
+            {"type": "tool_use", "id": "toolu_1", "name": "add", "input": {"a": 1, "b": 2}},
+            {"type": "tool_use", "id": "call_2_x", "name": "fail", "input": {"reason": "no"}},
+        ],
+    }
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG}}
+    assert sent[2] == {
+        "role": "user",
+        "content": [
+            {
+                "type": "tool_result",
+                "tool_use_id": "toolu_1",
+                "content": [{"type": "text", "text": "3"}],
+                "is_error": False,
+            },
+            {
+                "type": "tool_result",
+                "tool_use_id": "call_2_x",
+                "content": [{"type": "text", "text": "Error: no"}, image],
+                "is_error": True,
+            },
+            {"type": "text", "text": "and?"},
+        ],
+    }
+    assert len(sent) == 3
+
+
+async def test_redacted_thinking_goes_back_as_its_data_and_unsigned_thinking_not_at_all(server):
+    turn = AssistantMessage(
+        content=[
+            ThinkingContent(thinking="", provider_data={"redacted_thinking": "enc-1"}),
+            ThinkingContent(thinking="another provider's"),
+            ThinkingContent(thinking="", provider_data={"redacted_thinking": 7}),
+            TextContent(text="Said."),
+        ]
+    )
+    sent = await _sent_messages(server, [UserMessage(content="go"), turn, _again()])
+    assert sent[1]["content"] == [{"type": "redacted_thinking", "data": "enc-1"}, {"type": "text", "text": "Said."}]
+
+
+async def test_a_user_message_s_pictures_are_sent_and_its_empty_text_left_out(server):
+    message = UserMessage(
+        content=[TextContent(text="Look:"), TextContent(text=""), ImageContent(data=PNG, mime_type="image/png")]
+    )
+    sent = await _sent_messages(server, [message])
+    assert sent == [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "Look:"},
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG}},
+            ],
+        }
+    ]
+
+
+# -- prompt caching --------------------------------------------------------------------------
+
+
+async def test_the_cache_marks_the_last_block_of_the_newest_message_that_is_not_thinking(server):
+    turn = AssistantMessage(content=[TextContent(text="Hm."), ThinkingContent(thinking="Plan.", signature="s")])
+    history = [UserMessage(content="go"), turn]
+    body, _ = await _sent(server, ModelRequest(messages=history, tools=TOOLS, system="Be brief."))
+    assert body["tools"][-1]["cache_control"] == EPHEMERAL
+    assert all("cache_control" not in t for t in body["tools"][:-1])
+    assert body["system"] == [{"type": "text", "text": "Be brief.", "cache_control": EPHEMERAL}]
+    assert body["messages"][-1]["content"] == [
+        {"type": "text", "text": "Hm.", "cache_control": EPHEMERAL},
+        {"type": "thinking", "thinking": "Plan.", "signature": "s"},
+    ]
+    assert "cache_control" not in str(body["messages"][0])
+
+
+async def test_a_newest_message_of_thinking_alone_is_sent_unmarked_and_marks_are_not_kept_for_later(server):
+    turn = AssistantMessage(content=[ThinkingContent(thinking="", provider_data={"redacted_thinking": "enc"})])
+    model = _model(server)
+    server.script(Turn(text="ok"), Turn(text="ok"))
+    history = [UserMessage(content="go"), turn]
+    await stream_once(model, ModelRequest(messages=history))
+    assert server.requests[-1].body["messages"][-1]["content"] == [{"type": "redacted_thinking", "data": "enc"}]
+    await stream_once(model, ModelRequest(messages=[*history, _again()]))
+    second = server.requests[-1].body["messages"]
+    assert second[0]["content"] == [{"type": "text", "text": "go"}]
+    assert second[-1]["content"] == [{"type": "text", "text": "and?", "cache_control": EPHEMERAL}]
+
+
+# -- the compaction's beta -------------------------------------------------------------------
+
+
+async def test_provider_compaction_goes_to_the_beta_path_with_its_header_and_others_do_not(server):
+    await _sent(server, ModelRequest(messages=[UserMessage(content="go")], provider_compaction=80_000))
+    compacting = server.requests[-1]
+    assert compacting.path == "/v1/messages?beta=true"
+    assert compacting.headers["anthropic-beta"] == "compact-2026-01-12"
+    assert compacting.body["context_management"]["edits"][0]["trigger"] == {"type": "input_tokens", "value": 80_000}
+    await _sent(server, _go())
+    assert server.requests[-1].path == "/v1/messages" and "anthropic-beta" not in server.requests[-1].headers
+
+
+# -- reading the stream ----------------------------------------------------------------------
+
+
+def _event(kind: str, **fields: object) -> bytes:
+    return sse({"type": kind, **fields}, event=kind)
+
+
+def _start(usage: dict | None = None) -> bytes:
+    return _event("message_start", message={"usage": usage or {"input_tokens": 5, "output_tokens": 1}})
+
+
+def _end(stop: str | None = "end_turn", **usage: object) -> list[bytes]:
+    delta = {"stop_reason": stop} if stop is not None else {}
+    return [_event("message_delta", delta=delta, usage=usage), _event("message_stop")]
+
+
+def _block(index: int, block: dict, *deltas: dict) -> list[bytes]:
+    return [
+        _event("content_block_start", index=index, content_block=block),
+        *(_event("content_block_delta", index=index, delta=d) for d in deltas),
+        _event("content_block_stop", index=index),
+    ]
+
+
+async def _reply_to(server, *frames: bytes, request: ModelRequest | None = None):
+    """The updates and reply a round makes of these raw stream ``frames``."""
+    server.script(Turn(raw_frames=list(frames)))
+    return await stream_once(_model(server), request or _go(tools=TOOLS))
+
+
+async def test_text_and_thinking_in_a_block_s_start_are_read_as_well_as_in_its_deltas(server):
+    _, reply = await _reply_to(
+        server,
+        _start(),
+        *_block(
+            0,
+            {"type": "thinking", "thinking": "First, "},
+            {"type": "thinking_delta", "thinking": "think."},
+            {"type": "signature_delta", "signature": "sig-9"},
+        ),
+        *_block(1, {"type": "text", "text": "Hello"}, {"type": "text_delta", "text": ", world."}),
+        *_end(),
+    )
+    assert reply.stop_reason == "stop", reply.error_message
+    thinking, text = reply.content
+    assert (thinking.thinking, thinking.signature) == ("First, think.", "sig-9")
+    assert text.text == "Hello, world."
+
+
+async def test_redacted_thinking_is_kept_with_nothing_to_show_and_sent_back_unchanged(server):
+    _, reply = await _reply_to(
+        server,
+        _start(),
+        *_block(0, {"type": "redacted_thinking", "data": "enc-7"}),
+        *_block(1, {"type": "text", "text": "Hi."}),
+        *_end(),
+    )
+    thinking, _text = reply.content
+    assert thinking.thinking == "" and thinking.provider_data == {"redacted_thinking": "enc-7"}
+
+
+async def test_a_call_s_arguments_stream_as_fragments_and_an_empty_fragment_adds_nothing(server):
+    updates, reply = await _reply_to(
+        server,
+        _start(),
+        *_block(
+            0,
+            {"type": "tool_use", "id": "toolu_9", "name": "add", "input": {}},
+            {"type": "input_json_delta", "partial_json": '{"a": 1'},
+            {"type": "input_json_delta", "partial_json": ""},
+            {"type": "input_json_delta"},
+            {"type": "input_json_delta", "partial_json": ', "b": 2}'},
+        ),
+        *_end("tool_use"),
+    )
+    assert [u.delta for u in updates if u.kind == "toolcall_delta"] == ['{"a": 1', ', "b": 2}']
+    (call,) = reply.content
+    assert (call.id, call.name, call.arguments) == ("toolu_9", "add", {"a": 1, "b": 2})
+    assert [u.kind for u in updates if u.kind.startswith("toolcall")] == [
+        "toolcall_start",
+        "toolcall_delta",
+        "toolcall_delta",
+        "toolcall_end",
+    ]
+
+
+async def test_argument_fragments_of_a_block_that_is_no_call_are_ignored(server):
+    _, reply = await _reply_to(
+        server,
+        _start(),
+        *_block(
+            0,
+            {"type": "text", "text": ""},
+            {"type": "text_delta", "text": "Hi."},
+            {"type": "input_json_delta", "partial_json": "{}"},
+        ),
+        *_end(),
+    )
+    assert [(b.type, b.text) for b in reply.content] == [("text", "Hi.")]
+
+
+async def test_a_call_whose_block_never_stops_still_ends_before_the_reply(server):
+    updates, reply = await _reply_to(
+        server,
+        _start(),
+        _event("content_block_start", index=0, content_block={"type": "tool_use", "id": "toolu_1", "name": "add"}),
+        _event("content_block_delta", index=0, delta={"type": "input_json_delta", "partial_json": '{"a": 1, "b": 2}'}),
+        *_end("tool_use"),
+    )
+    assert reply.stop_reason == "toolUse", reply.error_message
+    assert [u.kind for u in updates].count("toolcall_end") == 1
+    assert reply.content[0].arguments == {"a": 1, "b": 2}
+
+
+async def test_events_that_are_not_objects_are_skipped_and_reading_goes_on(server):
+    _, reply = await _reply_to(
+        server,
+        _start(),
+        sse([1, 2], event="content_block_delta"),
+        *_block(0, {"type": "text", "text": ""}, {"type": "text_delta", "text": "Still here."}),
+        *_end(),
+    )
+    assert (reply.stop_reason, reply.text) == ("stop", "Still here.")
+
+
+async def test_a_stream_without_message_stop_is_an_error_naming_it(server):
+    _, reply = await _reply_to(
+        server, _start(), *_block(0, {"type": "text", "text": ""}, {"type": "text_delta", "text": "Half"}), _end()[0]
+    )
+    assert reply.stop_reason == "error"
+    assert "message_stop" in (reply.error_message or ""), reply.error_message
+
+
+async def test_a_reply_without_a_stop_reason_ends_as_a_finished_turn_and_the_last_reason_counts(server):
+    _, reply = await _reply_to(server, _start(), *_block(0, {"type": "text", "text": "Hi."}), *_end(None))
+    assert (reply.stop_reason, reply.error) == ("stop", None)
+    _, reply = await _reply_to(
+        server,
+        _start(),
+        *_block(0, {"type": "text", "text": "Hi."}),
+        _event("message_delta", delta={"stop_reason": "max_tokens"}, usage={}),
+        *_end(None),
+    )
+    assert reply.stop_reason == "length"
+
+
+async def test_the_counts_are_the_last_whole_numbers_reported_and_others_are_ignored(server):
+    start = {"input_tokens": 100, "output_tokens": 1, "cache_read_input_tokens": 30, "cache_creation_input_tokens": 20}
+    _, reply = await _reply_to(
+        server,
+        _start(start),
+        *_block(0, {"type": "text", "text": "Hi."}),
+        _event(
+            "message_delta", delta={}, usage={"output_tokens": 5, "input_tokens": True, "cache_read_input_tokens": "9"}
+        ),
+        *_end(output_tokens=12, cache_creation_input_tokens=25),
+    )
+    usage = reply.usage
+    assert (usage.input, usage.output, usage.cache_read, usage.cache_write) == (100, 12, 30, 25)

@@ -9,6 +9,7 @@ when it is an existing ``.ipynb``."""
 from __future__ import annotations
 
 import json
+import locale
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -82,6 +83,23 @@ def test_only_code_cells_are_read_and_counted(tmp_path):
         read_saved_runs(_notebook(tmp_path, ["not a cell", stray, _code_cell(bad)]))
     runs = read_saved_runs(_notebook(tmp_path, ["not a cell", stray, _code_cell(saved(messages("one")))]))
     assert [(run.cell, run.messages[0].text) for run in runs] == [(0, "one")]
+
+
+@pytest.fixture
+def ascii_locale():
+    """The process's text encoding ASCII, as under a ``C`` locale, for one test."""
+    before = locale.setlocale(locale.LC_CTYPE)
+    locale.setlocale(locale.LC_CTYPE, "C")
+    yield
+    locale.setlocale(locale.LC_CTYPE, before)
+
+
+def test_a_notebook_is_read_as_utf_8_whatever_the_locale(tmp_path, ascii_locale):
+    path = tmp_path / "unicode.ipynb"
+    notebook = {"cells": [_code_cell(saved(messages("Grüße, ½ café")))], "metadata": {}, "nbformat": 4}
+    path.write_text(json.dumps(notebook, ensure_ascii=False), encoding="utf-8")  # as Jupyter saves it
+    (run,) = read_saved_runs(path)
+    assert run.messages[0].text == "Grüße, ½ café"
 
 
 def test_a_notebook_without_cells_holds_no_runs(tmp_path):

@@ -5,7 +5,8 @@ variant plays the same scripted turns from ``tests/fakeserver`` (the server answ
 request holding N tool results with call N+1, so every variant sees identical replies):
 
 - ``floor``        a minimal hand-written streaming loop on the ``openai`` SDK;
-- ``ours``         ``op.Runtime(model="openai:…", base_url=…).arun(...)`` (streaming);
+- ``ours``         ``op.Runtime(model="openai:…", base_url=…).arun(...)`` (streaming), on
+                   the SDK's aiohttp transport, and on httpx2's (``OPENPROGRAM_HTTP``);
 - ``pydantic-ai``  ``Agent.run(..., event_stream_handler=…)`` (streaming) and ``Agent.run``;
 - ``openai-agents`` ``Runner.run_streamed`` and ``Runner.run`` with
   ``OpenAIChatCompletionsModel`` (tracing disabled: nothing leaves 127.0.0.1).
@@ -173,11 +174,14 @@ def make_ours(
     model: str = "openai:gpt-bench",
     wire: bool = False,
     async_tool: bool = False,
+    http: str | None = None,
 ) -> Callable[[], Any]:
     """``Runtime.arun`` awaited, or (``blocking``) ``Runtime.run``, what a notebook cell
     calls: the run goes on the runtime's own loop thread. ``wire``: ``capture_wire=True``.
     ``async_tool``: the tool is ``async def`` (it runs on the loop; a plain function runs
-    on a worker thread, so that Stop never waits for it)."""
+    on a worker thread, so that Stop never waits for it). ``http``: the SDK client's
+    transport, as ``OPENPROGRAM_HTTP`` names it (``"aiohttp"``, ``"httpx"``), set while
+    the runtime's client is made (on its first run); else the default."""
     runtime = op.Runtime(model=model, api_key=KEY, base_url=base_url, capture_wire=wire)
     tool = op.function(add_async if async_tool else add, name="add", register_globally=False)
 
@@ -195,7 +199,40 @@ def make_ours(
     def run_blocking() -> int:
         return checked(runtime.run(PROMPT, tools=[tool], **limits))
 
-    return run_blocking if blocking else run
+    runner = run_blocking if blocking else run
+    return runner if http is None else _on_transport(http, runner)
+
+
+def _on_transport(http: str, runner: Callable[[], Any]) -> Callable[[], Any]:
+    """``runner`` with ``OPENPROGRAM_HTTP=http`` for the length of each call (awaited, if
+    it is async), and what the variable was restored after."""
+
+    def restore(before: str | None) -> None:
+        if before is None:
+            os.environ.pop("OPENPROGRAM_HTTP", None)
+        else:
+            os.environ["OPENPROGRAM_HTTP"] = before
+
+    async def awaited(value: Awaitable[int], before: str | None) -> int:
+        try:
+            return await value
+        finally:
+            restore(before)
+
+    def call() -> Any:
+        before = os.environ.get("OPENPROGRAM_HTTP")
+        os.environ["OPENPROGRAM_HTTP"] = http
+        try:
+            value = runner()
+        except BaseException:
+            restore(before)
+            raise
+        if inspect.isawaitable(value):
+            return awaited(value, before)
+        restore(before)
+        return value
+
+    return call
 
 
 def make_pydantic_ai(base_url: str, rounds: int, *, stream: bool) -> Callable[[], Awaitable[int]]:
@@ -255,8 +292,9 @@ VARIANTS: dict[str, Callable[..., Callable[[], Any]]] = {
     ASYNC_FLOOR: make_floor,
     RAW_FLOOR: make_raw_openai,
     "the same loop on raw `httpx.AsyncClient`, streaming": make_raw_async_openai,
-    OURS_RUN: lambda u, r: make_ours(u, r, blocking=True),
-    "ours: `Runtime.arun`, streaming": make_ours,
+    OURS_RUN: lambda u, r: make_ours(u, r, blocking=True, http="aiohttp"),
+    "ours: `Runtime.arun`, streaming": lambda u, r: make_ours(u, r, http="aiohttp"),
+    "ours: `Runtime.arun`, streaming, httpx2 transport": lambda u, r: make_ours(u, r, http="httpx"),
     "pydantic-ai Agent.run (streaming handler)": lambda u, r: make_pydantic_ai(u, r, stream=True),
     "pydantic-ai Agent.run (non-streaming)": lambda u, r: make_pydantic_ai(u, r, stream=False),
     "openai-agents Runner.run_streamed": lambda u, r: make_openai_agents(u, r, stream=True),
@@ -267,9 +305,15 @@ ANTHROPIC_SYNC_FLOOR = "floor: hand-written loop, sync `anthropic` client, strea
 ANTHROPIC_VARIANTS: dict[str, Callable[..., Callable[[], Any]]] = {
     ANTHROPIC_SYNC_FLOOR: make_sync_anthropic,
     RAW_FLOOR: make_raw_anthropic,
-    OURS_RUN: lambda u, r: make_ours(u, r, blocking=True, model=ANTHROPIC),
-    "ours: `Runtime.arun`, streaming": lambda u, r: make_ours(u, r, model=ANTHROPIC),
-    "ours: `Runtime.arun`, streaming, `async def` tool": lambda u, r: make_ours(u, r, model=ANTHROPIC, async_tool=True),
+    OURS_RUN: lambda u, r: make_ours(u, r, blocking=True, model=ANTHROPIC, http="aiohttp"),
+    "ours: `Runtime.arun`, streaming": lambda u, r: make_ours(u, r, model=ANTHROPIC, http="aiohttp"),
+    "ours: `Runtime.arun`, streaming, `async def` tool": lambda u, r: make_ours(
+        u, r, model=ANTHROPIC, async_tool=True, http="aiohttp"
+    ),
+    "ours: `Runtime.run`, streaming, httpx2 transport": lambda u, r: make_ours(
+        u, r, blocking=True, model=ANTHROPIC, http="httpx"
+    ),
+    "ours: `Runtime.arun`, streaming, httpx2 transport": lambda u, r: make_ours(u, r, model=ANTHROPIC, http="httpx"),
 }
 PROVIDERS = {  # provider -> (its variants, its SDK floor, the base URL its clients take)
     "openai": (VARIANTS, SYNC_FLOOR, lambda server: server.openai_base_url),

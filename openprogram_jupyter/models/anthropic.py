@@ -70,8 +70,8 @@ from ._provider_errors import (
 )
 from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, Spec, ToolRules, ToolShape, declared_parameters
 from ._reasoning import reasoning_budget
+from ._sdk_http import sdk_http_client
 from ._stop_reasons import ANTHROPIC, end_reply
-from ._tls import shared_ssl_context
 from ._tool_features import allowed_specs, strict_notices, strict_parameters
 from ._tool_search import ANTHROPIC_BLOCK, ANTHROPIC_SEARCH_TOOL, AnthropicServerBlocks, eager_specs
 from ._wire_fold import anthropic_frames
@@ -163,12 +163,8 @@ class AnthropicModel(ProviderModel):
         if self.base_url:
             kwargs["base_url"] = self.base_url
         if in_browser():  # requests go through the page's fetch (models/_in_browser.py)
-            from ._fetch_transport import fetch_client
-
             kwargs["default_headers"] = anthropic_browser_headers()
-            kwargs["http_client"] = fetch_client(anthropic.DefaultAsyncHttpxClient)
-        else:  # the SDK's own defaults, but the certificates loaded once per process
-            kwargs["http_client"] = anthropic.DefaultAsyncHttpxClient(verify=shared_ssl_context())
+        kwargs["http_client"] = sdk_http_client(anthropic)
         return anthropic.AsyncAnthropic(**kwargs)
 
     # -- request -----------------------------------------------------------------------

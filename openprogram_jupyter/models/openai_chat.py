@@ -35,7 +35,6 @@ from ..core._json import JsonObject
 from ..core.events import AssistantUpdate
 from ..core.messages import ImageContent, TextContent, UserMessage
 from ._history import AssistantTurn, data_url, result_images, result_text, user_blocks
-from ._in_browser import in_browser
 from ._incremental import takes_raw_bodies
 from ._json_data import json_count, json_object, json_objects, json_text
 from ._provider_common import ProviderError, ProviderModel, sampling_fields
@@ -50,9 +49,9 @@ from ._provider_errors import (
 )
 from ._provider_info import PLAIN_TOOL_NAME, ProviderInfo, Spec, ToolRules, ToolShape, declared_parameters
 from ._reasoning import reasoning_effort
+from ._sdk_http import sdk_http_client
 from ._stop_reasons import OPENAI_CHAT, end_reply
 from ._text_tool_calls import is_written_as_text, tool_responses_text, written_reply
-from ._tls import shared_ssl_context
 from ._tool_features import allowed_names, described_with_examples, strict_notices, strict_parameters
 from ._tool_search import fallback_notices
 from ._wire_fold import openai_chat_frames
@@ -111,12 +110,7 @@ class OpenAIChatModel(ProviderModel):
             kwargs["api_key"] = api_key
         if self.base_url:
             kwargs["base_url"] = self.base_url
-        if in_browser():  # requests go through the page's fetch (models/_in_browser.py)
-            from ._fetch_transport import fetch_client
-
-            kwargs["http_client"] = fetch_client(openai.DefaultAsyncHttpxClient)
-        else:  # the SDK's own defaults, but the certificates loaded once per process
-            kwargs["http_client"] = openai.DefaultAsyncHttpxClient(verify=shared_ssl_context())
+        kwargs["http_client"] = sdk_http_client(openai)  # the page's fetch in a browser
         return openai.AsyncOpenAI(**kwargs)
 
     def _classify(self, exc: Exception) -> ProviderError:

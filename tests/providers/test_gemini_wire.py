@@ -21,6 +21,7 @@ from openprogram_jupyter.core.messages import (
     ToolResultMessage,
     UserMessage,
 )
+from openprogram_jupyter.jupyter._wire_view import round_summary
 from openprogram_jupyter.models import resolve_model
 from openprogram_jupyter.models._gemini_schema import gemini_function_declaration
 from openprogram_jupyter.models.base import ModelRequest
@@ -365,3 +366,35 @@ async def test_without_a_key_the_round_fails_saying_where_to_put_one_and_sends_n
     assert reply.stop_reason == "error" and reply.error.kind == "credentials"
     assert "no API key: set GEMINI_API_KEY or GOOGLE_API_KEY" in reply.error_message
     assert server.requests == []
+
+
+# -- what the wire view says of a round ---------------------------------------------------
+
+
+def test_the_wire_view_counts_a_gemini_round_s_declarations_and_names_its_calling_mode():
+    body = {
+        "contents": [{"role": "user", "parts": [{"text": "go"}]}],
+        "tools": [{"functionDeclarations": [{"name": "a"}, {"name": "b"}]}, {"functionDeclarations": [{"name": "c"}]}],
+        "toolConfig": {"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["a"]}},
+    }
+    summary = round_summary(1, body, {"provider": "gemini"}, "contents", 0)
+    assert '1 messages (1 new), 3 tools, tool_choice "ANY",' in summary
+    bare = round_summary(1, {"contents": [], "tools": [{}]}, {"provider": "gemini"}, "contents", 0)
+    assert "0 tools, tool_choice null," in bare
+
+
+# -- what the run shows of odd replies -----------------------------------------------------
+
+
+@pytest.mark.parametrize(("model_id", "largest"), [("gemini-2.5-flash", 24_576), ("gemini-2.5-pro", 32_768)])
+async def test_a_budget_of_exactly_the_largest_is_sent_as_it_is_without_a_notice(server, model_id, largest):
+    server.script(Turn(text="ok"))
+    updates, _ = await stream_once(_model(server, model_id), ModelRequest(messages=[GO], reasoning=largest))
+    assert server.requests[-1].body["generationConfig"]["thinkingConfig"]["thinkingBudget"] == largest
+    assert [u.delta for u in updates if u.kind == "notice"] == []
+
+
+async def test_a_chunk_that_is_not_json_ends_the_round_naming_the_parse_error(server):
+    reply = await _raw(server, _chunk({"text": "par"}), b"data: {not json\n\n")
+    assert reply.stop_reason == "error"
+    assert reply.error_message.startswith("gemini:gemini-2.5-flash failed: JSONDecodeError: Expecting property name")

@@ -5,7 +5,8 @@ drive every provider. Failure modes are fields of the turn:
 
 - ``status`` — answer with this HTTP error instead of a stream (``retry_after`` sets the
   ``retry-after`` header, in seconds; ``error_body`` sends that JSON body in place of the
-  provider's own error shape — a gateway's, say);
+  provider's own error shape — a gateway's, say — or, given ``bytes``, those bytes as a
+  ``text/html`` page);
 - ``error_after`` — send this many stream frames, then the provider's error frame;
 - ``cut_after`` — send this many stream frames, then drop the connection in the middle
   of the HTTP body (no end marker, no final chunk); with ``cut_cleanly`` the HTTP body

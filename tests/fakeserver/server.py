@@ -269,9 +269,11 @@ class _Handler(BaseHTTPRequestHandler):
     # -- replies -----------------------------------------------------------------------
 
     def _reply(self, reject: Reject) -> None:
-        payload = json.dumps(reject.body).encode()
+        """Send ``reject``: its body as JSON, or as it is when it is ``bytes`` (a proxy's page)."""
+        raw = isinstance(reject.body, bytes)
+        payload = reject.body if raw else json.dumps(reject.body).encode()
         self.send_response(reject.status)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", "text/html" if raw else "application/json")
         self.send_header("Content-Length", str(len(payload)))
         for name, value in reject.headers.items():
             self.send_header(name, value)

@@ -26,7 +26,7 @@ from openprogram_jupyter.models import resolve_model
 from openprogram_jupyter.models._gemini_schema import gemini_function_declaration
 from openprogram_jupyter.models.base import ModelRequest
 
-from .cases import FAST_RETRY, SECRET, make_tools, stream_once
+from .cases import CASES, FAST_RETRY, SECRET, make_tools, stream_once
 
 TOOLS = [t.spec for t in make_tools()]
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\nfake-image-bytes").decode()
@@ -398,3 +398,14 @@ async def test_a_chunk_that_is_not_json_ends_the_round_naming_the_parse_error(se
     reply = await _raw(server, _chunk({"text": "par"}), b"data: {not json\n\n")
     assert reply.stop_reason == "error"
     assert reply.error_message.startswith("gemini:gemini-2.5-flash failed: JSONDecodeError: Expecting property name")
+
+
+async def test_an_http_error_page_that_is_not_json_is_shown_and_kept_from_its_start_with_bad_bytes_replaced(server):
+    page = b"<html>\xff" + b"x" * 600 + b"</html>"
+    server.script(*[Turn(status=502, error_body=page)] * 3)
+    gemini = next(case for case in CASES if case.prefix == "gemini")
+    run = await gemini.runtime(server, capture_wire=True).arun("Hi.")
+    assert run.stop_reason == "error" and "HTTP 502: <html>\ufffdxxx" in str(run.error)
+    errors = run.wire(1)[1]["errors"]
+    assert [e["status"] for e in errors] == [502, 502, 502]
+    assert errors[-1]["body"] == ("<html>\ufffd" + "x" * 600)[:500]

@@ -265,6 +265,8 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/core/test_tracing_spans.py",
     ),
     "lab/evaluation/_judge.py": (
+        "tests/evaluation/test_what_the_judge_sees.py",
+        "tests/evaluation/test_judge_tape.py",
         "tests/evaluation/test_judge.py",
         "tests/evaluation/test_judge_concurrency.py",
         "tests/evaluation/test_views.py",

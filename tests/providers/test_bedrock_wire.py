@@ -158,6 +158,16 @@ async def test_thinking_with_tool_choice_auto_says_nothing_about_it(server):
     assert [u.delta for u in updates if u.kind == "notice"] == []
 
 
+async def test_reasoning_is_not_sent_to_nova_which_takes_a_forced_tool_but_does_not_think_like_claude(server):
+    request = ModelRequest(messages=[GO], reasoning=2048, prompt_cache=False)
+    updates, _, sent = await _round(server, request, model_id="amazon.nova-pro-v1:0")
+    assert "additionalModelRequestFields" not in sent.body and "inferenceConfig" not in sent.body
+    assert [u.delta for u in updates if u.kind == "notice"] == [
+        "bedrock:amazon.nova-pro-v1:0: amazon.nova-pro-v1:0: reasoning is sent only to Claude models on Bedrock; "
+        "it was not sent"
+    ]
+
+
 @pytest.mark.parametrize(
     ("model_id", "caches"),
     [

@@ -127,10 +127,15 @@ async def test_thinking_with_a_forced_tool_sends_auto_and_says_so(server):
     request = ModelRequest(
         messages=[GO], tools=TOOLS, tool_choice={"type": "function", "name": "mul"}, reasoning=2048, prompt_cache=False
     )
-    updates, _, sent = await _round(server, request)
+    updates, reply, sent = await _round(server, request)
+    assert reply.stop_reason == "stop", (reply.error_message, server.rejections)
     assert sent.body["toolConfig"]["toolChoice"] == {"auto": {}}
+    assert sent.body["additionalModelRequestFields"] == {"thinking": {"type": "enabled", "budget_tokens": 2048}}
     notices = [u.delta for u in updates if u.kind == "notice"]
-    assert any("with extended thinking Claude accepts only tool_choice auto or none" in n for n in notices), notices
+    assert (
+        f"bedrock:{CLAUDE}: with extended thinking Claude accepts only tool_choice auto or none; it was sent as auto"
+        in notices
+    ), notices
 
 
 async def test_thinking_with_one_call_at_a_time_keeps_claude_s_own_choice_as_auto(server):

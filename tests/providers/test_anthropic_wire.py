@@ -291,13 +291,14 @@ async def test_a_newest_message_of_thinking_alone_is_sent_unmarked_and_marks_are
     turn = AssistantMessage(content=[ThinkingContent(thinking="", provider_data={"redacted_thinking": "enc"})])
     model = _model(server)
     server.script(Turn(text="ok"), Turn(text="ok"))
-    history = [UserMessage(content="go"), turn]
-    await stream_once(model, ModelRequest(messages=history))
-    assert server.requests[-1].body["messages"][-1]["content"] == [{"type": "redacted_thinking", "data": "enc"}]
-    await stream_once(model, ModelRequest(messages=[*history, _again()]))
+    go = UserMessage(content="go")  # the same message in both rounds: its built blocks are reused
+    await stream_once(model, ModelRequest(messages=[go]))
+    first = server.requests[-1].body["messages"]
+    assert first == [{"role": "user", "content": [{"type": "text", "text": "go", "cache_control": EPHEMERAL}]}]
+    await stream_once(model, ModelRequest(messages=[go, turn]))
     second = server.requests[-1].body["messages"]
     assert second[0]["content"] == [{"type": "text", "text": "go"}]
-    assert second[-1]["content"] == [{"type": "text", "text": "and?", "cache_control": EPHEMERAL}]
+    assert second[-1]["content"] == [{"type": "redacted_thinking", "data": "enc"}]
 
 
 # -- the compaction's beta -------------------------------------------------------------------

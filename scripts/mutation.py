@@ -244,11 +244,13 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/decisions/test_provider_schemas.py",
     ),
     "tools/_images.py": (
+        "tests/tools/test_image_values.py",
         "tests/tools/test_image_fitting_edges.py",
         "tests/tools/test_image_refusals.py",
         "tests/tools/test_results.py",
     ),
     "tools/_image_checks.py": (
+        "tests/tools/test_image_values.py",
         "tests/tools/test_image_refusals.py",
         "tests/tools/test_image_fitting_edges.py",
         "tests/tools/test_results.py",

@@ -279,6 +279,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/evaluation/test_judge.py",
     ),
     "lab/evaluation/_grading.py": (
+        "tests/evaluation/test_grading_after_the_runs.py",
         "tests/evaluation/test_judge.py",
         "tests/evaluation/test_evaluate.py",
         "tests/evaluation/test_judge_concurrency.py",

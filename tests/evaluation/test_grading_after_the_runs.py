@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import itertools
 import json
 import threading
 from collections.abc import AsyncIterator
@@ -68,7 +69,7 @@ def test_judges_of_an_evaluation_on_an_executor_grade_side_by_side_after_the_run
         )
     assert reasons(evaluation) == [("pass", [f"{i}+{i + 1}: right"]) for i in range(6)]
     judged = sorted((row.judge_runs[0].started_at, row.judge_runs[0].ended_at) for row in evaluation.rows)
-    assert any(later_start < end for (_, end), (later_start, _) in zip(judged, judged[1:], strict=False))
+    assert any(later_start < end for (_, end), (later_start, _) in itertools.pairwise(judged))
 
 
 def test_from_a_cells_running_event_loop_the_rows_are_graded_on_a_grading_thread():

@@ -250,6 +250,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/tools/test_results.py",
     ),
     "tools/_image_checks.py": (
+        "tests/tools/test_image_check_edges.py",
         "tests/tools/test_image_values.py",
         "tests/tools/test_image_refusals.py",
         "tests/tools/test_image_fitting_edges.py",

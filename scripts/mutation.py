@@ -294,6 +294,12 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/evaluation/test_paired_comparison.py",
         "tests/evaluation/test_repeats_and_variants.py",
     ),
+    "lab/evaluation/_jobs.py": (
+        "tests/evaluation/test_evaluate.py",
+        "tests/evaluation/test_evaluate_provider.py",
+        "tests/evaluation/test_repeats_and_variants.py",
+    ),
+    "lab/evaluation/_cost.py": ("tests/evaluation/test_repeats_and_variants.py",),
 }
 
 KILLED = ("killed", "timeout")  # a mutant whose tests hang is caught: mutmut stops it

@@ -27,7 +27,7 @@ from openprogram_jupyter.models import resolve_model
 from openprogram_jupyter.models.base import ModelRequest
 from openprogram_jupyter.models.bedrock import caches_prompts
 
-from .cases import FAST_RETRY, SECRET, make_tools, stream_once
+from .cases import CASES, FAST_RETRY, SECRET, make_tools, stream_once
 
 TOOLS = [t.spec for t in make_tools()]
 RAW_PNG = b"\x89PNG\r\n\x1a\nfake-image-bytes"
@@ -434,3 +434,28 @@ async def test_the_region_comes_from_aws_default_region_when_aws_region_is_unset
     assert resolve_model(f"bedrock:{CLAUDE}").region == "eu-west-3"
     monkeypatch.setenv("AWS_REGION", "us-west-2")
     assert resolve_model(f"bedrock:{CLAUDE}").region == "us-west-2"
+
+
+async def test_a_refused_bedrock_api_key_says_to_check_it(server):
+    server.expected_key = "some-other-key"
+    server.script(Turn(text="never"))
+    _, reply = await stream_once(_model(server), ModelRequest(messages=[GO]))
+    assert reply.error.kind == "auth"
+    assert reply.error_message.endswith("; check the api_key= given to the model (a Bedrock API key)")
+
+
+async def test_an_error_without_a_message_says_what_botocore_said_and_keeps_the_body_without_its_metadata(server):
+    server.script(Turn(status=400, error_body={"reason": "none given"}))
+    bedrock = next(case for case in CASES if case.prefix == "bedrock")
+    run = await bedrock.runtime(server, capture_wire=True).arun("Hi.")
+    assert run.stop_reason == "error"
+    said = "An error occurred (400) when calling the ConverseStream operation (reached max retries: 0): "
+    assert str(run.error).endswith(f"HTTP 400, 400: {said}")
+    (error,) = run.wire(1)[1]["errors"]
+    assert error == {
+        "attempt": 1,
+        "status": 400,
+        "code": "400",
+        "message": said,
+        "body": {"Error": {"Message": "", "Code": "400"}},
+    }

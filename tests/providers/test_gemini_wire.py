@@ -30,6 +30,7 @@ from .cases import CASES, FAST_RETRY, SECRET, make_tools, stream_once
 
 TOOLS = [t.spec for t in make_tools()]
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\nfake-image-bytes").decode()
+JPEG = base64.b64encode(b"\xff\xd8\xff\xe0fake-jpeg-bytes").decode()
 GO = UserMessage(content="go")
 
 
@@ -160,7 +161,12 @@ async def test_a_turn_s_thought_text_calls_and_results_go_back_as_gemini_parts(s
             tool_name="add",
             content=[TextContent(text="3"), ImageContent(data=PNG, mime_type="image/png")],
         ),
-        ToolResultMessage(tool_call_id="x2", tool_name="fail", content=[TextContent(text="it failed")], is_error=True),
+        ToolResultMessage(
+            tool_call_id="x2",
+            tool_name="fail",
+            content=[TextContent(text="it failed"), ImageContent(data=JPEG, mime_type="image/jpeg")],
+            is_error=True,
+        ),
     ]
     reply, sent = await _round(server, ModelRequest(messages=history, tools=TOOLS))
     assert reply.stop_reason == "stop", (reply.error_message, server.rejections)
@@ -179,8 +185,9 @@ async def test_a_turn_s_thought_text_calls_and_results_go_back_as_gemini_parts(s
             "role": "user",
             "parts": [
                 {"functionResponse": {"name": "add", "response": {"output": "3\n[image 1]"}, "id": "g1"}},
-                {"functionResponse": {"name": "fail", "response": {"error": "it failed"}}},
+                {"functionResponse": {"name": "fail", "response": {"error": "it failed\n[image 1]"}}},
                 {"inlineData": {"mimeType": "image/png", "data": PNG}},
+                {"inlineData": {"mimeType": "image/jpeg", "data": JPEG}},
             ],
         },
     ]

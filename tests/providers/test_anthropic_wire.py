@@ -151,6 +151,29 @@ async def test_tools_are_declared_in_menu_order_with_their_schemas(server):
     assert body["tools"][0]["input_schema"]["required"] == ["a", "b"]
 
 
+async def test_a_strict_tool_without_a_description_is_sent_closed_strict_and_with_an_empty_description(server):
+    spec = {
+        "name": "lookup",
+        "parameters": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]},
+        "strict": True,
+    }
+    body, notices = await _sent(server, _go(tools=[spec]))
+    assert body["tools"] == [
+        {
+            "name": "lookup",
+            "description": "",
+            "input_schema": {
+                "type": "object",
+                "properties": {"q": {"type": "string"}},
+                "required": ["q"],
+                "additionalProperties": False,
+            },
+            "strict": True,
+        }
+    ]
+    assert notices == []
+
+
 async def test_a_model_without_strict_tool_use_gets_plain_schemas_and_a_notice_naming_it(server):
     strict = [{**spec, "strict": True} for spec in TOOLS[:1]]
     body, notices = await _sent(server, _go(tools=strict), name="anthropic:claude-3-5-haiku-latest")

@@ -23,6 +23,7 @@ from openprogram_jupyter.core.messages import (
     ToolResultMessage,
     UserMessage,
 )
+from openprogram_jupyter.jupyter._wire_view import round_summary
 from openprogram_jupyter.models import resolve_model
 from openprogram_jupyter.models.base import ModelRequest
 from openprogram_jupyter.models.bedrock import caches_prompts
@@ -459,3 +460,45 @@ async def test_an_error_without_a_message_says_what_botocore_said_and_keeps_the_
         "message": said,
         "body": {"Error": {"Message": "", "Code": "400"}},
     }
+
+
+# -- what the wire view says of a round ---------------------------------------------------
+
+
+def test_the_wire_view_counts_a_converse_round_s_tools_and_names_its_choice_or_claude_s_own():
+    tools = {"tools": [{"toolSpec": {"name": "a"}}, {"toolSpec": {"name": "b"}}, {"cachePoint": {"type": "default"}}]}
+    body = {
+        "messages": [{"role": "user", "content": [{"text": "go"}]}],
+        "toolConfig": {**tools, "toolChoice": {"any": {}}},
+    }
+    assert '1 messages (1 new), 3 tools, tool_choice {"any": {}},' in round_summary(
+        1, body, {"provider": "bedrock"}, "messages", 0
+    )
+    claude_s = {
+        "messages": [],
+        "toolConfig": tools,
+        "additionalModelRequestFields": {"tool_choice": {"type": "tool", "name": "a"}},
+    }
+    summary = round_summary(1, claude_s, {"provider": "bedrock"}, "messages", 0)
+    assert '3 tools, tool_choice {"type": "tool", "name": "a"},' in summary
+    assert "0 tools, tool_choice null," in round_summary(1, {"messages": []}, {"provider": "bedrock"}, "messages", 0)
+
+
+async def test_a_model_lent_to_another_run_sends_that_run_s_own_conversation(server):
+    model = _model(server)
+    twin = model.for_another_run()
+    server.script(Turn(text="one"), Turn(text="two"), Turn(text="three"))
+    _, first = await stream_once(model, ModelRequest(messages=[GO], prompt_cache=False))
+    _, other = await stream_once(twin, ModelRequest(messages=[UserMessage(content="other")], prompt_cache=False))
+    history = [GO, first, UserMessage(content="and?")]
+    _, _ = await stream_once(model, ModelRequest(messages=history, prompt_cache=False))
+    assert other.stop_reason == "stop" and other.content[0].text == "two"
+    assert [r.body["messages"] for r in server.requests] == [
+        [{"role": "user", "content": [{"text": "go"}]}],
+        [{"role": "user", "content": [{"text": "other"}]}],
+        [
+            {"role": "user", "content": [{"text": "go"}]},
+            {"role": "assistant", "content": [{"text": "one"}]},
+            {"role": "user", "content": [{"text": "and?"}]},
+        ],
+    ]

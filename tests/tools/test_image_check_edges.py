@@ -96,16 +96,41 @@ def test_a_note_quotes_the_error_on_one_line_cut_to_120_characters():
 def test_a_png_too_short_to_be_read_is_dropped_naming_the_readers_error():
     note = fit_image(_block(_png_header(2, 2)))
     assert isinstance(note, TextContent)
-    assert note.text.startswith("image dropped: the bytes are not a PNG that can be read (") and note.text.endswith(")")
+    assert note == TextContent(
+        text="image dropped: the bytes are not a PNG that can be read (OSError: Truncated File Read)"
+    )
 
 
 def test_broken_ancillary_chunks_are_removed_and_good_ones_and_the_bytes_after_the_end_kept():
     png = _encoded(Image.new("RGB", (4, 3), "green"))
     ihdr_end, iend = 33, png.rindex(b"IEND") - 4
-    good = _chunk(b"tEXt", b"Title\x00kept")
+    good = _chunk(b"tEXt", b"Title\x00good")  # its CRC has the high bit set: read unsigned
+    assert zlib.crc32(b"tEXtTitle\x00good") >= 2**31
     broken = _chunk(b"tEXt", b"Author\x00dropped", crc=1) + _chunk(b"tIME", bytes(7), crc=2)
     with_good = _block(png[:ihdr_end] + good + png[ihdr_end:])
     assert fit_image(with_good) is with_good
     tail = b"trailing bytes"
     repaired = fit_image(_block(png[:ihdr_end] + good + broken + png[ihdr_end:iend] + broken + png[iend:] + tail))
     assert repaired == _block(png[:ihdr_end] + good + png[ihdr_end:] + tail)
+
+
+def test_base64_with_stray_characters_is_refused():
+    data = base64.b64encode(_encoded(Image.new("RGB", (2, 2)))).decode("ascii")
+    for stray in (data[:8] + " " + data[8:], data[:8] + "\n" + data[8:], data + "!"):
+        note = fit_image(ImageContent(data=stray, mime_type="image/png"))
+        assert note == TextContent(text="image dropped: its data is not base64")
+
+
+def test_without_pillow_a_png_header_past_two_billion_pixels_wide_is_refused(monkeypatch):
+    monkeypatch.setitem(sys.modules, "PIL", None)  # import PIL now raises ImportError
+    assert fit_image(_block(_png_header(2**31, 1))) == TextContent(
+        text="image dropped: 2147483648×1 pixels is over the 50-megapixel limit"
+    )
+
+
+def test_a_png_whose_chunk_runs_past_its_end_is_not_repaired():
+    png = _encoded(Image.new("RGB", (4, 3), "green"))
+    broken = _chunk(b"tEXt", b"Author\x00dropped", crc=1)
+    runaway = struct.pack(">I", 0xFFFFFFF0) + b"prVt" + bytes(8)  # its length is past the end of the file
+    note = fit_image(_block(png[:33] + broken + png[33:-12] + runaway))
+    assert isinstance(note, TextContent) and note.text.startswith("image dropped: the bytes are not a PNG")

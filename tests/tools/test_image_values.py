@@ -129,6 +129,12 @@ def test_an_ipython_object_without_a_picture_stays_text():
     assert _only(_ipython_object(None)) == TextContent(text="<Drawing>")
 
 
+def test_a_pil_picture_render_returns_is_shown_as_a_png():
+    picture = Image.new("RGB", (3, 2), "red")
+    shown = result_display("ignored", render=lambda _: picture)
+    assert shown == {"mime": "image/png", "data": base64.b64encode(_encoded(picture)).decode("ascii")}
+
+
 def test_a_pil_picture_is_sent_in_its_own_colour_mode():
     for mode, colour in (("RGB", (255, 0, 0)), ("L", 90), ("RGBA", (0, 0, 255, 128))):
         picture = _picture(_only(Image.new(mode, (3, 2), colour)))
@@ -144,6 +150,13 @@ def test_a_png_whose_colour_profile_is_broken_is_sent_without_it():
     fitted = fit_image(_block(broken))
     assert fitted == _block(png)  # the bytes less the broken chunk
     assert _picture(fitted).getpixel((0, 0)) == (0, 128, 0)
+
+
+def test_a_png_cut_short_is_dropped_naming_the_decoders_error():
+    png = _encoded(_noise(64, 64))
+    assert fit_image(_block(png[:-500])) == TextContent(
+        text="image dropped: the PNG could not be decoded (OSError: image file is truncated)"
+    )
 
 
 def test_without_pillow_an_image_of_exactly_the_byte_limit_is_sent_and_one_byte_more_is_not(monkeypatch):

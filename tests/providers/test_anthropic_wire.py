@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 
+import pytest
 from fakeserver import Turn
 from fakeserver.wire import sse
 
@@ -20,7 +21,7 @@ from openprogram_jupyter.core.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from openprogram_jupyter.models import resolve_model
+from openprogram_jupyter.models import _incremental, resolve_model
 from openprogram_jupyter.models.anthropic import AnthropicModel
 from openprogram_jupyter.models.base import ModelRequest
 
@@ -327,7 +328,26 @@ async def test_a_newest_message_of_thinking_alone_is_sent_unmarked_and_marks_are
 # -- the compaction's beta -------------------------------------------------------------------
 
 
-async def test_provider_compaction_goes_to_the_beta_path_with_its_header_and_others_do_not(server):
+class _EveryClient(dict):
+    """A stand-in for ``_incremental._RAW_BODIES``: every client's ``post`` takes
+    ``content=`` (``True``), or none does (``False``, an older SDK: the body goes as ``body=``)."""
+
+    def __init__(self, takes_content: bool) -> None:
+        super().__init__()
+        self.takes_content = takes_content
+
+    def __contains__(self, key: object) -> bool:
+        return True
+
+    def __getitem__(self, key: object) -> bool:
+        return self.takes_content
+
+
+@pytest.mark.parametrize("takes_content", [True, False], ids=["content", "body"])
+async def test_provider_compaction_goes_to_the_beta_path_with_its_header_and_others_do_not(
+    server, monkeypatch, takes_content
+):
+    monkeypatch.setattr(_incremental, "_RAW_BODIES", _EveryClient(takes_content))
     await _sent(server, ModelRequest(messages=[UserMessage(content="go")], provider_compaction=80_000))
     compacting = server.requests[-1]
     assert compacting.path == "/v1/messages?beta=true"

@@ -103,12 +103,15 @@ async def test_the_run_s_reasoning_setting_wins_over_the_model_s_thinking_budget
     assert body["thinking"]["budget_tokens"] == 3_000
 
 
-async def test_a_temperature_is_sent_without_thinking_and_left_out_with_it_saying_so(server):
+async def test_a_temperature_is_sent_up_to_1_without_thinking_and_left_out_with_it_saying_so(server):
     body, notices = await _sent(server, _go(temperature=0.5, stop_sequences=("END",)))
     assert (body["temperature"], body["stop_sequences"], notices) == (0.5, ["END"], [])
-    body, notices = await _sent(server, _go(temperature=0.5, reasoning=2_048))
-    assert "temperature" not in body
-    assert len(notices) == 1 and "Anthropic with extended thinking" in notices[0], notices
+    body, notices = await _sent(server, _go(temperature=1.5))
+    assert body["temperature"] == 1.0
+    assert notices == ["Anthropic takes a temperature from 0 to 1: temperature=1.5 was sent as 1"]
+    body, notices = await _sent(server, _go(temperature=0.5, stop_sequences=("END",), reasoning=2_048))
+    assert "temperature" not in body and body["stop_sequences"] == ["END"]
+    assert notices == ["Anthropic with extended thinking takes no temperature here: temperature=0.5 was not sent"]
 
 
 def _choice(choice, parallel=None) -> ModelRequest:

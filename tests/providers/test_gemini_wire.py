@@ -416,3 +416,10 @@ async def test_an_http_error_page_that_is_not_json_is_shown_and_kept_from_its_st
     errors = run.wire(1)[1]["errors"]
     assert [e["status"] for e in errors] == [502, 502, 502]
     assert errors[-1]["body"] == ("<html>\ufffd" + "x" * 600)[:500]
+
+
+async def test_a_stream_silent_for_longer_than_the_timeout_fails_as_a_timed_out_connection(server):
+    server.script(*[Turn(text="slow", frame_delay=0.5)] * 3)
+    _, reply = await stream_once(_model(server, timeout=0.1), ModelRequest(messages=[GO]))
+    assert reply.stop_reason == "error" and reply.error.kind == "connection"
+    assert "ReadTimeout" in reply.error_message and len(server.requests) == 3

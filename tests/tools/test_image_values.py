@@ -91,6 +91,16 @@ def test_a_matplotlib_figure_is_its_png_cropped_to_what_is_drawn():
     assert picture.width < 100 and picture.height < 100  # tight: the letter, not the blank page
 
 
+def test_a_figure_is_a_png_whatever_format_the_user_saves_figures_in():
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(1, 1), dpi=50)
+    with matplotlib.rc_context({"savefig.format": "svg"}):
+        block = _only(figure)
+    assert isinstance(block, ImageContent) and _picture(block).format == "PNG"
+
+
 def test_ipython_images_in_each_form_their_display_methods_return():
     from IPython.display import Image as IPythonImage
 

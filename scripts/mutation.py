@@ -299,7 +299,10 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/evaluation/test_evaluate_provider.py",
         "tests/evaluation/test_repeats_and_variants.py",
     ),
-    "lab/evaluation/_cost.py": ("tests/evaluation/test_repeats_and_variants.py",),
+    "lab/evaluation/_cost.py": (
+        "tests/evaluation/test_dry_run_and_budget.py",
+        "tests/evaluation/test_repeats_and_variants.py",
+    ),
 }
 
 KILLED = ("killed", "timeout")  # a mutant whose tests hang is caught: mutmut stops it

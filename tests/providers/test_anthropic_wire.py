@@ -519,3 +519,34 @@ async def test_the_counts_are_the_last_whole_numbers_reported_and_others_are_ign
     )
     usage = reply.usage
     assert (usage.input, usage.output, usage.cache_read, usage.cache_write) == (100, 12, 30, 25)
+
+
+async def test_blocks_that_start_empty_stream_only_their_deltas(server):
+    updates, reply = await _reply_to(
+        server,
+        _start(),
+        *_block(
+            0,
+            {"type": "thinking", "thinking": ""},
+            {"type": "thinking_delta", "thinking": "A"},
+            {"type": "signature_delta", "signature": "sig"},
+        ),
+        *_block(1, {"type": "text", "text": ""}, {"type": "text_delta", "text": "B"}),
+        *_end(),
+    )
+    streamed = [(u.kind, u.delta) for u in updates if u.kind in ("text_delta", "thinking_delta")]
+    assert streamed == [("thinking_delta", "A"), ("thinking_delta", ""), ("text_delta", "B")]
+    assert [b.type for b in reply.content] == ["thinking", "text"]
+
+
+async def test_a_reply_that_reports_no_usage_counts_no_tokens(server):
+    _, reply = await _reply_to(
+        server,
+        _event("message_start", message={}),
+        *_block(0, {"type": "text", "text": "Hi."}),
+        _event("message_delta", delta={"stop_reason": "end_turn"}),
+        _event("message_stop"),
+    )
+    assert (reply.stop_reason, reply.text) == ("stop", "Hi.")
+    usage = reply.usage
+    assert (usage.input, usage.output, usage.cache_read, usage.cache_write, usage.total_tokens) == (0, 0, 0, 0, 0)

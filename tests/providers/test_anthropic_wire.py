@@ -22,6 +22,7 @@ from openprogram_jupyter.core.messages import (
     UserMessage,
 )
 from openprogram_jupyter.models import _incremental, resolve_model
+from openprogram_jupyter.models._tool_search import ANTHROPIC_SEARCH_TOOL
 from openprogram_jupyter.models.anthropic import AnthropicModel
 from openprogram_jupyter.models.base import ModelRequest
 
@@ -183,6 +184,27 @@ async def test_a_model_without_strict_tool_use_gets_plain_schemas_and_a_notice_n
     body, notices = await _sent(server, _go(tools=strict), name="anthropic:claude-3-5-haiku-latest")
     assert "strict" not in body["tools"][0]
     assert any("claude-3-5-haiku-latest has no strict tool use" in n for n in notices), notices
+
+
+async def test_allowed_tools_declares_only_those_saying_so(server):
+    body, notices = await _sent(server, _go(tools=TOOLS, allowed_tools=["mul"]))
+    assert [t["name"] for t in body["tools"]] == ["mul"]
+    assert notices == [
+        "Anthropic cannot allow some tools while declaring all: only mul was declared (add, fail left out), "
+        "so the cached prompt prefix changes"
+    ]
+
+
+async def test_deferred_tools_come_last_marked_deferred_and_then_the_search_tool(server):
+    deferred = [{**TOOLS[2], "defer_loading": True}]
+    body, _ = await _sent(server, _go(tools=TOOLS, deferred_tools=deferred, tool_choice="none"))
+    assert [(t["name"], t.get("defer_loading")) for t in body["tools"][:3]] == [
+        ("add", None),
+        ("mul", None),
+        ("fail", True),
+    ]
+    assert body["tools"][3] == ANTHROPIC_SEARCH_TOOL
+    assert body["tool_choice"] == {"type": "none"}
 
 
 async def test_a_history_of_tool_blocks_without_tools_declares_them_as_stubs_and_chooses_none(server):

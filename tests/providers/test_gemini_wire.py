@@ -423,3 +423,18 @@ async def test_a_stream_silent_for_longer_than_the_timeout_fails_as_a_timed_out_
     _, reply = await stream_once(_model(server, timeout=0.1), ModelRequest(messages=[GO]))
     assert reply.stop_reason == "error" and reply.error.kind == "connection"
     assert "ReadTimeout" in reply.error_message and len(server.requests) == 3
+
+
+async def test_the_wire_capture_keeps_an_error_chunk_whole_with_its_code(server):
+    error = {"error": {"code": 400, "message": "the request was odd", "status": "INVALID_ARGUMENT"}}
+    server.script(Turn(raw_frames=[sse(_chunk({"text": "par"})), sse(error)]))
+    gemini = next(case for case in CASES if case.prefix == "gemini")
+    run = await gemini.runtime(server, capture_wire=True).arun("Hi.")
+    (failed,) = run.wire(1)[1]["errors"]
+    assert failed == {
+        "attempt": 1,
+        "status": None,
+        "code": "INVALID_ARGUMENT",
+        "message": "the request was odd",
+        "body": error,
+    }

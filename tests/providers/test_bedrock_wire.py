@@ -502,3 +502,13 @@ async def test_a_model_lent_to_another_run_sends_that_run_s_own_conversation(ser
             {"role": "user", "content": [{"text": "and?"}]},
         ],
     ]
+
+
+async def test_a_hand_written_call_without_an_id_still_pairs_with_its_filled_in_result(server):
+    turn = AssistantMessage(content=[ToolCall(name="add", arguments={"a": 1, "b": 2})])
+    history = [GO, turn, UserMessage(content="and?")]
+    _, reply, sent = await _round(server, ModelRequest(messages=history, tools=TOOLS, prompt_cache=False))
+    assert reply.stop_reason == "stop", (reply.error_message, server.rejections)
+    use = sent.body["messages"][1]["content"][0]["toolUse"]
+    result = sent.body["messages"][2]["content"][0]["toolResult"]
+    assert use["toolUseId"] == result["toolUseId"] == "call" and result["status"] == "error"

@@ -572,3 +572,20 @@ async def test_a_reply_that_reports_no_usage_counts_no_tokens(server):
     assert (reply.stop_reason, reply.text) == ("stop", "Hi.")
     usage = reply.usage
     assert (usage.input, usage.output, usage.cache_read, usage.cache_write, usage.total_tokens) == (0, 0, 0, 0, 0)
+
+
+async def test_a_call_ends_when_its_block_stops_before_the_next_block_streams(server):
+    updates, reply = await _reply_to(
+        server,
+        _start(),
+        *_block(
+            0,
+            {"type": "tool_use", "id": "toolu_1", "name": "add", "input": {}},
+            {"type": "input_json_delta", "partial_json": '{"a": 1, "b": 2}'},
+        ),
+        *_block(1, {"type": "text", "text": ""}, {"type": "text_delta", "text": "Adding."}),
+        *_end("tool_use"),
+    )
+    kinds = [u.kind for u in updates if u.kind.startswith(("toolcall", "text"))]
+    assert kinds == ["toolcall_start", "toolcall_delta", "toolcall_end", "text_delta"]
+    assert [b.type for b in reply.content] == ["toolCall", "text"]

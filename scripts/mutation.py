@@ -300,6 +300,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/evaluation/test_repeats_and_variants.py",
     ),
     "lab/evaluation/_jobs.py": (
+        "tests/evaluation/test_jobs.py",
         "tests/evaluation/test_evaluate.py",
         "tests/evaluation/test_evaluate_provider.py",
         "tests/evaluation/test_repeats_and_variants.py",

@@ -13,18 +13,22 @@ it, so a run started once one has ended finds it); then what the run left on its
 cancelled and given the run's grace to end. A loop where something still refuses to end
 (a tool body deaf to cancellation) is closed as an abandoned run's loop always was, never
 reused: a run handed to its thread meanwhile goes on a new loop. An idle loop is closed, with the SDK
-clients made on it, when its thread gives up waiting.
+clients made on it, when its thread gives up waiting, or when the interpreter exits (an
+SDK client left open then would complain on stderr as it is collected: aiohttp's
+"Unclosed client session").
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import threading
+import time
 from collections.abc import Callable
 
 from ..core._threads import start_daemon_thread
 
-__all__ = ["IDLE_SECONDS", "close_abandoning", "start_on_a_run_loop"]
+__all__ = ["IDLE_SECONDS", "close_abandoning", "close_idle_loops", "start_on_a_run_loop"]
 
 IDLE_SECONDS = 30.0
 """How long a loop's thread waits for another run before closing the loop and ending."""
@@ -42,8 +46,10 @@ class _LoopThread:
         self.grace = grace
         self.handed = threading.Event()
         self.offered = False  # on the _available list, for the run that is ending
+        self.ended = threading.Event()  # its last loop closed, the thread about to end
 
-    def hand(self, job: RunOnLoop, grace: float) -> None:
+    def hand(self, job: RunOnLoop | None, grace: float) -> None:
+        """Give the thread its next run, or (``None``) tell it to close its loop and end."""
         self.job, self.grace = job, grace
         self.handed.set()
 
@@ -74,13 +80,16 @@ def _serve(thread: _LoopThread) -> None:
     """Run the runs handed to ``thread``, on one loop while every run leaves it clean; a
     loop a run left a task on that would not end is closed, and a run already handed to
     the thread goes on a new one."""
-    while thread.job is not None:
-        loop = asyncio.new_event_loop()
-        abandoned = False
-        try:
-            abandoned = _serve_on(thread, loop)
-        finally:
-            close_abandoning(loop, grace=0.0 if abandoned else thread.grace)
+    try:
+        while thread.job is not None:
+            loop = asyncio.new_event_loop()
+            abandoned = False
+            try:
+                abandoned = _serve_on(thread, loop)
+            finally:
+                close_abandoning(loop, grace=0.0 if abandoned else thread.grace)
+    finally:
+        thread.ended.set()
 
 
 def _serve_on(thread: _LoopThread, loop: asyncio.AbstractEventLoop) -> bool:
@@ -130,6 +139,21 @@ def _next_job(thread: _LoopThread) -> RunOnLoop | None:
         thread.handed.wait()  # taken just as the wait ran out: the run is on its way
     thread.handed.clear()
     return thread.job
+
+
+@atexit.register
+def close_idle_loops(timeout: float = 2.0) -> int:
+    """Close every idle run loop (and so the SDK clients made on it), waiting up to
+    ``timeout`` seconds in all for their threads; how many were closed in time. A loop
+    running a run is left to it. Called at interpreter exit, while the loops' daemon
+    threads can still run."""
+    with _lock:
+        idle, _available[:] = list(_available), []
+        for thread in idle:
+            thread.offered = False
+            thread.hand(None, thread.grace)
+    deadline = time.monotonic() + timeout
+    return sum(thread.ended.wait(max(0.0, deadline - time.monotonic())) for thread in idle)
 
 
 def _tidied(loop: asyncio.AbstractEventLoop, *, grace: float) -> bool:

@@ -17,9 +17,8 @@ import importlib.util
 import operator
 import os
 import time
-import weakref
 from abc import abstractmethod
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable
 from contextlib import aclosing
 from typing import Any, TypeVar
 
@@ -31,6 +30,7 @@ from ..core.errors import PROVIDER_SAID, ProviderError
 from ..core.events import AssistantUpdate, RetryWait
 from ..core.messages import ReplyError, Usage, UserMessage
 from ._incremental import HistoryMemo
+from ._loop_clients import LoopClients
 from ._provider_errors import (
     RetryPolicy,
     retry_reason,
@@ -96,10 +96,7 @@ class ProviderModel(Model):
         self._history = HistoryMemo()  # what the last round built, for the next to reuse
         self.__api_key = api_key
         remember(api_key)
-        # loop -> (client, the async generator that closes it when the loop shuts down)
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[Any, AsyncGenerator[None, None]]] = (
-            weakref.WeakKeyDictionary()
-        )
+        self._clients = LoopClients(self._make_client)
 
     @property
     def _api_key(self) -> str | None:
@@ -107,22 +104,11 @@ class ProviderModel(Model):
 
     def _client(self) -> Any:
         """The SDK client for the running event loop, made on first use (connection pools
-        belong to one loop, and each synchronous run may bring its own).
-
-        The client is closed on its own loop when that loop shuts down (``asyncio.run``
-        closes open async generators first, and one of them is this client's closer), so
-        no SDK finalizer later tries to close it on a loop that is gone.
-        """
-        loop = asyncio.get_running_loop()
-        entry = self._clients.get(loop)
-        if entry is None:
-            client = self._make_client()
-            closer = _close_at_loop_shutdown(client, lambda: self._clients.pop(loop, None))
-            # Runs it to its `yield` in one step, after which the loop tracks the generator (kept
-            # alive here, in _clients); the finished task needs no reference.
-            loop.create_task(closer.__anext__())  # noqa: RUF006
-            entry = self._clients[loop] = (client, closer)
-        return entry[0]
+        belong to one loop, and each synchronous run may bring its own). It is closed on its
+        own loop when that loop shuts down or this model and its twins are collected
+        (:mod:`._loop_clients`), so no SDK finalizer later tries to close it on a loop that
+        is gone."""
+        return self._clients.for_running_loop()
 
     def _make_client(self) -> Any:
         """Import the SDK and build a client (the SDK loads here, never at import)."""
@@ -299,20 +285,6 @@ def read_strict_nulls(out: MessageBuilder, tools: list[JsonObject]) -> None:
     for call in out.message.tool_calls:
         if call.name in strict:
             drop_absent_nulls(call.arguments, strict[call.name])
-
-
-async def _close_at_loop_shutdown(client: Any, forget: Callable[[], object]) -> AsyncGenerator[None, None]:
-    try:
-        yield
-    finally:
-        forget()
-        close = getattr(client, "aclose", None) or getattr(client, "close", None)
-        try:
-            result = close() if close is not None else None
-            if asyncio.iscoroutine(result):
-                await result
-        except Exception:  # best effort at shutdown
-            pass
 
 
 def require_module(module: str, provider: str, extra: str | None = None) -> None:

@@ -134,3 +134,18 @@ def test_a_run_handed_to_a_loop_that_turns_out_abandoned_goes_on_a_new_loop():
     assert second.stop_reason == "stop"
     assert seen[1][0] is not seen[0][0]
     assert seen[1][1] is seen[0][1]  # handed to the first run's thread as that run ended
+
+
+def test_closing_the_idle_loops_ends_their_threads_at_once():
+    """What the interpreter's exit calls: an idle loop is closed (with the SDK clients made
+    on it) and its thread ends, without waiting out its idle time."""
+    seen: Seen = []
+    _run_noting_where(seen)
+
+    closed = _run_loops.close_idle_loops(timeout=10)
+
+    assert closed >= 1
+    assert not seen[0][1].is_alive()
+    assert seen[0][0].is_closed()
+    _run_noting_where(seen)  # a run after it gets a loop of its own
+    assert seen[1][0] is not seen[0][0]

@@ -1,0 +1,118 @@
+"""An SDK client is closed once, on its own loop, and never complains on the way out
+(``models/_loop_clients.py``): when the models using it are collected while the loop runs,
+when its loop shuts down, and when the interpreter exits with a blocking run's loop idle.
+aiohttp, the default transport where installed, logs "Unclosed client session" for a
+client collected open; httpx2 closed nothing either but said nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import logging
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from fakeserver import Turn
+
+from openprogram_jupyter.core.messages import UserMessage
+from openprogram_jupyter.models.base import ModelRequest
+
+from .cases import CASES, SECRET, stream_once
+
+SDK_CASES = [case for case in CASES if case.prefix in ("openai", "anthropic")]
+COMPLAINTS = ("Unclosed client session", "Unclosed connector", "Task was destroyed but it is pending")
+TESTS = Path(__file__).resolve().parents[1]
+
+
+def _record_closes(case, monkeypatch) -> list[str]:
+    """The SDK client class's ``close``, recording each call (the package holds no client
+    the test could look at without keeping it alive)."""
+    import anthropic
+    import openai
+
+    sdk_class = anthropic.AsyncAnthropic if case.prefix == "anthropic" else openai.AsyncOpenAI
+    closes: list[str] = []
+    original = sdk_class.close
+
+    async def close(self) -> None:
+        closes.append(type(self).__name__)
+        await original(self)
+
+    monkeypatch.setattr(sdk_class, "close", close)
+    return closes
+
+
+@pytest.mark.parametrize("transport", ["aiohttp", "httpx"])
+@pytest.mark.parametrize("case", SDK_CASES, ids=[c.prefix for c in SDK_CASES])
+def test_a_model_collected_in_a_reference_cycle_has_its_client_closed_once_without_a_complaint(
+    case, transport, server, caplog, monkeypatch
+):
+    monkeypatch.setenv("OPENPROGRAM_HTTP", transport)
+    closes = _record_closes(case, monkeypatch)
+    server.script(Turn(text="hi"))
+
+    async def drop_a_model_in_a_cycle() -> list[str]:
+        model = case.runtime(server).model
+        model.itself = model  # a cycle: only the cycle collector frees it
+        _, reply = await stream_once(model, ModelRequest(messages=[UserMessage(content="go")]))
+        assert reply.text == "hi"
+        del model
+        gc.collect()
+        await asyncio.sleep(0.2)  # the close runs on this loop, before its shutdown
+        return list(closes)
+
+    with caplog.at_level(logging.DEBUG, logger="asyncio"):
+        closed_before_the_loop_ended = asyncio.run(drop_a_model_in_a_cycle())
+
+    assert len(closed_before_the_loop_ended) == 1
+    assert len(closes) == 1, "closed once"
+    assert not [c for c in COMPLAINTS if c in caplog.text], caplog.text
+
+
+@pytest.mark.parametrize("case", SDK_CASES, ids=[c.prefix for c in SDK_CASES])
+def test_a_client_is_closed_with_its_loop_while_its_model_lives(case, server, monkeypatch):
+    closes = _record_closes(case, monkeypatch)
+    server.script(Turn(text="hi"), Turn(text="again"))
+    model = case.runtime(server).model
+
+    for _ in range(2):  # a loop each, a client each
+        asyncio.run(stream_once(model, ModelRequest(messages=[UserMessage(content="go")])))
+
+    assert len(closes) == 2
+    assert len(model._clients) == 0, "forgotten with its loop"
+
+
+def test_the_interpreter_exit_closes_an_idle_run_loop_s_client_without_a_complaint(tmp_path):
+    """A script's blocking run leaves its loop idle for the next run; at exit the loop is
+    closed, and the client with it, whatever cycle the runtime was in."""
+    script = tmp_path / "script.py"
+    script.write_text(
+        textwrap.dedent(
+            f"""
+            import gc, sys
+            sys.path.insert(0, {str(TESTS)!r})
+            from fakeserver import FakeServer, Turn
+            import openprogram_jupyter as op
+
+            server = FakeServer().__enter__()
+            server.script(Turn(text="hello"), Turn(text="again"))
+            for model in ("anthropic:claude-sonnet-4-5", "openai:gpt-4.1-mini"):
+                base = server.url if model.startswith("anthropic") else server.openai_base_url
+                runtime = op.Runtime(model=model, api_key={SECRET!r}, base_url=base)
+                runtime.itself = runtime
+                print(runtime.run("hi").text)
+            del runtime
+            gc.collect()
+            """
+        )
+    )
+    env = {**os.environ, "OPENPROGRAM_HTTP": "aiohttp", "PYTHONWARNINGS": "always"}
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=env)
+
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["hello", "again"]
+    assert not [c for c in COMPLAINTS if c in done.stderr], done.stderr

@@ -309,6 +309,11 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/evaluation/test_dry_run_and_budget.py",
         "tests/evaluation/test_repeats_and_variants.py",
     ),
+    "lab/evaluation/_report.py": (
+        "tests/evaluation/test_repeats_and_variants.py",
+        "tests/evaluation/test_views.py",
+        "tests/evaluation/test_evaluate.py",
+    ),
 }
 
 KILLED = ("killed", "timeout")  # a mutant whose tests hang is caught: mutmut stops it

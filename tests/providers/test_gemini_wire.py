@@ -290,10 +290,9 @@ async def test_only_the_first_candidate_is_read(server):
 
 
 async def test_a_blocked_prompt_ends_the_round_as_refused_naming_the_reason(server):
+    # as Gemini sends it: one chunk, without candidates
     reply = await _raw(
-        server,
-        {"promptFeedback": {"blockReason": "PROHIBITED_CONTENT"}, "usageMetadata": {"promptTokenCount": 8}},
-        _chunk(finish="STOP", promptFeedback={}),
+        server, {"promptFeedback": {"blockReason": "PROHIBITED_CONTENT"}, "usageMetadata": {"promptTokenCount": 8}}
     )
     assert reply.stop_reason == "error"
     assert reply.error_message == "gemini:gemini-2.5-flash: Gemini blocked the prompt (PROHIBITED_CONTENT)"
@@ -322,7 +321,8 @@ async def test_an_error_chunk_without_a_message_says_stream_error(server):
 async def test_a_stream_without_a_finish_reason_is_cut_and_keeps_what_arrived(server):
     server.script(*[Turn(raw_frames=[sse(_chunk({"text": "half"}))])] * 3)
     _, reply = await stream_once(_model(server), ModelRequest(messages=[GO]))
-    assert reply.stop_reason == "error" and "finishReason" in reply.error_message
+    assert reply.stop_reason == "error" and reply.error.kind == "stream_cut"
+    assert "the stream ended before a chunk with finishReason (connection closed early)" in reply.error_message
     assert [b.text for b in reply.content] == ["half"]
 
 
@@ -438,3 +438,13 @@ async def test_the_wire_capture_keeps_an_error_chunk_whole_with_its_code(server)
         "message": "the request was odd",
         "body": error,
     }
+
+
+async def test_a_block_said_in_an_earlier_chunk_still_refuses_the_round_after_a_later_finish(server):
+    reply = await _raw(
+        server,
+        {"promptFeedback": {"blockReason": "OTHER"}},
+        _chunk(finish="STOP", promptFeedback={}),
+    )
+    assert reply.stop_reason == "error" and reply.error.kind == "refused"
+    assert reply.error_message.endswith("Gemini blocked the prompt (OTHER)")

@@ -382,6 +382,17 @@ async def test_provider_compaction_goes_to_the_beta_path_with_its_header_and_oth
     assert server.requests[-1].path == "/v1/messages" and "anthropic-beta" not in server.requests[-1].headers
 
 
+async def test_a_compaction_s_notice_comes_after_the_round_s_other_notices(server):
+    request = ModelRequest(messages=[UserMessage(content="go")], provider_compaction=10_000, temperature=1.5)
+    body, notices = await _sent(server, request)
+    assert body["context_management"]["edits"][0]["trigger"]["value"] == 50_000
+    assert notices == [
+        "Anthropic takes a temperature from 0 to 1: temperature=1.5 was sent as 1",
+        "Anthropic compacts past no fewer than 50,000 input tokens: its compaction was asked for past 50,000, "
+        "not 10,000",
+    ]
+
+
 # -- reading the stream ----------------------------------------------------------------------
 
 

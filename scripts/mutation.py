@@ -182,6 +182,8 @@ TESTS: dict[str, tuple[str, ...]] = {
         "test_a_key_made_known_after_the_capture_is_masked_when_the_round_is_read",
     ),
     "models/anthropic.py": (  # only files with Anthropic cases: the others reach none of its functions
+        "tests/providers/test_anthropic_wire.py",
+        "tests/providers/test_anthropic_errors.py",
         "tests/providers/test_provider_translation.py",
         "tests/providers/test_anthropic_thinking_edges.py",
         "tests/providers/test_provider_prompt_cache.py",
@@ -196,6 +198,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/providers/test_provider_stop_reasons.py",
         "tests/providers/test_cached_token_counts.py",
         "tests/providers/test_provider_errors.py",
+        "tests/providers/test_in_browser.py",
     ),
     "models/_tool_search.py": (
         "tests/providers/test_tool_search_wire.py",

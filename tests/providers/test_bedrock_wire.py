@@ -512,3 +512,51 @@ async def test_a_hand_written_call_without_an_id_still_pairs_with_its_filled_in_
     use = sent.body["messages"][1]["content"][0]["toolUse"]
     result = sent.body["messages"][2]["content"][0]["toolResult"]
     assert use["toolUseId"] == result["toolUseId"] == "call" and result["status"] == "error"
+
+
+async def test_an_empty_text_delta_opens_no_text_block(server):
+    reply = await _raw(
+        server,
+        _event("contentBlockDelta", contentBlockIndex=0, delta={"reasoningContent": {"text": "Hmm."}}),
+        _event("contentBlockDelta", contentBlockIndex=0, delta={"reasoningContent": {"signature": "sig"}}),
+        _event("contentBlockStop", contentBlockIndex=0),
+        _event("contentBlockDelta", contentBlockIndex=1, delta={"text": ""}),
+        _event("contentBlockStop", contentBlockIndex=1),
+        _event("messageStop", stopReason="end_turn"),
+    )
+    assert [type(b).__name__ for b in reply.content] == ["ThinkingContent"]
+
+
+async def test_an_event_botocore_cannot_read_ends_the_round_naming_the_parse_error(server):
+    odd = _event("contentBlockStart", contentBlockIndex=0, start={})
+    reply = await _raw(server, odd, _event("messageStop", stopReason="end_turn"))
+    assert reply.stop_reason == "error"
+    assert (
+        f"bedrock:{CLAUDE} failed: ResponseParserError: Invalid service response: ContentBlockStart"
+        in reply.error_message
+    )
+
+
+async def test_without_any_aws_credentials_the_round_says_where_to_put_them(server, monkeypatch):
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_BEARER_TOKEN_BEDROCK"):
+        monkeypatch.delenv(name, raising=False)
+    _, reply = await stream_once(resolve_model(f"bedrock:{CLAUDE}", base_url=server.url), ModelRequest(messages=[GO]))
+    assert reply.stop_reason == "error" and reply.error.kind == "credentials"
+    assert "no AWS credentials: set AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, AWS_PROFILE" in reply.error_message
+    assert server.requests == []
+
+
+async def test_the_wire_capture_keeps_an_in_stream_exception_s_code_and_body(server):
+    server.script(
+        Turn(raw_frames=[_event("messageStart", role="assistant"), exception_frame("validationException", "no")])
+    )
+    bedrock = next(case for case in CASES if case.prefix == "bedrock")
+    run = await bedrock.runtime(server, capture_wire=True).arun("Hi.")
+    (failed,) = run.wire(1)[1]["errors"]
+    assert failed == {
+        "attempt": 1,
+        "status": None,
+        "code": "validationException",
+        "message": "no",
+        "body": {"Error": {"Code": "validationException", "Message": "no"}},
+    }

@@ -13,9 +13,12 @@ import pytest
 from fakeserver import Turn
 
 from openprogram_jupyter.core.errors import ProviderError
+from openprogram_jupyter.core.messages import UserMessage
+from openprogram_jupyter.models._provider_errors import RetryPolicy
 from openprogram_jupyter.models.anthropic import INFO, AnthropicModel
+from openprogram_jupyter.models.base import ModelRequest
 
-from .cases import CASES, make_tools
+from .cases import CASES, SECRET, make_tools, stream_once
 
 ANTHROPIC = next(case for case in CASES if case.prefix == "anthropic")
 REQUEST = httpx2.Request("POST", "http://127.0.0.1:9/v1/messages")
@@ -103,3 +106,10 @@ async def test_a_round_s_error_carries_the_provider_s_type_and_is_retried_only_f
 def test_with_an_sdk_that_has_no_credentials_error_other_failures_are_still_classified(monkeypatch):
     monkeypatch.delattr(anthropic, "CredentialsError")
     assert _classify(ValueError("odd")).message == "ValueError: odd"
+
+
+async def test_the_retry_policy_given_to_the_model_is_the_one_it_follows(server):
+    model = AnthropicModel("claude-sonnet-4-5", api_key=SECRET, base_url=server.url, retry=RetryPolicy(max_retries=0))
+    server.script(Turn.http_error(500, "internal"), Turn(text="ok"))
+    _, reply = await stream_once(model, ModelRequest(messages=[UserMessage(content="Hi.")]))
+    assert reply.stop_reason == "error" and len(server.requests) == 1

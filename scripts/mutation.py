@@ -313,6 +313,8 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/evaluation/test_repeats_and_variants.py",
     ),
     "lab/evaluation/_report.py": (
+        "tests/evaluation/test_report.py",
+        "tests/evaluation/test_jobs.py",
         "tests/evaluation/test_repeats_and_variants.py",
         "tests/evaluation/test_views.py",
         "tests/evaluation/test_evaluate.py",

@@ -560,3 +560,12 @@ async def test_the_wire_capture_keeps_an_in_stream_exception_s_code_and_body(ser
         "message": "no",
         "body": {"Error": {"Code": "validationException", "Message": "no"}},
     }
+
+
+async def test_a_round_that_asks_for_the_provider_s_tool_search_says_bedrock_has_none(server):
+    request = ModelRequest(messages=[GO], tools=TOOLS[:1], deferred_tools=TOOLS[1:], prompt_cache=False)
+    updates, _, _ = await _round(server, request)
+    assert [u.delta for u in updates if u.kind == "notice"] == [
+        f"bedrock:{CLAUDE}: Bedrock has no tool search of its own: the package's tool_search tool finds the "
+        "2 deferred tools instead (tool_search='provider' asked)"
+    ]

@@ -300,9 +300,11 @@ async def test_a_blocked_prompt_ends_the_round_as_refused_naming_the_reason(serv
 
 
 async def test_calls_cut_by_the_output_cap_came_whole_and_are_run(server):
-    reply = await _raw(server, _chunk({"functionCall": {"name": "add", "args": {"a": 1}}}, finish="MAX_TOKENS"))
+    usage = {"promptTokenCount": 5, "candidatesTokenCount": 30}
+    call = {"functionCall": {"name": "add", "args": {"a": 1}}}
+    reply = await _raw(server, _chunk(call, finish="MAX_TOKENS", usageMetadata=usage))
     assert reply.stop_reason == "toolUse" and reply.error_message is None
-    assert [c.name for c in reply.tool_calls] == ["add"]
+    assert [c.name for c in reply.tool_calls] == ["add"] and (reply.usage.input, reply.usage.output) == (5, 30)
 
 
 async def test_an_error_chunk_ends_the_round_with_its_message_and_code(server):
@@ -448,3 +450,13 @@ async def test_a_block_said_in_an_earlier_chunk_still_refuses_the_round_after_a_
     )
     assert reply.stop_reason == "error" and reply.error.kind == "refused"
     assert reply.error_message.endswith("Gemini blocked the prompt (OTHER)")
+
+
+async def test_a_round_that_asks_for_the_provider_s_tool_search_says_gemini_has_none(server):
+    server.script(Turn(text="ok"))
+    request = ModelRequest(messages=[GO], tools=TOOLS[:1], deferred_tools=TOOLS[1:2])
+    updates, _ = await stream_once(_model(server), request)
+    assert [u.delta for u in updates if u.kind == "notice"] == [
+        "gemini:gemini-2.5-flash: Gemini has no tool search of its own: the package's tool_search tool finds the "
+        "1 deferred tool instead (tool_search='provider' asked)"
+    ]

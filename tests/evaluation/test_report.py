@@ -16,6 +16,7 @@ from openprogram_jupyter.lab.evaluation import _report
 from openprogram_jupyter.models.base import MessageBuilder, ModelRequest
 
 from .scenario import add, careful, plain_add, prompts, right_sum, sloppy
+from .test_judge import RUBRIC, grader
 
 
 class FailsWithoutWords(op.Model):
@@ -146,13 +147,24 @@ def test_an_unknown_variant_is_named_with_the_ones_there_are():
     assert str(none.value) == "no variant 'long' in this evaluation: the variants are none (it ran without variants=)"
 
 
-def test_a_name_that_is_both_a_model_and_a_variant_is_refused():
+def test_names_that_are_both_a_model_and_a_variant_are_refused():
     ev = op.evaluate(
         prompts(1),
-        models={"short": careful()},
+        models={"short": careful(), "long": careful()},
         variants={"short": [plain_add], "long": [plain_add]},
         progress=False,
     )
     with pytest.raises(ValueError) as both:
         ev.compare("short", "long")
-    assert str(both.value) == "'short' names both a model and a variant: rename one"
+    assert str(both.value) == "'long', 'short' names both a model and a variant: rename one"
+
+
+def test_the_summary_adds_the_judges_cost_apart_and_each_row_took_its_runs_time():
+    judge = op.judge(RUBRIC, model=grader())
+    slow = op.ScriptedModel(["The sum is 1."], name="slow", delay=0.1)
+    ev = op.evaluate(prompts(2), models=[slow], expect=judge, progress=False)
+    (line,) = ev.summary()
+    assert (line.judge_cost, line.judge_tokens) == (0.5, 200)
+    for row in ev.rows:
+        took = row.run.ended_at - row.run.started_at
+        assert took >= 0.1 and row.seconds == pytest.approx(took, abs=0.5)

@@ -199,6 +199,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/providers/test_cached_token_counts.py",
         "tests/providers/test_provider_errors.py",
         "tests/providers/test_in_browser.py",
+        "tests/providers/test_sdk_transports.py",
     ),
     "models/_tool_search.py": (
         "tests/providers/test_tool_search_wire.py",

@@ -491,6 +491,7 @@ async def test_argument_fragments_of_a_block_that_is_no_call_are_ignored(server)
         ),
         *_end(),
     )
+    assert (reply.stop_reason, reply.error_message) == ("stop", None)
     assert [(b.type, b.text) for b in reply.content] == [("text", "Hi.")]
 
 

@@ -109,14 +109,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/core/test_code_writer.py",
         "tests/core/test_check_and_code.py",
     ),
-    "engine/_run_test.py": (
-        "tests/core/test_run_to_test.py",
-        # they fail in mutmut's clean run (the test file they write lacks the tool's
-        # imports there), though they pass under plain pytest in the same copy
-        "--deselect=tests/core/test_run_to_test.py::test_the_names_a_tool_uses_are_imported_as_its_module_had_them",
-        "--deselect=tests/core/test_run_to_test.py::"
-        "test_a_tool_from_an_importable_module_is_imported_so_edits_to_it_count",
-    ),
+    "engine/_run_test.py": ("tests/core/test_run_to_test.py",),
     "engine/_run_code.py": (
         "tests/core/test_check_and_code.py",
         "tests/core/test_run_code_picks.py",

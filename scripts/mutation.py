@@ -313,6 +313,8 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/evaluation/test_views.py",
         "tests/evaluation/test_evaluate.py",
     ),
+    "lab/evaluation/_views.py": ("tests/evaluation/test_views.py", "tests/evaluation/test_view_properties.py"),
+    "lab/evaluation/_drivers.py": ("tests/evaluation/test_evaluate.py", "tests/evaluation/test_jobs.py"),
 }
 
 KILLED = ("killed", "timeout")  # a mutant whose tests hang is caught: mutmut stops it

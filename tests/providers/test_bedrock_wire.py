@@ -14,6 +14,7 @@ import pytest
 from fakeserver import Turn
 from fakeserver.wire_bedrock import event_frame, exception_frame
 
+import openprogram_jupyter as op
 from openprogram_jupyter.core.messages import (
     AssistantMessage,
     ImageContent,
@@ -394,7 +395,7 @@ async def test_a_length_stop_keeps_its_usage(server):
 async def test_a_throttled_round_keeps_status_code_message_and_wait_and_is_retried(server):
     server.script(*[Turn.http_error(429, "slow down", retry_after=0.01)] * 3)
     _, reply = await stream_once(_model(server), ModelRequest(messages=[GO]))
-    assert reply.stop_reason == "error" and "slow down" in reply.error_message
+    assert reply.error_message == f"bedrock:{CLAUDE} failed, HTTP 429, ThrottlingException: slow down (after 2 retries)"
     assert (reply.error.status, reply.error.code, reply.error.retryable) == (429, "ThrottlingException", True)
     assert len(server.requests) == 3
 
@@ -426,7 +427,9 @@ async def test_no_region_says_how_to_give_one(server, monkeypatch):
     model = resolve_model(f"bedrock:{CLAUDE}", api_key=SECRET)
     _, reply = await stream_once(model, ModelRequest(messages=[GO]))
     assert reply.stop_reason == "error" and reply.error.kind == "credentials"
-    assert "no AWS region: set AWS_REGION or pass region= to BedrockModel" in reply.error_message
+    assert (
+        reply.error_message == f"bedrock:{CLAUDE} failed: no AWS region: set AWS_REGION or pass region= to BedrockModel"
+    )
 
 
 async def test_the_region_comes_from_aws_default_region_when_aws_region_is_unset(server, monkeypatch):
@@ -569,3 +572,31 @@ async def test_a_round_that_asks_for_the_provider_s_tool_search_says_bedrock_has
         f"bedrock:{CLAUDE}: Bedrock has no tool search of its own: the package's tool_search tool finds the "
         "2 deferred tools instead (tool_search='provider' asked)"
     ]
+
+
+async def test_a_model_lent_to_another_run_captures_that_run_s_own_wire_body(server):
+    model = _model(server)
+    server.script(Turn(text="one"), Turn(text="two"))
+    await stream_once(model, ModelRequest(messages=[GO], prompt_cache=False))
+    run = await op.Runtime(model=model.for_another_run(), capture_wire=True).arun("other")
+    assert run.stop_reason == "stop", run.error
+    request, _ = run.wire(1)
+    assert request["messages"] == server.requests[-1].body["messages"]
+    assert request["messages"][0]["content"][0] == {"text": "other"}
+
+
+async def test_thinking_with_a_forced_tool_one_call_at_a_time_sends_claude_s_own_choice_as_auto(server):
+    request = ModelRequest(
+        messages=[GO],
+        tools=TOOLS,
+        tool_choice={"type": "function", "name": "mul"},
+        parallel_tool_calls=False,
+        reasoning=2048,
+        prompt_cache=False,
+    )
+    _, reply, sent = await _round(server, request)
+    assert reply.stop_reason == "stop", (reply.error_message, server.rejections)
+    assert sent.body["additionalModelRequestFields"]["tool_choice"] == {
+        "type": "auto",
+        "disable_parallel_tool_use": True,
+    }

@@ -269,6 +269,11 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/core/test_tracing_nested.py",
         "tests/core/test_tracing_spans.py",
     ),
+    "models/_sdk_http.py": ("tests/providers/test_sdk_transports.py",),
+    "models/_loop_clients.py": (
+        "tests/providers/test_client_lifetime.py",
+        "tests/providers/test_provider_translation.py",
+    ),
     "lab/evaluation/_judge.py": (
         "tests/evaluation/test_what_the_judge_sees.py",
         "tests/evaluation/test_judge_tape.py",

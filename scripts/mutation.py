@@ -318,8 +318,16 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/evaluation/test_views.py",
         "tests/evaluation/test_evaluate.py",
     ),
-    "lab/evaluation/_views.py": ("tests/evaluation/test_views.py", "tests/evaluation/test_view_properties.py"),
-    "lab/evaluation/_drivers.py": ("tests/evaluation/test_evaluate.py", "tests/evaluation/test_jobs.py"),
+    "lab/evaluation/_views.py": (
+        "tests/evaluation/test_view_texts.py",
+        "tests/evaluation/test_views.py",
+        "tests/evaluation/test_view_properties.py",
+    ),
+    "lab/evaluation/_drivers.py": (
+        "tests/evaluation/test_executor_runs.py",
+        "tests/evaluation/test_evaluate.py",
+        "tests/evaluation/test_jobs.py",
+    ),
 }
 
 KILLED = ("killed", "timeout")  # a mutant whose tests hang is caught: mutmut stops it

@@ -327,6 +327,9 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/evaluation/test_executor_runs.py",
         "tests/evaluation/test_evaluate.py",
         "tests/evaluation/test_jobs.py",
+        "tests/evaluation/test_judge.py::test_each_run_is_judged_in_its_own_slot_as_it_ends_not_after_the_last_run",
+        "tests/evaluation/test_repeats_and_variants.py::"
+        "test_max_cost_caps_the_whole_evaluation_and_the_rows_not_started_say_so",
     ),
 }
 

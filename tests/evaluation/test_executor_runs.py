@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import threading
+import time
 
 import openprogram_jupyter as op
 
@@ -68,17 +69,18 @@ def test_an_executor_that_takes_no_more_jobs_makes_each_row_an_error_saying_why(
 
 
 class LosesEveryJob(concurrent.futures.Executor):
-    """An executor whose worker dies with each job: the future fails with an error whose
-    message has two lines and a cause."""
+    """An executor whose worker dies with each job: the future fails with an error of three
+    lines, raised while another was handled."""
 
     def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def, override]
         future: concurrent.futures.Future[object] = concurrent.futures.Future()
         try:
             try:
                 raise OSError("pipe closed")
-            except OSError as cause:
-                raise RuntimeError("worker died\nits traceback follows") from cause
+            except OSError:
+                raise RuntimeError("worker died\nits traceback follows\nand ends here") from None
         except RuntimeError as error:
+            error.__suppress_context__ = False  # raised while the OSError was handled, not from it
             future.set_exception(error)
         return future
 
@@ -88,3 +90,25 @@ def test_a_job_the_executor_lost_is_its_rows_error_with_the_first_line_and_the_c
     assert [(row.verdict, row.why) for row in evaluation.rows] == [
         ("error", "the executor could not run it: RuntimeError: worker died (OSError: pipe closed)")
     ] * 2
+
+
+def test_stop_returns_at_once_while_a_run_goes_on_where_it_cannot_be_reached():
+    slow = op.ScriptedModel(["word " * 300], name="slow", delay=0.01)  # about 3 s
+    abort = threading.Event()
+    threading.Timer(0.2, abort.set).start()
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+    try:
+        started = time.monotonic()
+        evaluation = op.evaluate(["Hi."], models=[slow], executor=pool, abort=abort, progress=False)
+        took = time.monotonic() - started
+    finally:
+        pool.shutdown(wait=True)
+    assert took < 1.5 and evaluation.stopped
+    assert [row.verdict for row in evaluation.rows] == ["stopped"]
+
+
+def test_an_evaluation_leaves_no_error_behind_in_its_worker_thread(monkeypatch):
+    raised: list[threading.ExceptHookArgs] = []
+    monkeypatch.setattr(threading, "excepthook", raised.append)
+    evaluation = op.evaluate(prompts(2), models=[careful()], tools=[add], expect=right_sum, progress=False)
+    assert [row.verdict for row in evaluation.rows] == ["pass", "pass"] and raised == []

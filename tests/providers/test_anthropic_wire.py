@@ -1,8 +1,8 @@
 """Anthropic Messages, exactly: the body a round sends (its fields, the history's blocks,
-the cache marks, the tool choice), how each kind of stream event is read, and how each
-failure is classified (what mutmut found unpinned in models/anthropic.py; docs/testing.md,
-"Mutation tool"). Asserted on what the loopback server received from the real SDK client,
-and on the reply made of the raw frames it sent."""
+the cache marks, the tool choice) and how each kind of stream event is read (what mutmut
+found unpinned in models/anthropic.py; docs/testing.md, "Mutation tool"; its failures are
+in test_anthropic_errors.py). Asserted on what the loopback server received from the real
+SDK client, and on the reply made of the raw frames it sent."""
 
 from __future__ import annotations
 

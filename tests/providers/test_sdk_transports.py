@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import sys
 import threading
 import time
 
@@ -16,7 +17,9 @@ from fakeserver import Call, Turn
 
 import openprogram_jupyter as op
 from openprogram_jupyter.models import _sdk_http
-from openprogram_jupyter.models._sdk_http import HTTP_VARIABLE, transport_name
+from openprogram_jupyter.models._fetch_transport import FetchBodies
+from openprogram_jupyter.models._sdk_http import HTTP_VARIABLE, sdk_http_client, transport_name
+from openprogram_jupyter.models._tls import shared_ssl_context
 
 from .cases import CASES, SECRET, make_tools
 
@@ -122,3 +125,33 @@ def test_an_unknown_transport_is_refused_with_the_variable_named(value, monkeypa
 def test_the_variable_is_read_whatever_its_case_and_spaces(monkeypatch):
     monkeypatch.setenv(HTTP_VARIABLE, " HTTPX ")
     assert transport_name() == "httpx"
+
+
+@pytest.mark.parametrize("transport", ["aiohttp", "httpx", ""])
+def test_in_a_browser_every_sdk_client_goes_through_the_page_s_fetch_whatever_is_asked(transport, monkeypatch):
+    import anthropic
+    import openai
+
+    monkeypatch.setenv(HTTP_VARIABLE, transport)
+    monkeypatch.setattr(sys, "platform", "emscripten")  # after the SDKs are loaded, as Pyodide has them
+
+    assert transport_name() == "fetch"
+    for sdk in (openai, anthropic):
+        client = sdk_http_client(sdk)
+        assert isinstance(client, sdk.DefaultAsyncHttpxClient)  # the SDK's timeouts and limits
+        assert isinstance(client._transport, FetchBodies)
+
+
+@pytest.mark.parametrize("transport", list(TRANSPORT_CLASS))
+def test_every_client_verifies_servers_with_the_process_s_one_ssl_context(transport, monkeypatch):
+    """The certificates are loaded once per process, not once per client (models/_tls.py)."""
+    import anthropic
+    import openai
+
+    monkeypatch.setenv(HTTP_VARIABLE, transport)
+    contexts = []
+    for sdk in (openai, anthropic):
+        inner = sdk_http_client(sdk)._transport
+        contexts.append(inner.ssl_context if transport == "aiohttp" else inner._pool._ssl_context)
+
+    assert all(context is shared_ssl_context() for context in contexts)

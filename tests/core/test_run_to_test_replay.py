@@ -3,7 +3,9 @@
 held; each answer the user gave in step mode is given again when the test replays it —
 denied, edited, skipped with its reason; a result is compared when it is a success or a
 failure of at most 2,000 characters, and a longer one is checked by its call alone; a
-tool whose function's name is no Python name is refused, saying what to do."""
+tool whose function's name is no Python name is refused, saying what to do; the file's
+header, its folders made, only non-default settings written, ``tools_from`` as a dotted
+module or with no tools, and each refusal's exact words."""
 
 from __future__ import annotations
 
@@ -160,3 +162,80 @@ def test_a_tool_whose_function_has_no_python_name_is_refused_saying_what_to_do(t
         "put the tools in a module and pass tools_from='module'"
     )
     assert not (tmp_path / "test_city.py").exists()
+
+
+def _city_run(**settings: object) -> op.Run:
+    tool = op.function(find_city, register_globally=False)
+    model = op.ScriptedModel([call("find_city", city="oslo"), "Oslo."])
+    return op.Runtime(model=model).run("Find Oslo.", tools=[tool], **settings)
+
+
+def find_city(city: str) -> str:
+    """Look a city up."""
+    return city.upper()
+
+
+def test_the_written_file_says_what_it_is_and_its_cassette_names_the_model(tmp_path):
+    run = _city_run()
+    source = run.to_test(tmp_path / "deep" / "er" / "test_oslo.py").read_text()  # its folders are made
+    assert source.splitlines()[:3] == [
+        f"# A regression test for the run {run.run_id} (model scripted), written by openprogram-jupyter (run.to_test).",
+        "# Its model's replies are played back from the cassette beside this file (no network, no key)",
+        "# while the tools run for real. After an intended change, write it again with run.to_test(path).",
+    ]
+    assert "from openprogram_jupyter import function  # noqa: F401 (for the tools' decorators)" in source
+    cassette = json.loads((tmp_path / "deep" / "er" / "test_oslo.cassette.json").read_text())
+    assert cassette["model"] == "scripted"
+
+
+def test_only_the_settings_that_differ_from_the_defaults_are_written(tmp_path):
+    source = _city_run(max_iterations=7, max_tool_calls=500).to_test(tmp_path / "test_oslo.py").read_text()
+    assert "SETTINGS = {'max_iterations': 7}\n" in source  # max_tool_calls=500 is the default
+
+
+def test_tools_from_a_dotted_module_are_imported_from_it(tmp_path):
+    source = _city_run().to_test(tmp_path / "test_oslo.py", tools_from="city.tools").read_text()
+    assert "from city.tools import find_city\n" in source
+
+
+def test_tools_from_with_a_tool_name_that_is_no_python_name_is_refused_naming_the_tools(tmp_path):
+    def lookup(city: str) -> str:
+        """Look a city up."""
+        return city
+
+    tools = [op.function(lookup, name="find-city", register_globally=False), op.function(find_city)]
+    model = op.ScriptedModel([call("find-city", city="oslo"), "Oslo."])
+    run = op.Runtime(model=model).run("go", tools=tools)
+    with pytest.raises(op.SetupError) as refused:
+        run.to_test(tmp_path / "test_x.py", tools_from="city_tools")
+    assert str(refused.value) == (
+        "to_test: a tool name is not a Python name, so it cannot be imported; tools: 'find-city', 'find_city'"
+    )
+
+
+def test_a_run_without_tools_imports_nothing_from_tools_from(tmp_path):
+    run = op.Runtime(model=op.ScriptedModel(["Hello."])).run("Hi.")
+    path = run.to_test(tmp_path / "test_hi.py", tools_from="city_tools")
+    assert "city_tools" not in path.read_text()
+    code, output = pytest_on(path)
+    assert code == 0, output
+
+
+def test_a_run_with_a_prompt_but_no_reply_is_refused(tmp_path):
+    with pytest.raises(op.SetupError, match=r"^to_test: run run_q has no prompt and recorded round to test$"):
+        op.Run("run_q", "scripted", [op.UserMessage(content="Hi.")]).to_test(tmp_path / "test_q.py")
+
+
+def test_a_path_that_cannot_be_written_is_named_in_full(tmp_path):
+    run = _city_run()
+    with pytest.raises(op.SetupError) as refused:
+        run.to_test(tmp_path / "test_x.txt")
+    assert (
+        str(refused.value)
+        == f"to_test: the test is a Python file; {str(tmp_path / 'test_x.txt')!r} does not end in .py"
+    )
+    (tmp_path / "plain").write_text("x")
+    with pytest.raises(op.SetupError) as refused:
+        run.to_test(tmp_path / "plain" / "test_b.py")
+    plain, path = str(tmp_path / "plain"), str(tmp_path / "plain" / "test_b.py")
+    assert str(refused.value) == f"to_test: {plain!r} is a file, so {path!r} cannot be made in it"

@@ -332,6 +332,11 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/evaluation/test_repeats_and_variants.py::"
         "test_max_cost_caps_the_whole_evaluation_and_the_rows_not_started_say_so",
     ),
+    "lab/evaluation/_html.py": (
+        "tests/evaluation/test_views.py",
+        "tests/evaluation/test_view_texts.py",
+        "tests/evaluation/test_evaluate.py",
+    ),
 }
 
 KILLED = ("killed", "timeout")  # a mutant whose tests hang is caught: mutmut stops it

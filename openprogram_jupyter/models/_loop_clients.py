@@ -111,10 +111,11 @@ class _OpenClient:
             result = close() if close is not None else None
             if asyncio.iscoroutine(result):
                 await result
+        except asyncio.CancelledError:  # a run's end tidying its loop: still held, closed at shutdown
+            raise
         except Exception:  # best effort: the client is dropped either way
             pass
-        finally:
-            with _lock:
-                _open.discard(self)
-            if self.finalizer is not None:
-                self.finalizer.detach()
+        with _lock:
+            _open.discard(self)
+        if self.finalizer is not None:
+            self.finalizer.detach()

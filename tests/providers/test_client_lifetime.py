@@ -28,9 +28,10 @@ COMPLAINTS = ("Unclosed client session", "Unclosed connector", "Task was destroy
 TESTS = Path(__file__).resolve().parents[1]
 
 
-def _record_closes(case, monkeypatch) -> list[str]:
-    """The SDK client class's ``close``, recording each call (the package holds no client
-    the test could look at without keeping it alive)."""
+def _record_closes(case, monkeypatch, *, slow: float = 0.0) -> list[str]:
+    """The SDK client class's ``close``, recording each close that ends (the package holds
+    no client the test could look at without keeping it alive); ``slow``: seconds each
+    close waits before it starts closing."""
     import anthropic
     import openai
 
@@ -39,8 +40,9 @@ def _record_closes(case, monkeypatch) -> list[str]:
     original = sdk_class.close
 
     async def close(self) -> None:
-        closes.append(type(self).__name__)
+        await asyncio.sleep(slow)
         await original(self)
+        closes.append(type(self).__name__)
 
     monkeypatch.setattr(sdk_class, "close", close)
     return closes
@@ -116,3 +118,30 @@ def test_the_interpreter_exit_closes_an_idle_run_loop_s_client_without_a_complai
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["hello", "again"]
     assert not [c for c in COMPLAINTS if c in done.stderr], done.stderr
+
+
+@pytest.mark.parametrize("case", SDK_CASES, ids=[c.prefix for c in SDK_CASES])
+def test_a_close_cancelled_by_a_run_s_tidying_is_done_again_at_the_loop_s_shutdown(case, server, caplog, monkeypatch):
+    """A run loop cancels what a run left on it; a close started there (its model dropped
+    during the run) must not leave the client open."""
+    closes = _record_closes(case, monkeypatch, slow=0.05)
+    server.script(Turn(text="hi"))
+
+    async def drop_then_tidy() -> None:
+        model = case.runtime(server).model
+        model.itself = model
+        await stream_once(model, ModelRequest(messages=[UserMessage(content="go")]))
+        del model
+        gc.collect()
+        await asyncio.sleep(0.01)  # the close has started, and waits
+        for task in asyncio.all_tasks() - {asyncio.current_task()}:
+            task.cancel()  # as engine/_run_loops.py tidies a loop after a run
+        await asyncio.sleep(0.01)
+        gc.collect()  # nothing left of the model: only what holds the client keeps it
+
+    with caplog.at_level(logging.DEBUG, logger="asyncio"):
+        asyncio.run(drop_then_tidy())
+        gc.collect()
+
+    assert len(closes) == 1, "closed once, at the loop's shutdown"
+    assert not [c for c in COMPLAINTS if c in caplog.text], caplog.text

@@ -333,6 +333,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "test_max_cost_caps_the_whole_evaluation_and_the_rows_not_started_say_so",
     ),
     "lab/evaluation/_html.py": (
+        "tests/evaluation/test_evaluation_html.py",
         "tests/evaluation/test_views.py",
         "tests/evaluation/test_view_texts.py",
         "tests/evaluation/test_evaluate.py",

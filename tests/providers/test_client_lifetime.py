@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import weakref
 from pathlib import Path
 
 import pytest
@@ -145,3 +146,53 @@ def test_a_close_cancelled_by_a_run_s_tidying_is_done_again_at_the_loop_s_shutdo
 
     assert len(closes) == 1, "closed once, at the loop's shutdown"
     assert not [c for c in COMPLAINTS if c in caplog.text], caplog.text
+
+
+@pytest.mark.parametrize("case", SDK_CASES, ids=[c.prefix for c in SDK_CASES])
+def test_the_rounds_on_one_loop_share_one_client(case, server, monkeypatch):
+    closes = _record_closes(case, monkeypatch)
+    server.script(Turn(text="one"), Turn(text="two"), Turn(text="three"))
+    model = case.runtime(server).model
+
+    async def three_rounds() -> None:
+        for _ in range(3):
+            await stream_once(model, ModelRequest(messages=[UserMessage(content="go")]))
+
+    asyncio.run(three_rounds())
+
+    assert len(closes) == 1, "one client made, and closed with its loop"
+
+
+@pytest.mark.parametrize("case", SDK_CASES, ids=[c.prefix for c in SDK_CASES])
+def test_a_client_closed_with_its_loop_is_let_go_while_its_model_lives(case, server):
+    server.script(Turn(text="hi"))
+    model = case.runtime(server).model
+
+    async def once() -> weakref.ref:
+        await stream_once(model, ModelRequest(messages=[UserMessage(content="go")]))
+        return weakref.ref(model._client())
+
+    client = asyncio.run(once())
+    gc.collect()
+
+    assert client() is None, "nothing holds a closed client"
+
+
+def test_gemini_s_http_client_is_closed_with_its_loop(server, monkeypatch):
+    import httpx
+
+    (case,) = [c for c in CASES if c.prefix == "gemini"]
+    closed: list[str] = []
+    original = httpx.AsyncClient.aclose
+
+    async def aclose(self) -> None:
+        await original(self)
+        closed.append("aclose")
+
+    monkeypatch.setattr(httpx.AsyncClient, "aclose", aclose)
+    server.script(Turn(text="hi"))
+    model = case.runtime(server).model
+
+    asyncio.run(stream_once(model, ModelRequest(messages=[UserMessage(content="go")])))
+
+    assert closed == ["aclose"]

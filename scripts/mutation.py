@@ -337,6 +337,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/evaluation/test_views.py",
         "tests/evaluation/test_view_texts.py",
         "tests/evaluation/test_evaluate.py",
+        "tests/evaluation/test_report.py::test_the_html_view_is_math_inert_and_says_when_the_evaluation_was_stopped",
     ),
 }
 

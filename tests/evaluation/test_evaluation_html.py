@@ -156,3 +156,9 @@ def test_an_opened_row_that_never_ran_says_why_and_a_judge_that_gave_no_verdict_
     assert "The judge said no verdict</summary>" in html
     judged = judged_variants()._repr_html_()
     assert "The judge said ✓ pass: 0+1: right</summary>" in judged
+
+
+def test_a_view_with_no_rows_renders_an_empty_table():
+    ev = op.evaluate(prompts(1), models=[careful()], tools=[add], expect=right_sum, progress=False)
+    html = ev.where(verdict="timeout")._repr_html_()
+    assert summary_cells(html, "td") == [] and "data-row=" not in html

@@ -24,7 +24,9 @@ from openprogram_jupyter.core.messages import (
 from openprogram_jupyter.jupyter._wire_view import round_summary
 from openprogram_jupyter.models import resolve_model
 from openprogram_jupyter.models._gemini_schema import gemini_function_declaration
+from openprogram_jupyter.models._provider_errors import RetryPolicy
 from openprogram_jupyter.models.base import ModelRequest
+from openprogram_jupyter.models.gemini import GeminiModel
 
 from .cases import CASES, FAST_RETRY, SECRET, make_tools, stream_once
 
@@ -35,11 +37,8 @@ GO = UserMessage(content="go")
 
 
 def _model(server, model_id: str = "gemini-2.5-flash", **options):
-    model = resolve_model(f"gemini:{model_id}", api_key=SECRET, base_url=server.url)
-    model.retry = FAST_RETRY
-    for name, value in options.items():
-        setattr(model, name, value)
-    return model
+    """``GeminiModel`` pointed at ``server``, with quick retries unless ``options`` say."""
+    return GeminiModel(model_id, api_key=SECRET, base_url=server.url, **{"retry": FAST_RETRY, **options})
 
 
 async def _round(server, request: ModelRequest, *turns: Turn, **options):
@@ -460,3 +459,27 @@ async def test_a_round_that_asks_for_the_provider_s_tool_search_says_gemini_has_
         "gemini:gemini-2.5-flash: Gemini has no tool search of its own: the package's tool_search tool finds the "
         "1 deferred tool instead (tool_search='provider' asked)"
     ]
+
+
+async def test_a_retry_policy_given_to_the_model_decides_how_often_a_round_is_sent(server):
+    server.script(*[Turn.http_error(503, "busy")] * 3)
+    _, reply = await stream_once(_model(server, retry=RetryPolicy(max_retries=0)), ModelRequest(messages=[GO]))
+    assert reply.stop_reason == "error" and len(server.requests) == 1
+
+
+async def test_every_notice_of_a_round_is_said_in_order(server):
+    """The provider's missing tool search, a temperature over Gemini's largest, and tools
+    allowed under tool_choice auto (which Gemini can say only with ANY)."""
+    server.script(Turn(text="ok"))
+    request = ModelRequest(messages=[GO], tools=TOOLS, deferred_tools=TOOLS[2:], temperature=3.0, allowed_tools=["add"])
+    updates, _ = await stream_once(_model(server), request)
+    notices = [u.delta.removeprefix("gemini:gemini-2.5-flash: ") for u in updates if u.kind == "notice"]
+    assert notices[:2] == [
+        "Gemini has no tool search of its own: the package's tool_search tool finds the 1 deferred tool instead "
+        "(tool_search='provider' asked)",
+        "Gemini takes a temperature from 0 to 2: temperature=3 was sent as 2",
+    ]
+    assert len(notices) == 3 and notices[2].startswith("Gemini (with tool_choice auto)")
+    body = server.requests[-1].body
+    assert body["generationConfig"] == {"temperature": 2.0}
+    assert [d["name"] for d in body["tools"][0]["functionDeclarations"]] == ["add"]

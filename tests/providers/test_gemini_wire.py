@@ -316,7 +316,10 @@ async def test_an_error_chunk_ends_the_round_with_its_message_and_code(server):
 
 async def test_an_error_chunk_without_a_message_says_stream_error(server):
     reply = await _raw(server, {"error": {"status": "INVALID_ARGUMENT"}})
-    assert reply.stop_reason == "error" and "stream error" in reply.error_message
+    assert (
+        reply.stop_reason == "error"
+        and reply.error_message == "gemini:gemini-2.5-flash failed, INVALID_ARGUMENT: stream error"
+    )
 
 
 async def test_a_stream_without_a_finish_reason_is_cut_and_keeps_what_arrived(server):

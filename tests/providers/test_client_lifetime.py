@@ -196,3 +196,23 @@ def test_gemini_s_http_client_is_closed_with_its_loop(server, monkeypatch):
     asyncio.run(stream_once(model, ModelRequest(messages=[UserMessage(content="go")])))
 
     assert closed == ["aclose"]
+
+
+@pytest.mark.parametrize("case", SDK_CASES, ids=[c.prefix for c in SDK_CASES])
+def test_a_model_outliving_a_loop_closed_by_hand_is_collected_quietly(case, server, monkeypatch):
+    """A loop closed without its async generators shut down (``loop.close()`` by hand)
+    never ran the client's close; the model collected after the loop is gone says nothing."""
+    ignored: list[object] = []
+    monkeypatch.setattr(sys, "unraisablehook", ignored.append)
+    server.script(Turn(text="hi"))
+    model = case.runtime(server).model
+    loop = asyncio.new_event_loop()
+    loop.run_until_complete(stream_once(model, ModelRequest(messages=[UserMessage(content="go")])))
+    loop.close()
+    del loop
+    gc.collect()
+
+    del model
+    gc.collect()
+
+    assert ignored == []

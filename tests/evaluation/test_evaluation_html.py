@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import re
 import threading
+from html.parser import HTMLParser
 
 import openprogram_jupyter as op
 from openprogram_jupyter.lab.evaluation import _html
+from openprogram_jupyter.render import render_html
 
 from .scenario import add, careful, plain_add, prompts, right_sum, sloppy
 from .test_judge import RUBRIC, grader
@@ -162,3 +164,106 @@ def test_a_view_with_no_rows_renders_an_empty_table():
     ev = op.evaluate(prompts(1), models=[careful()], tools=[add], expect=right_sum, progress=False)
     html = ev.where(verdict="timeout")._repr_html_()
     assert summary_cells(html, "td") == [] and "data-row=" not in html
+
+
+VOID = {"br", "img", "hr", "input", "meta", "link", "wbr", "col", "source"}
+
+
+class Layout(HTMLParser):
+    """Text found directly inside the evaluation's own layout (its containers, a row's
+    details, a grid) rather than in a cell: stray text a reader would see between cells."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.open: list[bool] = []
+        self.stray: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in VOID:
+            return
+        given = dict(attrs)
+        style, kind = given.get("style") or "", given.get("class") or ""
+        self.open.append(
+            kind.startswith("openprogram-evaluation") or "display:inline-grid" in style or "display:grid" in style
+        )
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag not in VOID:  # a self-closing <img/> ends here too
+            self.open.pop()
+
+    def handle_data(self, data: str) -> None:
+        if self.open and self.open[-1] and data.strip():
+            self.stray.append(data)
+
+
+def test_the_view_is_balanced_with_no_stray_text_between_its_cells():
+    for ev in (judged_variants(), op.evaluate(prompts(2), models=[careful()], tools=[add], progress=False)):
+        layout = Layout()
+        layout.feed(ev._repr_html_())
+        assert layout.open == [] and layout.stray == []
+
+
+def test_the_rows_header_right_aligns_the_numbers_and_says_a_row_opens_on_the_judges_verdict_too():
+    html = judged_variants()._repr_html_()
+    header = re.search(r'<div style="display:grid[^"]*">(.*?)</div>', html).group(1)  # type: ignore[union-attr]
+    styles = re.findall(r'<span style="([^"]*)">', header)
+    assert [style.startswith("padding:2px 8px;text-align:right") for style in styles] == [False] * 5 + [True] * 4
+    assert "Click a row to open its run and the judge's verdict.</p>" in html
+
+
+def priced(text: str, name: str) -> op.ScriptedModel:
+    reply = op.AssistantMessage(content=[op.TextContent(text=text)], usage=op.Usage(total_tokens=7, cost=0.01))
+    return op.ScriptedModel([reply], name=name)
+
+
+def test_a_rows_line_gives_its_prompt_cut_at_300_its_picks_or_a_dash_and_its_costs():
+    long_prompt = "Add 1 and 2. " + "x" * 300
+    ev = op.evaluate([long_prompt[:300], long_prompt], models=[priced("The sum is 3.", "p")], progress=False)
+    html = ev._repr_html_()
+    first, second = (re.search(rf'data-row="{n}".*?</summary>', html, re.S).group(0) for n in (0, 1))  # type: ignore[union-attr]
+    assert f">{long_prompt[:300]}</span>" in first and f">{long_prompt[:300]}…</span>" in second
+    assert ">—</span>" in first and ">$0.0100</span>" in first and "<code>p</code></span>" in first
+    assert [text for _, text in summary_cells(html, "td")][3] == "$0.0200"
+    twice = op.ScriptedModel(
+        [op.ToolCall(name="add", arguments={"a": 1, "b": 2}), op.ToolCall(name="add", arguments={"a": 3, "b": 4}), "7"],
+        name="twice",
+    )
+    picks = op.evaluate(["Add."], models=[twice], tools=[add], progress=False)._repr_html_()
+    assert ">add, add</span>" in picks
+
+
+def test_a_judged_tables_row_the_judge_did_not_grade_shows_a_dash_and_a_failing_verdict_shows_its_mark():
+    fails = op.ScriptedModel(['{"call": "fail", "args": {"reason": "not shown enough"}}'], name="strict")
+    judge = op.judge(RUBRIC, model=fails)
+    checks = lambda run: op.check(run).called("add").at_most(2)  # noqa: E731
+    ev = op.evaluate(
+        ["Add 1 and 2."], models=[careful(), sloppy()], tools=[add], expect=[checks, judge], progress=False
+    )
+    html = ev._repr_html_()
+    judged, spared = (re.search(rf'data-row="{n}".*?</summary>', html, re.S).group(0) for n in (0, 1))  # type: ignore[union-attr]
+    assert ">—</span><span" in spared and ">$0.0000</span>" not in spared
+    assert "called add; ≤ 2 calls" not in judged  # the rubric of checks shows under a pass only
+    assert "The judge said ✗ fail: not shown enough</summary>" in html
+    opened = html.split("The judge said ✗ fail: not shown enough</summary>", 1)[1]
+    assert opened.startswith(render_html(ev.rows[0].judge_runs[0]))
+
+
+def test_a_line_with_no_runs_under_its_variant_says_zero_of_zero():
+    ev = op.evaluate(
+        prompts(1),
+        models=[careful(), sloppy()],
+        variants={"short": [add], "long": [add]},
+        repeat=2,
+        progress=False,
+    )
+    view = ev.where(lambda row: not (row.model == "sloppy" and row.variant == "long"))
+    cells = [text for _, text in summary_cells(view._repr_html_(), "td")]
+    assert cells[cells.index("<code>long</code>", 20) + 2 : cells.index("<code>long</code>", 20) + 4] == [
+        "0/0 (0%, 0%–100%)",
+        "0/0 (0%, 0%–100%)",
+    ]
+
+
+def test_a_row_without_variant_or_repeat_shows_its_model_alone():
+    html = op.evaluate(prompts(1), models=[careful()], tools=[add], progress=False)._repr_html_()
+    assert "<code>careful</code></span>" in re.search(r'data-row="0".*?</summary>', html, re.S).group(0)  # type: ignore[union-attr]

@@ -197,7 +197,8 @@ class Layout(HTMLParser):
 
 
 def test_the_view_is_balanced_with_no_stray_text_between_its_cells():
-    for ev in (judged_variants(), op.evaluate(prompts(2), models=[careful()], tools=[add], progress=False)):
+    plain = op.evaluate(prompts(2), models=[careful()], tools=[add], progress=False)
+    for ev in (judged_variants(), plain, op.Evaluation(plain.rows, plain.models, stopped=True)):
         layout = Layout()
         layout.feed(ev._repr_html_())
         assert layout.open == [] and layout.stray == []
@@ -241,11 +242,14 @@ def test_a_judged_tables_row_the_judge_did_not_grade_shows_a_dash_and_a_failing_
     )
     html = ev._repr_html_()
     judged, spared = (re.search(rf'data-row="{n}".*?</summary>', html, re.S).group(0) for n in (0, 1))  # type: ignore[union-attr]
-    assert ">—</span><span" in spared and ">$0.0000</span>" not in spared
+    assert re.search(r'>unknown</span><span style="[^"]*">—</span>', spared)  # no judge cost: not graded
     assert "called add; ≤ 2 calls" not in judged  # the rubric of checks shows under a pass only
     assert "The judge said ✗ fail: not shown enough</summary>" in html
     opened = html.split("The judge said ✗ fail: not shown enough</summary>", 1)[1]
     assert opened.startswith(render_html(ev.rows[0].judge_runs[0]))
+    assert render_html(ev.rows[0].run) + "<details" in html  # the run's transcript, then the judge's
+    passing = op.evaluate(["Add 1 and 2."], models=[careful()], tools=[add], expect=checks, progress=False)
+    assert '<small style="color:#57606a;font-size:0.9em">called add; ≤ 2 calls</small>' in passing._repr_html_()
 
 
 def test_a_line_with_no_runs_under_its_variant_says_zero_of_zero():

@@ -167,4 +167,4 @@ def test_the_summary_adds_the_judges_cost_apart_and_each_row_took_its_runs_time(
     assert (line.judge_cost, line.judge_tokens) == (0.5, 200)
     for row in ev.rows:
         took = row.run.ended_at - row.run.started_at
-        assert took >= 0.1 and row.seconds == pytest.approx(took, abs=0.5)
+        assert took >= 0.1 and row.seconds == pytest.approx(took, abs=2.0)

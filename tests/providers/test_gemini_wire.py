@@ -486,3 +486,15 @@ async def test_every_notice_of_a_round_is_said_in_order(server):
     body = server.requests[-1].body
     assert body["generationConfig"] == {"temperature": 2.0}
     assert [d["name"] for d in body["tools"][0]["functionDeclarations"]] == ["add"]
+
+
+def test_without_httpx_sse_the_model_says_what_to_install(monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "httpx_sse" else real(name, *a))
+    with pytest.raises(ValueError) as refused:
+        GeminiModel("gemini-2.5-flash", api_key=SECRET)
+    assert str(refused.value) == (
+        "the 'gemini' provider needs 'httpx_sse', which is not installed (pip install 'httpx-sse>=0.4')"
+    )

@@ -224,8 +224,11 @@ def test_a_run_without_tools_imports_nothing_from_tools_from(tmp_path):
 
 
 def test_a_run_with_a_prompt_but_no_reply_is_refused(tmp_path):
+    run = op.Run("run_q", "scripted", [])
+    run.messages.append(op.UserMessage(content="Hi."))  # stopped before its first reply
     with pytest.raises(op.SetupError, match=r"^to_test: run run_q has no prompt and recorded round to test$"):
-        op.Run("run_q", "scripted", [op.UserMessage(content="Hi.")]).to_test(tmp_path / "test_q.py")
+        run.to_test(tmp_path / "test_q.py")
+    assert not (tmp_path / "test_q.py").exists()
 
 
 def test_a_path_that_cannot_be_written_is_named_in_full(tmp_path):

@@ -363,7 +363,8 @@ async def test_a_stream_without_message_stop_is_cut_and_keeps_what_arrived(serve
     ]
     server.script(*[Turn(raw_frames=frames)] * 3)
     updates, reply = await stream_once(_model(server), ModelRequest(messages=[GO]))
-    assert reply.stop_reason == "error" and "messageStop" in reply.error_message
+    assert reply.stop_reason == "error" and reply.error.kind == "stream_cut"
+    assert "the stream ended before messageStop (connection closed early)" in reply.error_message
     assert reply.content[0].text == "half"
     assert [u.kind for u in updates].count("toolcall_end") == [u.kind for u in updates].count("toolcall_start") > 0
 

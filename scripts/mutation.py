@@ -120,6 +120,13 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/core/test_fork.py",
         "tests/core/test_rerun.py",
     ),
+    "engine/_reply.py": (
+        "tests/core/test_loop_rules.py",
+        "tests/core/test_limits.py",
+        "tests/core/test_faults.py",
+        "tests/core/test_text_calls_beside_native.py",
+        "tests/core/test_compaction.py",
+    ),
     "jupyter/_saved_runs.py": (
         "tests/notebook/test_saved_run_format.py",
         "tests/notebook/test_restore_untrusted.py",
@@ -339,6 +346,16 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/evaluation/test_evaluate.py",
         "tests/evaluation/test_report.py::test_the_html_view_is_math_inert_and_says_when_the_evaluation_was_stopped",
     ),
+    "engine/_call_result.py": (
+        "tests/core/test_tool_output.py",
+        "tests/core/test_stop_preempts_work.py",
+        "tests/tools/test_result_display.py",
+        "tests/tools/test_result_limits.py",
+    ),
+    "core/approvals.py": ("tests/core/test_step_mode.py", "tests/core/test_approval_policy.py"),
+    "engine/_call_questions.py": ("tests/core/test_step_mode.py", "tests/core/test_approval_policy.py"),
+    "engine/_setting_flags.py": ("tests/core/test_settings.py", "tests/core/test_reasoning_bounds.py"),
+    "engine/_tool_output.py": ("tests/core/test_tool_output.py",),
 }
 
 KILLED = ("killed", "timeout")  # a mutant whose tests hang is caught: mutmut stops it

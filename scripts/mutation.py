@@ -352,7 +352,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/tools/test_result_display.py",
         "tests/tools/test_result_limits.py",
     ),
-    "core/approvals.py": ("tests/core/test_step_mode.py", "tests/core/test_approval_policy.py"),
+    "core/approvals.py": ("tests/core/test_approval_answers.py", "tests/core/test_step_mode.py"),
     "engine/_call_questions.py": ("tests/core/test_step_mode.py", "tests/core/test_approval_policy.py"),
     "engine/_setting_flags.py": ("tests/core/test_settings.py", "tests/core/test_reasoning_bounds.py"),
     "engine/_tool_output.py": ("tests/core/test_tool_output.py",),

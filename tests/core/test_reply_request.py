@@ -1,0 +1,85 @@
+"""What each round sends the model: the run's settings reach every request as given, the
+first round's forced tool choice then ``"auto"``, and a budget's output cap counts the
+latest reply's whole input (docs/semantics.md, "Limits")."""
+
+from __future__ import annotations
+
+import openprogram_jupyter as op
+
+from .conftest import call
+
+
+def echo_tool():
+    @op.function
+    def echo(text: str) -> str:
+        """Echo the text."""
+        return text
+
+    return echo
+
+
+def two_rounds(**settings) -> op.ScriptedModel:
+    """A model asked two rounds: one call of ``echo``, then an answer."""
+    model = op.ScriptedModel([call("echo", text="hi"), "done"])
+    op.Runtime(model=model).run("Echo hi.", tools=[echo_tool()], **settings)
+    return model
+
+
+def test_a_forced_tool_choice_holds_for_the_first_round_only():
+    model = two_rounds(tool_choice="required")
+    assert [r.tool_choice for r in model.requests] == ["required", "auto"]
+
+
+def test_tool_choice_none_holds_for_every_round():
+    model = op.ScriptedModel(["one", "two"])
+    runtime = op.Runtime(model=model)
+    runtime.run("Hi.", tools=[echo_tool()], tool_choice="none")
+    runtime.run("Again.", tools=[echo_tool()], tool_choice="none")
+    assert [r.tool_choice for r in model.requests] == ["none", "none"]
+
+
+def test_the_run_settings_reach_every_request():
+    model = two_rounds(
+        system="Be brief.",
+        parallel_tool_calls=False,
+        prompt_cache=False,
+        reasoning="high",
+        temperature=0.25,
+        stop_sequences=["END"],
+        allowed_tools=["echo"],
+    )
+    for request in model.requests:
+        assert request.system == "Be brief."
+        assert request.parallel_tool_calls is False
+        assert request.prompt_cache is False
+        assert request.reasoning == "high"
+        assert request.temperature == 0.25
+        assert list(request.stop_sequences) == ["END"]
+        assert list(request.allowed_tools or ()) == ["echo"]
+        assert request.menu_explicit is True
+        assert request.deferred_tools == []
+
+
+def test_strict_tools_asks_strict_mode_of_every_tool_and_plain_tools_do_not():
+    strict = two_rounds(strict_tools=True)
+    plain = two_rounds()
+    assert [t["name"] for t in strict.requests[0].tools] == ["echo"]
+    assert all(t.get("strict") is True for r in strict.requests for t in r.tools)
+    assert not any("strict" in t for r in plain.requests for t in r.tools)
+
+
+def test_the_answer_round_at_a_limit_keeps_the_run_s_system_prompt_and_adds_why():
+    model = op.ScriptedModel([call("echo", text="a"), call("echo", text="b"), "answer"])
+    op.Runtime(model=model).run("Echo.", tools=[echo_tool()], system="Be brief.", max_iterations=2)
+    last = model.requests[-1]
+    assert last.tool_choice == "none"
+    assert last.system.startswith("Be brief.") and "Do not call any tool" in last.system
+
+
+def test_a_token_budget_caps_the_next_reply_by_the_latest_reply_s_whole_input():
+    usage = op.Usage(input=100, cache_read=200, cache_write=300, output=50, total_tokens=650)
+    first = op.AssistantMessage(content=[call("echo", text="hi")], usage=usage)
+    model = op.ScriptedModel([first, "done"])
+    op.Runtime(model=model).run("Echo hi.", tools=[echo_tool()], max_tokens=10_000)
+    # 10,000 - 650 spent - 600 the next request's input at least (100 + 200 cached + 300 written)
+    assert [r.max_output_tokens for r in model.requests] == [10_000, 8_750]

@@ -83,3 +83,20 @@ def test_a_token_budget_caps_the_next_reply_by_the_latest_reply_s_whole_input():
     op.Runtime(model=model).run("Echo hi.", tools=[echo_tool()], max_tokens=10_000)
     # 10,000 - 650 spent - 600 the next request's input at least (100 + 200 cached + 300 written)
     assert [r.max_output_tokens for r in model.requests] == [10_000, 8_750]
+
+
+def deferred_tools():
+    def weather(city: str) -> str:
+        """The weather in a city."""
+        return "sun"
+
+    return [echo_tool(), op.function(weather, register_globally=False, defer=True)]
+
+
+def test_the_provider_s_tool_search_is_sent_the_deferred_tools_and_no_other_setting_is():
+    searched = op.ScriptedModel(["done"])
+    op.Runtime(model=searched).run("Hi.", tools=deferred_tools(), tool_search="provider", strict_tools=True)
+    plain = op.ScriptedModel(["done"])
+    op.Runtime(model=plain).run("Hi.", tools=deferred_tools())
+    assert [(t["name"], t.get("strict")) for t in searched.requests[0].deferred_tools] == [("weather", True)]
+    assert plain.requests[0].deferred_tools == []

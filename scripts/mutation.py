@@ -347,6 +347,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/evaluation/test_report.py::test_the_html_view_is_math_inert_and_says_when_the_evaluation_was_stopped",
     ),
     "engine/_call_result.py": (
+        "tests/core/test_call_result.py",
         "tests/core/test_tool_output.py",
         "tests/core/test_stop_preempts_work.py",
         "tests/tools/test_result_display.py",

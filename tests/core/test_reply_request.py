@@ -100,3 +100,22 @@ def test_the_provider_s_tool_search_is_sent_the_deferred_tools_and_no_other_sett
     op.Runtime(model=plain).run("Hi.", tools=deferred_tools())
     assert [(t["name"], t.get("strict")) for t in searched.requests[0].deferred_tools] == [("weather", True)]
     assert plain.requests[0].deferred_tools == []
+
+
+def test_compact_provider_on_a_model_without_its_own_says_so_once_in_the_first_reply():
+    model = op.ScriptedModel([call("echo", text="hi"), "done"])
+    run = op.Runtime(model=model).run("Echo hi.", tools=[echo_tool()], compact="provider", context_window=100_000)
+    replies = [m for m in run.messages if isinstance(m, op.AssistantMessage)]
+    notices = [
+        (e.message, e.update.delta)
+        for e in run.events
+        if e.type == "message_update" and e.update is not None and e.update.kind == "notice"
+    ]
+    assert notices == [
+        (
+            replies[0],
+            "scripted has no compaction of its own: the package's compaction runs instead, "
+            "past 80,000 tokens (compact='provider' asked)",
+        )
+    ]
+    assert [r.model for r in replies] == ["scripted", "scripted"]

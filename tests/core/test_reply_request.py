@@ -119,3 +119,33 @@ def test_compact_provider_on_a_model_without_its_own_says_so_once_in_the_first_r
         )
     ]
     assert [r.model for r in replies] == ["scripted", "scripted"]
+
+
+def test_a_request_past_the_context_window_is_not_sent_and_fails_the_reply_naming_the_model():
+    model = op.ScriptedModel(["never"])
+    run = op.Runtime(model=model).run("Hi " * 400, context_window=100)
+    reply = run.messages[-1]
+    assert model.requests == [] and run.stop_reason == "error"
+    assert isinstance(reply, op.AssistantMessage) and reply.error is not None
+    assert reply.error.kind == "context_length"
+    assert reply.error_message.startswith(
+        "scripted: the next request would carry about 300 tokens, more than scripted's context window of 100"
+    )
+
+
+def test_each_streamed_piece_of_the_reply_is_shown_as_it_comes_as_an_update_of_that_reply():
+    run = op.Runtime(model=op.ScriptedModel(["a longer text reply"])).run("Hi.")
+    updates = [e for e in run.events if e.type == "message_update"]
+    assert [e.update.delta for e in updates] == ["a ", "longer ", "text ", "reply"]
+    assert all(e.message is run.messages[-1] for e in updates)
+
+
+def test_calls_sharing_an_id_are_renamed_apart_and_the_reply_says_exactly_which():
+    first = op.AssistantMessage(
+        content=[op.ToolCall(name="echo", arguments={"text": t}, id="dup") for t in ("a", "b", "c")]
+    )
+    run = op.Runtime(model=op.ScriptedModel([first, "done"])).run("Echo.", tools=[echo_tool()])
+    notices = [e.update.delta for e in run.events if e.type == "message_update" and e.update.kind == "notice"]
+    assert notices == [
+        "the model gave two or more calls the same id; renamed to keep them apart: dup -> dup_2, dup -> dup_3"
+    ]

@@ -43,3 +43,28 @@ def test_without_figures_to_model_the_model_reads_no_picture():
     model = op.ScriptedModel([call("show"), "ok"])
     [result] = results(op.Runtime(model=model).run("go", tools=[_showing()]))
     assert result.status == "done" and _pictures_sent(model) == []
+
+
+def test_a_jpeg_display_reaches_the_model_and_a_display_without_a_picture_is_passed_over():
+    import base64
+    import io
+
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.display import display
+
+    image = pytest.importorskip("PIL.Image")
+    InteractiveShell.instance()
+    buffer = io.BytesIO()
+    image.new("RGB", (8, 8), "red").save(buffer, format="JPEG")
+    jpeg = base64.b64encode(buffer.getvalue()).decode()
+
+    @op.function(register_globally=False, figures_to_model=True)
+    def show() -> str:
+        """Show a table, then a photo."""
+        display({"text/html": "<b>no picture</b>"}, raw=True)
+        display({"image/jpeg": jpeg}, raw=True)
+        return "shown"
+
+    model = op.ScriptedModel([call("show"), "ok"])
+    [result] = results(op.Runtime(model=model).run("go", tools=[show]))
+    assert result.status == "done" and _pictures_sent(model) == ["image/jpeg"]

@@ -121,10 +121,17 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/core/test_rerun.py",
     ),
     "engine/_reply.py": (
+        "tests/core/test_reply_request.py",
         "tests/core/test_loop_rules.py",
         "tests/core/test_limits.py",
         "tests/core/test_faults.py",
         "tests/core/test_text_calls_beside_native.py",
+        "tests/core/test_compaction.py",
+    ),
+    "engine/_streaming.py": (
+        "tests/core/test_faults.py",
+        "tests/core/test_steering_and_abort.py",
+        "tests/core/test_reply_request.py",
         "tests/core/test_compaction.py",
     ),
     "jupyter/_saved_runs.py": (
@@ -354,7 +361,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/tools/test_result_limits.py",
     ),
     "core/approvals.py": ("tests/core/test_approval_answers.py", "tests/core/test_step_mode.py"),
-    "engine/_call_questions.py": ("tests/core/test_step_mode.py", "tests/core/test_approval_policy.py"),
+    "engine/_call_questions.py": ("tests/widgets/test_view_ask.py", "tests/core/test_rerun.py"),
     "engine/_setting_flags.py": ("tests/core/test_settings.py", "tests/core/test_reasoning_bounds.py"),
     "engine/_tool_output.py": ("tests/core/test_tool_output.py",),
 }

@@ -31,10 +31,7 @@ def test_a_forced_tool_choice_holds_for_the_first_round_only():
 
 
 def test_tool_choice_none_holds_for_every_round():
-    model = op.ScriptedModel(["one", "two"])
-    runtime = op.Runtime(model=model)
-    runtime.run("Hi.", tools=[echo_tool()], tool_choice="none")
-    runtime.run("Again.", tools=[echo_tool()], tool_choice="none")
+    model = two_rounds(tool_choice="none")
     assert [r.tool_choice for r in model.requests] == ["none", "none"]
 
 
@@ -96,9 +93,12 @@ def deferred_tools():
 def test_the_provider_s_tool_search_is_sent_the_deferred_tools_and_no_other_setting_is():
     searched = op.ScriptedModel(["done"])
     op.Runtime(model=searched).run("Hi.", tools=deferred_tools(), tool_search="provider", strict_tools=True)
+    loose = op.ScriptedModel(["done"])
+    op.Runtime(model=loose).run("Hi.", tools=deferred_tools(), tool_search="provider")
     plain = op.ScriptedModel(["done"])
     op.Runtime(model=plain).run("Hi.", tools=deferred_tools())
     assert [(t["name"], t.get("strict")) for t in searched.requests[0].deferred_tools] == [("weather", True)]
+    assert [(t["name"], t.get("strict")) for t in loose.requests[0].deferred_tools] == [("weather", None)]
     assert plain.requests[0].deferred_tools == []
 
 
@@ -149,3 +149,18 @@ def test_calls_sharing_an_id_are_renamed_apart_and_the_reply_says_exactly_which(
     assert notices == [
         "the model gave two or more calls the same id; renamed to keep them apart: dup -> dup_2, dup -> dup_3"
     ]
+
+
+class SelfCompactingModel(op.ScriptedModel):
+    """A scripted model that compacts the conversation itself, as some providers do."""
+
+    native_compaction = True
+
+
+def test_a_model_that_compacts_itself_is_sent_the_threshold_and_one_without_is_not():
+    own = SelfCompactingModel(["done"])
+    op.Runtime(model=own).run("Hi.", compact="provider", context_window=100_000)
+    other = op.ScriptedModel(["done"])
+    op.Runtime(model=other).run("Hi.", compact="provider", context_window=100_000)
+    assert own.requests[0].provider_compaction == 80_000
+    assert other.requests[0].provider_compaction is None

@@ -4,6 +4,8 @@ latest reply's whole input (docs/semantics.md, "Limits")."""
 
 from __future__ import annotations
 
+import pytest
+
 import openprogram_jupyter as op
 
 from .conftest import call
@@ -164,3 +166,11 @@ def test_a_model_that_compacts_itself_is_sent_the_threshold_and_one_without_is_n
     op.Runtime(model=other).run("Hi.", compact="provider", context_window=100_000)
     assert own.requests[0].provider_compaction == 80_000
     assert other.requests[0].provider_compaction is None
+
+
+def test_a_captured_run_records_each_round_s_request_under_its_number():
+    model = op.ScriptedModel([call("echo", text="hi"), "done"])
+    run = op.Runtime(model=model, capture_wire=True).run("Echo hi.", tools=[echo_tool()])
+    assert [len(run.request_as(n, "anthropic")["messages"]) for n in (1, 2)] == [1, 3]
+    with pytest.raises(ValueError, match="round 3 was not captured; the captured rounds are 1 to 2"):
+        run.request_as(3, "anthropic")

@@ -49,3 +49,23 @@ def test_a_reply_cut_at_the_model_s_output_limit_keeps_its_reason():
     cut = op.AssistantMessage(content=[op.TextContent(text="cut")], stop_reason="length")
     run = op.Runtime(model=op.ScriptedModel([cut])).run("Hi.")
     assert run.messages[-1].stop_reason == "length"
+
+
+class BrokenModel(op.Model):
+    """Streams a word, then raises."""
+
+    name = "broken"
+
+    async def stream(self, request, out):
+        yield out.text_delta("half")
+        raise RuntimeError("socket closed")
+
+
+def test_a_model_that_raises_mid_reply_fails_that_reply_with_its_words_and_keeps_what_streamed():
+    run = op.Runtime(model=BrokenModel()).run("Hi.")
+    reply = run.messages[-1]
+    assert isinstance(reply, op.AssistantMessage) and reply.error is not None
+    assert reply.stop_reason == "error" and run.stop_reason == "error"
+    assert reply.error_message == "broken: RuntimeError: socket closed"
+    assert reply.error.kind == "internal"
+    assert reply.text == "half"

@@ -127,8 +127,10 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/core/test_faults.py",
         "tests/core/test_text_calls_beside_native.py",
         "tests/core/test_compaction.py",
+        "tests/core/test_secrets.py",
     ),
     "engine/_streaming.py": (
+        "tests/core/test_reply_settled.py",
         "tests/core/test_faults.py",
         "tests/core/test_steering_and_abort.py",
         "tests/core/test_reply_request.py",

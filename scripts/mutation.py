@@ -363,7 +363,13 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/tools/test_result_limits.py",
     ),
     "core/approvals.py": ("tests/core/test_approval_answers.py", "tests/core/test_step_mode.py"),
-    "engine/_call_questions.py": ("tests/widgets/test_view_ask.py", "tests/core/test_rerun.py"),
+    "engine/_call_questions.py": (
+        "tests/widgets/test_view_ask.py",
+        "tests/mcp_reference/test_sampling_replay.py",
+        "tests/mcp_reference/test_sampling.py",
+        "tests/core/test_rerun_report.py",
+        "tests/core/test_rerun.py",
+    ),
     "engine/_setting_flags.py": ("tests/core/test_settings.py", "tests/core/test_reasoning_bounds.py"),
     "engine/_tool_output.py": ("tests/core/test_tool_output.py",),
 }

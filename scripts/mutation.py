@@ -129,6 +129,11 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/core/test_compaction.py",
         "tests/core/test_secrets.py",
     ),
+    "engine/_round_sources.py": (
+        "tests/core/test_rerun.py",
+        "tests/core/test_fork.py",
+        "tests/core/test_loop_rules.py",
+    ),
     "engine/_streaming.py": (
         "tests/core/test_reply_settled.py",
         "tests/core/test_faults.py",

@@ -376,6 +376,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/core/test_rerun.py",
     ),
     "engine/_setting_flags.py": (
+        "tests/core/test_setting_flags.py",
         "tests/core/test_settings.py",
         "tests/core/test_reasoning_bounds.py",
         # as in engine/settings.py's row: a Python of its own, which mutmut cannot run

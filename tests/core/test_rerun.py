@@ -320,3 +320,10 @@ def test_rerun_all_of_a_list_names_the_position_of_what_is_not_a_run(recorded):
     with pytest.raises(TypeError) as refused:
         op.rerun_all([run, 3])
     assert str(refused.value) == "rerun_all: runs holds a int, not a Run"
+
+
+def test_each_replayed_reply_of_a_rerun_names_the_run_it_came_from(recorded):
+    run, _ = recorded
+    again = run.rerun()
+    notices = [e.update.delta for e in again.events if e.type == "message_update" and e.update.kind == "notice"]
+    assert notices == [f"rerun of {run.run_id}: the recorded reply (no model request); its calls ran again"] * 4

@@ -133,6 +133,8 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/core/test_rerun.py",
         "tests/core/test_fork.py",
         "tests/core/test_loop_rules.py",
+        "tests/core/test_limits.py",
+        "tests/core/test_compaction.py",
     ),
     "engine/_streaming.py": (
         "tests/core/test_reply_settled.py",
@@ -369,6 +371,7 @@ TESTS: dict[str, tuple[str, ...]] = {
     ),
     "core/approvals.py": ("tests/core/test_approval_answers.py", "tests/core/test_step_mode.py"),
     "engine/_call_questions.py": (
+        "tests/core/test_call_questions.py",
         "tests/widgets/test_view_ask.py",
         # the governed actions' tests (mcp_reference/test_sampling*.py) need the MCP reference
         # server's node_modules, which the committed copy mutmut runs in does not hold

@@ -136,6 +136,12 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/core/test_limits.py",
         "tests/core/test_compaction.py",
     ),
+    "engine/_loop_state.py": (
+        "tests/core/test_steering_and_abort.py",
+        "tests/core/test_limits.py",
+        "tests/core/test_faults.py",
+        "tests/core/test_loop_rules.py",
+    ),
     "engine/_streaming.py": (
         "tests/core/test_reply_settled.py",
         "tests/core/test_faults.py",

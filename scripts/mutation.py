@@ -137,6 +137,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/core/test_compaction.py",
     ),
     "engine/_loop_state.py": (
+        "tests/core/test_loop_state_end.py",
         "tests/core/test_steering_and_abort.py",
         "tests/core/test_limits.py",
         "tests/core/test_faults.py",

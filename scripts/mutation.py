@@ -122,6 +122,8 @@ TESTS: dict[str, tuple[str, ...]] = {
     ),
     "engine/_reply.py": (
         "tests/core/test_reply_request.py",
+        "tests/core/test_reply_edges.py",
+        "tests/core/test_steering_and_abort.py::test_abort_mid_stream_keeps_the_partial_reply_and_answers_its_calls",
         "tests/core/test_loop_rules.py",
         "tests/core/test_limits.py",
         "tests/core/test_faults.py",

@@ -118,6 +118,7 @@ TESTS: dict[str, tuple[str, ...]] = {
     "engine/rerun.py": ("tests/core/test_rerun.py", "tests/core/test_rerun_report.py"),
     "engine/forking.py": (
         "tests/core/test_fork.py",
+        "tests/core/test_fork_edges.py",
         "tests/core/test_rerun.py",
     ),
     "engine/_reply.py": (

@@ -109,7 +109,11 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/core/test_code_writer.py",
         "tests/core/test_check_and_code.py",
     ),
-    "engine/_run_test.py": ("tests/core/test_run_to_test.py", "tests/core/test_run_to_test_replay.py"),
+    "engine/_run_test.py": (
+        "tests/core/test_run_to_test.py",
+        "tests/core/test_run_to_test_replay.py",
+        "tests/core/test_run_to_test_edges.py",
+    ),
     "engine/_run_code.py": (
         "tests/core/test_check_and_code.py",
         "tests/core/test_run_code_picks.py",

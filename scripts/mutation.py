@@ -400,7 +400,12 @@ TESTS: dict[str, tuple[str, ...]] = {
         # as in engine/settings.py's row: a Python of its own, which mutmut cannot run
         "--deselect=tests/core/test_settings.py::test_a_new_setting_is_one_declaration",
     ),
-    "engine/_tool_output.py": ("tests/core/test_tool_output_edges.py", "tests/core/test_tool_output.py"),
+    "engine/_tool_output.py": (
+        "tests/core/test_tool_output_edges.py",
+        "tests/core/test_tool_output_live.py",
+        "tests/core/test_tool_output_routing.py",
+        "tests/core/test_tool_output.py",
+    ),
 }
 
 KILLED = ("killed", "timeout")  # a mutant whose tests hang is caught: mutmut stops it

@@ -124,6 +124,8 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/core/test_fork.py",
         "tests/core/test_fork_edges.py",
         "tests/core/test_rerun.py",
+        "tests/core/test_compaction.py::test_a_fork_of_a_compacted_run_sends_the_same_requests",
+        "tests/core/test_run_context.py::test_a_fork_keeps_the_runs_rules_but_not_a_finished_views_buttons",
     ),
     "engine/_reply.py": (
         "tests/core/test_reply_request.py",

@@ -95,3 +95,13 @@ def test_a_fork_of_a_step_mode_run_is_not_in_step_mode_unless_asked():
     assert run.spec.settings["step"] is True
     forked = run.fork(1, model=op.ScriptedModel(["second"]))
     assert forked.spec.settings["step"] is False
+
+
+def test_a_fork_s_replayed_rounds_name_the_run_by_its_variable_else_its_id(monkeypatch):
+    from openprogram_jupyter.core import _viewer
+
+    run = op.Runtime(model=op.ScriptedModel([call("echo", text="a"), "done"])).run("Go.", tools=_deferred_tools())
+    notice = ": the recorded reply and results, no model request and no tool run"
+    assert f"replayed from {run.run_id}{notice}" in repr(run.fork(2, model=op.ScriptedModel(["again"])))
+    monkeypatch.setattr(_viewer, "_namer", lambda obj: "first" if obj is run else None)
+    assert f"replayed from first{notice}" in repr(run.fork(2, model=op.ScriptedModel(["again"])))

@@ -185,3 +185,40 @@ def no_publisher_left_wrapped():
     publisher = InteractiveShell.instance().display_pub
     yield
     assert "publish" not in vars(publisher), "a test left the display publisher wrapped"
+
+
+def test_after_its_call_a_run_s_own_output_is_not_taken_by_that_call(monkeypatch):
+    notebook = NotebookStream()
+    monkeypatch.setattr(sys, "stdout", notebook)
+    other_call_running, release = threading.Event(), threading.Event()
+
+    @op.function
+    def wait() -> str:
+        """Keep a call (and so the routing) open in another run."""
+        other_call_running.set()
+        release.wait(10)
+        return "waited"
+
+    def second_round(request) -> str:  # the model's next round, in the run's own context
+        print("model's round 2")
+        return "done"
+
+    other = threading.Thread(
+        target=lambda: op.Runtime(model=op.ScriptedModel([call("wait"), "ok"])).run("go", tools=[wait])
+    )
+    other.start()
+    try:
+        assert other_call_running.wait(10)
+
+        @op.function
+        def quiet() -> str:
+            """Print once."""
+            print("in the call")
+            return "ok"
+
+        result = run_one(quiet, [call("quiet"), second_round])
+    finally:
+        release.set()
+        other.join(10)
+    assert result.details["output"] == [{"type": "stream", "name": "stdout", "text": "in the call\n"}]
+    assert "".join(notebook.written) == "model's round 2\n"

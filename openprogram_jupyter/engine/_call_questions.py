@@ -24,7 +24,7 @@ from typing import Any
 from ..core._asking import checked_question
 from ..core._json import JsonObject
 from ..core._run_context import RecordedAnswers, RunContext
-from ..core.errors import ActionRefused, AskError
+from ..core.errors import ActionRefused, ArgumentError, AskError
 from ..core.events import Event, ToolExecutionUpdateEvent
 from ..core.messages import ToolCall
 from ..tools.base import Tool, ToolOptions
@@ -128,7 +128,8 @@ class CallQuestions:
 
 class _Action(Tool):
     """A governed action as the approvers see it: a tool named ``action`` that asks only
-    when a policy says so, and takes its arguments as they are."""
+    when a policy says so, and cannot be done with other arguments than its own (``do``
+    takes none): an approver's edit of them is refused, as arguments that do not fit."""
 
     def __init__(self, action: str) -> None:
         self.name = action
@@ -137,4 +138,8 @@ class _Action(Tool):
         self.options = ToolOptions()
 
     def validate(self, arguments: JsonObject) -> dict[str, Any]:
-        return dict(arguments)
+        """Only reached for an approver's edit (the action's own arguments are never
+        validated): always ``ArgumentError``, so the edit is refused, not ignored."""
+        raise ArgumentError(
+            [("(arguments)", f"{self.name} cannot be done with other arguments; approve or deny it as asked")]
+        )

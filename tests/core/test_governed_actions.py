@@ -86,16 +86,23 @@ def test_a_rule_on_the_action_s_arguments_decides_by_them():
 
 
 def test_under_default_ask_the_approver_is_asked_about_the_action_on_the_calling_call_s_card():
-    asked: list[tuple[str, dict, str, str]] = []
+    asked: list[tuple[str, dict, dict]] = []
     events: list[object] = []
 
     def approver(request):
-        asked.append((request.tool_name, dict(request.arguments), request.tool.name, request.tool.description))
+        asked.append((request.tool_name, dict(request.arguments), request.tool.spec))
         return request.tool_name == "sample"  # the call runs; its action is refused
 
     run = _run(sample, approve=op.policy(default="ask", ask_with=approver), on_event=events.append)
     [result] = results(run)
-    assert asked[1] == (ACTION, ARGUMENTS, ACTION, f"{ACTION}: an action a tool call does on the run's behalf")
+    # an approver written for any tool reads the action as one: its name, what it is, and a
+    # schema of no parameters of its own
+    action_spec = {
+        "name": ACTION,
+        "description": f"{ACTION}: an action a tool call does on the run's behalf",
+        "parameters": {"type": "object", "properties": {}},
+    }
+    assert asked[1] == (ACTION, ARGUMENTS, action_spec)
     assert result.text == f"not sampled (ActionRefused): denied: the user did not approve this call to {ACTION}"
     waits = [(e.tool_call_id, e.tool_name, e.status) for e in events if isinstance(e, ToolExecutionUpdateEvent)]
     # the call's own wait, then its action's, under the same call id (the card the question shows in)
@@ -118,6 +125,20 @@ def test_an_approved_action_is_done_and_announced_approved():
     assert result.text == "sampled: Hello." and done == ["Hello."]
     statuses = [(e.tool_name, e.status) for e in events if isinstance(e, ToolExecutionUpdateEvent)]
     assert statuses == [(ACTION, "awaiting_approval"), (ACTION, "approved")]
+
+
+def test_an_approver_s_edit_of_the_action_is_refused_instead_of_silently_doing_the_original():
+    def approver(request):
+        return True if request.tool_name == "sample" else op.edit(prompt="Say bye", model="scripted")
+
+    run = _run(sample, approve=op.policy(default="ask", ask_with=approver))
+    [result] = results(run)
+    assert done == []  # not done with the model's arguments the user wanted changed
+    assert result.text == (
+        f"not sampled (ActionRefused): denied: the user's edited arguments for {ACTION} are invalid "
+        f"(invalid arguments:\n- (arguments): {ACTION} cannot be done with other arguments; approve or "
+        "deny it as asked); the call did not run"
+    )
 
 
 def test_step_mode_does_not_ask_again_about_the_action_of_a_call_it_let_run():

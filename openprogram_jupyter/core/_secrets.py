@@ -38,6 +38,7 @@ from typing import Any
 __all__ = [
     "MASK",
     "MIN_SECRET_LENGTH",
+    "PICTURE_MIMES",
     "SHAPES",
     "Secrets",
     "StreamMask",
@@ -53,6 +54,9 @@ MASK = "***"
 
 MIN_SECRET_LENGTH = 8
 """Shorter values are never masked (placeholders such as ``EMPTY`` or ``ollama``)."""
+
+PICTURE_MIMES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+"""The MIME types whose display value is the base64 of a picture's bytes (SVG is text)."""
 
 SHAPES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bsk-[A-Za-z0-9_\-*]{6,}"), "sk-***"),
@@ -154,11 +158,18 @@ class Secrets:
     def mask_data(self, value: Any, *, shapes: bool = True) -> Any:
         """``value`` with every string in it masked (:meth:`mask`, or :meth:`mask_values`
         without ``shapes``): the strings of dicts (keys too), lists and tuples, at any
-        depth, in new containers; anything else (a tuple subclass included) is returned as is."""
+        depth, in new containers; anything else (a tuple subclass included) is returned as is.
+
+        A string under a picture's MIME type (:data:`PICTURE_MIMES`: the base64 of its
+        bytes in a display bundle) is masked for known values only: key shapes are text,
+        and looking for them in tens of megabytes of base64 takes seconds."""
         if isinstance(value, str):
             return self.mask(value) if shapes else self.mask_values(value)
         if isinstance(value, dict):
-            return {self.mask_data(k, shapes=shapes): self.mask_data(v, shapes=shapes) for k, v in value.items()}
+            return {
+                self.mask_data(k, shapes=shapes): self.mask_data(v, shapes=shapes and k not in PICTURE_MIMES)
+                for k, v in value.items()
+            }
         if type(value) in (list, tuple):
             return type(value)(self.mask_data(item, shapes=shapes) for item in value)
         return value

@@ -13,8 +13,9 @@ task too):
 - the shell's display publisher (IPython or ipykernel) is wrapped the same way, so
   ``display(...)`` and a figure shown with ``plt.show()`` under the inline backend become
   outputs of the call;
-- a matplotlib figure the body opened and left open is drawn as PNG when the body ends,
-  and closed (the inline backend would otherwise show it after the transcript).
+- a matplotlib figure the body opened and left open is drawn as PNG when the body ends
+  (on a worker thread: a large one takes seconds, which Stop must not wait for), and
+  closed (the inline backend would otherwise show it after the transcript).
 
 :class:`OutputCapture` keeps the outputs in order (``items``: ``{"type": "stream", "name":
 "stdout" | "stderr", "text"}`` and ``{"type": "display", "data": {mime: value}}``), and
@@ -24,6 +25,7 @@ hands each new piece to ``on_output`` — stream text coalesced to at most one p
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import contextvars
 import io
@@ -34,6 +36,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core._json import JsonObject
+from ..tools.base import run_in_daemon_thread
 
 __all__ = ["DISPLAY_MIMES", "LIVE_INTERVAL", "MAX_STREAM_CHARS", "OutputCapture", "capturing"]
 
@@ -44,6 +47,8 @@ MAX_STREAM_CHARS = 200_000
 """Stream text past this many characters is dropped, with a line saying how much."""
 
 LIVE_INTERVAL = 0.1
+
+_NOT_DRAWN = "[the figures this call left open were not drawn: the run was stopped]\n"
 
 _CURRENT: contextvars.ContextVar[OutputCapture | None] = contextvars.ContextVar("openprogram_tool_output", default=None)
 
@@ -157,7 +162,49 @@ class capturing:
         try:
             _add_open_figures(self.capture, self._figures_before)
         finally:
+            self._close()
+
+    async def finish_off_loop(self) -> None:
+        """:meth:`finish`, with the figures drawn on a worker thread: drawing a large figure
+        takes seconds, which the run's event loop — and Stop — must not wait for.
+
+        Cancelled (the run was stopped), it ends at once: the worker draws no further
+        figure and closes the rest undrawn, none of its drawings is added, and the capture
+        says on stderr that the figures were not drawn."""
+        drawn = OutputCapture()
+        gave_up = threading.Event()
+        try:
+            await run_in_daemon_thread(
+                _add_open_figures,
+                {"capture": drawn, "before": self._figures_before, "gave_up": gave_up},
+                name="figures",
+            )
+        except asyncio.CancelledError:
+            gave_up.set()
+            self.capture.stream("stderr", _NOT_DRAWN)
+            raise
+        else:
+            for item in drawn.items:
+                if item["type"] == "display":
+                    self.capture.display(item["data"])
+                else:
+                    self.capture.stream(item["name"], item["text"])
+        finally:
+            self._close()
+
+    def abandon(self) -> None:
+        """The run was stopped: close the figures the body left open undrawn (saying so on
+        stderr), hand on what is pending, stop routing."""
+        try:
+            if _close_open_figures(self._figures_before):
+                self.capture.stream("stderr", _NOT_DRAWN)
+        finally:
+            self._close()
+
+    def _close(self) -> None:
+        try:
             self.capture.close()
+        finally:
             _ROUTING.close()
 
     def __exit__(self, *exc: Any) -> None:
@@ -254,12 +301,16 @@ def _open_figures() -> list[int]:
     return list(pyplot.get_fignums()) if pyplot is not None else []
 
 
-def _add_open_figures(capture: OutputCapture, before: set[int]) -> None:
-    """Each figure opened since ``before`` and still open: drawn as PNG into ``capture``, closed."""
+def _add_open_figures(capture: OutputCapture, before: set[int], gave_up: threading.Event | None = None) -> None:
+    """Each figure opened since ``before`` and still open: drawn as PNG into ``capture``,
+    closed. Once ``gave_up`` is set, the figures not yet drawn are closed undrawn."""
     pyplot = sys.modules.get("matplotlib.pyplot")
     if pyplot is None:
         return
     for number in [n for n in pyplot.get_fignums() if n not in before]:
+        if gave_up is not None and gave_up.is_set():
+            _close_open_figures(before)
+            return
         figure = pyplot.figure(number)
         buffer = io.BytesIO()
         try:
@@ -272,3 +323,14 @@ def _add_open_figures(capture: OutputCapture, before: set[int]) -> None:
             )
         finally:
             pyplot.close(figure)
+
+
+def _close_open_figures(before: set[int]) -> int:
+    """Close each figure opened since ``before`` and still open, undrawn; how many."""
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is None:
+        return 0
+    numbers = [n for n in pyplot.get_fignums() if n not in before]
+    for number in numbers:
+        pyplot.close(number)
+    return len(numbers)

@@ -241,6 +241,7 @@ async def _execute(call: ToolCall, tool: Tool, kwargs: dict[str, Any], env: Call
         _governed=questions.governed,
     )
     output = _output_scope(call, tool, env)
+    running: asyncio.Future[Any] | None
     token = current_call.set(
         CallFrame(context, env.inherited_tools, env.forward, env.budget, env.settings, env.context)
     )
@@ -250,18 +251,20 @@ async def _execute(call: ToolCall, tool: Tool, kwargs: dict[str, Any], env: Call
         body = tool.call(kwargs, context)
         running = asyncio.ensure_future(_contained(body, context) if inspect.iscoroutine(body) else body)
     except BaseException as error:  # the tool's own code failed before it could start
-        if output is not None:
-            output.finish()
-        return _error_outcome(call, error)
+        running, outcome = None, _error_outcome(call, error)
     finally:
         if output is not None:
             output.reset_context()
         current_call.reset(token)
-    try:
-        outcome = await _await_body(call, tool, running, context, env)
-    finally:
-        if output is not None:
-            output.finish()
+    if running is not None:
+        try:
+            outcome = await _await_body(call, tool, running, context, env)
+        except BaseException:
+            if output is not None:
+                output.abandon()
+            raise
+    if output is not None:
+        outcome = await _with_open_figures(output, outcome)
     if questions.answers:
         outcome.details["answers"] = questions.answers
     return _with_output(outcome, output.capture if output is not None else None, tool)
@@ -294,6 +297,26 @@ async def _await_body(
     except Exception as error:
         return _error_outcome(call, error)
     return _Outcome("done", value=value)
+
+
+async def _with_open_figures(output: capturing, outcome: _Outcome) -> _Outcome:
+    """``outcome`` once the figures the body left open are drawn (off the loop) and the
+    capture closed. A call already stopped leaves them undrawn; a stop while they are drawn
+    ends the call ``"cancelled"`` at once."""
+    if outcome.stopped:
+        output.abandon()
+        return outcome
+    try:
+        await output.finish_off_loop()
+    except asyncio.CancelledError:
+        return _Outcome(
+            "cancelled",
+            "cancelled: the run was stopped while the figures this call left open were drawn "
+            "(the tool itself had finished)",
+            details=outcome.details,
+            stopped=True,
+        )
+    return outcome
 
 
 def _output_scope(call: ToolCall, tool: Tool, env: CallEnvironment) -> capturing | None:

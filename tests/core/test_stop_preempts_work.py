@@ -3,6 +3,7 @@ off the run's event loop, and Stop does not wait for it."""
 
 from __future__ import annotations
 
+import base64
 import os
 import threading
 import time
@@ -52,3 +53,72 @@ def test_stop_while_a_tools_pictures_are_fitted_ends_the_run_at_once():
     [result] = results(run)
     assert result.status == "cancelled" and result.is_error and "result" in result.text
     assert model.rounds_played == 1
+
+
+def test_stop_while_the_figures_a_tool_left_open_are_drawn_ends_the_run_at_once():
+    pyplot = pytest.importorskip("matplotlib.pyplot")
+    numpy = pytest.importorskip("numpy")
+    abort = threading.Event()
+    stopped_at: list[float] = []
+
+    def click_stop() -> None:
+        stopped_at.append(time.monotonic())
+        abort.set()
+
+    @op.function
+    def plots() -> str:
+        """Six large figures, left open (drawing each as PNG takes a second or more)."""
+        noise = numpy.random.default_rng(0).random((SIDE, SIDE, 3))
+        for _ in range(6):
+            pyplot.figure(figsize=(SIDE / 100, SIDE / 100), dpi=100).figimage(noise)
+        threading.Timer(0.3, click_stop).start()  # the user clicks Stop just after it returns
+        return "drawn"
+
+    before = set(pyplot.get_fignums())
+    model = op.ScriptedModel([call("plots"), "never reached"])
+    run = op.Runtime(model=model).run("go", tools=[plots], abort=abort)
+    ended = time.monotonic()
+    assert stopped_at, "the run ended before Stop was clicked"
+    assert ended - stopped_at[0] < 3  # generous: drawing all six takes ~10 s here
+    assert run.stop_reason == "aborted"
+    [result] = results(run)
+    assert result.status == "cancelled" and "figures" in result.text
+    assert result.details["output"][-1]["text"] == (
+        "[the figures this call left open were not drawn: the run was stopped]\n"
+    )
+    assert not any(item["type"] == "display" for item in result.details["output"])
+    deadline = time.monotonic() + 60
+    while set(pyplot.get_fignums()) - before and time.monotonic() < deadline:
+        time.sleep(0.1)  # the worker closes the figure it was drawing, then the rest undrawn
+    assert set(pyplot.get_fignums()) == before
+
+
+def test_a_failed_call_with_large_pictures_in_its_output_is_ready_at_once():
+    """A failed call's details are masked for key shapes as well as known values; in a
+    picture's base64 only known values are looked for (shapes in 12 × 36 MB took ~30 s of
+    the run's event loop, which Stop waits for)."""
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.display import display
+
+    InteractiveShell.instance()
+    picture = base64.b64encode(os.urandom(27_000_000)).decode("ascii")
+    failed_at: list[float] = []
+
+    @op.function
+    def photos() -> str:
+        """Shows twelve large photos, then fails."""
+        for _ in range(12):
+            display({"image/png": picture, "text/plain": "a photo AKIAABCDEFGHIJKLMNOP"}, raw=True)
+        failed_at.append(time.monotonic())
+        raise RuntimeError("the camera is gone")
+
+    model = op.ScriptedModel([call("photos"), "noted"])
+    run = op.Runtime(model=model).run("go", tools=[photos])
+    assert time.monotonic() - failed_at[0] < 10  # generous: ~30 s before pictures were exempt from shapes
+    assert run.stop_reason == "stop" and model.rounds_played == 2
+    [result] = results(run)
+    assert result.status == "error" and "camera is gone" in result.text
+    shown = [item["data"] for item in result.details["output"] if item["type"] == "display"]
+    assert len(shown) == 12
+    assert all(data["image/png"] == picture for data in shown)  # a picture's bytes are not altered
+    assert all(data["text/plain"] == "a photo AKIA***" for data in shown)  # text is masked for shapes

@@ -87,7 +87,8 @@ class ToolContext:
         questions) comes back without asking or doing anything. Otherwise the run's
         approvers decide as for a call of a tool named ``action`` with ``arguments``: a
         policy's rules match the name (``deny=["mcp_sampling:*"]``), ``default="ask"`` asks
-        with Approve / Deny in this call's card, and with no policy it goes on. Then ``do()``
+        with Approve / Deny in this call's card (an approver's edit of ``arguments`` refuses
+        it: it is done as asked or not at all), and with no policy it goes on. Then ``do()``
         runs on this thread; its text, or why there is none, is recorded in the call's
         result (``details["answers"]``, with ``question``) for a rerun to give back. Raises
         :class:`~.errors.ActionRefused` saying why when it is refused, ``AskError`` when the

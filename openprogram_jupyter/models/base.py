@@ -171,6 +171,12 @@ class MessageBuilder:
             block.signature = valid_text(signature)
         return AssistantUpdate(kind="thinking_delta", content_index=index, delta=delta)
 
+    def end_block(self) -> None:
+        """End the text or thinking block streaming now, if one is: the next text or
+        thinking delta opens a new block instead of joining it (a provider's block or part
+        ended, and a signature or data kept on it stays its own)."""
+        self._open_block = None
+
     def opaque_thinking(self, provider_data: JsonObject) -> AssistantUpdate:
         """A new thinking block with no text to show, only ``provider_data`` to send back
         (Anthropic's redacted thinking); it never joins the block before it."""

@@ -18,10 +18,13 @@ this module does exactly:
   ``finishReason``; ``MAX_TOKENS`` → ``stop_reason="length"``; a safety or other block
   ends the round as an error; a stream without it is an error (what arrived is kept).
 - ``thoughtSignature``: on a function call it is kept in the call's ``provider_data``;
-  on a text part it is kept as an empty thinking block carrying the signature. Either
-  way it goes back unchanged on the same kind of part: on the call, on the text part it
-  followed, or on an empty text part of its own (a signature that came on an empty
-  text part after the calls). A call's ``id`` is sent back only if Gemini gave one.
+  on a text part it is kept as an empty thinking block carrying the signature; on a
+  thought part, on its thinking block. A signed chunk ends its part: the next text or
+  thought opens a new block, so no two signed parts, and no signed part and the one
+  after it, are merged. Each goes back unchanged, in order, on the same kind of part:
+  on the call, on the thought part, on the text part it followed, or on an empty text
+  part of its own (a signature that came on an empty text part after a call, a thought
+  or another signature). A call's ``id`` is sent back only if Gemini gave one.
   Signatures and thinking from another provider's messages are not sent.
 - Tool results: one ``user`` content holding one ``functionResponse`` per call
   (``{"output": text}`` or ``{"error": text}``), then the results' images as
@@ -276,11 +279,18 @@ def _part_updates(part: JsonObject, out: MessageBuilder) -> list[AssistantUpdate
     text = part.get("text")
     if not isinstance(text, str):
         return []  # inline data and other parts the loop has no block for
+    # A signed chunk is the last of its part, so the block it lands on ends with it: a
+    # later part never joins a signed one, and each signature goes back on its own part.
     if part.get("thought"):
-        return [out.thinking_delta(text, signature)]
+        update = out.thinking_delta(text, signature)
+        if signature:
+            out.end_block()
+        return [update]
     updates = [out.text_delta(text)] if text else []
     if signature:
+        out.end_block()  # a text part's signature never lands on a thought block before it
         updates.append(out.thinking_delta("", signature=signature))
+        out.end_block()
     return updates
 
 

@@ -132,3 +132,18 @@ def _deleted_after(stop_reason: str) -> list[str]:
 def test_a_call_written_as_text_in_a_failed_or_stopped_reply_never_runs():
     assert _deleted_after("error") == []
     assert _deleted_after("aborted") == []
+
+
+def test_the_answer_round_at_a_limit_is_measured_for_compaction_as_it_is_sent():
+    # Nothing can be compacted (every round is kept), so the round is sent as measured: the
+    # size the compaction reports is the answer round's own, its system prompt saying why.
+    from openprogram_jupyter.engine._context import request_tokens
+
+    model = op.ScriptedModel([call("echo", text="a"), call("echo", text="b"), "answer"])
+    run = op.Runtime(model=model).run(
+        "Echo.", tools=[echo_tool()], compact=0.001, context_window=10_000, keep_last=10, max_iterations=2
+    )
+    last = model.requests[-1]
+    assert last.tool_choice == "none" and "Do not call any tool" in last.system
+    measured = [e.tokens for e in _compactions(run) if e.round == len(model.requests)]
+    assert measured and measured[0] == request_tokens(last)

@@ -601,3 +601,27 @@ async def test_thinking_with_a_forced_tool_one_call_at_a_time_sends_claude_s_own
         "type": "auto",
         "disable_parallel_tool_use": True,
     }
+
+
+# -- the credentials the AWS chain found --------------------------------------------------------
+
+
+async def test_the_secret_key_and_session_token_of_an_aws_profile_are_masked_once_the_client_is_made(
+    server, monkeypatch, tmp_path
+):
+    from openprogram_jupyter.core._secrets import mask
+
+    # Unique values: what a test makes known stays known in this process.
+    secret, token = f"profile-secret-{tmp_path.name}-0123456789", f"profile-token-{tmp_path.name}-0123456789"
+    monkeypatch.delenv("AWS_ACCESS_KEY_ID")
+    monkeypatch.delenv("AWS_SECRET_ACCESS_KEY")
+    (tmp_path / "aws-credentials").write_text(
+        f"[default]\naws_access_key_id = AKIAPROFILEPROFILE\naws_secret_access_key = {secret}\n"
+        f"aws_session_token = {token}\n"
+    )
+    assert mask(f"{secret} {token}") == f"{secret} {token}"  # nothing knows them yet
+    server.script(Turn(text="ok"), Turn(text=f"the key is {secret}, the token {token}"))
+    runtime = op.Runtime(model=resolve_model(f"bedrock:{CLAUDE}", base_url=server.url))
+    assert runtime.run("go").text == "ok"
+    assert mask(f"key {secret} token {token}") == "key *** token ***"
+    assert runtime.run("go again").text == "the key is ***, the token ***"

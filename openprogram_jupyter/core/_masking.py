@@ -46,9 +46,27 @@ class ReplyMask:
     back (:meth:`held_back`), then the finished message in place (:meth:`finish`)."""
 
     def __init__(self, secrets: Secrets | None = None) -> None:
-        self.secrets = secrets if secrets is not None else Secrets.now()
-        self._pieces = StreamMask(self.secrets)
+        self._given = secrets
+        self._known: tuple[Secrets, StreamMask] | None = None
         self._kinds: dict[int, _Streamed] = {}
+
+    @property
+    def secrets(self) -> Secrets:
+        """The secrets masked: those given, else every secret known when the reply's first
+        piece (or its end) arrived — not when the mask was made, since a provider may make
+        its credentials known as it connects (Bedrock's AWS profile: the first round's
+        reply must not show them)."""
+        return self._taken()[0]
+
+    @property
+    def _pieces(self) -> StreamMask:
+        return self._taken()[1]
+
+    def _taken(self) -> tuple[Secrets, StreamMask]:
+        if self._known is None:
+            secrets = self._given if self._given is not None else Secrets.now()
+            self._known = (secrets, StreamMask(secrets))
+        return self._known
 
     def update(self, update: AssistantUpdate) -> AssistantUpdate:
         """``update`` as it may be shown: streamed text without any known value (an end

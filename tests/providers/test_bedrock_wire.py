@@ -606,12 +606,13 @@ async def test_thinking_with_a_forced_tool_one_call_at_a_time_sends_claude_s_own
 # -- the credentials the AWS chain found --------------------------------------------------------
 
 
-async def test_the_secret_key_and_session_token_of_an_aws_profile_are_masked_once_the_client_is_made(
+async def test_the_secret_key_and_session_token_of_an_aws_profile_are_masked_from_the_first_reply_on(
     server, monkeypatch, tmp_path
 ):
     from openprogram_jupyter.core._secrets import mask
 
-    # Unique values: what a test makes known stays known in this process.
+    # Unique values: what a test makes known stays known in this process. The client that
+    # finds them is made in the first round, after that round's reply began to be masked.
     secret, token = f"profile-secret-{tmp_path.name}-0123456789", f"profile-token-{tmp_path.name}-0123456789"
     monkeypatch.delenv("AWS_ACCESS_KEY_ID")
     monkeypatch.delenv("AWS_SECRET_ACCESS_KEY")
@@ -620,8 +621,13 @@ async def test_the_secret_key_and_session_token_of_an_aws_profile_are_masked_onc
         f"aws_session_token = {token}\n"
     )
     assert mask(f"{secret} {token}") == f"{secret} {token}"  # nothing knows them yet
-    server.script(Turn(text="ok"), Turn(text=f"the key is {secret}, the token {token}"))
+    server.script(Turn(text=f"the key is {secret}, the token {token}"), Turn(text=f"again {secret}"))
     runtime = op.Runtime(model=resolve_model(f"bedrock:{CLAUDE}", base_url=server.url))
-    assert runtime.run("go").text == "ok"
+    first = runtime.run("go")
+    assert first.text == "the key is ***, the token ***"
+    deltas = "".join(
+        e.update.delta for e in first.events if e.type == "message_update" and e.update.kind == "text_delta"
+    )
+    assert secret not in deltas and token not in deltas
     assert mask(f"key {secret} token {token}") == "key *** token ***"
-    assert runtime.run("go again").text == "the key is ***, the token ***"
+    assert runtime.run("go again").text == "again ***"

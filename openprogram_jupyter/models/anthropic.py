@@ -17,8 +17,10 @@ this module does exactly:
 - A history holding tool blocks must declare tools: when the round has none, the tools
   named in the history are declared as stubs and ``tool_choice`` is ``none``.
 - Streaming: text, thinking (with its signature) and tool calls with argument
-  fragments. The end is ``message_stop``; a stream without it is an error. An ``error``
-  event (e.g. ``overloaded_error``) ends the round as an error.
+  fragments; a thinking block ends at its ``content_block_stop``, so two thinking blocks
+  in a row, or a redacted one and the next, stay two blocks. The end is ``message_stop``; a
+  stream without it is an error. An ``error`` event (e.g. ``overloaded_error``) ends the
+  round as an error.
 - Tool results: all of a turn's results in **one** user message, first in its content,
   each ``tool_result`` with ``is_error`` and its text and images. A user message that
   follows (a steering message) joins that same user message after the results.
@@ -264,19 +266,12 @@ class AnthropicModel(ProviderModel):
                     elif shape == "redacted_thinking":  # encrypted: nothing to show, all to send back
                         yield out.opaque_thinking({"redacted_thinking": json_text(block.get("data"))})
                 elif kind == "content_block_delta":
-                    delta = json_object(event.get("delta"))
-                    shape = delta.get("type")
-                    if shape == "text_delta":
-                        yield out.text_delta(json_text(delta.get("text")))
-                    elif shape == "thinking_delta":
-                        yield out.thinking_delta(json_text(delta.get("thinking")))
-                    elif shape == "signature_delta":
-                        yield out.thinking_delta("", signature=json_text(delta.get("signature")))
-                    elif shape == "input_json_delta" and index in calls:
-                        if json_text(delta.get("partial_json")):
-                            yield out.tool_call_delta(calls[index], delta["partial_json"])
-                elif kind == "content_block_stop" and index in calls:
-                    yield out.end_tool_call(calls.pop(index))
+                    for update in _delta_updates(json_object(event.get("delta")), calls.get(index), out):
+                        yield update
+                elif kind == "content_block_stop":
+                    out.end_thinking()  # a thinking block that follows never joins this one
+                    if index in calls:
+                        yield out.end_tool_call(calls.pop(index))
                 elif kind == "message_delta":
                     stop = json_text(json_object(event.get("delta")).get("stop_reason")) or stop
                     _count(counts, event.get("usage"))
@@ -404,6 +399,23 @@ def _mark_cache_points(payload: JsonObject) -> None:
 
 def _non_empty(block: TextContent | ImageContent) -> bool:
     return not isinstance(block, TextContent) or bool(block.text)
+
+
+def _delta_updates(delta: JsonObject, call_index: int | None, out: MessageBuilder) -> list[AssistantUpdate]:
+    """What one ``content_block_delta`` adds to the reply: text, thinking, the thinking
+    block's signature, or a fragment of the arguments of the call at ``call_index``
+    (``None``: the block is no call, and a fragment is dropped); nothing for an empty
+    fragment or a delta of another type."""
+    shape = delta.get("type")
+    if shape == "text_delta":
+        return [out.text_delta(json_text(delta.get("text")))]
+    if shape == "thinking_delta":
+        return [out.thinking_delta(json_text(delta.get("thinking")))]
+    if shape == "signature_delta":
+        return [out.thinking_delta("", signature=json_text(delta.get("signature")))]
+    if shape == "input_json_delta" and call_index is not None and json_text(delta.get("partial_json")):
+        return [out.tool_call_delta(call_index, delta["partial_json"])]
+    return []
 
 
 def _user_block(block: TextContent | ImageContent) -> JsonObject:

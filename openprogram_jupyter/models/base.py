@@ -171,11 +171,13 @@ class MessageBuilder:
             block.signature = valid_text(signature)
         return AssistantUpdate(kind="thinking_delta", content_index=index, delta=delta)
 
-    def end_block(self) -> None:
-        """End the text or thinking block streaming now, if one is: the next text or
-        thinking delta opens a new block instead of joining it (a provider's block or part
-        ended, and a signature or data kept on it stays its own)."""
-        self._open_block = None
+    def end_thinking(self) -> None:
+        """End the thinking block streaming now, if one is: the next thinking delta opens a
+        new block instead of joining it, so the signature or data kept on this one stays
+        its own (the provider's block or part ended). A text block streaming now goes on:
+        text carries nothing but its words back."""
+        if self._streaming(ThinkingContent) is not None:
+            self._open_block = None
 
     def opaque_thinking(self, provider_data: JsonObject) -> AssistantUpdate:
         """A new thinking block with no text to show, only ``provider_data`` to send back

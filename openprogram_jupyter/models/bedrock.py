@@ -16,8 +16,10 @@ this module does exactly:
   ``any`` / ``tool`` only on some model families; what cannot be said is degraded as
   that module's table says, with an instruction in the system prompt and a notice.
 - Streaming: text, reasoning (with signature) as thinking, tool calls with argument
-  fragments, all keyed on ``contentBlockIndex``. The end is ``messageStop``; usage comes
-  from ``metadata``. A stream without ``messageStop`` is an error (what arrived is kept).
+  fragments, all keyed on ``contentBlockIndex``; a reasoning block ends at its
+  ``contentBlockStop``, so two reasoning blocks in a row stay two. The end is
+  ``messageStop``; usage comes from ``metadata``. A stream without ``messageStop`` is an
+  error (what arrived is kept).
 - Tool results: one user message holding one ``toolResult`` per call (``status``
   ``error`` or ``success``, text and png/jpeg/gif/webp images).
 - The message list is validated against botocore's shapes and encoded as botocore
@@ -254,6 +256,7 @@ class BedrockModel(ProviderModel):
                     for update in _delta_updates(event["delta"], calls.get(event["contentBlockIndex"]), out):
                         yield update
                 elif "contentBlockStop" in item:
+                    out.end_thinking()  # a thinking block that follows never joins this one
                     index = calls.pop(item["contentBlockStop"]["contentBlockIndex"], None)
                     if index is not None:
                         yield out.end_tool_call(index)

@@ -284,13 +284,13 @@ def _part_updates(part: JsonObject, out: MessageBuilder) -> list[AssistantUpdate
     if part.get("thought"):
         update = out.thinking_delta(text, signature)
         if signature:
-            out.end_block()
+            out.end_thinking()
         return [update]
     updates = [out.text_delta(text)] if text else []
     if signature:
-        out.end_block()  # a text part's signature never lands on a thought block before it
+        out.end_thinking()  # a text part's signature never lands on a thought block before it
         updates.append(out.thinking_delta("", signature=signature))
-        out.end_block()
+        out.end_thinking()
     return updates
 
 

@@ -631,3 +631,32 @@ async def test_the_secret_key_and_session_token_of_an_aws_profile_are_masked_fro
     assert secret not in deltas and token not in deltas
     assert mask(f"key {secret} token {token}") == "key *** token ***"
     assert runtime.run("go again").text == "again ***"
+
+
+# -- the constructor ----------------------------------------------------------------------------
+
+
+def test_without_boto3_the_model_says_what_to_install(monkeypatch):
+    import importlib.util
+
+    from openprogram_jupyter.models.bedrock import BedrockModel
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "boto3" else real(name, *a))
+    with pytest.raises(ValueError) as refused:
+        BedrockModel(CLAUDE)
+    assert str(refused.value) == (
+        "the 'bedrock' provider needs 'boto3', which is not installed (pip install 'boto3>=1.34')"
+    )
+
+
+async def test_the_constructor_s_retry_and_output_cap_are_the_ones_a_round_follows(server):
+    from openprogram_jupyter.models._provider_errors import RetryPolicy
+    from openprogram_jupyter.models.bedrock import BedrockModel
+
+    model = BedrockModel(CLAUDE, api_key=SECRET, base_url=server.url, retry=RetryPolicy(max_retries=0), max_tokens=321)
+    server.script(Turn(text="ok"), Turn.http_error(429, "slow down", retry_after=0.01), Turn(text="never"))
+    _, reply = await stream_once(model, ModelRequest(messages=[GO]))
+    assert reply.text == "ok" and server.requests[-1].body["inferenceConfig"]["maxTokens"] == 321
+    _, refused = await stream_once(model, ModelRequest(messages=[GO]))
+    assert refused.error.status == 429 and len(server.requests) == 2  # not retried

@@ -406,6 +406,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/core/test_tool_output_edges.py",
         "tests/core/test_tool_output_live.py",
         "tests/core/test_tool_output_routing.py",
+        "tests/core/test_tool_output_stop.py",
         "tests/core/test_tool_output.py",
     ),
 }

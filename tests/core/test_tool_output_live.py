@@ -9,6 +9,7 @@ import sys
 from IPython.core.interactiveshell import InteractiveShell
 
 import openprogram_jupyter as op
+from openprogram_jupyter.engine._tool_output import MAX_STREAM_CHARS
 
 from .conftest import call, results
 
@@ -84,3 +85,17 @@ def test_output_past_the_bound_is_counted_exactly_in_a_note_on_stderr_also_sent_
     note = {"type": "stream", "name": "stderr", "text": "\n[... 50,000 more characters of output not kept ...]\n"}
     assert result.details["output"] == [{"type": "stream", "name": "stdout", "text": "y" * 200_000}, note]
     assert merged(live_pieces(run)) == [{"type": "stream", "name": "stdout", "text": "y" * 200_000}, note]
+
+
+def test_a_write_crossing_the_bound_keeps_it_to_the_last_character():
+    @op.function(output_as_result=False)
+    def flood() -> None:
+        """Write one character short of the bound, then two."""
+        sys.stdout.write("y" * (MAX_STREAM_CHARS - 1))
+        sys.stdout.write("ab")
+
+    [result] = results(op.Runtime(model=op.ScriptedModel([call("flood"), "ok"])).run("go", tools=[flood]))
+    assert result.details["output"] == [
+        {"type": "stream", "name": "stdout", "text": "y" * (MAX_STREAM_CHARS - 1) + "a"},
+        {"type": "stream", "name": "stderr", "text": "\n[... 1 more characters of output not kept ...]\n"},
+    ]

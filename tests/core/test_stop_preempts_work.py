@@ -67,10 +67,11 @@ def test_stop_while_the_figures_a_tool_left_open_are_drawn_ends_the_run_at_once(
 
     @op.function
     def plots() -> str:
-        """Six large figures, left open (drawing each as PNG takes a second or more)."""
-        noise = numpy.random.default_rng(0).random((SIDE, SIDE, 3))
-        for _ in range(6):
-            pyplot.figure(figsize=(SIDE / 100, SIDE / 100), dpi=100).figimage(noise)
+        """Four large figures, left open (drawing each as PNG takes a second or more)."""
+        side = 2000  # drawn as PNG in about 2.4 s each, on two shared cores
+        noise = numpy.random.default_rng(0).integers(0, 256, (side, side, 3), dtype=numpy.uint8)
+        for _ in range(4):
+            pyplot.figure(figsize=(side / 100, side / 100), dpi=100).figimage(noise)
         threading.Timer(0.3, click_stop).start()  # the user clicks Stop just after it returns
         return "drawn"
 
@@ -79,7 +80,7 @@ def test_stop_while_the_figures_a_tool_left_open_are_drawn_ends_the_run_at_once(
     run = op.Runtime(model=model).run("go", tools=[plots], abort=abort)
     ended = time.monotonic()
     assert stopped_at, "the run ended before Stop was clicked"
-    assert ended - stopped_at[0] < 3  # generous: drawing all six takes ~10 s here
+    assert ended - stopped_at[0] < 3  # generous: drawing all four takes ~10 s here
     assert run.stop_reason == "aborted"
     [result] = results(run)
     assert result.status == "cancelled" and "figures" in result.text
@@ -95,30 +96,30 @@ def test_stop_while_the_figures_a_tool_left_open_are_drawn_ends_the_run_at_once(
 
 def test_a_failed_call_with_large_pictures_in_its_output_is_ready_at_once():
     """A failed call's details are masked for key shapes as well as known values; in a
-    picture's base64 only known values are looked for (shapes in 12 × 36 MB took ~30 s of
-    the run's event loop, which Stop waits for)."""
+    picture's base64 only known values are looked for (shapes in 8 × 18 MB took ~10 s of
+    the run's event loop, which Stop waits for; known values take a tenth of a second)."""
     from IPython.core.interactiveshell import InteractiveShell
     from IPython.display import display
 
     InteractiveShell.instance()
-    picture = base64.b64encode(os.urandom(27_000_000)).decode("ascii")
+    picture = base64.b64encode(os.urandom(13_500_000)).decode("ascii")
     failed_at: list[float] = []
 
     @op.function
     def photos() -> str:
-        """Shows twelve large photos, then fails."""
-        for _ in range(12):
+        """Shows eight large photos, then fails."""
+        for _ in range(8):
             display({"image/png": picture, "text/plain": "a photo AKIAABCDEFGHIJKLMNOP"}, raw=True)
         failed_at.append(time.monotonic())
         raise RuntimeError("the camera is gone")
 
     model = op.ScriptedModel([call("photos"), "noted"])
     run = op.Runtime(model=model).run("go", tools=[photos])
-    assert time.monotonic() - failed_at[0] < 10  # generous: ~30 s before pictures were exempt from shapes
+    assert time.monotonic() - failed_at[0] < 4  # generous: ~10 s before pictures were exempt from shapes
     assert run.stop_reason == "stop" and model.rounds_played == 2
     [result] = results(run)
     assert result.status == "error" and "camera is gone" in result.text
     shown = [item["data"] for item in result.details["output"] if item["type"] == "display"]
-    assert len(shown) == 12
+    assert len(shown) == 8
     assert all(data["image/png"] == picture for data in shown)  # a picture's bytes are not altered
     assert all(data["text/plain"] == "a photo AKIA***" for data in shown)  # text is masked for shapes

@@ -159,3 +159,141 @@ def test_an_auth_header_in_the_prompt_is_scrubbed_in_the_test_as_in_its_cassette
         assert "tok9f8e7d6c5b4a" not in written.read_text(), written.name
     code, output = pytest_on(path)
     assert code == 0, output
+
+
+# -- what a copied tool's source imports, and where a tool is found ----------------------------
+
+DECORATED = '''
+from collections.abc import Mapping
+from datetime import date
+
+import openprogram_jupyter as op
+from openprogram_jupyter import function
+
+EPOCH = date(2000, 1, 1)
+
+
+@op.function(register_globally=False)
+def count_keys(data: dict) -> int:
+    """Count a mapping's keys."""
+    assert isinstance(data, Mapping) and EPOCH.year == 2000
+    return len(data)
+
+
+@function(register_globally=False)
+def double(n: int) -> int:
+    """Double a number."""
+    return 2 * n
+'''
+
+
+def test_a_copied_tool_imports_what_its_source_uses_and_the_package_once(tmp_path):
+    module = tmp_path / "cell_tools.py"
+    module.write_text(textwrap.dedent(DECORATED))
+    namespace: dict = {"__name__": "__main__"}
+    exec(compile(module.read_text(), str(module), "exec"), namespace)
+    tools = [namespace["count_keys"], namespace["double"]]
+    model = op.ScriptedModel([[call("count_keys", data={"a": 1}), call("double", n=2)], "1 and 4."])
+    run = op.Runtime(model=model).run("Count and double.", tools=tools)
+    source = run.to_test(tmp_path / "tests" / "test_cell.py").read_text()
+    lines = source.splitlines()
+    assert lines.count("import openprogram_jupyter as op") == 1
+    assert sum(line.startswith("from openprogram_jupyter import function") for line in lines) == 1
+    assert "from collections.abc import Mapping" in lines
+    assert not any("EPOCH" in line and "import" in line for line in lines)  # a value, not importable by name
+
+
+def _module_tool(tmp_path: Path, module_name: str, source: str, *, file: bool = True) -> op.FunctionTool:
+    """The tool ``tool`` of a module made from ``source`` and put in ``sys.modules`` as
+    ``module_name`` (with a file, or without one)."""
+    path = tmp_path / "made_tools.py"
+    path.write_text(textwrap.dedent(source))
+    module = types.ModuleType(module_name)
+    if file:
+        module.__file__ = str(path)
+    sys.modules[module_name] = module
+    exec(compile(path.read_text(), str(path), "exec"), module.__dict__)
+    return module.tool
+
+
+TOOL_SOURCE = '''
+import openprogram_jupyter as op
+
+
+@op.function(register_globally=False)
+def tool(n: int) -> int:
+    """Add one."""
+    return n + 1
+'''
+
+
+def _written(tmp_path: Path, tool: op.FunctionTool, name: str = "test_made.py") -> str:
+    run = op.Runtime(model=op.ScriptedModel([call(tool.name, n=1), "2."])).run("Add one.", tools=[tool])
+    return run.to_test(tmp_path / name).read_text()
+
+
+def test_a_tool_of_a_script_run_as_main_is_copied_not_imported_from_main(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "__main__", sys.modules["__main__"])  # put back afterwards
+    source = _written(tmp_path, _module_tool(tmp_path, "__main__", TOOL_SOURCE))
+    assert "__main__" not in source and "def tool(n: int) -> int:" in source
+
+
+FACTORY_SOURCE = '''
+import openprogram_jupyter as op
+
+
+def make():
+    def add_one(n: int) -> int:
+        """Add one."""
+        return n + 1
+
+    return op.function(add_one, register_globally=False)
+
+
+tool = make()
+'''
+
+
+def test_a_tool_its_module_does_not_hold_by_name_is_copied_and_its_test_passes(tmp_path, monkeypatch):
+    monkeypatch.delitem(sys.modules, "factory_tools", raising=False)
+    tool = _module_tool(tmp_path, "factory_tools", FACTORY_SOURCE)
+    source = _written(tmp_path, tool)
+    assert "from factory_tools import" not in source and "def add_one(n: int) -> int:" in source
+    code, output = pytest_on(tmp_path / "test_made.py")
+    assert code == 0, output
+
+
+def test_a_tool_of_a_module_without_a_file_is_refused_asking_for_a_module(tmp_path, monkeypatch):
+    monkeypatch.delitem(sys.modules, "fileless_tools", raising=False)
+    tool = _module_tool(tmp_path, "fileless_tools", TOOL_SOURCE, file=False)
+    (tmp_path / "made_tools.py").unlink()  # its source can be found nowhere
+    with pytest.raises(op.SetupError) as refused:
+        _written(tmp_path, tool)
+    assert str(refused.value) == (
+        "to_test: the source of the tool 'tool' cannot be written into the test; "
+        "put the tools in a module and pass tools_from='module'"
+    )
+
+
+def test_a_secret_in_a_copied_tool_s_code_that_masking_would_break_is_refused_naming_the_tool(tmp_path):
+    from openprogram_jupyter.core._secrets import remember
+
+    number = "9081726354" + tmp_path.name[-4:].replace("_", "1").replace("-", "2")
+    number = "".join(c if c.isdigit() else "7" for c in number)
+    remember(number)
+    (tool,) = _notebook_tools(
+        tmp_path,
+        f'''
+        def add_code(n: int) -> int:
+            """Add the code."""
+            return n + {number}
+        ''',
+        "add_code",
+    )
+    run = op.Runtime(model=op.ScriptedModel([call("add_code", n=1), "done"])).run("Add.", tools=[tool])
+    with pytest.raises(op.SetupError) as refused:
+        run.to_test(tmp_path / "test_code.py")
+    assert str(refused.value) == (
+        "the source of the tool 'add_code' holds a secret inside code that masking would break; "
+        "move the secret to an environment variable"
+    )

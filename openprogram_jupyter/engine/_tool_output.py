@@ -135,10 +135,13 @@ class OutputCapture:
 
 
 class capturing:
-    """``with capturing(capture):`` — outputs written in this context (and in the worker
-    thread or task started inside it) go to ``capture``; on exit, figures the body left
-    open are added as PNG and closed, and the routers are taken out when no capture is
-    open any more."""
+    """One call's capture. ``__enter__`` puts the routers in place and makes ``capture`` the
+    capture of this context: outputs written in it (and in the worker thread or task
+    started inside it) go to ``capture``. :meth:`reset_context` (or ``__exit__``) leaves
+    the context without ending the capture; :meth:`finish_off_loop` (the body ended) or
+    :meth:`abandon` (the run was stopped) ends it: the figures the body left open drawn or
+    closed, what is pending handed on, and the routers taken out when no capture is open
+    any more."""
 
     def __init__(self, capture: OutputCapture) -> None:
         self.capture = capture
@@ -156,13 +159,6 @@ class capturing:
         if self._token is not None:
             _CURRENT.reset(self._token)
             self._token = None
-
-    def finish(self) -> None:
-        """The body has ended: add its open figures, hand on what is pending, stop routing."""
-        try:
-            _add_open_figures(self.capture, self._figures_before)
-        finally:
-            self._close()
 
     async def finish_off_loop(self) -> None:
         """:meth:`finish`, with the figures drawn on a worker thread: drawing a large figure

@@ -73,15 +73,17 @@ def test_stop_while_a_figure_is_drawn_draws_no_further_one_and_closes_the_rest()
     assert "second" not in drawn
 
 
-def test_a_call_stopped_while_running_closes_its_figures_undrawn_and_says_so():
+def test_a_call_stopped_while_running_closes_its_figures_undrawn_and_says_so_not_the_notebook_s():
     abort, release = threading.Event(), threading.Event()
 
     mine = plt.figure()
 
     @op.function
     def plot_then_hang() -> str:
-        """Open a figure, then ignore Stop."""
+        """Open two figures, add a line to the notebook's, then ignore Stop."""
         plt.figure().gca().plot([1, 2])
+        plt.figure().gca().plot([2, 1])
+        plt.figure(mine.number).gca().plot([3, 3])  # the notebook's figure is the current one now
         abort.set()
         release.wait(10)
         return "too late"

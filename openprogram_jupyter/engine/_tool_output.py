@@ -161,8 +161,10 @@ class capturing:
             self._token = None
 
     async def finish_off_loop(self) -> None:
-        """:meth:`finish`, with the figures drawn on a worker thread: drawing a large figure
-        takes seconds, which the run's event loop — and Stop — must not wait for.
+        """The body has ended: the figures it left open are drawn as PNG into the capture and
+        closed — on a worker thread, as drawing a large figure takes seconds, which the
+        run's event loop (and Stop) must not wait for — what is pending is handed on, and
+        the routing stops.
 
         Cancelled (the run was stopped), it ends at once: the worker draws no further
         figure and closes the rest undrawn, none of its drawings is added, and the capture

@@ -99,3 +99,17 @@ def test_a_write_crossing_the_bound_keeps_it_to_the_last_character():
         {"type": "stream", "name": "stdout", "text": "y" * (MAX_STREAM_CHARS - 1) + "a"},
         {"type": "stream", "name": "stderr", "text": "\n[... 1 more characters of output not kept ...]\n"},
     ]
+
+
+def test_a_write_to_the_other_stream_after_the_bound_adds_no_empty_block():
+    @op.function(output_as_result=False)
+    def flood() -> None:
+        """Fill the bound exactly on stdout, then write to stderr."""
+        sys.stdout.write("y" * MAX_STREAM_CHARS)
+        sys.stderr.write("late")
+
+    [result] = results(op.Runtime(model=op.ScriptedModel([call("flood"), "ok"])).run("go", tools=[flood]))
+    assert result.details["output"] == [
+        {"type": "stream", "name": "stdout", "text": "y" * MAX_STREAM_CHARS},
+        {"type": "stream", "name": "stderr", "text": "\n[... 4 more characters of output not kept ...]\n"},
+    ]

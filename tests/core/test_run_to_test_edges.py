@@ -157,6 +157,8 @@ def test_an_auth_header_in_the_prompt_is_scrubbed_in_the_test_as_in_its_cassette
     path = run.to_test(tmp_path / "test_auth.py")
     for written in (path, tmp_path / "test_auth.cassette.json"):
         assert "tok9f8e7d6c5b4a" not in written.read_text(), written.name
+    # the file's prompt is the cassette's, scrubbed alike (the header's value, "Bearer" with it)
+    assert "PROMPT = 'Call the API with Authorization: ***'\n" in path.read_text()
     code, output = pytest_on(path)
     assert code == 0, output
 

@@ -2,7 +2,8 @@
 
 Each remote tool gets a name every provider accepts (``prefix + name``, letters, digits,
 ``_`` and ``-``, 64 characters at most); names that clash once made valid are kept apart
-with ``_2``, ``_3``…. A tool already made for an earlier listing is kept (the same object,
+with ``_2``, ``_3``…; one whose name here would be ``tool_search`` (the package's own
+tool search) is left off, saying so. A tool already made for an earlier listing is kept (the same object,
 its description and schema updated), so a menu holding it still finds it. Nothing here
 talks to the server: :mod:`.mcp_source` hands in the SDK's tool objects.
 """
@@ -13,6 +14,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from .base import SEARCH_TOOL_NAME
 
 __all__ = ["ListedTool", "Listing", "hints_of", "listing", "task_only", "tool_name", "unique_tool_names"]
 
@@ -55,12 +58,13 @@ def listing(
     left_off: Callable[[Any], str | None] = lambda remote: None,
 ) -> Listing:
     """The tools for ``remote_tools`` (the SDK's ``Tool`` objects): each one ``left_off``
-    gives a reason for is not offered; a remote tool with the same name here as one of
-    ``old_tools`` keeps that tool, updated; the others are ``make(remote, name)``."""
+    gives a reason for is not offered, nor one whose name here would be ``tool_search``; a
+    remote tool with the same name here as one of ``old_tools`` keeps that tool, updated;
+    the others are ``make(remote, name)``."""
     offered = []
     skipped: dict[str, str] = {}
     for remote in remote_tools:
-        why = left_off(remote)
+        why = left_off(remote) or _reserved(prefix, remote.name)
         if why is None:
             offered.append(remote)
         else:
@@ -86,6 +90,16 @@ def listing(
         added=[name for name in names if name not in old_names],
         removed=[name for name in old_names if name not in names],
         left_off=skipped,
+    )
+
+
+def _reserved(prefix: str, remote: str) -> str | None:
+    """Why a remote tool is not offered when its name here would be the package's search."""
+    if tool_name(prefix, remote) != SEARCH_TOOL_NAME:
+        return None
+    return (
+        f"its name here would be {SEARCH_TOOL_NAME!r}, the package's own tool search; "
+        "connect the server with a prefix (op.mcp(..., prefix='docs_')) to offer it"
     )
 
 

@@ -19,18 +19,35 @@ from typing import Any, overload
 from ..core._json import JsonObject
 from ..core._threads import threads_available
 from ..core._tool_context import ToolContext
-from ..core.errors import ArgumentError, ToolExit
+from ..core.errors import ArgumentError, SetupError, ToolExit
 from ._jsonschema import validate_json_schema
 
 __all__ = [
     "DICT_TOOL_KEYS",
+    "SEARCH_TOOL_NAME",
     "ExternalTool",
     "Tool",
     "ToolContext",
     "ToolOptions",
     "checked_examples",
+    "refuse_reserved_name",
     "run_in_daemon_thread",
 ]
+
+SEARCH_TOOL_NAME = "tool_search"
+"""The name of the package's own search tool, on the menu while any tool is deferred. No
+other tool may hold it (:func:`refuse_reserved_name`): forks, reruns, written tests and
+the providers' declarations leave the tool of this name out, taking it for the search."""
+
+
+def refuse_reserved_name(name: object, error: type[Exception], fix: str) -> None:
+    """Raise ``error`` saying that the name is reserved and then ``fix`` (what to do) when
+    ``name`` is :data:`SEARCH_TOOL_NAME`; nothing otherwise."""
+    if name == SEARCH_TOOL_NAME:
+        raise error(
+            f"{SEARCH_TOOL_NAME!r} is reserved for the package's own tool search (on the menu "
+            f"while any tool is deferred); {fix}"
+        )
 
 
 @dataclass
@@ -135,6 +152,7 @@ class ExternalTool(Tool):
             raise TypeError(f"tool spec must be a dict with a non-empty 'name': {spec!r}")
         if not callable(execute):
             raise TypeError(f"tool {spec['name']!r}: 'execute' is not callable")
+        refuse_reserved_name(spec["name"], SetupError, "rename it")
         self.name = spec["name"]
         self.description = spec.get("description") or ""
         self.parameters = spec.get("parameters") or {"type": "object", "properties": {}}

@@ -12,7 +12,7 @@ from typing import Any, TypeVar, overload
 from ..core._ambient import ambient_runtime
 from ..core._json import JsonObject
 from ._schema import SchemaError, build_signature_schema
-from .base import Tool, ToolContext, ToolOptions, checked_examples, run_in_daemon_thread
+from .base import Tool, ToolContext, ToolOptions, checked_examples, refuse_reserved_name, run_in_daemon_thread
 from .registry import Registry, default_registry
 
 __all__ = ["FunctionTool", "agentic_function", "function"]
@@ -52,6 +52,7 @@ class FunctionTool(Tool):
                 f"{self.name!r} is not a usable tool name: use letters, digits, '_' or '-', "
                 "at most 64 characters, starting with a letter or '_' (pass name=...)"
             )
+        refuse_reserved_name(self.name, SchemaError, "pass name=... to name the tool otherwise")
         self._schema = build_signature_schema(
             fn, name=self.name, description=description, injectable=self._injection_kind
         )

@@ -11,7 +11,7 @@ from ..core._json import JsonObject
 from ..core.errors import ArgumentError, SetupError
 from ._jsonschema import validate_json_schema
 from ._menu_changes import change_line, followed_toolsets, toolset_changes
-from .base import DICT_TOOL_KEYS, ExternalTool, Tool, ToolContext, ToolOptions
+from .base import DICT_TOOL_KEYS, SEARCH_TOOL_NAME, ExternalTool, Tool, ToolContext, ToolOptions, refuse_reserved_name
 from .function import function
 from .registry import Registry, _check_toolset, _denied, _hidden_by, check_menu_names
 
@@ -19,9 +19,6 @@ if TYPE_CHECKING:
     from ..core._engine_shapes import RuntimeLike
 
 __all__ = ["SEARCH_TOOL_NAME", "Menu", "as_tool", "as_tools", "resolve_menu", "toolset_of"]
-
-SEARCH_TOOL_NAME = "tool_search"
-"""The name of the package's own search tool, on the menu while any tool is deferred."""
 
 
 def as_tool(entry: object) -> Tool:
@@ -81,11 +78,15 @@ class Menu:
     deferred tool loaded by ``tool_search`` so far, and ``tool_search`` itself whenever
     the menu holds a deferred tool (loaded or not). ``get(name)`` finds any tool on the
     menu, deferred or not, so a call to a deferred tool by name is still validated and run.
+    A tool in ``tools`` named ``tool_search`` raises :class:`SetupError`, deferred tools or
+    not: the name is the package's search's (:data:`~.base.SEARCH_TOOL_NAME`).
     """
 
     def __init__(
         self, tools: Sequence[Tool], *, explicit: bool, admits: Callable[[str], bool] = lambda name: True
     ) -> None:
+        for tool in tools:
+            refuse_reserved_name(tool.name, SetupError, "rename it")
         self.explicit = explicit
         self.admits = admits  # whether a tool a server adds mid-run may join (the run's allow/deny lists)
         self._followed = followed_toolsets(tools)
@@ -94,11 +95,6 @@ class Menu:
         self._loaded: set[str] = set()
         self._search = _ToolSearch(self) if self._deferred else None
         if self._search is not None:
-            if self._search.name in self._tools:
-                raise SetupError(
-                    "a tool is named 'tool_search', which is reserved while any tool on the menu "
-                    f"is deferred (deferred: {', '.join(self._deferred)}); rename it"
-                )
             self._tools[self._search.name] = self._search
         self._specs_cache: list[dict[str, Any]] | None = None
 

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core._json import JsonObject
 from ..core.errors import SetupError
-from .base import Tool, ToolOptions
+from .base import Tool, ToolOptions, refuse_reserved_name
 
 if TYPE_CHECKING:
     from ..core._engine_shapes import RuntimeLike
@@ -42,6 +42,9 @@ class Registry:
         self._lock = threading.Lock()
 
     def register(self, tool: Tool) -> Tool:
+        """Register ``tool`` under its name; a tool named ``tool_search`` raises
+        :class:`SetupError` (the name is the package's own tool search)."""
+        refuse_reserved_name(tool.name, SetupError, "rename it")
         with self._lock:
             self._unavailable.pop(tool.name, None)
             self._tools[tool.name] = tool

@@ -347,10 +347,11 @@ def test_denied_deferred_tool_leaves_no_tool_search_behind():
     assert menu_names(tools_deny=["translate"]) == ["add"]
 
 
-def test_user_tool_named_tool_search_next_to_deferred_tools_is_a_clear_error():
-    tool("tool_search"), tool("translate", defer=True)
-    with pytest.raises(ValueError, match="'tool_search', which is reserved while any tool on the menu is deferred"):
-        resolve_menu(default_registry)
+def test_user_tool_named_tool_search_is_a_clear_error_when_defined():
+    with pytest.raises(op.SchemaError, match="'tool_search' is reserved for the package's own tool search"):
+        tool("tool_search")
+    tool("translate", defer=True)
+    assert resolve_menu(default_registry).names == ["translate", "tool_search"]
 
 
 def test_layer6_explain_names_defer():

@@ -138,7 +138,7 @@ def without_denied(menu: Menu) -> Menu:
     """``menu`` without the tools whose names a glob of the course's ``tools_deny`` matches
     (the same menu when none does); a tool an MCP server adds during the run is held to
     them too."""
-    from ..tools.menu import Menu
+    from ..tools.menu import SEARCH_TOOL_NAME, Menu
 
     rules = installed()
     if not rules.tools_deny:
@@ -148,4 +148,4 @@ def without_denied(menu: Menu) -> Menu:
     kept = [tool for tool in tools if tool is not None and not rules.denies_tool(tool.name)]
     if len(kept) == len(tools):
         return menu
-    return Menu([tool for tool in kept if tool.name != "tool_search"], explicit=menu.explicit, admits=menu.admits)
+    return Menu([tool for tool in kept if tool.name != SEARCH_TOOL_NAME], explicit=menu.explicit, admits=menu.admits)

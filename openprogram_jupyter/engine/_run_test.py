@@ -52,6 +52,7 @@ from ..core._files import write_atomically
 from ..core.errors import SetupError
 from ..core.messages import AssistantMessage, UserMessage, dump_message
 from ..models.replay import cassette_text, scrub
+from ..tools.base import SEARCH_TOOL_NAME
 from .settings import DEFAULTS
 
 if TYPE_CHECKING:
@@ -115,12 +116,13 @@ def _check_targets(path: Path, cassette: Path, overwrite: bool) -> None:
 
 
 def _tools_of(run: RecordedRun) -> dict[str, Any]:
-    """The run's tools by name (``tool_search`` aside: the menu adds it again)."""
+    """The run's tools by name (``tool_search`` aside: it is the package's search, which
+    the menu adds again; no other tool may be named so)."""
     menu = run.spec.menu if run.spec is not None else None
     found = {}
     for name in run.tools:
         tool = menu.get(name) if menu is not None else None
-        if name != "tool_search":
+        if name != SEARCH_TOOL_NAME:
             found[name] = tool
     return found
 

@@ -100,12 +100,12 @@ def same_tools(run: Run, runtime: EngineRuntime, doing: str, *, given: Sequence[
     name, else looked up in ``runtime``'s registry (so a tool redefined since is the new
     one), else the one the run ran with; the tools of ``given`` the run did not have come
     last. A name nothing provides raises :class:`SetupError` (``doing`` names the caller)."""
-    from ..tools.menu import as_tools
+    from ..tools.menu import SEARCH_TOOL_NAME, as_tools
 
     replacements = {tool.name: tool for tool in as_tools(list(given))}
     found: list[Any] = []
     for name in run.tools:
-        if name == "tool_search":  # the menu adds it again when a tool is deferred
+        if name == SEARCH_TOOL_NAME:  # the package's search (no other tool may be named so): the menu adds it again
             continue
         tool = (
             replacements.pop(name, None)

@@ -17,6 +17,7 @@ from typing import Any
 from ..core.events import AssistantUpdate
 from ..core.messages import ToolResultMessage, UserMessage
 from ..tools._decision_options import example_pick
+from ..tools.base import SEARCH_TOOL_NAME
 from ..tools.examples import example_arguments
 from ..tools.prompt_arguments import PromptValues, arguments_from_prompt
 from .base import MessageBuilder, Model, ModelRequest
@@ -39,7 +40,7 @@ class OfflineModel(Model):
         to_call = (
             []
             if request.tool_choice == "none" or not request.menu_explicit
-            else [spec for spec in request.tools if spec["name"] not in called and spec["name"] != "tool_search"]
+            else [spec for spec in request.tools if spec["name"] not in called and spec["name"] != SEARCH_TOOL_NAME]
         )
         if to_call:
             if request.parallel_tool_calls is False:

@@ -151,7 +151,7 @@ class McpServer:
         self.options = options or ToolOptions()
         self.tools: list[McpTool] = []
         self.renamed: dict[str, str] = {}  # remote name -> the name here, where they clashed once made valid
-        self.left_off: dict[str, str] = {}  # remote name -> why it is not offered (task-only tools)
+        self.left_off: dict[str, str] = {}  # remote name -> why it is not offered (task-only; named tool_search here)
         self.generation = 0  # counts the listings that added or removed a tool
         self.last_change: Listing | None = None
         self._lock = threading.Lock()

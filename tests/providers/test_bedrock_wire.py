@@ -660,3 +660,29 @@ async def test_the_constructor_s_retry_and_output_cap_are_the_ones_a_round_follo
     assert reply.text == "ok" and server.requests[-1].body["inferenceConfig"]["maxTokens"] == 321
     _, refused = await stream_once(model, ModelRequest(messages=[GO]))
     assert refused.error.status == 429 and len(server.requests) == 2  # not retried
+
+
+async def test_a_model_that_cannot_be_forced_gets_the_instruction_after_the_system_prompt_and_every_notice(server):
+    request = ModelRequest(
+        messages=[GO], system="Be brief.", tools=TOOLS, tool_choice="required", temperature=2.5, prompt_cache=False
+    )
+    updates, reply, sent = await _round(server, request, model_id=LLAMA)
+    assert reply.stop_reason == "stop", (reply.error_message, server.rejections)
+    assert sent.body["system"] == [
+        {"text": "Be brief."},
+        {"text": "You must call at least one of the tools in this reply."},
+    ]
+    assert sent.body["inferenceConfig"]["temperature"] == 2
+    assert [u.delta for u in updates if u.kind == "notice"] == [
+        f"bedrock:{LLAMA}: Bedrock takes a temperature from 0 to 2: temperature=2.5 was sent as 2",
+        f"bedrock:{LLAMA}: {LLAMA} cannot be forced to call a tool on Bedrock; tool_choice 'required' was sent "
+        "as auto with an instruction in the system prompt",
+    ]
+
+
+async def test_an_api_key_alone_is_enough_without_any_aws_credentials(server, monkeypatch):
+    monkeypatch.delenv("AWS_ACCESS_KEY_ID")
+    monkeypatch.delenv("AWS_SECRET_ACCESS_KEY")
+    _, reply, sent = await _round(server, ModelRequest(messages=[GO]))
+    assert reply.stop_reason == "stop" and reply.text == "ok", reply.error_message
+    assert sent.headers["authorization"] == f"Bearer {SECRET}"

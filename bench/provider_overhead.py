@@ -27,7 +27,9 @@ checks each body, as in the tests).
 The server keeps each connection open after a stream, as the providers' APIs do (HTTP
 keep-alive: a client's pool reuses one connection for the next round);
 ``--close-streams`` closes it after every stream instead, as the test suite's server does,
-so every round also pays for a new connection.
+so every round also pays for a new connection. ``--server-process`` serves the rounds
+benchmark from a child process (``bench/server_process.py``) instead of a thread of the
+bench's own process, whose interpreter lock the server would share with the client.
 
     python bench/provider_overhead.py [--rounds 60] [--repeats 15] [--imports] [--abort]
     python bench/provider_overhead.py --only-extras --long 2000 [--long-providers gemini,bedrock] [--parsing-server]
@@ -321,11 +323,15 @@ PROVIDERS = {  # provider -> (its variants, its SDK floor, the base URL its clie
 }
 
 
-async def bench_rounds(provider: str, rounds: int, repeats: int, *, keep_alive: bool = True) -> None:
+async def bench_rounds(
+    provider: str, rounds: int, repeats: int, *, keep_alive: bool = True, in_process: bool = True
+) -> None:
+    """Each variant's median run against the same scripted server: in a thread of this
+    process (``in_process``, sharing its interpreter lock: while the server works, the
+    client waits for the lock), or in a child process (``ServerProcess``), as a provider
+    is never inside its client's process."""
     variants, sync_floor, url = PROVIDERS[provider]
-    with FakeServer() as server:
-        server.responder = responder(rounds)
-        server.keep_alive = keep_alive
+    with _rounds_server(rounds, keep_alive, in_process) as server:
         runners: dict[str, Callable[[], Awaitable[int]]] = {}
         warmup: dict[str, float] = {}
         for name, make in variants.items():
@@ -349,10 +355,11 @@ async def bench_rounds(provider: str, rounds: int, repeats: int, *, keep_alive: 
                 cpu[name].append(time.process_time() - started_cpu)
         await close_clients()
     floor, raw = statistics.median(wall[sync_floor]), statistics.median(wall[RAW_FLOOR])
+    where = "a thread of this process (CPU includes it)" if in_process else "a child process"
     print(
         f"\n{provider}: {rounds} rounds of one tool call each + a final text; {repeats} interleaved "
         f"repetitions; connections {'kept alive' if keep_alive else 'closed after every stream'}; "
-        "medians (CPU = the whole process, fake server threads included)\n"
+        f"the server in {where}; medians\n"
     )
     print(
         "| variant | warm-up run (s) | median run (ms) | per round (ms) | × sync SDK floor | × raw httpx "
@@ -464,6 +471,15 @@ class _ThreadServer(FakeServer):
         return [(r.read_at, r.answered_at) for r in taken]
 
 
+def _rounds_server(rounds: int, keep_alive: bool, in_process: bool) -> Any:
+    if not in_process:
+        return ServerProcess(rounds, keep_alive=keep_alive)
+    server = FakeServer()
+    server.responder = responder(rounds)
+    server.keep_alive = keep_alive
+    return server
+
+
 def _long_server(rounds: int, in_process: bool, flat: bool) -> Any:
     if not in_process:
         return ServerProcess(rounds, flat=flat)
@@ -557,6 +573,11 @@ def main() -> None:
         "grows with the run and slows the client beside it (bench/server_interference.py). "
         "Default: it counts each body's results without parsing it",
     )
+    parser.add_argument(
+        "--server-process",
+        action="store_true",
+        help="for the rounds benchmark: the fake server in a child process (default: a thread of this process)",
+    )
     parser.add_argument("--only-extras", action="store_true", help="skip the rounds benchmark")
     parser.add_argument(
         "--close-streams",
@@ -566,7 +587,15 @@ def main() -> None:
     args = parser.parse_args()
     if not args.only_extras:
         for provider in args.providers.split(","):
-            asyncio.run(bench_rounds(provider, args.rounds, args.repeats, keep_alive=not args.close_streams))
+            asyncio.run(
+                bench_rounds(
+                    provider,
+                    args.rounds,
+                    args.repeats,
+                    keep_alive=not args.close_streams,
+                    in_process=not args.server_process,
+                )
+            )
     if args.imports:
         bench_imports(max(5, args.repeats))
     if args.long:

@@ -86,12 +86,13 @@ class ServerProcess:
     ``take_timings()`` returns the timings of the requests served since the last call,
     in arrival order, and forgets them there. ``extra_bytes``: the server also parses that
     much JSON per request before it answers (:func:`parsing_extra`). ``flat``: it reads
-    each body without parsing or checking it (:func:`counted_body`)."""
+    each body without parsing or checking it (:func:`counted_body`). ``keep_alive``: a
+    connection stays open after a stream, as the providers' APIs keep it (else closed)."""
 
-    def __init__(self, rounds: int, *, extra_bytes: int = 0, flat: bool = False) -> None:
+    def __init__(self, rounds: int, *, extra_bytes: int = 0, flat: bool = False, keep_alive: bool = False) -> None:
         context = multiprocessing.get_context("spawn")  # no fork of a process with threads running
         self._pipe, child = context.Pipe()
-        self._process = context.Process(target=_serve, args=(child, rounds, extra_bytes, flat), daemon=True)
+        self._process = context.Process(target=_serve, args=(child, rounds, extra_bytes, flat, keep_alive), daemon=True)
         self.url = self.openai_base_url = ""
 
     def __enter__(self) -> ServerProcess:
@@ -109,9 +110,10 @@ class ServerProcess:
         return timings
 
 
-def _serve(pipe: Any, rounds: int, extra_bytes: int, flat: bool) -> None:
+def _serve(pipe: Any, rounds: int, extra_bytes: int, flat: bool, keep_alive: bool) -> None:
     with FakeServer() as server:
         server.responder = lean(responder(rounds))
+        server.keep_alive = keep_alive
         if flat:
             server.read_body = counted_body
         if extra_bytes:

@@ -285,6 +285,24 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/providers/test_provider_incremental.py",
         "tests/decisions/test_provider_schemas.py",
     ),
+    "models/_gemini_schema.py": (
+        "tests/mcp_reference/test_gemini_schema.py",
+        "tests/decisions/test_provider_schemas.py",
+    ),
+    "models/_stop_reasons.py": ("tests/providers/test_provider_stop_reasons.py",),
+    "models/_bedrock_controls.py": (
+        "tests/providers/test_provider_translation.py",
+        "tests/providers/test_provider_common.py",
+        "tests/providers/test_bedrock_wire.py",
+    ),
+    "models/_bedrock_body.py": (
+        "tests/providers/test_provider_incremental.py",
+        "tests/providers/test_bedrock_wire.py",
+    ),
+    "models/_bedrock_stream.py": (
+        "tests/providers/test_bedrock_wire.py",
+        "tests/providers/test_provider_abort.py",
+    ),
     "tools/_images.py": (
         "tests/tools/test_image_values.py",
         "tests/tools/test_image_fitting_edges.py",
@@ -408,6 +426,27 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/core/test_tool_output_routing.py",
         "tests/core/test_tool_output_stop.py",
         "tests/core/test_tool_output.py",
+    ),
+    "lab/check.py": (
+        "tests/core/test_check_options.py",
+        "tests/core/test_check_returned.py",
+        "tests/core/test_check_and_code.py",
+    ),
+    "models/provider_schemas.py": (
+        "tests/decisions/test_provider_schemas.py",
+        "tests/providers/test_provider_strict_tools.py",
+        "tests/mcp_reference/test_gemini_schema.py",
+    ),
+    "models/_strict_schema.py": (
+        "tests/providers/test_provider_strict_tools.py",
+        "tests/decisions/test_provider_schemas.py",
+    ),
+    "models/_provider_common.py": (
+        "tests/providers/test_provider_common.py",
+        "tests/providers/test_provider_retry_waits.py",
+        "tests/providers/test_provider_secrets.py",
+        "tests/providers/test_sampling_controls.py",
+        "tests/providers/test_provider_errors.py",
     ),
 }
 

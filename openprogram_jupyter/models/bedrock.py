@@ -36,7 +36,7 @@ import os
 import re
 import threading
 from collections.abc import AsyncGenerator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..core._json import JsonObject
 from ..core._secrets import remember
@@ -70,6 +70,10 @@ if TYPE_CHECKING:
     pass
 
 __all__ = ["INFO", "BedrockModel"]
+
+_REDACTED = "bedrock_redacted_content"
+"""The key of a thinking block's ``provider_data`` holding a redacted reasoning block's
+bytes, base64: Bedrock's encrypted reasoning, sent back unchanged in its place."""
 
 
 def _tools_and_choice(body: JsonObject) -> tuple[int, Any]:
@@ -235,6 +239,7 @@ class BedrockModel(ProviderModel):
         pump.start()
         try:
             calls: dict[int, int] = {}  # contentBlockIndex -> content index
+            redacted: dict[int, int] = {}  # contentBlockIndex -> content index of its redacted reasoning
             stop: str | None = None
             usage: JsonObject | None = None
             while True:
@@ -253,7 +258,7 @@ class BedrockModel(ProviderModel):
                         yield start
                 elif "contentBlockDelta" in item:
                     event = item["contentBlockDelta"]
-                    for update in _delta_updates(event["delta"], calls.get(event["contentBlockIndex"]), out):
+                    for update in _delta_updates(event, calls, redacted, out):
                         yield update
                 elif "contentBlockStop" in item:
                     out.end_thinking()  # a thinking block that follows never joins this one
@@ -344,18 +349,42 @@ def _remember_credentials(session: Any) -> None:
         remember(frozen.secret_key, frozen.token)
 
 
-def _delta_updates(delta: JsonObject, call_index: int | None, out: MessageBuilder) -> list[AssistantUpdate]:
+def _delta_updates(
+    event: JsonObject, calls: dict[int, int], redacted: dict[int, int], out: MessageBuilder
+) -> list[AssistantUpdate]:
+    """The updates one ``contentBlockDelta`` event makes; ``calls`` and ``redacted`` map a
+    ``contentBlockIndex`` to the content index of its tool call or redacted reasoning."""
+    delta, block_index = event["delta"], event["contentBlockIndex"]
+    call_index = calls.get(block_index)
     if "text" in delta:
         return [out.text_delta(delta["text"])] if delta["text"] else []
     if "toolUse" in delta and call_index is not None:
         fragment = delta["toolUse"].get("input") or ""
         return [out.tool_call_delta(call_index, fragment)] if fragment else []
     reasoning = delta.get("reasoningContent") or {}
+    if "redactedContent" in reasoning:
+        return [_redacted_update(out, redacted, block_index, reasoning["redactedContent"])]
     if reasoning.get("text"):
         return [out.thinking_delta(reasoning["text"])]
     if reasoning.get("signature"):
         return [out.thinking_delta("", signature=reasoning["signature"])]
     return []
+
+
+def _redacted_update(out: MessageBuilder, redacted: dict[int, int], block_index: int, data: bytes) -> AssistantUpdate:
+    """Keep a redacted reasoning delta's bytes (botocore has decoded the wire's base64) on a
+    thinking block with no text, base64 under :data:`_REDACTED`, to send back as they came.
+    The block's first delta opens its own block; a later delta of the same
+    ``contentBlockIndex`` appends its bytes to them."""
+    index = redacted.get(block_index)
+    if index is None:
+        update = out.opaque_thinking({_REDACTED: base64.b64encode(data).decode("ascii")})
+        redacted[block_index] = update.content_index
+        return update
+    block = cast(ThinkingContent, out.message.content[index])  # the block opened above
+    held = base64.b64decode((block.provider_data or {})[_REDACTED])
+    block.provider_data = {_REDACTED: base64.b64encode(held + data).decode("ascii")}
+    return AssistantUpdate(kind="thinking_delta", content_index=index, delta="")
 
 
 def _ask_for_thinking(payload: JsonObject, model_id: str, budget: int, cap: int | None, notices: list[str]) -> None:
@@ -431,7 +460,10 @@ def _assistant_blocks(turn: AssistantTurn) -> list[JsonObject]:
     blocks: list[JsonObject] = []
     for block in turn.message.content:
         if isinstance(block, ThinkingContent):
-            if own and block.signature and block.thinking:
+            redacted = (block.provider_data or {}).get(_REDACTED)
+            if own and isinstance(redacted, str):
+                blocks.append({"reasoningContent": {"redactedContent": base64.b64decode(redacted)}})
+            elif own and block.signature and block.thinking:
                 blocks.append(
                     {"reasoningContent": {"reasoningText": {"text": block.thinking, "signature": block.signature}}}
                 )

@@ -6,6 +6,7 @@ server sent; the next request is what the server received."""
 
 from __future__ import annotations
 
+import base64
 import json
 
 from fakeserver import Turn
@@ -122,5 +123,65 @@ async def test_bedrock_two_reasoning_blocks_in_a_row_go_back_as_two_with_their_o
     assert await _sent_back(server, "bedrock:anthropic.claude-sonnet-4-5-20250929-v1:0", frames) == [
         {"reasoningContent": {"reasoningText": {"text": "First.", "signature": "sig-one"}}},
         {"reasoningContent": {"reasoningText": {"text": "Second.", "signature": "sig-two"}}},
+        {"text": "Done."},
+    ]
+
+
+def _bedrock_redacted(index: int, *pieces: bytes) -> list[bytes]:
+    """A redacted reasoning block: its bytes base64 in the event's JSON, as botocore reads them."""
+    return [
+        *(
+            _bedrock(
+                "contentBlockDelta",
+                contentBlockIndex=index,
+                delta={"reasoningContent": {"redactedContent": base64.b64encode(piece).decode()}},
+            )
+            for piece in pieces
+        ),
+        _bedrock("contentBlockStop", contentBlockIndex=index),
+    ]
+
+
+def _bedrock_reply(*blocks: list[bytes], last_index: int) -> list[bytes]:
+    return [
+        _bedrock("messageStart", role="assistant"),
+        *(frame for block in blocks for frame in block),
+        _bedrock("contentBlockDelta", contentBlockIndex=last_index, delta={"text": "Done."}),
+        _bedrock("contentBlockStop", contentBlockIndex=last_index),
+        _bedrock("messageStop", stopReason="end_turn"),
+        _bedrock("metadata", usage={"inputTokens": 5, "outputTokens": 9}, metrics={"latencyMs": 1}),
+    ]
+
+
+def _redacted(data: bytes) -> dict:
+    """A redacted reasoning block as the server receives it back: its bytes base64 in the JSON body."""
+    return {"reasoningContent": {"redactedContent": base64.b64encode(data).decode()}}
+
+
+ENCRYPTED = b"\x00\xffenc-7\x80"  # not UTF-8: bytes go back as bytes, never as text
+
+
+async def test_bedrock_a_redacted_reasoning_block_goes_back_with_its_bytes_in_its_place(server):
+    frames = _bedrock_reply(
+        _bedrock_redacted(0, ENCRYPTED), _bedrock_reasoning(1, "Then this.", "sig-after"), last_index=2
+    )
+    assert await _sent_back(server, "bedrock:anthropic.claude-sonnet-4-5-20250929-v1:0", frames) == [
+        _redacted(ENCRYPTED),
+        {"reasoningContent": {"reasoningText": {"text": "Then this.", "signature": "sig-after"}}},
+        {"text": "Done."},
+    ]
+
+
+async def test_bedrock_two_redacted_blocks_in_a_row_stay_two_and_a_block_s_pieces_join(server):
+    frames = _bedrock_reply(
+        _bedrock_reasoning(0, "First.", "sig-one"),
+        _bedrock_redacted(1, b"one-", b"\xfe\x01"),
+        _bedrock_redacted(2, b"two"),
+        last_index=3,
+    )
+    assert await _sent_back(server, "bedrock:anthropic.claude-sonnet-4-5-20250929-v1:0", frames) == [
+        {"reasoningContent": {"reasoningText": {"text": "First.", "signature": "sig-one"}}},
+        _redacted(b"one-\xfe\x01"),
+        _redacted(b"two"),
         {"text": "Done."},
     ]

@@ -303,24 +303,6 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/providers/test_bedrock_wire.py",
         "tests/providers/test_provider_abort.py",
     ),
-    "models/_gemini_schema.py": (
-        "tests/mcp_reference/test_gemini_schema.py",
-        "tests/decisions/test_provider_schemas.py",
-    ),
-    "models/_stop_reasons.py": ("tests/providers/test_provider_stop_reasons.py",),
-    "models/_bedrock_controls.py": (
-        "tests/providers/test_provider_translation.py",
-        "tests/providers/test_provider_common.py",
-        "tests/providers/test_bedrock_wire.py",
-    ),
-    "models/_bedrock_body.py": (
-        "tests/providers/test_provider_incremental.py",
-        "tests/providers/test_bedrock_wire.py",
-    ),
-    "models/_bedrock_stream.py": (
-        "tests/providers/test_bedrock_wire.py",
-        "tests/providers/test_provider_abort.py",
-    ),
     "tools/_images.py": (
         "tests/tools/test_image_values.py",
         "tests/tools/test_image_fitting_edges.py",

@@ -285,8 +285,8 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/providers/test_provider_incremental.py",
         "tests/decisions/test_provider_schemas.py",
     ),
-    "models/_gemini_schema.py": (
-        "tests/mcp_reference/test_gemini_schema.py",
+    "models/_gemini_schema.py": (  # the reference server's fixture warns once per process: its two tests left out
+        "tests/mcp_reference/test_gemini_schema.py::test_only_keywords_are_left_out_not_properties_of_that_name",
         "tests/decisions/test_provider_schemas.py",
     ),
     "models/_stop_reasons.py": ("tests/providers/test_provider_stop_reasons.py",),

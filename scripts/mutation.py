@@ -438,6 +438,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/mcp_reference/test_gemini_schema.py",
     ),
     "models/_strict_schema.py": (
+        "tests/providers/test_strict_schema_forms.py",
         "tests/providers/test_provider_strict_tools.py",
         "tests/decisions/test_provider_schemas.py",
     ),

@@ -4,7 +4,10 @@ The file plays the run's recorded replies back from ``<name>.cassette.json`` bes
 (``model="replay:…"``: no network, no key) while its tools run for real, and checks with
 :func:`~openprogram_jupyter.lab.check.check` what the run did: the same picks in the same order,
 each running and returning (``called_in_order(..., ok=True)``), the same answer and the
-same ending; a second test checks each call returns what it returned when recorded. After
+same ending; a second test checks each call returns what it returned when recorded (its text, when the
+call ran and the text is at most 2,000 characters; the live text masked by
+:func:`~.models.replay.scrub`, as the recorded one was written, so a token or a key in a
+result is compared as ``***`` and never written into the file). After
 a tool change that alters a call — its schema no longer takes the recorded arguments, it
 fails, it returns something else — ``pytest`` fails saying which call.
 
@@ -285,6 +288,7 @@ def _source(
             "",
             "import openprogram_jupyter as op",
             "from openprogram_jupyter import function  # noqa: F401 (for the tools' decorators)",
+            "from openprogram_jupyter.models.replay import scrub",
             "",
             *definitions,
             "",
@@ -382,9 +386,10 @@ def _tests(run: RecordedRun, writer: CodeWriter) -> list[str]:
         "    results = replayed().tool_results",
         '    assert len(results) == len(recorded), f"{len(results)} results; recorded {len(recorded)}"',
         "    for number, ((name, text), result) in enumerate(zip(recorded, results), 1):",
+        "        returned = scrub(result.text)  # masked as the recorded text was written",
         "        if text is not None:",
-        "            assert result.text == text, (",
-        '                f"call {number}, {name}, returned {result.text!r}; recorded {text!r}")',
+        "            assert returned == text, (",
+        '                f"call {number}, {name}, returned {returned!r}; recorded {text!r}")',
         "",
     ]
     return lines

@@ -50,6 +50,7 @@ __all__ = [
     "cassette_text",
     "load_cassette",
     "save_cassette",
+    "scrub",
 ]
 
 CASSETTE_MARK = "openprogram-jupyter"
@@ -66,10 +67,12 @@ _AUTH_HEADER = re.compile(
 
 
 def scrub(value: object, secrets: Iterable[str | None] = ()) -> Any:
-    """``value`` with every string in it scrubbed (keys included): the given secrets, every
-    secret known now (:mod:`.._secrets`: each ``api_key=`` given, the values of the
-    provider key variables, :data:`SECRET_ENV_VARS`), and anything shaped like a key or an
-    auth header."""
+    """``value`` with every string in it scrubbed (keys included), in dicts, lists and
+    tuples at any depth: the given secrets, every secret known now (:mod:`.._secrets`: each
+    ``api_key=`` given, the values of the provider key variables, :data:`SECRET_ENV_VARS`),
+    and anything shaped like a key or an auth header. A cassette and a test ``run.to_test``
+    writes are scrubbed with it, and that test scrubs each live result with it too, to
+    compare it with the recorded one."""
     variables = (os.environ.get(name) for name in SECRET_ENV_VARS)  # known already; named here to be sure
     return _without_auth_headers(Secrets.now([*secrets, *variables]).mask_data(value))
 
@@ -81,6 +84,8 @@ def _without_auth_headers(value: object) -> Any:
         return {_without_auth_headers(k): _without_auth_headers(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_without_auth_headers(item) for item in value]
+    if type(value) is tuple:  # as Secrets.mask_data takes them: a tuple subclass is left as is
+        return tuple(_without_auth_headers(item) for item in value)
     return value
 
 

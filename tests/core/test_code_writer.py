@@ -246,6 +246,8 @@ def test_to_test_compiles_names_only_its_own_and_every_literal_is_the_masked_val
         "name",
         "text",
         "result",
+        "scrub",
+        "returned",
         "enumerate",
         "zip",
         "float",

@@ -292,6 +292,7 @@ TESTS: dict[str, tuple[str, ...]] = {
     ),
     "models/_stop_reasons.py": ("tests/providers/test_provider_stop_reasons.py",),
     "models/_bedrock_controls.py": (
+        "tests/providers/test_bedrock_tool_choices.py",
         "tests/providers/test_provider_translation.py",
         "tests/providers/test_provider_common.py",
         "tests/providers/test_bedrock_wire.py",

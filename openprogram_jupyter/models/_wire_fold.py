@@ -11,6 +11,8 @@ of an unknown kind is ignored.
 
 from __future__ import annotations
 
+import base64
+import binascii
 from typing import Any
 
 from ..core._json import JsonObject, loads_valid
@@ -166,8 +168,23 @@ def _bedrock_delta(block: JsonObject, delta: JsonObject) -> None:
     elif "toolUse" in delta:
         tool = block.setdefault("toolUse", {"input": ""})
         tool["input"] = tool.get("input", "") + (delta["toolUse"].get("input") or "")
+    elif "redactedContent" in (delta.get("reasoningContent") or {}):
+        held = (block.get("reasoningContent") or {}).get("redactedContent", "")
+        block["reasoningContent"] = {
+            "redactedContent": _joined_base64(held, delta["reasoningContent"]["redactedContent"])
+        }
     elif "reasoningContent" in delta:
         reasoning = block.setdefault("reasoningContent", {"reasoningText": {"text": ""}})["reasoningText"]
         reasoning["text"] += delta["reasoningContent"].get("text") or ""
         if "signature" in delta["reasoningContent"]:
             reasoning["signature"] = delta["reasoningContent"]["signature"]
+
+
+def _joined_base64(head: str, tail: str) -> str:
+    """Two base64 texts as one: the bytes of ``head`` then of ``tail``, encoded again (a
+    redacted reasoning block's pieces are bytes, base64 in the frames as kept). A piece that
+    is not base64 leaves the two texts joined as they are."""
+    try:
+        return base64.b64encode(base64.b64decode(head, validate=True) + base64.b64decode(tail, validate=True)).decode()
+    except (binascii.Error, TypeError):
+        return f"{head}{tail}"

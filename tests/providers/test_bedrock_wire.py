@@ -686,3 +686,67 @@ async def test_an_api_key_alone_is_enough_without_any_aws_credentials(server, mo
     _, reply, sent = await _round(server, ModelRequest(messages=[GO]))
     assert reply.stop_reason == "stop" and reply.text == "ok", reply.error_message
     assert sent.headers["authorization"] == f"Bearer {SECRET}"
+
+
+# -- redacted reasoning ----------------------------------------------------------------------
+
+ENCRYPTED = b"\x00\xffencrypted\x80"  # Bedrock's encrypted reasoning: bytes, not UTF-8 text
+
+
+def _redacted_frames(*pieces: bytes) -> list[bytes]:
+    """A reply of a redacted reasoning block (``ENCRYPTED``, or these pieces of it) then a
+    tool use: what a thinking Claude sends."""
+    return [
+        _event("messageStart", role="assistant"),
+        *(
+            _event(
+                "contentBlockDelta",
+                contentBlockIndex=0,
+                delta={"reasoningContent": {"redactedContent": base64.b64encode(piece).decode()}},
+            )
+            for piece in pieces or (ENCRYPTED,)
+        ),
+        _event("contentBlockStop", contentBlockIndex=0),
+        _event("contentBlockStart", contentBlockIndex=1, start={"toolUse": {"toolUseId": "tooluse_9", "name": "add"}}),
+        _event("contentBlockDelta", contentBlockIndex=1, delta={"toolUse": {"input": '{"a": 1, "b": 2}'}}),
+        _event("contentBlockStop", contentBlockIndex=1),
+        _event("messageStop", stopReason="tool_use"),
+    ]
+
+
+async def test_a_redacted_reasoning_block_shows_no_text_and_goes_back_before_its_tool_use(server):
+    _, reply, _ = await _round(server, ModelRequest(messages=[GO], tools=TOOLS), Turn(raw_frames=_redacted_frames()))
+    assert reply.stop_reason == "toolUse", reply.error_message
+    thinking, call = reply.content
+    assert isinstance(thinking, ThinkingContent) and (thinking.thinking, thinking.signature) == ("", None)
+    assert isinstance(call, ToolCall) and call.arguments == {"a": 1, "b": 2}
+    result = ToolResultMessage(tool_call_id="tooluse_9", tool_name="add", content=[TextContent(text="3")])
+    request = ModelRequest(messages=[GO, reply, result], tools=TOOLS, prompt_cache=False)
+    _, answer, sent = await _round(server, request)
+    assert answer.stop_reason == "stop", (answer.error_message, server.rejections)
+    assert sent.body["messages"][1] == {
+        "role": "assistant",
+        "content": [
+            {"reasoningContent": {"redactedContent": base64.b64encode(ENCRYPTED).decode()}},
+            {"toolUse": {"toolUseId": "tooluse_9", "name": "add", "input": {"a": 1, "b": 2}}},
+        ],
+    }
+
+
+async def test_another_provider_s_block_holding_bedrock_s_redacted_data_is_not_sent(server):
+    _, reply, _ = await _round(server, ModelRequest(messages=[GO]), Turn(raw_frames=_redacted_frames()))
+    other = reply.model_copy(update={"model": "anthropic:claude-sonnet-4-5"})
+    _, _, sent = await _round(
+        server, ModelRequest(messages=[GO, other, UserMessage(content="and?")], tools=TOOLS, prompt_cache=False)
+    )
+    assert [list(block) for block in sent.body["messages"][1]["content"]] == [["toolUse"]]
+
+
+async def test_a_redacted_block_s_pieces_join_in_the_wire_capture_s_fold_and_in_the_next_request(server):
+    server.script(Turn(raw_frames=_redacted_frames(ENCRYPTED[:5], ENCRYPTED[5:])), Turn(text="ok"))
+    bedrock = next(case for case in CASES if case.prefix == "bedrock")
+    run = await bedrock.runtime(server, capture_wire=True).arun("Hi.")
+    assert run.stop_reason == "stop", run.error
+    whole = {"reasoningContent": {"redactedContent": base64.b64encode(ENCRYPTED).decode()}}
+    assert run.wire(1)[1]["final"]["output"]["message"]["content"][0] == whole
+    assert server.requests[-1].body["messages"][1]["content"][0] == whole

@@ -290,7 +290,10 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/mcp_reference/test_gemini_schema.py::test_only_keywords_are_left_out_not_properties_of_that_name",
         "tests/decisions/test_provider_schemas.py",
     ),
-    "models/_stop_reasons.py": ("tests/providers/test_provider_stop_reasons.py",),
+    "models/_stop_reasons.py": (
+        "tests/providers/test_stop_reason_usage.py",
+        "tests/providers/test_provider_stop_reasons.py",
+    ),
     "models/_bedrock_controls.py": (
         "tests/providers/test_bedrock_tool_choices.py",
         "tests/providers/test_provider_translation.py",

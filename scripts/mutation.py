@@ -433,6 +433,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/core/test_tool_output.py",
     ),
     "lab/check.py": (
+        "tests/core/test_check_messages.py",
         "tests/core/test_check_options.py",
         "tests/core/test_check_returned.py",
         "tests/core/test_check_and_code.py",

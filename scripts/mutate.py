@@ -1476,6 +1476,27 @@ MUTATIONS: tuple[Mutation, ...] = (
         "no known secret is written into the test file",
     ),
     M(
+        "to-test-live-result-raw",
+        "engine/_run_test.py",
+        '"        returned = scrub(result.text)  # masked as the recorded text was written",',
+        '"        returned = result.text",',
+        (
+            "tests/core/test_run_to_test_masked.py::test_a_result_holding_a_token_and_key_shapes_passes_on_unchanged_tools",
+            "tests/core/test_run_to_test_masked.py::test_a_failed_call_whose_error_holds_a_token_passes_on_unchanged_tools",
+        ),
+        "a written test masks the live result as the recorded one was, so a token in it passes on unchanged tools",
+    ),
+    M(
+        "scrub-tuples-kept",
+        "models/replay.py",
+        "return tuple(_without_auth_headers(item) for item in value)",
+        "return value",
+        (
+            "tests/core/test_run_to_test_masked.py::test_a_result_holding_a_token_and_key_shapes_passes_on_unchanged_tools",
+        ),
+        "an auth header in a recorded result (a tuple's string) is not written into the test file",
+    ),
+    M(
         "to-test-prompt-as-code",
         "engine/_run_test.py",
         'f"PROMPT = {writer.literal(prompt)}",',

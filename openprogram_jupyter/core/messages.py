@@ -106,8 +106,8 @@ class TextContent(_Block):
 class ThinkingContent(_Block):
     """Reasoning the provider chose to show. ``signature`` and ``provider_data`` are
     what the provider needs back unchanged, in the next round, to go on from it (a
-    signature over the text; Anthropic's redacted thinking; an OpenAI Responses
-    reasoning item's id and encrypted content)."""
+    signature over the text; Anthropic's and Bedrock's redacted thinking; an OpenAI
+    Responses reasoning item's id and encrypted content)."""
 
     type: Literal["thinking"] = "thinking"
     thinking: str

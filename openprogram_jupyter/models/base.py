@@ -181,7 +181,8 @@ class MessageBuilder:
 
     def opaque_thinking(self, provider_data: JsonObject) -> AssistantUpdate:
         """A new thinking block with no text to show, only ``provider_data`` to send back
-        (Anthropic's redacted thinking); it never joins the block before it."""
+        (Anthropic's redacted thinking, Bedrock's redacted reasoning); it never joins the
+        block before it."""
         index, _ = self._open(ThinkingContent(thinking="", provider_data=valid_json(provider_data)))
         return AssistantUpdate(kind="thinking_delta", content_index=index, delta="")
 

@@ -17,7 +17,9 @@ this module does exactly:
   that module's table says, with an instruction in the system prompt and a notice.
 - Streaming: text, reasoning (with signature) as thinking, tool calls with argument
   fragments, all keyed on ``contentBlockIndex``; a reasoning block ends at its
-  ``contentBlockStop``, so two reasoning blocks in a row stay two. The end is
+  ``contentBlockStop``, so two reasoning blocks in a row stay two. A redacted reasoning
+  block (``redactedContent``, bytes) becomes a thinking block with no text holding them,
+  base64, and goes back next round as the bytes it came with, in its place. The end is
   ``messageStop``; usage comes from ``metadata``. A stream without ``messageStop`` is an
   error (what arrived is kept).
 - Tool results: one user message holding one ``toolResult`` per call (``status``

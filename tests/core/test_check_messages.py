@@ -193,3 +193,10 @@ def test_pytest_shows_the_user_s_line_not_the_checker_s_frames(failing):
     shown = failed.traceback.filter(failed)  # what pytest prints: frames marked hidden left out
     assert shown, "the user's own frame is shown"
     assert all(str(entry.path) != check_module.__file__ for entry in shown)
+
+
+def test_a_run_without_an_id_is_named_by_a_question_mark_until_a_check_passes():
+    unnamed = SimpleNamespace(messages=[], stop_reason="stop", error=None, rounds=1, text="ok")
+    checker = op.check(unnamed)
+    assert repr(checker) == "<op.check: no checks yet on run ?>"
+    assert repr(checker.stopped("stop")) == "✓ 1 check(s) passed: ended with 'stop'"

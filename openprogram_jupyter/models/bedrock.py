@@ -73,9 +73,7 @@ if TYPE_CHECKING:
 
 __all__ = ["INFO", "BedrockModel"]
 
-_REDACTED = "bedrock_redacted_content"
-"""The key of a thinking block's ``provider_data`` holding a redacted reasoning block's
-bytes, base64: Bedrock's encrypted reasoning, sent back unchanged in its place."""
+_REDACTED = "bedrock_redacted_content"  # provider_data key: a redacted reasoning block's bytes, base64
 
 
 def _tools_and_choice(body: JsonObject) -> tuple[int, Any]:
@@ -374,19 +372,30 @@ def _delta_updates(
 
 
 def _redacted_update(out: MessageBuilder, redacted: dict[int, int], block_index: int, data: bytes) -> AssistantUpdate:
-    """Keep a redacted reasoning delta's bytes (botocore has decoded the wire's base64) on a
-    thinking block with no text, base64 under :data:`_REDACTED`, to send back as they came.
-    The block's first delta opens its own block; a later delta of the same
-    ``contentBlockIndex`` appends its bytes to them."""
+    """Keep a redacted reasoning delta's bytes (botocore decoded the wire's base64) on a thinking
+    block with no text, base64 under ``_REDACTED``, to send back as they came. A block's first
+    delta opens its own block; a later one of its ``contentBlockIndex`` appends its bytes."""
     index = redacted.get(block_index)
     if index is None:
         update = out.opaque_thinking({_REDACTED: base64.b64encode(data).decode("ascii")})
         redacted[block_index] = update.content_index
         return update
     block = cast(ThinkingContent, out.message.content[index])  # the block opened above
-    held = base64.b64decode((block.provider_data or {})[_REDACTED])
+    held = _redacted_bytes((block.provider_data or {})[_REDACTED])
     block.provider_data = {_REDACTED: base64.b64encode(held + data).decode("ascii")}
     return AssistantUpdate(kind="thinking_delta", content_index=index, delta="")
+
+
+def _redacted_bytes(data: object) -> bytes:
+    """The bytes a redacted reasoning block's base64 ``data`` holds; a ``ValueError`` naming
+    the problem if it is not base64 text (a transcript restored with the block changed)."""
+    if isinstance(data, str):
+        try:
+            return base64.b64decode(data, validate=True)
+        except ValueError:  # binascii.Error, or a character outside ASCII
+            pass
+    kind = f"a {type(data).__name__} of {len(str(data))} characters"
+    raise ValueError(f"bedrock: a redacted reasoning block's data is not base64 text ({kind}); it cannot be sent back")
 
 
 def _ask_for_thinking(payload: JsonObject, model_id: str, budget: int, cap: int | None, notices: list[str]) -> None:
@@ -462,9 +471,9 @@ def _assistant_blocks(turn: AssistantTurn) -> list[JsonObject]:
     blocks: list[JsonObject] = []
     for block in turn.message.content:
         if isinstance(block, ThinkingContent):
-            redacted = (block.provider_data or {}).get(_REDACTED)
-            if own and isinstance(redacted, str):
-                blocks.append({"reasoningContent": {"redactedContent": base64.b64decode(redacted)}})
+            provider_data = block.provider_data or {}
+            if own and _REDACTED in provider_data:
+                blocks.append({"reasoningContent": {"redactedContent": _redacted_bytes(provider_data[_REDACTED])}})
             elif own and block.signature and block.thinking:
                 blocks.append(
                     {"reasoningContent": {"reasoningText": {"text": block.thinking, "signature": block.signature}}}

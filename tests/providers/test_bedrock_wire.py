@@ -750,3 +750,17 @@ async def test_a_redacted_block_s_pieces_join_in_the_wire_capture_s_fold_and_in_
     whole = {"reasoningContent": {"redactedContent": base64.b64encode(ENCRYPTED).decode()}}
     assert run.wire(1)[1]["final"]["output"]["message"]["content"][0] == whole
     assert server.requests[-1].body["messages"][1]["content"][0] == whole
+
+
+@pytest.mark.parametrize("data", ["not base64!", "QUJD=x", 7])
+async def test_a_restored_redacted_block_whose_data_is_not_base64_fails_the_round_saying_so(server, data):
+    turn = AssistantMessage(
+        model=f"bedrock:{CLAUDE}",
+        content=[
+            ThinkingContent(thinking="", provider_data={"bedrock_redacted_content": data}),
+            TextContent(text="Hi"),
+        ],
+    )
+    _, reply = await stream_once(_model(server), ModelRequest(messages=[GO, turn, UserMessage(content="and?")]))
+    assert reply.stop_reason == "error" and server.requests == []
+    assert "a redacted reasoning block's data is not base64 text" in reply.error_message

@@ -752,7 +752,7 @@ async def test_a_redacted_block_s_pieces_join_in_the_wire_capture_s_fold_and_in_
     assert server.requests[-1].body["messages"][1]["content"][0] == whole
 
 
-@pytest.mark.parametrize("data", ["not base64!", "QUJD=x", 7])
+@pytest.mark.parametrize("data", ["not base64!", "QU JD", "QUJD=x", "é", 7])
 async def test_a_restored_redacted_block_whose_data_is_not_base64_fails_the_round_saying_so(server, data):
     turn = AssistantMessage(
         model=f"bedrock:{CLAUDE}",
@@ -764,3 +764,15 @@ async def test_a_restored_redacted_block_whose_data_is_not_base64_fails_the_roun
     _, reply = await stream_once(_model(server), ModelRequest(messages=[GO, turn, UserMessage(content="and?")]))
     assert reply.stop_reason == "error" and server.requests == []
     assert "a redacted reasoning block's data is not base64 text" in reply.error_message
+
+
+def test_a_redacted_block_s_pieces_that_masking_left_unreadable_fold_joined_as_they_are():
+    from openprogram_jupyter.models._wire import fold_frames
+
+    def piece(data: str) -> dict:
+        return {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"reasoningContent": {"redactedContent": data}}}}
+
+    folded = fold_frames("bedrock", [piece("QUJD"), piece("***"), piece("REVG")])
+    assert folded["output"]["message"]["content"] == [{"reasoningContent": {"redactedContent": "QUJD***REVG"}}]
+    whole = fold_frames("bedrock", [piece("QUJD"), piece("REVG")])
+    assert whole["output"]["message"]["content"] == [{"reasoningContent": {"redactedContent": "QUJDREVG"}}]

@@ -439,6 +439,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/core/test_check_and_code.py",
     ),
     "models/provider_schemas.py": (
+        "tests/decisions/test_provider_schema_pages.py",
         "tests/decisions/test_provider_schemas.py",
         "tests/providers/test_provider_strict_tools.py",
         "tests/mcp_reference/test_gemini_schema.py",

@@ -442,7 +442,6 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/decisions/test_provider_schema_pages.py",
         "tests/decisions/test_provider_schemas.py",
         "tests/providers/test_provider_strict_tools.py",
-        "tests/mcp_reference/test_gemini_schema.py",
     ),
     "models/_strict_schema.py": (
         "tests/providers/test_strict_schema_forms.py",

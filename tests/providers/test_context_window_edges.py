@@ -77,3 +77,16 @@ def test_the_window_is_the_setting_else_the_model_s_own_whole_number_else_the_mo
     odd.context_window = "big"  # not a whole number: the model data's is used
     assert context_window(DEFAULTS, odd) == context_window_for("openai:gpt-4.1-mini") == 1_000_000
     assert context_window(DEFAULTS, op.ScriptedModel(["ok"], name="m")) is None
+
+
+def test_a_registered_window_is_found_under_the_names_prices_are_and_before_the_model_data(monkeypatch):
+    from openprogram_jupyter.models import context_windows
+
+    monkeypatch.setattr(context_windows, "CONTEXT_WINDOWS", {})
+    context_windows.register_context_window("my-local-llm", 32_768)
+    context_windows.register_context_window("openai:gpt-4.1-mini", 4_000)
+    assert context_window_for("my-local-llm") == 32_768
+    assert context_window_for("ollama:my-local-llm-2025-01-31") == 32_768  # bare id, dated snapshot
+    assert context_window_for("openai:gpt-4.1-mini") == 4_000  # yours before the model data's 1,000,000
+    context_windows.register_context_window("my-local-llm", 65_536)  # replaced
+    assert context_window(DEFAULTS, op.ScriptedModel(["ok"], name="my-local-llm")) == 65_536

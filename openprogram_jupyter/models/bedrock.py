@@ -38,7 +38,7 @@ import os
 import re
 import threading
 from collections.abc import AsyncGenerator
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from ..core._json import JsonObject
 from ..core._secrets import remember
@@ -67,9 +67,6 @@ from ._tool_features import allowed_specs, strict_notices
 from ._tool_search import fallback_notices
 from ._wire_fold import bedrock_frames
 from .base import MessageBuilder, ModelRequest
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["INFO", "BedrockModel"]
 

@@ -23,7 +23,7 @@ import weakref
 from collections.abc import AsyncGenerator, Callable
 from typing import Any
 
-__all__ = ["LoopClients"]
+__all__ = ["LoopClients", "SharedClient"]
 
 _lock = threading.Lock()
 _open: set[_OpenClient] = set()  # every client not yet closed
@@ -51,6 +51,25 @@ class LoopClients:
             entry.finalizer = weakref.finalize(self, entry.close_soon)
             entry.finalizer.atexit = False  # at exit the run loops close their clients
         return entry.client
+
+
+class SharedClient:
+    """One client for every loop and thread, made by ``make`` on first use: for an SDK whose
+    clients are thread-safe and belong to no event loop (boto3's). Shared by the model's
+    twins (``ProviderModel.for_another_run`` copies the reference), so twins made before the
+    first round still make one client between them."""
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self._make = make
+        self._lock = threading.Lock()
+        self._client: Any = None
+
+    def get(self) -> Any:
+        """The client, made now if it is not yet."""
+        with self._lock:
+            if self._client is None:
+                self._client = self._make()
+            return self._client
 
 
 class _OpenClient:

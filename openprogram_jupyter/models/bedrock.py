@@ -36,7 +36,6 @@ import base64
 import dataclasses
 import os
 import re
-import threading
 from collections.abc import AsyncGenerator
 from typing import Any, cast
 
@@ -50,6 +49,7 @@ from ._bedrock_stream import StreamPump
 from ._history import AssistantTurn, append_merged, result_parts, safe_tool_id, user_blocks
 from ._incremental import common_prefix
 from ._json_data import to_json_data
+from ._loop_clients import SharedClient
 from ._provider_common import ProviderError, ProviderModel, require_module, sampling_fields
 from ._provider_errors import (
     RetryPolicy,
@@ -136,8 +136,7 @@ class BedrockModel(ProviderModel):
         super().__init__(model_id, api_key=api_key, base_url=base_url, retry=retry)
         self.region = region or os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION")
         self.max_tokens = max_tokens
-        self._shared_client: Any = None
-        self._client_lock = threading.Lock()
+        self._shared_client = SharedClient(self._make_client)
         self._json_messages: tuple[list[Any], list[Any]] = ([], [])  # the wire body's last messages, as JSON data
 
     def for_another_run(self) -> BedrockModel:
@@ -147,11 +146,7 @@ class BedrockModel(ProviderModel):
         return twin
 
     def _client(self) -> Any:
-        # boto3 clients are thread-safe and not tied to an event loop: one is enough.
-        with self._client_lock:
-            if self._shared_client is None:
-                self._shared_client = self._make_client()
-            return self._shared_client
+        return self._shared_client.get()  # boto3's clients are thread-safe and tied to no loop
 
     def _make_client(self) -> Any:
         import boto3

@@ -776,3 +776,25 @@ def test_a_redacted_block_s_pieces_that_masking_left_unreadable_fold_joined_as_t
     assert folded["output"]["message"]["content"] == [{"reasoningContent": {"redactedContent": "QUJD***REVG"}}]
     whole = fold_frames("bedrock", [piece("QUJD"), piece("REVG")])
     assert whole["output"]["message"]["content"] == [{"reasoningContent": {"redactedContent": "QUJDREVG"}}]
+
+
+async def test_twins_made_before_the_first_round_share_the_model_s_one_boto3_client(server, monkeypatch):
+    """``for_another_run`` promises the twins the model's client: made once, on first use,
+    whichever of them makes the first round (``op.evaluate`` makes its twins up front)."""
+    import boto3
+
+    made: list[object] = []
+    make = boto3.session.Session.client
+
+    def counted(self, *args, **kwargs):
+        made.append(make(self, *args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(boto3.session.Session, "client", counted)
+    model = _model(server)
+    twins = [model.for_another_run() for _ in range(3)]
+    for twin in reversed(twins):
+        server.script(Turn(text="ok"))
+        _, reply = await stream_once(twin, ModelRequest(messages=[GO]))
+        assert reply.stop_reason == "stop", reply.error_message
+    assert len(made) == 1

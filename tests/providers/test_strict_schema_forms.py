@@ -210,3 +210,27 @@ def test_nothing_is_dropped_where_the_schema_says_nothing_of_the_arguments():
     assert drop_absent_nulls(arguments, two_objects) == []
     assert arguments == {"x": None}
     assert drop_absent_nulls({"x": [None]}, {"properties": {"x": {"type": "array", "items": True}}}) == []
+
+
+def test_a_schema_with_properties_but_no_type_and_the_branches_of_any_of_are_fitted():
+    parameters = {
+        "type": "object",
+        "properties": {
+            "p": {"properties": {"q": {"type": "string"}}},
+            "v": {"anyOf": [{"type": "string", "maxLength": 9}, {"type": "object", "properties": {}}]},
+        },
+        "required": ["p", "v"],
+    }
+    form = strict_form(parameters, "closed")
+    assert form.schema["properties"]["p"] == {"properties": {"q": {"type": "string"}}, "additionalProperties": False}
+    assert form.schema["properties"]["v"] == {
+        "anyOf": [{"type": "string"}, {"type": "object", "properties": {}, "additionalProperties": False}]
+    }
+    assert form.cannot == [f"v: maxLength {LEFT_OUT}"]
+
+
+def test_a_name_the_schema_does_not_know_does_not_stop_the_nulls_after_it_being_dropped():
+    schema = {"type": "object", "properties": {"x": {"type": "string"}, "y": {"type": "string"}}}
+    arguments = {"unknown": None, "x": None, "y": None}
+    assert drop_absent_nulls(arguments, schema) == ["x", "y"]
+    assert arguments == {"unknown": None}

@@ -184,3 +184,33 @@ def test_every_form_of_tool_gives_the_same_declarations():
     expected = provider_schemas(tool.spec)
     assert list(expected) == ["openai", "openai-responses", "anthropic", "gemini", "bedrock"]
     assert provider_schemas(tool) == provider_schemas(as_dict) == provider_schemas(area) == expected
+
+
+def test_an_unknown_name_lists_the_registered_tools_sorted_or_none():
+    from openprogram_jupyter.tools.registry import default_registry
+
+    for registered in list(default_registry):
+        default_registry.unregister(registered.name)
+    with pytest.raises(ValueError) as refused:
+        provider_schemas("sub")
+    assert str(refused.value) == "no registered tool is named 'sub'; registered: none"
+
+    def mul(a: float) -> float:
+        """Times."""
+        return a
+
+    def add(a: float) -> float:
+        """Plus."""
+        return a
+
+    op.function(mul)
+    op.function(add)
+    with pytest.raises(ValueError) as refused:
+        provider_schemas("sub")
+    assert str(refused.value) == "no registered tool is named 'sub'; registered: add, mul"
+
+
+def test_a_dict_with_a_name_and_an_execute_is_a_tool_dict_not_a_spec():
+    with pytest.raises(op.SetupError) as refused:
+        provider_schemas({"name": "x", "parameters": {"type": "object"}, "execute": lambda **_: None})
+    assert "a tool dict needs 'spec' and 'execute' keys" in str(refused.value)

@@ -214,3 +214,27 @@ def test_a_dict_with_a_name_and_an_execute_is_a_tool_dict_not_a_spec():
     with pytest.raises(op.SetupError) as refused:
         provider_schemas({"name": "x", "parameters": {"type": "object"}, "execute": lambda **_: None})
     assert "a tool dict needs 'spec' and 'execute' keys" in str(refused.value)
+
+
+def test_several_changes_and_several_reasons_are_joined_on_one_line():
+    two_optional = {
+        "name": "two",
+        "strict": True,
+        "parameters": {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}},
+    }
+    nullable = "optional, made required and nullable (null means not given)"
+    assert strict_lines(two_optional)[0] == f"Strict mode, OpenAI (Chat, Responses): a: {nullable}; b: {nullable}"
+    two_free = {
+        "name": "free",
+        "strict": True,
+        "parameters": {
+            "type": "object",
+            "properties": {"x": {"type": "object", "additionalProperties": True}},
+            "additionalProperties": True,
+        },
+    }
+    assert strict_lines(two_free)[1] == (
+        "Strict mode, Anthropic, Bedrock: cannot be used, sent without strict — "
+        "the top level: an object with free-form keys (additionalProperties); "
+        "x: an object with free-form keys (additionalProperties)"
+    )

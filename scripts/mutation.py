@@ -449,6 +449,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/decisions/test_provider_schemas.py",
     ),
     "models/_provider_common.py": (
+        "tests/providers/test_provider_stream_rules.py",
         "tests/providers/test_provider_common.py",
         "tests/providers/test_provider_retry_waits.py",
         "tests/providers/test_provider_secrets.py",

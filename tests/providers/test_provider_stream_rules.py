@@ -160,7 +160,7 @@ def test_notices_are_named_by_the_model_before_the_reply():
     model = Scripted(["ok"])
     model.notices = ["temperature was not sent"]
     _, updates = _round(model)
-    assert [(u.kind, u.delta) for u in updates][0] == ("notice", "fake:m1: temperature was not sent")
+    assert (updates[0].kind, updates[0].delta) == ("notice", "fake:m1: temperature was not sent")
     assert model.wire_request(ModelRequest(messages=[UserMessage(content="hi")])) == (
         {"model": "m1"},
         ["fake:m1: temperature was not sent"],

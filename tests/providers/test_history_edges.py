@@ -14,8 +14,13 @@ from openprogram_jupyter.core.messages import (
 )
 from openprogram_jupyter.models._history import (
     IMAGE_LEFT_OUT,
+    MISSING_RESULT_TEXT,
+    AssistantTurn,
     json_arguments,
+    paired_history,
+    result_parts,
     result_text,
+    safe_tool_id,
     stub_specs_for_history,
     without_images,
 )
@@ -70,3 +75,26 @@ def test_streamed_arguments_are_read_only_when_they_are_a_json_object():
     assert json_arguments("{}") == {}
     for text in (None, "", "[1, 2]", '"a"', "3", '{"a": 1', "{'a': 1}"):
         assert json_arguments(text) is None, text
+
+
+def test_a_result_of_only_a_picture_is_sent_with_the_note_first():
+    parts = result_parts(ToolResultMessage(tool_call_id="c", tool_name="plot", content=[PICTURE]))
+    assert parts == [TextContent(text="(see the attached image)"), PICTURE]
+
+
+def test_a_call_answered_twice_is_sent_with_its_first_result_and_a_result_before_any_call_is_dropped():
+    early = ToolResultMessage(tool_call_id="1", tool_name="add", content=[TextContent(text="stray")])
+    first = ToolResultMessage(tool_call_id="1", tool_name="add", content=[TextContent(text="first")])
+    again = ToolResultMessage(tool_call_id="1", tool_name="add", content=[TextContent(text="again")])
+    history = [early, UserMessage(content="go"), AssistantMessage(content=[ToolCall(name="add", id="1")]), first, again]
+    [_, turn] = paired_history(history)
+    assert isinstance(turn, AssistantTurn) and [r.text for r in turn.results] == ["first"]
+    stray_first = [UserMessage(content="go"), early, AssistantMessage(content=[ToolCall(name="add", id="1")])]
+    [_, turn] = paired_history(stray_first)
+    assert turn.results[0].is_error and turn.results[0].text == MISSING_RESULT_TEXT
+
+
+def test_a_call_id_is_made_safe_for_anthropic_and_bedrock_the_same_way_each_time():
+    assert safe_tool_id("toolu_01.a/b c") == "toolu_01_a_b_c"
+    assert safe_tool_id("x" * 70) == "x" * 64
+    assert safe_tool_id("") == "call"

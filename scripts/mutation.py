@@ -453,8 +453,6 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/providers/test_provider_common.py",
         "tests/providers/test_provider_retry_waits.py",
         "tests/providers/test_provider_secrets.py",
-        "tests/providers/test_sampling_controls.py",
-        "tests/providers/test_provider_errors.py",
     ),
 }
 

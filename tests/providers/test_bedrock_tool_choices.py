@@ -47,12 +47,13 @@ def test_required_is_any_where_the_model_takes_it(model_id):
     assert (controls.instructions, controls.notices) == ([], [])
 
 
-def test_required_elsewhere_is_auto_with_an_instruction_and_a_notice():
-    controls = ask(LLAMA, "required")
+@pytest.mark.parametrize("model_id", [LLAMA, "anthropic.claude-instant-v1", "us.anthropic.claude-v2:1"])
+def test_required_elsewhere_is_auto_with_an_instruction_and_a_notice(model_id):
+    controls = ask(model_id, "required")
     assert controls.tool_config == {"tools": DECLARED, "toolChoice": {"auto": {}}}
     assert controls.instructions == ["You must call at least one of the tools in this reply."]
     assert controls.notices == [
-        f"{LLAMA} cannot be forced to call a tool on Bedrock; tool_choice 'required' was sent as auto "
+        f"{model_id} cannot be forced to call a tool on Bedrock; tool_choice 'required' was sent as auto "
         "with an instruction in the system prompt"
     ]
 

@@ -326,6 +326,17 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/providers/test_provider_prices.py",
         "tests/providers/test_provider_common.py",
     ),
+    "models/_text_tool_calls.py": (
+        "tests/providers/test_text_tool_call_edges.py",
+        "tests/providers/test_text_tool_calls.py",
+        "tests/core/test_text_calls_beside_native.py",
+        "tests/providers/test_text_tool_call_properties.py",
+    ),
+    "models/_reasoning.py": ("tests/providers/test_provider_reasoning.py", "tests/core/test_reasoning_bounds.py"),
+    "models/context_windows.py": (
+        "tests/providers/test_context_window_edges.py",
+        "tests/providers/test_provider_context.py",
+    ),
     "engine/_context.py": ("tests/providers/test_provider_context.py", "tests/providers/test_context_window_edges.py"),
     "observe/_tracing.py": (
         "tests/core/test_tracing.py",

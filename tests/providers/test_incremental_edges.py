@@ -8,6 +8,8 @@ import math
 
 import pytest
 
+from openprogram_jupyter.core.messages import AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserMessage
+from openprogram_jupyter.models._history import AssistantTurn
 from openprogram_jupyter.models._incremental import HistoryMemo, encode_json, takes_raw_bodies
 
 
@@ -46,3 +48,41 @@ def test_only_a_client_whose_post_takes_content_is_sent_an_encoded_body_asked_on
     assert takes_raw_bodies(_NewSdk()) is True
     assert takes_raw_bodies(_OldSdk()) is False
     assert takes_raw_bodies(_NewSdk()) is True and takes_raw_bodies(_OldSdk()) is False  # from the answers kept
+
+
+def _reply(n: int) -> list:
+    call = ToolCall(id=f"call_{n}", name="add", arguments={"a": n})
+    result = ToolResultMessage(tool_call_id=f"call_{n}", tool_name="add", content=[TextContent(text=str(n))])
+    return [AssistantMessage(content=[TextContent(text=f"step {n}"), call]), result]
+
+
+def test_each_round_converts_only_what_is_new_and_the_last_group():
+    converted: list[str] = []
+
+    def step(out: list, entry: UserMessage | AssistantTurn) -> None:
+        name = entry.content if isinstance(entry, UserMessage) else entry.message.text
+        converted.append(str(name))
+        out.append({"source": name})
+
+    memo, history = HistoryMemo(), [UserMessage(content="go")]
+    for n in range(4):
+        history = [*history, *_reply(n)]
+        converted.clear()
+        wire = memo.build(history, step)
+        assert converted == (["go"] if n == 0 else [f"step {n - 1}"]) + [f"step {n}"]
+        assert wire == [{"source": "go"}, *({"source": f"step {k}"} for k in range(n + 1))]
+
+
+def test_each_round_encodes_only_the_items_not_encoded_the_round_before():
+    encoded: list[int] = []
+
+    def encode(item: dict) -> bytes:
+        encoded.append(item["n"])
+        return encode_json(item)
+
+    memo, items = HistoryMemo(), []
+    for n in range(4):
+        items = [*items, {"n": n}]
+        encoded.clear()
+        assert memo.encode_items(items, encode) == [encode_json(item) for item in items]
+        assert encoded == [n]

@@ -200,3 +200,72 @@ def test_usage_counts_no_token_below_zero():
     usage = make_usage("nobody:model", input=-5, output=None, cache_read=3, cache_write=2)  # type: ignore[arg-type]
     assert (usage.input, usage.output, usage.cache_read, usage.cache_write, usage.total_tokens) == (0, 0, 3, 2, 5)
     assert usage.cost is None
+
+
+def test_the_error_fields_keep_the_code_and_whether_it_could_be_retried_and_a_waited_retry_after_says_nothing():
+    model = Scripted([busy(429, retry_after=0.001)] * 4, retry=FAST)
+    message, _ = _round(model)
+    assert message.error_message == "fake:m1 failed, HTTP 429, overloaded: busy (after 3 retries)"
+    assert (message.error.code, message.error.retryable, message.error.status) == ("overloaded", True, 429)
+
+
+def test_a_key_variable_s_value_is_masked_whatever_its_shape(monkeypatch):
+    monkeypatch.setenv("FAKE_API_KEY", "correct horse battery staple")
+    said = "the key correct horse battery staple is wrong"
+    message, _ = _round(Scripted([ProviderError(said, status=400, detail=said)], retry=FAST))
+    assert (
+        message.error_message == "fake:m1 failed, HTTP 400: the key *** is wrong\n\nThe SDK said: the key *** is wrong"
+    )
+
+
+def test_warm_up_builds_a_client_touches_the_resource_a_round_calls_and_prepares_a_request():
+    class Warm(Scripted):
+        _warm_up_resource = "chat.completions"
+
+        def _make_client(self):
+            self.made += 1
+            return Client()
+
+        def _prepare(self, request):
+            self.prepared.append(request.messages[0].content)
+            return super()._prepare(request)
+
+    class Chat:
+        @property
+        def completions(self):
+            touched.append("chat.completions")
+            return object()
+
+    class Client:
+        chat = Chat()
+
+    touched: list[str] = []
+    model = Warm(["ok"])
+    model.made, model.prepared = 0, []
+    model.warm_up()
+    assert (model.made, touched, model.prepared) == (1, ["chat.completions"], ["warm-up"])
+
+
+def test_a_twin_gets_a_memo_of_its_own_kind_and_usage_counts_only_what_it_is_given():
+    model = Scripted(["ok"])
+    twin = model.for_another_run()
+    assert type(twin._history) is type(model._history)
+    usage = model._usage(output=2)
+    assert (usage.input, usage.output, usage.cache_read, usage.cache_write, usage.total_tokens) == (0, 2, 0, 0, 2)
+    usage = model._usage(input=1)
+    assert (usage.input, usage.output, usage.cache_read, usage.cache_write, usage.total_tokens) == (1, 0, 0, 0, 1)
+
+
+def test_a_missing_sdk_names_the_extra_that_installs_it():
+    from openprogram_jupyter.models._provider_common import require_module
+
+    with pytest.raises(ValueError) as refused:
+        require_module("surely_missing_module_zz", "google", "gemini")
+    # the gemini extra's own install line (its packages as this install's metadata lists them)
+    said = str(refused.value)
+    assert said.startswith("the 'google' provider needs 'surely_missing_module_zz', which is not installed (")
+    assert "[google] extra" not in said
+    with pytest.raises(ValueError) as refused:
+        require_module("surely_missing_module_zz", "google")
+    assert str(refused.value).endswith("(install the [google] extra of openprogram-jupyter)")
+    require_module("json", "any")  # installed: nothing raised

@@ -301,6 +301,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/providers/test_bedrock_wire.py",
     ),
     "models/_bedrock_body.py": (
+        "tests/providers/test_bedrock_message_body.py",
         "tests/providers/test_provider_incremental.py",
         "tests/providers/test_bedrock_wire.py",
     ),

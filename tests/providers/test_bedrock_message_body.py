@@ -6,6 +6,7 @@ the stand-in is never sent."""
 from __future__ import annotations
 
 import json
+import threading
 from types import SimpleNamespace
 
 import boto3
@@ -82,6 +83,24 @@ def test_a_body_is_left_as_it_is_when_no_round_is_being_sent_or_it_holds_no_stan
     other = {"body": b'{"messages": []}'}
     put_messages(other)
     assert other["body"] == b'{"messages": []}'
+
+
+def test_a_body_built_on_a_thread_that_sends_no_round_is_left_as_it_is():
+    # SENDING is per thread: a thread that never sent a round has no messages at all
+    params = {"body": stand_in_body()}
+    failures: list[BaseException] = []
+
+    def build() -> None:
+        try:
+            put_messages(params)
+        except BaseException as exc:  # handed to the test's thread
+            failures.append(exc)
+
+    worker = threading.Thread(target=build)
+    worker.start()
+    worker.join(5)
+    assert failures == []
+    assert params["body"] == stand_in_body()
 
 
 def test_a_request_still_holding_the_stand_in_is_never_sent():

@@ -71,6 +71,9 @@ def test_each_round_converts_only_what_is_new_and_the_last_group():
         wire = memo.build(history, step)
         assert converted == (["go"] if n == 0 else [f"step {n - 1}"]) + [f"step {n}"]
         assert wire == [{"source": "go"}, *({"source": f"step {k}"} for k in range(n + 1))]
+    converted.clear()
+    assert memo.build(history, step) == wire  # the same history again (a retried round)
+    assert converted == ["step 3"]
 
 
 def test_each_round_encodes_only_the_items_not_encoded_the_round_before():

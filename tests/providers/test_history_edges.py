@@ -41,6 +41,8 @@ def test_without_images_a_users_picture_becomes_the_note_in_its_place_and_the_re
     assert shown[0].content == [TextContent(text="What is this?"), LEFT_OUT, TextContent(text="Be brief.")]
     assert shown[2].content == [LEFT_OUT, TextContent(text="a plot")]
     assert shown[1] is plain and shown[3] is texts and shown[4] is reply
+    listed = UserMessage(content=[TextContent(text="hi")])
+    assert without_images([listed])[0] is listed
     assert asked.content[1] == PICTURE and result.content[0] == PICTURE  # nothing changed in place
 
 

@@ -42,6 +42,7 @@ class Client:
 
     def converse_stream(self, **payload):
         self.calls.append((payload, _bedrock_body.SENDING.messages))
+        self.thread = threading.current_thread()
         if self.refuse:
             raise self.refuse
         return {"stream": self.stream}
@@ -58,6 +59,9 @@ async def test_every_event_reaches_the_loop_in_order_then_the_end():
     pump.start()
     assert await drained(pump, 3) == [("event", {"a": 1}), ("event", {"b": 2}), ("end", None)]
     assert client.calls == [({"modelId": "m"}, [b"{}"])]  # the messages, while it sent
+    # a thread of its own, named in a traceback, that never keeps the process alive
+    assert (client.thread.name, client.thread.daemon) == ("bedrock-converse-stream", True)
+    assert client.thread is not threading.current_thread()
     assert _bedrock_body.SENDING.__dict__.get("messages") is None  # not on this thread
     await asyncio.sleep(0.05)
     assert stream.closed == 1

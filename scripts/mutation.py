@@ -306,6 +306,7 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/providers/test_bedrock_wire.py",
     ),
     "models/_bedrock_stream.py": (
+        "tests/providers/test_bedrock_stream_pump.py",
         "tests/providers/test_bedrock_wire.py",
         "tests/providers/test_provider_abort.py",
     ),

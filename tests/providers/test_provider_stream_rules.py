@@ -47,6 +47,12 @@ class Scripted(ProviderModel):
             raise step[1]
         if isinstance(step, Exception):
             raise step
+        if isinstance(step, list):  # tool calls: (name, arguments) each
+            for name, arguments in step:
+                for update in out.tool_call(name, dict(arguments), f"id-{name}"):
+                    yield update
+            out.finish()
+            return
         yield out.text_delta(str(step))
         out.finish()
 
@@ -269,3 +275,19 @@ def test_a_missing_sdk_names_the_extra_that_installs_it():
         require_module("surely_missing_module_zz", "google")
     assert str(refused.value).endswith("(install the [google] extra of openprogram-jupyter)")
     require_module("json", "any")  # installed: nothing raised
+
+
+def test_a_null_for_an_optional_argument_of_a_strict_tool_means_not_given():
+    optional = {"type": "object", "properties": {"city": {"type": "string"}, "unit": {"type": "string"}}}
+    tools = [
+        {"name": "strict", "strict": True, "parameters": {**optional, "required": ["city"]}},
+        {"name": "loose", "parameters": optional},
+        {"name": "bare", "strict": True},
+    ]
+    calls = [("strict", {"city": None, "unit": None}), ("loose", {"unit": None}), ("bare", {"x": None})]
+    message, _ = _round(Scripted([calls]), tools=tools)
+    assert [(call.name, call.arguments) for call in message.tool_calls] == [
+        ("strict", {"city": None}),
+        ("loose", {"unit": None}),
+        ("bare", {"x": None}),
+    ]

@@ -9,6 +9,7 @@ show the real providers keep the same rules."""
 from __future__ import annotations
 
 import asyncio
+import os
 
 import pytest
 
@@ -16,6 +17,7 @@ from openprogram_jupyter.core.errors import ProviderError
 from openprogram_jupyter.core.messages import AssistantMessage, UserMessage
 from openprogram_jupyter.models._provider_common import ProviderModel, make_usage, sampling_fields
 from openprogram_jupyter.models._provider_errors import RetryPolicy
+from openprogram_jupyter.models._wire import WireLog
 from openprogram_jupyter.models.base import MessageBuilder, ModelRequest
 
 KEY = "sk-test-Zq8HvN3pLx7Wc2RtYb6Kd9Fs"
@@ -36,8 +38,8 @@ class Scripted(ProviderModel):
 
     def _prepare(self, request: ModelRequest) -> tuple[dict, list[str]]:
         if request.temperature == -1:
-            raise ValueError(f"cannot send this picture (key {KEY})")
-        return {"model": self.model_id}, list(self.notices)
+            raise ValueError(f"cannot send this picture (key {KEY}, {os.environ.get('FAKE_API_KEY')})")
+        return {"model": self.model_id, "key": os.environ.get("FAKE_API_KEY")}, list(self.notices)
 
     async def _attempt(self, payload: object, out: MessageBuilder):  # type: ignore[override]
         self.attempts += 1
@@ -158,7 +160,7 @@ def test_a_request_that_cannot_be_translated_fails_at_once_masked():
     model = Scripted(["never"], api_key=KEY)
     message, updates = _round(model, temperature=-1)
     assert model.attempts == 0 and updates == []
-    assert message.error_message == "fake:m1 failed: cannot send this picture (key ***)"
+    assert message.error_message == "fake:m1 failed: cannot send this picture (key ***, None)"
     assert message.error.kind == "bad_request"
 
 
@@ -168,7 +170,7 @@ def test_notices_are_named_by_the_model_before_the_reply():
     _, updates = _round(model)
     assert (updates[0].kind, updates[0].delta) == ("notice", "fake:m1: temperature was not sent")
     assert model.wire_request(ModelRequest(messages=[UserMessage(content="hi")])) == (
-        {"model": "m1"},
+        {"model": "m1", "key": None},
         ["fake:m1: temperature was not sent"],
     )
 
@@ -197,6 +199,7 @@ def test_sampling_fields_send_what_the_provider_takes_and_say_what_it_does_not()
             "p takes no stop sequences: stop_sequences=['END'] were not sent",
         ],
     )
+    assert sampling_fields(request, "p", temperature="t", stop=None)[0] == {"t": 2.0}  # 2 unless told
     at_max = ModelRequest(messages=[], temperature=2.0)
     assert sampling_fields(at_max, "p", temperature="t", stop="s") == ({"t": 2.0}, [])
     assert sampling_fields(ModelRequest(messages=[]), "p", temperature="t", stop="s") == ({}, [])
@@ -291,3 +294,34 @@ def test_a_null_for_an_optional_argument_of_a_strict_tool_means_not_given():
         ("loose", {"unit": None}),
         ("bare", {"x": None}),
     ]
+
+
+def _captured(model: Scripted, **request: object) -> tuple[AssistantMessage, WireLog, bool]:
+    """The round's reply, its wire log, and whether the reply holds the round's capture."""
+    log = WireLog()
+
+    async def go():
+        asked = ModelRequest(messages=[UserMessage(content="hi")], **request)
+        asked.wire = log.recorder(1, asked)
+        out = MessageBuilder()
+        [u async for u in model.stream(asked, out)]
+        return out.message, out.wire is asked.wire
+
+    message, kept = asyncio.run(go())
+    return message, log, kept
+
+
+def test_the_wire_capture_keeps_the_body_masked_each_attempt_and_each_failure(monkeypatch):
+    monkeypatch.setenv("FAKE_API_KEY", "correct horse battery staple")
+    message, log, kept = _captured(Scripted([busy(), "ok"], retry=FAST))
+    assert message.content[0].text == "ok" and kept
+    assert log.request(1) == {"model": "m1", "key": "***"}
+    reply = log.reply(1)
+    assert (reply["provider"], reply["attempts"]) == ("fake", 2)
+    assert reply["errors"] == [{"attempt": 1, "status": 503, "code": "overloaded", "message": "busy", "body": None}]
+
+
+def test_the_wire_capture_says_why_nothing_was_sent_masked(monkeypatch):
+    monkeypatch.setenv("FAKE_API_KEY", "correct horse battery staple")
+    _, log, _ = _captured(Scripted(["never"], api_key=KEY), temperature=-1)
+    assert log.why_no_request(1) == "nothing was sent: cannot send this picture (key ***, ***)"

@@ -48,6 +48,15 @@ class Client:
         return {"stream": self.stream}
 
 
+async def closed_soon(stream: Stream) -> bool:
+    """Whether the reading thread closes ``stream`` (once) within 5 seconds."""
+    for _ in range(500):
+        if stream.closed:
+            break
+        await asyncio.sleep(0.01)
+    return stream.closed == 1
+
+
 async def drained(pump: StreamPump, count: int) -> list[tuple[str, object]]:
     return [await asyncio.wait_for(pump.queue.get(), 5) for _ in range(count)]
 
@@ -63,8 +72,7 @@ async def test_every_event_reaches_the_loop_in_order_then_the_end():
     assert (client.thread.name, client.thread.daemon) == ("bedrock-converse-stream", True)
     assert client.thread is not threading.current_thread()
     assert _bedrock_body.SENDING.__dict__.get("messages") is None  # not on this thread
-    await asyncio.sleep(0.05)
-    assert stream.closed == 1
+    assert await closed_soon(stream)
 
 
 async def test_a_refused_request_reaches_the_loop_as_its_error():
@@ -81,8 +89,7 @@ async def test_a_stream_that_breaks_hands_on_what_arrived_then_its_error():
     pump = StreamPump(Client(stream), {}, asyncio.get_running_loop(), [])
     pump.start()
     assert await drained(pump, 2) == [("event", {"a": 1}), ("error", broken)]
-    await asyncio.sleep(0.05)
-    assert stream.closed == 1
+    assert await closed_soon(stream)
 
 
 async def test_after_stop_nothing_more_is_handed_on_and_the_stream_is_closed():
@@ -112,11 +119,10 @@ async def test_stop_before_the_stream_opens_hands_on_nothing_and_closes_it():
     stream = Stream([{"a": 1}])
     pump = StreamPump(Client(stream), {}, loop, [])
     pump.stop()
-    assert pump._stream is None
     pump.start()
-    await asyncio.sleep(0.2)
+    assert await closed_soon(stream)  # the thread closes it last
+    await asyncio.sleep(0.05)  # anything it had handed on would be queued by now
     assert pump.queue.empty()
-    assert stream.closed == 1
 
 
 def test_events_for_a_closed_loop_are_dropped_and_reading_stops():

@@ -44,10 +44,14 @@ class _OldSdk:
         """A client from before ``content=``: it is handed the body to encode itself."""
 
 
-def test_only_a_client_whose_post_takes_content_is_sent_an_encoded_body_asked_once_per_class():
+def test_only_a_client_whose_post_takes_content_is_sent_an_encoded_body_asked_once_per_class(monkeypatch):
+    from openprogram_jupyter.models import _incremental
+
+    monkeypatch.setattr(_incremental, "_RAW_BODIES", {})  # the answers earlier tests left are not read
     assert takes_raw_bodies(_NewSdk()) is True
     assert takes_raw_bodies(_OldSdk()) is False
     assert takes_raw_bodies(_NewSdk()) is True and takes_raw_bodies(_OldSdk()) is False  # from the answers kept
+    assert _incremental._RAW_BODIES == {_NewSdk: True, _OldSdk: False}
 
 
 def _reply(n: int) -> list:

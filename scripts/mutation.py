@@ -339,6 +339,19 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/providers/test_context_window_edges.py",
         "tests/providers/test_provider_context.py",
     ),
+    "models/_history.py": (
+        "tests/providers/test_history_edges.py",
+        "tests/providers/test_provider_common.py",
+        "tests/providers/test_provider_translation.py",
+        "tests/providers/test_provider_images.py",
+        "tests/providers/test_provider_incremental.py",
+        "tests/providers/test_anthropic_wire.py",
+    ),
+    "models/_incremental.py": (
+        "tests/providers/test_incremental_edges.py",
+        "tests/providers/test_provider_incremental.py",
+        "tests/providers/test_provider_history_walk.py",
+    ),
     "engine/_context.py": ("tests/providers/test_provider_context.py", "tests/providers/test_context_window_edges.py"),
     "observe/_tracing.py": (
         "tests/core/test_tracing.py",

@@ -313,15 +313,25 @@ def _captured(model: Scripted, **request: object) -> tuple[AssistantMessage, Wir
 
 def test_the_wire_capture_keeps_the_body_masked_each_attempt_and_each_failure(monkeypatch):
     monkeypatch.setenv("FAKE_API_KEY", "correct horse battery staple")
-    message, log, kept = _captured(Scripted([busy(), "ok"], retry=FAST))
+    message, log, kept = _captured(Scripted([busy(body={"error": "busy"}), "ok"], retry=FAST))
     assert message.content[0].text == "ok" and kept
     assert log.request(1) == {"model": "m1", "key": "***"}
     reply = log.reply(1)
     assert (reply["provider"], reply["attempts"]) == ("fake", 2)
-    assert reply["errors"] == [{"attempt": 1, "status": 503, "code": "overloaded", "message": "busy", "body": None}]
+    assert reply["errors"] == [
+        {"attempt": 1, "status": 503, "code": "overloaded", "message": "busy", "body": {"error": "busy"}}
+    ]
 
 
 def test_the_wire_capture_says_why_nothing_was_sent_masked(monkeypatch):
     monkeypatch.setenv("FAKE_API_KEY", "correct horse battery staple")
     _, log, _ = _captured(Scripted(["never"], api_key=KEY), temperature=-1)
     assert log.why_no_request(1) == "nothing was sent: cannot send this picture (key ***, ***)"
+
+
+def test_a_key_given_to_a_model_is_masked_everywhere_from_then_on():
+    from openprogram_jupyter.core._secrets import mask
+
+    key = "a plain passphrase for this test only"
+    Scripted(["ok"], api_key=key)
+    assert mask(f"a tool printed {key}") == "a tool printed ***"

@@ -335,3 +335,11 @@ def test_a_key_given_to_a_model_is_masked_everywhere_from_then_on():
     key = "a plain passphrase for this test only"
     Scripted(["ok"], api_key=key)
     assert mask(f"a tool printed {key}") == "a tool printed ***"
+
+
+def test_cached_tokens_reach_the_usage_and_unnamed_counts_are_zero():
+    model = Scripted(["ok"])
+    usage = model._usage(cache_read=3, cache_write=4)
+    assert (usage.input, usage.output, usage.cache_read, usage.cache_write, usage.total_tokens) == (0, 0, 3, 4, 7)
+    alone = make_usage("nobody:model", cache_write=1)
+    assert (alone.input, alone.output, alone.cache_read, alone.cache_write, alone.total_tokens) == (0, 0, 0, 1, 1)

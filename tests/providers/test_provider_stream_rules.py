@@ -30,8 +30,8 @@ class Scripted(ProviderModel):
     provider = "fake"
     key_variables = ("FAKE_API_KEY", "FAKE_OTHER_KEY")
 
-    def __init__(self, script: list[object], **options: object) -> None:
-        super().__init__("m1", **options)  # type: ignore[arg-type]
+    def __init__(self, script: list[object], model_id: str = "m1", **options: object) -> None:
+        super().__init__(model_id, **options)  # type: ignore[arg-type]
         self.script = list(script)
         self.attempts = 0
         self.notices: list[str] = []
@@ -177,7 +177,7 @@ def test_notices_are_named_by_the_model_before_the_reply():
 
 def test_a_model_needs_an_id_and_a_twin_shares_all_but_its_memo():
     with pytest.raises(ValueError) as refused:
-        Scripted.__mro__[1].__init__(Scripted.__new__(Scripted), "")
+        Scripted([], model_id="")
     assert str(refused.value) == "fake: a model id is required, e.g. 'fake:MODEL'"
     model = Scripted(["ok"], api_key=KEY, base_url="http://127.0.0.1:9", retry=FAST)
     twin = model.for_another_run()

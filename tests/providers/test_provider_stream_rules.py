@@ -2,9 +2,10 @@
 server): retries only while nothing streamed, each wait announced with its number, the
 failed reply's words (status, code, retries, a refused wait, which key to check, the SDK's
 own words, every secret masked), a request that cannot be translated failing at once, the
-notices named by the model, a twin for another run, and the sampling fields' notices
-(issue 45). The loopback tests (``test_provider_errors.py``, ``test_provider_retry_waits.py``)
-show the real providers keep the same rules."""
+notices named by the model, the round's wire capture, a strict tool's nulls read as "not
+given", a twin for another run, warm-up, usage, and the sampling fields' notices (issue 45).
+The loopback tests (``test_provider_errors.py``, ``test_provider_retry_waits.py``) show the
+real providers keep the same rules."""
 
 from __future__ import annotations
 

@@ -234,3 +234,8 @@ def test_a_name_the_schema_does_not_know_does_not_stop_the_nulls_after_it_being_
     arguments = {"unknown": None, "x": None, "y": None}
     assert drop_absent_nulls(arguments, schema) == ["x", "y"]
     assert arguments == {"unknown": None}
+
+
+def test_an_optional_property_of_several_types_gets_null_as_one_more():
+    parameters = {"type": "object", "properties": {"id": {"type": ["string", "integer"]}}}
+    assert strict_form(parameters, "openai").schema["properties"]["id"] == {"type": ["string", "integer", "null"]}

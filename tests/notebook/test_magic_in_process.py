@@ -237,6 +237,9 @@ def test_config_model_is_used_when_no_m(shell):
         assert not any("no provider key" in note for note in plan.notes)
     finally:
         agent.model = None
+        # %config also wrote the shell's config, which an AgentMagics made later (a load
+        # after %unload_ext in this worker) would read as its model.
+        shell.config.AgentMagics.pop("model", None)
 
 
 def test_dash_m_naming_nothing_is_a_clear_error(shell):

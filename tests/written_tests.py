@@ -3,9 +3,11 @@ user would: ``python -m pytest`` on it in a fresh interpreter, from its own fold
 
 from __future__ import annotations
 
+import importlib
 import os
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 
@@ -26,3 +28,15 @@ def pytest_on(path: Path, *, extra_path: Path | None = None) -> tuple[int, str]:
         timeout=120,
     )
     return done.returncode, done.stdout + done.stderr
+
+
+def import_fresh(folder: Path, *names: str) -> list[types.ModuleType]:
+    """``names`` imported from ``folder``, none of them taken from ``sys.modules`` (a tool
+    module an earlier test imported under the same name is not reused)."""
+    for name in names:
+        sys.modules.pop(name, None)
+    sys.path.insert(0, str(folder))
+    try:
+        return [importlib.import_module(name) for name in names]
+    finally:
+        sys.path.remove(str(folder))

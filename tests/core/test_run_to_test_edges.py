@@ -7,7 +7,6 @@ the written file's blank lines."""
 
 from __future__ import annotations
 
-import importlib
 import pickle
 import sys
 import textwrap
@@ -15,7 +14,7 @@ import types
 from pathlib import Path
 
 import pytest
-from written_tests import pytest_on
+from written_tests import import_fresh, pytest_on
 
 import openprogram_jupyter as op
 
@@ -67,17 +66,6 @@ def test_copied_tools_are_two_blank_lines_apart_and_no_run_of_blank_lines_is_lon
     assert COMMENT in source.splitlines()
 
 
-def _import_fresh(folder: Path, *names: str) -> list[types.ModuleType]:
-    """``names`` imported from ``folder``, none of them taken from ``sys.modules``."""
-    for name in names:
-        sys.modules.pop(name, None)
-    sys.path.insert(0, str(folder))
-    try:
-        return [importlib.import_module(name) for name in names]
-    finally:
-        sys.path.remove(str(folder))
-
-
 def test_a_tool_from_a_package_s_init_above_the_test_takes_one_path_line_after_the_comment(tmp_path):
     package = tmp_path / "solids"
     package.mkdir()
@@ -88,7 +76,7 @@ def test_a_tool_from_a_package_s_init_above_the_test_takes_one_path_line_after_t
         '    """A cube\'s volume."""\n'
         "    return side**3\n"
     )
-    (solids,) = _import_fresh(tmp_path, "solids")
+    (solids,) = import_fresh(tmp_path, "solids")
     run = op.Runtime(model=op.ScriptedModel([call("volume", side=2), "8."])).run("Volume?", tools=[solids.volume])
     path = run.to_test(tmp_path / "tests" / "test_volume.py")
     lines = path.read_text().splitlines()

@@ -12,13 +12,12 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
-import sys
 import textwrap
 import types
 from pathlib import Path
 
 import pytest
-from written_tests import pytest_on
+from written_tests import import_fresh, pytest_on
 
 import openprogram_jupyter as op
 
@@ -246,17 +245,6 @@ def test_a_path_that_cannot_be_written_is_named_in_full(tmp_path):
     assert str(refused.value) == f"to_test: {plain!r} is a file, so {path!r} cannot be made in it"
 
 
-def _import_fresh(folder: Path, *names: str) -> list[types.ModuleType]:
-    """``names`` imported from ``folder``, none of them taken from ``sys.modules``."""
-    for name in names:
-        sys.modules.pop(name, None)
-    sys.path.insert(0, str(folder))
-    try:
-        return [importlib.import_module(name) for name in names]
-    finally:
-        sys.path.remove(str(folder))
-
-
 TOOL_MODULE = '''
 import openprogram_jupyter as op
 
@@ -275,7 +263,7 @@ def test_tools_from_a_package_above_the_test_are_imported_by_their_dotted_names(
     (package / "edges.py").write_text(
         TOOL_MODULE.format(name="perimeter", doc="A perimeter.", body="2 * (width + height)")
     )
-    shapes, edges = _import_fresh(tmp_path, "shapes", "shapes.edges")
+    shapes, edges = import_fresh(tmp_path, "shapes", "shapes.edges")
     model = op.ScriptedModel([[call("area", width=2, height=3), call("perimeter", width=2, height=3)], "6 and 10."])
     run = op.Runtime(model=model).run("Measure.", tools=[shapes.area, edges.perimeter])
     path = run.to_test(tmp_path / "tests" / "test_shapes.py")
@@ -290,7 +278,7 @@ def test_a_tool_from_a_module_in_the_tests_own_folder_is_imported_without_a_path
     folder = tmp_path / "tests"
     folder.mkdir()
     (folder / "room_tools.py").write_text(TOOL_MODULE.format(name="floor", doc="A floor.", body="width * height"))
-    (room_tools,) = _import_fresh(folder, "room_tools")
+    (room_tools,) = import_fresh(folder, "room_tools")
     run = op.Runtime(model=op.ScriptedModel([call("floor", width=2, height=3), "6."])).run(
         "Floor?", tools=[room_tools.floor]
     )

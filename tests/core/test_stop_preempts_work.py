@@ -22,6 +22,18 @@ shared cores (measured: 1.8 s each, no other load), so a run that ends within a 
 seconds of Stop was stopped, not finished."""
 
 
+class _StopButton:
+    """Stop as the user clicks it: ``abort`` for the run, ``clicked_at`` once clicked."""
+
+    def __init__(self) -> None:
+        self.abort = threading.Event()
+        self.clicked_at: list[float] = []
+
+    def click(self) -> None:
+        self.clicked_at.append(time.monotonic())
+        self.abort.set()
+
+
 def _twelve_large_pictures() -> list[object]:
     """One random picture (PNG cannot shrink noise, so fitting re-encodes it as JPEG),
     twelve times: 27 MB held, the work of twelve."""
@@ -30,25 +42,20 @@ def _twelve_large_pictures() -> list[object]:
 
 
 def test_stop_while_a_tools_pictures_are_fitted_ends_the_run_at_once():
-    abort = threading.Event()
+    stop = _StopButton()
     pictures = _twelve_large_pictures()
-    stopped_at: list[float] = []
-
-    def click_stop() -> None:
-        stopped_at.append(time.monotonic())
-        abort.set()
 
     @op.function
     def photos() -> list[object]:
         """Twelve large photos."""
-        threading.Timer(0.3, click_stop).start()  # the user clicks Stop just after it returns
+        threading.Timer(0.3, stop.click).start()  # the user clicks Stop just after it returns
         return pictures
 
     model = op.ScriptedModel([call("photos"), "never reached"])
-    run = op.Runtime(model=model).run("go", tools=[photos], abort=abort)
+    run = op.Runtime(model=model).run("go", tools=[photos], abort=stop.abort)
     ended = time.monotonic()
-    assert stopped_at, "the run ended before Stop was clicked"
-    assert ended - stopped_at[0] < 3  # generous: fitting all twelve takes ~20 s here
+    assert stop.clicked_at, "the run ended before Stop was clicked"
+    assert ended - stop.clicked_at[0] < 3  # generous: fitting all twelve takes ~20 s here
     assert run.stop_reason == "aborted"
     [result] = results(run)
     assert result.status == "cancelled" and result.is_error and "result" in result.text
@@ -58,12 +65,7 @@ def test_stop_while_a_tools_pictures_are_fitted_ends_the_run_at_once():
 def test_stop_while_the_figures_a_tool_left_open_are_drawn_ends_the_run_at_once():
     pyplot = pytest.importorskip("matplotlib.pyplot")
     numpy = pytest.importorskip("numpy")
-    abort = threading.Event()
-    stopped_at: list[float] = []
-
-    def click_stop() -> None:
-        stopped_at.append(time.monotonic())
-        abort.set()
+    stop = _StopButton()
 
     @op.function
     def plots() -> str:
@@ -72,15 +74,15 @@ def test_stop_while_the_figures_a_tool_left_open_are_drawn_ends_the_run_at_once(
         noise = numpy.random.default_rng(0).integers(0, 256, (side, side, 3), dtype=numpy.uint8)
         for _ in range(4):
             pyplot.figure(figsize=(side / 100, side / 100), dpi=100).figimage(noise)
-        threading.Timer(0.3, click_stop).start()  # the user clicks Stop just after it returns
+        threading.Timer(0.3, stop.click).start()  # the user clicks Stop just after it returns
         return "drawn"
 
     before = set(pyplot.get_fignums())
     model = op.ScriptedModel([call("plots"), "never reached"])
-    run = op.Runtime(model=model).run("go", tools=[plots], abort=abort)
+    run = op.Runtime(model=model).run("go", tools=[plots], abort=stop.abort)
     ended = time.monotonic()
-    assert stopped_at, "the run ended before Stop was clicked"
-    assert ended - stopped_at[0] < 3  # generous: drawing all four takes ~10 s here
+    assert stop.clicked_at, "the run ended before Stop was clicked"
+    assert ended - stop.clicked_at[0] < 3  # generous: drawing all four takes ~10 s here
     assert run.stop_reason == "aborted"
     [result] = results(run)
     assert result.status == "cancelled" and "figures" in result.text

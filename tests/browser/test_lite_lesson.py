@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -234,7 +235,9 @@ def test_a_background_run_returns_the_cell_at_once_and_its_stop_button_stops_it(
     # The click reached the kernel while the run went on, and stopped it in its first round.
     assert after_stop.strip() == "True aborted", after_stop
     assert "Stopped with the Stop button; the transcript up to that point is kept." in transcript
-    assert "round 1\nstopped (aborted)" in transcript and "round 2" not in transcript, transcript
+    # Round 1 may have shown the first words of its reply ("I'll ") before the click landed.
+    assert re.search(r"round 1\n([^\n]*\n)?stopped \(aborted\)", transcript), transcript
+    assert "round 2" not in transcript, transcript
 
 
 def _answer_prompt(cell, expected_prompt: str, answer: str) -> None:

@@ -1,5 +1,12 @@
-"""The browser tests' servers on 127.0.0.1 with fresh settings: JupyterLab (the ``lab``
-fixture), or JupyterLab then Notebook 7 (the ``jupyter`` fixture, a :class:`lab.Server`)."""
+"""The browser tests' Jupyter servers on 127.0.0.1 with fresh settings, no token.
+
+Each worker process starts one server per frontend, the first time one of its tests asks
+for that frontend, and stops it at the end of the session. Each test gets a folder of its
+own under the server's root (its :attr:`lab.Server.root`) and, in JupyterLab, a workspace
+of its own (so a page never restores another test's tabs); when the test ends, every
+session and kernel left on the server is shut down. The ``lab`` fixture is JupyterLab's
+:class:`lab.Server`; the ``jupyter`` fixture is JupyterLab's, then Notebook 7's.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +16,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -58,30 +66,31 @@ def _server_command(frontend: str, port: int, root: Path) -> list[str]:
 
 
 @contextlib.contextmanager
-def _serve(tmp_path: Path, frontend: str) -> Iterator[Server]:
-    """A ``frontend`` server with fresh settings and workspaces, stopped on exit."""
-    root = tmp_path / "root"
+def _serve(home: Path, frontend: str) -> Iterator[str]:
+    """A ``frontend`` server of ``home / "root"`` with fresh settings and workspaces under
+    ``home``; yields its URL; stopped on exit."""
+    root = home / "root"
     root.mkdir()
     # No "get notified about Jupyter news?" toast over the notebook (and no fetching it).
-    notification = tmp_path / "settings" / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
+    notification = home / "settings" / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
     notification.parent.mkdir(parents=True)
     notification.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
     port = free_port()
     env = {
         **os.environ,
-        "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "settings"),
-        "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "workspaces"),
-        "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
+        "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
+        "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"),
+        "JUPYTER_CONFIG_DIR": str(home / "config"),
         "OPENPROGRAM_MODEL": "offline",
     }
-    log = open(tmp_path / "server.log", "w")  # handed to the server process, closed below
+    log = open(home / "server.log", "w")  # handed to the server process, closed below
     server = subprocess.Popen(
         _server_command(frontend, port, root), env=env, stdout=log, stderr=subprocess.STDOUT, cwd=root
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        _wait_until_up(url, server, tmp_path / "server.log")
-        yield Server(url, root, frontend)
+        _wait_until_up(url, server, home / "server.log")
+        yield url
     finally:
         server.terminate()
         try:
@@ -106,18 +115,81 @@ def _wait_until_up(url: str, server: subprocess.Popen, log: Path) -> None:
             time.sleep(0.3)
 
 
+class _Servers:
+    """This worker's servers, one per frontend, each started the first time it is asked
+    for (under ``base / frontend``) and stopped by :meth:`close`."""
+
+    def __init__(self, base: Path) -> None:
+        self._base = base
+        self._urls: dict[str, str] = {}
+        self._stack = contextlib.ExitStack()
+
+    def url(self, frontend: str) -> str:
+        if frontend not in self._urls:
+            home = self._base / frontend
+            home.mkdir()
+            self._urls[frontend] = self._stack.enter_context(_serve(home, frontend))
+        return self._urls[frontend]
+
+    def root(self, frontend: str) -> Path:
+        return self._base / frontend / "root"
+
+    def close(self) -> None:
+        self._stack.close()
+
+
+@pytest.fixture(scope="session")
+def _jupyter_servers(tmp_path_factory) -> Iterator[_Servers]:
+    servers = _Servers(tmp_path_factory.mktemp("jupyter-servers"))
+    try:
+        yield servers
+    finally:
+        servers.close()
+
+
+def _api(method: str, address: str) -> object:
+    """The JSON answer of the Jupyter server's REST call (``None`` for an empty answer)."""
+    with urllib.request.urlopen(urllib.request.Request(address, method=method), timeout=30) as answer:
+        body = answer.read()
+    return json.loads(body) if body else None
+
+
+def _shut_down_kernels(url: str) -> None:
+    """Delete every session on the server at ``url`` (which shuts its kernel down), then
+    every kernel left without a session."""
+    for session in _api("GET", f"{url}/api/sessions"):  # type: ignore[union-attr]
+        _api("DELETE", f"{url}/api/sessions/{session['id']}")
+    for kernel in _api("GET", f"{url}/api/kernels"):  # type: ignore[union-attr]
+        _api("DELETE", f"{url}/api/kernels/{kernel['id']}")
+
+
+@contextlib.contextmanager
+def _test_place(servers: _Servers, frontend: str) -> Iterator[Server]:
+    """A :class:`Server` of this worker's ``frontend`` server whose root is a new folder
+    of its own and whose JupyterLab workspace is named after that folder; the sessions and
+    kernels left on the server are shut down on exit."""
+    url = servers.url(frontend)
+    server_root = servers.root(frontend)
+    folder = Path(tempfile.mkdtemp(prefix="test-", dir=server_root))
+    try:
+        yield Server(url, folder, frontend, folder.relative_to(server_root).as_posix(), folder.name)
+    finally:
+        _shut_down_kernels(url)
+
+
 @pytest.fixture
-def lab(tmp_path):
-    """A JupyterLab server on 127.0.0.1 with fresh settings and workspaces, no token:
-    ``(url, root)``."""
-    with _serve(tmp_path, "lab") as server:
-        yield server.url, server.root
+def lab(_jupyter_servers):
+    """JupyterLab's :class:`Server` on 127.0.0.1 (this worker's, shared), a folder and a
+    workspace of this test's own."""
+    with _test_place(_jupyter_servers, "lab") as server:
+        yield server
 
 
 @pytest.fixture(params=FRONTENDS)
-def jupyter(tmp_path, request):
+def jupyter(_jupyter_servers, request):
     """A :class:`Server` of each frontend in turn — JupyterLab, then Notebook 7 — on
-    127.0.0.1 with fresh settings, no token; a test that parametrizes ``jupyter``
-    indirectly gets the frontends it names (``"nbclassic"`` too)."""
-    with _serve(tmp_path, request.param) as server:
+    127.0.0.1 (this worker's, shared), a folder and a workspace of this test's own; a test
+    that parametrizes ``jupyter`` indirectly gets the frontends it names (``"nbclassic"``
+    too)."""
+    with _test_place(_jupyter_servers, request.param) as server:
         yield server

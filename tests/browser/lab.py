@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import nbformat
 
@@ -35,18 +36,28 @@ FRONTENDS = ("lab", "notebook7")
 
 @dataclass(frozen=True)
 class Server:
-    """A running Jupyter server: its ``url``, the ``root`` folder it serves, and which
-    ``frontend`` its pages are: ``"lab"`` (JupyterLab), ``"notebook7"`` (Notebook 7) or
-    ``"nbclassic"`` (the Notebook 6 interface)."""
+    """A test's place on a running Jupyter server: the server's ``url``, the test's own
+    ``root`` folder, which ``frontend`` its pages are — ``"lab"`` (JupyterLab),
+    ``"notebook7"`` (Notebook 7) or ``"nbclassic"`` (the Notebook 6 interface) — that
+    folder's ``path`` relative to the server's root, and the name of the test's own
+    JupyterLab ``workspace``."""
 
     url: str
     root: Path
     frontend: str
+    path: str
+    workspace: str
 
     def notebook_address(self, name: str) -> str:
-        """The page that opens notebook ``name`` (a path under ``root``) in this frontend."""
-        page = {"lab": "lab/tree", "notebook7": "notebooks", "nbclassic": "nbclassic/notebooks"}[self.frontend]
-        return f"{self.url}/{page}/{name}"
+        """The page that opens notebook ``name`` (a path under ``root``) in this frontend;
+        JupyterLab's in this test's workspace, so it restores no other test's tabs."""
+        notebook = quote(f"{self.path}/{name}")
+        page = {
+            "lab": f"lab/workspaces/{quote(self.workspace, safe='')}/tree",
+            "notebook7": "notebooks",
+            "nbclassic": "nbclassic/notebooks",
+        }[self.frontend]
+        return f"{self.url}/{page}/{notebook}"
 
 
 @contextlib.contextmanager

@@ -48,10 +48,10 @@ def printed_results(page) -> object:
 
 
 def test_a_tool_s_question_is_answered_by_typing_in_its_card(lab):
-    url, root = lab
+    root = lab.root
     name = write_notebook(root, "ask.ipynb", ASK_CELLS)
     with chromium_page(1200, 900, "ask-typing-failure.png") as page:
-        open_and_run_all(page, f"{url}/lab/tree/{name}")
+        open_and_run_all(page, lab.notebook_address(name))
         page.get_by_text("greet asks:", exact=False).first.wait_for(timeout=60_000)
         box = page.get_by_placeholder("your answer", exact=False).first
         box.wait_for(timeout=15_000)
@@ -69,10 +69,10 @@ def test_a_tool_s_question_is_answered_by_typing_in_its_card(lab):
 
 
 def test_an_mcp_server_s_elicitation_is_answered_by_a_click(lab):
-    url, root = lab
+    root = lab.root
     name = write_notebook(root, "elicit.ipynb", ELICIT_CELLS)
     with chromium_page(1200, 900, "elicit-click-failure.png") as page:
-        open_and_run_all(page, f"{url}/lab/tree/{name}")
+        open_and_run_all(page, lab.notebook_address(name))
         page.get_by_text("Delete /tmp/old.txt?", exact=False).first.wait_for(timeout=60_000)
         page.screenshot(path=str(OUTPUT / "elicit-click.png"), full_page=True)
         page.locator("button.widget-button", has_text="yes").first.click()

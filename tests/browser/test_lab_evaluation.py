@@ -30,10 +30,10 @@ CELLS = [
 
 
 def test_clicking_a_row_opens_its_transcript_and_the_judges_verdict(lab):
-    url, root = lab
+    root = lab.root
     name = write_notebook(root, "evaluation.ipynb", CELLS)
     with chromium_page(1100, 900, "evaluation-failure.png") as page:
-        open_and_run_all(page, f"{url}/lab/tree/{name}")
+        open_and_run_all(page, lab.notebook_address(name))
         quick_row = page.locator("details.openprogram-evaluation-row", has_text="quick")
         quick_row.wait_for(timeout=60_000)
         transcript = quick_row.get_by_text("Probably 4.", exact=True)

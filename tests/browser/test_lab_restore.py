@@ -33,11 +33,11 @@ def _sessions_helper() -> str:
 
 
 def test_background_cells_on_one_session_are_saved_and_restored_as_the_kernel_had_them(lab):
-    url, root = lab
+    root = lab.root
     cells = [CELLS[0] + "\n" + _sessions_helper(), *CELLS[1:]]
     name = write_notebook(root, "background.ipynb", cells)
     with chromium_page(1100, 900, "restore-failure.png") as page:
-        open_and_run_all(page, f"{url}/lab/tree/{name}")
+        open_and_run_all(page, lab.notebook_address(name))
         page.locator(".jp-OutputArea-output", has_text="LIVE-SESSION").first.wait_for(timeout=60_000)
         live = json.loads(
             page.locator(".jp-OutputArea-output", has_text="LIVE-SESSION")

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import re
 import threading
-from pathlib import Path
 from typing import Any
 
 import httpx2
@@ -19,7 +18,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from .lab import OUTPUT, chromium_page, open_and_run_all, write_notebook
+from .lab import OUTPUT, Server, chromium_page, open_and_run_all, write_notebook
 
 pytestmark = pytest.mark.slow
 
@@ -36,10 +35,10 @@ SERVE_CELLS = [
 ]
 
 
-def serving(page: Any, url: str, root: Path) -> tuple[str, str]:
+def serving(page: Any, lab: Server) -> tuple[str, str]:
     """Open and run the serving notebook; the server's URL and token its cell printed."""
-    name = write_notebook(root, "serve.ipynb", SERVE_CELLS)
-    open_and_run_all(page, f"{url}/lab/tree/{name}")
+    name = write_notebook(lab.root, "serve.ipynb", SERVE_CELLS)
+    open_and_run_all(page, lab.notebook_address(name))
     printed = page.locator(".jp-OutputArea-output", has_text="Bearer token").first
     printed.wait_for(timeout=60_000)
     text = printed.inner_text()
@@ -69,9 +68,8 @@ def call_in_background(url: str, token: str, tool: str, arguments: dict[str, Any
 
 
 def test_a_served_call_the_policy_asks_about_is_approved_in_the_card(lab):
-    url, root = lab
     with chromium_page(1200, 900, "serve-approval-failure.png") as page:
-        server_url, token = serving(page, url, root)
+        server_url, token = serving(page, lab)
         thread, results = call_in_background(server_url, token, "add", {"a": 20, "b": 22})
         page.get_by_text("a call from an MCP client waits for your approval", exact=False).first.wait_for(
             timeout=30_000
@@ -89,9 +87,8 @@ def test_a_served_call_the_policy_asks_about_is_approved_in_the_card(lab):
 
 
 def test_a_served_tool_s_question_is_answered_by_typing_in_the_card(lab):
-    url, root = lab
     with chromium_page(1200, 900, "serve-question-failure.png") as page:
-        server_url, token = serving(page, url, root)
+        server_url, token = serving(page, lab)
         thread, results = call_in_background(server_url, token, "rename", {"path": "a.txt"})
         page.get_by_text("New name for a.txt?", exact=False).first.wait_for(timeout=30_000)
         box = page.get_by_placeholder("your answer", exact=False).first

@@ -29,10 +29,10 @@ STOP_CELLS = [
 
 
 def test_stop_button_in_jupyterlab_ends_a_running_agent_cell(lab):
-    url, root = lab
+    root = lab.root
     name = write_notebook(root, "stop.ipynb", STOP_CELLS)
     with chromium_page(1200, 900, "failure.png") as page:
-        open_and_run_all(page, f"{url}/lab/tree/{name}")
+        open_and_run_all(page, lab.notebook_address(name))
 
         view = page.locator(".widget-html", has_text="word word word")
         view.first.wait_for(timeout=60_000)
@@ -84,12 +84,12 @@ TOUR_CELLS = [
 def test_enter_in_the_steering_box_queues_a_message_and_the_readme_pictures(lab):
     """Takes the README's pictures from a real run: into tests/browser/output, or into
     docs/images with OPENPROGRAM_UPDATE_PICTURES=1 (then review and commit them)."""
-    url, root = lab
+    root = lab.root
     name = write_notebook(root, "tour.ipynb", TOUR_CELLS)
     pictures = REPO / "docs" / "images" if os.environ.get("OPENPROGRAM_UPDATE_PICTURES") else OUTPUT
     pictures.mkdir(parents=True, exist_ok=True)
     with chromium_page(1000, 760, "tour-failure.png") as page:
-        open_and_run_all(page, f"{url}/lab/tree/{name}")
+        open_and_run_all(page, lab.notebook_address(name))
 
         box = page.get_by_placeholder("Message the agent while it works", exact=False)
         box.wait_for(timeout=60_000)

@@ -26,10 +26,10 @@ CELLS = [
 
 
 def test_text_cells_are_left_aligned_and_numbers_do_not_wrap(lab):
-    url, root = lab
+    root = lab.root
     name = write_notebook(root, "tables.ipynb", CELLS)
     with chromium_page(1100, 900, "tables-failure.png") as page:
-        open_and_run_all(page, f"{url}/lab/tree/{name}")
+        open_and_run_all(page, lab.notebook_address(name))
         page.locator(".openprogram-evaluation table").first.wait_for(timeout=60_000)
         page.locator("table.openprogram-side-by-side").first.wait_for(timeout=60_000)
         page.locator(".jp-OutputArea-output table", has_text="description").first.wait_for(timeout=60_000)

@@ -48,10 +48,10 @@ STEERING_CELLS = [
 
 
 def test_edit_and_skip_reason_typed_key_by_key_reach_the_kernel_whole(lab):
-    url, root = lab
+    root = lab.root
     name = write_notebook(root, "step.ipynb", STEP_CELLS)
     with chromium_page(1200, 900, "step-typing-failure.png") as page:
-        open_and_run_all(page, f"{url}/lab/tree/{name}")
+        open_and_run_all(page, lab.notebook_address(name))
         button = lambda text: page.locator("button.widget-button", has_text=text)  # noqa: E731
         button("Edit").first.wait_for(timeout=60_000)
         page.get_by_text("a=1, b=1").first.wait_for(timeout=30_000)
@@ -90,10 +90,10 @@ def test_edit_and_skip_reason_typed_key_by_key_reach_the_kernel_whole(lab):
 
 
 def test_two_steering_messages_typed_in_a_row_both_reach_the_model(lab):
-    url, root = lab
+    root = lab.root
     name = write_notebook(root, "steer.ipynb", STEERING_CELLS)
     with chromium_page(1200, 900, "steer-typing-failure.png") as page:
-        open_and_run_all(page, f"{url}/lab/tree/{name}")
+        open_and_run_all(page, lab.notebook_address(name))
         page.get_by_text("running", exact=False).first.wait_for(timeout=60_000)
         for message in ("use metric units", "and round to one decimal"):
             box = page.get_by_placeholder("Message the agent while it works", exact=False).first

@@ -5,7 +5,9 @@ for that frontend, and stops it at the end of the session. Each test gets a fold
 own under the server's root (its :attr:`lab.Server.root`) and, in JupyterLab, a workspace
 of its own (so a page never restores another test's tabs); when the test ends, every
 session and kernel left on the server is shut down. The ``lab`` fixture is JupyterLab's
-:class:`lab.Server`; the ``jupyter`` fixture is JupyterLab's, then Notebook 7's.
+:class:`lab.Server`; the ``jupyter`` fixture is JupyterLab's, then Notebook 7's. The
+worker's shared Playwright driver and chromium (:mod:`shared_chromium`) are stopped at the
+end of the session too.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from pathlib import Path
 
 import pytest
 
+from . import shared_chromium
 from .lab import FRONTENDS, Server
 
 
@@ -136,6 +139,14 @@ class _Servers:
 
     def close(self) -> None:
         self._stack.close()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _shared_chromium_stopped() -> Iterator[None]:
+    """This process's Playwright driver and chromium (:mod:`shared_chromium`), stopped at
+    the end of the session."""
+    yield
+    shared_chromium.stop()
 
 
 @pytest.fixture(scope="session")

@@ -1,5 +1,8 @@
 """What the browser tests share: Debian's chromium, a page in it, notebooks to open and run.
 
+Each worker process runs one Playwright driver and one chromium (:mod:`shared_chromium`);
+each :func:`chromium_page` is a new browser context in it, closed after the test.
+
 Needs ``/usr/bin/chromium`` (``apt-get install -y chromium``; CI's script installs it) and
 the Python ``playwright`` package — never ``playwright install``.
 """
@@ -15,6 +18,8 @@ from typing import Any
 from urllib.parse import quote
 
 import nbformat
+
+from . import shared_chromium
 
 OUTPUT = Path(__file__).parent / "output"
 REPO = Path(__file__).resolve().parents[2]
@@ -62,26 +67,33 @@ class Server:
 
 @contextlib.contextmanager
 def chromium_page(width: int, height: int, failure_picture: str, extra_args: tuple[str, ...] = ()) -> Iterator[Any]:
-    """A page in headless chromium (started with ``extra_args`` too); if the block fails, a
-    full-page screenshot goes to ``output/<failure_picture>`` before the error is raised."""
-    from playwright.sync_api import sync_playwright
-
+    """A page of its own (in a new browser context, closed after the block) in this
+    process's headless chromium — or, with ``extra_args``, in a chromium of its own started
+    with them too and closed after the block; if the block fails, a full-page screenshot
+    goes to ``output/<failure_picture>`` before the error is raised."""
     OUTPUT.mkdir(exist_ok=True)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, *extra_args], headless=True
-        )
-        page = browser.new_page(viewport={"width": width, "height": height})
+    with shared_chromium.playwright_turn() as playwright:
+        if extra_args:
+            browser = shared_chromium.launch(playwright, CHROMIUM, [*CHROMIUM_ARGS, *extra_args])
+        else:
+            browser = shared_chromium.browser(playwright, CHROMIUM, CHROMIUM_ARGS)
         try:
-            yield page
-        except BaseException:
+            context = browser.new_context(viewport={"width": width, "height": height})
             try:
-                page.screenshot(path=str(OUTPUT / failure_picture), full_page=True)
-            except Exception as screenshot_error:  # the test's own failure is the one to report
-                print(f"(no failure screenshot: {screenshot_error})")
-            raise
+                page = context.new_page()
+                try:
+                    yield page
+                except BaseException:
+                    try:
+                        page.screenshot(path=str(OUTPUT / failure_picture), full_page=True)
+                    except Exception as screenshot_error:  # the test's own failure is the one to report
+                        print(f"(no failure screenshot: {screenshot_error})")
+                    raise
+            finally:
+                context.close()
         finally:
-            browser.close()
+            if extra_args:
+                browser.close()
 
 
 def write_notebook(root: Path, name: str, cells: list[str], kernel: str = "python3") -> str:

@@ -4,34 +4,17 @@ fails naming the call when a tool change alters it."""
 from __future__ import annotations
 
 import ast
-import importlib
-import sys
 import textwrap
-import types
-from pathlib import Path
 
 import pytest
 from fakeserver import Call, FakeServer, Turn
-from written_tests import pytest_on
+from written_tests import import_fresh, pytest_on
 
 import openprogram_jupyter as op
 
 from .conftest import call
 
 KEY = "sk-test-to-test-0123456789abcdef"
-
-
-def _imported_afresh(folder: Path, name: str) -> types.ModuleType:
-    """The module ``folder/name.py``, imported from that file even when a module of that
-    name is in ``sys.modules`` already — left there by an earlier run of the same test in
-    this process (mutmut runs each test several times in one process), from another
-    ``tmp_path``."""
-    sys.modules.pop(name, None)
-    sys.path.insert(0, str(folder))
-    try:
-        return importlib.import_module(name)
-    finally:
-        sys.path.remove(str(folder))
 
 
 def find_city(city: str) -> str:
@@ -91,7 +74,7 @@ def test_tools_from_a_module_are_imported_and_edits_to_it_count(tmp_path):
             return city.upper()
     ''')
     )
-    city_tools = _imported_afresh(tmp_path, "city_tools")
+    (city_tools,) = import_fresh(tmp_path, "city_tools")
     model = op.ScriptedModel([call("find_city", city="oslo"), "Oslo."])
     run = op.Runtime(model=model).run("Find Oslo.", tools=[city_tools.find_city])
     path = run.to_test(tmp_path / "tests" / "test_oslo.py", tools_from="city_tools")
@@ -119,7 +102,7 @@ def test_the_names_a_tool_uses_are_imported_as_its_module_had_them(tmp_path):
             return json.dumps([kind, dt.date(year, 1, 1).isoformat()])
     ''')
     )
-    shelf_tools = _imported_afresh(tmp_path, "shelf_tools")
+    (shelf_tools,) = import_fresh(tmp_path, "shelf_tools")
     shelf_tools.shelve.__module__ = "__main__"  # as if the notebook defined it: its source is copied
     tool = op.function(shelf_tools.shelve, register_globally=False)
     run = op.Runtime(model=op.ScriptedModel([call("shelve", kind="map", year=1901), "Shelved."])).run(
@@ -249,7 +232,7 @@ def test_a_tool_from_an_importable_module_is_imported_so_edits_to_it_count(tmp_p
             return width * height
     ''')
     )
-    area_tools = _imported_afresh(tmp_path, "area_tools")
+    (area_tools,) = import_fresh(tmp_path, "area_tools")
     run = op.Runtime(model=op.ScriptedModel([call("area", width=2, height=3), "6."])).run(
         "Area?", tools=[area_tools.area]
     )

@@ -84,7 +84,12 @@ def assert_ran(cell, calls: list, results: list, stop_reason: str) -> None:
 
 
 def plain(cell) -> str:
-    return "\n".join(o.get("data", {}).get("text/plain", "") + o.get("text", "") for o in cell.outputs)
+    """The cell's text as a reader sees it: each output's plain text on lines of its own, and
+    what it printed as one text however the kernel split it (under load two prints in a row
+    can arrive as two stream outputs)."""
+    return "".join(
+        o.text if o.output_type == "stream" else o.get("data", {}).get("text/plain", "") + "\n" for o in cell.outputs
+    )
 
 
 def saved(cell, mime: str) -> str:

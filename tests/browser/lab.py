@@ -72,28 +72,23 @@ def chromium_page(width: int, height: int, failure_picture: str, extra_args: tup
     with them too and closed after the block; if the block fails, a full-page screenshot
     goes to ``output/<failure_picture>`` before the error is raised."""
     OUTPUT.mkdir(exist_ok=True)
-    with shared_chromium.playwright_turn() as playwright:
+    with shared_chromium.playwright_turn() as playwright, contextlib.ExitStack() as cleanup:
         if extra_args:
             browser = shared_chromium.launch(playwright, CHROMIUM, [*CHROMIUM_ARGS, *extra_args])
+            cleanup.callback(browser.close)
         else:
             browser = shared_chromium.browser(playwright, CHROMIUM, CHROMIUM_ARGS)
+        context = browser.new_context(viewport={"width": width, "height": height})
+        cleanup.callback(context.close)  # before the browser's close: callbacks run last first
+        page = context.new_page()
         try:
-            context = browser.new_context(viewport={"width": width, "height": height})
+            yield page
+        except BaseException:
             try:
-                page = context.new_page()
-                try:
-                    yield page
-                except BaseException:
-                    try:
-                        page.screenshot(path=str(OUTPUT / failure_picture), full_page=True)
-                    except Exception as screenshot_error:  # the test's own failure is the one to report
-                        print(f"(no failure screenshot: {screenshot_error})")
-                    raise
-            finally:
-                context.close()
-        finally:
-            if extra_args:
-                browser.close()
+                page.screenshot(path=str(OUTPUT / failure_picture), full_page=True)
+            except Exception as screenshot_error:  # the test's own failure is the one to report
+                print(f"(no failure screenshot: {screenshot_error})")
+            raise
 
 
 def write_notebook(root: Path, name: str, cells: list[str], kernel: str = "python3") -> str:

@@ -29,6 +29,7 @@ import asyncio
 import base64
 import contextvars
 import io
+import math
 import sys
 import threading
 import time
@@ -61,7 +62,7 @@ class OutputCapture:
         self._on_output = on_output
         self._lock = threading.Lock()
         self._pending: JsonObject | None = None  # stream text not yet handed on
-        self._last_sent = 0.0
+        self._last_sent = -math.inf  # never: monotonic time may start near 0 on a machine just booted
         self._stream_chars = 0
         self._dropped = 0
 

@@ -4,7 +4,9 @@ written, a cassette recorded without keys, and what a keyed replay says of a row
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
+import types
 
 import openprogram_jupyter as op
 from openprogram_jupyter.lab.evaluation import _judge_tape
@@ -30,6 +32,10 @@ def test_a_judges_cassette_names_the_judges_model_and_numbers_its_rounds_from_on
 
 def test_the_first_verdict_is_saved_at_once_and_the_next_ones_within_the_interval_on_flush(tmp_path, monkeypatch):
     monkeypatch.setattr(_judge_tape, "_SAVE_EVERY_SECONDS", 3600.0)
+    # The monotonic clock of a machine booted a minute ago: less than the interval. (The
+    # first verdict was once saved only if the clock read more than the interval.)
+    uptime = itertools.count(60.0, 0.001)
+    monkeypatch.setattr(_judge_tape, "time", types.SimpleNamespace(monotonic=lambda: next(uptime)))
     cassette = tmp_path / "judge.json"
     judge = op.judge(RUBRIC, model=grader(), record=cassette)
     first, second = (op.Runtime(model=careful()).run(prompt, tools=[add]) for prompt in prompts(2))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import os
 import threading
 import time
@@ -44,7 +45,7 @@ class JudgeTape:
         self.model_name = model_name
         self._rounds: dict[str, list[JsonObject]] = {}
         self._lock = threading.Lock()
-        self._saved_at = 0.0
+        self._saved_at = -math.inf  # never: the first verdict is written at once (monotonic time may start near 0)
 
     def recorder(self, key: Key, model: Model) -> Model:
         """``model`` for the grading under ``key``: it streams as ``model`` and records here."""

@@ -10,6 +10,7 @@ plan is not worked out.
 from __future__ import annotations
 
 import html
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -40,7 +41,7 @@ class Progress:
             self.plan = str(plan())
             self._handle = display_bundle({"text/html": self._html(), "text/plain": self._text()}, display_id=True)
         self._shown = (-1, -1)
-        self._last = 0.0
+        self._last = -math.inf  # never: monotonic time may start near 0 on a machine just booted
 
     def count(self, outcome: Any) -> None:
         with self._lock:

@@ -4,9 +4,18 @@ A loopback OpenAI-compatible server (``tests/fakeserver`` in a child process, so
 shares our interpreter lock) answers every request after ``--latency`` seconds (0.25 by
 default). Each run is two requests: the model calls ``lookup``, then answers. With a judge,
 each run is graded by one more request. The ideal wall time is
-``requests × latency ÷ concurrency`` (the slots never idle, the client costs nothing); each
-row says how far from it it came, and the median number of requests the server had in
-flight while the evaluation ran.
+``requests × latency ÷ concurrency`` (the slots never idle, the client costs nothing).
+Each row gives, as medians:
+
+- how far from the ideal it came, and where fewer runs are left than slots, from the
+  reachable bound (a run's requests go one after another, so 96 runs in 64 slots take two
+  waves: 1.0 s where the ideal says 0.75 s);
+- how many requests the server had in flight while the evaluation ran;
+- how busy each process was: the CPU seconds of the bench's process (the client, all its
+  threads; a Dask worker is a process of its own and not counted) and of the server's,
+  divided by the wall (1.0: one core busy the whole time).
+
+The variants:
 
 - ``op.evaluate``            ``op.evaluate(prompts, models=[...], tools=[lookup], concurrency=C)``;
 - ``+ op.judge``             the same with ``expect=op.judge(...)`` on the same server;
@@ -23,7 +32,7 @@ also pays for a new connection.
 Each variant runs once untimed first (imports, clients), then ``--repeats`` times in a
 shuffled order; the table gives the median wall.
 
-    python bench/evaluate_throughput.py [--prompts 96] [--concurrency 16,64] [--repeats 3] [--dask]
+    python bench/evaluate_throughput.py [--prompts 96] [--concurrency 16,64] [--repeats 3] [--jitter 0.05] [--dask]
 
 Needs the ``[bench]`` extra (pydantic-evals, pydantic-ai-slim[openai]) for the comparison
 rows and ``[distributed]`` for ``--dask``; a missing one is skipped with a note.
@@ -33,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import multiprocessing
 import os
@@ -71,12 +81,14 @@ def _judged(body: dict[str, Any]) -> bool:
     return RUBRIC in json.dumps(body.get("messages", []))
 
 
-def _responder(latency: float, spans: list[tuple[float, float]]) -> Callable[[Any, Any], Turn]:
-    """Answers after ``latency`` seconds, appending each request's (start, end) of that wait to ``spans``."""
+def _responder(latency: float, jitter: float, spans: list[tuple[float, float]]) -> Callable[[Any, Any], Turn]:
+    """Answers after ``latency`` seconds (give or take up to ``jitter``, uniformly),
+    appending each request's (start, end) of that wait to ``spans``."""
+    chance = random.Random(0)
 
     def reply(recorded: Any, wire: Any) -> Turn:
         started = time.monotonic()
-        time.sleep(latency)
+        time.sleep(latency + chance.uniform(-jitter, jitter))
         spans.append((started, time.monotonic()))
         body = recorded.body
         if _judged(body):
@@ -91,13 +103,13 @@ def _responder(latency: float, spans: list[tuple[float, float]]) -> Callable[[An
     return reply
 
 
-def _serve(pipe: Any, latency: float, keep_alive: bool) -> None:
+def _serve(pipe: Any, latency: float, jitter: float, keep_alive: bool) -> None:
     # http.server listens with a backlog of 5: more connections than that opened at once
     # wait for the server to accept earlier ones, which caps the requests in flight.
     ThreadingHTTPServer.request_queue_size = 1024
     spans: list[tuple[float, float]] = []
     with FakeServer() as server:
-        server.responder = _responder(latency, spans)
+        server.responder = _responder(latency, jitter, spans)
         server.keep_alive = keep_alive
         pipe.send(server.openai_base_url)
         while pipe.recv() != "stop":
@@ -110,10 +122,10 @@ class Server:
     """The server in a child process; ``timings()`` takes each request's (start, end) of
     its wait, for the requests since the last call."""
 
-    def __init__(self, latency: float, keep_alive: bool = True) -> None:
+    def __init__(self, latency: float, keep_alive: bool = True, jitter: float = 0.0) -> None:
         context = multiprocessing.get_context("spawn")
         self._pipe, child = context.Pipe()
-        self._process = context.Process(target=_serve, args=(child, latency, keep_alive), daemon=True)
+        self._process = context.Process(target=_serve, args=(child, latency, jitter, keep_alive), daemon=True)
         self.base_url = ""
 
     def __enter__(self) -> Server:
@@ -124,6 +136,16 @@ class Server:
     def __exit__(self, *exc: object) -> None:
         self._pipe.send("stop")
         self._process.join(10)
+
+    def cpu_seconds(self) -> float | None:
+        """The CPU seconds the server's process has spent so far (user and system, every
+        thread), from ``/proc``; ``None`` where there is no ``/proc``."""
+        try:
+            stat = Path(f"/proc/{self._process.pid}/stat").read_text()
+        except OSError:
+            return None
+        fields = stat.rsplit(")", 1)[1].split()  # after the command's name, which may hold spaces
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
 
     def timings(self) -> list[tuple[float, float]]:
         self._pipe.send("timings")
@@ -241,18 +263,58 @@ def make_dask(prompts: list[str], concurrency: int) -> tuple[Callable[[], int], 
 # -- measuring ---------------------------------------------------------------------------
 
 
-def measure(server: Server, run: Callable[[], int]) -> tuple[float, float, int]:
-    """One timed run: its wall, the median requests in flight, the requests served."""
+@dataclasses.dataclass(frozen=True)
+class Measured:
+    """One timed run: its wall, the median requests in flight, and the CPU seconds the
+    bench's process (the client: every thread of it) and the server's process spent."""
+
+    wall: float
+    in_flight: float
+    client_cpu: float
+    server_cpu: float | None  # None where /proc cannot tell (not Linux)
+
+
+def measure(server: Server, run: Callable[[], int]) -> Measured:
+    """Time one ``run`` against ``server``."""
     server.timings()
-    started = time.perf_counter()
+    server_before = server.cpu_seconds()
+    started, started_cpu = time.perf_counter(), time.process_time()
     run()
-    wall = time.perf_counter() - started
-    timings = server.timings()
-    return wall, in_flight_median(timings), len(timings)
+    wall, client_cpu = time.perf_counter() - started, time.process_time() - started_cpu
+    server_after = server.cpu_seconds()
+    served = None if server_before is None or server_after is None else server_after - server_before
+    return Measured(wall, in_flight_median(server.timings()), client_cpu, served)
 
 
-def table_row(name: str, concurrency: int, wall: float, ideal: float, flight: float) -> list[str]:
-    return [name, str(concurrency), f"{wall:.2f} s", f"{ideal:.2f} s", f"{wall / ideal:.2f}×", f"{flight:g}"]
+def reachable(runs: int, per_run: int, latency: float, concurrency: int) -> float:
+    """The least wall any client can take: the ideal, or where the runs cannot keep every
+    slot busy, the waves of runs (``concurrency`` at once, each run's requests one after
+    another) times a run's requests times the latency. 96 runs in 64 slots are two waves
+    of 0.5 s: 1.0 s, where the ideal says 0.75 s."""
+    waves = -(-runs // concurrency)
+    return max(runs * per_run * latency / concurrency, waves * per_run * latency)
+
+
+def table_row(name: str, concurrency: int, ideal: float, bound: float, measured: list[Measured]) -> list[str]:
+    """The row of ``measured`` (its repetitions): medians of the wall, in flight, and each
+    process's CPU as a share of the wall (1.0: one core busy all along); the ratio to the
+    ideal and, where the two differ, to the reachable ``bound``."""
+    wall = statistics.median(m.wall for m in measured)
+    flight = statistics.median(m.in_flight for m in measured)
+    client = statistics.median(m.client_cpu / m.wall for m in measured)
+    servers = [m.server_cpu / m.wall for m in measured if m.server_cpu is not None]
+    server = f"{statistics.median(servers):.2f}" if servers else "—"
+    return [
+        name,
+        str(concurrency),
+        f"{wall:.2f} s",
+        f"{ideal:.2f} s",
+        f"{wall / ideal:.2f}×",
+        "=" if bound == ideal else f"{wall / bound:.2f}× of {bound:.2f} s",
+        f"{flight:g}",
+        f"{client:.2f}",
+        server,
+    ]
 
 
 def main() -> None:
@@ -260,6 +322,13 @@ def main() -> None:
     parser.add_argument("--prompts", type=int, default=96)
     parser.add_argument("--concurrency", default="16,64")
     parser.add_argument("--latency", type=float, default=0.25)
+    parser.add_argument(
+        "--jitter",
+        type=float,
+        default=0.0,
+        help="each answer's latency varies by up to this many seconds either way (uniformly; the mean "
+        "and so the ideal stay the same): replies to a wave no longer all arrive in the same instant",
+    )
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--only", default="", help="comma-separated variant names to run (default: all)")
     parser.add_argument("--dask", action="store_true", help="also op.evaluate on a Dask LocalCluster of 2 workers")
@@ -273,7 +342,7 @@ def main() -> None:
     warnings.filterwarnings("ignore")
     prompts = [f"Look up key number {i}." for i in range(args.prompts)]
     rows: list[list[str]] = []
-    with Server(args.latency, keep_alive=not args.close_streams) as server:
+    with Server(args.latency, keep_alive=not args.close_streams, jitter=args.jitter) as server:
         point_at(server.base_url)
         for concurrency in [int(c) for c in args.concurrency.split(",")]:
             variants: dict[str, tuple[Callable[[], int], int]] = {}
@@ -291,17 +360,14 @@ def main() -> None:
                 variants = {k: v for k, v in variants.items() if k in args.only.split(",")}
             for run, _ in variants.values():
                 run()  # warm-up, untimed
-            walls: dict[str, list[tuple[float, float, int]]] = {name: [] for name in variants}
+            walls: dict[str, list[Measured]] = {name: [] for name in variants}
             for _ in range(args.repeats):
                 for name in random.sample(list(variants), len(variants)):
                     walls[name].append(measure(server, variants[name][0]))
             for name, (_, per_run) in variants.items():
                 ideal = len(prompts) * per_run * args.latency / concurrency
-                wall = statistics.median(w for w, _, _ in walls[name])
-                flight = statistics.median(f for _, f, _ in walls[name])
-                rows.append(
-                    [name, str(concurrency), f"{wall:.2f} s", f"{ideal:.2f} s", f"{wall / ideal:.2f}×", f"{flight:g}"]
-                )
+                bound = reachable(len(prompts), per_run, args.latency, concurrency)
+                rows.append(table_row(name, concurrency, ideal, bound, walls[name]))
                 print(" | ".join(rows[-1]), flush=True)
         if args.dask:
             concurrency = 16
@@ -311,21 +377,26 @@ def main() -> None:
                 run, close = made
                 try:
                     run()  # warm-up: the workers import the package
-                    wall, flight, _ = measure(server, run)
+                    measured = measure(server, run)
                     ideal = len(dask_prompts) * 2 * args.latency / concurrency
                     name = f"op.evaluate on Dask (2 workers), {args.dask_runs} runs"
-                    rows.append(table_row(name, concurrency, wall, ideal, flight))
+                    bound = reachable(len(dask_prompts), 2, args.latency, concurrency)
+                    rows.append(table_row(name, concurrency, ideal, bound, [measured]))
                     print(" | ".join(rows[-1]), flush=True)
                 finally:
                     close()
     print()
     connections = "closed after every stream" if args.close_streams else "kept alive"
     print(
-        f"{args.prompts} prompts, one model, a server answering every request after {args.latency} s, "
+        f"{args.prompts} prompts, one model, a server answering every request after {args.latency} s"
+        f"{f' ± {args.jitter} s' if args.jitter else ''}, "
         f"connections {connections}:"
     )
-    print("| variant | concurrency | wall | ideal | ratio | in flight (median) |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print(
+        "| variant | concurrency | wall | ideal | ratio | × reachable | in flight (median) "
+        "| client CPU ÷ wall | server CPU ÷ wall |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for row in rows:
         print("| " + " | ".join(row) + " |")
 

@@ -333,6 +333,7 @@ def main() -> None:
     parser.add_argument("--only", default="", help="comma-separated variant names to run (default: all)")
     parser.add_argument("--dask", action="store_true", help="also op.evaluate on a Dask LocalCluster of 2 workers")
     parser.add_argument("--dask-runs", type=int, default=1000)
+    parser.add_argument("--dask-concurrency", type=int, default=16, help="for --dask: runs in flight (both workers)")
     parser.add_argument(
         "--close-streams",
         action="store_true",
@@ -370,7 +371,7 @@ def main() -> None:
                 rows.append(table_row(name, concurrency, ideal, bound, walls[name]))
                 print(" | ".join(rows[-1]), flush=True)
         if args.dask:
-            concurrency = 16
+            concurrency = args.dask_concurrency
             dask_prompts = [f"Look up key number {i}." for i in range(args.dask_runs)]
             made = make_dask(dask_prompts, concurrency)
             if made is not None:

@@ -18,15 +18,18 @@ from .lab import OUTPUT, REPO, chromium_page, open_notebook
 
 pytestmark = pytest.mark.slow
 
-# The code cells' execution counts: Run All has ended when every one is new and the kernel
-# is idle. (Waiting to see a "[*]" first was a race: on a fast page the runs can end before
-# the first look.)
+# The code cells' execution counts: Run All has ended when every one is new (or a cell
+# failed, which stops it: the assertions below then say so) and the kernel is idle.
+# (Waiting to see a "[*]" first was a race: on a fast page the runs can end before the
+# first look.)
 COUNTS = """() => window.jupyterapp.shell.currentWidget.content.widgets
     .filter(cell => cell.model.type === 'code').map(cell => cell.model.executionCount)"""
 DONE = """(before) => { const panel = window.jupyterapp.shell.currentWidget;
     const counts = panel.content.widgets.filter(cell => cell.model.type === 'code')
         .map(cell => cell.model.executionCount);
-    return counts.every((n, i) => n !== null && n !== before[i])
+    const ended = counts.every((n, i) => n !== null && n !== before[i])
+        || panel.content.node.innerText.includes('Traceback');
+    return ended
         && ![...document.querySelectorAll('.jp-InputPrompt')].some(p => p.textContent.includes('*'))
         && panel.sessionContext.session.kernel.status === 'idle'; }"""
 

@@ -28,7 +28,15 @@ from .lab import OUTPUT, REPO, chromium_page
 pytestmark = pytest.mark.slow
 
 AGENT_CELL, GRADING_CELL = 6, 8  # in notebooks/lite/replay-lesson.ipynb, counting markdown cells
-CELL_OUTPUT = "(i) => document.querySelectorAll('.jp-Notebook .jp-Cell')[i].querySelector('.jp-OutputArea').innerText"
+# A cell's text reads "" until the cell is in the page: JupyterLab adds a notebook's cells to
+# the page a few at a time, and a loaded page can still be adding them when a test looks (a
+# wait would otherwise fail on the missing cell instead of waiting for it).
+CELL_OUTPUT = (
+    "(i) => document.querySelectorAll('.jp-Notebook .jp-Cell')[i]?.querySelector('.jp-OutputArea')?.innerText ?? ''"
+)
+PROMPT = (
+    "(i) => document.querySelectorAll('.jp-Notebook .jp-Cell')[i]?.querySelector('.jp-InputPrompt')?.innerText ?? ''"
+)
 # Every text the agent cell's output shows, in order, as the page draws it.
 RECORD_AGENT_OUTPUT = f"""() => {{
     window.agentOutputs = [];
@@ -116,7 +124,8 @@ def run_all_to_the_grading_cell(page: Any) -> None:
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     first_code_cell_started = (
-        "() => /\\[(\\*|\\d+)\\]/.test(document.querySelector('.jp-Notebook .jp-CodeCell .jp-InputPrompt').innerText)"
+        "() => /\\[(\\*|\\d+)\\]/"
+        ".test(document.querySelector('.jp-Notebook .jp-CodeCell .jp-InputPrompt')?.innerText ?? '')"
     )
     for attempt in range(3):
         page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
@@ -127,12 +136,7 @@ def run_all_to_the_grading_cell(page: Any) -> None:
         except PlaywrightTimeout:
             if attempt == 2:
                 raise
-    page.wait_for_function(
-        "(i) => /\\[\\d+\\]/.test(document.querySelectorAll('.jp-Notebook .jp-Cell')[i]"
-        ".querySelector('.jp-InputPrompt').innerText)",
-        arg=GRADING_CELL,
-        timeout=300_000,
-    )
+    page.wait_for_function(f"(i) => /\\[\\d+\\]/.test(({PROMPT})(i))", arg=GRADING_CELL, timeout=300_000)
 
 
 def test_run_all_replays_the_lesson_live_and_grades_it_with_no_network(lite_site):

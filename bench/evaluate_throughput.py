@@ -44,6 +44,7 @@ import argparse
 import asyncio
 import dataclasses
 import json
+import math
 import multiprocessing
 import os
 import random
@@ -291,7 +292,7 @@ def reachable(runs: int, per_run: int, latency: float, concurrency: int) -> floa
     slot busy, the waves of runs (``concurrency`` at once, each run's requests one after
     another) times a run's requests times the latency. 96 runs in 64 slots are two waves
     of 0.5 s: 1.0 s, where the ideal says 0.75 s."""
-    waves = -(-runs // concurrency)
+    waves = math.ceil(runs / concurrency)
     return max(runs * per_run * latency / concurrency, waves * per_run * latency)
 
 

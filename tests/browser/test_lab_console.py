@@ -24,14 +24,12 @@ pytestmark = pytest.mark.slow
 # first look.)
 COUNTS = """() => window.jupyterapp.shell.currentWidget.content.widgets
     .filter(cell => cell.model.type === 'code').map(cell => cell.model.executionCount)"""
-DONE = """(before) => { const panel = window.jupyterapp.shell.currentWidget;
-    const counts = panel.content.widgets.filter(cell => cell.model.type === 'code')
-        .map(cell => cell.model.executionCount);
-    const ended = counts.every((n, i) => n !== null && n !== before[i])
+DONE = f"""(before) => {{ const panel = window.jupyterapp.shell.currentWidget;
+    const ended = ({COUNTS})().every((n, i) => n !== null && n !== before[i])
         || panel.content.node.innerText.includes('Traceback');
     return ended
         && ![...document.querySelectorAll('.jp-InputPrompt')].some(p => p.textContent.includes('*'))
-        && panel.sessionContext.session.kernel.status === 'idle'; }"""
+        && panel.sessionContext.session.kernel.status === 'idle'; }}"""
 
 
 RUN_ALLS = 2  # the second with the first one's views on the page

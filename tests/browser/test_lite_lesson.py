@@ -139,22 +139,32 @@ def run_all_to_the_grading_cell(page: Any) -> None:
     page.wait_for_function(f"(i) => /\\[\\d+\\]/.test(({PROMPT})(i))", arg=GRADING_CELL, timeout=300_000)
 
 
-def test_run_all_replays_the_lesson_live_and_grades_it_with_no_network(lite_site):
+def test_a_lesson_session_replays_and_grades_then_a_background_run_stops_and_step_mode_follows_typing(lite_site):
+    """One student's session on one page, as three lessons' worth of cells: Run All replays
+    and grades the lesson; a background run returns its cell at once and its Stop stops it;
+    step mode asks each pick with ``input()``. One page, because each page boots Pyodide and
+    installs the package (about 40 CPU-s, most of such a test)."""
     # The site starts a lesson's kernel itself: under load JupyterLab could open the notebook
     # before the kernel specs arrived and ask "Select Kernel", and Run All waited on the dialog.
     settings = json.loads((lite_site / "jupyter-lite.json").read_text())["jupyter-config-data"]["settingsOverrides"]
     assert settings["@jupyterlab/notebook-extension:tracker"] == {"autoStartDefaultKernel": True}
     with lesson_page(lite_site, "lite-lesson-failure.png", height=1400) as (page, address, outside, fetched):
-        page.evaluate(RECORD_AGENT_OUTPUT)
-        run_all_to_the_grading_cell(page)
-        grading_prompt = page.locator(".jp-Notebook .jp-Cell").nth(GRADING_CELL).locator(".jp-InputPrompt")
-        page.screenshot(path=str(OUTPUT / "lite-lesson.png"), full_page=True)
-        agent_outputs = page.evaluate("() => window.agentOutputs")
-        transcript = page.evaluate(CELL_OUTPUT, AGENT_CELL)
-        grading = page.evaluate(CELL_OUTPUT, GRADING_CELL)
-        grading_count = grading_prompt.inner_text()
-
+        _run_all_replays_the_lesson_and_grades_it(page, lite_site, address, fetched)
+        _a_background_run_returns_the_cell_at_once_and_its_stop_button_stops_it(page)
+        _step_mode_asks_each_pick_with_input_and_follows_the_typed_answers(page)
     assert outside == []
+
+
+def _run_all_replays_the_lesson_and_grades_it(page: Any, lite_site: Path, address: str, fetched: list[str]) -> None:
+    page.evaluate(RECORD_AGENT_OUTPUT)
+    run_all_to_the_grading_cell(page)
+    grading_prompt = page.locator(".jp-Notebook .jp-Cell").nth(GRADING_CELL).locator(".jp-InputPrompt")
+    page.screenshot(path=str(OUTPUT / "lite-lesson.png"), full_page=True)
+    agent_outputs = page.evaluate("() => window.agentOutputs")
+    transcript = page.evaluate(CELL_OUTPUT, AGENT_CELL)
+    grading = page.evaluate(CELL_OUTPUT, GRADING_CELL)
+    grading_count = grading_prompt.inner_text()
+
     # The site has the two extensions the lesson needs, whatever else this environment has.
     config = json.loads((lite_site / "jupyter-lite.json").read_text(encoding="utf-8"))["jupyter-config-data"]
     assert [extension["name"] for extension in config["federated_extensions"]] == [
@@ -164,7 +174,6 @@ def test_run_all_replays_the_lesson_live_and_grades_it_with_no_network(lite_site
     # The kernel's Pyodide and every package came from the site itself.
     assert f"{address}/static/pyodide/pyodide.asm.wasm" in fetched
     assert any(url.startswith(f"{address}/pypi/openprogram_jupyter-0.1.0-py3-none-any.whl") for url in fetched)
-    # The live view drew the first round's calls before the answer of the second.
     # The live view drew the run as it went: round 1's calls before round 2's answer, and that
     # answer while it streamed (the ▍ cursor), before the transcript took its place.
     assert any('temperature (city="Cairo")' in text and "Cairo is the warmest" not in text for text in agent_outputs), (
@@ -202,34 +211,29 @@ def _add_cell_and_run(page, below: int, code: str) -> None:
     page.keyboard.press("Escape")
 
 
-def test_a_background_run_returns_the_cell_at_once_and_its_stop_button_stops_it(lite_site):
-    with lesson_page(lite_site, "lite-stop-failure.png") as (page, _, outside, _):
-        run_all_to_the_grading_cell(page)
-        # Slow enough that the run is still going when the cell has returned and Stop is clicked.
-        _add_cell_and_run(page, GRADING_CELL, 'slow = ReplayModel("cassettes/lesson.json", delay=0.5)')
-        _add_cell_and_run(
-            page, GRADING_CELL + 1, "%%agent -m slow --background --tools temperature -o handle\n{QUESTION}"
-        )
-        background = page.locator(".jp-Notebook .jp-Cell").nth(GRADING_CELL + 2)
-        stop = background.locator(".jp-OutputArea button", has_text="Stop")
-        stop.wait_for(timeout=60_000)
-        returned = background.locator(".jp-InputPrompt").inner_text()
-        running = background.locator(".jp-OutputArea").inner_text()
-        stop.click()
-        page.wait_for_function(
-            f"() => ({CELL_OUTPUT})({GRADING_CELL + 2}).includes('Stopped with the Stop button')", timeout=60_000
-        )
-        _add_cell_and_run(
-            page,
-            GRADING_CELL + 2,
-            "print(handle.done, handle.run.stop_reason)",
-        )
-        page.wait_for_function(f"() => ({CELL_OUTPUT})({GRADING_CELL + 3}).trim().length > 0", timeout=60_000)
-        after_stop = page.evaluate(CELL_OUTPUT, GRADING_CELL + 3)
-        transcript = page.evaluate(CELL_OUTPUT, GRADING_CELL + 2)
-        page.screenshot(path=str(OUTPUT / "lite-stop.png"), full_page=True)
+def _a_background_run_returns_the_cell_at_once_and_its_stop_button_stops_it(page: Any) -> None:
+    # Slow enough that the run is still going when the cell has returned and Stop is clicked.
+    _add_cell_and_run(page, GRADING_CELL, 'slow = ReplayModel("cassettes/lesson.json", delay=0.5)')
+    _add_cell_and_run(page, GRADING_CELL + 1, "%%agent -m slow --background --tools temperature -o handle\n{QUESTION}")
+    background = page.locator(".jp-Notebook .jp-Cell").nth(GRADING_CELL + 2)
+    stop = background.locator(".jp-OutputArea button", has_text="Stop")
+    stop.wait_for(timeout=60_000)
+    returned = background.locator(".jp-InputPrompt").inner_text()
+    running = background.locator(".jp-OutputArea").inner_text()
+    stop.click()
+    page.wait_for_function(
+        f"() => ({CELL_OUTPUT})({GRADING_CELL + 2}).includes('Stopped with the Stop button')", timeout=60_000
+    )
+    _add_cell_and_run(
+        page,
+        GRADING_CELL + 2,
+        "print(handle.done, handle.run.stop_reason)",
+    )
+    page.wait_for_function(f"() => ({CELL_OUTPUT})({GRADING_CELL + 3}).trim().length > 0", timeout=60_000)
+    after_stop = page.evaluate(CELL_OUTPUT, GRADING_CELL + 3)
+    transcript = page.evaluate(CELL_OUTPUT, GRADING_CELL + 2)
+    page.screenshot(path=str(OUTPUT / "lite-stop.png"), full_page=True)
 
-    assert outside == []
     # The cell had returned (its count is shown) while its run was still going.
     assert returned.strip().startswith("[7]"), returned  # Run All counted 1 to 5, the slow model 6
     assert (
@@ -253,30 +257,25 @@ def _answer_prompt(cell, expected_prompt: str, answer: str) -> None:
     box.press("Enter")
 
 
-def test_step_mode_in_jupyterlite_asks_each_pick_with_input_and_follows_the_typed_answers(lite_site):
-    with lesson_page(lite_site, "lite-step-failure.png") as (page, _, outside, _):
-        run_all_to_the_grading_cell(page)
-        _add_cell_and_run(page, GRADING_CELL, 'stepper = ReplayModel("cassettes/lesson.json")')
-        _add_cell_and_run(
-            page, GRADING_CELL + 1, "%%agent -m stepper --step --tools temperature -o stepped\n{QUESTION}"
-        )
-        stepping = page.locator(".jp-Notebook .jp-Cell").nth(GRADING_CELL + 2)
-        _answer_prompt(stepping, "temperature({'city': 'Oslo'})", "r")
-        _answer_prompt(stepping, "temperature({'city': 'Lisbon'})", "s")
-        _answer_prompt(stepping, "reason (the model reads it):", "we already know Lisbon is mild")
-        _answer_prompt(stepping, "temperature({'city': 'Cairo'})", "r")
-        page.wait_for_function(f"() => ({CELL_OUTPUT})({GRADING_CELL + 2}).includes('finished')", timeout=60_000)
-        _add_cell_and_run(
-            page,
-            GRADING_CELL + 2,
-            'op.check(stepped).called("temperature", city="Lisbon").called("temperature", times=2, ok=True)',
-        )
-        page.wait_for_function(f"() => ({CELL_OUTPUT})({GRADING_CELL + 3}).trim().length > 0", timeout=60_000)
-        checked = page.evaluate(CELL_OUTPUT, GRADING_CELL + 3)
-        transcript = page.evaluate(CELL_OUTPUT, GRADING_CELL + 2)
-        page.screenshot(path=str(OUTPUT / "lite-step.png"), full_page=True)
+def _step_mode_asks_each_pick_with_input_and_follows_the_typed_answers(page: Any) -> None:
+    _add_cell_and_run(page, GRADING_CELL, 'stepper = ReplayModel("cassettes/lesson.json")')
+    _add_cell_and_run(page, GRADING_CELL + 1, "%%agent -m stepper --step --tools temperature -o stepped\n{QUESTION}")
+    stepping = page.locator(".jp-Notebook .jp-Cell").nth(GRADING_CELL + 2)
+    _answer_prompt(stepping, "temperature({'city': 'Oslo'})", "r")
+    _answer_prompt(stepping, "temperature({'city': 'Lisbon'})", "s")
+    _answer_prompt(stepping, "reason (the model reads it):", "we already know Lisbon is mild")
+    _answer_prompt(stepping, "temperature({'city': 'Cairo'})", "r")
+    page.wait_for_function(f"() => ({CELL_OUTPUT})({GRADING_CELL + 2}).includes('finished')", timeout=60_000)
+    _add_cell_and_run(
+        page,
+        GRADING_CELL + 2,
+        'op.check(stepped).called("temperature", city="Lisbon").called("temperature", times=2, ok=True)',
+    )
+    page.wait_for_function(f"() => ({CELL_OUTPUT})({GRADING_CELL + 3}).trim().length > 0", timeout=60_000)
+    checked = page.evaluate(CELL_OUTPUT, GRADING_CELL + 3)
+    transcript = page.evaluate(CELL_OUTPUT, GRADING_CELL + 2)
+    page.screenshot(path=str(OUTPUT / "lite-step.png"), full_page=True)
 
-    assert outside == []
     # Oslo and Cairo ran as typed, Lisbon was skipped with the typed reason the model read.
     assert (
         '✓ 2 check(s) passed: called temperature(city="Lisbon"); called temperature that ran and returned '

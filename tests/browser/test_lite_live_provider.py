@@ -133,19 +133,32 @@ def _closes_while_open(page: Any, fake: FakeServer, seconds: float = 10.0) -> li
     return list(fake.closes)
 
 
-def test_the_live_notebook_asks_the_server_streams_the_answer_and_keeps_the_key_out(live_site):
+def test_a_session_on_the_live_notebook_streams_then_stops_a_background_run_then_names_cors(live_site):
+    """One student's session on one page: Run All asks the server and streams the answer,
+    keeping the key out; a background run streams and its Stop stops it mid-answer; Anthropic
+    from the page says direct browser access, and a server that refuses the origin is named
+    as CORS. One page, because each page boots Pyodide and installs the package (about 40
+    CPU-s, most of such a test)."""
     with live_page(live_site, "lite-live-failure.png") as (page, address, fake, asked):
-        page.evaluate(RECORD_OUTPUTS, AGENT_CELL)
-        _run_all_typing_the_key(page)
-        outputs = page.evaluate("() => window.cellOutputs")
-        transcript = page.evaluate(CELL_OUTPUT, AGENT_CELL)
-        grading = page.evaluate(CELL_OUTPUT, GRADING_CELL)
-        awaited = page.evaluate(CELL_OUTPUT, AWAITED_CELL)
-        key_cell = page.evaluate(CELL_OUTPUT, KEY_CELL)
-        page_html = page.content()
-        saved = _saved_notebook(page)
-        page.screenshot(path=str(OUTPUT / "lite-live.png"), full_page=True)
-        server = fake.url
+        _run_all_streams_the_answer_and_keeps_the_key_out(page, address, fake, asked)
+        _a_background_run_streams_and_its_stop_button_stops_it_mid_answer(page, fake)
+        _anthropic_says_direct_browser_access_and_a_refused_origin_names_cors(page, address, fake)
+
+
+def _run_all_streams_the_answer_and_keeps_the_key_out(
+    page: Any, address: str, fake: FakeServer, asked: list[str]
+) -> None:
+    page.evaluate(RECORD_OUTPUTS, AGENT_CELL)
+    _run_all_typing_the_key(page)
+    outputs = page.evaluate("() => window.cellOutputs")
+    transcript = page.evaluate(CELL_OUTPUT, AGENT_CELL)
+    grading = page.evaluate(CELL_OUTPUT, GRADING_CELL)
+    awaited = page.evaluate(CELL_OUTPUT, AWAITED_CELL)
+    key_cell = page.evaluate(CELL_OUTPUT, KEY_CELL)
+    page_html = page.content()
+    saved = _saved_notebook(page)
+    page.screenshot(path=str(OUTPUT / "lite-live.png"), full_page=True)
+    server = fake.url
 
     # Only the site and the fake server were asked for anything.
     assert [url for url in asked if not url.startswith((address + "/", server + "/"))] == []
@@ -178,29 +191,27 @@ def test_the_live_notebook_asks_the_server_streams_the_answer_and_keeps_the_key_
     assert "OPENAI_API_KEY is set for this kernel" in saved  # what was saved is the notebook's outputs
 
 
-def test_a_background_live_run_streams_and_its_stop_button_stops_it_mid_answer(live_site):
-    with live_page(live_site, "lite-live-stop-failure.png") as (page, _, fake, _):
-        _run_all_typing_the_key(page)
-        before = len(fake.requests)
-        slow = Turn(text="Cairo is the warmest. " * 40, chunk_size=4, frame_delay=0.2)
-        fake.responder = lambda recorded, wire: (
-            slow if recorded.body["messages"][-1]["role"] == "tool" else two_rounds(recorded, wire)
-        )
-        _add_cell_and_run(page, AWAITED_CELL, "%%agent -m live --background --tools temperature -o handle\n{QUESTION}")
-        background = _cell(page, AWAITED_CELL + 1)
-        page.wait_for_function(
-            f"() => ({CELL_OUTPUT})({AWAITED_CELL + 1}).includes('▍')", timeout=60_000
-        )  # the answer is streaming
-        background.locator(".jp-OutputArea button", has_text="Stop").click()
-        page.wait_for_function(
-            f"() => ({CELL_OUTPUT})({AWAITED_CELL + 1}).includes('Stopped with the Stop button')", timeout=60_000
-        )
-        _add_cell_and_run(page, AWAITED_CELL + 1, "print(handle.done, handle.run.stop_reason)")
-        page.wait_for_function(f"() => ({CELL_OUTPUT})({AWAITED_CELL + 2}).trim().length > 0", timeout=60_000)
-        after_stop = page.evaluate(CELL_OUTPUT, AWAITED_CELL + 2)
-        transcript = page.evaluate(CELL_OUTPUT, AWAITED_CELL + 1)
-        closes = _closes_while_open(page, fake)
-        sent = len(fake.requests) - before
+def _a_background_run_streams_and_its_stop_button_stops_it_mid_answer(page: Any, fake: FakeServer) -> None:
+    before = len(fake.requests)
+    slow = Turn(text="Cairo is the warmest. " * 40, chunk_size=4, frame_delay=0.2)
+    fake.responder = lambda recorded, wire: (
+        slow if recorded.body["messages"][-1]["role"] == "tool" else two_rounds(recorded, wire)
+    )
+    _add_cell_and_run(page, AWAITED_CELL, "%%agent -m live --background --tools temperature -o handle\n{QUESTION}")
+    background = _cell(page, AWAITED_CELL + 1)
+    page.wait_for_function(
+        f"() => ({CELL_OUTPUT})({AWAITED_CELL + 1}).includes('▍')", timeout=60_000
+    )  # the answer is streaming
+    background.locator(".jp-OutputArea button", has_text="Stop").click()
+    page.wait_for_function(
+        f"() => ({CELL_OUTPUT})({AWAITED_CELL + 1}).includes('Stopped with the Stop button')", timeout=60_000
+    )
+    _add_cell_and_run(page, AWAITED_CELL + 1, "print(handle.done, handle.run.stop_reason)")
+    page.wait_for_function(f"() => ({CELL_OUTPUT})({AWAITED_CELL + 2}).trim().length > 0", timeout=60_000)
+    after_stop = page.evaluate(CELL_OUTPUT, AWAITED_CELL + 2)
+    transcript = page.evaluate(CELL_OUTPUT, AWAITED_CELL + 1)
+    closes = _closes_while_open(page, fake)
+    sent = len(fake.requests) - before
 
     assert after_stop.strip() == "True aborted", after_stop
     assert sent == 2, "the background run's two rounds"
@@ -213,33 +224,33 @@ def test_a_background_live_run_streams_and_its_stop_button_stops_it_mid_answer(l
     assert closes[0].frames_sent < len(slow.text) // slow.chunk_size // 2, closes
 
 
-def test_anthropic_from_the_page_says_direct_browser_access_and_a_refused_origin_names_cors(live_site):
-    with live_page(live_site, "lite-live-cors-failure.png") as (page, address, fake, _):
-        _run_all_typing_the_key(page)
-        fake.script(Turn(text="Hello from Claude."))
+def _anthropic_says_direct_browser_access_and_a_refused_origin_names_cors(
+    page: Any, address: str, fake: FakeServer
+) -> None:
+    fake.script(Turn(text="Hello from Claude."))
+    _add_cell_and_run(
+        page,
+        AWAITED_CELL,
+        f'ant = op.Runtime("anthropic:claude-sonnet-4-5", api_key="{KEY}", base_url="{fake.url}")\n'
+        'claude = await ant.arun("Hi.")\nprint(claude.stop_reason, claude.error, claude.text)',
+    )
+    page.wait_for_function(f"() => ({CELL_OUTPUT})({AWAITED_CELL + 1}).trim().length > 0", timeout=60_000)
+    claude = page.evaluate(CELL_OUTPUT, AWAITED_CELL + 1)
+    anthropic_request = fake.requests[-1]
+    anthropic_preflight = fake.preflights[-1]
+
+    with FakeServer() as closed:  # a server that allows no other origin
+        closed.responder = two_rounds
         _add_cell_and_run(
             page,
-            AWAITED_CELL,
-            f'ant = op.Runtime("anthropic:claude-sonnet-4-5", api_key="{KEY}", base_url="{fake.url}")\n'
-            'claude = await ant.arun("Hi.")\nprint(claude.stop_reason, claude.error, claude.text)',
+            AWAITED_CELL + 1,
+            f'closed = op.Runtime("openai:gpt-4.1-mini", base_url="{closed.openai_base_url}")\n'
+            "refused = await closed.arun(QUESTION, tools=[temperature])\n"
+            "print(refused.stop_reason, refused.error)",
         )
-        page.wait_for_function(f"() => ({CELL_OUTPUT})({AWAITED_CELL + 1}).trim().length > 0", timeout=60_000)
-        claude = page.evaluate(CELL_OUTPUT, AWAITED_CELL + 1)
-        anthropic_request = fake.requests[-1]
-        anthropic_preflight = fake.preflights[-1]
-
-        with FakeServer() as closed:  # a server that allows no other origin
-            closed.responder = two_rounds
-            _add_cell_and_run(
-                page,
-                AWAITED_CELL + 1,
-                f'closed = op.Runtime("openai:gpt-4.1-mini", base_url="{closed.openai_base_url}")\n'
-                "refused = await closed.arun(QUESTION, tools=[temperature])\n"
-                "print(refused.stop_reason, refused.error)",
-            )
-            page.wait_for_function(f"() => ({CELL_OUTPUT})({AWAITED_CELL + 2}).trim().length > 0", timeout=60_000)
-            refused = page.evaluate(CELL_OUTPUT, AWAITED_CELL + 2)
-            closed_url, closed_requests = closed.url, list(closed.requests)
+        page.wait_for_function(f"() => ({CELL_OUTPUT})({AWAITED_CELL + 2}).trim().length > 0", timeout=60_000)
+        refused = page.evaluate(CELL_OUTPUT, AWAITED_CELL + 2)
+        closed_url, closed_requests = closed.url, list(closed.requests)
 
     assert claude.strip() == "stop None Hello from Claude.", claude
     assert anthropic_request.path == "/v1/messages" and anthropic_request.headers["origin"] == address

@@ -345,7 +345,6 @@ SITES: dict[str, str | None] = {
     "lab.evaluation.__init__:_run_plan | worker.start": NOT_A_RUN,
     "lab.evaluation._jobs:_runtime | Runtime": _EVALUATE,
     "lab.evaluation._jobs:arun_job | _runtime(job).arun": _EVALUATE,
-    "lab.evaluation._jobs:run_job | _runtime(job).start": _EVALUATE,
     "lab.evaluation._judge:Judge.__call__ | self._runtime_for(key).run": "op.judge",
     "lab.evaluation._judge:Judge.agrade | runtime.arun": "op.judge",
     "lab.evaluation._grading:_run_to_the_end | asyncio.run": NOT_A_RUN,

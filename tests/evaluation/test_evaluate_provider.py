@@ -1,8 +1,11 @@
-"""op.evaluate on a provider's model, against the loopback server: the runs share one SDK client."""
+"""op.evaluate on a provider's model, against the loopback server: the runs share one SDK
+client, in this process and on an executor's."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import re
+import threading
 
 from fakeserver import Call, FakeServer, Turn
 
@@ -45,3 +48,33 @@ def test_the_runs_of_a_provider_model_share_one_sdk_client(monkeypatch):
         assert len(server.requests) == 16
     assert [row.verdict for row in ev.rows] == ["pass"] * 8
     assert len(made) == 1  # one client for the evaluation's event loop, not one per run
+
+
+def test_the_jobs_an_executor_runs_in_one_process_share_one_loop_and_one_sdk_client(monkeypatch):
+    # Each job travels to the executor alone (a Dask worker unpickles a model of its own for
+    # each); a process running several runs them on one loop with one model and one client.
+    made, loops = [], set()
+    make_client = OpenAIChatModel._make_client
+
+    def counted(self):
+        made.append(self)
+        loops.add(threading.current_thread().name)
+        return make_client(self)
+
+    monkeypatch.setattr(OpenAIChatModel, "_make_client", counted)
+    with FakeServer() as server, concurrent.futures.ThreadPoolExecutor(4) as executor:
+        server.responder = adds
+        monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0123456789")
+        ev = op.evaluate(
+            prompts(8),
+            models=["openai:gpt-4.1-mini"],
+            tools=[plain_add],
+            expect=right_sum,
+            concurrency=4,
+            executor=executor,
+            progress=False,
+        )
+        assert len(server.requests) == 16
+    assert [row.verdict for row in ev.rows] == ["pass"] * 8
+    assert len(made) == 1 and loops == {"openprogram-evaluation-jobs"}, (len(made), loops)

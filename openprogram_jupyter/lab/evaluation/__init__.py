@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import threading
+import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -20,11 +21,10 @@ from ...core._stop import StopToken, waiting_time
 from ...core.errors import SetupError
 from ...engine.runtime import ambient_runtime
 from ...models import Model
-from ...models._provider_common import ProviderModel
 from ._cost import Budget, EvaluationPlan, plan_of
 from ._drivers import guarded, in_new_loop, in_process, on_executor
 from ._grading import GradesAsRunsEnd, apply_grade, grade_rows
-from ._jobs import EvalJob, EvalOutcome, check_names
+from ._jobs import EvalJob, EvalOutcome, check_names, resolved_once
 from ._judge import Judge, Judgement, judge
 from ._paired import PairedComparison
 from ._progress import Progress
@@ -335,7 +335,11 @@ def _plan(
     for _, variant in shapes:  # a bad option, or a bad variant's, fails here
         base.replace(model="offline", record=None).prepare(prompt_list[0], **{**options, **variant})
     if executor is None:  # one event loop: the runs of a model share its SDK client
-        named = [(label, _resolved_once(model, base)) for label, model in named]
+        named = [(label, resolved_once(model, base)) for label, model in named]
+    # On an executor each job travels alone; a process running several shares one model
+    # (and so its client) between the jobs of the same key (_job_loop.shared_model).
+    evaluation = uuid.uuid4().hex
+    keys = {label: f"{evaluation}:{label}" if executor is not None else None for label, _ in named}
     cells = [
         (prompt, label, model, name, variant, r)
         for prompt in prompt_list
@@ -344,7 +348,7 @@ def _plan(
         for r in range(repeats)
     ]
     jobs = [
-        EvalJob(index, prompt, label, model, {**options, **variant}, timeout, base, name, r)
+        EvalJob(index, prompt, label, model, {**options, **variant}, timeout, base, name, r, keys[label])
         for index, (prompt, label, model, name, variant, r) in enumerate(cells)
     ]
     names = [name for name, _ in shapes if name is not None]
@@ -396,19 +400,3 @@ def _label(model: object) -> str:
 
 def _budget(max_cost: object) -> Budget:
     return Budget(check_max_cost(max_cost))
-
-
-def _resolved_once(model: object, base: Any) -> object:
-    """A model string resolved now, on ``base``'s key and base URL, when it names a
-    provider's model: every run then gets :func:`~._jobs.fresh_model` of that one object,
-    which shares its SDK client, instead of resolving the string and building a client of
-    its own (about 20 ms of the shared event loop each). Anything else — another kind of
-    model (a replay plays its cassette once per run), a string that does not resolve (each
-    row then says why) — is returned as it is."""
-    if not isinstance(model, str):
-        return model
-    try:
-        resolved = base.replace(model=model, record=None).model
-    except Exception:
-        return model
-    return resolved if isinstance(resolved, ProviderModel) else model

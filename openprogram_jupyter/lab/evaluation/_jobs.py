@@ -11,6 +11,7 @@ it with ``expect`` in its own process, so ``expect`` itself never travels.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import threading
 import time
 from collections.abc import Sequence
@@ -23,8 +24,9 @@ from ...engine.run import Run
 from ...engine.runtime import Runtime
 from ...models import Model, ScriptedModel
 from ...models._provider_common import ProviderModel
+from ._job_loop import job_loop, shared_model
 
-__all__ = ["EvalJob", "EvalOutcome", "arun_job", "fresh_model", "run_job"]
+__all__ = ["EvalJob", "EvalOutcome", "arun_job", "fresh_model", "resolved_once", "run_job"]
 
 
 @dataclass(frozen=True)
@@ -34,7 +36,9 @@ class EvalJob:
     its model (its approver, deny list, caps, registry and settings hold; ``None``: a
     Runtime of defaults). ``index`` is the cell's place in the table; ``variant`` the
     name of the tool variant it runs (``None``: no variants) and ``repeat`` which of the
-    prompt's repeats it is (0 first)."""
+    prompt's repeats it is (0 first). ``model_key`` names ``model`` among the jobs of one
+    evaluation sent to an executor: a process running several of them resolves the model
+    for the first and gives the later ones the same object (``None``: each job its own)."""
 
     index: int
     prompt: str
@@ -45,6 +49,7 @@ class EvalJob:
     base: Runtime | None = None
     variant: str | None = None
     repeat: int = 0
+    model_key: str | None = None
 
 
 @dataclass
@@ -103,21 +108,30 @@ async def arun_job(job: EvalJob, stop: threading.Event) -> EvalOutcome:
 
 
 def run_job(job: EvalJob) -> EvalOutcome:
-    """Run ``job`` to its end in this process, synchronously (what an executor calls)."""
-    started = time.monotonic()
-    outcome = EvalOutcome(job.index)
+    """Run ``job`` to its end in this process and return its outcome (what an executor
+    calls, on a thread of its own): on this process's job loop (:mod:`._job_loop`), beside
+    the other jobs running here, with the model the earlier jobs of its ``model_key`` had
+    (so they share its SDK client). Blocks the calling thread until the run has ended."""
+    if job.model_key is not None:
+        job = dataclasses.replace(job, model=shared_model(job.model_key, lambda: resolved_once(job.model, job.base)))
+    never_stopped = threading.Event()  # a run on another process cannot be reached from the caller's
+    return asyncio.run_coroutine_threadsafe(arun_job(job, never_stopped), job_loop()).result()
+
+
+def resolved_once(model: object, base: Runtime | None) -> object:
+    """A model string resolved now, on ``base``'s key and base URL, when it names a
+    provider's model: every run then gets :func:`fresh_model` of that one object, which
+    shares its SDK client, instead of resolving the string and building a client of its
+    own (about 20 ms of its event loop each). Anything else — another kind of model (a
+    replay plays its cassette once per run), a string that does not resolve (each row then
+    says why), or any model when there is no ``base`` — is returned as it is."""
+    if not isinstance(model, str) or base is None:
+        return model
     try:
-        handle = _runtime(job).start(job.prompt, **job.options)
-        try:
-            outcome.run = handle.wait(timeout=job.timeout)
-        except TimeoutError:
-            outcome.timed_out = True
-            handle.abort()
-            outcome.run = handle.wait(timeout=10.0)
-    except Exception as error:
-        outcome.error = f"{type(error).__name__}: {error}"
-    outcome.seconds = time.monotonic() - started
-    return outcome
+        resolved = base.replace(model=model, record=None).model
+    except Exception:
+        return model
+    return resolved if isinstance(resolved, ProviderModel) else model
 
 
 def _time_out(outcome: EvalOutcome, abort: threading.Event) -> None:

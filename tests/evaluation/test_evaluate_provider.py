@@ -7,9 +7,11 @@ import concurrent.futures
 import re
 import threading
 
+import openai
 from fakeserver import Call, FakeServer, Turn
 
 import openprogram_jupyter as op
+from openprogram_jupyter.lab.evaluation._job_loop import close_job_loop, job_loop
 from openprogram_jupyter.models.openai_chat import OpenAIChatModel
 
 from .scenario import plain_add, prompts, right_sum
@@ -78,3 +80,27 @@ def test_the_jobs_an_executor_runs_in_one_process_share_one_loop_and_one_sdk_cli
         assert len(server.requests) == 16
     assert [row.verdict for row in ev.rows] == ["pass"] * 8
     assert len(made) == 1 and loops == {"openprogram-evaluation-jobs"}, (len(made), loops)
+
+
+def test_closing_the_job_loop_closes_the_client_made_on_it_once(monkeypatch):
+    # What the interpreter's exit calls (atexit): the loop is stopped and closed, and the
+    # client made on it is closed with it; a later job gets a loop of its own.
+    assert close_job_loop() is True  # the loop of the tests before, and their clients
+    closes = []
+    original = openai.AsyncOpenAI.close
+
+    async def close(self):
+        await original(self)
+        closes.append(type(self).__name__)
+
+    monkeypatch.setattr(openai.AsyncOpenAI, "close", close)
+    with FakeServer() as server, concurrent.futures.ThreadPoolExecutor(2) as executor:
+        server.script(Turn(text="hello"), Turn(text="hello"))
+        monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0123456789")
+        ev = op.evaluate(["hi", "hi again"], models=["openai:gpt-4.1-mini"], executor=executor, progress=False)
+        loop = job_loop()
+        assert [row.answer for row in ev.rows] == ["hello", "hello"] and closes == []
+        assert close_job_loop() is True
+    assert loop.is_closed() and closes == ["AsyncOpenAI"]
+    assert job_loop() is not loop and close_job_loop() is True

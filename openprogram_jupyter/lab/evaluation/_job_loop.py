@@ -27,29 +27,26 @@ MODELS_KEPT = 16
 last few evaluations it ran jobs of."""
 
 _lock = threading.Lock()
-_loop: asyncio.AbstractEventLoop | None = None
-_closed = threading.Event()  # set by the loop's thread once it has closed the loop
+_running: tuple[asyncio.AbstractEventLoop, threading.Event] | None = None  # the loop, and "it is closed"
 _models: OrderedDict[str, object] = OrderedDict()
 
 
 def job_loop() -> asyncio.AbstractEventLoop:
     """This process's loop for evaluation jobs, running on its own daemon thread (started
-    now if it is not running)."""
-    global _loop
+    now if there is none, or the last one was closed)."""
+    global _running
     with _lock:
-        if _loop is None or _loop.is_closed():
-            _closed.clear()
-            loop = asyncio.new_event_loop()
-            started = threading.Event()
+        if _running is None:
+            loop, started, closed = asyncio.new_event_loop(), threading.Event(), threading.Event()
             start_daemon_thread(
-                lambda: _serve(loop, started),
+                lambda: _serve(loop, started, closed),
                 name="openprogram-evaluation-jobs",
                 needed_by="an evaluation job on an executor",
                 instead="op.evaluate without executor=",
             )
             started.wait()
-            _loop = loop
-        return _loop
+            _running = (loop, closed)
+        return _running[0]
 
 
 def shared_model(key: str, make: Callable[[], object]) -> object:
@@ -68,27 +65,27 @@ def shared_model(key: str, make: Callable[[], object]) -> object:
         return model
 
 
-def _serve(loop: asyncio.AbstractEventLoop, started: threading.Event) -> None:
+def _serve(loop: asyncio.AbstractEventLoop, started: threading.Event, closed: threading.Event) -> None:
     asyncio.set_event_loop(loop)
     loop.call_soon(started.set)
     try:
         loop.run_forever()
     finally:
         close_abandoning(loop, grace=1.0)
-        _closed.set()
+        closed.set()
 
 
 @atexit.register
 def close_job_loop(timeout: float = 2.0) -> bool:
-    """Stop this process's job loop, if it runs, and wait up to ``timeout`` seconds for its
-    thread to close it and the SDK clients made on it; whether it was closed in time (True
-    when there was none). Called at interpreter exit, while the daemon thread can still run."""
+    """Stop this process's job loop, if there is one (the next job starts another), and
+    wait up to ``timeout`` seconds for its thread to close it and the SDK clients made on
+    it; whether it was closed in time (True when there was none). Called at interpreter
+    exit, while the daemon thread can still run."""
+    global _running
     with _lock:
-        loop = _loop
-    if loop is None or loop.is_closed():
+        running, _running = _running, None
+    if running is None:
         return True
-    try:
-        loop.call_soon_threadsafe(loop.stop)
-    except RuntimeError:  # closed meanwhile
-        return True
-    return _closed.wait(timeout)
+    loop, closed = running
+    loop.call_soon_threadsafe(loop.stop)
+    return closed.wait(timeout)

@@ -394,7 +394,13 @@ TESTS: dict[str, tuple[str, ...]] = {
         "tests/evaluation/test_jobs.py",
         "tests/evaluation/test_evaluate.py",
         "tests/evaluation/test_evaluate_provider.py",
+        "tests/evaluation/test_executor_runs.py",
         "tests/evaluation/test_repeats_and_variants.py",
+    ),
+    "lab/evaluation/_job_loop.py": (
+        "tests/evaluation/test_evaluate_provider.py",
+        "tests/evaluation/test_executor_runs.py",
+        "tests/evaluation/test_jobs.py",
     ),
     "lab/evaluation/_cost.py": (
         "tests/evaluation/test_dry_run_and_budget.py",

@@ -26,12 +26,15 @@ def adds(recorded, wire) -> Turn:
     return Turn(text=f"The sum is {messages[-1]['content']}.")
 
 
-def test_the_runs_of_a_provider_model_share_one_sdk_client(monkeypatch):
+def evaluate_counting_clients(monkeypatch, executor=None):
+    """``op.evaluate`` of 8 sums on ``openai:gpt-4.1-mini`` against the loopback server,
+    concurrency 4, on ``executor``; returns the evaluation and the names of the threads each
+    SDK client was made on, one per client. Checks the server got the 16 requests."""
     made = []
     make_client = OpenAIChatModel._make_client
 
     def counted(self):
-        made.append(self)
+        made.append(threading.current_thread().name)
         return make_client(self)
 
     monkeypatch.setattr(OpenAIChatModel, "_make_client", counted)
@@ -45,9 +48,15 @@ def test_the_runs_of_a_provider_model_share_one_sdk_client(monkeypatch):
             tools=[plain_add],
             expect=right_sum,
             concurrency=4,
+            executor=executor,
             progress=False,
         )
         assert len(server.requests) == 16
+    return ev, made
+
+
+def test_the_runs_of_a_provider_model_share_one_sdk_client(monkeypatch):
+    ev, made = evaluate_counting_clients(monkeypatch)
     assert [row.verdict for row in ev.rows] == ["pass"] * 8
     assert len(made) == 1  # one client for the evaluation's event loop, not one per run
 
@@ -55,31 +64,10 @@ def test_the_runs_of_a_provider_model_share_one_sdk_client(monkeypatch):
 def test_the_jobs_an_executor_runs_in_one_process_share_one_loop_and_one_sdk_client(monkeypatch):
     # Each job travels to the executor alone (a Dask worker unpickles a model of its own for
     # each); a process running several runs them on one loop with one model and one client.
-    made, loops = [], set()
-    make_client = OpenAIChatModel._make_client
-
-    def counted(self):
-        made.append(self)
-        loops.add(threading.current_thread().name)
-        return make_client(self)
-
-    monkeypatch.setattr(OpenAIChatModel, "_make_client", counted)
-    with FakeServer() as server, concurrent.futures.ThreadPoolExecutor(4) as executor:
-        server.responder = adds
-        monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
-        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0123456789")
-        ev = op.evaluate(
-            prompts(8),
-            models=["openai:gpt-4.1-mini"],
-            tools=[plain_add],
-            expect=right_sum,
-            concurrency=4,
-            executor=executor,
-            progress=False,
-        )
-        assert len(server.requests) == 16
+    with concurrent.futures.ThreadPoolExecutor(4) as executor:
+        ev, made = evaluate_counting_clients(monkeypatch, executor)
     assert [row.verdict for row in ev.rows] == ["pass"] * 8
-    assert len(made) == 1 and loops == {"openprogram-evaluation-jobs"}, (len(made), loops)
+    assert made == ["openprogram-evaluation-jobs"], made
 
 
 def test_closing_the_job_loop_closes_the_client_made_on_it_once(monkeypatch):

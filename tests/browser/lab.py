@@ -1,7 +1,9 @@
 """What the browser tests share: Debian's chromium, a page in it, notebooks to open and run.
 
 Each worker process runs one Playwright driver and one chromium (:mod:`shared_chromium`);
-each :func:`chromium_page` is a new browser context in it, closed after the test.
+each :func:`chromium_page` is a new browser context in it, closed after the test. A test of
+JupyterLab alone may take :func:`notebook_page` instead: the worker's one JupyterLab page of
+that server, loaded once and kept, in which each test opens its notebooks.
 
 Needs ``/usr/bin/chromium`` (``apt-get install -y chromium``; CI's script installs it) and
 the Python ``playwright`` package — never ``playwright install``.
@@ -10,12 +12,13 @@ the Python ``playwright`` package — never ``playwright install``.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 import nbformat
 
@@ -84,11 +87,79 @@ def chromium_page(width: int, height: int, failure_picture: str, extra_args: tup
         try:
             yield page
         except BaseException:
-            try:
-                page.screenshot(path=str(OUTPUT / failure_picture), full_page=True)
-            except Exception as screenshot_error:  # the test's own failure is the one to report
-                print(f"(no failure screenshot: {screenshot_error})")
+            _failure_screenshot(page, failure_picture)
             raise
+
+
+def _failure_screenshot(page: Any, failure_picture: str) -> None:
+    """A full-page screenshot of ``page`` to ``output/<failure_picture>``, or a line saying
+    why there is none: the test's own failure is the one to report."""
+    try:
+        page.screenshot(path=str(OUTPUT / failure_picture), full_page=True)
+    except Exception as screenshot_error:
+        print(f"(no failure screenshot: {screenshot_error})")
+
+
+# This process's JupyterLab pages kept between tests, by server URL (notebook_page).
+_app_pages: dict[str, Any] = {}
+_app_workspaces = itertools.count()
+
+# After a test: every document of the main area closed without a "save?" question (the
+# notebooks are on disk, and the server shuts their kernels down), then whether a dialog is
+# left open over the app, which would make the page unfit for the next test.
+_CLOSE_DOCUMENTS = """() => {
+    for (const widget of Array.from(window.jupyterapp.shell.widgets('main'))) widget.dispose();
+    return document.querySelector('.jp-Dialog') === null;
+}"""
+
+
+@contextlib.contextmanager
+def notebook_page(server: Server, width: int, height: int, failure_picture: str) -> Iterator[Any]:
+    """A page for ``server``'s notebooks, ``width`` × ``height``. In JupyterLab, this process's
+    one page of the app on that server: loaded by the first block that asks for it (in a
+    workspace of its own), kept for the next ones, its viewport set to the size asked.
+    :func:`open_notebook` opens a notebook in it without loading the app again (a JupyterLab
+    page load costs about 4 CPU-s, opening a notebook in the loaded app about 1); after the
+    block every document is closed. If the block fails, a full-page screenshot goes to
+    ``output/<failure_picture>`` and the page is closed, as it is when the block leaves a
+    dialog open, so the next block loads the app afresh. Other frontends open each notebook
+    as a page of its own: there it is a :func:`chromium_page`."""
+    if server.frontend != "lab":
+        with chromium_page(width, height, failure_picture) as page:
+            yield page
+        return
+    OUTPUT.mkdir(exist_ok=True)
+    with shared_chromium.playwright_turn() as playwright:
+        page = _app_pages.get(server.url)
+        if page is None or page.is_closed():
+            context = shared_chromium.browser(playwright, CHROMIUM, CHROMIUM_ARGS).new_context()
+            page = _app_pages[server.url] = context.new_page()
+            page.goto(f"{server.url}/lab/workspaces/openprogram-app-{next(_app_workspaces)}")
+            page.wait_for_function("() => window.jupyterapp", timeout=60_000)
+            page.evaluate("async () => { await window.jupyterapp.restored; }")
+        page.set_viewport_size({"width": width, "height": height})
+        try:
+            yield page
+            fit_for_the_next = page.evaluate(_CLOSE_DOCUMENTS)
+        except BaseException:
+            _failure_screenshot(page, failure_picture)
+            fit_for_the_next = False
+            raise
+        finally:
+            if not fit_for_the_next:
+                del _app_pages[server.url]
+                page.context.close()
+
+
+def close_app_pages() -> None:
+    """Close this process's kept JupyterLab pages (:func:`notebook_page`), if any."""
+    if not _app_pages:
+        return
+    with shared_chromium.playwright_turn():
+        for page in _app_pages.values():
+            if not page.is_closed():
+                page.context.close()
+    _app_pages.clear()
 
 
 def write_notebook(root: Path, name: str, cells: list[str], kernel: str = "python3") -> str:
@@ -101,8 +172,19 @@ def write_notebook(root: Path, name: str, cells: list[str], kernel: str = "pytho
 
 def open_notebook(page: Any, address: str) -> None:
     """Open the notebook at ``address`` (JupyterLab's or Notebook 7's page) and wait for its
-    kernel."""
-    page.goto(address)
+    kernel: in a kept JupyterLab page of its server (:func:`notebook_page`) as a new tab of
+    the loaded app, in any other page by going to ``address``."""
+    if page in _app_pages.values() and "/lab/" in address:
+        path = unquote(address.split("/tree/", 1)[1])
+        page.evaluate("async (path) => { await window.jupyterapp.commands.execute('docmanager:open', {path}); }", path)
+        page.wait_for_function(
+            "(path) => { const widget = window.jupyterapp.shell.currentWidget;"
+            " return widget && widget.context && widget.context.path === path; }",
+            arg=path,
+            timeout=60_000,
+        )
+    else:
+        page.goto(address)
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
     page.wait_for_function(
         "() => window.jupyterapp && window.jupyterapp.shell.currentWidget"

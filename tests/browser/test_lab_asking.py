@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from .lab import OUTPUT, REPO, chromium_page, open_and_run_all, write_notebook
+from .lab import OUTPUT, REPO, notebook_page, open_and_run_all, write_notebook
 
 pytestmark = pytest.mark.slow
 
@@ -50,7 +50,7 @@ def printed_results(page) -> object:
 def test_a_tool_s_question_is_answered_by_typing_in_its_card(lab):
     root = lab.root
     name = write_notebook(root, "ask.ipynb", ASK_CELLS)
-    with chromium_page(1200, 900, "ask-typing-failure.png") as page:
+    with notebook_page(lab, 1200, 900, "ask-typing-failure.png") as page:
         open_and_run_all(page, lab.notebook_address(name))
         page.get_by_text("greet asks:", exact=False).first.wait_for(timeout=60_000)
         box = page.get_by_placeholder("your answer", exact=False).first
@@ -71,7 +71,7 @@ def test_a_tool_s_question_is_answered_by_typing_in_its_card(lab):
 def test_an_mcp_server_s_elicitation_is_answered_by_a_click(lab):
     root = lab.root
     name = write_notebook(root, "elicit.ipynb", ELICIT_CELLS)
-    with chromium_page(1200, 900, "elicit-click-failure.png") as page:
+    with notebook_page(lab, 1200, 900, "elicit-click-failure.png") as page:
         open_and_run_all(page, lab.notebook_address(name))
         page.get_by_text("Delete /tmp/old.txt?", exact=False).first.wait_for(timeout=60_000)
         page.screenshot(path=str(OUTPUT / "elicit-click.png"), full_page=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from .lab import OUTPUT, chromium_page, open_and_run_all, write_notebook
+from .lab import OUTPUT, notebook_page, open_and_run_all, write_notebook
 
 pytestmark = pytest.mark.slow
 
@@ -32,7 +32,7 @@ CELLS = [
 def test_clicking_a_row_opens_its_transcript_and_the_judges_verdict(lab):
     root = lab.root
     name = write_notebook(root, "evaluation.ipynb", CELLS)
-    with chromium_page(1100, 900, "evaluation-failure.png") as page:
+    with notebook_page(lab, 1100, 900, "evaluation-failure.png") as page:
         open_and_run_all(page, lab.notebook_address(name))
         quick_row = page.locator("details.openprogram-evaluation-row", has_text="quick")
         quick_row.wait_for(timeout=60_000)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import pytest
 from fakeserver import FakeServer, Turn
 
-from .lab import OUTPUT, chromium_page, open_notebook, run_cell, start_cell, wait_cell, write_notebook
+from .lab import OUTPUT, notebook_page, open_notebook, run_cell, start_cell, wait_cell, write_notebook
 
 pytestmark = pytest.mark.slow
 
@@ -54,7 +54,10 @@ def type_key(page, cell: int, key: str) -> None:
 
 
 def test_a_key_corrected_after_a_401_is_used_when_the_cell_runs_again(jupyter):
-    with FakeServer() as server, chromium_page(1100, 1200, f"key-change-failure-{jupyter.frontend}.png") as page:
+    with (
+        FakeServer() as server,
+        notebook_page(jupyter, 1100, 1200, f"key-change-failure-{jupyter.frontend}.png") as page,
+    ):
         server.expected_key = WRONG + "-never"  # the first request is refused, whatever it sends
         name = write_notebook(jupyter.root, "key.ipynb", cells(server.openai_base_url))
         open_notebook(page, jupyter.notebook_address(name))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from .lab import OUTPUT, chromium_page, open_and_run_all, write_notebook
+from .lab import OUTPUT, notebook_page, open_and_run_all, write_notebook
 
 pytestmark = pytest.mark.slow
 
@@ -49,7 +49,7 @@ def output_text(page, cell: int) -> str:
 
 def test_a_budget_runs_live_view_and_transcripts_typeset_no_dollar(jupyter):
     name = write_notebook(jupyter.root, "math.ipynb", CELLS)
-    with chromium_page(1100, 1000, f"math-failure-{jupyter.frontend}.png") as page:
+    with notebook_page(jupyter, 1100, 1000, f"math-failure-{jupyter.frontend}.png") as page:
         open_and_run_all(page, jupyter.notebook_address(name))
         cells = page.locator(".jp-Notebook .jp-Cell")
         meter = cells.nth(1).locator(".widget-html", has_text="of $0.05")

@@ -14,7 +14,7 @@ import json
 import nbformat
 import pytest
 
-from .lab import OUTPUT, chromium_page, open_and_run_all, write_notebook
+from .lab import OUTPUT, notebook_page, open_and_run_all, write_notebook
 
 pytestmark = pytest.mark.slow
 
@@ -36,7 +36,7 @@ def test_background_cells_on_one_session_are_saved_and_restored_as_the_kernel_ha
     root = lab.root
     cells = [CELLS[0] + "\n" + _sessions_helper(), *CELLS[1:]]
     name = write_notebook(root, "background.ipynb", cells)
-    with chromium_page(1100, 900, "restore-failure.png") as page:
+    with notebook_page(lab, 1100, 900, "restore-failure.png") as page:
         open_and_run_all(page, lab.notebook_address(name))
         page.locator(".jp-OutputArea-output", has_text="LIVE-SESSION").first.wait_for(timeout=60_000)
         live = json.loads(

@@ -14,7 +14,7 @@ import json
 
 import pytest
 
-from .lab import OUTPUT, chromium_page, open_and_run_all, write_notebook
+from .lab import OUTPUT, notebook_page, open_and_run_all, write_notebook
 
 pytestmark = pytest.mark.slow
 
@@ -53,7 +53,7 @@ def test_run_all_after_a_restart_starts_the_session_again_from_its_first_cell(ju
     3b): the first ``-s`` cell's saved run then continued the first pass's session."""
     name = write_notebook(jupyter.root, "intro.ipynb", CELLS)
     expected = ["My name is Ada.", "Nice to meet you, Ada.", "What is my name?"]
-    with chromium_page(1100, 900, f"run-all-again-failure-{jupyter.frontend}.png") as page:
+    with notebook_page(jupyter, 1100, 900, f"run-all-again-failure-{jupyter.frontend}.png") as page:
         open_and_run_all(page, jupyter.notebook_address(name))
         page.wait_for_function(DONE, timeout=90_000)
         assert _sent(page) == expected

@@ -18,7 +18,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from .lab import OUTPUT, Server, chromium_page, open_and_run_all, write_notebook
+from .lab import OUTPUT, Server, notebook_page, open_and_run_all, write_notebook
 
 pytestmark = pytest.mark.slow
 
@@ -68,7 +68,7 @@ def call_in_background(url: str, token: str, tool: str, arguments: dict[str, Any
 
 
 def test_a_served_call_the_policy_asks_about_is_approved_in_the_card(lab):
-    with chromium_page(1200, 900, "serve-approval-failure.png") as page:
+    with notebook_page(lab, 1200, 900, "serve-approval-failure.png") as page:
         server_url, token = serving(page, lab)
         thread, results = call_in_background(server_url, token, "add", {"a": 20, "b": 22})
         page.get_by_text("a call from an MCP client waits for your approval", exact=False).first.wait_for(
@@ -87,7 +87,7 @@ def test_a_served_call_the_policy_asks_about_is_approved_in_the_card(lab):
 
 
 def test_a_served_tool_s_question_is_answered_by_typing_in_the_card(lab):
-    with chromium_page(1200, 900, "serve-question-failure.png") as page:
+    with notebook_page(lab, 1200, 900, "serve-question-failure.png") as page:
         server_url, token = serving(page, lab)
         thread, results = call_in_background(server_url, token, "rename", {"path": "a.txt"})
         page.get_by_text("New name for a.txt?", exact=False).first.wait_for(timeout=30_000)

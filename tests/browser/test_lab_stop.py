@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from .lab import OUTPUT, REPO, chromium_page, open_and_run_all, write_notebook
+from .lab import OUTPUT, REPO, notebook_page, open_and_run_all, write_notebook
 
 pytestmark = pytest.mark.slow
 
@@ -31,7 +31,7 @@ STOP_CELLS = [
 def test_stop_button_in_jupyterlab_ends_a_running_agent_cell(lab):
     root = lab.root
     name = write_notebook(root, "stop.ipynb", STOP_CELLS)
-    with chromium_page(1200, 900, "failure.png") as page:
+    with notebook_page(lab, 1200, 900, "failure.png") as page:
         open_and_run_all(page, lab.notebook_address(name))
 
         view = page.locator(".widget-html", has_text="word word word")
@@ -88,7 +88,7 @@ def test_enter_in_the_steering_box_queues_a_message_and_the_readme_pictures(lab)
     name = write_notebook(root, "tour.ipynb", TOUR_CELLS)
     pictures = REPO / "docs" / "images" if os.environ.get("OPENPROGRAM_UPDATE_PICTURES") else OUTPUT
     pictures.mkdir(parents=True, exist_ok=True)
-    with chromium_page(1000, 760, "tour-failure.png") as page:
+    with notebook_page(lab, 1000, 760, "tour-failure.png") as page:
         open_and_run_all(page, lab.notebook_address(name))
 
         box = page.get_by_placeholder("Message the agent while it works", exact=False)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from .lab import OUTPUT, chromium_page, open_and_run_all, write_notebook
+from .lab import OUTPUT, notebook_page, open_and_run_all, write_notebook
 
 pytestmark = pytest.mark.slow
 
@@ -28,7 +28,7 @@ CELLS = [
 def test_text_cells_are_left_aligned_and_numbers_do_not_wrap(lab):
     root = lab.root
     name = write_notebook(root, "tables.ipynb", CELLS)
-    with chromium_page(1100, 900, "tables-failure.png") as page:
+    with notebook_page(lab, 1100, 900, "tables-failure.png") as page:
         open_and_run_all(page, lab.notebook_address(name))
         page.locator(".openprogram-evaluation table").first.wait_for(timeout=60_000)
         page.locator("table.openprogram-side-by-side").first.wait_for(timeout=60_000)

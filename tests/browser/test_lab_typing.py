@@ -17,7 +17,7 @@ import json
 
 import pytest
 
-from .lab import OUTPUT, chromium_page, open_and_run_all, write_notebook
+from .lab import OUTPUT, notebook_page, open_and_run_all, write_notebook
 
 pytestmark = pytest.mark.slow
 
@@ -50,7 +50,7 @@ STEERING_CELLS = [
 def test_edit_and_skip_reason_typed_key_by_key_reach_the_kernel_whole(lab):
     root = lab.root
     name = write_notebook(root, "step.ipynb", STEP_CELLS)
-    with chromium_page(1200, 900, "step-typing-failure.png") as page:
+    with notebook_page(lab, 1200, 900, "step-typing-failure.png") as page:
         open_and_run_all(page, lab.notebook_address(name))
         button = lambda text: page.locator("button.widget-button", has_text=text)  # noqa: E731
         button("Edit").first.wait_for(timeout=60_000)
@@ -92,7 +92,7 @@ def test_edit_and_skip_reason_typed_key_by_key_reach_the_kernel_whole(lab):
 def test_two_steering_messages_typed_in_a_row_both_reach_the_model(lab):
     root = lab.root
     name = write_notebook(root, "steer.ipynb", STEERING_CELLS)
-    with chromium_page(1200, 900, "steer-typing-failure.png") as page:
+    with notebook_page(lab, 1200, 900, "steer-typing-failure.png") as page:
         open_and_run_all(page, lab.notebook_address(name))
         page.get_by_text("running", exact=False).first.wait_for(timeout=60_000)
         for message in ("use metric units", "and round to one decimal"):

@@ -174,7 +174,7 @@ def open_notebook(page: Any, address: str) -> None:
     """Open the notebook at ``address`` (JupyterLab's or Notebook 7's page) and wait for its
     kernel: in a kept JupyterLab page of its server (:func:`notebook_page`) as a new tab of
     the loaded app, in any other page by going to ``address``."""
-    if page in _app_pages.values() and "/lab/" in address:
+    if any(page is kept and address.startswith(f"{url}/lab/") for url, kept in _app_pages.items()):
         path = unquote(address.split("/tree/", 1)[1])
         page.evaluate("async (path) => { await window.jupyterapp.commands.execute('docmanager:open', {path}); }", path)
         page.wait_for_function(

@@ -132,11 +132,7 @@ def notebook_page(server: Server, width: int, height: int, failure_picture: str)
     with shared_chromium.playwright_turn() as playwright:
         page = _app_pages.get(server.url)
         if page is None or page.is_closed():
-            context = shared_chromium.browser(playwright, CHROMIUM, CHROMIUM_ARGS).new_context()
-            page = _app_pages[server.url] = context.new_page()
-            page.goto(f"{server.url}/lab/workspaces/openprogram-app-{next(_app_workspaces)}")
-            page.wait_for_function("() => window.jupyterapp", timeout=60_000)
-            page.evaluate("async () => { await window.jupyterapp.restored; }")
+            page = _app_pages[server.url] = _load_app(playwright, server.url)
         page.set_viewport_size({"width": width, "height": height})
         try:
             yield page
@@ -149,6 +145,21 @@ def notebook_page(server: Server, width: int, height: int, failure_picture: str)
             if not fit_for_the_next:
                 del _app_pages[server.url]
                 page.context.close()
+
+
+def _load_app(playwright: Any, url: str) -> Any:
+    """A page of JupyterLab at ``url``, in a new context and a new workspace, once the app
+    has restored its layout; the context is closed if the app does not load."""
+    context = shared_chromium.browser(playwright, CHROMIUM, CHROMIUM_ARGS).new_context()
+    try:
+        page = context.new_page()
+        page.goto(f"{url}/lab/workspaces/openprogram-app-{next(_app_workspaces)}")
+        page.wait_for_function("() => window.jupyterapp", timeout=60_000)
+        page.evaluate("async () => { await window.jupyterapp.restored; }")
+    except BaseException:
+        context.close()
+        raise
+    return page
 
 
 def close_app_pages() -> None:

@@ -3,7 +3,8 @@
 Each worker process starts one server per frontend, the first time one of its tests asks
 for that frontend, and stops it at the end of the session. Each test gets a folder of its
 own under the server's root (its :attr:`lab.Server.root`) and, in JupyterLab, a workspace
-of its own (so a page never restores another test's tabs); when the test ends, every
+of its own for a page it loads itself (so that page never restores another test's tabs;
+a page kept by :func:`lab.notebook_page` has a workspace of its own); when the test ends, every
 session and kernel left on the server is shut down. The ``lab`` fixture is JupyterLab's
 :class:`lab.Server`; the ``jupyter`` fixture is JupyterLab's, then Notebook 7's. The
 worker's shared Playwright driver and chromium (:mod:`shared_chromium`) are stopped at the

@@ -33,10 +33,10 @@ _models: OrderedDict[str, object] = OrderedDict()
 
 def job_loop() -> asyncio.AbstractEventLoop:
     """This process's loop for evaluation jobs, running on its own daemon thread (started
-    now if there is none, or the last one was closed)."""
+    now if there is none, or the last one was closed or its thread has ended)."""
     global _running
     with _lock:
-        if _running is None:
+        if _running is None or _running[1].is_set():
             loop, started, closed = asyncio.new_event_loop(), threading.Event(), threading.Event()
             start_daemon_thread(
                 lambda: _serve(loop, started, closed),
@@ -84,7 +84,7 @@ def close_job_loop(timeout: float = 2.0) -> bool:
     global _running
     with _lock:
         running, _running = _running, None
-    if running is None:
+    if running is None or running[1].is_set():  # none, or its thread has already closed it
         return True
     loop, closed = running
     loop.call_soon_threadsafe(loop.stop)

@@ -169,7 +169,14 @@ class capturing:
 
         Cancelled (the run was stopped), it ends at once: the worker draws no further
         figure and closes the rest undrawn, none of its drawings is added, and the capture
-        says on stderr that the figures were not drawn."""
+        says on stderr that the figures were not drawn.
+
+        A body that left no new figure open (matplotlib not imported, or every figure it
+        opened closed) ends here on the loop, without the worker thread: the hop would cost
+        two thread wake-ups, about 0.2 ms on a virtual machine, in every call of a run."""
+        if set(_open_figures()) <= self._figures_before:
+            self._close()
+            return
         drawn = OutputCapture()
         gave_up = threading.Event()
         try:

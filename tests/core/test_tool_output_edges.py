@@ -153,3 +153,48 @@ def test_image_bytes_in_a_display_are_kept_as_base64_and_other_bytes_are_dropped
     assert result.details["output"] == [
         {"type": "display", "data": {"image/png": base64.b64encode(picture).decode("ascii"), "text/plain": "a picture"}}
     ]
+
+
+# -- the figures step's worker thread, only when there is a figure to draw --
+
+
+@pytest.fixture
+def figure_hops(monkeypatch) -> list[str]:
+    """The names of the jobs the figures step hands to a worker thread."""
+    from openprogram_jupyter.engine import _tool_output
+
+    handed: list[str] = []
+    real = _tool_output.run_in_daemon_thread
+
+    def counted(fn, kwargs, *, name):
+        handed.append(name)
+        return real(fn, kwargs, name=name)
+
+    monkeypatch.setattr(_tool_output, "run_in_daemon_thread", counted)
+    return handed
+
+
+@pytest.mark.parametrize("closes_its_figure", [False, True])
+def test_a_call_that_leaves_no_new_figure_open_ends_without_the_figures_worker(figure_hops, closes_its_figure):
+    mine = plt.figure()  # the notebook's own figure stays open and is not drawn either
+
+    @op.function
+    def tidy() -> str:
+        """Plot and close, or print only."""
+        if closes_its_figure:
+            plt.close(plt.figure())
+        print("done")
+        return "ok"
+
+    [result] = results(op.Runtime(model=op.ScriptedModel([call("tidy"), "ok"])).run("go", tools=[tidy]))
+    assert figure_hops == []
+    assert result.details["output"] == [{"type": "stream", "name": "stdout", "text": "done\n"}]
+    assert plt.get_fignums() == [mine.number]
+
+
+def test_a_call_that_leaves_a_figure_open_has_it_drawn_on_the_figures_worker(figure_hops):
+    result = plot_left_open(lambda figure: figure.gca().plot([1, 2]))
+    assert figure_hops == ["figures"]
+    [caught] = result.details["output"]
+    assert png_size(caught["data"]["image/png"]) > (0, 0)
+    assert plt.get_fignums() == []

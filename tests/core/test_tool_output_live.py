@@ -5,6 +5,7 @@ tool prints, displays and plots"): ``tool_execution_update`` events with status
 from __future__ import annotations
 
 import sys
+import time
 
 from IPython.core.interactiveshell import InteractiveShell
 
@@ -113,3 +114,23 @@ def test_a_write_to_the_other_stream_after_the_bound_adds_no_empty_block():
         {"type": "stream", "name": "stdout", "text": "y" * MAX_STREAM_CHARS},
         {"type": "stream", "name": "stderr", "text": "\n[... 4 more characters of output not kept ...]\n"},
     ]
+
+
+def test_the_first_print_of_a_call_reaches_the_live_view_while_the_tool_still_runs():
+    started: list[op.RunHandle] = []
+
+    def shown() -> bool:
+        return any(e.type == "tool_execution_update" and e.status == "output" for e in started[0].events)
+
+    @op.function
+    def slow() -> str:
+        """Print, then work for a while."""
+        print("working")
+        deadline = time.monotonic() + 10
+        while not shown() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return "seen while running" if shown() else "not shown until the end"
+
+    started.append(op.Runtime(model=op.ScriptedModel([call("slow"), "ok"])).start("go", tools=[slow]))
+    [result] = results(started[0].wait())
+    assert result.text == "seen while running"

@@ -119,8 +119,10 @@ def test_a_write_to_the_other_stream_after_the_bound_adds_no_empty_block():
 def test_the_first_print_of_a_call_reaches_the_live_view_while_the_tool_still_runs():
     started: list[op.RunHandle] = []
 
-    def shown() -> bool:
-        return any(e.type == "tool_execution_update" and e.status == "output" for e in started[0].events)
+    def shown() -> bool:  # the body may start before start() has returned the handle
+        return bool(started) and any(
+            e.type == "tool_execution_update" and e.status == "output" for e in started[0].events
+        )
 
     @op.function
     def slow() -> str:

@@ -396,7 +396,8 @@ def _ask_for_thinking(payload: JsonObject, model_id: str, budget: int, cap: int 
     choice sent as auto, the only kinds Claude takes while thinking. Other models are
     not sent it, and a notice says so."""
     if not model_family(model_id)[0]:
-        notices.append(f"{model_id}: reasoning is sent only to Claude models on Bedrock; it was not sent")
+        # no model id in the text: every notice is shown after the model's name
+        notices.append("reasoning is sent only to Claude models on Bedrock; it was not sent")
         return
     additional = payload.setdefault("additionalModelRequestFields", {})
     additional["thinking"] = {"type": "enabled", "budget_tokens": budget}

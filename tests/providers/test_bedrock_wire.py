@@ -170,8 +170,7 @@ async def test_reasoning_is_not_sent_to_nova_which_takes_a_forced_tool_but_does_
     updates, _, sent = await _round(server, request, model_id="amazon.nova-pro-v1:0")
     assert "additionalModelRequestFields" not in sent.body and "inferenceConfig" not in sent.body
     assert [u.delta for u in updates if u.kind == "notice"] == [
-        "bedrock:amazon.nova-pro-v1:0: amazon.nova-pro-v1:0: reasoning is sent only to Claude models on Bedrock; "
-        "it was not sent"
+        "bedrock:amazon.nova-pro-v1:0: reasoning is sent only to Claude models on Bedrock; it was not sent"
     ]
 
 

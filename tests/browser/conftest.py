@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 
 from . import shared_chromium
-from .lab import FRONTENDS, Server, close_app_pages
+from .lab import FRONTENDS, REPO, Server, close_app_pages
 
 
 def pytest_configure(config):
@@ -149,6 +149,25 @@ def pytest_runtest_teardown(item, nextitem):
     tests that follow."""
     if nextitem is None or nextitem.path.parent != item.path.parent:
         close_app_pages()
+
+
+@pytest.fixture(scope="session")
+def lite_site(tmp_path_factory) -> Path:
+    """The JupyterLite site as a teacher builds it: ``bash scripts/build_lite.sh OUTPUT_DIR``,
+    from the environment ``OPENPROGRAM_LITE_PYTHON`` names (``.ci/run``'s ``.venvs/lite``:
+    the [lite] extra is kept out of this one, whose JupyterLab its lab extension would
+    break), else this interpreter. Built once per process (about 5 CPU-s); no test writes
+    to it."""
+    site = tmp_path_factory.mktemp("lite") / "site"
+    built = subprocess.run(
+        ["bash", str(REPO / "scripts" / "build_lite.sh"), str(site)],
+        env={**os.environ, "PYTHON": os.environ.get("OPENPROGRAM_LITE_PYTHON", sys.executable)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert built.returncode == 0, built.stderr[-3000:]
+    return site
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import re
 import socket
 import subprocess
@@ -23,7 +22,7 @@ from typing import Any
 import pytest
 
 from .conftest import free_port
-from .lab import OUTPUT, REPO, chromium_page
+from .lab import OUTPUT, chromium_page
 
 pytestmark = pytest.mark.slow
 
@@ -46,24 +45,6 @@ RECORD_AGENT_OUTPUT = f"""() => {{
         if (text !== window.agentOutputs[window.agentOutputs.length - 1]) window.agentOutputs.push(text);
     }}).observe(document.querySelector('.jp-Notebook'), {{childList: true, subtree: true, characterData: true}});
 }}"""
-
-
-@pytest.fixture(scope="module")
-def lite_site(tmp_path_factory) -> Path:
-    """The site as a teacher builds it: ``bash scripts/build_lite.sh OUTPUT_DIR``, from the
-    environment ``OPENPROGRAM_LITE_PYTHON`` names (``.ci/run``'s ``.venvs/lite``: the [lite]
-    extra is kept out of this one, whose JupyterLab its lab extension would break), else
-    this interpreter."""
-    site = tmp_path_factory.mktemp("lite") / "site"
-    built = subprocess.run(
-        ["bash", str(REPO / "scripts" / "build_lite.sh"), str(site)],
-        env={**os.environ, "PYTHON": os.environ.get("OPENPROGRAM_LITE_PYTHON", sys.executable)},
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert built.returncode == 0, built.stderr[-3000:]
-    return site
 
 
 @contextlib.contextmanager

@@ -23,7 +23,7 @@ import pytest
 from fakeserver import Call, Close, FakeServer, Recorded, Turn, Wire
 
 from .lab import OUTPUT, chromium_page
-from .test_lite_lesson import CELL_OUTPUT, _add_cell_and_run, lite_site, static_server  # noqa: F401 - lite_site is a fixture
+from .test_lite_lesson import CELL_OUTPUT, _add_cell_and_run, static_server
 
 pytestmark = pytest.mark.slow
 
@@ -52,14 +52,20 @@ def two_rounds(recorded: Recorded, wire: Wire) -> Turn:
 
 
 @pytest.fixture(scope="module")
-def live_site(lite_site: Path) -> Path:  # noqa: F811 - the fixture imported above
+def live_site(lite_site: Path, tmp_path_factory) -> Path:
     """The site of ``scripts/build_lite.sh`` with its app on the page (``window.jupyterapp``),
-    so the test can read the notebook as saved."""
-    config_path = lite_site / "jupyter-lite.json"
-    config = json.loads(config_path.read_text(encoding="utf-8"))
+    so the test can read the notebook as saved: a folder of links to the built site's
+    entries, with a ``jupyter-lite.json`` of its own that says so. The built site stays as
+    a teacher builds it, for the other tests that serve it."""
+    site = tmp_path_factory.mktemp("live") / "site"
+    site.mkdir()
+    for entry in lite_site.iterdir():
+        if entry.name != "jupyter-lite.json":
+            (site / entry.name).symlink_to(entry)
+    config = json.loads((lite_site / "jupyter-lite.json").read_text(encoding="utf-8"))
     config["jupyter-config-data"]["exposeAppInBrowser"] = "true"
-    config_path.write_text(json.dumps(config), encoding="utf-8")
-    return lite_site
+    (site / "jupyter-lite.json").write_text(json.dumps(config), encoding="utf-8")
+    return site
 
 
 @contextlib.contextmanager

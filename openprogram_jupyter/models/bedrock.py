@@ -395,8 +395,8 @@ def _ask_for_thinking(payload: JsonObject, model_id: str, budget: int, cap: int 
     output cap raised to the budget plus 1,024 (within the run's cap), and a forced tool
     choice sent as auto, the only kinds Claude takes while thinking. Other models are
     not sent it, and a notice says so."""
+    # The notice's text names no model: every notice is shown after the model's name.
     if not model_family(model_id)[0]:
-        # no model id in the text: every notice is shown after the model's name
         notices.append("reasoning is sent only to Claude models on Bedrock; it was not sent")
         return
     additional = payload.setdefault("additionalModelRequestFields", {})
